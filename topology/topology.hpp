@@ -1,0 +1,109 @@
+#pragma once
+// The graph of a cluster: GPUs, NICs, node switches (NVSwitch, PCIe host) and fabric switches,
+// joined by full-duplex cables. Each cable is two directed links with their own bandwidth
+// (bytes/s) and latency (s); the link a->b has an even id and b->a is id ^ 1.
+//
+// Ranks are GPUs numbered node by node: rank = node * gpus_per_node + local GPU index.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include "topology/params.hpp"
+
+namespace cs::topo {
+
+using VertexId = uint32_t;
+using LinkId = uint32_t;
+
+enum class VertexKind : uint8_t { gpu, nic, node_switch, fabric_switch };
+enum class LinkKind : uint8_t { node_fabric, pcie, fabric };
+
+struct Vertex {
+  VertexKind kind;
+  int32_t node = -1;   // owning node, -1 for fabric switches
+  int32_t index = 0;   // local GPU/NIC index, or switch index within its tier
+  int32_t tier = 0;    // fabric switches: 1 = leaf, 2 = spine, ...
+  std::string name;    // "n3.gpu5", "n3.nic1" ("n3" when one NIC), "leaf7", "spine2", custom names
+};
+
+struct Link {
+  VertexId from, to;
+  double bandwidth_Bps;
+  double latency_s;
+  LinkKind kind;
+};
+
+inline constexpr LinkId reverse(LinkId l) { return l ^ 1u; }
+
+// Boost.Graph view: directed graph whose edge property is the LinkId.
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS,
+                                    boost::no_property, boost::property<boost::edge_index_t, LinkId>>;
+
+// Fat-tree structure kept by the builder so routers compute routes arithmetically.
+struct FatTreeLayout {
+  int leaves = 0, spines = 0;
+  int down_ports = 0;                 // NIC-facing ports per leaf
+  int up_ports = 0;                   // spine-facing ports per leaf (= spines)
+  std::vector<VertexId> leaf, spine;  // switch vertices
+  std::vector<int> nic_leaf;          // global NIC index -> leaf
+  std::vector<int> nic_port;          // global NIC index -> down-port on its leaf (D-mod-K key)
+  std::vector<LinkId> nic_up;         // global NIC index -> link NIC -> leaf
+  std::vector<LinkId> leaf_up;        // leaf * spines + s -> link leaf -> spine s
+};
+
+class Topology {
+ public:
+  VertexId add_vertex(VertexKind kind, int node, int index, int tier, std::string name);
+  // A full-duplex cable; returns the id of a->b (b->a is reverse of it).
+  LinkId add_cable(VertexId a, VertexId b, double bandwidth_Bps, double latency_s, LinkKind kind);
+
+  std::size_t num_vertices() const { return vertices_.size(); }
+  std::size_t num_links() const { return links_.size(); }
+  const Vertex& vertex(VertexId v) const { return vertices_[v]; }
+  const Link& link(LinkId l) const { return links_[l]; }
+  const std::vector<Link>& links() const { return links_; }
+  std::span<const LinkId> out_links(VertexId v) const { return out_[v]; }
+  const Graph& graph() const { return graph_; }
+  std::optional<VertexId> find(std::string_view name) const;
+
+  // Placement of ranks (filled by the builders).
+  int nodes() const { return nodes_; }
+  int gpus_per_node() const { return gpus_per_node_; }
+  int nics_per_node() const { return nics_per_node_; }
+  int ranks() const { return nodes_ * gpus_per_node_; }
+  VertexId gpu(int rank) const { return gpu_[rank]; }
+  VertexId nic(int node, int j) const { return nic_[node * nics_per_node_ + j]; }
+  int nic_of_local_gpu(int local_gpu) const { return local_gpu * nics_per_node_ / gpus_per_node_; }
+  VertexId node_switch(int node) const { return node_switch_[node]; }
+
+  TopologyKind kind() const { return kind_; }
+  const FatTreeLayout* fat_tree() const { return fat_tree_ ? &*fat_tree_ : nullptr; }
+
+  // Builders' access.
+  void set_placement(TopologyKind kind, int nodes, int gpus_per_node, int nics_per_node,
+                     std::vector<VertexId> gpus, std::vector<VertexId> nics,
+                     std::vector<VertexId> node_switches);
+  void set_fat_tree(FatTreeLayout layout) { fat_tree_ = std::move(layout); }
+
+ private:
+  std::vector<Vertex> vertices_;
+  std::vector<Link> links_;
+  std::vector<std::vector<LinkId>> out_;
+  Graph graph_;
+  std::unordered_map<std::string, VertexId> by_name_;
+  TopologyKind kind_ = TopologyKind::single_node;
+  int nodes_ = 0, gpus_per_node_ = 0, nics_per_node_ = 0;
+  std::vector<VertexId> gpu_, nic_, node_switch_;
+  std::optional<FatTreeLayout> fat_tree_;
+};
+
+// Build from parameters (validated by the caller; violations throw std::invalid_argument).
+Topology build_topology(const TopologyParams& params);
+
+}  // namespace cs::topo

@@ -1,0 +1,27 @@
+#pragma once
+// Raw traffic as data: which rank sends how many bytes to which rank, and when.
+#include <cstdint>
+#include <vector>
+
+namespace cs::work {
+
+enum class TrafficPattern : uint8_t { permutation, incast, all_to_all, flows };
+
+struct FlowSpec {
+  int src = 0, dst = 0;     // ranks
+  double bytes = 0;         // > 0
+  double start_s = 0;       // >= 0
+};
+
+struct TrafficSpec {
+  TrafficPattern pattern = TrafficPattern::permutation;
+  double bytes = 1 << 20;      // per flow, for the generated patterns
+  int shift = 1;               // permutation: rank i -> (i + shift) mod N
+  int incast_dst = 0;          // incast: every other rank -> this one
+  std::vector<FlowSpec> flows; // pattern == flows
+};
+
+// The flows of a pattern over `ranks` ranks. Self-flows (src == dst) are left out.
+std::vector<FlowSpec> expand_traffic(const TrafficSpec& spec, int ranks);
+
+}  // namespace cs::work
