@@ -1,0 +1,39 @@
+#pragma once
+// From a scenario file to a validated Config. Every user error is an InputError naming the
+// JSON path; nothing here crashes, hangs or recurses without bound on hostile input.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/scenario/config.hpp"
+#include "sim/scenario/input_error.hpp"
+
+namespace cs::scenario {
+
+// Limits on what a scenario file may be.
+inline constexpr std::size_t kMaxScenarioBytes = 64u << 20;  // 64 MiB
+inline constexpr int kMaxNestingDepth = 64;
+
+// Read and parse a scenario file: must be a regular readable file, UTF-8 JSON, at most
+// kMaxScenarioBytes, nesting at most kMaxNestingDepth, top level an object.
+nlohmann::json read_scenario_file(const std::string& path);
+// The same checks for text already in memory; `origin` names it in messages.
+nlohmann::json parse_scenario_text(std::string_view text, std::string_view origin = "<text>");
+
+// Set the value at a dot-separated path ("topology.nodes", "topology.links.0.bandwidth").
+// Missing object keys are created; a number indexes a list (index == size appends).
+void set_path(nlohmann::json& doc, std::string_view path, nlohmann::json value);
+// "PATH=VALUE" as given to --set: VALUE is JSON, or else taken as a bare string.
+void apply_override(nlohmann::json& doc, std::string_view assignment);
+
+// The JSON Schema of scenario files (scenarios/schema.json, compiled in).
+std::string_view schema_text();
+// Structural validation against the schema (types, enums, unknown keys, ranges).
+void validate_schema(const nlohmann::json& doc);
+
+// Schema validation + typed parsing + cross-field rules. Throws InputError.
+Config parse_config(const nlohmann::json& doc);
+
+}  // namespace cs::scenario
