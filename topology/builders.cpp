@@ -1,1 +1,52 @@
-// placeholder
+// build_topology(): common validation and dispatch to the family builders
+// (node.cpp, fat_tree.cpp, custom.cpp).
+#include <cmath>
+#include <string>
+
+#include "topology/build_detail.hpp"
+#include "topology/topology.hpp"
+
+namespace cs::topo {
+namespace detail {
+
+void fail(std::string param, const std::string& what) { throw BuildError(std::move(param), what); }
+
+void check_bandwidth(double value, const std::string& param) {
+  // NaN fails the comparison too.
+  if (!(value > 0.0) || !std::isfinite(value))
+    fail(param, "bandwidth must be a finite number of bytes/s > 0, got " + std::to_string(value));
+}
+
+void check_latency(double value, const std::string& param) {
+  if (!(value >= 0.0) || !std::isfinite(value))
+    fail(param, "latency must be a finite number of seconds >= 0, got " + std::to_string(value));
+}
+
+}  // namespace detail
+
+Topology build_topology(const TopologyParams& p) {
+  detail::check_nodes(p);
+  Topology t;
+  switch (p.kind) {
+    case TopologyKind::single_node: {
+      if (p.nodes != 1)
+        detail::fail("nodes", "a single_node topology has exactly 1 node, got " +
+                                  std::to_string(p.nodes) + " (use fat_tree or custom for more)");
+      t.reserve(static_cast<std::size_t>(detail::node_vertex_count(p.node)),
+                static_cast<std::size_t>(detail::node_cable_count(p.node)));
+      detail::add_nodes(t, p.kind, p.node, 1);
+      break;
+    }
+    case TopologyKind::fat_tree:
+      detail::build_fat_tree(t, p);
+      break;
+    case TopologyKind::custom:
+      detail::build_custom(t, p);
+      break;
+    default:
+      detail::fail("kind", "unknown topology kind");
+  }
+  return t;
+}
+
+}  // namespace cs::topo

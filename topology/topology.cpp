@@ -1,1 +1,75 @@
-// placeholder
+#include "topology/topology.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+namespace cs::topo {
+
+VertexId Topology::add_vertex(VertexKind kind, int node, int index, int tier, std::string name) {
+  const auto id = static_cast<VertexId>(vertices_.size());
+  // Insert the name first: a duplicate must leave the topology unchanged.
+  auto [it, inserted] = by_name_.try_emplace(name, id);
+  if (!inserted) throw std::invalid_argument("duplicate vertex name '" + name + "'");
+  (void)it;
+  vertices_.push_back(Vertex{kind, node, index, tier, std::move(name)});
+  out_.emplace_back();
+  const auto g = boost::add_vertex(graph_);
+  (void)g;  // vecS vertex list: the descriptor equals id
+  if (kind == VertexKind::fabric_switch) ++fabric_switches_;
+  return id;
+}
+
+LinkId Topology::add_cable(VertexId a, VertexId b, double bandwidth_Bps, double latency_s,
+                           LinkKind kind) {
+  if (a >= vertices_.size() || b >= vertices_.size())
+    throw std::out_of_range("add_cable: no such vertex");
+  if (a == b) throw std::invalid_argument("add_cable: a cable needs two distinct vertices");
+  const auto ab = static_cast<LinkId>(links_.size());
+  links_.push_back(Link{a, b, bandwidth_Bps, latency_s, kind});
+  links_.push_back(Link{b, a, bandwidth_Bps, latency_s, kind});
+  out_[a].push_back(ab);
+  out_[b].push_back(ab + 1);
+  // Same edge order as out_, so Boost searches and out_links scans agree on ties.
+  boost::add_edge(a, b, ab, graph_);
+  boost::add_edge(b, a, ab + 1, graph_);
+  return ab;
+}
+
+void Topology::reserve(std::size_t vertices, std::size_t cables) {
+  vertices_.reserve(vertices);
+  out_.reserve(vertices);
+  links_.reserve(2 * cables);
+  by_name_.reserve(vertices);
+  // adjacency_list has no reserve of its own; its per-vertex edge lists stay small.
+}
+
+std::optional<VertexId> Topology::find(std::string_view name) const {
+  auto it = by_name_.find(std::string(name));
+  if (it == by_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<LinkId> Topology::find_link(VertexId from, VertexId to) const {
+  if (from >= vertices_.size()) return std::nullopt;
+  for (LinkId l : out_[from])
+    if (links_[l].to == to) return l;
+  return std::nullopt;
+}
+
+void Topology::set_placement(TopologyKind kind, int nodes, int gpus_per_node, int nics_per_node,
+                             std::vector<VertexId> gpus, std::vector<VertexId> nics,
+                             std::vector<VertexId> node_switches) {
+  if (gpus.size() != static_cast<std::size_t>(nodes) * static_cast<std::size_t>(gpus_per_node) ||
+      nics.size() != static_cast<std::size_t>(nodes) * static_cast<std::size_t>(nics_per_node) ||
+      node_switches.size() != static_cast<std::size_t>(nodes))
+    throw std::invalid_argument("set_placement: vertex lists do not match the counts");
+  kind_ = kind;
+  nodes_ = nodes;
+  gpus_per_node_ = gpus_per_node;
+  nics_per_node_ = nics_per_node;
+  gpu_ = std::move(gpus);
+  nic_ = std::move(nics);
+  node_switch_ = std::move(node_switches);
+}
+
+}  // namespace cs::topo

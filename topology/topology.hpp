@@ -4,9 +4,15 @@
 // (bytes/s) and latency (s); the link a->b has an even id and b->a is id ^ 1.
 //
 // Ranks are GPUs numbered node by node: rank = node * gpus_per_node + local GPU index.
+//
+// Invariants kept by Topology: vertex and link ids are dense (0..n-1); out_links(v) lists the
+// links leaving v in insertion order, and graph() holds the same edges in the same order
+// (edge property = LinkId), so a Boost.Graph search breaks ties like a scan of out_links.
+// Vertex names are unique.
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -24,12 +30,34 @@ using LinkId = uint32_t;
 enum class VertexKind : uint8_t { gpu, nic, node_switch, fabric_switch };
 enum class LinkKind : uint8_t { node_fabric, pcie, fabric };
 
+// A parameter the builder rejects. param() is the offending key relative to the topology
+// section of a scenario ("nodes", "switch_radix", "links.3.b", "switches.0"); node parameters
+// are reported as "node.<key>" ("node.gpus", "node.nic_bandwidth"), which the scenario file
+// holds under hardware.node. Keys use the scenario spelling (no unit suffix). what() is the
+// explanation alone, without the key, so the caller can prefix the full JSON path.
+class BuildError : public std::invalid_argument {
+ public:
+  BuildError(std::string param, const std::string& what)
+      : std::invalid_argument(what), param_(std::move(param)) {}
+  const std::string& param() const noexcept { return param_; }
+
+ private:
+  std::string param_;
+};
+
+// Largest cluster the builders accept (GPUs, and NICs): beyond this a request is a typo, and
+// building it would exhaust memory. Also keeps ranks within 24 bits for routing cache keys.
+inline constexpr int64_t kMaxGpus = int64_t{1} << 24;
+inline constexpr int64_t kMaxNics = int64_t{1} << 24;
+inline constexpr int kMaxSwitchRadix = 1 << 16;
+
 struct Vertex {
   VertexKind kind;
   int32_t node = -1;   // owning node, -1 for fabric switches
   int32_t index = 0;   // local GPU/NIC index, or switch index within its tier
-  int32_t tier = 0;    // fabric switches: 1 = leaf, 2 = spine, ...
-  std::string name;    // "n3.gpu5", "n3.nic1" ("n3" when one NIC), "leaf7", "spine2", custom names
+  int32_t tier = 0;    // fabric switches: 1 = leaf, 2 = spine, ...; 0 otherwise
+  std::string name;    // "n3.gpu5", "n3.1" ("n3" when one NIC), "n3.nvswitch", "n3.host",
+                       // "leaf7", "spine2", custom switch names
 };
 
 struct Link {
@@ -42,14 +70,17 @@ struct Link {
 inline constexpr LinkId reverse(LinkId l) { return l ^ 1u; }
 
 // Boost.Graph view: directed graph whose edge property is the LinkId.
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS,
-                                    boost::no_property, boost::property<boost::edge_index_t, LinkId>>;
+using Graph =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+                          boost::property<boost::edge_index_t, LinkId>>;
 
 // Fat-tree structure kept by the builder so routers compute routes arithmetically.
+// Global NIC index g = node * nics_per_node + local NIC index.
 struct FatTreeLayout {
   int leaves = 0, spines = 0;
   int down_ports = 0;                 // NIC-facing ports per leaf
-  int up_ports = 0;                   // spine-facing ports per leaf (= spines)
+  int up_ports = 0;                   // spine-facing ports per leaf in use (= spines; 0 if 1 leaf)
+  bool rail_optimized = false;
   std::vector<VertexId> leaf, spine;  // switch vertices
   std::vector<int> nic_leaf;          // global NIC index -> leaf
   std::vector<int> nic_port;          // global NIC index -> down-port on its leaf (D-mod-K key)
@@ -59,28 +90,45 @@ struct FatTreeLayout {
 
 class Topology {
  public:
+  // Throws std::invalid_argument on a duplicate name.
   VertexId add_vertex(VertexKind kind, int node, int index, int tier, std::string name);
-  // A full-duplex cable; returns the id of a->b (b->a is reverse of it).
+  // A full-duplex cable; returns the id of a->b (b->a is reverse of it). a != b.
   LinkId add_cable(VertexId a, VertexId b, double bandwidth_Bps, double latency_s, LinkKind kind);
+  // Capacity hint for builders (avoids regrowth on large fabrics).
+  void reserve(std::size_t vertices, std::size_t cables);
 
   std::size_t num_vertices() const { return vertices_.size(); }
-  std::size_t num_links() const { return links_.size(); }
+  std::size_t num_links() const { return links_.size(); }      // directed links
+  std::size_t num_cables() const { return links_.size() / 2; }
   const Vertex& vertex(VertexId v) const { return vertices_[v]; }
   const Link& link(LinkId l) const { return links_[l]; }
   const std::vector<Link>& links() const { return links_; }
   std::span<const LinkId> out_links(VertexId v) const { return out_[v]; }
   const Graph& graph() const { return graph_; }
   std::optional<VertexId> find(std::string_view name) const;
+  // The first link from -> to in out-link order (parallel cables: the first one built).
+  std::optional<LinkId> find_link(VertexId from, VertexId to) const;
+  // Number of fabric switches (VertexKind::fabric_switch).
+  std::size_t num_fabric_switches() const { return fabric_switches_; }
 
   // Placement of ranks (filled by the builders).
   int nodes() const { return nodes_; }
   int gpus_per_node() const { return gpus_per_node_; }
   int nics_per_node() const { return nics_per_node_; }
   int ranks() const { return nodes_ * gpus_per_node_; }
+  int node_of_rank(int rank) const { return rank / gpus_per_node_; }
+  int local_of_rank(int rank) const { return rank % gpus_per_node_; }
   VertexId gpu(int rank) const { return gpu_[rank]; }
   VertexId nic(int node, int j) const { return nic_[node * nics_per_node_ + j]; }
-  int nic_of_local_gpu(int local_gpu) const { return local_gpu * nics_per_node_ / gpus_per_node_; }
+  int nic_of_local_gpu(int local_gpu) const {
+    return static_cast<int>(int64_t{local_gpu} * nics_per_node_ / gpus_per_node_);
+  }
+  // Global index (node * nics_per_node + j) of the NIC affine to a rank's GPU.
+  int nic_index_of_rank(int rank) const {
+    return node_of_rank(rank) * nics_per_node_ + nic_of_local_gpu(local_of_rank(rank));
+  }
   VertexId node_switch(int node) const { return node_switch_[node]; }
+  NodeFabric node_fabric() const { return node_fabric_; }
 
   TopologyKind kind() const { return kind_; }
   const FatTreeLayout* fat_tree() const { return fat_tree_ ? &*fat_tree_ : nullptr; }
@@ -89,6 +137,7 @@ class Topology {
   void set_placement(TopologyKind kind, int nodes, int gpus_per_node, int nics_per_node,
                      std::vector<VertexId> gpus, std::vector<VertexId> nics,
                      std::vector<VertexId> node_switches);
+  void set_node_fabric(NodeFabric fabric) { node_fabric_ = fabric; }
   void set_fat_tree(FatTreeLayout layout) { fat_tree_ = std::move(layout); }
 
  private:
@@ -97,13 +146,16 @@ class Topology {
   std::vector<std::vector<LinkId>> out_;
   Graph graph_;
   std::unordered_map<std::string, VertexId> by_name_;
+  std::size_t fabric_switches_ = 0;
   TopologyKind kind_ = TopologyKind::single_node;
+  NodeFabric node_fabric_ = NodeFabric::nvswitch;
   int nodes_ = 0, gpus_per_node_ = 0, nics_per_node_ = 0;
   std::vector<VertexId> gpu_, nic_, node_switch_;
   std::optional<FatTreeLayout> fat_tree_;
 };
 
-// Build from parameters (validated by the caller; violations throw std::invalid_argument).
+// Build from parameters. Every violation throws BuildError naming the parameter (see above),
+// before any large allocation.
 Topology build_topology(const TopologyParams& params);
 
 }  // namespace cs::topo

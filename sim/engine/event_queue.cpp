@@ -1,1 +1,306 @@
-// placeholder
+#include "sim/engine/event_queue.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+namespace cs::engine {
+
+void* detail::allocate_huge(std::size_t bytes) {
+  void* p = ::operator new(bytes, std::align_val_t{kHugePageBytes});
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  // Advice only: if the kernel declines, the memory still works with normal pages.
+  (void)::madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+namespace {
+
+constexpr unsigned kPriorityShift = EventQueue::kSlotBits + EventQueue::kSequenceBits;
+static_assert(kPriorityShift + 8 == 64, "priority, sequence and slot must fill 64 bits");
+static_assert(EventQueue::kArity == 4 || EventQueue::kArity == 8);
+// The padding must put the first child of the root at a multiple of kArity, and kArity keys
+// must fill whole 64-byte lines for the alignment to mean anything.
+static_assert((EventQueue::kArity * 16) % 64 == 0);
+
+void bump_generation(uint32_t& g) {
+  ++g;
+  if (g == 0) g = 1;  // 0 would make a handle that looks like "no event"
+}
+
+}  // namespace
+
+EventQueue::EventQueue(uint64_t sequence_limit) : sequence_limit_(sequence_limit) {
+  if (sequence_limit < 2 || sequence_limit > kSequenceLimit) {
+    throw std::invalid_argument("EventQueue: sequence_limit must be in [2, 2^30]");
+  }
+  // Capacity a power of two from the start (the padding keys included), so that doubling
+  // never leaves the vector at 1.5x of a round size.
+  heap_.reserve(64);
+  heap_.resize(kRoot);
+}
+
+// Comparison on (time, order): `order` already encodes priority, then sequence, so this is
+// the whole total order. Sequences are unique among keys in the heap, so the slot bits never
+// decide. As one 128-bit integer the comparison is cmp + sbb, and choosing the smallest child
+// compiles to conditional moves: the outcomes are random, so branches would mispredict.
+__extension__ using Wide = unsigned __int128;
+static inline Wide wide(uint64_t time_bits, uint64_t order) {
+  return (static_cast<Wide>(time_bits) << 64) | order;
+}
+
+EventId EventQueue::push(Time t, int priority, EventTarget* target, uint64_t tag) {
+  if (std::isnan(t)) throw std::invalid_argument("EventQueue::push: time is NaN");
+  if (priority < kMinPriority || priority > kMaxPriority) {
+    throw std::out_of_range("EventQueue::push: priority " + std::to_string(priority) +
+                            " outside [-128, 127]");
+  }
+  if (target == nullptr) throw std::invalid_argument("EventQueue::push: null target");
+  if (next_sequence_ >= sequence_limit_) renumber();
+
+  const uint32_t s = allocate_slot();
+  Slot& slot = slots_[s];
+  slot.target = target;
+  slot.tag = tag;
+  const uint64_t order = (static_cast<uint64_t>(priority - kMinPriority) << kPriorityShift) |
+                         (next_sequence_ << kSlotBits) | s;
+  ++next_sequence_;
+  heap_.emplace_back();
+  sift_up(heap_.size() - 1, Key{time_to_bits(t), order}, kRoot);
+  ++live_;
+  return EventId{(static_cast<uint64_t>(slot.generation) << 32) | s};
+}
+
+std::optional<QueuedEvent> EventQueue::cancel_and_get(EventId id) {
+  const auto s = static_cast<uint32_t>(id.raw);
+  const auto g = static_cast<uint32_t>(id.raw >> 32);
+  if (g == 0 || s >= slots_.size()) return std::nullopt;
+  Slot& slot = slots_[s];
+  if (slot.generation != g || slot.target == nullptr) return std::nullopt;
+  QueuedEvent ev{std::numeric_limits<double>::quiet_NaN(), slot.target, slot.tag};
+  // The key stays in the heap (we do not know where it is); the slot is released when the
+  // key is discarded, so the slot index in the key cannot be reused meanwhile.
+  slot.target = nullptr;
+  bump_generation(slot.generation);
+  --live_;
+  ++dead_;
+  // Keep the invariant "the root is live" that top_time() relies on.
+  if ((heap_[kRoot].order & kSlotMask) == s) discard_dead_tops();
+  // Bound the garbage: dead keys never outnumber live ones. Compaction costs O(heap), paid
+  // for by the (at least live_) cancellations since the previous one.
+  if (dead_ > live_) compact();
+  return ev;
+}
+
+bool EventQueue::contains(EventId id) const {
+  const auto s = static_cast<uint32_t>(id.raw);
+  const auto g = static_cast<uint32_t>(id.raw >> 32);
+  return g != 0 && s < slots_.size() && slots_[s].generation == g && slots_[s].target != nullptr;
+}
+
+QueuedEvent EventQueue::pop() {
+  if (live_ == 0) throw std::out_of_range("EventQueue::pop: queue is empty");
+  const Key top = heap_[kRoot];
+  const auto s = static_cast<uint32_t>(top.order & kSlotMask);
+  {
+    // The next root will be the smallest child of this one (unless a push beats it): start
+    // fetching its slot now, a whole pop and push ahead of the read. Slots are visited in
+    // time order, which is random in memory, so this read is otherwise a cache miss.
+    const Key* h = heap_.data();
+    const std::size_t end = std::min(heap_.size(), kRoot + 1 + kArity);
+    std::size_t best = kRoot + 1;
+    for (std::size_t i = kRoot + 2; i < end; ++i) {
+      if (wide(h[i].time, h[i].order) < wide(h[best].time, h[best].order)) best = i;
+    }
+    if (best < end) __builtin_prefetch(&slots_[h[best].order & kSlotMask]);
+  }
+  Slot& slot = slots_[s];
+  QueuedEvent ev{bits_to_time(top.time), slot.target, slot.tag};
+  bump_generation(slot.generation);
+  release_slot(s);
+  --live_;
+  remove_top();
+  if (dead_ != 0) discard_dead_tops();
+  return ev;
+}
+
+void EventQueue::clear() {
+  for (std::size_t i = kRoot; i < heap_.size(); ++i) {
+    Slot& slot = slots_[heap_[i].order & kSlotMask];
+    if (slot.target != nullptr) bump_generation(slot.generation);
+  }
+  heap_.resize(kRoot);
+  free_head_ = kNoSlot;
+  for (std::size_t i = slots_.size(); i-- > 0;) release_slot(static_cast<uint32_t>(i));
+  live_ = 0;
+  dead_ = 0;
+  next_sequence_ = 0;
+}
+
+void EventQueue::shrink_to_fit() {
+  if (dead_ != 0) compact();
+  heap_.shrink_to_fit();
+}
+
+std::size_t EventQueue::memory_bytes() const {
+  return heap_.capacity() * sizeof(Key) + slots_.capacity() * sizeof(Slot);
+}
+
+uint32_t EventQueue::allocate_slot() {
+  if (free_head_ == kNoSlot && slots_.size() >= kMaxPending && dead_ != 0) compact();
+  if (free_head_ != kNoSlot) {
+    const uint32_t s = free_head_;
+    free_head_ = slots_[s].next_free;
+    return s;
+  }
+  if (slots_.size() >= kMaxPending) {
+    throw std::length_error("EventQueue: more than " + std::to_string(kMaxPending) +
+                            " pending events");
+  }
+  slots_.push_back(Slot{nullptr, 0, 1, kNoSlot});
+  return static_cast<uint32_t>(slots_.size() - 1);
+}
+
+void EventQueue::release_slot(uint32_t s) {
+  // LIFO: the slot just freed by pop() is the one the next push() gets, still in cache.
+  slots_[s].target = nullptr;
+  slots_[s].next_free = free_head_;
+  free_head_ = s;
+}
+
+void EventQueue::remove_top() {
+  const Key last = heap_.back();
+  heap_.pop_back();
+  if (heap_.size() > kRoot) sift_down_from(kRoot, last);
+}
+
+void EventQueue::discard_dead_tops() {
+  while (heap_.size() > kRoot) {
+    const auto s = static_cast<uint32_t>(heap_[kRoot].order & kSlotMask);
+    if (slots_[s].target != nullptr) break;
+    release_slot(s);
+    --dead_;
+    remove_top();
+  }
+}
+
+void EventQueue::sift_up(std::size_t hole, Key key, std::size_t stop) {
+  Key* h = heap_.data();
+  const Wide k = wide(key.time, key.order);
+  while (hole > stop) {
+    const std::size_t parent = hole / kArity + kArity - 2;
+    if (!(k < wide(h[parent].time, h[parent].order))) break;
+    h[hole] = h[parent];
+    hole = parent;
+  }
+  h[hole] = key;
+}
+
+// Places `key` in the subtree rooted at `hole` (whose own key is being replaced). The hole
+// first travels down along the smallest children to a leaf, then `key` rises from there:
+// the replacement usually belongs near the bottom (it is the former last leaf), so this
+// costs one comparison per level fewer than the textbook sift-down.
+void EventQueue::sift_down_from(std::size_t hole, Key key) {
+  const std::size_t top = hole;
+  Key* h = heap_.data();
+  const std::size_t n = heap_.size();
+  for (;;) {
+    const std::size_t first = kArity * (hole - kArity + 2);
+    std::size_t best;
+    if (first + kArity <= n) {
+      const Key* c = h + first;
+      // The grandchildren of `hole` are kArity^2 consecutive keys (whole lines): fetch them
+      // now, so the next level's loads overlap this level's instead of following them.
+      const std::size_t grand = kArity * (first - kArity + 2);
+      if (grand < n) {
+        const char* g = reinterpret_cast<const char*>(h + grand);
+        for (std::size_t line = 0; line < kArity * kArity * sizeof(Key); line += 64) {
+          __builtin_prefetch(g + line);
+        }
+      }
+      // Tournament instead of a linear scan: independent comparisons overlap in the CPU.
+      Wide w[kArity];
+      for (std::size_t i = 0; i < kArity; ++i) w[i] = wide(c[i].time, c[i].order);
+      std::size_t a = w[1] < w[0] ? 1 : 0;
+      std::size_t b = w[3] < w[2] ? 3 : 2;
+      Wide wa = w[1] < w[0] ? w[1] : w[0];
+      Wide wb = w[3] < w[2] ? w[3] : w[2];
+      if constexpr (kArity == 8) {
+        const std::size_t d = w[5] < w[4] ? 5 : 4;
+        const std::size_t e = w[7] < w[6] ? 7 : 6;
+        const Wide wd = w[5] < w[4] ? w[5] : w[4];
+        const Wide we = w[7] < w[6] ? w[7] : w[6];
+        a = wb < wa ? b : a;
+        wa = wb < wa ? wb : wa;
+        b = we < wd ? e : d;
+        wb = we < wd ? we : wd;
+      }
+      // Written with a mask: as a ?: the compiler emits a branch that mispredicts half the time.
+      const std::size_t take_b = std::size_t{0} - static_cast<std::size_t>(wb < wa);
+      best = first + ((b & take_b) | (a & ~take_b));
+    } else if (first < n) {
+      best = first;
+      for (std::size_t i = first + 1; i < n; ++i) {
+        if (wide(h[i].time, h[i].order) < wide(h[best].time, h[best].order)) best = i;
+      }
+    } else {
+      break;
+    }
+    h[hole] = h[best];
+    hole = best;
+  }
+  sift_up(hole, key, top);
+}
+
+void EventQueue::compact() {
+  std::size_t w = kRoot;
+  for (std::size_t r = kRoot; r < heap_.size(); ++r) {
+    const auto s = static_cast<uint32_t>(heap_[r].order & kSlotMask);
+    if (slots_[s].target == nullptr) {
+      release_slot(s);
+    } else {
+      heap_[w++] = heap_[r];
+    }
+  }
+  heap_.resize(w);
+  dead_ = 0;
+  // Floyd's bottom-up heap construction: O(n).
+  if (w > kRoot + 1) {
+    const std::size_t last_parent = (w - 1) / kArity + kArity - 2;
+    for (std::size_t p = last_parent + 1; p-- > kRoot;) sift_down_from(p, heap_[p]);
+  }
+}
+
+// Replaces every sequence number by its rank among the keys in the heap. The map is
+// monotone and priority bits are untouched, so every pairwise comparison keeps its outcome:
+// the heap stays valid without being rebuilt, and FIFO order among ties is preserved.
+void EventQueue::renumber() {
+  if (dead_ != 0) compact();
+  std::vector<std::pair<uint64_t, std::size_t>> by_sequence;
+  by_sequence.reserve(heap_.size() - kRoot);
+  for (std::size_t i = kRoot; i < heap_.size(); ++i) {
+    by_sequence.emplace_back((heap_[i].order >> kSlotBits) & kSequenceMask, i);
+  }
+  std::sort(by_sequence.begin(), by_sequence.end());
+  const uint64_t clear_sequence = ~(kSequenceMask << kSlotBits);
+  for (std::size_t rank = 0; rank < by_sequence.size(); ++rank) {
+    uint64_t& order = heap_[by_sequence[rank].second].order;
+    order = (order & clear_sequence) | (static_cast<uint64_t>(rank) << kSlotBits);
+  }
+  next_sequence_ = by_sequence.size();
+  ++renumbers_;
+  if (next_sequence_ >= sequence_limit_) {
+    throw std::length_error("EventQueue: sequence limit " + std::to_string(sequence_limit_) +
+                            " too small for " + std::to_string(live_) + " pending events");
+  }
+}
+
+}  // namespace cs::engine

@@ -1,0 +1,184 @@
+#pragma once
+// The pending-event set of the engine: a priority queue with a total order and cancellation.
+//
+// Order: events come out by (time, priority, insertion sequence). Lower priority values come
+// first among events at the same time; events with equal (time, priority) come out in the
+// order they were pushed (FIFO). -0.0 and +0.0 are the same time. NaN times are rejected.
+//
+// Layout (why it is fast): the heap holds only 16-byte keys {time, order}, where `order`
+// packs [priority: 8 bits | sequence: 30 bits | slot: 26 bits], so one key comparison is the
+// whole total order. Payloads (target, tag, generation) live in a separate slot array
+// indexed by the key's slot bits. The heap is 4-ary, 64-byte aligned and offset so that the
+// four children of a node share one cache line. See event_queue.cpp for details.
+//
+// Limits
+// - priority must be in [kMinPriority, kMaxPriority] = [-128, 127] (std::out_of_range).
+// - At most kMaxPending = 2^26 = 67,108,864 events pending at once, counting cancelled
+//   events not yet discarded; beyond it push() throws std::length_error. Memory at that size
+//   is about 2.7 GB (~40 bytes per pending event, see memory_bytes()).
+// - The 30-bit insertion sequence is renumbered in place (order-preserving, O(n log n))
+//   when it runs out, i.e. once per ~10^9 pushes; the order of events is unchanged.
+// - An EventId carries a 32-bit generation of its slot: a handle is recognized as stale
+//   after its event ran or was cancelled, even if the slot is reused, unless the very same
+//   slot was reused 2^32 times in between.
+//
+// Cancellation is lazy: a cancelled event stays in the heap as a dead key until it reaches
+// the top or the heap is compacted (when dead keys outnumber live ones), so dead keys never
+// exceed live ones: dead_entries() <= size(). size() counts only live events.
+//
+// Not thread-safe: one queue belongs to one Simulator, used by one thread.
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <optional>
+#include <vector>
+
+#include "sim/engine/event_target.hpp"
+#include "sim/engine/time.hpp"
+
+namespace cs::engine {
+
+// Handle of a pushed event. raw == 0 means "no event".
+struct EventId {
+  uint64_t raw = 0;
+  bool valid() const { return raw != 0; }
+  friend bool operator==(EventId, EventId) = default;
+};
+
+// What an event delivers: target->on_event(tag) at `time`.
+struct QueuedEvent {
+  Time time;
+  EventTarget* target;
+  uint64_t tag;
+};
+
+namespace detail {
+inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
+// Storage of at least 2 MiB, aligned to 2 MiB and, on Linux, advised to use transparent huge
+// pages: the heap is walked at random, and TLB misses cost more than cache misses there.
+void* allocate_huge(std::size_t bytes);
+
+// Minimal allocator returning storage aligned to `Align` bytes (cache lines for the heap).
+template <class T, std::size_t Align>
+struct AlignedAllocator {
+  using value_type = T;
+  template <class U>
+  struct rebind {
+    using other = AlignedAllocator<U, Align>;
+  };
+  AlignedAllocator() noexcept = default;
+  template <class U>
+  AlignedAllocator(const AlignedAllocator<U, Align>&) noexcept {}
+  T* allocate(std::size_t n) {
+    const std::size_t bytes = n * sizeof(T);
+    if (bytes >= kHugePageBytes) return static_cast<T*>(allocate_huge(bytes));
+    return static_cast<T*>(::operator new(bytes, std::align_val_t{Align}));
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+    if (n * sizeof(T) >= kHugePageBytes) {
+      ::operator delete(p, std::align_val_t{kHugePageBytes});
+    } else {
+      ::operator delete(p, std::align_val_t{Align});
+    }
+  }
+  template <class U>
+  bool operator==(const AlignedAllocator<U, Align>&) const noexcept {
+    return true;
+  }
+};
+}  // namespace detail
+
+class EventQueue {
+ public:
+  static constexpr int kMinPriority = -128;
+  static constexpr int kMaxPriority = 127;
+  static constexpr unsigned kSlotBits = 26;
+  static constexpr unsigned kSequenceBits = 30;
+  static constexpr std::size_t kMaxPending = std::size_t{1} << kSlotBits;
+  static constexpr uint64_t kSequenceLimit = uint64_t{1} << kSequenceBits;
+  static constexpr unsigned kArity = 4;
+
+  EventQueue() : EventQueue(kSequenceLimit) {}
+  // For tests only: renumber sequences once `sequence_limit` (<= kSequenceLimit, >= 2) pushes
+  // have been numbered. Throws std::length_error if the live events alone exhaust the limit.
+  explicit EventQueue(uint64_t sequence_limit);
+
+  // Adds target->on_event(tag) at time t. target must not be null; t must not be NaN.
+  EventId push(Time t, int priority, EventTarget* target, uint64_t tag);
+
+  // Removes a pending event. False if it already ran, was cancelled, or the handle is unknown.
+  bool cancel(EventId id) { return cancel_and_get(id).has_value(); }
+  // Same, returning what the cancelled event would have delivered (its time is not kept:
+  // QueuedEvent::time is NaN).
+  std::optional<QueuedEvent> cancel_and_get(EventId id);
+  // True if `id` names an event that is still pending.
+  bool contains(EventId id) const;
+
+  bool empty() const { return live_ == 0; }
+  std::size_t size() const { return live_; }
+  // Time of the next live event; kForever when empty.
+  Time top_time() const { return live_ == 0 ? kForever : bits_to_time(heap_[kRoot].time); }
+  // Removes and returns the next live event. Precondition: !empty() (std::out_of_range).
+  QueuedEvent pop();
+
+  // Drops every pending event; outstanding handles become stale.
+  void clear();
+  // Releases unused capacity (after a burst of events).
+  void shrink_to_fit();
+
+  // Introspection for benchmarks and tests.
+  std::size_t dead_entries() const { return dead_; }
+  std::size_t memory_bytes() const;  // bytes reserved by the heap and slot arrays
+  uint64_t renumber_count() const { return renumbers_; }
+
+ private:
+  // Time is stored as its IEEE-754 bits mapped to an unsigned integer of the same order, so
+  // that a key compares as one 128-bit unsigned integer (branch-free in the heap loops).
+  struct Key {
+    uint64_t time;   // time_to_bits(t)
+    uint64_t order;  // [priority + 128 : 8 | sequence : 30 | slot : 26]
+  };
+  static_assert(sizeof(Key) == 16);
+  struct Slot {
+    EventTarget* target;  // nullptr: free or cancelled
+    uint64_t tag;
+    uint32_t generation;  // never 0; bumped whenever the event leaves the live state
+    uint32_t next_free;   // free list link, kNoSlot at the end
+  };
+  static constexpr uint32_t kNoSlot = ~uint32_t{0};
+  static constexpr uint64_t kSlotMask = (uint64_t{1} << kSlotBits) - 1;
+  static constexpr uint64_t kSequenceMask = (uint64_t{1} << kSequenceBits) - 1;
+  // Index of the root in heap_: the first kRoot keys are padding so that the children of a
+  // node start on a multiple of kArity (one 64-byte line).
+  static constexpr std::size_t kRoot = kArity - 1;
+
+  static uint64_t time_to_bits(double t) {
+    const uint64_t bits = std::bit_cast<uint64_t>(t + 0.0);  // + 0.0: -0.0 becomes +0.0
+    return bits ^ (static_cast<uint64_t>(static_cast<int64_t>(bits) >> 63) | kSignBit);
+  }
+  static double bits_to_time(uint64_t key) {
+    return std::bit_cast<double>(key ^ ((key & kSignBit) != 0 ? kSignBit : ~uint64_t{0}));
+  }
+  static constexpr uint64_t kSignBit = uint64_t{1} << 63;
+
+  uint32_t allocate_slot();
+  void release_slot(uint32_t slot);
+  void remove_top();
+  void discard_dead_tops();
+  void sift_up(std::size_t hole, Key key, std::size_t stop);
+  void sift_down_from(std::size_t hole, Key key);
+  void compact();
+  void renumber();
+
+  std::vector<Key, detail::AlignedAllocator<Key, 64>> heap_;
+  std::vector<Slot, detail::AlignedAllocator<Slot, 64>> slots_;
+  uint32_t free_head_ = kNoSlot;
+  std::size_t live_ = 0;
+  std::size_t dead_ = 0;
+  uint64_t next_sequence_ = 0;
+  uint64_t sequence_limit_;
+  uint64_t renumbers_ = 0;
+};
+
+}  // namespace cs::engine

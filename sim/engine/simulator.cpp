@@ -1,1 +1,127 @@
-// placeholder
+#include "sim/engine/simulator.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cs::engine {
+
+// Runs std::function events. Callables sit in a slot table and the event's tag is the slot
+// index, so the queue keeps its 16-byte keys; freed slots are reused (LIFO, still in cache).
+class Simulator::FunctionTarget final : public EventTarget {
+ public:
+  uint64_t store(std::function<void()> fn) {
+    if (!free_.empty()) {
+      const uint64_t slot = free_.back();
+      free_.pop_back();
+      functions_[slot] = std::move(fn);
+      return slot;
+    }
+    functions_.push_back(std::move(fn));
+    return functions_.size() - 1;
+  }
+
+  void discard(uint64_t slot) {
+    functions_[slot] = nullptr;  // releases captured state now, not at the next reuse
+    free_.push_back(slot);
+  }
+
+  void on_event(uint64_t slot) override {
+    // Move the callable out first: it may schedule more callables, which can grow the table.
+    std::function<void()> fn = std::move(functions_[slot]);
+    discard(slot);
+    fn();
+  }
+
+ private:
+  std::vector<std::function<void()>> functions_;
+  std::vector<uint64_t> free_;
+};
+
+namespace {
+
+void check_time(Time t, Time now) {
+  if (!(t >= now) || !std::isfinite(t)) {
+    throw std::logic_error("Simulator: cannot schedule an event at t=" + std::to_string(t) +
+                           " s when now=" + std::to_string(now) +
+                           " s (past or non-finite time)");
+  }
+}
+
+// Clears a flag on scope exit, also when an event handler throws.
+struct FlagGuard {
+  bool& flag;
+  explicit FlagGuard(bool& f) : flag(f) { flag = true; }
+  ~FlagGuard() { flag = false; }
+  FlagGuard(const FlagGuard&) = delete;
+  FlagGuard& operator=(const FlagGuard&) = delete;
+};
+
+}  // namespace
+
+Simulator::Simulator(uint64_t seed) : seed_(seed), functions_(std::make_unique<FunctionTarget>()) {}
+
+Simulator::~Simulator() = default;
+
+EventId Simulator::schedule_at(Time t, EventTarget& target, uint64_t tag, int priority) {
+  check_time(t, now_);
+  return queue_.push(t, priority, &target, tag);
+}
+
+EventId Simulator::schedule_at(Time t, std::function<void()> fn, int priority) {
+  check_time(t, now_);
+  if (!fn) throw std::invalid_argument("Simulator::schedule_at: empty std::function");
+  const uint64_t slot = functions_->store(std::move(fn));
+  try {
+    return queue_.push(t, priority, functions_.get(), slot);
+  } catch (...) {
+    functions_->discard(slot);
+    throw;
+  }
+}
+
+bool Simulator::cancel(EventId id) {
+  const auto cancelled = queue_.cancel_and_get(id);
+  if (!cancelled) return false;
+  if (cancelled->target == functions_.get()) functions_->discard(cancelled->tag);
+  return true;
+}
+
+bool Simulator::step() {
+  if (dispatching_) throw std::logic_error("Simulator::step: called from inside an event");
+  if (queue_.empty()) return false;
+  const QueuedEvent ev = queue_.pop();
+  now_ = ev.time;  // >= the previous now_: events are never scheduled in the past
+  ++events_processed_;
+  FlagGuard guard(dispatching_);
+  ev.target->on_event(ev.tag);
+  return true;
+}
+
+void Simulator::run(Time until) {
+  if (dispatching_) throw std::logic_error("Simulator::run: called from inside an event");
+  if (std::isnan(until)) throw std::invalid_argument("Simulator::run: until is NaN");
+  stop_requested_ = false;
+  while (!queue_.empty() && queue_.top_time() <= until) {
+    step();
+    if (stop_requested_) {
+      stop_requested_ = false;
+      return;
+    }
+  }
+  // Advancing also when the queue ran dry keeps loops like `while (now() < T) run(now()+dt)`
+  // from spinning without progress.
+  if (std::isfinite(until) && until > now_) now_ = until;
+}
+
+RandomStream& Simulator::random(std::string_view entity) {
+  auto it = streams_.find(entity);
+  if (it == streams_.end()) {
+    it = streams_.emplace(std::string(entity), std::make_unique<RandomStream>(seed_, entity)).first;
+  }
+  return *it->second;
+}
+
+}  // namespace cs::engine

@@ -5,7 +5,11 @@
 // Invariants
 // - Events run in (time, priority, insertion sequence) order: a total order, so a run is
 //   deterministic. Lower priority values run first among events at the same time.
-// - now() never decreases. Scheduling in the past is a programming error (asserted).
+// - now() never decreases. Scheduling in the past (or at a non-finite time) is a
+//   programming error: std::logic_error, in every build type.
+// - Priorities are in [-128, 127] (EventQueue::kMinPriority..kMaxPriority).
+// - Handlers may schedule and cancel events; run() and step() may not be called from inside
+//   an event (std::logic_error).
 // - No process-global state: two Simulators in one process are fully independent.
 #include <cstdint>
 #include <functional>
@@ -47,11 +51,15 @@ class Simulator {
   bool cancel(EventId id);
 
   // Run events until the queue is empty, stop() is called, or the next event is later than
-  // `until`. If stopped by `until` (finite), the clock is advanced to `until`.
+  // `until`. Events at exactly `until` run. Unless stop() ended it, a run with a finite
+  // `until` leaves now() == max(now(), until), also when the queue ran empty before `until`
+  // (so `run(now() + dt)` in a loop always makes progress). A NaN `until` throws
+  // std::invalid_argument.
   void run(Time until = kForever);
   // Run exactly one event, if any. Returns false when the queue is empty.
   bool step();
-  // Ask run() to return after the current event.
+  // Ask run() to return after the current event (the clock stays at that event's time).
+  // The request is cleared when run() starts and when it honours it.
   void stop() { stop_requested_ = true; }
 
   uint64_t events_processed() const { return events_processed_; }
@@ -64,16 +72,26 @@ class Simulator {
   Recorder& recorder() { return recorder_; }
   const Recorder& recorder() const { return recorder_; }
 
+  // The pending events (read-only: sizes and memory for benchmarks and diagnostics).
+  const EventQueue& queue() const { return queue_; }
+
  private:
   class FunctionTarget;
+  // Hash for heterogeneous lookup: random(name) finds a stream without building a string.
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
 
   uint64_t seed_;
   Time now_ = 0.0;
   uint64_t events_processed_ = 0;
   bool stop_requested_ = false;
+  bool dispatching_ = false;  // inside on_event: run() and step() may not be re-entered
   EventQueue queue_;
   std::unique_ptr<FunctionTarget> functions_;
-  std::unordered_map<std::string, std::unique_ptr<RandomStream>> streams_;
+  std::unordered_map<std::string, std::unique_ptr<RandomStream>, NameHash, std::equal_to<>>
+      streams_;
   Recorder recorder_;
 };
 
