@@ -1,1 +1,373 @@
-// placeholder
+#include "sim/network/flow_model.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <functional>
+#include <stdexcept>
+
+namespace cs::net {
+
+namespace {
+// Model events run after everything else scheduled for the same instant, so that all flows
+// started at that instant are admitted together and solved in one recomputation.
+constexpr int kModelPriority = 1;
+
+// Entries whose times differ by less than this (relative) share a bucket. Floating-point sums
+// along different dependency paths make "simultaneous" completions differ by a few ulps; 1e-13
+// is hundreds of ulps yet 0.1 ns after a simulated day.
+constexpr double kSameInstantRel = 1e-13;
+
+constexpr auto kLater = std::greater<>();
+}  // namespace
+
+FlowModel::FlowModel(engine::Simulator& sim, std::vector<double> capacity_Bps) : sim_(sim) {
+  for (double c : capacity_Bps)
+    if (!(c > 0)) throw std::invalid_argument("FlowModel: link capacity must be > 0");
+  capacity_ = std::move(capacity_Bps);
+  const std::size_t n = capacity_.size();
+  links_.resize(n);
+  link_list_.assign(n, kNone);
+  dirty_.assign(n, 0);
+  residual_.resize(n);
+  unfixed_.resize(n);
+  link_mark_.resize(n);
+  std::fill(std::begin(recent_), std::end(recent_), kNone);
+}
+
+RouteId FlowModel::add_route(std::span<const LinkIndex> links, double latency_s) {
+  if (links.empty()) throw std::invalid_argument("FlowModel::add_route: empty route");
+  if (!(latency_s >= 0)) throw std::invalid_argument("FlowModel::add_route: latency must be >= 0");
+  Route r;
+  r.first = static_cast<uint32_t>(route_links_.size());
+  r.count = static_cast<uint32_t>(links.size());
+  r.latency_s = latency_s;
+  r.bottleneck_Bps = engine::kForever;
+  for (LinkIndex l : links) {
+    if (l >= links_.size()) throw std::invalid_argument("FlowModel::add_route: unknown link");
+    r.bottleneck_Bps = std::min(r.bottleneck_Bps, capacity_[l]);
+    route_links_.push_back(l);
+  }
+  routes_.push_back(r);
+  return static_cast<RouteId>(routes_.size() - 1);
+}
+
+std::vector<double> FlowModel::link_bytes() const {
+  std::vector<double> bytes(links_.size(), 0.0);
+  for (const Route& r : routes_)
+    for (uint32_t k = 0; k < r.count; ++k) bytes[route_links_[r.first + k]] += r.bytes_done;
+  return bytes;
+}
+
+std::span<const FlowId> FlowModel::flows_on(LinkIndex l) const {
+  const Link& link = links_[l];
+  if (link.count <= 1) return {&link.single, link.count};
+  return lists_[link_list_[l]];
+}
+
+std::vector<FlowId>& FlowModel::list_of(LinkIndex l) {
+  if (link_list_[l] == kNone) {
+    link_list_[l] = static_cast<uint32_t>(lists_.size());
+    lists_.emplace_back();
+  }
+  return lists_[link_list_[l]];
+}
+
+FlowId FlowModel::start(RouteId route, double bytes, FlowObserver* observer, uint64_t tag) {
+  if (route >= routes_.size()) throw std::invalid_argument("FlowModel::start: unknown route");
+  if (!(bytes > 0)) throw std::invalid_argument("FlowModel::start: bytes must be > 0");
+  FlowId f;
+  if (!free_flows_.empty()) {
+    f = free_flows_.back();
+    free_flows_.pop_back();
+  } else {
+    f = static_cast<FlowId>(flows_.size());
+    flows_.emplace_back();
+    flow_pos_.emplace_back();
+  }
+  Flow& flow = flows_[f];
+  flow.route = route;
+  flow.bytes = flow.remaining = bytes;
+  flow.rate = 0;
+  flow.last_update = sim_.now();
+  flow.observer = observer;
+  flow.tag = tag;
+  flow.phase = Phase::in_flight;
+  ++flow.version;
+  ++stats_.flows_started;
+  ++active_;
+  // Even a zero-latency flow is admitted through the queue: every flow of this instant then
+  // joins the links in one batch and one recomputation.
+  enqueue(sim_.now() + routes_[route].latency_s, f);
+  if (!in_handler_) reschedule();
+  return f;
+}
+
+void FlowModel::enqueue(engine::Time t, FlowId f) {
+  const double tol = t * kSameInstantRel;
+  uint32_t b = kNone;
+  for (uint32_t r : recent_) {
+    if (r != kNone && buckets_[r].live && std::abs(buckets_[r].time - t) <= tol) {
+      b = r;
+      break;
+    }
+  }
+  if (b == kNone) {
+    // Two buckets may hold the same instant; both are processed when it comes.
+    if (!free_buckets_.empty()) {
+      b = free_buckets_.back();
+      free_buckets_.pop_back();
+    } else {
+      b = static_cast<uint32_t>(buckets_.size());
+      buckets_.emplace_back();
+    }
+    buckets_[b].time = t;
+    buckets_[b].live = true;
+    bucket_heap_.push_back({t, b});
+    std::push_heap(bucket_heap_.begin(), bucket_heap_.end(), kLater);
+    recent_[recent_next_] = b;
+    recent_next_ = (recent_next_ + 1) % kRecent;
+  }
+  buckets_[b].entries.push_back({f, flows_[f].version});
+}
+
+void FlowModel::on_event(uint64_t /*tag*/) {
+  pending_event_ = {};
+  pending_time_ = engine::kForever;
+  in_handler_ = true;
+  const engine::Time now = sim_.now();
+  // Admissions and completions due now; observers may start flows that are due now too
+  // (zero latency), so repeat until nothing is due, then solve once.
+  while (!bucket_heap_.empty() && bucket_heap_.front().first <= now) {
+    due_.clear();
+    while (!bucket_heap_.empty() && bucket_heap_.front().first <= now) {
+      std::pop_heap(bucket_heap_.begin(), bucket_heap_.end(), kLater);
+      const uint32_t b = bucket_heap_.back().second;
+      bucket_heap_.pop_back();
+      Bucket& bucket = buckets_[b];
+      due_.insert(due_.end(), bucket.entries.begin(), bucket.entries.end());
+      bucket.entries.clear();
+      bucket.live = false;
+      free_buckets_.push_back(b);
+    }
+    done_.clear();
+    for (std::size_t i = 0; i < due_.size(); ++i) {
+      prefetch_ahead(i);
+      const Entry& e = due_[i];
+      Flow& flow = flows_[e.flow];
+      if (flow.version != e.version) continue;  // superseded by a rate change
+      if (flow.phase == Phase::in_flight) activate(e.flow);
+      else if (flow.phase == Phase::sharing) finish(e.flow);
+    }
+    for (const Done& d : done_) d.observer->on_flow_done(d.flow, d.tag);
+  }
+  recompute();
+  in_handler_ = false;
+  reschedule();
+}
+
+void FlowModel::prefetch_ahead(std::size_t i) const {
+  // A batch touches its flows and their links in an order unrelated to memory: ask for them
+  // a few entries early so the misses overlap instead of stalling one after another.
+  constexpr std::size_t kFlowsAhead = 8, kLinksAhead = 4;
+  if (i + kFlowsAhead < due_.size()) __builtin_prefetch(&flows_[due_[i + kFlowsAhead].flow]);
+  if (i + kLinksAhead < due_.size()) {
+    const Flow& ahead = flows_[due_[i + kLinksAhead].flow];
+    for (LinkIndex l : links_of(ahead)) __builtin_prefetch(&links_[l], 1);
+  }
+}
+
+void FlowModel::attach(FlowId f, uint32_t hop, LinkIndex l) {
+  Link& link = links_[l];
+  if (link.count == 0) {
+    link.single = f;
+  } else {
+    auto& list = list_of(l);
+    if (link.count == 1) {
+      // Second flow: from here on the link keeps a list, and flows their positions in it.
+      list.assign(1, link.single);
+      set_pos(link.single, l, 0);
+      link.single = kNone;
+    }
+    auto& pos = flow_pos_[f];
+    const uint32_t n = routes_[flows_[f].route].count;
+    if (pos.size() < n) pos.resize(n);
+    pos[hop] = static_cast<uint32_t>(list.size());
+    list.push_back(f);
+  }
+  ++link.count;
+}
+
+bool FlowModel::detach(FlowId f, uint32_t hop, LinkIndex l) {
+  Link& link = links_[l];
+  if (link.count == 1) {
+    link.single = kNone;
+    link.count = 0;
+    return false;
+  }
+  auto& list = lists_[link_list_[l]];
+  const uint32_t pos = flow_pos_[f][hop];
+  const FlowId moved = list.back();
+  list[pos] = moved;
+  list.pop_back();
+  if (moved != f) set_pos(moved, l, pos);
+  if (--link.count == 1) {
+    link.single = list.front();
+    list.clear();
+  }
+  return true;
+}
+
+void FlowModel::set_pos(FlowId f, LinkIndex l, uint32_t pos) {
+  const auto links = links_of(flows_[f]);
+  auto& p = flow_pos_[f];
+  if (p.size() < links.size()) p.resize(links.size());
+  for (uint32_t k = 0; k < links.size(); ++k)
+    if (links[k] == l) {
+      p[k] = pos;
+      return;
+    }
+}
+
+void FlowModel::activate(FlowId f) {
+  Flow& flow = flows_[f];
+  flow.phase = Phase::sharing;
+  flow.last_update = sim_.now();
+  bool alone = true;
+  const auto links = links_of(flow);
+  for (uint32_t k = 0; k < links.size(); ++k) {
+    alone = alone && links_[links[k]].count == 0;
+    attach(f, k, links[k]);
+  }
+  if (alone) {
+    // Nobody else on any link: no other rate changes, no component to solve.
+    ++stats_.fast_path_updates;
+    set_rate(f, routes_[flow.route].bottleneck_Bps);
+  } else {
+    for (LinkIndex l : links) mark_dirty(l);
+  }
+}
+
+void FlowModel::finish(FlowId f) {
+  Flow& flow = flows_[f];
+  bool others = false;
+  const auto links = links_of(flow);
+  for (uint32_t k = 0; k < links.size(); ++k) {
+    if (detach(f, k, links[k])) {
+      others = true;
+      mark_dirty(links[k]);
+    }
+  }
+  routes_[flow.route].bytes_done += flow.bytes;
+  if (!others) ++stats_.fast_path_updates;
+  if (flow.observer) done_.push_back({flow.observer, f, flow.tag});
+  flow.phase = Phase::free;
+  flow.observer = nullptr;
+  ++flow.version;
+  ++stats_.flows_completed;
+  --active_;
+  free_flows_.push_back(f);
+}
+
+void FlowModel::mark_dirty(LinkIndex l) {
+  if (!dirty_[l]) {
+    dirty_[l] = 1;
+    dirty_links_.push_back(l);
+  }
+}
+
+void FlowModel::recompute() {
+  if (dirty_links_.empty()) return;
+  // The union of the components touched by this instant's changes: flows and links reachable
+  // from a dirty link through shared links. Only their rates can change.
+  ++epoch_;
+  comp_links_.clear();
+  comp_flows_.clear();
+  for (LinkIndex l : dirty_links_) {
+    dirty_[l] = 0;
+    if (link_mark_[l] != epoch_) {
+      link_mark_[l] = epoch_;
+      comp_links_.push_back(l);
+    }
+  }
+  dirty_links_.clear();
+  for (std::size_t i = 0; i < comp_links_.size(); ++i) {
+    for (FlowId g : flows_on(comp_links_[i])) {
+      Flow& flow = flows_[g];
+      if (flow.mark == epoch_) continue;
+      flow.mark = epoch_;
+      comp_flows_.push_back(g);
+      for (const LinkIndex l : links_of(flow)) {
+        if (link_mark_[l] != epoch_) {
+          link_mark_[l] = epoch_;
+          comp_links_.push_back(l);
+        }
+      }
+    }
+  }
+  if (comp_flows_.empty()) return;
+  ++stats_.recomputations;
+  stats_.max_component_flows = std::max<uint64_t>(stats_.max_component_flows, comp_flows_.size());
+  solve_component();
+}
+
+void FlowModel::solve_component() {
+  // Progressive filling: raise every unfixed flow's rate together; the link whose residual
+  // capacity per unfixed flow is smallest saturates first and fixes its flows at that share.
+  // A lazy min-heap of (share, link); a link's share only grows as flows elsewhere get fixed,
+  // so an entry whose share no longer matches the link's current one is stale.
+  for (FlowId g : comp_flows_) flows_[g].fixed = false;
+  heap_.clear();
+  for (LinkIndex l : comp_links_) {
+    residual_[l] = capacity_[l];
+    unfixed_[l] = links_[l].count;
+    if (unfixed_[l]) heap_.push_back({residual_[l] / unfixed_[l], l});
+  }
+  std::make_heap(heap_.begin(), heap_.end(), kLater);
+  double level = 0;  // the water level never goes down; guards against rounding drift
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), kLater);
+    const auto [share, l] = heap_.back();
+    heap_.pop_back();
+    if (unfixed_[l] == 0 || share != residual_[l] / unfixed_[l]) continue;
+    level = std::max(level, share);
+    for (FlowId g : flows_on(l)) {
+      Flow& flow = flows_[g];
+      if (flow.fixed) continue;
+      flow.fixed = true;
+      set_rate(g, level);
+      for (const LinkIndex o : links_of(flow)) {
+        residual_[o] = std::max(0.0, residual_[o] - level);
+        --unfixed_[o];
+        if (o != l && unfixed_[o]) {
+          heap_.push_back({residual_[o] / unfixed_[o], o});
+          std::push_heap(heap_.begin(), heap_.end(), kLater);
+        }
+      }
+    }
+  }
+}
+
+void FlowModel::set_rate(FlowId f, double rate) {
+  Flow& flow = flows_[f];
+  if (rate == flow.rate) return;  // its queued completion is still right
+  const engine::Time now = sim_.now();
+  flow.remaining -= flow.rate * (now - flow.last_update);
+  // A remainder of a trillionth of the flow is rounding, not data: finish now.
+  if (flow.remaining <= flow.bytes * 1e-12) flow.remaining = 0;
+  flow.last_update = now;
+  flow.rate = rate;
+  ++flow.version;
+  enqueue(now + flow.remaining / rate, f);
+}
+
+void FlowModel::reschedule() {
+  const engine::Time next = bucket_heap_.empty() ? engine::kForever : bucket_heap_.front().first;
+  if (next == pending_time_) return;
+  if (pending_event_.valid()) sim_.cancel(pending_event_);
+  pending_event_ = {};
+  pending_time_ = next;
+  if (next != engine::kForever)
+    pending_event_ = sim_.schedule_at(std::max(next, sim_.now()), *this, 0, kModelPriority);
+}
+
+}  // namespace cs::net

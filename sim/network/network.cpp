@@ -1,1 +1,30 @@
-// placeholder
+#include "sim/network/network.hpp"
+
+#include <vector>
+
+namespace cs::net {
+
+namespace {
+std::vector<double> capacities(const topo::Topology& topology) {
+  std::vector<double> c;
+  c.reserve(topology.num_links());
+  for (const topo::Link& l : topology.links()) c.push_back(l.bandwidth_Bps);
+  return c;
+}
+}  // namespace
+
+Network::Network(engine::Simulator& sim, const topo::Topology& topology, topo::RoutingKind routing)
+    : sim_(sim),
+      topology_(topology),
+      router_(topo::make_router(topology, routing, sim.seed())),
+      flows_(sim, capacities(topology)) {}
+
+RouteId Network::path(int src_rank, int dst_rank, uint64_t flow_key) {
+  // Routers cache routes and hand out stable references, so the address identifies a route.
+  const topo::Route& r = router_->route(src_rank, dst_rank, flow_key);
+  auto [it, inserted] = paths_.try_emplace(&r, 0);
+  if (inserted) it->second = flows_.add_route(r.links, r.latency_s);
+  return it->second;
+}
+
+}  // namespace cs::net

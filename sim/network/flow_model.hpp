@@ -1,0 +1,167 @@
+#pragma once
+// Flow-level network model: bytes move as flows over fixed routes of directed links, and the
+// active flows share every link by max-min fairness (progressive filling).
+//
+// A flow started at t over a route with latency L first spends L in flight (using no
+// bandwidth), then shares bandwidth until its bytes are delivered; uncontended, it takes
+// L + bytes / min(link capacity). Rates are recomputed when flows start or finish, only over
+// the connected component of flows that share links with the change, and once per instant:
+// everything that happens at one simulated time is one recomputation.
+//
+// Routes are registered once (add_route) and referred to by id: a collective sends thousands
+// of flows over the same few routes, and the model keeps per-route byte counts from which
+// per-link counts are derived.
+//
+// Units: bytes, bytes/s, seconds.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "sim/engine/simulator.hpp"
+
+namespace cs::net {
+
+using FlowId = uint32_t;
+using LinkIndex = uint32_t;
+using RouteId = uint32_t;
+
+class FlowObserver {
+ public:
+  virtual ~FlowObserver() = default;
+  // Called at the flow's completion time. May start new flows. The id may be reused by a
+  // flow started after this call.
+  virtual void on_flow_done(FlowId flow, uint64_t tag) = 0;
+};
+
+struct FlowModelStats {
+  uint64_t flows_started = 0;
+  uint64_t flows_completed = 0;
+  uint64_t recomputations = 0;      // component max-min solves
+  uint64_t fast_path_updates = 0;   // flows that started or ended on otherwise idle links
+  uint64_t max_component_flows = 0;
+};
+
+class FlowModel final : public engine::EventTarget {
+ public:
+  // capacity_Bps[l] > 0 for every directed link l.
+  FlowModel(engine::Simulator& sim, std::vector<double> capacity_Bps);
+  FlowModel(const FlowModel&) = delete;
+  FlowModel& operator=(const FlowModel&) = delete;
+
+  // Register a route: a non-empty list of known links, and its one-way latency (>= 0).
+  RouteId add_route(std::span<const LinkIndex> links, double latency_s);
+  std::size_t num_routes() const { return routes_.size(); }
+
+  // Start a flow over `route` now; bytes > 0. `observer` (may be null) is told at
+  // completion, with `tag`.
+  FlowId start(RouteId route, double bytes, FlowObserver* observer, uint64_t tag);
+
+  std::size_t active_flows() const { return active_; }
+  double rate_Bps(FlowId flow) const { return flows_[flow].rate; }
+  const FlowModelStats& stats() const { return stats_; }
+  std::size_t num_links() const { return links_.size(); }
+  // Bytes of completed flows that crossed each link (index = link).
+  std::vector<double> link_bytes() const;
+
+  void on_event(uint64_t tag) override;
+
+ private:
+  enum class Phase : uint8_t { free, in_flight, sharing };
+  static constexpr uint32_t kNone = ~0u;
+  // 64 bytes: every flow is touched a few times in its life, and a large collective keeps
+  // thousands alive; they must stay in cache.
+  struct Flow {
+    double bytes = 0, remaining = 0, rate = 0;
+    engine::Time last_update = 0;
+    FlowObserver* observer = nullptr;
+    uint64_t tag = 0;
+    RouteId route = 0;
+    uint32_t version = 0;  // bumped whenever queued entries for this flow go stale
+    uint32_t mark = 0;     // component-search epoch
+    Phase phase = Phase::free;
+    bool fixed = false;    // progressive filling: rate settled
+  };
+  struct Route {
+    uint32_t first = 0, count = 0;  // range in route_links_
+    double latency_s = 0;
+    double bottleneck_Bps = 0;
+    double bytes_done = 0;
+  };
+  // 8 bytes per link, touched twice per flow per hop: the array must stay in cache. The
+  // uncontended case (one flow) needs no list; shared links keep one in lists_.
+  struct Link {
+    uint32_t count = 0;     // flows in the sharing phase on this link
+    FlowId single = kNone;  // the flow, when count == 1
+  };
+  struct Entry {
+    FlowId flow;
+    uint32_t version;
+  };
+  struct Bucket {  // admissions and completions due at one instant
+    engine::Time time = 0;
+    bool live = false;
+    std::vector<Entry> entries;
+  };
+  struct Done {
+    FlowObserver* observer;
+    FlowId flow;
+    uint64_t tag;
+  };
+
+  std::span<const LinkIndex> links_of(const Flow& f) const {
+    const Route& r = routes_[f.route];
+    return {route_links_.data() + r.first, r.count};
+  }
+  std::span<const FlowId> flows_on(LinkIndex l) const;
+  std::vector<FlowId>& list_of(LinkIndex l);
+  void enqueue(engine::Time t, FlowId flow);
+  void prefetch_ahead(std::size_t i) const;
+  void activate(FlowId f);
+  void finish(FlowId f);
+  void attach(FlowId f, uint32_t hop, LinkIndex l);
+  bool detach(FlowId f, uint32_t hop, LinkIndex l);  // true if flows remain on the link
+  void set_pos(FlowId f, LinkIndex l, uint32_t pos);
+  void mark_dirty(LinkIndex l);
+  void recompute();
+  void solve_component();
+  void set_rate(FlowId f, double rate);
+  void reschedule();
+
+  engine::Simulator& sim_;
+  std::vector<Flow> flows_;
+  std::vector<FlowId> free_flows_;
+  std::vector<std::vector<uint32_t>> flow_pos_;  // per flow, per hop: index in a shared list
+  std::vector<Route> routes_;
+  std::vector<LinkIndex> route_links_;
+  std::vector<double> capacity_;
+  std::vector<Link> links_;
+  std::vector<uint32_t> link_list_;              // link -> index in lists_, or kNone
+  std::vector<std::vector<FlowId>> lists_;
+  std::vector<uint8_t> dirty_;
+  std::vector<LinkIndex> dirty_links_;
+  // Bucket queue: a min-heap of (time, bucket) plus a few recently used buckets, because
+  // nearly every flow queued at one instant goes to one of a handful of times.
+  std::vector<Bucket> buckets_;
+  std::vector<uint32_t> free_buckets_;
+  std::vector<std::pair<engine::Time, uint32_t>> bucket_heap_;
+  static constexpr int kRecent = 16;
+  uint32_t recent_[kRecent];
+  int recent_next_ = 0;
+  // Scratch
+  std::vector<Entry> due_;
+  std::vector<Done> done_;
+  std::vector<FlowId> comp_flows_;
+  std::vector<LinkIndex> comp_links_;
+  std::vector<std::pair<double, LinkIndex>> heap_;
+  std::vector<double> residual_;
+  std::vector<uint32_t> unfixed_, link_mark_;
+
+  engine::EventId pending_event_{};
+  engine::Time pending_time_ = engine::kForever;
+  bool in_handler_ = false;
+  uint32_t epoch_ = 0;
+  std::size_t active_ = 0;
+  FlowModelStats stats_;
+};
+
+}  // namespace cs::net

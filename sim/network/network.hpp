@@ -1,0 +1,49 @@
+#pragma once
+// The network of one simulation: a topology, its router and the flow model, behind one call:
+// send `bytes` from one rank (GPU) to another. Collectives and workloads talk to this.
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+
+#include "sim/engine/simulator.hpp"
+#include "sim/network/flow_model.hpp"
+#include "topology/routing.hpp"
+#include "topology/topology.hpp"
+
+namespace cs::net {
+
+class Network {
+ public:
+  Network(engine::Simulator& sim, const topo::Topology& topology, topo::RoutingKind routing);
+
+  engine::Simulator& sim() { return sim_; }
+  const topo::Topology& topology() const { return topology_; }
+  FlowModel& flows() { return flows_; }
+  int ranks() const { return topology_.ranks(); }
+
+  // The route a flow from src to dst (src != dst) takes, as registered with the flow model;
+  // stable for the Network's lifetime. `flow_key` matters only to per-flow hashing routings
+  // (ECMP).
+  RouteId path(int src_rank, int dst_rank, uint64_t flow_key = 0);
+  const topo::Route& route(int src_rank, int dst_rank, uint64_t flow_key = 0) {
+    return router_->route(src_rank, dst_rank, flow_key);
+  }
+
+  // Send bytes over a path. The observer hears of completion with `tag`.
+  FlowId send(RouteId path, double bytes, FlowObserver* observer, uint64_t tag) {
+    return flows_.start(path, bytes, observer, tag);
+  }
+  FlowId send(int src_rank, int dst_rank, double bytes, FlowObserver* observer, uint64_t tag,
+              uint64_t flow_key = 0) {
+    return send(path(src_rank, dst_rank, flow_key), bytes, observer, tag);
+  }
+
+ private:
+  engine::Simulator& sim_;
+  const topo::Topology& topology_;
+  std::unique_ptr<topo::Router> router_;
+  FlowModel flows_;
+  std::unordered_map<const topo::Route*, RouteId> paths_;  // router's cached routes -> ids
+};
+
+}  // namespace cs::net

@@ -1,0 +1,157 @@
+// Closed forms and hand-worked max-min cases for the flow model, on bare links (no topology).
+#include <map>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "sim/engine/simulator.hpp"
+#include "sim/network/flow_model.hpp"
+
+using cs::engine::Simulator;
+using cs::net::FlowId;
+using cs::net::FlowModel;
+using cs::net::FlowObserver;
+using cs::net::LinkIndex;
+
+namespace {
+
+// Records when each flow (by tag) completes.
+struct Recorder final : FlowObserver {
+  explicit Recorder(Simulator& s) : sim(s) {}
+  void on_flow_done(FlowId, uint64_t tag) override { done[tag] = sim.now(); }
+  Simulator& sim;
+  std::map<uint64_t, double> done;
+};
+
+// Starts a flow at time t.
+void start_at(Simulator& sim, FlowModel& m, double t, std::vector<LinkIndex> route, double bytes,
+              Recorder& rec, uint64_t tag, double latency = 0) {
+  const auto r = m.add_route(route, latency);
+  sim.schedule_at(t, [&m, r, bytes, &rec, tag] { m.start(r, bytes, &rec, tag); });
+}
+
+// Starts a flow now.
+FlowId start_now(FlowModel& m, std::vector<LinkIndex> route, double latency, double bytes,
+                 Recorder& rec, uint64_t tag) {
+  return m.start(m.add_route(route, latency), bytes, &rec, tag);
+}
+
+}  // namespace
+
+TEST_CASE("an uncontended flow takes latency + bytes / bottleneck bandwidth", "[flow]") {
+  Simulator sim(1);
+  FlowModel m(sim, {50e9, 25e9, 50e9});
+  Recorder rec(sim);
+  start_now(m, {0, 1, 2}, 2e-6, 1e9, rec, 7);
+  sim.run();
+  REQUIRE(rec.done.at(7) == Approx(2e-6 + 1e9 / 25e9).epsilon(1e-12));
+  REQUIRE(m.active_flows() == 0);
+}
+
+TEST_CASE("k flows into one link get B/k each", "[flow]") {
+  for (int k : {1, 2, 3, 8, 100}) {
+    Simulator sim(1);
+    // k sources each with a private 100 B/s link, all into one shared 100 B/s link.
+    std::vector<double> caps(k + 1, 100.0);
+    FlowModel m(sim, caps);
+    Recorder rec(sim);
+    std::vector<FlowId> ids;
+    for (int i = 0; i < k; ++i) ids.push_back(start_now(m, {LinkIndex(i + 1), 0}, 0, 50.0, rec, i));
+    sim.run(1e-9);  // admitted, not finished
+    for (FlowId id : ids) REQUIRE(m.rate_Bps(id) == Approx(100.0 / k));
+    sim.run();
+    // All share equally to the end: each finishes at k * 50 / 100.
+    for (int i = 0; i < k; ++i) REQUIRE(rec.done.at(i) == Approx(k * 0.5));
+  }
+}
+
+TEST_CASE("max-min with two bottlenecks", "[flow]") {
+  // Links L0 and L1, 10 B/s each. f1: L0. f2: L0+L1. f3, f4: L1.
+  // L1 carries 3 flows (share 10/3), L0 carries 2 (share 5): L1 saturates first and fixes
+  // f2 = f3 = f4 = 10/3; L0 then has 10 - 10/3 = 20/3 left for f1 alone.
+  Simulator sim(1);
+  FlowModel m(sim, {10.0, 10.0});
+  Recorder rec(sim);
+  const FlowId f1 = start_now(m, {0}, 0, 1e6, rec, 1);
+  const FlowId f2 = start_now(m, {0, 1}, 0, 1e6, rec, 2);
+  const FlowId f3 = start_now(m, {1}, 0, 1e6, rec, 3);
+  const FlowId f4 = start_now(m, {1}, 0, 1e6, rec, 4);
+  sim.run(1.0);
+  CHECK(m.rate_Bps(f1) == Approx(20.0 / 3));
+  CHECK(m.rate_Bps(f2) == Approx(10.0 / 3));
+  CHECK(m.rate_Bps(f3) == Approx(10.0 / 3));
+  CHECK(m.rate_Bps(f4) == Approx(10.0 / 3));
+  // Flows that start together are one recomputation.
+  CHECK(m.stats().recomputations == 1);
+}
+
+TEST_CASE("staggered start on one link", "[flow]") {
+  // One 100 B/s link. f1: 100 B at t=0; f2: 100 B at t=0.5.
+  // [0, 0.5): f1 alone at 100 -> 50 B left. Then 50 each: f1 ends at 0.5 + 50/50 = 1.5,
+  // when f2 has 50 B left; alone at 100 it ends at 2.0.
+  Simulator sim(1);
+  FlowModel m(sim, {100.0});
+  Recorder rec(sim);
+  start_at(sim, m, 0.0, {0}, 100, rec, 1);
+  start_at(sim, m, 0.5, {0}, 100, rec, 2);
+  sim.run();
+  CHECK(rec.done.at(1) == Approx(1.5));
+  CHECK(rec.done.at(2) == Approx(2.0));
+}
+
+TEST_CASE("staggered starts across several bottlenecks", "[flow]") {
+  // Links A (30 B/s) and B (20 B/s). f1: A, 30 B at t=0. f2: A+B, 20 B at t=0. f3: B, 40 B at t=1.
+  // [0,1): A has f1, f2 -> share 15; B has f2 -> 20. A first: f1 = f2 = 15.
+  //   At t=1: f1 has 15 B left, f2 has 5 B left.
+  // [1,1.5): B has f2, f3 -> 10 each; A has 30 - 10 = 20 left for f1.
+  //   f2 ends at 1 + 5/10 = 1.5; then f1 has 15 - 20*0.5 = 5 B left, f3 has 40 - 5 = 35 B.
+  // [1.5, ..): f1 alone on A at 30 -> ends 1.5 + 5/30 = 1.6667; f3 alone on B at 20 ->
+  //   ends 1.5 + 35/20 = 3.25.
+  Simulator sim(1);
+  FlowModel m(sim, {30.0, 20.0});
+  Recorder rec(sim);
+  start_at(sim, m, 0.0, {0}, 30, rec, 1);
+  start_at(sim, m, 0.0, {0, 1}, 20, rec, 2);
+  start_at(sim, m, 1.0, {1}, 40, rec, 3);
+  sim.run();
+  CHECK(rec.done.at(2) == Approx(1.5));
+  CHECK(rec.done.at(1) == Approx(1.5 + 5.0 / 30));
+  CHECK(rec.done.at(3) == Approx(3.25));
+}
+
+TEST_CASE("latency is spent before the flow takes bandwidth", "[flow]") {
+  // One 100 B/s link. f1: 100 B, no latency, t=0. f2: 100 B, latency 0.5, t=0.
+  // f2 joins the link at 0.5: same schedule as the staggered case: 1.5 and 2.0.
+  Simulator sim(1);
+  FlowModel m(sim, {100.0});
+  Recorder rec(sim);
+  start_now(m, {0}, 0.0, 100, rec, 1);
+  start_now(m, {0}, 0.5, 100, rec, 2);
+  sim.run();
+  CHECK(rec.done.at(1) == Approx(1.5));
+  CHECK(rec.done.at(2) == Approx(2.0));
+}
+
+TEST_CASE("many flows with awkward sizes all finish and conserve bytes", "[flow]") {
+  // Sizes and capacities chosen so remainders never divide evenly: no zero-progress loops.
+  Simulator sim(3);
+  std::vector<double> caps;
+  for (int l = 0; l < 13; ++l) caps.push_back(1.0 / 3.0 + l * 0.1);
+  FlowModel m(sim, caps);
+  Recorder rec(sim);
+  double total = 0;
+  for (int i = 0; i < 400; ++i) {
+    std::vector<LinkIndex> route{LinkIndex(i % 13), LinkIndex((i * 7 + 3) % 13)};
+    if (route[0] == route[1]) route.pop_back();
+    const double bytes = 0.1 + (i % 17) * 1.0 / 7.0;
+    total += bytes * route.size();
+    start_at(sim, m, (i % 11) * 0.37, route, bytes, rec, i);
+  }
+  sim.run();
+  REQUIRE(rec.done.size() == 400);
+  REQUIRE(m.active_flows() == 0);
+  double carried = 0;
+  for (double b : m.link_bytes()) carried += b;
+  REQUIRE(carried == Approx(total));
+  REQUIRE(sim.events_processed() < 100000);
+}
