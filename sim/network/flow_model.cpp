@@ -105,7 +105,9 @@ FlowId FlowModel::start(RouteId route, double bytes, FlowObserver* observer, uin
 void FlowModel::enqueue(engine::Time t, FlowId f) {
   const double tol = t * kSameInstantRel;
   uint32_t b = kNone;
-  for (uint32_t r : recent_) {
+  for (int i = 0; i < kRecent; ++i) {
+    // Most recently created first: it is the likeliest match.
+    const uint32_t r = recent_[(recent_next_ + kRecent - 1 - i) % kRecent];
     if (r != kNone && buckets_[r].live && std::abs(buckets_[r].time - t) <= tol) {
       b = r;
       break;
@@ -158,52 +160,54 @@ void FlowModel::on_event(uint64_t /*tag*/) {
       if (flow.phase == Phase::in_flight) activate(e.flow);
       else if (flow.phase == Phase::sharing) finish(e.flow);
     }
-    for (const Done& d : done_) d.observer->on_flow_done(d.flow, d.tag);
+    for (const Done& d : done_) {
+      // Free the slot just before telling the observer: the flow it starts next (a ring
+      // step, the next chunk) reuses this slot, so a rank's flows stay in one warm cache line.
+      free_flows_.push_back(d.flow);
+      d.observer->on_flow_done(d.flow, d.tag);
+    }
   }
   recompute();
   in_handler_ = false;
   reschedule();
 }
 
-void FlowModel::prefetch_ahead(std::size_t i) const {
-  // A batch touches its flows and their links in an order unrelated to memory: ask for them
-  // a few entries early so the misses overlap instead of stalling one after another.
-  constexpr std::size_t kFlowsAhead = 8, kLinksAhead = 4;
-  if (i + kFlowsAhead < due_.size()) __builtin_prefetch(&flows_[due_[i + kFlowsAhead].flow]);
-  if (i + kLinksAhead < due_.size()) {
-    const Flow& ahead = flows_[due_[i + kLinksAhead].flow];
-    for (LinkIndex l : links_of(ahead)) __builtin_prefetch(&links_[l], 1);
+inline void FlowModel::prefetch_ahead(std::size_t i) const {
+  // A batch touches its flows, their routes and their links in an order unrelated to memory.
+  // On a large fabric each is a cache miss; ask for them in stages, a few entries early, so
+  // the misses overlap instead of stalling one after another. Each stage reads only what the
+  // previous stage brought in.
+  constexpr std::size_t kFlow = 12, kRoute = 8, kLinks = 4;
+  const std::size_t n = due_.size();
+  if (i + kFlow < n) __builtin_prefetch(&flows_[due_[i + kFlow].flow]);
+  if (i + kRoute < n) {
+    const Route& r = routes_[flows_[due_[i + kRoute].flow].route];
+    __builtin_prefetch(&r);
+    __builtin_prefetch(route_links_.data() + r.first);
   }
+  if (i + kLinks < n)
+    for (LinkIndex l : links_of(flows_[due_[i + kLinks].flow])) __builtin_prefetch(&links_[l], 1);
 }
 
-void FlowModel::attach(FlowId f, uint32_t hop, LinkIndex l) {
+void FlowModel::attach_shared(FlowId f, uint32_t hop, LinkIndex l) {
   Link& link = links_[l];
-  if (link.count == 0) {
-    link.single = f;
-  } else {
-    auto& list = list_of(l);
-    if (link.count == 1) {
-      // Second flow: from here on the link keeps a list, and flows their positions in it.
-      list.assign(1, link.single);
-      set_pos(link.single, l, 0);
-      link.single = kNone;
-    }
-    auto& pos = flow_pos_[f];
-    const uint32_t n = routes_[flows_[f].route].count;
-    if (pos.size() < n) pos.resize(n);
-    pos[hop] = static_cast<uint32_t>(list.size());
-    list.push_back(f);
+  auto& list = list_of(l);
+  if (link.count == 1) {
+    // Second flow: from here on the link keeps a list, and flows their positions in it.
+    list.assign(1, link.single);
+    set_pos(link.single, l, 0);
+    link.single = kNone;
   }
+  auto& pos = flow_pos_[f];
+  const uint32_t n = routes_[flows_[f].route].count;
+  if (pos.size() < n) pos.resize(n);
+  pos[hop] = static_cast<uint32_t>(list.size());
+  list.push_back(f);
   ++link.count;
 }
 
-bool FlowModel::detach(FlowId f, uint32_t hop, LinkIndex l) {
+void FlowModel::detach_shared(FlowId f, uint32_t hop, LinkIndex l) {
   Link& link = links_[l];
-  if (link.count == 1) {
-    link.single = kNone;
-    link.count = 0;
-    return false;
-  }
   auto& list = lists_[link_list_[l]];
   const uint32_t pos = flow_pos_[f][hop];
   const FlowId moved = list.back();
@@ -214,7 +218,6 @@ bool FlowModel::detach(FlowId f, uint32_t hop, LinkIndex l) {
     link.single = list.front();
     list.clear();
   }
-  return true;
 }
 
 void FlowModel::set_pos(FlowId f, LinkIndex l, uint32_t pos) {
@@ -235,8 +238,14 @@ void FlowModel::activate(FlowId f) {
   bool alone = true;
   const auto links = links_of(flow);
   for (uint32_t k = 0; k < links.size(); ++k) {
-    alone = alone && links_[links[k]].count == 0;
-    attach(f, k, links[k]);
+    Link& link = links_[links[k]];
+    if (link.count == 0) {
+      link.single = f;
+      link.count = 1;
+    } else {
+      alone = false;
+      attach_shared(f, k, links[k]);
+    }
   }
   if (alone) {
     // Nobody else on any link: no other rate changes, no component to solve.
@@ -252,20 +261,25 @@ void FlowModel::finish(FlowId f) {
   bool others = false;
   const auto links = links_of(flow);
   for (uint32_t k = 0; k < links.size(); ++k) {
-    if (detach(f, k, links[k])) {
+    Link& link = links_[links[k]];
+    if (link.count == 1) {
+      link.count = 0;
+      link.single = kNone;
+    } else {
       others = true;
+      detach_shared(f, k, links[k]);
       mark_dirty(links[k]);
     }
   }
   routes_[flow.route].bytes_done += flow.bytes;
   if (!others) ++stats_.fast_path_updates;
   if (flow.observer) done_.push_back({flow.observer, f, flow.tag});
+  else free_flows_.push_back(f);
   flow.phase = Phase::free;
   flow.observer = nullptr;
   ++flow.version;
   ++stats_.flows_completed;
   --active_;
-  free_flows_.push_back(f);
 }
 
 void FlowModel::mark_dirty(LinkIndex l) {

@@ -70,7 +70,7 @@ class FlowModel final : public engine::EventTarget {
   static constexpr uint32_t kNone = ~0u;
   // 64 bytes: every flow is touched a few times in its life, and a large collective keeps
   // thousands alive; they must stay in cache.
-  struct Flow {
+  struct alignas(64) Flow {
     double bytes = 0, remaining = 0, rate = 0;
     engine::Time last_update = 0;
     FlowObserver* observer = nullptr;
@@ -118,8 +118,8 @@ class FlowModel final : public engine::EventTarget {
   void prefetch_ahead(std::size_t i) const;
   void activate(FlowId f);
   void finish(FlowId f);
-  void attach(FlowId f, uint32_t hop, LinkIndex l);
-  bool detach(FlowId f, uint32_t hop, LinkIndex l);  // true if flows remain on the link
+  void attach_shared(FlowId f, uint32_t hop, LinkIndex l);  // link already has a flow
+  void detach_shared(FlowId f, uint32_t hop, LinkIndex l);  // link keeps other flows
   void set_pos(FlowId f, LinkIndex l, uint32_t pos);
   void mark_dirty(LinkIndex l);
   void recompute();
@@ -144,7 +144,7 @@ class FlowModel final : public engine::EventTarget {
   std::vector<Bucket> buckets_;
   std::vector<uint32_t> free_buckets_;
   std::vector<std::pair<engine::Time, uint32_t>> bucket_heap_;
-  static constexpr int kRecent = 16;
+  static constexpr int kRecent = 4;
   uint32_t recent_[kRecent];
   int recent_next_ = 0;
   // Scratch
