@@ -1,1 +1,150 @@
-int main(){}
+// The `clustersim` command: parse arguments (CLI11), call the scenario layer, print results.
+// Exit codes: 0 success, 2 invalid input (usage, file, schema, values), 1 internal fault.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "sim/scenario/load.hpp"
+#include "sim/scenario/run.hpp"
+
+namespace fs = std::filesystem;
+using cs::scenario::InputError;
+using nlohmann::json;
+
+namespace {
+
+cs::scenario::Config load(const std::string& file, const std::vector<std::string>& sets) {
+  json doc = cs::scenario::read_scenario_file(file);
+  for (const auto& s : sets) cs::scenario::apply_override(doc, s);
+  return cs::scenario::parse_config(doc);
+}
+
+// Write `text` to dir/name so that readers see either the old file or the whole new one.
+void write_atomically(const fs::path& dir, const std::string& name, const std::string& text) {
+  const fs::path target = dir / name;
+  const fs::path tmp = dir / ("." + name + ".tmp");
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) throw InputError("--out", "could not write " + tmp.string());
+  }
+  std::error_code ec;
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw InputError("--out", "could not write " + target.string());
+  }
+}
+
+void prepare_out_dir(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw InputError("--out", "a directory that can be created or written: " + dir.string());
+}
+
+void print_human(const json& s) {
+  std::printf("scenario %s  seed %s  simulated %.6g s in %.3g s wall, %s events\n",
+              s["scenario"].dump().c_str(), s["seed"].dump().c_str(),
+              s["sim_time_s"].is_number() ? s["sim_time_s"].get<double>() : 0.0,
+              s["wall_time_s"].is_number() ? s["wall_time_s"].get<double>() : 0.0,
+              s["events"].dump().c_str());
+  if (s.contains("collective")) {
+    const auto& c = s["collective"];
+    std::printf("%s %s over %s ranks\n", c["op"].get<std::string>().c_str(),
+                c["algorithm"].get<std::string>().c_str(), c["ranks"].dump().c_str());
+    std::printf("%14s %14s %12s %12s\n", "size (B)", "time (us)", "algbw (GB/s)", "busbw (GB/s)");
+    for (const auto& r : c["results"]) {
+      if (!r["time_s"].is_number()) {
+        std::printf("%s\n", r.dump().c_str());
+        continue;
+      }
+      std::printf("%14.0f %14.3f %12.3f %12.3f\n", r["bytes"].get<double>(),
+                  r["time_s"].get<double>() * 1e6, r["algbw_GBps"].get<double>(),
+                  r["busbw_GBps"].get<double>());
+    }
+  }
+  if (s.contains("traffic")) {
+    const auto& t = s["traffic"];
+    std::printf("traffic: %s flows, makespan %s s, mean FCT %s s, p99 FCT %s s\n",
+                t["flows"].dump().c_str(), t["makespan_s"].dump().c_str(),
+                t["mean_fct_s"].dump().c_str(), t["p99_fct_s"].dump().c_str());
+  }
+}
+
+int cmd_run(const std::string& file, const std::vector<std::string>& sets, const std::string& out,
+            bool as_json) {
+  const auto config = load(file, sets);
+  if (!out.empty()) prepare_out_dir(out);
+  cs::scenario::RunOptions options;
+  options.flow_table = !out.empty();
+  const auto result = cs::scenario::run_scenario(config, options);
+  if (!out.empty()) {
+    write_atomically(out, "summary.json", result.summary.dump(2) + "\n");
+    if (!result.timeseries_csv.empty()) write_atomically(out, "timeseries.csv", result.timeseries_csv);
+    if (!result.flows_csv.empty()) write_atomically(out, "flows.csv", result.flows_csv);
+    if (!result.trace_json.empty()) write_atomically(out, fs::path(config.run.trace_path).filename().string(), result.trace_json);
+  } else if (!result.trace_json.empty() || !result.timeseries_csv.empty()) {
+    std::cerr << "note: trace and time series are written only with --out DIR\n";
+  }
+  if (as_json) std::cout << result.summary.dump(2) << "\n";
+  else print_human(result.summary);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"clustersim: discrete-event simulation of GPU clusters"};
+  app.require_subcommand(1);
+  std::string file, out;
+  std::vector<std::string> sets;
+  bool as_json = false;
+
+  auto* run = app.add_subcommand("run", "Run a scenario and print its summary");
+  run->add_option("FILE", file, "Scenario file (JSON)")->required();
+  run->add_option("--set", sets, "Override a key: PATH=VALUE (VALUE is JSON or a bare string)");
+  run->add_option("--out", out, "Write summary.json (and time series, trace) to this directory");
+  run->add_flag("--json", as_json, "Print exactly the summary JSON on stdout");
+
+  auto* validate = app.add_subcommand("validate", "Check a scenario without running it");
+  validate->add_option("FILE", file, "Scenario file (JSON)")->required();
+  validate->add_option("--set", sets, "Override a key: PATH=VALUE");
+
+  app.add_subcommand("schema", "Print the JSON Schema of scenario files");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "error: " << e.what() << "\n  hint: clustersim --help\n";
+    return 2;
+  }
+
+  try {
+    if (run->parsed()) return cmd_run(file, sets, out, as_json);
+    if (validate->parsed()) {
+      const auto config = load(file, sets);
+      cs::scenario::check_buildable(config);
+      std::cout << "ok: " << file << "\n";
+      return 0;
+    }
+    std::cout << cs::scenario::schema_text();
+    return 0;
+  } catch (const InputError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

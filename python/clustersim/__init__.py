@@ -1,1 +1,14 @@
+"""clustersim: discrete-event simulation of GPU clusters.
 
+    import clustersim as cs
+    sc = cs.Scenario.load("scenarios/fat_tree_allreduce.json")
+    sc.set("topology.nodes", 64)
+    res = cs.run(sc)            # res.summary: dict, as `clustersim run --json` prints it
+    df = cs.sweep(sc, {"topology.nodes": [16, 32, 64]}, jobs=2)
+"""
+from ._core import ScenarioError
+from .scenario import Scenario
+from .result import Result, run
+from .sweep import sweep, schema
+
+__all__ = ["Scenario", "Result", "ScenarioError", "run", "sweep", "schema"]

@@ -12,6 +12,7 @@ TrafficRun::TrafficRun(Network& network, std::vector<work::FlowSpec> flows)
   std::stable_sort(order_.begin(), order_.end(),
                    [&](uint32_t a, uint32_t b) { return specs_[a].start_s < specs_[b].start_s; });
   fct_.assign(specs_.size(), 0.0);
+  finished_.assign(specs_.size(), 0);
 }
 
 void TrafficRun::start() {
@@ -36,6 +37,7 @@ void TrafficRun::on_event(uint64_t first) {
 void TrafficRun::on_flow_done(FlowId /*flow*/, uint64_t tag) {
   const double now = network_.sim().now();
   fct_[tag] = now - specs_[tag].start_s;
+  finished_[tag] = 1;
   last_finish_ = std::max(last_finish_, now);
   ++completed_;
 }

@@ -17,6 +17,8 @@ class TrafficRun final : public FlowObserver, public engine::EventTarget {
   void start();
 
   std::size_t flows() const { return specs_.size(); }
+  const work::FlowSpec& spec(std::size_t i) const { return specs_[i]; }
+  bool finished(std::size_t i) const { return finished_[i] != 0; }
   std::size_t completed() const { return completed_; }
   // Flow completion times (finish - start), seconds, in input order; valid once completed.
   const std::vector<double>& fct_s() const { return fct_; }
@@ -30,6 +32,7 @@ class TrafficRun final : public FlowObserver, public engine::EventTarget {
   std::vector<work::FlowSpec> specs_;
   std::vector<uint32_t> order_;  // flow indices sorted by start time (stable)
   std::vector<double> fct_;
+  std::vector<uint8_t> finished_;
   std::size_t completed_ = 0;
   double first_start_ = 0, last_finish_ = 0;
 };

@@ -1,1 +1,64 @@
-// placeholder
+// parse_config: schema validation, then the typed sections, then what is left (top level,
+// network, run, fleet).
+#include "sim/scenario/document_util.hpp"
+#include "sim/scenario/load.hpp"
+#include "sim/scenario/parse_sections.hpp"
+#include "sim/scenario/parse_util.hpp"
+
+namespace cs::scenario {
+namespace detail {
+
+void parse_network(const json& doc, Config& config) {
+  const json& n = object_or_empty(doc, "network", "");
+  config.network.model = get_choice<NetworkModel>(
+      n, "model", "network", {{"flow", NetworkModel::flow}, {"analytical", std::nullopt}}, NetworkModel::flow);
+  const bool fat_tree = config.topology.kind == topo::TopologyKind::fat_tree;
+  using topo::RoutingKind;
+  config.network.routing = get_choice<RoutingKind>(n, "routing", "network",
+                                                   {{"dmodk", RoutingKind::dmodk},
+                                                    {"ecmp", RoutingKind::ecmp},
+                                                    {"minimal", std::nullopt},
+                                                    {"valiant", std::nullopt},
+                                                    {"ugal", std::nullopt},
+                                                    {"dor", std::nullopt},
+                                                    {"shortest", RoutingKind::shortest}},
+                                                   fat_tree ? RoutingKind::dmodk : RoutingKind::shortest);
+  if (!fat_tree && config.network.routing != RoutingKind::shortest)
+    throw InputError("network.routing", "'" + n.at("routing").get<std::string>() +
+                                            "' routing needs a fat_tree topology; available here: shortest");
+}
+
+void parse_run(const json& doc, Config& config) {
+  const json& r = object_or_empty(doc, "run", "");
+  RunConfig& run = config.run;
+  run.until_s = get_quantity(r, "until", "run", QuantityKind::time, Sign::non_negative, 0);
+  run.replications = static_cast<int>(get_int(r, "replications", "run", 1, 1, 1000));
+  if (const json* t = member(r, "trace")) {
+    if (t->is_boolean() && !t->get<bool>()) run.trace_path.clear();
+    else if (t->is_string() && !t->get_ref<const std::string&>().empty()) run.trace_path = t->get<std::string>();
+    else throw InputError("run.trace", "expected a file path for the trace, or false; got " + describe_value(*t));
+  }
+  run.timeseries_interval_s =
+      get_quantity(r, "timeseries_interval", "run", QuantityKind::time, Sign::non_negative, 0);
+}
+
+}  // namespace detail
+
+Config parse_config(const nlohmann::json& raw) {
+  const nlohmann::json doc = detail::normalize_numbers(raw);
+  detail::validate_normalized(doc);
+  Config config;
+  config.name = detail::get_string(doc, "name", "", "");
+  config.description = detail::get_string(doc, "description", "", "");
+  config.seed = static_cast<uint64_t>(detail::get_int(doc, "seed", "", 1, 0, INT64_MAX));
+  detail::parse_hardware(doc, config);
+  detail::parse_topology(doc, config);
+  detail::parse_network(doc, config);
+  detail::parse_workload(doc, config);
+  if (detail::member(doc, "fleet"))
+    throw InputError("fleet", "'fleet' is not implemented yet; available workloads: traffic, collective");
+  detail::parse_run(doc, config);
+  return config;
+}
+
+}  // namespace cs::scenario

@@ -1,1 +1,221 @@
-// placeholder
+#include "sim/scenario/run.hpp"
+
+#include <chrono>
+#include <memory>
+#include <numeric>
+#include <sstream>
+#include <vector>
+
+#include "sim/engine/simulator.hpp"
+#include "sim/network/network.hpp"
+#include "sim/network/ring_collective.hpp"
+#include "sim/network/traffic_run.hpp"
+#include "sim/scenario/input_error.hpp"
+#include "sim/scenario/summary.hpp"
+#include "topology/topology.hpp"
+
+namespace cs::scenario {
+
+namespace {
+
+using nlohmann::json;
+
+topo::Topology build(const Config& config) {
+  try {
+    return topo::build_topology(config.topology);
+  } catch (const topo::BuildError& e) {
+    // Node settings live under hardware.node in scenario files; the rest under topology.
+    const std::string& p = e.param();
+    throw InputError((p.rfind("node.", 0) == 0 ? "hardware." : "topology.") + p, e.what());
+  }
+}
+
+std::unique_ptr<net::Network> connect(engine::Simulator& sim, const topo::Topology& topology,
+                                      const Config& config) {
+  try {
+    return std::make_unique<net::Network>(sim, topology, config.network.routing);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("network.routing", e.what());
+  }
+}
+
+// Samples the network's state every `interval` seconds while `busy()` holds.
+class NetworkSampler final : public engine::EventTarget {
+ public:
+  NetworkSampler(net::Network& network, double interval) : network_(network), interval_(interval) {}
+  // First sample at the current instant, after everything else scheduled for it.
+  void start() { network_.sim().schedule_at(network_.sim().now(), *this, 0, kLast); }
+  void on_event(uint64_t) override {
+    auto& sim = network_.sim();
+    sim.recorder().sample("active_flows", sim.now(),
+                          static_cast<double>(network_.flows().active_flows()));
+    sim.recorder().sample("flows_completed", sim.now(),
+                          static_cast<double>(network_.flows().stats().flows_completed));
+    if (network_.flows().active_flows() > 0 || sim.pending() > 0)
+      sim.schedule_in(interval_, *this, 0, kLast);
+  }
+
+ private:
+  static constexpr int kLast = 2;  // after the network model's events at the same instant
+  net::Network& network_;
+  double interval_;
+};
+
+json run_collective(const Config& config, engine::Simulator& sim, net::Network& network) {
+  const auto& spec = config.collective;
+  const int n = spec.ranks > 0 ? spec.ranks : network.ranks();
+  std::vector<int> ranks(n);
+  std::iota(ranks.begin(), ranks.end(), 0);
+  json results = json::array();
+  const double until = config.run.until_s > 0 ? config.run.until_s : engine::kForever;
+  for (double bytes : spec.sizes_bytes) {
+    const double t0 = sim.now();
+    bool finished = false;
+    net::RingAllReduce ring(network, ranks, bytes, [&] {
+      finished = true;
+      sim.stop();
+    });
+    ring.start();
+    sim.run(until);
+    if (!finished) break;  // run.until reached: the remaining sizes are not run
+    const double t = sim.now() - t0;
+    const double algbw = bytes / t;
+    sim.recorder().trace_complete("all_reduce " + std::to_string(static_cast<long long>(bytes)) + " B",
+                                  "collective", 0, 0, t0, t);
+    results.push_back({{"bytes", bytes},
+                       {"time_s", t},
+                       {"algbw_GBps", algbw / 1e9},
+                       {"busbw_GBps", algbw * work::busbw_factor(spec.op, n) / 1e9}});
+  }
+  return {{"op", std::string(work::to_string(spec.op))},
+          {"algorithm", std::string(work::to_string(spec.algorithm))},
+          {"ranks", n},
+          {"results", results}};
+}
+
+// Chrome traces stay loadable: beyond this many flows, only the first ones are traced.
+constexpr std::size_t kMaxTracedFlows = 200000;
+
+std::string flow_table(const net::TrafficRun& traffic) {
+  std::ostringstream out;
+  out.precision(17);
+  out << "flow,src,dst,bytes,start_s,finish_s,fct_s\n";
+  for (std::size_t i = 0; i < traffic.flows(); ++i) {
+    const work::FlowSpec& f = traffic.spec(i);
+    out << i << ',' << f.src << ',' << f.dst << ',' << f.bytes << ',' << f.start_s << ',';
+    if (traffic.finished(i)) out << f.start_s + traffic.fct_s()[i] << ',' << traffic.fct_s()[i];
+    else out << ',';
+    out << '\n';
+  }
+  return out.str();
+}
+
+json run_traffic(const Config& config, engine::Simulator& sim, net::Network& network,
+                 std::string* flows_csv) {
+  net::TrafficRun traffic(network, work::expand_traffic(config.traffic, network.ranks()));
+  traffic.start();
+  sim.run(config.run.until_s > 0 ? config.run.until_s : engine::kForever);
+  std::vector<double> fct;
+  fct.reserve(traffic.completed());
+  auto& rec = sim.recorder();
+  if (rec.trace_enabled()) rec.name_process(0, "traffic (one track per source rank)");
+  // Flows still running at run.until have no completion time; summarize the completed ones.
+  for (std::size_t i = 0; i < traffic.flows(); ++i) {
+    if (!traffic.finished(i)) continue;
+    fct.push_back(traffic.fct_s()[i]);
+    if (rec.trace_enabled() && i < kMaxTracedFlows) {
+      const work::FlowSpec& f = traffic.spec(i);
+      rec.trace_complete("flow " + std::to_string(i) + ": " + std::to_string(f.src) + " -> " +
+                             std::to_string(f.dst),
+                         "flow", 0, f.src, f.start_s, traffic.fct_s()[i]);
+    }
+  }
+  if (flows_csv) *flows_csv = flow_table(traffic);
+  return {{"flows", traffic.flows()},
+          {"completed", traffic.completed()},
+          {"makespan_s", traffic.makespan_s()},
+          {"mean_fct_s", mean(fct)},
+          {"p99_fct_s", percentile(fct, 99)}};
+}
+
+// One replication. `outputs` (time series, trace, flow table) is filled only when given: the
+// first replication's are kept.
+json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const RunOptions& options) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  engine::Simulator sim(seed);
+  const bool tracing = outputs && !config.run.trace_path.empty();
+  sim.recorder().enable_trace(tracing);
+  const topo::Topology topology = build(config);
+  auto network = connect(sim, topology, config);
+  NetworkSampler sampler(*network, config.run.timeseries_interval_s);
+  if (outputs && config.run.timeseries_interval_s > 0) sampler.start();
+
+  json block;
+  std::string kind;
+  switch (config.workload) {
+    case WorkloadKind::collective:
+      kind = "collective";
+      block = run_collective(config, sim, *network);
+      break;
+    case WorkloadKind::traffic:
+      kind = "traffic";
+      block = run_traffic(config, sim, *network,
+                          outputs && options.flow_table ? &outputs->flows_csv : nullptr);
+      break;
+  }
+  const auto& st = network->flows().stats();
+  json summary = {{"scenario", config.name},
+                  {"seed", seed},
+                  {"sim_time_s", sim.now()},
+                  {"events", sim.events_processed()},
+                  {"wall_time_s", 0.0},
+                  {kind, block},
+                  {"network",
+                   {{"model", "flow"},
+                    {"flows", st.flows_started},
+                    {"recomputations", st.recomputations},
+                    {"fast_path_updates", st.fast_path_updates},
+                    {"max_component_flows", st.max_component_flows}}}};
+  if (outputs) {
+    std::ostringstream ts, tr;
+    if (config.run.timeseries_interval_s > 0) {
+      sim.recorder().write_timeseries_csv(ts);
+      outputs->timeseries_csv = ts.str();
+    }
+    if (tracing) {
+      sim.recorder().write_chrome_trace(tr);
+      outputs->trace_json = tr.str();
+    }
+  }
+  summary["wall_time_s"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return summary;
+}
+
+}  // namespace
+
+void check_buildable(const Config& config) {
+  engine::Simulator sim(config.seed);
+  const topo::Topology topology = build(config);
+  connect(sim, topology, config);
+}
+
+RunOutput run_scenario(const Config& config, const RunOptions& options) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  std::vector<json> summaries;
+  RunOutput out;
+  const int n = std::max(1, config.run.replications);
+  for (int r = 0; r < n; ++r)
+    summaries.push_back(
+        run_once(config, config.seed + static_cast<uint64_t>(r), r == 0 ? &out : nullptr, options));
+  out.summary = combine_replications(summaries);
+  if (n > 1) {
+    out.summary["seed"] = config.seed;
+    out.summary["replications"] = n;
+    out.summary["wall_time_s"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  }
+  return out;
+}
+
+}  // namespace cs::scenario

@@ -1,0 +1,58 @@
+# clustersim: the two commands are `make demo` and `make test` (see README.md).
+BUILD   ?= build
+SANBUILD ?= build-san
+JOBS    ?= $(shell nproc)
+PYTHON  := /usr/bin/python3
+FLAGSHIP := scenarios/fat_tree_allreduce.json
+FUZZ_SECONDS ?= 30
+
+CMAKE_ARGS ?=
+ifneq ($(CI),)
+  CMAKE_ARGS += -DCLUSTERSIM_WERROR=ON
+endif
+
+.PHONY: setup build demo test test-cpp test-python sanitize fuzz bench clean
+
+setup:
+	@scripts/setup.sh
+
+build: setup
+	@cmake -S . -B $(BUILD) -G Ninja -DPython_EXECUTABLE=$(PYTHON) $(CMAKE_ARGS) > $(BUILD).configure.log || (cat $(BUILD).configure.log; exit 1)
+	@cmake --build $(BUILD) -j $(JOBS)
+
+# Set-up + build + the flagship scenario.
+demo: build
+	$(BUILD)/clustersim run $(FLAGSHIP)
+
+# Set-up + every test: C++ (ctest), Python (pytest: CLI, scenarios, notebooks), then the
+# sanitizer build of the C++ tests and a short fuzzing run of the scenario loader.
+test: build
+	$(MAKE) --no-print-directory test-cpp test-python sanitize fuzz
+
+test-cpp:
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+test-python:
+	PYTHONPATH=$(BUILD)/python CLUSTERSIM_BUILD=$(abspath $(BUILD)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/python
+
+# ASan + UBSan build of the C++ tests (clang, which also builds the libFuzzer target).
+sanitize: setup
+	@CC=clang CXX=clang++ cmake -S . -B $(SANBUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCLUSTERSIM_SANITIZE=ON -DCLUSTERSIM_FUZZ=ON -DCLUSTERSIM_PYTHON=OFF \
+	  -DCLUSTERSIM_BENCH=OFF $(CMAKE_ARGS) > $(SANBUILD).configure.log || (cat $(SANBUILD).configure.log; exit 1)
+	@cmake --build $(SANBUILD) -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir $(SANBUILD) --output-on-failure -j $(JOBS)
+
+# A short libFuzzer run of the scenario loader from the seed corpus (needs `make sanitize`).
+fuzz: sanitize
+	@rm -rf $(SANBUILD)/fuzz-corpus && mkdir -p $(SANBUILD)/fuzz-corpus && cp fuzz/corpus/* $(SANBUILD)/fuzz-corpus/
+	$(SANBUILD)/fuzz/fuzz_scenario -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
+	  $(SANBUILD)/fuzz-corpus 2>&1 | tail -n 15
+
+bench: build
+	$(BUILD)/bench/bench_engine_hold
+	$(BUILD)/bench/bench_ring_allreduce
+
+clean:
+	rm -rf $(BUILD) $(SANBUILD) $(BUILD).configure.log $(SANBUILD).configure.log

@@ -1,0 +1,51 @@
+"""Running a scenario and what comes back."""
+from __future__ import annotations
+
+import io
+import json
+
+from . import _core
+from .scenario import Scenario
+
+
+class Result:
+    """summary: dict identical to `clustersim run --json`; timeseries: pandas DataFrame with
+    columns series, time_s, value (empty without run.timeseries_interval); trace: the
+    Chrome/Perfetto trace as a dict, or None without run.trace; flows: for traffic workloads,
+    a DataFrame with one row per flow (flow, src, dst, bytes, start_s, finish_s, fct_s; NaN
+    finish for flows still running at run.until), else None."""
+
+    def __init__(self, summary_json: str, timeseries_csv: str, trace_json: str, flows_csv: str):
+        self.summary = json.loads(summary_json)
+        self._timeseries_csv = timeseries_csv
+        self._flows_csv = flows_csv
+        self.trace = json.loads(trace_json) if trace_json else None
+
+    @property
+    def flows(self):
+        if not self._flows_csv:
+            return None
+        import pandas as pd
+
+        return pd.read_csv(io.StringIO(self._flows_csv))
+
+    @property
+    def timeseries(self):
+        import pandas as pd
+
+        if not self._timeseries_csv:
+            return pd.DataFrame(columns=["series", "time_s", "value"])
+        return pd.read_csv(io.StringIO(self._timeseries_csv))
+
+    def __repr__(self) -> str:
+        return f"Result({self.summary.get('scenario', '')!r}, sim_time_s={self.summary.get('sim_time_s')})"
+
+
+def run(scenario: Scenario | dict | str) -> Result:
+    """Run a Scenario (or a dict, or a path to a scenario file). The GIL is released while
+    the simulation runs, so threads can run several at once."""
+    if isinstance(scenario, dict):
+        scenario = Scenario(scenario)
+    elif isinstance(scenario, str):
+        scenario = Scenario.load(scenario)
+    return Result(*_core.run(scenario.to_json()))

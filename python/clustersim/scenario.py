@@ -1,0 +1,72 @@
+"""Scenario: a scenario document that can be loaded, changed by path and run."""
+from __future__ import annotations
+
+import copy
+import json
+import os
+
+from . import _core
+
+
+class Scenario:
+    """A scenario file's contents. Paths are dot-separated keys, a number indexes a list,
+    exactly as `clustersim run --set PATH=VALUE` takes them."""
+
+    def __init__(self, doc: dict, origin: str = "<dict>"):
+        # Round-trip through the C++ loader: the same limits and errors as the CLI.
+        self._doc = json.loads(_core.parse_text(json.dumps(doc)))
+        self.origin = origin
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "Scenario":
+        sc = cls.__new__(cls)
+        sc._doc = json.loads(_core.load_file(os.fspath(path)))
+        sc.origin = os.fspath(path)
+        return sc
+
+    @classmethod
+    def from_json(cls, text: str) -> "Scenario":
+        sc = cls.__new__(cls)
+        sc._doc = json.loads(_core.parse_text(text))
+        sc.origin = "<json>"
+        return sc
+
+    def set(self, path: str, value) -> "Scenario":
+        """Set the value at `path` (in place); returns self for chaining."""
+        self._doc = json.loads(_core.set_path(json.dumps(self._doc), path, json.dumps(value)))
+        return self
+
+    def override(self, assignment: str) -> "Scenario":
+        """Apply a CLI-style "PATH=VALUE" override."""
+        self._doc = json.loads(_core.apply_override(json.dumps(self._doc), assignment))
+        return self
+
+    def get(self, path: str, default=None):
+        node = self._doc
+        for part in path.split("."):
+            if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            elif isinstance(node, dict) and part in node:
+                node = node[part]
+            else:
+                return default
+        return node
+
+    def validate(self) -> None:
+        """Raise ScenarioError if the scenario is invalid (as `clustersim validate`)."""
+        _core.validate(self.to_json())
+
+    def copy(self) -> "Scenario":
+        sc = Scenario.__new__(Scenario)
+        sc._doc = copy.deepcopy(self._doc)
+        sc.origin = self.origin
+        return sc
+
+    def to_dict(self) -> dict:
+        return copy.deepcopy(self._doc)
+
+    def to_json(self) -> str:
+        return json.dumps(self._doc)
+
+    def __repr__(self) -> str:
+        return f"Scenario({self._doc.get('name', '')!r} from {self.origin})"

@@ -1,0 +1,68 @@
+// hardware.gpu and hardware.node.
+#include "sim/scenario/gpu_catalog.hpp"
+#include "sim/scenario/parse_sections.hpp"
+#include "sim/scenario/parse_util.hpp"
+#include "sim/scenario/suggest.hpp"
+
+namespace cs::scenario::detail {
+namespace {
+
+GpuConfig parse_gpu(const json& hardware) {
+  const json* v = member(hardware, "gpu");
+  if (!v) return *find_gpu("H100-SXM");
+  const std::string path = "hardware.gpu";
+  if (v->is_string()) {
+    const auto& name = v->get_ref<const std::string&>();
+    if (auto gpu = find_gpu(name)) return *gpu;
+    throw InputError(path, "unknown GPU \"" + name + "\"; the catalog has " + quoted_list(gpu_names()),
+                     did_you_mean(name, gpu_names()) + (nearest(name, gpu_names()) ? " " : "") +
+                         "or give an object {name, peak_flops, hbm_bandwidth, memory}");
+  }
+  if (!v->is_object())
+    throw InputError(path, "expected a GPU catalog name or an object {name, peak_flops, "
+                           "hbm_bandwidth, memory}; got " + describe_value(*v));
+  const std::string name = get_string(*v, "name", path, "custom");
+  const auto base = find_gpu(name);
+  for (const char* key : {"peak_flops", "hbm_bandwidth", "memory"})
+    if (!base && !member(*v, key))
+      throw InputError(join_path(path, key),
+                       "required for a GPU that is not in the catalog (" + quoted_list(gpu_names()) + ")",
+                       did_you_mean(name, gpu_names()));
+  GpuConfig gpu = base.value_or(GpuConfig{});
+  gpu.name = name;
+  gpu.peak_flops = get_quantity(*v, "peak_flops", path, QuantityKind::flops, Sign::positive, gpu.peak_flops);
+  gpu.hbm_bandwidth_Bps = get_quantity(*v, "hbm_bandwidth", path, QuantityKind::bandwidth,
+                                       Sign::positive, gpu.hbm_bandwidth_Bps);
+  gpu.memory_bytes = get_quantity(*v, "memory", path, QuantityKind::bytes, Sign::positive, gpu.memory_bytes);
+  return gpu;
+}
+
+}  // namespace
+
+void parse_hardware(const json& doc, Config& config) {
+  const json& hardware = object_or_empty(doc, "hardware", "");
+  config.gpu = parse_gpu(hardware);
+
+  const json& node = object_or_empty(hardware, "node", "hardware");
+  const std::string at = "hardware.node";
+  topo::NodeParams& p = config.topology.node;
+  p.gpus = static_cast<int>(get_int(node, "gpus", at, 8, 1, 1024));
+  p.fabric = get_choice<topo::NodeFabric>(node, "fabric", at,
+                                          {{"nvswitch", topo::NodeFabric::nvswitch},
+                                           {"nvlink_mesh", std::nullopt},
+                                           {"pcie", topo::NodeFabric::pcie}},
+                                          topo::NodeFabric::nvswitch);
+  p.gpu_bandwidth_Bps = get_quantity(node, "gpu_bandwidth", at, QuantityKind::bandwidth, Sign::positive, 450e9);
+  p.gpu_latency_s = get_quantity(node, "gpu_latency", at, QuantityKind::time, Sign::non_negative, 0.7e-6);
+  p.nics = static_cast<int>(get_int(node, "nics", at, p.gpus, 1, 1024));
+  if (p.nics > p.gpus)
+    throw InputError(join_path(at, "nics"),
+                     "expected at most one NIC per GPU (" + std::to_string(p.gpus) + " here); got " +
+                         std::to_string(p.nics),
+                     "GPU i uses NIC floor(i * nics / gpus); extra NICs would carry no traffic");
+  p.nic_bandwidth_Bps = get_quantity(node, "nic_bandwidth", at, QuantityKind::bandwidth, Sign::positive, 50e9);
+  p.pcie_bandwidth_Bps = get_quantity(node, "pcie_bandwidth", at, QuantityKind::bandwidth, Sign::positive, 64e9);
+  p.pcie_latency_s = get_quantity(node, "pcie_latency", at, QuantityKind::time, Sign::non_negative, 0.5e-6);
+}
+
+}  // namespace cs::scenario::detail

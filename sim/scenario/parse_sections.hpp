@@ -1,0 +1,24 @@
+#pragma once
+// Internal: parse_config() section by section. Each reads its part of the (schema-valid,
+// number-normalized) document into `config`, applying defaults and cross-field rules;
+// sections run in this order and may rely on the ones before.
+#include <nlohmann/json.hpp>
+
+#include "sim/scenario/config.hpp"
+
+namespace cs::scenario::detail {
+
+inline constexpr int64_t kMaxTotalGpus = int64_t{1} << 24;
+inline constexpr int64_t kMaxAllToAllRanks = 4096;  // N^2 flows
+
+void parse_hardware(const nlohmann::json& doc, Config& config);  // gpu, topology.node
+void parse_topology(const nlohmann::json& doc, Config& config);  // after hardware
+void parse_network(const nlohmann::json& doc, Config& config);   // after topology
+void parse_workload(const nlohmann::json& doc, Config& config);  // after topology
+void parse_run(const nlohmann::json& doc, Config& config);
+
+inline int64_t total_gpus(const Config& c) {
+  return int64_t{c.topology.nodes} * c.topology.node.gpus;
+}
+
+}  // namespace cs::scenario::detail

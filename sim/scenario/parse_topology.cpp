@@ -1,0 +1,210 @@
+// topology.*: kind, sizes, fat-tree parameters, custom switches and links.
+#include <set>
+#include <unordered_map>
+
+#include "sim/scenario/parse_sections.hpp"
+#include "sim/scenario/parse_util.hpp"
+#include "sim/scenario/suggest.hpp"
+
+namespace cs::scenario::detail {
+namespace {
+
+constexpr std::string_view kAt = "topology";
+
+// "123" -> 123; nullopt for empty, leading zeros, non-digits or more than 9 digits.
+std::optional<int64_t> canonical_number(std::string_view s) {
+  if (s.empty() || s.size() > 9 || (s.size() > 1 && s[0] == '0')) return std::nullopt;
+  int64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+// The vertex name of NIC `nic` of node `node`: "n<node>" with one NIC per node, else
+// "n<node>.<nic>". (Built by appending: GCC 12 warns falsely on "n" + std::string.)
+std::string nic_vertex(int64_t node, int64_t nic, int nics) {
+  std::string s(1, 'n');
+  s += std::to_string(node);
+  if (nics > 1) {
+    s += '.';
+    s += std::to_string(nic);
+  }
+  return s;
+}
+
+struct NicName {
+  int64_t node = 0, nic = 0;
+  bool has_nic = false;
+};
+
+// "n<i>" or "n<i>.<j>"; nullopt when the name does not have that form.
+std::optional<NicName> parse_nic_name(std::string_view s) {
+  if (s.size() < 2 || s[0] != 'n') return std::nullopt;
+  s.remove_prefix(1);
+  NicName out;
+  const auto dot = s.find('.');
+  auto node = canonical_number(s.substr(0, dot));
+  if (!node) return std::nullopt;
+  out.node = *node;
+  if (dot != std::string_view::npos) {
+    auto nic = canonical_number(s.substr(dot + 1));
+    if (!nic) return std::nullopt;
+    out.nic = *nic;
+    out.has_nic = true;
+  }
+  return out;
+}
+
+void parse_fat_tree(const json& t, topo::TopologyParams& p) {
+  p.tiers = static_cast<int>(get_int(t, "tiers", kAt, 2, 2, 3));
+  if (p.tiers == 3)
+    throw InputError("topology.tiers", "'3' tiers is not implemented yet; available: 2");
+  p.switch_radix = static_cast<int>(get_int(t, "switch_radix", kAt, 64, 4, 4096));
+  if (p.switch_radix % 2 != 0)
+    throw InputError("topology.switch_radix",
+                     "expected an even number of ports; got " + std::to_string(p.switch_radix));
+  p.oversubscription = get_number(t, "oversubscription", kAt, 1.0, 1.0, p.switch_radix - 1.0);
+  p.rail_optimized = get_bool(t, "rail_optimized", kAt, false);
+  // Any two-tier fat-tree has fewer endpoints than radix^2 (radix leaves of < radix ports).
+  const int64_t nics = int64_t{p.nodes} * p.node.nics;
+  const int64_t radix = p.switch_radix;
+  if (nics >= radix * radix)
+    throw InputError("topology.nodes",
+                     "a 2-tier fat-tree of radix " + std::to_string(radix) + " connects fewer than " +
+                         std::to_string(radix * radix) + " NICs; got " + std::to_string(p.nodes) +
+                         " nodes x " + std::to_string(p.node.nics) + " NICs",
+                     "raise topology.switch_radix or use fewer nodes");
+}
+
+std::string check_endpoint(const json& v, const std::string& path, const topo::TopologyParams& p,
+                           const std::set<std::string>& switches) {
+  if (!v.is_string()) throw InputError(path, "expected a switch name or a NIC name; got " + describe_value(v));
+  const auto& name = v.get_ref<const std::string&>();
+  if (switches.count(name)) return name;
+  if (auto nic = parse_nic_name(name)) {
+    if (nic->node >= p.nodes)
+      throw InputError(path, "NIC \"" + name + "\" names node " + std::to_string(nic->node) +
+                                 ", but there are " + std::to_string(p.nodes) + " nodes (n0..n" +
+                                 std::to_string(p.nodes - 1) + ")");
+    if (!nic->has_nic && p.node.nics > 1)
+      throw InputError(path, "node " + std::to_string(nic->node) + " has " + std::to_string(p.node.nics) +
+                                 " NICs; name one as \"" + name + ".<j>\"",
+                       "did you mean \"" + nic_vertex(nic->node, 0, p.node.nics) + "\"?");
+    if (nic->has_nic && nic->nic >= p.node.nics)
+      throw InputError(path, "NIC \"" + name + "\" does not exist: nodes have " +
+                                 std::to_string(p.node.nics) + " NICs (.0 to ." +
+                                 std::to_string(p.node.nics - 1) + ")");
+    // One NIC per node: "n3.0" and "n3" are the same vertex; keep the short name.
+    return nic_vertex(nic->node, nic->nic, p.node.nics);
+  }
+  const std::vector<std::string> names(switches.begin(), switches.end());
+  throw InputError(path, "unknown link endpoint \"" + name + "\"; expected a switch from " +
+                             "topology.switches or a NIC \"n<i>\" / \"n<i>.<j>\"",
+                   did_you_mean(name, names));
+}
+
+// Union-find over endpoint names: every NIC must reach NIC 0 of node 0.
+struct Components {
+  std::unordered_map<std::string, std::string> parent;
+  std::string find(const std::string& x) {
+    std::string r = x;
+    while (parent.count(r) && parent[r] != r) r = parent[r];
+    std::string y = x;  // path compression
+    while (parent.count(y) && parent[y] != r) {
+      std::string next = parent[y];
+      parent[y] = r;
+      y = next;
+    }
+    return r;
+  }
+  void unite(const std::string& a, const std::string& b) {
+    parent.try_emplace(a, a);
+    parent.try_emplace(b, b);
+    parent[find(a)] = find(b);
+  }
+};
+
+void parse_custom(const json& t, topo::TopologyParams& p) {
+  std::set<std::string> switches;
+  if (const json* list = member(t, "switches")) {
+    if (!list->is_array()) throw InputError("topology.switches", "expected a list of switch names");
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const std::string path = join_path("topology.switches", i);
+      const json& s = (*list)[i];
+      if (!s.is_string() || s.get_ref<const std::string&>().empty())
+        throw InputError(path, "expected a non-empty switch name; got " + describe_value(s));
+      const auto& name = s.get_ref<const std::string&>();
+      if (parse_nic_name(name))
+        throw InputError(path, "switch name \"" + name + "\" looks like a NIC name (n<i>, n<i>.<j>)",
+                         "rename the switch, e.g. \"sw" + name.substr(1) + "\"");
+      if (!switches.insert(name).second)
+        throw InputError(path, "duplicate switch name \"" + name + "\"; switch names must be unique");
+      p.switches.push_back(name);
+    }
+  }
+  Components components;
+  if (const json* list = member(t, "links")) {
+    if (!list->is_array()) throw InputError("topology.links", "expected a list of links {a, b, bandwidth, latency}");
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const std::string at = join_path("topology.links", i);
+      const json& l = (*list)[i];
+      if (!l.is_object()) throw InputError(at, "expected a link {a, b, bandwidth, latency}; got " + describe_value(l));
+      for (const char* key : {"a", "b"})
+        if (!member(l, key)) throw InputError(at, std::string("missing required key \"") + key + "\"");
+      topo::CustomLink link;
+      link.a = check_endpoint(l["a"], join_path(at, "a"), p, switches);
+      link.b = check_endpoint(l["b"], join_path(at, "b"), p, switches);
+      if (link.a == link.b) throw InputError(join_path(at, "b"), "a link from \"" + link.a + "\" to itself");
+      link.bandwidth_Bps = get_quantity(l, "bandwidth", at, QuantityKind::bandwidth, Sign::positive, p.link_bandwidth_Bps);
+      link.latency_s = get_quantity(l, "latency", at, QuantityKind::time, Sign::non_negative, p.link_latency_s);
+      components.unite(link.a, link.b);
+      p.links.push_back(std::move(link));
+    }
+  }
+  // With several nodes, every NIC must be able to reach every other.
+  if (p.nodes > 1 || p.node.nics > 1) {
+    auto nic_name = [&](int64_t node, int nic) { return nic_vertex(node, nic, p.node.nics); };
+    const std::string first = nic_name(0, 0);
+    const std::string root = components.parent.count(first) ? components.find(first) : std::string();
+    for (int64_t n = 0; n < p.nodes; ++n)
+      for (int j = 0; j < p.node.nics; ++j) {
+        const std::string name = nic_name(n, j);
+        if (p.nodes == 1 && !components.parent.count(name)) continue;  // intra-node only
+        if (root.empty() || !components.parent.count(name) || components.find(name) != root)
+          throw InputError("topology.links", "NIC \"" + name + "\" is not connected to \"" + first +
+                                                 "\" by any path of links",
+                           "every NIC needs a path to every other NIC; add links for it");
+      }
+  }
+}
+
+}  // namespace
+
+void parse_topology(const json& doc, Config& config) {
+  const json& t = object_or_empty(doc, "topology", "");
+  topo::TopologyParams& p = config.topology;
+  p.kind = get_choice<topo::TopologyKind>(t, "kind", kAt,
+                                          {{"single_node", topo::TopologyKind::single_node},
+                                           {"fat_tree", topo::TopologyKind::fat_tree},
+                                           {"dragonfly", std::nullopt},
+                                           {"torus", std::nullopt},
+                                           {"custom", topo::TopologyKind::custom}},
+                                          topo::TopologyKind::fat_tree);
+  const int64_t nodes = get_int(t, "nodes", kAt, 1, 1, kMaxTotalGpus);
+  if (p.kind == topo::TopologyKind::single_node && nodes != 1)
+    throw InputError("topology.nodes", "a single_node topology has exactly 1 node; got " + std::to_string(nodes),
+                     "use kind \"fat_tree\" or \"custom\" for several nodes");
+  if (nodes * p.node.gpus > kMaxTotalGpus)
+    throw InputError("topology.nodes", "expected at most " + std::to_string(kMaxTotalGpus) +
+                                           " GPUs in total; got " + std::to_string(nodes) + " nodes x " +
+                                           std::to_string(p.node.gpus) + " GPUs");
+  p.nodes = static_cast<int>(nodes);
+  p.link_bandwidth_Bps = get_quantity(t, "link_bandwidth", kAt, QuantityKind::bandwidth, Sign::positive, 50e9);
+  p.link_latency_s = get_quantity(t, "link_latency", kAt, QuantityKind::time, Sign::non_negative, 0.5e-6);
+  if (p.kind == topo::TopologyKind::fat_tree) parse_fat_tree(t, p);
+  if (p.kind == topo::TopologyKind::custom) parse_custom(t, p);
+}
+
+}  // namespace cs::scenario::detail

@@ -1,0 +1,82 @@
+#pragma once
+// Internal: typed accessors for parse_config. Each reads `key` of the object `obj` found at
+// dot path `at` (the object's own path; "" for the top level), applies the default when the
+// key is absent or null, converts quantities to SI units and checks ranges; every failure is
+// an InputError naming "<at>.<key>".
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/scenario/input_error.hpp"
+#include "sim/scenario/quantity.hpp"
+
+namespace cs::scenario::detail {
+
+using json = nlohmann::json;
+
+std::string join_path(std::string_view at, std::string_view key);
+std::string join_path(std::string_view at, std::size_t index);
+
+// The member, or nullptr when absent, null or `obj` is not an object.
+const json* member(const json& obj, std::string_view key);
+// The member when it is an object; an empty object when absent.
+const json& object_or_empty(const json& obj, std::string_view key, std::string_view at);
+
+// Integer in [min, max]. Accepts integral floats (8.0); rejects 8.5 and huge values.
+int64_t int_value(const json& v, const std::string& path, int64_t min, int64_t max);
+int64_t get_int(const json& obj, std::string_view key, std::string_view at, int64_t def,
+                int64_t min, int64_t max);
+
+enum class Sign { any, non_negative, positive };
+// A quantity of `kind`, in SI units, with the sign rule and a sanity maximum per kind
+// (so that later arithmetic stays finite).
+double quantity_value(const json& v, QuantityKind kind, Sign sign, const std::string& path);
+double get_quantity(const json& obj, std::string_view key, std::string_view at, QuantityKind kind,
+                    Sign sign, double def);
+
+double get_number(const json& obj, std::string_view key, std::string_view at, double def,
+                  double min, double max);
+bool get_bool(const json& obj, std::string_view key, std::string_view at, bool def);
+std::string get_string(const json& obj, std::string_view key, std::string_view at,
+                       std::string def);
+
+// One accepted name of an enumeration; `value` empty = named by the contract, not yet built.
+template <class E>
+struct Choice {
+  std::string_view name;
+  std::optional<E> value;
+};
+
+[[noreturn]] void throw_choice_error(const std::string& path, const std::string& given,
+                                     const std::vector<std::string>& available,
+                                     const std::vector<std::string>& planned);
+
+template <class E>
+E choice_value(const json& v, const std::string& path, const std::vector<Choice<E>>& choices) {
+  std::vector<std::string> available, planned;
+  for (const auto& c : choices) (c.value ? available : planned).emplace_back(c.name);
+  if (!v.is_string())
+    throw InputError(path, "expected one of " + [&] {
+      std::string s;
+      for (const auto& a : available) s += (s.empty() ? "\"" : ", \"") + a + "\"";
+      return s;
+    }() + "; got " + describe_value(v));
+  const auto& given = v.get_ref<const std::string&>();
+  for (const auto& c : choices)
+    if (c.name == given && c.value) return *c.value;
+  throw_choice_error(path, given, available, planned);
+}
+
+template <class E>
+E get_choice(const json& obj, std::string_view key, std::string_view at,
+             const std::vector<Choice<E>>& choices, E def) {
+  const json* v = member(obj, key);
+  return v ? choice_value(*v, join_path(at, key), choices) : def;
+}
+
+}  // namespace cs::scenario::detail

@@ -1,0 +1,32 @@
+#pragma once
+// Assemble the world a Config describes, run it, and summarize (SCENARIOS.md "Summary").
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/scenario/config.hpp"
+
+namespace cs::scenario {
+
+struct RunOutput {
+  nlohmann::json summary;       // the summary.json object
+  std::string timeseries_csv;   // "series,time_s,value" rows; empty without run.timeseries_interval
+  std::string trace_json;       // Chrome/Perfetto trace; empty without run.trace
+  // traffic workloads: one row per flow, "flow,src,dst,bytes,start_s,finish_s,fct_s"
+  // (finish and fct empty for flows still running at run.until); empty unless asked for.
+  std::string flows_csv;
+};
+
+struct RunOptions {
+  bool flow_table = false;  // fill RunOutput::flows_csv
+};
+
+// Runs every replication (run.replications, seeds seed, seed+1, ...) and combines them.
+// Throws InputError for problems only found while building (e.g. a fat-tree that needs more
+// spine ports than switch_radix gives).
+RunOutput run_scenario(const Config& config, const RunOptions& options = {});
+
+// What `validate` checks beyond parse_config: the topology builds and the routing applies.
+void check_buildable(const Config& config);
+
+}  // namespace cs::scenario

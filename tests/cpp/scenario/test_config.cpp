@@ -1,0 +1,168 @@
+// parse_config: defaults, conversions, cross-field rules, example scenarios.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "sim/scenario/load.hpp"
+
+using namespace cs::scenario;
+using json = nlohmann::json;
+
+namespace {
+
+Config parse(const char* text) { return parse_config(json::parse(text)); }
+
+InputError config_error(const char* text) {
+  try {
+    parse(text);
+  } catch (const InputError& e) {
+    return e;
+  }
+  FAIL("no error for " << text);
+  throw;  // unreachable
+}
+
+}  // namespace
+
+TEST_CASE("an empty scenario takes every default", "[config]") {
+  const Config c = parse("{}");
+  CHECK(c.name.empty());
+  CHECK(c.seed == 1);
+  CHECK(c.gpu.name == "H100-SXM");
+  CHECK(c.gpu.peak_flops == 989e12);
+  CHECK(c.topology.kind == cs::topo::TopologyKind::fat_tree);
+  CHECK(c.topology.nodes == 1);
+  CHECK(c.topology.node.gpus == 8);
+  CHECK(c.topology.node.nics == 8);
+  CHECK(c.topology.node.nic_bandwidth_Bps == 50e9);
+  CHECK(c.topology.node.gpu_bandwidth_Bps == 450e9);
+  CHECK(c.topology.node.gpu_latency_s == Approx(0.7e-6));
+  CHECK(c.topology.node.pcie_bandwidth_Bps == 64e9);
+  CHECK(c.topology.link_bandwidth_Bps == 50e9);
+  CHECK(c.topology.switch_radix == 64);
+  CHECK(c.network.routing == cs::topo::RoutingKind::dmodk);
+  CHECK(c.workload == WorkloadKind::collective);
+  CHECK(c.collective.sizes_bytes == std::vector<double>{1 << 20});
+  CHECK(c.collective.ranks == 0);
+  CHECK(c.run.replications == 1);
+  CHECK(c.run.trace_path.empty());
+}
+
+TEST_CASE("values convert to SI units", "[config]") {
+  const Config c = parse(R"({
+    "name": "x", "seed": 42.0,
+    "hardware": {"gpu": {"name": "mine", "peak_flops": "100TFLOPS", "hbm_bandwidth": "1TB/s", "memory": "16GiB"},
+                 "node": {"gpus": 4, "nics": 2, "nic_bandwidth": "200Gbps", "fabric": "pcie"}},
+    "topology": {"kind": "custom", "nodes": 2, "switches": ["s"],
+                 "links": [{"a": "n0.0", "b": "s"}, {"a": "n0.1", "b": "s"},
+                           {"a": "n1.0", "b": "s", "bandwidth": "100Gbps", "latency": "1us"}, {"a": "n1.1", "b": "s"}]},
+    "workload": {"kind": "traffic", "pattern": "flows",
+                 "flows": [{"src": 0, "dst": 7, "bytes": "1MB", "start": "2ms"}]},
+    "run": {"until": "1h", "replications": 3, "trace": "t.json", "timeseries_interval": "1ms"}
+  })");
+  CHECK(c.name == "x");
+  CHECK(c.seed == 42);
+  CHECK(c.gpu.name == "mine");
+  CHECK(c.gpu.memory_bytes == 16.0 * (1 << 30));
+  CHECK(c.topology.node.fabric == cs::topo::NodeFabric::pcie);
+  CHECK(c.topology.node.nic_bandwidth_Bps == 25e9);
+  REQUIRE(c.topology.links.size() == 4);
+  CHECK(c.topology.links[0].bandwidth_Bps == 50e9);  // topology.link_bandwidth default
+  CHECK(c.topology.links[2].bandwidth_Bps == 12.5e9);
+  CHECK(c.topology.links[2].latency_s == Approx(1e-6));
+  CHECK(c.network.routing == cs::topo::RoutingKind::shortest);
+  REQUIRE(c.traffic.flows.size() == 1);
+  CHECK(c.traffic.flows[0].dst == 7);
+  CHECK(c.traffic.flows[0].start_s == Approx(2e-3));
+  CHECK(c.run.until_s == 3600);
+  CHECK(c.run.trace_path == "t.json");
+}
+
+TEST_CASE("a GPU object based on a catalog name keeps the rest of its specs", "[config]") {
+  const Config c = parse(R"({"hardware": {"gpu": {"name": "A100-80GB", "memory": "40GB"}}})");
+  CHECK(c.gpu.peak_flops == 312e12);
+  CHECK(c.gpu.memory_bytes == 40e9);
+  CHECK(config_error(R"({"hardware": {"gpu": {"name": "X1", "memory": "40GB"}}})").path() ==
+        "hardware.gpu.peak_flops");
+}
+
+TEST_CASE("cross-field rules name their path", "[config]") {
+  struct Case {
+    const char* doc;
+    const char* path;
+    const char* contains;
+  };
+  const Case cases[] = {
+      {R"({"topology": {"kind": "single_node", "nodes": 2}})", "topology.nodes", "exactly 1 node"},
+      {R"({"topology": {"nodes": 3000000}})", "topology.nodes", "at most 16777216 GPUs"},
+      {R"({"topology": {"kind": "dragonfly"}})", "topology.kind",
+       "'dragonfly' is not implemented yet; available: single_node, fat_tree, custom"},
+      {R"({"topology": {"switch_radix": 7}})", "topology.switch_radix", "even"},
+      {R"({"topology": {"tiers": 3}})", "topology.tiers", "not implemented yet"},
+      {R"({"topology": {"nodes": 100, "switch_radix": 8}})", "topology.nodes", "2-tier fat-tree"},
+      {R"({"hardware": {"node": {"gpus": 2, "nics": 4}}})", "hardware.node.nics", "at most one NIC per GPU"},
+      {R"({"hardware": {"node": {"fabric": "nvlink_mesh"}}})", "hardware.node.fabric", "not implemented yet"},
+      {R"({"hardware": {"node": {"nic_bandwidth": "0Gbps"}}})", "hardware.node.nic_bandwidth", "> 0"},
+      {R"({"network": {"model": "analytical"}})", "network.model", "not implemented yet"},
+      {R"({"network": {"routing": "ugal"}})", "network.routing", "not implemented yet"},
+      {R"({"topology": {"kind": "single_node"}, "network": {"routing": "ecmp"}})", "network.routing", "fat_tree"},
+      {R"({"workload": {"kind": "training"}})", "workload.kind", "not implemented yet"},
+      {R"({"workload": {"op": "broadcast"}})", "workload.op", "not implemented yet"},
+      {R"({"workload": {"algorithm": "tree"}})", "workload.algorithm", "not implemented yet"},
+      {R"({"workload": {"ranks": 9}})", "workload.ranks", "from 2 to 8"},
+      {R"({"workload": {"sizes": ["1MiB", "-1MiB"]}})", "workload.sizes.1", "> 0"},
+      {R"({"workload": {"kind": "traffic", "pattern": "flows"}})", "workload.flows", "required"},
+      {R"({"workload": {"kind": "traffic", "pattern": "flows", "flows": [{"src": 0, "dst": 8, "bytes": 1}]}})",
+       "workload.flows.0.dst", "from 0 to 7"},
+      {R"({"workload": {"kind": "traffic", "pattern": "incast", "dst": 8}})", "workload.dst", "from 0 to 7"},
+      {R"({"workload": {"kind": "traffic", "shift": 8}})", "workload.shift", "to itself"},
+      {R"({"topology": {"nodes": 1024, "switch_radix": 4096}, "workload": {"kind": "traffic", "pattern": "all_to_all"}})",
+       "workload.pattern", "at most 4096 ranks"},
+      {R"({"topology": {"kind": "custom", "nodes": 2, "switches": ["s", "s"]}})", "topology.switches.1", "duplicate"},
+      {R"({"hardware": {"node": {"gpus": 1}}, "topology": {"kind": "custom", "nodes": 2, "switches": ["s"],
+           "links": [{"a": "n0", "b": "s"}, {"a": "n2", "b": "s"}]}})", "topology.links.1.a", "2 nodes"},
+      {R"({"hardware": {"node": {"gpus": 1}}, "topology": {"kind": "custom", "nodes": 2, "switches": ["spine"],
+           "links": [{"a": "n0", "b": "spin"}]}})", "topology.links.0.b", "unknown link endpoint"},
+      {R"({"hardware": {"node": {"gpus": 1}}, "topology": {"kind": "custom", "nodes": 2, "switches": ["s"],
+           "links": [{"a": "n0", "b": "s"}]}})", "topology.links", "\"n1\" is not connected"},
+      {R"({"fleet": {"nodes": 4}})", "fleet", "not implemented yet"},
+      {R"({"run": {"until": "-1s"}})", "run.until", ">= 0"},
+      {R"({"run": {"trace": true}})", "run.trace", "or false"},
+      {R"({"seed": -1})", "seed", "expected an integer from 0"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.doc);
+    const InputError e = config_error(c.doc);
+    CHECK(e.path() == c.path);
+    CHECK_THAT(std::string(e.what()), Catch::Contains(c.contains));
+  }
+  const auto e = config_error(R"({"hardware": {"node": {"gpus": 1}}, "topology": {"kind": "custom", "nodes": 2,
+      "switches": ["spine"], "links": [{"a": "n0", "b": "spin"}]}})");
+  CHECK(e.hint() == "did you mean \"spine\"?");
+}
+
+TEST_CASE("every example scenario parses", "[config]") {
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(CS_SOURCE_DIR "/scenarios")) {
+    if (entry.path().extension() != ".json" || entry.path().filename() == "schema.json") continue;
+    INFO(entry.path().string());
+    CHECK_NOTHROW(parse_config(read_scenario_file(entry.path().string())));
+    ++count;
+  }
+  CHECK(count > 0);
+  for (const auto& entry : std::filesystem::directory_iterator(CS_SOURCE_DIR "/fuzz/corpus")) {
+    INFO(entry.path().string());
+    CHECK_NOTHROW(parse_config(read_scenario_file(entry.path().string())));
+  }
+}
+
+TEST_CASE("overrides then parse", "[config]") {
+  json doc = read_scenario_file(CS_SOURCE_DIR "/scenarios/fat_tree_allreduce.json");
+  apply_override(doc, "topology.nodes=4");
+  apply_override(doc, "workload.sizes=[1e6,1e9]");
+  const Config c = parse_config(doc);
+  CHECK(c.topology.nodes == 4);
+  CHECK(c.collective.sizes_bytes == std::vector<double>{1e6, 1e9});
+  apply_override(doc, "topology.kind=dragonfly");
+  CHECK_THROWS_AS(parse_config(doc), InputError);
+}

@@ -1,0 +1,40 @@
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("CLUSTERSIM_BUILD", ROOT / "build"))
+CLI = BUILD / "clustersim"
+sys.path.insert(0, str(BUILD / "python"))
+
+
+def run_cli(*args, check=False, cwd=None):
+    """Run the clustersim CLI; returns CompletedProcess with text stdout/stderr."""
+    proc = subprocess.run([str(CLI), *map(str, args)], capture_output=True, text=True,
+                          timeout=600, cwd=cwd)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"clustersim {' '.join(map(str, args))} exited {proc.returncode}:\n"
+                             f"{proc.stderr}")
+    return proc
+
+
+def without_wall_time(summary):
+    """The summary minus the one number that measures the machine, not the model."""
+    if isinstance(summary, dict):
+        return {k: without_wall_time(v) for k, v in summary.items() if k != "wall_time_s"}
+    if isinstance(summary, list):
+        return [without_wall_time(v) for v in summary]
+    return summary
+
+
+@pytest.fixture
+def cli():
+    return run_cli
+
+
+def scenario_files():
+    return sorted(p for p in (ROOT / "scenarios").glob("*.json") if p.name != "schema.json")

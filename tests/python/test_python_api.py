@@ -1,0 +1,93 @@
+import json
+import threading
+
+import pytest
+
+import clustersim as cs
+from conftest import ROOT, run_cli, without_wall_time
+
+FLAGSHIP = ROOT / "scenarios" / "fat_tree_allreduce.json"
+
+
+def test_summary_identical_to_cli():
+    res = cs.run(cs.Scenario.load(FLAGSHIP))
+    cli = json.loads(run_cli("run", FLAGSHIP, "--json", check=True).stdout)
+    assert without_wall_time(res.summary) == without_wall_time(cli)
+
+
+def test_set_takes_the_cli_paths():
+    sc = cs.Scenario.load(FLAGSHIP)
+    sc.set("topology.nodes", 2).set("workload.sizes", [1e6])
+    assert sc.get("topology.nodes") == 2
+    res = cs.run(sc)
+    cli = json.loads(run_cli("run", FLAGSHIP, "--json", "--set", "topology.nodes=2",
+                             "--set", "workload.sizes=[1e6]", check=True).stdout)
+    assert without_wall_time(res.summary) == without_wall_time(cli)
+
+
+def test_set_indexes_lists():
+    sc = cs.Scenario.load(ROOT / "scenarios" / "custom_two_switches.json")
+    sc.set("topology.links.4.bandwidth", "400Gbps")
+    assert sc.get("topology.links.4.bandwidth") == "400Gbps"
+    fast = cs.run(sc).summary["traffic"]["makespan_s"]
+    slow = cs.run(cs.Scenario.load(ROOT / "scenarios" / "custom_two_switches.json")).summary
+    assert fast < slow["traffic"]["makespan_s"]
+
+
+def test_errors_are_scenario_errors_with_the_path():
+    sc = cs.Scenario.load(FLAGSHIP).set("topology.nodse", 4)
+    with pytest.raises(cs.ScenarioError, match=r"^error: topology.nodse:"):
+        cs.run(sc)
+    with pytest.raises(cs.ScenarioError):
+        cs.Scenario.load(ROOT / "no-such-file.json")
+    with pytest.raises(ValueError):  # ScenarioError is a ValueError
+        sc.validate()
+
+
+def test_timeseries_is_a_dataframe():
+    res = cs.run(cs.Scenario.load(ROOT / "scenarios" / "incast.json"))
+    df = res.timeseries
+    assert list(df.columns) == ["series", "time_s", "value"]
+    assert len(df) > 0 and set(df["series"]) >= {"active_flows"}
+
+
+def test_runs_in_threads_concurrently_and_deterministically():
+    sc = cs.Scenario.load(FLAGSHIP).set("workload.sizes", [2**26])
+    results = [None] * 4
+    def work(i):
+        results[i] = cs.run(sc).summary
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    first = without_wall_time(results[0])
+    assert all(without_wall_time(r) == first for r in results)
+
+
+def test_sweep_gives_one_row_per_point_and_size_in_order():
+    sc = cs.Scenario.load(FLAGSHIP).set("workload.sizes", [1e6, 1e8])
+    df1 = cs.sweep(sc, {"topology.nodes": [2, 4], "network.routing": ["dmodk", "ecmp"]}, jobs=1)
+    df2 = cs.sweep(sc, {"topology.nodes": [2, 4], "network.routing": ["dmodk", "ecmp"]}, jobs=2)
+    assert len(df1) == 8
+    assert list(df1["topology.nodes"]) == [2, 2, 2, 2, 4, 4, 4, 4]
+    cols = ["topology.nodes", "network.routing", "collective.bytes", "collective.time_s"]
+    assert df1[cols].equals(df2[cols])
+
+
+def test_replications_give_mean_and_ci():
+    sc = cs.Scenario.load(ROOT / "scenarios" / "fat_tree_permutation.json")
+    sc.set("network.routing", "ecmp").set("run.replications", 5)
+    s = cs.run(sc).summary
+    assert s["replications"] == 5
+    assert set(s["traffic"]["makespan_s"]) == {"mean", "ci95"}
+    assert s["traffic"]["flows"] == 32
+
+
+def test_flow_table_is_a_dataframe():
+    res = cs.run(cs.Scenario.load(ROOT / "scenarios" / "incast.json"))
+    df = res.flows
+    assert list(df.columns) == ["flow", "src", "dst", "bytes", "start_s", "finish_s", "fct_s"]
+    assert len(df) == 15 and (df["dst"] == 0).all()
+    assert df["finish_s"].max() == pytest.approx(res.summary["traffic"]["makespan_s"])
+    assert cs.run(cs.Scenario.load(FLAGSHIP).set("topology.nodes", 1)).flows is None
