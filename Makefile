@@ -17,7 +17,7 @@ setup:
 	@scripts/setup.sh
 
 build: setup
-	@cmake -S . -B $(BUILD) -G Ninja -DPython_EXECUTABLE=$(PYTHON) $(CMAKE_ARGS) > $(BUILD).configure.log || (cat $(BUILD).configure.log; exit 1)
+	@cmake -S . -B $(BUILD) -G Ninja -DPython_EXECUTABLE=$(PYTHON) $(CMAKE_ARGS) > $(BUILD)-configure.log || (cat $(BUILD)-configure.log; exit 1)
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # Set-up + build + the flagship scenario.
@@ -39,7 +39,7 @@ test-python:
 sanitize: setup
 	@CC=clang CXX=clang++ cmake -S . -B $(SANBUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCLUSTERSIM_SANITIZE=ON -DCLUSTERSIM_FUZZ=ON -DCLUSTERSIM_PYTHON=OFF \
-	  -DCLUSTERSIM_BENCH=OFF $(CMAKE_ARGS) > $(SANBUILD).configure.log || (cat $(SANBUILD).configure.log; exit 1)
+	  -DCLUSTERSIM_BENCH=OFF $(CMAKE_ARGS) > $(SANBUILD)-configure.log || (cat $(SANBUILD)-configure.log; exit 1)
 	@cmake --build $(SANBUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(SANBUILD) --output-on-failure -j $(JOBS)
@@ -55,4 +55,4 @@ bench: build
 	$(BUILD)/bench/bench_ring_allreduce
 
 clean:
-	rm -rf $(BUILD) $(SANBUILD) $(BUILD).configure.log $(SANBUILD).configure.log
+	rm -rf $(BUILD) $(SANBUILD) $(BUILD)-configure.log $(SANBUILD)-configure.log
