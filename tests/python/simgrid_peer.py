@@ -1,8 +1,10 @@
 """SimGrid 3.32 as an independent reference for clustersim's max-min flow model.
 
 `simulate(scenario)` takes a clustersim scenario (topology.kind "custom" whose fabric is a
-tree, workload pattern "flows", zero latencies) and returns each flow's completion time as
-SimGrid computes it, in the scenario's flow order.
+tree, workload pattern "flows", zero latencies) and returns each flow's absolute completion
+time as SimGrid computes it, in the scenario's flow order: the same order and quantity as the
+finish_s column of clustersim's flows.csv (`clustersim run FILE --out DIR`), which the test
+compares row by row.
 
 SimGrid allows one Engine per process, so each simulation runs in a child process: this
 file run as a script reads {"hosts", "links", "routes", "flows", "config"} (and optionally

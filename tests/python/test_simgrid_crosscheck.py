@@ -8,13 +8,12 @@ staggered starts (some simultaneous), so several bottlenecks appear and move as 
 and go.
 
 Compared: the summary's makespan_s, mean_fct_s and p99_fct_s, and every flow's completion
-time. clustersim reports no per-flow times (the trace holds no traffic flows and the Python
-API returns only the summary), so per-flow times are recovered from the summary alone: the
-model is causal, so a run stopped at run.until = t reports the flows completed by t
-(`completed`) and their mean FCT; cutting between consecutive SimGrid completion times gives
-each flow's FCT as a difference of cumulative sums (flows that finish at the same instant
-are compared as a group).
+time. One `clustersim run FILE --json --out DIR` per case gives both: the summary on stdout and
+DIR/flows.csv (`flow,src,dst,bytes,start_s,finish_s,fct_s`, one row per flow in input order,
+the order in which simgrid_peer.simulate returns SimGrid's finish times), so each flow's
+finish_s and fct_s are checked against SimGrid's directly.
 """
+import csv
 import json
 import math
 import os
@@ -22,7 +21,6 @@ import random
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -56,22 +54,38 @@ def _cli_path() -> Path:
 CLI = _cli_path()
 
 
-def run_summary(scenario: dict, until: float | None = None, tmp_path: Path | None = None) -> dict:
-    """`clustersim run FILE --json` on the scenario (optionally stopped at run.until)."""
+def _float_or_none(text: str) -> float | None:
+    return float(text) if text != "" else None
+
+
+def read_flows_csv(path: Path) -> list[dict]:
+    """flows.csv rows, typed; finish_s/fct_s are None for flows still running at run.until."""
+    with path.open(newline="") as fh:
+        reader = csv.DictReader(fh)
+        assert reader.fieldnames == ["flow", "src", "dst", "bytes", "start_s", "finish_s",
+                                     "fct_s"], reader.fieldnames
+        return [{"flow": int(r["flow"]), "src": int(r["src"]), "dst": int(r["dst"]),
+                 "bytes": int(r["bytes"]), "start_s": float(r["start_s"]),
+                 "finish_s": _float_or_none(r["finish_s"]), "fct_s": _float_or_none(r["fct_s"])}
+                for r in reader]
+
+
+def run_clustersim(scenario: dict, tmp_path: Path) -> tuple[dict, list[dict]]:
+    """`clustersim run FILE --json --out DIR` on the scenario: (summary, DIR/flows.csv rows)."""
     path = tmp_path / f"{scenario['name']}.json"
-    if not path.exists():
-        path.write_text(json.dumps(scenario))
-    args = [str(CLI), "run", str(path), "--json"]
-    if until is not None:
-        args += ["--set", f"run.until={until!r}"]
+    path.write_text(json.dumps(scenario))
+    out = tmp_path / f"{scenario['name']}.out"
+    args = [str(CLI), "run", str(path), "--json", "--out", str(out)]
     for attempt in range(30):  # the binary may briefly vanish while build-main is rebuilt
         if CLI.exists():
+            (out / "flows.csv").unlink(missing_ok=True)  # never read a stale table
             try:
                 proc = subprocess.run(args, capture_output=True, text=True, timeout=120)
             except OSError:
                 proc = None
             if proc is not None and proc.returncode == 0:
-                return json.loads(proc.stdout)
+                assert (out / "flows.csv").is_file(), f"clustersim wrote no {out}/flows.csv"
+                return json.loads(proc.stdout), read_flows_csv(out / "flows.csv")
             if proc is not None and CLI.exists() and attempt >= 2:
                 raise AssertionError(f"clustersim exited {proc.returncode}:\n{proc.stderr}")
         time.sleep(2)
@@ -168,16 +182,15 @@ def rel(a: float, b: float) -> float:
     return abs(a - b) / max(abs(b), 1e-300)
 
 
-def completion_groups(finish: list[float]) -> list[list[int]]:
-    """Flow indices grouped by completion instant (ties within 1e-9 relative), in time order."""
-    order = sorted(range(len(finish)), key=lambda i: finish[i])
-    groups = []
-    for i in order:
-        if groups and finish[i] - finish[groups[-1][-1]] <= 1e-9 * finish[i]:
-            groups[-1].append(i)
-        else:
-            groups.append([i])
-    return groups
+def check_flow_rows(rows: list[dict], flows: list[dict]) -> None:
+    """flows.csv describes the scenario's flows, in input order, all of them finished."""
+    assert len(rows) == len(flows), (len(rows), len(flows))
+    for i, (r, f) in enumerate(zip(rows, flows)):
+        assert (r["flow"], r["src"], r["dst"], r["bytes"]) == (i, f["src"], f["dst"],
+                                                                f["bytes"]), (r, f)
+        assert r["start_s"] == pytest.approx(f["start"], rel=1e-12, abs=1e-12), (r, f)
+        assert r["finish_s"] is not None and r["fct_s"] is not None, ("flow still running", r)
+        assert r["fct_s"] == pytest.approx(r["finish_s"] - r["start_s"], rel=1e-12, abs=1e-12), r
 
 
 # ---------------------------------------------------------------------------- the test
@@ -187,13 +200,20 @@ def test_hand_case_matches_simgrid_exactly(tmp_path):
     sc = _scenario("simgrid_hand", 2, ["s0"], [("n0", "s0", 100), ("n1", "s0", 100)],
                    [{"src": 0, "dst": 1, "bytes": 1000, "start": 0}])
     assert simgrid_peer.simulate(sc) == [10.0]
-    assert run_summary(sc, tmp_path=tmp_path)["traffic"]["makespan_s"] == pytest.approx(10.0,
-                                                                                       rel=1e-12)
+    summary, rows = run_clustersim(sc, tmp_path)
+    assert summary["traffic"]["makespan_s"] == pytest.approx(10.0, rel=1e-12)
+    check_flow_rows(rows, sc["workload"]["flows"])
+    assert [(r["finish_s"], r["fct_s"]) for r in rows] == pytest.approx([(10.0, 10.0)], rel=1e-12)
+
     sc["name"] = "simgrid_hand2"
     sc["workload"]["flows"] *= 2
     assert simgrid_peer.simulate(sc) == [20.0, 20.0]
-    t = run_summary(sc, tmp_path=tmp_path)["traffic"]
+    summary, rows = run_clustersim(sc, tmp_path)
+    t = summary["traffic"]
     assert (t["makespan_s"], t["mean_fct_s"]) == pytest.approx((20.0, 20.0), rel=1e-12)
+    check_flow_rows(rows, sc["workload"]["flows"])
+    assert [(r["finish_s"], r["fct_s"]) for r in rows] == pytest.approx([(20.0, 20.0)] * 2,
+                                                                         rel=1e-12)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -202,9 +222,10 @@ def test_flow_model_matches_simgrid(case, tmp_path):
     flows = sc["workload"]["flows"]
     finish = simgrid_peer.simulate(sc)
     fct = [finish[i] - f["start"] for i, f in enumerate(flows)]
+    summary, rows = run_clustersim(sc, tmp_path)
 
     # Whole run: the summary numbers.
-    got = run_summary(sc, tmp_path=tmp_path)["traffic"]
+    got = summary["traffic"]
     want = {"makespan_s": max(finish) - min(f["start"] for f in flows),
             "mean_fct_s": sum(fct) / len(fct),
             "p99_fct_s": nearest_rank(fct, 99)}
@@ -212,24 +233,17 @@ def test_flow_model_matches_simgrid(case, tmp_path):
     diffs = {k: rel(got[k], want[k]) for k in want}
     assert max(diffs.values()) <= REL_TOL, (case, got, want, diffs)
 
-    # Per flow: stop the run between consecutive SimGrid completion instants.
-    groups = completion_groups(finish)
-    cuts = [0.5 * (finish[g[-1]] + finish[h[0]]) for g, h in zip(groups, groups[1:])]
-    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        partial = list(pool.map(lambda t: run_summary(sc, until=t, tmp_path=tmp_path)["traffic"],
-                                cuts))
-    partial.append(got)
-    done, prev_sum, worst = 0, 0.0, (0.0, None)
-    for g, p in zip(groups, partial):
-        done += len(g)
-        assert p["completed"] == done, (case, "flows completed by the cut", p, done, g)
-        cum = p["mean_fct_s"] * p["completed"]
-        group_fct = cum - prev_sum          # clustersim: FCTs of the flows in this group
-        want_fct = sum(fct[i] for i in g)   # SimGrid
-        d = rel(group_fct, want_fct)
-        if d > worst[0]:
-            worst = (d, g)
-        assert d <= REL_TOL, (case, "per-flow FCT", g, group_fct, want_fct, d)
-        prev_sum = cum
-    print(f"{case}: {len(flows)} flows, {len(groups)} completion instants; max rel diff "
-          f"summary {max(diffs.values()):.2e}, per flow {worst[0]:.2e}")
+    # Per flow: flows.csv against SimGrid, finish time and FCT.
+    check_flow_rows(rows, flows)
+    d_finish = [rel(r["finish_s"], finish[i]) for i, r in enumerate(rows)]
+    d_fct = [rel(r["fct_s"], fct[i]) for i, r in enumerate(rows)]
+    bad = [(i, rows[i]["finish_s"], finish[i], d_finish[i], d_fct[i])
+           for i in range(len(rows)) if max(d_finish[i], d_fct[i]) > REL_TOL]
+    assert not bad, (case, "per-flow (flow, clustersim finish, SimGrid finish, rel finish, "
+                     "rel fct)", bad)
+    # The table and the summary agree with each other.
+    fcts = [r["fct_s"] for r in rows]
+    assert got["mean_fct_s"] == pytest.approx(sum(fcts) / len(fcts), rel=1e-12)
+    assert got["p99_fct_s"] == pytest.approx(nearest_rank(fcts, 99), rel=1e-12)
+    print(f"{case}: {len(flows)} flows; max rel diff summary {max(diffs.values()):.2e}, "
+          f"per-flow finish {max(d_finish):.2e}, per-flow fct {max(d_fct):.2e}")
