@@ -122,6 +122,32 @@ void append_csv_number(std::string& out, double v) {
 
 constexpr double kMicrosecondsPerSecond = 1e6;
 
+// Opens a trace event object up to its timestamp:
+//   {"name":<name>[,"cat":<category>],"ph":<phase>,"ts":<t in microseconds>
+// `phase` is written verbatim (the quoted phase letter plus any fields that go with it).
+void append_event_head(std::string& out, std::string_view name,
+                       const std::string_view* category, std::string_view phase, Time t) {
+  out += "{\"name\":";
+  append_json_string(out, name);
+  if (category != nullptr) {
+    out += ",\"cat\":";
+    append_json_string(out, *category);
+  }
+  out += ",\"ph\":";
+  out += phase;
+  out += ",\"ts\":";
+  append_number(out, t * kMicrosecondsPerSecond);
+}
+
+// Closes a trace event that belongs to a thread: ,"pid":<pid>,"tid":<tid>}
+void append_thread_tail(std::string& out, int pid, int tid) {
+  out += ",\"pid\":";
+  append_int(out, pid);
+  out += ",\"tid\":";
+  append_int(out, tid);
+  out += '}';
+}
+
 }  // namespace
 
 std::string json_quote(std::string_view s) {
@@ -231,44 +257,23 @@ void Recorder::begin_event() {
 void Recorder::append_complete(std::string_view name, std::string_view category, int pid,
                                int tid, Time start, Time duration) {
   begin_event();
-  trace_ += "{\"name\":";
-  append_json_string(trace_, name);
-  trace_ += ",\"cat\":";
-  append_json_string(trace_, category);
-  trace_ += ",\"ph\":\"X\",\"ts\":";
-  append_number(trace_, start * kMicrosecondsPerSecond);
+  append_event_head(trace_, name, &category, "\"X\"", start);
   trace_ += ",\"dur\":";
   append_number(trace_, duration * kMicrosecondsPerSecond);
-  trace_ += ",\"pid\":";
-  append_int(trace_, pid);
-  trace_ += ",\"tid\":";
-  append_int(trace_, tid);
-  trace_ += '}';
+  append_thread_tail(trace_, pid, tid);
 }
 
 void Recorder::append_instant(std::string_view name, std::string_view category, int pid,
                               int tid, Time t) {
   begin_event();
-  trace_ += "{\"name\":";
-  append_json_string(trace_, name);
-  trace_ += ",\"cat\":";
-  append_json_string(trace_, category);
-  trace_ += ",\"ph\":\"i\",\"s\":\"t\",\"ts\":";
-  append_number(trace_, t * kMicrosecondsPerSecond);
-  trace_ += ",\"pid\":";
-  append_int(trace_, pid);
-  trace_ += ",\"tid\":";
-  append_int(trace_, tid);
-  trace_ += '}';
+  append_event_head(trace_, name, &category, "\"i\",\"s\":\"t\"", t);
+  append_thread_tail(trace_, pid, tid);
 }
 
 void Recorder::append_counter(std::string_view name, int pid, Time t, double value,
                               std::string_view series) {
   begin_event();
-  trace_ += "{\"name\":";
-  append_json_string(trace_, name);
-  trace_ += ",\"ph\":\"C\",\"ts\":";
-  append_number(trace_, t * kMicrosecondsPerSecond);
+  append_event_head(trace_, name, nullptr, "\"C\"", t);
   trace_ += ",\"pid\":";
   append_int(trace_, pid);
   trace_ += ",\"args\":{";

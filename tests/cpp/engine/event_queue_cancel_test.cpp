@@ -7,19 +7,10 @@
 #include <vector>
 
 #include "sim/engine/event_queue.hpp"
+#include "engine_test_support.hpp"
 
-namespace {
-
-using cs::engine::EventId;
-using cs::engine::EventQueue;
-using cs::engine::EventTarget;
-
-class NullTarget final : public EventTarget {
- public:
-  void on_event(uint64_t) override {}
-};
-
-}  // namespace
+using namespace cs::engine;
+using namespace cs::engine::test;
 
 TEST_CASE("Cancelling a pending event removes it", "[event_queue][cancel]") {
   NullTarget t;
@@ -131,7 +122,7 @@ TEST_CASE("Cancelling everything empties the queue", "[event_queue][cancel]") {
   for (const EventId id : ids) CHECK(q.cancel(id));
   CHECK(q.empty());
   CHECK(q.dead_entries() == 0);
-  CHECK(q.top_time() == cs::engine::kForever);
+  CHECK(q.top_time() == kForever);
   q.push(2.0, 0, &t, 9);
   CHECK(q.pop().tag == 9);
 }

@@ -7,25 +7,10 @@
 #include <vector>
 
 #include "sim/engine/event_queue.hpp"
+#include "engine_test_support.hpp"
 
-namespace {
-
-using cs::engine::EventQueue;
-using cs::engine::EventTarget;
-using cs::engine::kForever;
-
-class NullTarget final : public EventTarget {
- public:
-  void on_event(uint64_t) override {}
-};
-
-std::vector<uint64_t> drain_tags(EventQueue& q) {
-  std::vector<uint64_t> tags;
-  while (!q.empty()) tags.push_back(q.pop().tag);
-  return tags;
-}
-
-}  // namespace
+using namespace cs::engine;
+using namespace cs::engine::test;
 
 TEST_CASE("EventQueue pops in time order", "[event_queue]") {
   NullTarget t;

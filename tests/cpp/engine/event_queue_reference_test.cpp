@@ -10,17 +10,12 @@
 #include <vector>
 
 #include "sim/engine/event_queue.hpp"
+#include "engine_test_support.hpp"
+
+using namespace cs::engine;
+using namespace cs::engine::test;
 
 namespace {
-
-using cs::engine::EventId;
-using cs::engine::EventQueue;
-using cs::engine::EventTarget;
-
-class NullTarget final : public EventTarget {
- public:
-  void on_event(uint64_t) override {}
-};
 
 struct Issued {
   EventId id;

@@ -7,19 +7,10 @@
 #include <vector>
 
 #include "sim/engine/event_queue.hpp"
+#include "engine_test_support.hpp"
 
-namespace {
-
-using cs::engine::EventId;
-using cs::engine::EventQueue;
-using cs::engine::EventTarget;
-
-class NullTarget final : public EventTarget {
- public:
-  void on_event(uint64_t) override {}
-};
-
-}  // namespace
+using namespace cs::engine;
+using namespace cs::engine::test;
 
 TEST_CASE("Renumbering keeps FIFO among equal times", "[event_queue][renumber]") {
   NullTarget t;
@@ -49,10 +40,8 @@ TEST_CASE("Renumbering keeps priorities and discards cancelled entries", "[event
   // Handles issued before a renumbering stay valid.
   CHECK(q.contains(ids[1]));
   CHECK_FALSE(q.contains(ids[3]));
-  std::vector<uint64_t> tags;
-  while (!q.empty()) tags.push_back(q.pop().tag);
   // priority -1 (i % 3 == 0), then 0 (i % 3 == 1), then 1; FIFO inside each
-  CHECK(tags == std::vector<uint64_t>{12, 15, 18, 1, 4, 7, 10, 13, 16, 19, 2, 5, 8, 11, 14, 17});
+  CHECK(drain_tags(q) == std::vector<uint64_t>{12, 15, 18, 1, 4, 7, 10, 13, 16, 19, 2, 5, 8, 11, 14, 17});
 }
 
 TEST_CASE("A sequence limit smaller than the pending count is reported", "[event_queue][renumber]") {

@@ -38,36 +38,31 @@ class JsonChecker {
       default: return number();
     }
   }
-  bool object() {
+  bool object() { return sequence('}', &JsonChecker::member); }
+  bool array() { return sequence(']', &JsonChecker::value); }
+  // The rest of an object or array whose opening bracket is at i_: `close`, or elements
+  // separated by commas and then `close`.
+  bool sequence(char close, bool (JsonChecker::*element)()) {
     ++i_;
     ws();
-    if (peek('}')) return ++i_, true;
+    if (peek(close)) return ++i_, true;
     for (;;) {
       ws();
-      if (!string()) return false;
+      if (!(this->*element)()) return false;
       ws();
-      if (!peek(':')) return false;
-      ++i_;
-      ws();
-      if (!value()) return false;
-      ws();
-      if (peek('}')) return ++i_, true;
+      if (peek(close)) return ++i_, true;
       if (!peek(',')) return false;
       ++i_;
     }
   }
-  bool array() {
+  // An object member: "key" : value.
+  bool member() {
+    if (!string()) return false;
+    ws();
+    if (!peek(':')) return false;
     ++i_;
     ws();
-    if (peek(']')) return ++i_, true;
-    for (;;) {
-      ws();
-      if (!value()) return false;
-      ws();
-      if (peek(']')) return ++i_, true;
-      if (!peek(',')) return false;
-      ++i_;
-    }
+    return value();
   }
   bool string() {
     if (!peek('"')) return false;

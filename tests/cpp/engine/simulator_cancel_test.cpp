@@ -6,20 +6,10 @@
 #include <vector>
 
 #include "sim/engine/simulator.hpp"
+#include "engine_test_support.hpp"
 
-namespace {
-
-using cs::engine::EventId;
-using cs::engine::EventTarget;
-using cs::engine::Simulator;
-
-class Counter final : public EventTarget {
- public:
-  void on_event(uint64_t tag) override { tags.push_back(tag); }
-  std::vector<uint64_t> tags;
-};
-
-}  // namespace
+using namespace cs::engine;
+using namespace cs::engine::test;
 
 TEST_CASE("Cancelled events never run", "[simulator][cancel]") {
   Simulator sim;

@@ -6,29 +6,27 @@
 #include <vector>
 
 #include "sim/engine/simulator.hpp"
+#include "engine_test_support.hpp"
+
+using namespace cs::engine;
+using namespace cs::engine::test;
 
 namespace {
 
-using cs::engine::EventTarget;
-using cs::engine::Simulator;
-using cs::engine::Time;
-
 // A small stochastic model: each job waits an exponential time, then spawns another with
-// probability 0.7, for a bounded number of jobs. Records (time, job).
-class Spawner final : public EventTarget {
+// probability 0.7, for a bounded number of jobs. Records (time, job) in `seen`.
+class Spawner final : public Log {
  public:
-  explicit Spawner(Simulator& sim) : sim_(sim) {}
+  explicit Spawner(Simulator& sim) : Log(sim) {}
   void on_event(uint64_t job) override {
-    trace.emplace_back(sim_.now(), job);
+    Log::on_event(job);
     auto& rng = sim_.random("spawner");
     if (next_job_ < 2000 && rng.bernoulli(0.7)) sim_.schedule_in(rng.exponential(0.5), *this, next_job_++);
     if (next_job_ < 2000 && rng.bernoulli(0.7)) sim_.schedule_in(rng.exponential(0.5), *this, next_job_++);
   }
   void start() { sim_.schedule_at(0.0, *this, next_job_++); }
-  std::vector<std::pair<Time, uint64_t>> trace;
 
  private:
-  Simulator& sim_;
   uint64_t next_job_ = 0;
 };
 
@@ -51,9 +49,9 @@ TEST_CASE("Two simulators in one process are independent", "[simulator][independ
   Spawner s_alone(alone);
   s_alone.start();
   alone.run();
-  CHECK(sa.trace == s_alone.trace);
-  CHECK(sb.trace == s_alone.trace);
-  CHECK(sa.trace.size() > 100);
+  CHECK(sa.seen == s_alone.seen);
+  CHECK(sb.seen == s_alone.seen);
+  CHECK(sa.seen.size() > 100);
 }
 
 TEST_CASE("Different seeds give different runs", "[simulator][independence]") {
@@ -65,7 +63,7 @@ TEST_CASE("Different seeds give different runs", "[simulator][independence]") {
   sb.start();
   a.run();
   b.run();
-  CHECK(sa.trace != sb.trace);
+  CHECK(sa.seen != sb.seen);
 }
 
 TEST_CASE("Simulator::random returns one stream per name", "[simulator][random]") {
@@ -74,6 +72,6 @@ TEST_CASE("Simulator::random returns one stream per name", "[simulator][random]"
   auto& y = sim.random("y");
   CHECK(&x == &sim.random("x"));
   CHECK(&x != &y);
-  cs::engine::RandomStream fresh(9, "x");
+  RandomStream fresh(9, "x");
   CHECK(x.next_u64() == fresh.next_u64());
 }

@@ -9,26 +9,10 @@
 #include <vector>
 
 #include "sim/engine/simulator.hpp"
+#include "engine_test_support.hpp"
 
-namespace {
-
-using cs::engine::EventTarget;
-using cs::engine::kForever;
-using cs::engine::Simulator;
-using cs::engine::Time;
-
-// Records (now, tag) of every event it receives.
-class Log final : public EventTarget {
- public:
-  explicit Log(Simulator& sim) : sim_(sim) {}
-  void on_event(uint64_t tag) override { seen.emplace_back(sim_.now(), tag); }
-  std::vector<std::pair<Time, uint64_t>> seen;
-
- private:
-  Simulator& sim_;
-};
-
-}  // namespace
+using namespace cs::engine;
+using namespace cs::engine::test;
 
 TEST_CASE("run(until) runs events up to and including until, then sets the clock",
           "[simulator][run]") {

@@ -32,6 +32,32 @@ std::string failing_message(const TopologyParams& p) {
   return "";
 }
 
+// A numeric parameter: its key and how to set it.
+struct NumericParam {
+  const char* param;
+  void (*set)(TopologyParams&, double);
+};
+
+const NumericParam kBandwidthParams[] = {
+    {"link_bandwidth", [](TopologyParams& p, double v) { p.link_bandwidth_Bps = v; }},
+    {"node.gpu_bandwidth", [](TopologyParams& p, double v) { p.node.gpu_bandwidth_Bps = v; }},
+    {"node.nic_bandwidth", [](TopologyParams& p, double v) { p.node.nic_bandwidth_Bps = v; }},
+    {"node.pcie_bandwidth", [](TopologyParams& p, double v) { p.node.pcie_bandwidth_Bps = v; }},
+};
+
+const NumericParam kLatencyParams[] = {
+    {"link_latency", [](TopologyParams& p, double v) { p.link_latency_s = v; }},
+    {"node.gpu_latency", [](TopologyParams& p, double v) { p.node.gpu_latency_s = v; }},
+    {"node.pcie_latency", [](TopologyParams& p, double v) { p.node.pcie_latency_s = v; }},
+};
+
+// failing_param() of a small valid fat-tree with one numeric parameter set to `value`.
+std::string failing_param_with(const NumericParam& np, double value) {
+  TopologyParams p = fat_tree(2, 2, 1, 8);
+  np.set(p, value);
+  return failing_param(p);
+}
+
 TopologyParams custom_base() {
   TopologyParams p;
   p.kind = TopologyKind::custom;
@@ -85,29 +111,10 @@ TEST_CASE("bandwidths must be positive and finite, latencies non-negative and fi
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
   for (double bad : {0.0, -1.0, nan, inf}) {
-    TopologyParams p = fat_tree(2, 2, 1, 8);
-    p.link_bandwidth_Bps = bad;
-    CHECK(failing_param(p) == "link_bandwidth");
-    p = fat_tree(2, 2, 1, 8);
-    p.node.gpu_bandwidth_Bps = bad;
-    CHECK(failing_param(p) == "node.gpu_bandwidth");
-    p = fat_tree(2, 2, 1, 8);
-    p.node.nic_bandwidth_Bps = bad;
-    CHECK(failing_param(p) == "node.nic_bandwidth");
-    p = fat_tree(2, 2, 1, 8);
-    p.node.pcie_bandwidth_Bps = bad;
-    CHECK(failing_param(p) == "node.pcie_bandwidth");
+    for (const NumericParam& np : kBandwidthParams) CHECK(failing_param_with(np, bad) == np.param);
   }
   for (double bad : {-1e-9, nan, inf}) {
-    TopologyParams p = fat_tree(2, 2, 1, 8);
-    p.link_latency_s = bad;
-    CHECK(failing_param(p) == "link_latency");
-    p = fat_tree(2, 2, 1, 8);
-    p.node.gpu_latency_s = bad;
-    CHECK(failing_param(p) == "node.gpu_latency");
-    p = fat_tree(2, 2, 1, 8);
-    p.node.pcie_latency_s = bad;
-    CHECK(failing_param(p) == "node.pcie_latency");
+    for (const NumericParam& np : kLatencyParams) CHECK(failing_param_with(np, bad) == np.param);
   }
   TopologyParams zero_latency = fat_tree(2, 2, 1, 8);
   zero_latency.link_latency_s = 0.0;
