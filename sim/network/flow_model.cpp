@@ -32,6 +32,8 @@ FlowModel::FlowModel(engine::Simulator& sim, std::vector<double> capacity_Bps) :
   unfixed_.resize(n);
   link_mark_.resize(n);
   std::fill(std::begin(recent_), std::end(recent_), kNone);
+  // Prefetching pays only when the link records outgrow the L2 cache (~0.5 MiB).
+  prefetch_ = n * sizeof(Link) > (128u << 10);
 }
 
 RouteId FlowModel::add_route(std::span<const LinkIndex> links, double latency_s) {
@@ -105,12 +107,15 @@ FlowId FlowModel::start(RouteId route, double bytes, FlowObserver* observer, uin
 void FlowModel::enqueue(engine::Time t, FlowId f) {
   const double tol = t * kSameInstantRel;
   uint32_t b = kNone;
-  for (int i = 0; i < kRecent; ++i) {
-    // Most recently created first: it is the likeliest match.
-    const uint32_t r = recent_[(recent_next_ + kRecent - 1 - i) % kRecent];
-    if (r != kNone && buckets_[r].live && std::abs(buckets_[r].time - t) <= tol) {
-      b = r;
-      break;
+  if (last_bucket_ != kNone && buckets_[last_bucket_].live &&
+      std::abs(buckets_[last_bucket_].time - t) <= tol) {
+    b = last_bucket_;
+  } else {
+    for (uint32_t r : recent_) {
+      if (r != kNone && buckets_[r].live && std::abs(buckets_[r].time - t) <= tol) {
+        b = r;
+        break;
+      }
     }
   }
   if (b == kNone) {
@@ -129,6 +134,7 @@ void FlowModel::enqueue(engine::Time t, FlowId f) {
     recent_[recent_next_] = b;
     recent_next_ = (recent_next_ + 1) % kRecent;
   }
+  last_bucket_ = b;
   buckets_[b].entries.push_back({f, flows_[f].version});
 }
 
@@ -146,14 +152,15 @@ void FlowModel::on_event(uint64_t /*tag*/) {
       const uint32_t b = bucket_heap_.back().second;
       bucket_heap_.pop_back();
       Bucket& bucket = buckets_[b];
-      due_.insert(due_.end(), bucket.entries.begin(), bucket.entries.end());
+      if (due_.empty()) due_.swap(bucket.entries);  // the common case: one bucket due
+      else due_.insert(due_.end(), bucket.entries.begin(), bucket.entries.end());
       bucket.entries.clear();
       bucket.live = false;
       free_buckets_.push_back(b);
     }
     done_.clear();
     for (std::size_t i = 0; i < due_.size(); ++i) {
-      prefetch_ahead(i);
+      if (prefetch_) prefetch_ahead(i);
       const Entry& e = due_[i];
       Flow& flow = flows_[e.flow];
       if (flow.version != e.version) continue;  // superseded by a rate change

@@ -147,6 +147,8 @@ class FlowModel final : public engine::EventTarget {
   static constexpr int kRecent = 4;
   uint32_t recent_[kRecent];
   int recent_next_ = 0;
+  uint32_t last_bucket_ = kNone;
+  bool prefetch_ = false;
   // Scratch
   std::vector<Entry> due_;
   std::vector<Done> done_;
