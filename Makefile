@@ -37,7 +37,8 @@ test-python:
 
 # ASan + UBSan build of the C++ tests (clang, which also builds the libFuzzer target).
 sanitize: setup
-	@CC=clang CXX=clang++ cmake -S . -B $(SANBUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	@CC=clang CXX=clang++ cmake -S . -B $(SANBUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" \
 	  -DCLUSTERSIM_SANITIZE=ON -DCLUSTERSIM_FUZZ=ON -DCLUSTERSIM_PYTHON=OFF \
 	  -DCLUSTERSIM_BENCH=OFF $(CMAKE_ARGS) > $(SANBUILD)-configure.log || (cat $(SANBUILD)-configure.log; exit 1)
 	@cmake --build $(SANBUILD) -j $(JOBS)
