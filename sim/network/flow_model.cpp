@@ -12,11 +12,6 @@ namespace {
 // started at that instant are admitted together and solved in one recomputation.
 constexpr int kModelPriority = 1;
 
-// Entries whose times differ by less than this (relative) share a bucket. Floating-point sums
-// along different dependency paths make "simultaneous" completions differ by a few ulps; 1e-13
-// is hundreds of ulps yet 0.1 ns after a simulated day.
-constexpr double kSameInstantRel = 1e-13;
-
 constexpr auto kLater = std::greater<>();
 }  // namespace
 
@@ -104,18 +99,13 @@ FlowId FlowModel::start(RouteId route, double bytes, FlowObserver* observer, uin
   return f;
 }
 
-void FlowModel::enqueue(engine::Time t, FlowId f) {
+void FlowModel::enqueue_slow(engine::Time t, FlowId f) {
   const double tol = t * kSameInstantRel;
   uint32_t b = kNone;
-  if (last_bucket_ != kNone && buckets_[last_bucket_].live &&
-      std::abs(buckets_[last_bucket_].time - t) <= tol) {
-    b = last_bucket_;
-  } else {
-    for (uint32_t r : recent_) {
-      if (r != kNone && buckets_[r].live && std::abs(buckets_[r].time - t) <= tol) {
-        b = r;
-        break;
-      }
+  for (uint32_t r : recent_) {
+    if (r != kNone && buckets_[r].live && std::abs(buckets_[r].time - t) <= tol) {
+      b = r;
+      break;
     }
   }
   if (b == kNone) {
