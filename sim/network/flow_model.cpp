@@ -48,6 +48,13 @@ RouteId FlowModel::add_route(std::span<const LinkIndex> links, double latency_s)
   return static_cast<RouteId>(routes_.size() - 1);
 }
 
+void FlowModel::track_link_load(bool on) {
+  if (on == !assigned_.empty()) return;
+  if (active_ != 0) throw std::logic_error("FlowModel::track_link_load: flows are active");
+  if (on) assigned_.assign(links_.size(), 0);
+  else assigned_.clear();
+}
+
 std::vector<double> FlowModel::link_bytes() const {
   std::vector<double> bytes(links_.size(), 0.0);
   for (const Route& r : routes_)
@@ -92,6 +99,8 @@ FlowId FlowModel::start(RouteId route, double bytes, FlowObserver* observer, uin
   ++flow.version;
   ++stats_.flows_started;
   ++active_;
+  if (!assigned_.empty())
+    for (LinkIndex l : links_of(flow)) ++assigned_[l];
   // Even a zero-latency flow is admitted through the queue: every flow of this instant then
   // joins the links in one batch and one recomputation.
   enqueue(sim_.now() + routes_[route].latency_s, f);
@@ -269,6 +278,8 @@ void FlowModel::finish(FlowId f) {
     }
   }
   routes_[flow.route].bytes_done += flow.bytes;
+  if (!assigned_.empty())
+    for (LinkIndex l : links) --assigned_[l];
   if (!others) ++stats_.fast_path_updates;
   if (flow.observer) done_.push_back({flow.observer, f, flow.tag});
   else free_flows_.push_back(f);

@@ -58,6 +58,10 @@ class FlowModel final : public engine::EventTarget {
   FlowId start(RouteId route, double bytes, FlowObserver* observer, uint64_t tag);
 
   std::size_t active_flows() const { return active_; }
+  // Load-aware routing (adaptive, UGAL) asks how many flows use a link, counting flows still
+  // in flight to it. Off by default: it costs two more updates per flow and link.
+  void track_link_load(bool on);
+  uint32_t flows_assigned(LinkIndex l) const { return assigned_.empty() ? links_[l].count : assigned_[l]; }
   double rate_Bps(FlowId flow) const { return flows_[flow].rate; }
   const FlowModelStats& stats() const { return stats_; }
   std::size_t num_links() const { return links_.size(); }
@@ -153,6 +157,7 @@ class FlowModel final : public engine::EventTarget {
   std::vector<double> capacity_;
   std::vector<Link> links_;
   std::vector<uint32_t> link_list_;              // link -> index in lists_, or kNone
+  std::vector<uint32_t> assigned_;               // flows started and not finished, per link
   std::vector<std::vector<FlowId>> lists_;
   std::vector<uint8_t> dirty_;
   std::vector<LinkIndex> dirty_links_;

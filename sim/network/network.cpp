@@ -17,7 +17,13 @@ Network::Network(engine::Simulator& sim, const topo::Topology& topology, topo::R
     : sim_(sim),
       topology_(topology),
       router_(topo::make_router(topology, routing, sim.seed())),
-      flows_(sim, capacities(topology)) {}
+      flows_(sim, capacities(topology)) {
+  // Load-aware routings choose a path when a flow starts, from the flows on each link.
+  if (routing == topo::RoutingKind::adaptive || routing == topo::RoutingKind::ugal) {
+    flows_.track_link_load(true);
+    router_->set_load_oracle([this](topo::LinkId l) { return flows_.flows_assigned(l); });
+  }
+}
 
 RouteId Network::path(int src_rank, int dst_rank, uint64_t flow_key) {
   // Routers cache routes and hand out stable references, so the address identifies a route.
