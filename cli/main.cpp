@@ -11,6 +11,7 @@
 
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/run.hpp"
+#include "sim/scenario/topology_report.hpp"
 
 namespace fs = std::filesystem;
 using cs::scenario::InputError;
@@ -18,10 +19,14 @@ using nlohmann::json;
 
 namespace {
 
-cs::scenario::Config load(const std::string& file, const std::vector<std::string>& sets) {
+json load_doc(const std::string& file, const std::vector<std::string>& sets) {
   json doc = cs::scenario::read_scenario_file(file);
   for (const auto& s : sets) cs::scenario::apply_override(doc, s);
-  return cs::scenario::parse_config(doc);
+  return doc;
+}
+
+cs::scenario::Config load(const std::string& file, const std::vector<std::string>& sets) {
+  return cs::scenario::parse_config(load_doc(file, sets));
 }
 
 // Write `text` to dir/name so that readers see either the old file or the whole new one.
@@ -98,6 +103,13 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   return 0;
 }
 
+int cmd_topo(const std::string& file, const std::vector<std::string>& sets, bool as_json) {
+  const auto report = cs::scenario::topology_report(load_doc(file, sets));
+  if (as_json) std::cout << cs::scenario::report_json(report).dump(2) << "\n";
+  else std::cout << cs::scenario::report_text(report);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -117,6 +129,12 @@ int main(int argc, char** argv) {
   validate->add_option("FILE", file, "Scenario file (JSON)")->required();
   validate->add_option("--set", sets, "Override a key: PATH=VALUE");
 
+  auto* topo = app.add_subcommand("topo", "Report on a scenario's topology: counts, diameter, "
+                                          "bisection, cost and power");
+  topo->add_option("FILE", file, "Scenario file (JSON)")->required();
+  topo->add_option("--set", sets, "Override a key: PATH=VALUE");
+  topo->add_flag("--json", as_json, "Print the report as JSON");
+
   app.add_subcommand("schema", "Print the JSON Schema of scenario files");
 
   try {
@@ -132,6 +150,7 @@ int main(int argc, char** argv) {
 
   try {
     if (run->parsed()) return cmd_run(file, sets, out, as_json);
+    if (topo->parsed()) return cmd_topo(file, sets, as_json);
     if (validate->parsed()) {
       const auto config = load(file, sets);
       cs::scenario::check_buildable(config);

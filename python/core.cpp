@@ -1,11 +1,14 @@
 // clustersim._core: converts between Python and the C++ scenario layer, nothing more.
 // Documents cross the boundary as JSON text so there is one implementation of every rule.
 #include <string>
+#include <vector>
 
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/run.hpp"
+#include "sim/scenario/topology_report.hpp"
 
 namespace py = pybind11;
 using nlohmann::json;
@@ -51,6 +54,18 @@ py::tuple run(const std::string& doc_text) {
   return py::make_tuple(out.summary.dump(), out.timeseries_csv, out.trace_json, out.flows_csv);
 }
 
+std::string topology_report(const std::string& doc_text) {
+  return cs::scenario::report_json(cs::scenario::topology_report(json::parse(doc_text))).dump();
+}
+
+std::vector<std::string> route_links(const std::string& doc_text, int src_rank, int dst_rank) {
+  return cs::scenario::route_links(json::parse(doc_text), src_rank, dst_rank);
+}
+
+std::string topology_graph(const std::string& doc_text) {
+  return cs::scenario::topology_graph(json::parse(doc_text)).dump();
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -62,5 +77,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("apply_override", &apply_override, py::arg("doc"), py::arg("assignment"));
   m.def("validate", &validate, py::arg("doc"));
   m.def("run", &run, py::arg("doc"));
+  m.def("topology_report", &topology_report, py::arg("doc"));
+  m.def("route_links", &route_links, py::arg("doc"), py::arg("src_rank"), py::arg("dst_rank"));
+  m.def("topology_graph", &topology_graph, py::arg("doc"));
   m.def("schema", [] { return std::string(cs::scenario::schema_text()); });
 }

@@ -35,5 +35,7 @@ std::string nic_name(int node, int j, int nics_per_node);
 
 void build_fat_tree(Topology& t, const TopologyParams& p);
 void build_custom(Topology& t, const TopologyParams& p);
+void build_dragonfly(Topology& t, const TopologyParams& p);  // dragonfly.cpp
+void build_torus(Topology& t, const TopologyParams& p);      // torus.cpp
 
 }  // namespace cs::topo::detail

@@ -1,5 +1,5 @@
 // build_topology(): common validation and dispatch to the family builders
-// (node.cpp, fat_tree.cpp, custom.cpp).
+// (node.cpp, fat_tree.cpp, custom.cpp, dragonfly.cpp, torus.cpp).
 #include <cmath>
 #include <string>
 
@@ -42,6 +42,12 @@ Topology build_topology(const TopologyParams& p) {
       break;
     case TopologyKind::custom:
       detail::build_custom(t, p);
+      break;
+    case TopologyKind::dragonfly:
+      detail::build_dragonfly(t, p);
+      break;
+    case TopologyKind::torus:
+      detail::build_torus(t, p);
       break;
     default:
       detail::fail("kind", "unknown topology kind");

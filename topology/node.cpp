@@ -1,17 +1,76 @@
-// Servers: GPUs, NICs and the node switch (NVSwitch or PCIe host), and their cables.
+// Servers: GPUs, NICs and the node switch (NVSwitch or PCIe host) or NVLink mesh, and their
+// cables.
+#include <span>
 #include <string>
+#include <vector>
 
 #include "topology/build_detail.hpp"
 
 namespace cs::topo::detail {
+namespace {
+
+// Two GPUs of a node joined by `links` NVLinks (one cable carrying them all).
+struct MeshPair {
+  int a, b, links;
+};
+
+// DGX-1 with Tesla V100 ("DGX-1V"): a cube with a GPU at each corner, all 12 edges NVLink, and
+// the diagonals of the faces 0-1-2-3 and 4-5-6-7, so each quad is fully connected and GPU i
+// is joined to GPU i+4. Each V100 has 6 NVLinks of 25 GB/s per direction, so 8 of the 16
+// neighbour pairs have two. Source: NVIDIA, "NVIDIA DGX-1 With Tesla V100 System
+// Architecture", white paper WP-08437-002 (2017), section "DGX-1 NVLink Network Topology for
+// Efficient Application Scaling" (its text: https://www.iitr.ac.in/dgx); the links per pair are
+// those nvidia-smi topo -m reports on a DGX-1V (NV2 / NV1).
+constexpr MeshPair kHybridCube[] = {
+    {0, 1, 1}, {0, 2, 1}, {0, 3, 2}, {1, 2, 2}, {1, 3, 1}, {2, 3, 2},  // quad 0-3
+    {4, 5, 1}, {4, 6, 1}, {4, 7, 2}, {5, 6, 2}, {5, 7, 1}, {6, 7, 2},  // quad 4-7
+    {0, 4, 2}, {1, 5, 2}, {2, 6, 1}, {3, 7, 1},                        // cube edges between
+};
+constexpr int kHybridCubeGpus = 8;
+constexpr int kHybridCubeLinksPerGpu = 6;
+// A full mesh needs gpus - 1 NVLink ports per GPU (18 on an H100); beyond this it is a typo.
+constexpr int kMaxFullMeshGpus = 64;
+
+// The NVLink cables of one nvlink_mesh node, and how many NVLinks each GPU has.
+std::vector<MeshPair> mesh_pairs(const NodeParams& n, int& links_per_gpu) {
+  if (n.mesh == NodeMesh::hybrid_cube) {
+    links_per_gpu = kHybridCubeLinksPerGpu;
+    return {std::begin(kHybridCube), std::end(kHybridCube)};
+  }
+  links_per_gpu = n.gpus - 1;
+  std::vector<MeshPair> pairs;
+  pairs.reserve(static_cast<std::size_t>(int64_t{n.gpus} * (n.gpus - 1) / 2));
+  for (int a = 0; a < n.gpus; ++a)
+    for (int b = a + 1; b < n.gpus; ++b) pairs.push_back({a, b, 1});
+  return pairs;
+}
+
+int64_t mesh_cable_count(const NodeParams& n) {
+  return n.mesh == NodeMesh::hybrid_cube ? static_cast<int64_t>(std::size(kHybridCube))
+                                         : int64_t{n.gpus} * (n.gpus - 1) / 2;
+}
+
+}  // namespace
 
 void check_nodes(const TopologyParams& p) {
   const NodeParams& n = p.node;
   if (p.nodes < 1) fail("nodes", "need at least 1 node, got " + std::to_string(p.nodes));
   if (n.gpus < 1) fail("node.gpus", "need at least 1 GPU per node, got " + std::to_string(n.gpus));
   if (n.nics < 1) fail("node.nics", "need at least 1 NIC per node, got " + std::to_string(n.nics));
-  if (n.fabric != NodeFabric::nvswitch && n.fabric != NodeFabric::pcie)
-    fail("node.fabric", "unknown node fabric (expected nvswitch or pcie)");
+  if (n.fabric != NodeFabric::nvswitch && n.fabric != NodeFabric::pcie &&
+      n.fabric != NodeFabric::nvlink_mesh)
+    fail("node.fabric", "unknown node fabric (expected nvswitch, nvlink_mesh or pcie)");
+  if (n.fabric == NodeFabric::nvlink_mesh) {
+    if (n.mesh != NodeMesh::full && n.mesh != NodeMesh::hybrid_cube)
+      fail("node.mesh", "unknown NVLink mesh (expected full or hybrid_cube)");
+    if (n.mesh == NodeMesh::full && n.gpus > kMaxFullMeshGpus)
+      fail("node.gpus", "a full NVLink mesh of " + std::to_string(n.gpus) + " GPUs needs " +
+                            std::to_string(n.gpus - 1) + " NVLinks per GPU; at most " +
+                            std::to_string(kMaxFullMeshGpus) + " GPUs (use nvswitch)");
+    if (n.mesh == NodeMesh::hybrid_cube && n.gpus != kHybridCubeGpus)
+      fail("node.mesh", "hybrid_cube is the 8-GPU DGX-1 mesh; got " + std::to_string(n.gpus) +
+                            " GPUs per node (use full for an all-to-all mesh)");
+  }
   // Sizes in 64 bits: nodes * gpus overflows int long before it is refused.
   if (n.gpus > kMaxGpus)
     fail("node.gpus", "at most " + std::to_string(kMaxGpus) + " GPUs per node");
@@ -32,12 +91,19 @@ void check_nodes(const TopologyParams& p) {
   check_latency(n.pcie_latency_s, "node.pcie_latency");
 }
 
-int64_t node_vertex_count(const NodeParams& node) { return int64_t{node.gpus} + node.nics + 1; }
+int64_t node_vertex_count(const NodeParams& node) {
+  return int64_t{node.gpus} + node.nics + (node.fabric == NodeFabric::nvlink_mesh ? 0 : 1);
+}
 
 int64_t node_cable_count(const NodeParams& node) {
-  // nvswitch: GPU-switch and GPU-NIC per GPU; pcie: GPU-host per GPU and NIC-host per NIC.
-  return node.fabric == NodeFabric::nvswitch ? 2 * int64_t{node.gpus}
-                                             : int64_t{node.gpus} + node.nics;
+  // nvswitch: GPU-switch and GPU-NIC per GPU; pcie: GPU-host per GPU and NIC-host per NIC;
+  // nvlink_mesh: the GPU-GPU cables and GPU-NIC per GPU.
+  switch (node.fabric) {
+    case NodeFabric::nvswitch: return 2 * int64_t{node.gpus};
+    case NodeFabric::pcie: return int64_t{node.gpus} + node.nics;
+    case NodeFabric::nvlink_mesh: return mesh_cable_count(node) + node.gpus;
+  }
+  return 0;
 }
 
 // Names are built by appending: `"n" + std::to_string(i)` trips a false -Wrestrict in
@@ -63,19 +129,47 @@ std::string nic_name(int node, int j, int nics_per_node) {
   return s;
 }
 
+namespace {
+
+// One nvlink_mesh node's cables: the NVLink cables (each of the GPU's share of gpu_bandwidth
+// per NVLink it carries), then each GPU's PCIe cable to its affine NIC.
+void add_mesh(Topology& t, const NodeParams& n, std::span<const VertexId> gpus,
+              std::span<const VertexId> nics, const std::vector<MeshPair>& pairs,
+              int links_per_gpu) {
+  for (const MeshPair& m : pairs)
+    t.add_cable(gpus[static_cast<std::size_t>(m.a)], gpus[static_cast<std::size_t>(m.b)],
+                n.gpu_bandwidth_Bps * m.links / links_per_gpu, n.gpu_latency_s,
+                LinkKind::node_fabric);
+  for (int j = 0; j < n.gpus; ++j)
+    t.add_cable(gpus[static_cast<std::size_t>(j)],
+                nics[static_cast<std::size_t>(int64_t{j} * n.nics / n.gpus)],
+                n.pcie_bandwidth_Bps, n.pcie_latency_s, LinkKind::pcie);
+}
+
+}  // namespace
+
 NodeVertices add_nodes(Topology& t, TopologyKind kind, const NodeParams& n, int nodes) {
   NodeVertices v;
   v.gpus.reserve(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(n.gpus));
   v.nics.reserve(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(n.nics));
   v.switches.reserve(static_cast<std::size_t>(nodes));
   const bool nvswitch = n.fabric == NodeFabric::nvswitch;
+  const bool mesh = n.fabric == NodeFabric::nvlink_mesh;
   const std::string switch_suffix = nvswitch ? ".nvswitch" : ".host";
+  int mesh_links_per_gpu = 0;
+  const std::vector<MeshPair> pairs = mesh ? mesh_pairs(n, mesh_links_per_gpu)
+                                           : std::vector<MeshPair>{};
   for (int i = 0; i < nodes; ++i) {
     const std::size_t first_gpu = v.gpus.size(), first_nic = v.nics.size();
     for (int j = 0; j < n.gpus; ++j)
       v.gpus.push_back(t.add_vertex(VertexKind::gpu, i, j, 0, gpu_name(i, j)));
     for (int j = 0; j < n.nics; ++j)
       v.nics.push_back(t.add_vertex(VertexKind::nic, i, j, 0, nic_name(i, j, n.nics)));
+    if (mesh) {
+      add_mesh(t, n, std::span(v.gpus).subspan(first_gpu), std::span(v.nics).subspan(first_nic),
+               pairs, mesh_links_per_gpu);
+      continue;
+    }
     const VertexId sw =
         t.add_vertex(VertexKind::node_switch, i, 0, 0, node_prefix(i) += switch_suffix);
     v.switches.push_back(sw);

@@ -2,18 +2,26 @@
 // What a topology is built from: plain parameters in SI units (bytes/s, seconds).
 // Filled by the scenario loader (which validates them); consumed by the builders.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace cs::topo {
 
-enum class NodeFabric : uint8_t { nvswitch, pcie };
+enum class NodeFabric : uint8_t { nvswitch, pcie, nvlink_mesh };
+
+// GPU-GPU NVLink cables of an nvlink_mesh node (see node.cpp for the exact wiring):
+//   full:        every pair of GPUs, gpu_bandwidth split evenly over the GPU's gpus-1 cables;
+//   hybrid_cube: the DGX-1 (V100) hybrid cube-mesh of 8 GPUs, 6 NVLinks per GPU carrying
+//                gpu_bandwidth / 6 each, some neighbour pairs joined by two of them.
+enum class NodeMesh : uint8_t { full, hybrid_cube };
 
 // One server. GPUs reach each other over the node fabric; each GPU reaches its NIC (GPU i
 // uses NIC floor(i * nics / gpus), its "affinity") over PCIe.
 struct NodeParams {
   int gpus = 8;
   NodeFabric fabric = NodeFabric::nvswitch;
+  NodeMesh mesh = NodeMesh::full;     // nvlink_mesh only
   double gpu_bandwidth_Bps = 450e9;   // per GPU, per direction, into the node fabric
   double gpu_latency_s = 0.7e-6;      // GPU <-> node fabric, one way
   int nics = 8;
@@ -22,7 +30,10 @@ struct NodeParams {
   double pcie_latency_s = 0.5e-6;
 };
 
-enum class TopologyKind : uint8_t { single_node, fat_tree, custom };
+enum class TopologyKind : uint8_t { single_node, fat_tree, custom, dragonfly, torus };
+
+// How a dragonfly's global links join groups (see topology/direct_layouts.hpp).
+enum class GlobalArrangement : uint8_t { absolute, relative, circulant };
 
 struct CustomLink {
   std::string a, b;         // vertex names: a switch name, or "n<i>" / "n<i>.<j>" for a NIC
@@ -40,12 +51,28 @@ struct TopologyParams {
   int tiers = 2;
   int switch_radix = 64;             // ports per switch
   double oversubscription = 1.0;     // leaf down-ports : up-ports
+  // Down:up ratios of the tiers above the leaves that have up-ports (tiers 2 .. tiers-1,
+  // aggregation first); missing entries are 1 (non-blocking).
+  std::vector<double> upper_oversubscription;
   bool rail_optimized = false;       // NIC j of every node goes to a rail-j leaf
+  // dragonfly (Kim et al. 2008): g groups of a all-to-all routers, p nodes per router, h global
+  // links per router. Local cables: link_bandwidth / link_latency; NIC cables (as in fat_tree):
+  // node.nic_bandwidth / link_latency.
+  int routers_per_group = 8;         // a
+  int nodes_per_router = 4;          // p
+  int global_links_per_router = 4;   // h
+  int groups = 1;                    // g, 1 .. a*h+1
+  std::optional<double> global_bandwidth_Bps;  // global links, per direction; unset: link_bandwidth
+  std::optional<double> global_latency_s;      // global links, one way; unset: link_latency
+  GlobalArrangement global_arrangement = GlobalArrangement::absolute;
+  // torus: size of each of the 2 or 3 dimensions; nodes = product of dims
+  std::vector<int> dims;
   // custom
   std::vector<std::string> switches;
   std::vector<CustomLink> links;
 };
 
-enum class RoutingKind : uint8_t { dmodk, ecmp, shortest };
+enum class RoutingKind : uint8_t { dmodk, ecmp, shortest, minimal, valiant, ugal, dor,
+                                   adaptive };
 
 }  // namespace cs::topo

@@ -1,5 +1,4 @@
-// make_router(), the node-side legs shared by all routings, and the fat-tree routers
-// (D-mod-K and ECMP), which compute routes from FatTreeLayout without a graph search.
+// make_router() and the node-side legs shared by all routings.
 #include "topology/routing.hpp"
 
 #include <stdexcept>
@@ -40,6 +39,10 @@ void append_nic_to_gpu(const Topology& t, int rank, std::vector<LinkId>& out) {
 }
 
 void append_same_node(const Topology& t, int src, int dst, std::vector<LinkId>& out) {
+  if (!t.has_node_switch()) {
+    append_mesh_path(t, src, dst, out);
+    return;
+  }
   const VertexId sw = t.node_switch(t.node_of_rank(src));
   out.push_back(need_link(t, t.gpu(src), sw));
   out.push_back(need_link(t, sw, t.gpu(dst)));
@@ -52,78 +55,16 @@ void finish(const Topology& t, Route& r) {
 
 namespace {
 
-// SplitMix64 finalizer: a full-avalanche 64-bit mix, so neighbouring NICs and flow keys land
-// on unrelated spines.
-constexpr uint64_t mix64(uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-// Both fat-tree routings: a route is fixed by (src rank, dst rank, spine); they differ only
-// in how the spine is chosen.
-class FatTreeRouter : public CachedRouter {
- public:
-  FatTreeRouter(const Topology& t, bool hashed, uint64_t seed)
-      : CachedRouter(t), f_(*t.fat_tree()), hashed_(hashed), seed_mix_(mix64(seed)) {}
-
-  const Route& route(int src, int dst, uint64_t flow_key) override {
-    check_ranks(src, dst);
-    if (src == dst) return empty_;
-    int spine = -1;  // -1: same node or same leaf, no spine
-    if (t_.node_of_rank(src) != t_.node_of_rank(dst)) {
-      const int gs = t_.nic_index_of_rank(src), gd = t_.nic_index_of_rank(dst);
-      if (f_.nic_leaf[static_cast<std::size_t>(gs)] != f_.nic_leaf[static_cast<std::size_t>(gd)])
-        spine = choose_spine(gs, gd, flow_key);
-    }
-    const uint64_t key = route_key(src, dst, spine < 0 ? 0 : spine);
-    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-    return cache_.emplace(key, compute(src, dst, spine)).first->second;
-  }
-
- private:
-  int choose_spine(int gs, int gd, uint64_t flow_key) const {
-    const auto spines = static_cast<uint64_t>(f_.spines);
-    if (!hashed_) {  // D-mod-K: the destination's port decides, whoever sends.
-      const auto port = static_cast<uint64_t>(f_.nic_port[static_cast<std::size_t>(gd)]);
-      return static_cast<int>(port % spines);
-    }
-    const uint64_t pair = (static_cast<uint64_t>(gs) << 32) | static_cast<uint64_t>(gd);
-    return static_cast<int>(mix64(mix64(seed_mix_ ^ pair) ^ flow_key) % spines);
-  }
-
-  Route compute(int src, int dst, int spine) const {
-    Route r;
-    if (t_.node_of_rank(src) == t_.node_of_rank(dst)) {
-      append_same_node(t_, src, dst, r.links);
-    } else {
-      const auto gs = static_cast<std::size_t>(t_.nic_index_of_rank(src));
-      const auto gd = static_cast<std::size_t>(t_.nic_index_of_rank(dst));
-      append_gpu_to_nic(t_, src, r.links);
-      r.links.push_back(f_.nic_up[gs]);
-      if (spine >= 0) {
-        const auto S = static_cast<std::size_t>(f_.spines), s = static_cast<std::size_t>(spine);
-        r.links.push_back(f_.leaf_up[static_cast<std::size_t>(f_.nic_leaf[gs]) * S + s]);
-        r.links.push_back(reverse(f_.leaf_up[static_cast<std::size_t>(f_.nic_leaf[gd]) * S + s]));
-      }
-      r.links.push_back(reverse(f_.nic_up[gd]));
-      append_nic_to_gpu(t_, dst, r.links);
-    }
-    finish(t_, r);
-    return r;
-  }
-
-  const FatTreeLayout& f_;
-  bool hashed_;
-  uint64_t seed_mix_;
-};
-
 const char* routing_name(RoutingKind kind) {
   switch (kind) {
     case RoutingKind::dmodk: return "dmodk";
     case RoutingKind::ecmp: return "ecmp";
     case RoutingKind::shortest: return "shortest";
+    case RoutingKind::minimal: return "minimal";
+    case RoutingKind::valiant: return "valiant";
+    case RoutingKind::ugal: return "ugal";
+    case RoutingKind::dor: return "dor";
+    case RoutingKind::adaptive: return "adaptive";
   }
   return "?";
 }
@@ -133,8 +74,16 @@ const char* topology_name(TopologyKind kind) {
     case TopologyKind::single_node: return "single_node";
     case TopologyKind::fat_tree: return "fat_tree";
     case TopologyKind::custom: return "custom";
+    case TopologyKind::dragonfly: return "dragonfly";
+    case TopologyKind::torus: return "torus";
   }
   return "?";
+}
+
+std::invalid_argument needs_family(RoutingKind kind, const char* family, const Topology& t) {
+  return std::invalid_argument(std::string("routing '") + routing_name(kind) + "' needs a " +
+                               family + " topology, not " + topology_name(t.kind()) +
+                               "; use 'shortest'");
 }
 
 }  // namespace
@@ -144,14 +93,19 @@ std::unique_ptr<Router> make_router(const Topology& topology, RoutingKind kind, 
   switch (kind) {
     case RoutingKind::dmodk:
     case RoutingKind::ecmp:
-      if (!topology.fat_tree())
-        throw std::invalid_argument(std::string("routing '") + detail::routing_name(kind) +
-                                    "' needs a fat_tree topology, not " +
-                                    detail::topology_name(topology.kind()) +
-                                    "; use 'shortest'");
-      return std::make_unique<detail::FatTreeRouter>(topology, kind == RoutingKind::ecmp, seed);
+    case RoutingKind::adaptive:
+      if (!topology.fat_tree()) throw detail::needs_family(kind, "fat_tree", topology);
+      return detail::make_fat_tree_router(topology, kind, seed);
     case RoutingKind::shortest:
       return detail::make_shortest_router(topology);
+    case RoutingKind::minimal:
+    case RoutingKind::valiant:
+    case RoutingKind::ugal:
+      if (!topology.dragonfly()) throw detail::needs_family(kind, "dragonfly", topology);
+      return detail::make_dragonfly_router(topology, kind, seed);
+    case RoutingKind::dor:
+      if (!topology.torus()) throw detail::needs_family(kind, "torus", topology);
+      return detail::make_torus_router(topology);
   }
   throw std::invalid_argument("unknown routing kind");
 }

@@ -3,12 +3,15 @@
 // never as an all-pairs table. Deterministic for a given seed.
 //
 // Every route goes from the source GPU vertex to the destination GPU vertex:
-//   same rank: empty; same node: GPU -> node switch -> GPU;
+//   same rank: empty; same node: GPU -> node switch -> GPU (nvlink_mesh nodes: the direct
+//   NVLink, else a fewest-hop path through the node's other GPUs, the only routes on which a
+//   GPU forwards);
 //   different nodes: GPU -> its affine NIC (nvswitch nodes: the direct PCIe link; pcie nodes:
 //   via the host) -> fabric -> the destination GPU's affine NIC -> GPU.
 // `shortest` may leave or enter a node through any NIC reachable without crossing another GPU
 // (fewest hops wins; ties go to the first vertex discovered in out-link order).
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -37,15 +40,42 @@ class Router {
   // the router's lifetime. src_rank == dst_rank gives an empty route.
   // Throws std::out_of_range for a rank outside [0, ranks()), RouteError when unreachable.
   virtual const Route& route(int src_rank, int dst_rank, uint64_t flow_key) = 0;
+  // Active flows on a directed link now, for routings that adapt at flow start (ugal,
+  // adaptive);
+  // the others ignore it. Without an oracle an adaptive routing acts as its base routing.
+  using LoadOracle = std::function<uint32_t(LinkId)>;
+  virtual void set_load_oracle(LoadOracle oracle) { (void)oracle; }
 };
 
-// dmodk and ecmp need a fat-tree; shortest works on any topology. Throws
+// dmodk, ecmp and adaptive need a fat-tree, minimal, valiant and ugal a dragonfly, dor a torus;
+// shortest works on any topology. Throws
 // std::invalid_argument when the routing does not apply to the topology.
 // The router keeps a reference to `topology`, which must outlive it.
-//   dmodk:    spine = down-port of the destination NIC on its leaf, mod spines.
-//   ecmp:     spine = SplitMix64 hash of (source NIC, destination NIC, flow_key, seed) mod spines.
+//   dmodk:    at each level l below the lowest common tier, up-port
+//             floor(key / (up(1) * .. * up(l-1))) mod up(l), key = the destination NIC's
+//             FatTreeLayout::nic_key; with 2 tiers, spine = the destination's leaf port mod
+//             spines. Shift permutations are contention-free on full non-blocking trees.
+//   ecmp:     at each level, a SplitMix64 hash of (source NIC, destination NIC, flow_key,
+//             seed) mod up-ports (level 1: the 2-tier spine choice, re-mixed above).
+//   adaptive: per flow, the up-path whose busiest link (up and down, by the load oracle at
+//             flow start) has the fewest flows; ties go to the first from the dmodk path
+//             onwards. Without an oracle, dmodk.
 //   shortest: Boost.Graph BFS, fewest hops, transit only through fabric switches and the
 //             source and destination nodes' NICs and node switches.
+//   minimal:  dragonfly local-global-local: at most one global cable; among the parallel
+//             cables to the destination group the one needing fewest local hops (ties: the
+//             first from (source router + destination router) mod m). Shortest among routes
+//             with one global hop; a route over two global cables can be shorter on some
+//             arrangements (Bunde et al., IEEE 2019).
+//   valiant:  minimal to an intermediate group (uniform over the groups other than the
+//             source's and destination's, from a hash of seed, ranks and flow_key), then
+//             minimal to the destination. Flows inside one group, and dragonflies of 2
+//             groups, route minimally.
+//   ugal:     per flow, the minimal route or the flow's valiant route: minimal unless
+//             (q_valiant + 1) * hops_valiant < (q_minimal + 1) * hops_minimal, where q is the
+//             most active flows on any link of the route (the oracle's view at flow start).
+//   dor:      torus dimension order: dimension 0 first, each the shorter way round (a tie,
+//             half-way round an even ring, goes the + way).
 std::unique_ptr<Router> make_router(const Topology& topology, RoutingKind kind, uint64_t seed);
 
 }  // namespace cs::topo

@@ -16,15 +16,47 @@ inline uint64_t route_key(int src, int dst, int choice) {
          static_cast<uint64_t>(choice);
 }
 
+// SplitMix64 finalizer: a full-avalanche 64-bit mix, so neighbouring NICs and flow keys land
+// on unrelated paths (ECMP spines, Valiant intermediate groups).
+constexpr uint64_t mix64(uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
 // Links from a rank's GPU to its affine NIC: the direct PCIe link when there is one
 // (nvswitch nodes), else through the node switch (pcie nodes).
 void append_gpu_to_nic(const Topology& t, int rank, std::vector<LinkId>& out);
 // The reverse: the affine NIC of `rank` to its GPU.
 void append_nic_to_gpu(const Topology& t, int rank, std::vector<LinkId>& out);
-// GPU -> node switch -> GPU, for two ranks of the same node.
+// GPU -> node switch -> GPU, for two ranks of the same node (nvlink_mesh: append_mesh_path).
 void append_same_node(const Topology& t, int src, int dst, std::vector<LinkId>& out);
+// Two ranks of an nvlink_mesh node: their NVLink cable, else a fewest-hop path through the
+// node's other GPUs (ties: out-link order). Throws RouteError when the mesh has none.
+void append_mesh_path(const Topology& t, int src, int dst, std::vector<LinkId>& out);
 // Sets latency_s to the sum over the links.
 void finish(const Topology& t, Route& r);
+
+// A finished route between two ranks on a fabric where every NIC has one cable up to a
+// switch, nic_up[global NIC index]: the same-node path, or GPU -> NIC -> its switch ->
+// middle(out) (switch to switch, appended to out) -> the destination's switch -> NIC -> GPU.
+template <class Middle>
+Route nic_route(const Topology& t, int src, int dst, const std::vector<LinkId>& nic_up,
+                Middle&& middle) {
+  Route r;
+  if (t.node_of_rank(src) == t.node_of_rank(dst)) {
+    append_same_node(t, src, dst, r.links);
+  } else {
+    append_gpu_to_nic(t, src, r.links);
+    r.links.push_back(nic_up[static_cast<std::size_t>(t.nic_index_of_rank(src))]);
+    middle(r.links);
+    r.links.push_back(reverse(nic_up[static_cast<std::size_t>(t.nic_index_of_rank(dst))]));
+    append_nic_to_gpu(t, dst, r.links);
+  }
+  finish(t, r);
+  return r;
+}
 
 // Route cache shared by the routers. std::unordered_map is node-based, so references to
 // cached routes survive rehashing.
@@ -38,6 +70,12 @@ class CachedRouter : public Router {
       throw std::out_of_range("route: rank out of range (" + std::to_string(src) + " -> " +
                               std::to_string(dst) + ", ranks: " + std::to_string(ranks_) + ")");
   }
+  // The route cached under `key`, from compute() on a miss.
+  template <class Compute>
+  const Route& cached(uint64_t key, Compute&& compute) {
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    return cache_.emplace(key, compute()).first->second;
+  }
   const Topology& t_;
   int ranks_;
   Route empty_;
@@ -45,5 +83,10 @@ class CachedRouter : public Router {
 };
 
 std::unique_ptr<Router> make_shortest_router(const Topology& t);
+// Needs t.fat_tree(); kind is dmodk, ecmp or adaptive.
+std::unique_ptr<Router> make_fat_tree_router(const Topology& t, RoutingKind kind, uint64_t seed);
+// Need t.dragonfly() / t.torus(); kind is minimal, valiant or ugal.
+std::unique_ptr<Router> make_dragonfly_router(const Topology& t, RoutingKind kind, uint64_t seed);
+std::unique_ptr<Router> make_torus_router(const Topology& t);
 
 }  // namespace cs::topo::detail

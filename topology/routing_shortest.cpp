@@ -74,7 +74,7 @@ class ShortestRouter final : public CachedRouter {
     Route r;
     const int sn = t_.node_of_rank(src), dn = t_.node_of_rank(dst);
     if (sn == dn) {
-      // Two hops through the node switch: always a shortest path (GPUs have no direct links).
+      // Two hops through the node switch, or the mesh path: always a shortest path.
       append_same_node(t_, src, dst, r.links);
       finish(t_, r);
       return r;

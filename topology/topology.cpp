@@ -61,7 +61,7 @@ void Topology::set_placement(TopologyKind kind, int nodes, int gpus_per_node, in
                              std::vector<VertexId> node_switches) {
   if (gpus.size() != static_cast<std::size_t>(nodes) * static_cast<std::size_t>(gpus_per_node) ||
       nics.size() != static_cast<std::size_t>(nodes) * static_cast<std::size_t>(nics_per_node) ||
-      node_switches.size() != static_cast<std::size_t>(nodes))
+      (node_switches.size() != static_cast<std::size_t>(nodes) && !node_switches.empty()))
     throw std::invalid_argument("set_placement: vertex lists do not match the counts");
   kind_ = kind;
   nodes_ = nodes;

@@ -10,6 +10,7 @@
 // (edge property = LinkId), so a Boost.Graph search breaks ties like a scan of out_links.
 // Vertex names are unique.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -57,7 +58,7 @@ struct Vertex {
   int32_t index = 0;   // local GPU/NIC index, or switch index within its tier
   int32_t tier = 0;    // fabric switches: 1 = leaf, 2 = spine, ...; 0 otherwise
   std::string name;    // "n3.gpu5", "n3.1" ("n3" when one NIC), "n3.nvswitch", "n3.host",
-                       // "leaf7", "spine2", custom switch names
+                       // "leaf7", "spine2", "g3.r1" (dragonfly), "t1.2.3" (torus), custom names
 };
 
 struct Link {
@@ -74,18 +75,51 @@ using Graph =
     boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
                           boost::property<boost::edge_index_t, LinkId>>;
 
+// Dragonfly and torus structure: topology/direct_layouts.hpp.
+struct DragonflyLayout;
+struct TorusLayout;
+
+// One switch tier of a fat-tree (folded Clos), tier t = 1 (leaves) .. tiers (top). A tier's
+// switches come in groups, one group above each subtree of the tier below (a leaf is its own
+// group; with 3 tiers a tier-2 group is a pod's aggregation switches), numbered group by
+// group: switch i is local switch i % per_group of group i / per_group. Groups of tier t+1
+// take the groups of tier t in order, at most next.down each. Up-port p of local switch s of
+// group a leads to local switch s * up + p of the group above a, so a group of tier t+1 has
+// per_group(t) * up(t) switches, each with one cable to every group below it.
+struct FatTreeTier {
+  int switches = 0;
+  int per_group = 1;             // switches per group (product of the lower tiers' up-ports)
+  int down = 0;                  // ports per switch toward the tier below, by design
+  int up = 0;                    // ports per switch toward the tier above (0 at the top)
+  int64_t leaves_per_group = 1;  // leaf l lies below group l / leaves_per_group of this tier
+  std::vector<VertexId> vertex;  // switch index -> vertex (whose Vertex::index is that index)
+  std::vector<LinkId> up_link;   // switch * up + p -> link from the switch up through port p
+};
+
 // Fat-tree structure kept by the builder so routers compute routes arithmetically.
-// Global NIC index g = node * nics_per_node + local NIC index.
+// Global NIC index g = node * nics_per_node + local NIC index. Switches are named leaf<i>,
+// spine<i> (tier 2) and core<i> (tier 3). Tiers 1 and 2 keep their own fields (leaf, spine)
+// for the 2-tier view; tier[] holds every tier, and is all the routers use. Fewer tiers are
+// built than asked when one group of a lower tier already reaches every NIC (one leaf: no
+// tier 2; one pod: no tier 3).
 struct FatTreeLayout {
-  int leaves = 0, spines = 0;
+  int leaves = 0, spines = 0;         // spines: tier-2 switches (aggregation with 3 tiers)
   int down_ports = 0;                 // NIC-facing ports per leaf
-  int up_ports = 0;                   // spine-facing ports per leaf in use (= spines; 0 if 1 leaf)
+  int up_ports = 0;                   // tier-2-facing ports per leaf in use (0 if 1 leaf)
   bool rail_optimized = false;
   std::vector<VertexId> leaf, spine;  // switch vertices
   std::vector<int> nic_leaf;          // global NIC index -> leaf
-  std::vector<int> nic_port;          // global NIC index -> down-port on its leaf (D-mod-K key)
+  std::vector<int> nic_port;          // global NIC index -> down-port on its leaf
   std::vector<LinkId> nic_up;         // global NIC index -> link NIC -> leaf
-  std::vector<LinkId> leaf_up;        // leaf * spines + s -> link leaf -> spine s
+  std::vector<LinkId> leaf_up;        // leaf * up_ports + p -> link leaf -> its p-th tier-2
+                                      // switch (spine p with 2 tiers)
+  int tiers = 1;                      // switch tiers built, = tier.size()
+  std::vector<FatTreeTier> tier;      // tier[t - 1] for t = 1 .. tiers
+  // Global NIC index -> D-mod-K key: the NIC's position in mixed radix, port on its leaf
+  // first, each weight rounded up to a multiple of the product of the up-ports below it, so
+  // the up-port of level t, floor(key / (up(1) * .. * up(t-1))) mod up(t), is the leaf port
+  // mod up(1) at the leaf, and digit t of the position on a full non-blocking tree.
+  std::vector<uint64_t> nic_key;
 };
 
 class Topology {
@@ -127,18 +161,25 @@ class Topology {
   int nic_index_of_rank(int rank) const {
     return node_of_rank(rank) * nics_per_node_ + nic_of_local_gpu(local_of_rank(rank));
   }
+  // The NVSwitch or PCIe host of a node; nvlink_mesh nodes have none (has_node_switch()).
+  bool has_node_switch() const { return !node_switch_.empty(); }
   VertexId node_switch(int node) const { return node_switch_[node]; }
   NodeFabric node_fabric() const { return node_fabric_; }
 
   TopologyKind kind() const { return kind_; }
   const FatTreeLayout* fat_tree() const { return fat_tree_ ? &*fat_tree_ : nullptr; }
+  const DragonflyLayout* dragonfly() const { return dragonfly_.get(); }
+  const TorusLayout* torus() const { return torus_.get(); }
 
   // Builders' access.
+  // node_switches: one per node, or none (nvlink_mesh nodes).
   void set_placement(TopologyKind kind, int nodes, int gpus_per_node, int nics_per_node,
                      std::vector<VertexId> gpus, std::vector<VertexId> nics,
                      std::vector<VertexId> node_switches);
   void set_node_fabric(NodeFabric fabric) { node_fabric_ = fabric; }
   void set_fat_tree(FatTreeLayout layout) { fat_tree_ = std::move(layout); }
+  void set_dragonfly(std::shared_ptr<const DragonflyLayout> l) { dragonfly_ = std::move(l); }
+  void set_torus(std::shared_ptr<const TorusLayout> l) { torus_ = std::move(l); }
 
  private:
   std::vector<Vertex> vertices_;
@@ -152,10 +193,15 @@ class Topology {
   int nodes_ = 0, gpus_per_node_ = 0, nics_per_node_ = 0;
   std::vector<VertexId> gpu_, nic_, node_switch_;
   std::optional<FatTreeLayout> fat_tree_;
+  std::shared_ptr<const DragonflyLayout> dragonfly_;  // shared: immutable once built
+  std::shared_ptr<const TorusLayout> torus_;
 };
 
 // Build from parameters. Every violation throws BuildError naming the parameter (see above),
 // before any large allocation.
 Topology build_topology(const TopologyParams& params);
+// The fat-tree builder's own checks (tiers, radix, oversubscription ratios, size), without
+// building; throws BuildError as build_topology would. Assumes the node checks pass.
+void check_fat_tree(const TopologyParams& params);
 
 }  // namespace cs::topo

@@ -21,7 +21,8 @@ enum class NetworkModel : uint8_t { flow, analytical };
 
 struct NetworkConfig {
   NetworkModel model = NetworkModel::flow;
-  topo::RoutingKind routing = topo::RoutingKind::dmodk;  // default: dmodk on fat-trees, else shortest
+  topo::RoutingKind routing = topo::RoutingKind::dmodk;  // default: dmodk on fat-trees, minimal on
+                                                         // dragonflies, dor on tori, else shortest
 };
 
 enum class WorkloadKind : uint8_t { traffic, collective };

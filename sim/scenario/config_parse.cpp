@@ -8,24 +8,59 @@
 namespace cs::scenario {
 namespace detail {
 
+namespace {
+
+using topo::RoutingKind;
+using topo::TopologyKind;
+
+// The topology family a routing needs; nullopt: any.
+std::optional<TopologyKind> routing_family(RoutingKind r) {
+  switch (r) {
+    case RoutingKind::dmodk:
+    case RoutingKind::ecmp:
+    case RoutingKind::adaptive: return TopologyKind::fat_tree;
+    case RoutingKind::minimal:
+    case RoutingKind::valiant:
+    case RoutingKind::ugal: return TopologyKind::dragonfly;
+    case RoutingKind::dor: return TopologyKind::torus;
+    case RoutingKind::shortest: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+const char* family_name(TopologyKind k) {
+  return k == TopologyKind::fat_tree ? "fat_tree" : k == TopologyKind::dragonfly ? "dragonfly" : "torus";
+}
+
+}  // namespace
+
 void parse_network(const json& doc, Config& config) {
   const json& n = object_or_empty(doc, "network", "");
   config.network.model = get_choice<NetworkModel>(
       n, "model", "network", {{"flow", NetworkModel::flow}, {"analytical", std::nullopt}}, NetworkModel::flow);
-  const bool fat_tree = config.topology.kind == topo::TopologyKind::fat_tree;
-  using topo::RoutingKind;
-  config.network.routing = get_choice<RoutingKind>(n, "routing", "network",
-                                                   {{"dmodk", RoutingKind::dmodk},
-                                                    {"ecmp", RoutingKind::ecmp},
-                                                    {"minimal", std::nullopt},
-                                                    {"valiant", std::nullopt},
-                                                    {"ugal", std::nullopt},
-                                                    {"dor", std::nullopt},
-                                                    {"shortest", RoutingKind::shortest}},
-                                                   fat_tree ? RoutingKind::dmodk : RoutingKind::shortest);
-  if (!fat_tree && config.network.routing != RoutingKind::shortest)
-    throw InputError("network.routing", "'" + n.at("routing").get<std::string>() +
-                                            "' routing needs a fat_tree topology; available here: shortest");
+  const TopologyKind kind = config.topology.kind;
+  const std::vector<Choice<RoutingKind>> routings = {{"dmodk", RoutingKind::dmodk},
+                                                     {"ecmp", RoutingKind::ecmp},
+                                                     {"adaptive", RoutingKind::adaptive},
+                                                     {"minimal", RoutingKind::minimal},
+                                                     {"valiant", RoutingKind::valiant},
+                                                     {"ugal", RoutingKind::ugal},
+                                                     {"dor", RoutingKind::dor},
+                                                     {"shortest", RoutingKind::shortest}};
+  const RoutingKind family_default = kind == TopologyKind::fat_tree    ? RoutingKind::dmodk
+                                     : kind == TopologyKind::dragonfly ? RoutingKind::minimal
+                                     : kind == TopologyKind::torus     ? RoutingKind::dor
+                                                                       : RoutingKind::shortest;
+  config.network.routing = get_choice<RoutingKind>(n, "routing", "network", routings, family_default);
+  const auto needs = routing_family(config.network.routing);
+  if (needs && *needs != kind) {
+    std::string available;
+    for (const auto& c : routings)
+      if (c.value && (!routing_family(*c.value) || routing_family(*c.value) == kind))
+        available += (available.empty() ? "" : ", ") + std::string(c.name);
+    throw InputError("network.routing", "'" + n.at("routing").get<std::string>() + "' routing needs a " +
+                                            family_name(*needs) + " topology; available here: " + available);
+  }
 }
 
 void parse_run(const json& doc, Config& config) {

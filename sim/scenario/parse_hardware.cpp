@@ -37,6 +37,22 @@ GpuConfig parse_gpu(const json& hardware) {
   return gpu;
 }
 
+// hardware.node.mesh: the NVLink cabling of an nvlink_mesh node.
+void parse_mesh(const json& node, topo::NodeParams& p) {
+  const std::string path = "hardware.node.mesh";
+  p.mesh = get_choice<topo::NodeMesh>(
+      node, "mesh", "hardware.node",
+      {{"full", topo::NodeMesh::full}, {"hybrid_cube", topo::NodeMesh::hybrid_cube}}, topo::NodeMesh::full);
+  if (!member(node, "mesh")) return;
+  if (p.fabric != topo::NodeFabric::nvlink_mesh)
+    throw InputError(path, "a mesh applies only to fabric \"nvlink_mesh\"",
+                     "set hardware.node.fabric to \"nvlink_mesh\" or remove hardware.node.mesh");
+  if (p.mesh == topo::NodeMesh::hybrid_cube && p.gpus != 8)
+    throw InputError(path, "\"hybrid_cube\" is the 8-GPU DGX-1 mesh; got " + std::to_string(p.gpus) +
+                               " GPUs per node",
+                     "use \"full\" (every GPU pair cabled) or 8 GPUs");
+}
+
 }  // namespace
 
 void parse_hardware(const json& doc, Config& config) {
@@ -49,9 +65,10 @@ void parse_hardware(const json& doc, Config& config) {
   p.gpus = static_cast<int>(get_int(node, "gpus", at, 8, 1, 1024));
   p.fabric = get_choice<topo::NodeFabric>(node, "fabric", at,
                                           {{"nvswitch", topo::NodeFabric::nvswitch},
-                                           {"nvlink_mesh", std::nullopt},
+                                           {"nvlink_mesh", topo::NodeFabric::nvlink_mesh},
                                            {"pcie", topo::NodeFabric::pcie}},
                                           topo::NodeFabric::nvswitch);
+  parse_mesh(node, p);
   p.gpu_bandwidth_Bps = get_quantity(node, "gpu_bandwidth", at, QuantityKind::bandwidth, Sign::positive, 450e9);
   p.gpu_latency_s = get_quantity(node, "gpu_latency", at, QuantityKind::time, Sign::non_negative, 0.7e-6);
   p.nics = static_cast<int>(get_int(node, "nics", at, p.gpus, 1, 1024));

@@ -13,6 +13,11 @@ inline constexpr int64_t kMaxAllToAllRanks = 4096;  // N^2 flows
 
 void parse_hardware(const nlohmann::json& doc, Config& config);  // gpu, topology.node
 void parse_topology(const nlohmann::json& doc, Config& config);  // after hardware
+// parse_topology_direct.cpp: topology.nodes' default for a dragonfly (a*p*groups) or torus
+// (product of dims), 1 otherwise; then their own keys, read into `p` after nodes and links.
+int64_t direct_default_nodes(const nlohmann::json& topology, topo::TopologyKind kind);
+void parse_dragonfly(const nlohmann::json& topology, topo::TopologyParams& p);
+void parse_torus(const nlohmann::json& topology, topo::TopologyParams& p);
 void parse_network(const nlohmann::json& doc, Config& config);   // after topology
 void parse_workload(const nlohmann::json& doc, Config& config);  // after topology
 void parse_run(const nlohmann::json& doc, Config& config);

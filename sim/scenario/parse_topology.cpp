@@ -1,10 +1,12 @@
-// topology.*: kind, sizes, fat-tree parameters, custom switches and links.
+// topology.*: kind, sizes, fat-tree parameters, custom switches and links (dragonfly and
+// torus keys: parse_topology_direct.cpp).
 #include <set>
 #include <unordered_map>
 
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/parse_util.hpp"
 #include "sim/scenario/suggest.hpp"
+#include "topology/topology.hpp"
 
 namespace cs::scenario::detail {
 namespace {
@@ -57,25 +59,54 @@ std::optional<NicName> parse_nic_name(std::string_view s) {
   return out;
 }
 
+// topology.oversubscription: one number (the leaves' down:up; the tiers above are
+// non-blocking) or a list with one ratio per tier below the top, leaf first.
+void parse_oversubscription(const json& t, topo::TopologyParams& p) {
+  const double max = p.switch_radix - 1.0;
+  const json* v = member(t, "oversubscription");
+  if (!v || !v->is_array()) {
+    p.oversubscription = get_number(t, "oversubscription", kAt, 1.0, 1.0, max);
+    return;
+  }
+  const std::string path = join_path(kAt, "oversubscription");
+  const auto ratios = static_cast<std::size_t>(p.tiers - 1);
+  if (v->size() != ratios)
+    throw InputError(path, "expected " + std::to_string(ratios) + " ratio" + (ratios == 1 ? "" : "s") +
+                               " for " + std::to_string(p.tiers) + " tiers (one per tier below the top, " +
+                               "leaf first); got " + std::to_string(v->size()),
+                     "or give one number: the leaves' ratio, with the tiers above non-blocking");
+  p.oversubscription = number_value((*v)[0], join_path(path, std::size_t{0}), 1.0, max);
+  p.upper_oversubscription.clear();
+  for (std::size_t i = 1; i < v->size(); ++i)
+    p.upper_oversubscription.push_back(number_value((*v)[i], join_path(path, i), 1.0, max));
+}
+
 void parse_fat_tree(const json& t, topo::TopologyParams& p) {
   p.tiers = static_cast<int>(get_int(t, "tiers", kAt, 2, 2, 3));
-  if (p.tiers == 3)
-    throw InputError("topology.tiers", "'3' tiers is not implemented yet; available: 2");
   p.switch_radix = static_cast<int>(get_int(t, "switch_radix", kAt, 64, 4, 4096));
   if (p.switch_radix % 2 != 0)
     throw InputError("topology.switch_radix",
                      "expected an even number of ports; got " + std::to_string(p.switch_radix));
-  p.oversubscription = get_number(t, "oversubscription", kAt, 1.0, 1.0, p.switch_radix - 1.0);
+  parse_oversubscription(t, p);
   p.rail_optimized = get_bool(t, "rail_optimized", kAt, false);
-  // Any two-tier fat-tree has fewer endpoints than radix^2 (radix leaves of < radix ports).
+  // Any L-tier fat-tree has fewer endpoints than radix^L (radix subtrees of the tier below).
   const int64_t nics = int64_t{p.nodes} * p.node.nics;
   const int64_t radix = p.switch_radix;
-  if (nics >= radix * radix)
+  int64_t most = radix;
+  for (int tier = 1; tier < p.tiers; ++tier) most *= radix;
+  if (nics >= most)
     throw InputError("topology.nodes",
-                     "a 2-tier fat-tree of radix " + std::to_string(radix) + " connects fewer than " +
-                         std::to_string(radix * radix) + " NICs; got " + std::to_string(p.nodes) +
-                         " nodes x " + std::to_string(p.node.nics) + " NICs",
-                     "raise topology.switch_radix or use fewer nodes");
+                     "a " + std::to_string(p.tiers) + "-tier fat-tree of radix " + std::to_string(radix) +
+                         " connects fewer than " + std::to_string(most) + " NICs; got " +
+                         std::to_string(p.nodes) + " nodes x " + std::to_string(p.node.nics) + " NICs",
+                     p.tiers < 3 ? "raise topology.switch_radix or topology.tiers, or use fewer nodes"
+                                 : "raise topology.switch_radix or use fewer nodes");
+  // The exact limits (radix, ratios, rails), as the builder applies them.
+  try {
+    topo::check_fat_tree(p);
+  } catch (const topo::BuildError& e) {
+    throw InputError(join_path(kAt, e.param()), e.what());
+  }
 }
 
 std::string check_endpoint(const json& v, const std::string& path, const topo::TopologyParams& p,
@@ -188,11 +219,11 @@ void parse_topology(const json& doc, Config& config) {
   p.kind = get_choice<topo::TopologyKind>(t, "kind", kAt,
                                           {{"single_node", topo::TopologyKind::single_node},
                                            {"fat_tree", topo::TopologyKind::fat_tree},
-                                           {"dragonfly", std::nullopt},
-                                           {"torus", std::nullopt},
+                                           {"dragonfly", topo::TopologyKind::dragonfly},
+                                           {"torus", topo::TopologyKind::torus},
                                            {"custom", topo::TopologyKind::custom}},
                                           topo::TopologyKind::fat_tree);
-  const int64_t nodes = get_int(t, "nodes", kAt, 1, 1, kMaxTotalGpus);
+  const int64_t nodes = get_int(t, "nodes", kAt, direct_default_nodes(t, p.kind), 1, kMaxTotalGpus);
   if (p.kind == topo::TopologyKind::single_node && nodes != 1)
     throw InputError("topology.nodes", "a single_node topology has exactly 1 node; got " + std::to_string(nodes),
                      "use kind \"fat_tree\" or \"custom\" for several nodes");
@@ -205,6 +236,8 @@ void parse_topology(const json& doc, Config& config) {
   p.link_latency_s = get_quantity(t, "link_latency", kAt, QuantityKind::time, Sign::non_negative, 0.5e-6);
   if (p.kind == topo::TopologyKind::fat_tree) parse_fat_tree(t, p);
   if (p.kind == topo::TopologyKind::custom) parse_custom(t, p);
+  if (p.kind == topo::TopologyKind::dragonfly) parse_dragonfly(t, p);
+  if (p.kind == topo::TopologyKind::torus) parse_torus(t, p);
 }
 
 }  // namespace cs::scenario::detail

@@ -92,15 +92,17 @@ double get_quantity(const json& obj, std::string_view key, std::string_view at, 
   return v ? quantity_value(*v, kind, sign, join_path(at, key)) : def;
 }
 
+double number_value(const json& v, const std::string& path, double min, double max) {
+  if (!v.is_number() || !(v.get<double>() >= min) || !(v.get<double>() <= max))
+    throw InputError(path, "expected a number from " + describe_value(json(min)) + " to " +
+                               describe_value(json(max)) + "; got " + describe_value(v));
+  return v.get<double>();
+}
+
 double get_number(const json& obj, std::string_view key, std::string_view at, double def,
                   double min, double max) {
   const json* v = member(obj, key);
-  if (!v) return def;
-  const std::string path = join_path(at, key);
-  if (!v->is_number() || !(v->get<double>() >= min) || !(v->get<double>() <= max))
-    throw InputError(path, "expected a number from " + describe_value(json(min)) + " to " +
-                               describe_value(json(max)) + "; got " + describe_value(*v));
-  return v->get<double>();
+  return v ? number_value(*v, join_path(at, key), min, max) : def;
 }
 
 bool get_bool(const json& obj, std::string_view key, std::string_view at, bool def) {

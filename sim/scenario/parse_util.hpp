@@ -39,6 +39,8 @@ double quantity_value(const json& v, QuantityKind kind, Sign sign, const std::st
 double get_quantity(const json& obj, std::string_view key, std::string_view at, QuantityKind kind,
                     Sign sign, double def);
 
+// A plain number in [min, max].
+double number_value(const json& v, const std::string& path, double min, double max);
 double get_number(const json& obj, std::string_view key, std::string_view at, double def,
                   double min, double max);
 bool get_bool(const json& obj, std::string_view key, std::string_view at, bool def);

@@ -16,11 +16,7 @@
 
 namespace cs::scenario {
 
-namespace {
-
-using nlohmann::json;
-
-topo::Topology build(const Config& config) {
+topo::Topology build_topology(const Config& config) {
   try {
     return topo::build_topology(config.topology);
   } catch (const topo::BuildError& e) {
@@ -29,6 +25,10 @@ topo::Topology build(const Config& config) {
     throw InputError((p.rfind("node.", 0) == 0 ? "hardware." : "topology.") + p, e.what());
   }
 }
+
+namespace {
+
+using nlohmann::json;
 
 std::unique_ptr<net::Network> connect(engine::Simulator& sim, const topo::Topology& topology,
                                       const Config& config) {
@@ -145,7 +145,7 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
   engine::Simulator sim(seed);
   const bool tracing = outputs && !config.run.trace_path.empty();
   sim.recorder().enable_trace(tracing);
-  const topo::Topology topology = build(config);
+  const topo::Topology topology = build_topology(config);
   auto network = connect(sim, topology, config);
   NetworkSampler sampler(*network, config.run.timeseries_interval_s);
   if (outputs && config.run.timeseries_interval_s > 0) sampler.start();
@@ -196,7 +196,7 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
 
 void check_buildable(const Config& config) {
   engine::Simulator sim(config.seed);
-  const topo::Topology topology = build(config);
+  const topo::Topology topology = build_topology(config);
   connect(sim, topology, config);
 }
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/scenario/config.hpp"
+#include "topology/topology.hpp"
 
 namespace cs::scenario {
 
@@ -25,6 +26,10 @@ struct RunOptions {
 // Throws InputError for problems only found while building (e.g. a fat-tree that needs more
 // spine ports than switch_radix gives).
 RunOutput run_scenario(const Config& config, const RunOptions& options = {});
+
+// The topology a Config describes; a builder's BuildError becomes an InputError at
+// topology.<param> (hardware.node.<key> for node parameters).
+topo::Topology build_topology(const Config& config);
 
 // What `validate` checks beyond parse_config: the topology builds and the routing applies.
 void check_buildable(const Config& config);

@@ -3,26 +3,14 @@
 
 #include <filesystem>
 
+#include "parse_helpers.hpp"
 #include "sim/scenario/load.hpp"
 
 using namespace cs::scenario;
 using json = nlohmann::json;
 
-namespace {
-
-Config parse(const char* text) { return parse_config(json::parse(text)); }
-
-InputError config_error(const char* text) {
-  try {
-    parse(text);
-  } catch (const InputError& e) {
-    return e;
-  }
-  FAIL("no error for " << text);
-  throw;  // unreachable
-}
-
-}  // namespace
+using cs::scenario::test::config_error;
+using cs::scenario::test::parse;
 
 TEST_CASE("an empty scenario takes every default", "[config]") {
   const Config c = parse("{}");
@@ -86,6 +74,28 @@ TEST_CASE("a GPU object based on a catalog name keeps the rest of its specs", "[
         "hardware.gpu.peak_flops");
 }
 
+TEST_CASE("3-tier fat-trees, per-tier oversubscription, adaptive routing, NVLink meshes", "[config]") {
+  const Config c = parse(R"({
+    "hardware": {"node": {"gpus": 8, "fabric": "nvlink_mesh", "mesh": "hybrid_cube"}},
+    "topology": {"nodes": 64, "tiers": 3, "switch_radix": 16, "oversubscription": [3, 1.5],
+                 "rail_optimized": true},
+    "network": {"routing": "adaptive"}})");
+  CHECK(c.topology.tiers == 3);
+  CHECK(c.topology.oversubscription == 3.0);
+  CHECK(c.topology.upper_oversubscription == std::vector<double>{1.5});
+  CHECK(c.topology.rail_optimized);
+  CHECK(c.topology.node.fabric == cs::topo::NodeFabric::nvlink_mesh);
+  CHECK(c.topology.node.mesh == cs::topo::NodeMesh::hybrid_cube);
+  CHECK(c.network.routing == cs::topo::RoutingKind::adaptive);
+  // The number form still means the leaves' ratio alone; a mesh defaults to full.
+  const Config d = parse(R"({"hardware": {"node": {"fabric": "nvlink_mesh"}},
+                             "topology": {"tiers": 3, "oversubscription": 2}})");
+  CHECK(d.topology.oversubscription == 2.0);
+  CHECK(d.topology.upper_oversubscription.empty());
+  CHECK(d.topology.node.mesh == cs::topo::NodeMesh::full);
+  CHECK(d.network.routing == cs::topo::RoutingKind::dmodk);
+}
+
 TEST_CASE("cross-field rules name their path", "[config]") {
   struct Case {
     const char* doc;
@@ -95,16 +105,27 @@ TEST_CASE("cross-field rules name their path", "[config]") {
   const Case cases[] = {
       {R"({"topology": {"kind": "single_node", "nodes": 2}})", "topology.nodes", "exactly 1 node"},
       {R"({"topology": {"nodes": 3000000}})", "topology.nodes", "at most 16777216 GPUs"},
-      {R"({"topology": {"kind": "dragonfly"}})", "topology.kind",
-       "'dragonfly' is not implemented yet; available: single_node, fat_tree, custom"},
+      {R"({"topology": {"kind": "dragonfly", "routers_per_group": 2, "global_links_per_router": 1, "groups": 4}})",
+       "topology.groups", "at most a*h+1 = 3 groups"},
       {R"({"topology": {"switch_radix": 7}})", "topology.switch_radix", "even"},
-      {R"({"topology": {"tiers": 3}})", "topology.tiers", "not implemented yet"},
+      {R"({"hardware": {"node": {"gpus": 1}}, "topology": {"tiers": 3, "nodes": 129, "switch_radix": 8}})",
+       "topology.switch_radix", "3-tier fat-tree of 129 NICs: at most 128 NICs"},
+      {R"({"topology": {"nodes": 600, "tiers": 3, "switch_radix": 8}})", "topology.nodes", "3-tier fat-tree"},
+      {R"({"topology": {"tiers": 3, "oversubscription": [2]}})", "topology.oversubscription",
+       "expected 2 ratios for 3 tiers"},
+      {R"({"topology": {"tiers": 3, "oversubscription": [2, 64]}})", "topology.oversubscription.1",
+       "expected a number from 1.0 to 63.0"},
       {R"({"topology": {"nodes": 100, "switch_radix": 8}})", "topology.nodes", "2-tier fat-tree"},
       {R"({"hardware": {"node": {"gpus": 2, "nics": 4}}})", "hardware.node.nics", "at most one NIC per GPU"},
-      {R"({"hardware": {"node": {"fabric": "nvlink_mesh"}}})", "hardware.node.fabric", "not implemented yet"},
+      {R"({"hardware": {"node": {"mesh": "full"}}})", "hardware.node.mesh", "only to fabric \"nvlink_mesh\""},
+      {R"({"hardware": {"node": {"gpus": 4, "fabric": "nvlink_mesh", "mesh": "hybrid_cube"}}})",
+       "hardware.node.mesh", "8-GPU DGX-1 mesh"},
+      {R"({"hardware": {"node": {"fabric": "nvlink_mesh", "mesh": "cube"}}})", "hardware.node.mesh",
+       "expected one of"},
       {R"({"hardware": {"node": {"nic_bandwidth": "0Gbps"}}})", "hardware.node.nic_bandwidth", "> 0"},
       {R"({"network": {"model": "analytical"}})", "network.model", "not implemented yet"},
-      {R"({"network": {"routing": "ugal"}})", "network.routing", "not implemented yet"},
+      {R"({"network": {"routing": "ugal"}})", "network.routing",
+       "needs a dragonfly topology; available here: dmodk, ecmp"},
       {R"({"topology": {"kind": "single_node"}, "network": {"routing": "ecmp"}})", "network.routing", "fat_tree"},
       {R"({"workload": {"kind": "training"}})", "workload.kind", "not implemented yet"},
       {R"({"workload": {"op": "broadcast"}})", "workload.op", "not implemented yet"},

@@ -3,7 +3,9 @@
 // hop-distance computation (a plain BFS written here, not the router's Boost search).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <deque>
+#include <string>
 #include <vector>
 
 #include "topology/routing.hpp"
@@ -21,6 +23,16 @@ inline TopologyParams fat_tree(int nodes, int gpus, int nics, int radix, double 
   p.switch_radix = radix;
   p.oversubscription = oversub;
   p.rail_optimized = rail;
+  return p;
+}
+
+// A fat-tree of `tiers` tiers; `upper` holds the ratios of the tiers above the leaves.
+inline TopologyParams fat_tree_tiers(int tiers, int nodes, int gpus, int nics, int radix,
+                                     double oversub = 1.0, bool rail = false,
+                                     std::vector<double> upper = {}) {
+  TopologyParams p = fat_tree(nodes, gpus, nics, radix, oversub, rail);
+  p.tiers = tiers;
+  p.upper_oversubscription = std::move(upper);
   return p;
 }
 
@@ -45,11 +57,15 @@ inline void check_route(const Topology& t, const Route& r, int src, int dst) {
 }
 
 // May a route from src to dst pass through (or end at) v? Fabric switches, the destination
-// GPU, and the non-GPU vertices of the two end nodes.
+// GPU, and the non-GPU vertices of the two end nodes; between two GPUs of one nvlink_mesh
+// node, also that node's GPUs.
 inline bool may_enter(const Topology& t, VertexId v, int src, int dst) {
   const Vertex& x = t.vertex(v);
   if (x.kind == VertexKind::fabric_switch) return true;
-  if (x.kind == VertexKind::gpu) return v == t.gpu(dst);
+  if (x.kind == VertexKind::gpu)
+    return v == t.gpu(dst) || (t.node_fabric() == NodeFabric::nvlink_mesh &&
+                               t.node_of_rank(src) == t.node_of_rank(dst) &&
+                               x.node == t.node_of_rank(src));
   return x.node == t.node_of_rank(src) || x.node == t.node_of_rank(dst);
 }
 
@@ -71,6 +87,39 @@ inline int hop_distance(const Topology& t, int src, int dst) {
     }
   }
   return -1;
+}
+
+// Every pair: structurally valid and of BFS-minimal length.
+inline void check_all_pairs(const Topology& t, RoutingKind kind, uint64_t flow_key = 0) {
+  auto router = make_router(t, kind, 7);
+  for (int s = 0; s < t.ranks(); ++s)
+    for (int d = 0; d < t.ranks(); ++d) {
+      const Route& r = router->route(s, d, flow_key + static_cast<uint64_t>(s * 31 + d));
+      check_route(t, r, s, d);
+      REQUIRE(static_cast<int>(r.links.size()) == hop_distance(t, s, d));
+    }
+}
+
+// Largest number of flows on one directed link for the permutation i -> (i + shift) mod N.
+inline int max_link_load(const Topology& t, Router& router, int shift) {
+  std::vector<int> load(t.num_links(), 0);
+  int worst = 0;
+  const int n = t.ranks();
+  for (int s = 0; s < n; ++s)
+    for (LinkId l : router.route(s, (s + shift) % n, static_cast<uint64_t>(s)).links)
+      worst = std::max(worst, ++load[l]);
+  return worst;
+}
+
+// The param() of the BuildError that building `p` throws ("" if it does not throw).
+inline std::string failing_param(const TopologyParams& p) {
+  try {
+    build_topology(p);
+  } catch (const BuildError& e) {
+    CHECK(std::string(e.what()).size() > 0);
+    return e.param();
+  }
+  return "";
 }
 
 }  // namespace cs::topo::test

@@ -9,35 +9,14 @@
 #include "helpers.hpp"
 
 using namespace cs::topo;
+using cs::topo::test::check_all_pairs;
 using cs::topo::test::check_route;
 using cs::topo::test::fat_tree;
-using cs::topo::test::hop_distance;
+using cs::topo::test::max_link_load;
 
 namespace {
 
 const RoutingKind kAllRoutings[] = {RoutingKind::dmodk, RoutingKind::ecmp, RoutingKind::shortest};
-
-// Every pair, every routing: structurally valid and of BFS-minimal length.
-void check_all_pairs(const Topology& t, RoutingKind kind, uint64_t flow_key = 0) {
-  auto router = make_router(t, kind, 7);
-  for (int s = 0; s < t.ranks(); ++s)
-    for (int d = 0; d < t.ranks(); ++d) {
-      const Route& r = router->route(s, d, flow_key + static_cast<uint64_t>(s * 31 + d));
-      check_route(t, r, s, d);
-      REQUIRE(static_cast<int>(r.links.size()) == hop_distance(t, s, d));
-    }
-}
-
-// Largest number of flows on one directed link for the permutation i -> (i + shift) mod N.
-int max_link_load(const Topology& t, Router& router, int shift) {
-  std::vector<int> load(t.num_links(), 0);
-  int worst = 0;
-  const int n = t.ranks();
-  for (int s = 0; s < n; ++s)
-    for (LinkId l : router.route(s, (s + shift) % n, static_cast<uint64_t>(s)).links)
-      worst = std::max(worst, ++load[l]);
-  return worst;
-}
 
 }  // namespace
 

@@ -1,0 +1,180 @@
+// The topology report: closed forms against max-flow and BFS, counts, and the bill.
+#include <catch2/catch.hpp>
+
+#include "direct_helpers.hpp"
+#include "helpers.hpp"
+#include "topology/report.hpp"
+
+using namespace cs::topo;
+using namespace cs::topo::test;
+
+namespace {
+
+constexpr double kBw = 50e9;  // default NIC and fabric link bandwidth (400 Gb/s)
+
+// Distinct prices so a wrong count shows in the total.
+PriceTable test_prices() {
+  PriceTable t;
+  t.switch_port.by_gbps[400] = {1000, 10, "test"};
+  t.switch_port.by_gbps[800] = {5000, 50, "test"};
+  t.nic.by_gbps[400] = {300, 3, "test"};
+  t.transceiver.by_gbps[400] = {70, 0.7, "test"};
+  t.copper_cable = {9, 0, "test"};
+  t.optical_cable = {11, 0, "test"};
+  t.gpu_node = {100000, 1000, "test"};
+  return t;
+}
+
+TopologyReport report(const TopologyParams& p) {
+  return make_report(build_topology(p), p, test_prices());
+}
+
+int64_t count(const Counts& counts, const std::string& name) {
+  for (const auto& [k, v] : counts)
+    if (k == name) return v;
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("non-blocking 2-tier fat-tree: bisection N/2 NIC links", "[report]") {
+  SECTION("small full tree, by max-flow") {
+    const auto r = report(fat_tree(32, 1, 1, 8));  // radix 8: 8 leaves x 4 NICs, 4 spines
+    CHECK(r.bisection_method == "max_flow");
+    CHECK(r.bisection_partitions == 18);
+    CHECK(r.bisection_Bps == Approx(16 * kBw));
+    CHECK(r.switches == 12);
+    CHECK(count(r.switches_by_tier, "leaf") == 8);
+    CHECK(count(r.switches_by_tier, "spine") == 4);
+    CHECK(r.diameter_hops == 4);
+    CHECK(r.diameter_method == "bfs");
+    CHECK(r.diameter_closed_form == 4);
+  }
+  SECTION("tiny tree, every balanced half") {
+    const auto r = report(fat_tree(8, 2, 1, 4));  // radix 4: 4 leaves x 2 NICs, 2 spines
+    CHECK(r.bisection_partitions == 35);           // C(8,4) / 2
+    CHECK(r.bisection_Bps == Approx(4 * kBw));
+  }
+  SECTION("large full tree, by closed form") {
+    const auto r = report(fat_tree(2048, 8, 1, 64));
+    CHECK(r.bisection_method == "closed_form");
+    CHECK(r.bisection_Bps == Approx(1024 * kBw));
+    CHECK(r.diameter_method == "bfs");  // 2,048 NICs x 4,096 cables: still exact
+    CHECK(r.diameter_hops == 4);
+  }
+}
+
+TEST_CASE("o:1 oversubscribed fat-tree: 1/o of N/2 NIC links", "[report]") {
+  SECTION("small, by max-flow") {
+    const auto r = report(fat_tree(36, 1, 1, 8, 3.0));  // 6 leaves of 6 down, 2 up
+    CHECK(r.bisection_method == "max_flow");
+    CHECK(r.bisection_Bps == Approx(18 * kBw / 3));
+  }
+  SECTION("large, by closed form") {
+    const auto r = report(fat_tree(3072, 8, 1, 64, 3.0));  // 64 leaves of 48 down, 16 up
+    CHECK(r.bisection_method == "closed_form");
+    CHECK(r.bisection_Bps == Approx(1536 * kBw / 3));
+  }
+}
+
+TEST_CASE("3-tier k-ary fat-tree: closed form agrees with max-flow and BFS", "[report]") {
+  const TopologyParams p = fat_tree_tiers(3, 128, 1, 1, 8);  // k = 8: k^3/4 NICs
+  const Topology t = build_topology(p);
+  REQUIRE(t.fat_tree()->tiers == 3);
+  const auto r = make_report(t, p, test_prices());
+  CHECK(r.switches == 80);  // 5k^2/4
+  CHECK(count(r.switches_by_tier, "core") == 16);
+  CHECK(r.bisection_method == "closed_form");
+  CHECK(r.bisection_Bps == Approx(64 * kBw));
+  auto halves = balanced_partitions(128);
+  halves.resize(4);
+  CHECK(max_flow_bisection(t, halves) == Approx(64 * kBw));
+  CHECK(r.diameter_hops == 6);
+  CHECK(bfs_diameter(t) == 6);
+}
+
+TEST_CASE("torus bisection: 2 x (N / longest dim) links", "[report]") {
+  TopologyParams p = torus({4, 4, 4}, 1, 1);
+  p.node.nic_bandwidth_Bps = 4 * kBw;  // the fabric links bind, not the NICs
+  const Topology t = build_topology(p);
+  const auto r = make_report(t, p, test_prices());
+  CHECK(r.bisection_method == "max_flow");
+  CHECK(r.bisection_Bps == Approx(32 * kBw));
+  CHECK(closed_form_bisection(t, p).value() == Approx(32 * kBw));
+
+  TopologyParams big = torus({16, 16, 16}, 1, 1);
+  big.node.nic_bandwidth_Bps = 4 * kBw;
+  const auto rb = report(big);
+  CHECK(rb.bisection_method == "closed_form");
+  CHECK(rb.bisection_Bps == Approx(512 * kBw));
+  CHECK(rb.diameter_hops == 2 + 24);
+
+  const TopologyParams odd = torus({4, 4, 3});
+  const Topology to = build_topology(odd);
+  CHECK(closed_form_diameter(to).value() == 2 + 2 + 2 + 1);
+  CHECK(bfs_diameter(to) == 7);
+}
+
+TEST_CASE("dragonfly counts", "[report]") {
+  // a = 4, p = 2, h = 2, g = a*h + 1 = 9: one global cable per group pair.
+  const TopologyParams p = dragonfly(4, 2, 2, 9, 72, 2, 1, GlobalArrangement::relative);
+  const Topology t = build_topology(p);
+  const auto r = make_report(t, p, test_prices());
+  CHECK(r.nodes == 72);
+  CHECK(r.gpus == 144);
+  CHECK(r.switches == 36);
+  CHECK(count(r.switches_by_tier, "router") == 36);
+  CHECK(count(r.links_by_kind, "local") == 9 * 6);
+  CHECK(count(r.links_by_kind, "global") == 36);
+  CHECK(count(r.links_by_kind, "nic_switch") == 72);
+  CHECK(r.optical_cables == 90);
+  CHECK(r.transceivers == 180);
+  CHECK(r.global_arrangement == "relative");
+  CHECK(r.bisection_method == "closed_form");
+  CHECK(r.bisection_Bps == Approx(4 * 5 * kBw));  // 4 x 5 group pairs, one cable each
+  std::vector<bool> groups_0_to_3(72);
+  for (int n = 0; n < 32; ++n) groups_0_to_3[static_cast<std::size_t>(n)] = true;
+  CHECK(max_flow_bisection(t, {groups_0_to_3}) == Approx(r.bisection_Bps));
+  CHECK(r.diameter_method == "bfs");
+  CHECK(r.diameter_hops <= r.diameter_closed_form.value());
+  CHECK(r.diameter_closed_form == 5);
+}
+
+TEST_CASE("cost and power: items x prices on a hand-counted custom fabric", "[report]") {
+  TopologyParams p;
+  p.kind = TopologyKind::custom;
+  p.nodes = 3;
+  p.node.gpus = 1;
+  p.node.nics = 1;
+  p.switches = {"s0", "s1"};
+  p.links = {{"n0", "s0", kBw, 1e-6}, {"n1", "s0", kBw, 1e-6}, {"n2", "s1", kBw, 1e-6},
+             {"s0", "s1", 2 * kBw, 1e-6}};  // 800 Gb/s between the switches
+  const auto r = report(p);
+  CHECK(r.copper_cables == 3);
+  CHECK(r.optical_cables == 1);
+  CHECK(r.transceivers == 2);
+  CHECK(r.switch_ports == 5);  // s0: 3 cables, s1: 2
+  // 3 nodes, 3 NICs, 5 ports at the 800G class (each switch has an 800G cable), 2 x 800G
+  // transceivers priced at the largest class (400G), 3 copper and 1 optical cable.
+  const double usd = 3 * 100000 + 3 * 300 + 5 * 5000 + 2 * 70 + 3 * 9 + 11;
+  const double watts = 3 * 1000 + 3 * 3 + 5 * 50 + 2 * 0.7;
+  CHECK(r.cost_usd == Approx(usd));
+  CHECK(r.power_w == Approx(watts));
+  double sum = 0;
+  for (const CostLine& c : r.bill) sum += c.usd;
+  CHECK(sum == Approx(usd));
+  CHECK(r.diameter_hops == 3);
+  CHECK(r.bisection_method == "max_flow");
+  CHECK(r.bisection_Bps == Approx(kBw));  // {n2} + one of n0/n1 against the other
+}
+
+TEST_CASE("a single node has no fabric bisection", "[report]") {
+  TopologyParams p;
+  p.kind = TopologyKind::single_node;
+  p.nodes = 1;
+  const auto r = report(p);
+  CHECK(r.bisection_method == "none");
+  CHECK(r.bisection_Bps == 0);
+  CHECK(r.nodes == 1);
+  CHECK(r.gpus == 8);
+}

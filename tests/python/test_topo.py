@@ -1,0 +1,133 @@
+"""`clustersim topo` and clustersim.Topology: the topology report, routes, networkx export."""
+import json
+
+import pytest
+
+from conftest import ROOT, run_cli, scenario_files
+
+FLAGSHIP = ROOT / "scenarios" / "fat_tree_allreduce.json"
+CONTRACT_KEYS = {"gpus", "nodes", "switches", "links", "diameter_hops",
+                 "bisection_bandwidth_Bps", "cost_usd", "power_w"}
+
+
+@pytest.mark.parametrize("path", scenario_files(), ids=lambda p: p.stem)
+def test_topo_json_keys_on_every_scenario(path):
+    r = json.loads(run_cli("topo", path, "--json", check=True).stdout)
+    assert CONTRACT_KEYS <= set(r)
+    for key in ("switches_by_tier", "links_by_kind", "cables", "transceivers", "bill",
+                "bisection_method", "diameter_method"):
+        assert key in r
+    assert r["bisection_method"] in {"max_flow", "closed_form", "none"}
+    assert r["diameter_method"] in {"bfs", "closed_form", "bfs_sampled"}
+    assert r["gpus"] >= r["nodes"] >= 1
+    assert r["switches"] == sum(r["switches_by_tier"].values())
+    assert r["links"] == sum(v for k, v in r["links_by_kind"].items()
+                             if k not in ("local", "global", "leaf_spine", "spine_core"))
+    assert r["transceivers"] == 2 * r["cables"]["optical"]
+    assert r["cost_usd"] == pytest.approx(sum(line["usd"] for line in r["bill"]))
+    assert r["power_w"] == pytest.approx(sum(line["watts"] for line in r["bill"]))
+    assert all(line["source"] for line in r["bill"])
+    if r["kind"] == "dragonfly":
+        assert r["global_arrangement"] in {"absolute", "relative", "circulant"}
+
+
+def test_flagship_numbers():
+    r = json.loads(run_cli("topo", FLAGSHIP, "--json", check=True).stdout)
+    # 16 nodes x 8 rails of 400G NICs, radix 64: 8 leaves (one per rail), 32 up-ports each.
+    assert (r["gpus"], r["nodes"], r["nics"]) == (128, 16, 128)
+    assert r["bisection_method"] == "max_flow"
+    assert r["bisection_bandwidth_Bps"] == pytest.approx(64 * 50e9)
+    assert r["diameter_hops"] == 4
+
+
+def test_topo_text_is_a_table():
+    proc = run_cli("topo", FLAGSHIP, check=True)
+    for word in ("GPUs", "fabric switches", "diameter (hops)", "bisection (GB/s)", "cost (USD)",
+                 "power (kW)", "bill:", "rule:"):
+        assert word in proc.stdout
+    assert len(proc.stdout.splitlines()) >= 15
+
+
+def test_prices_override_and_set():
+    base = json.loads(run_cli("topo", FLAGSHIP, "--json", check=True).stdout)
+    cheap = json.loads(run_cli("topo", FLAGSHIP, "--json", "--set",
+                               "topology.prices.gpu_node.usd=0", check=True).stdout)
+    node_line = next(line for line in base["bill"] if line["item"] == "gpu_node")
+    assert cheap["cost_usd"] == pytest.approx(base["cost_usd"] - node_line["usd"])
+    over = next(line for line in cheap["bill"] if line["item"] == "gpu_node")
+    assert "override" in over["source"]
+    bigger = json.loads(run_cli("topo", FLAGSHIP, "--json", "--set", "topology.nodes=32",
+                                check=True).stdout)
+    assert bigger["nodes"] == 32
+
+
+@pytest.mark.parametrize("args,path", [
+    (("topo", "/nonexistent/scenario.json"), None),
+    (("topo", FLAGSHIP, "--set", "topology.prices.gpu_node.usd=-1"), "topology.prices"),
+    (("topo", FLAGSHIP, "--set", "topology.prices.nic.fast={\"usd\":1}"), "topology.prices.nic"),
+    (("topo", FLAGSHIP, "--set", "topology.switch_radix=3"), "topology.switch_radix"),
+])
+def test_topo_bad_input_exits_2(args, path):
+    proc = run_cli(*args)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("error: ")
+    if path:
+        assert path in proc.stderr
+
+
+def test_topo_bad_json_file_exits_2(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{ not json")
+    assert run_cli("topo", bad).returncode == 2
+
+
+@pytest.fixture
+def topo():
+    import clustersim as cs
+    return cs.Topology.from_scenario(cs.Scenario.load(FLAGSHIP))
+
+
+def test_python_topology_counts_and_report(topo):
+    cli = json.loads(run_cli("topo", FLAGSHIP, "--json", check=True).stdout)
+    assert topo.report == cli
+    assert (topo.gpus, topo.nodes, topo.nics, topo.switches) == (128, 16, 128, 8 + 32)
+    assert topo.links == cli["links"]
+    assert "fat_tree" in repr(topo)
+
+
+def test_python_topology_route(topo):
+    route = topo.route(0, 127)
+    assert route[0].startswith("n0.gpu0->") and route[-1].endswith("->n15.gpu7")
+    for a, b in zip(route, route[1:]):
+        assert a.split("->")[1] == b.split("->")[0]
+    assert topo.route(5, 5) == []
+    assert len(topo.route(0, 1)) == 2  # through the node's NVSwitch
+    import clustersim as cs
+    with pytest.raises(cs.ScenarioError):
+        topo.route(0, 128)
+
+
+def test_python_topology_networkx(topo):
+    nx = pytest.importorskip("networkx")
+    g = topo.to_networkx()
+    assert isinstance(g, nx.MultiGraph)
+    assert g.number_of_edges() == topo.links
+    kinds = nx.get_node_attributes(g, "kind")
+    assert sum(k == "gpu" for k in kinds.values()) == 128
+    assert sum(k == "switch" for k in kinds.values()) == topo.switches
+    assert g.nodes["leaf0"]["tier"] == 1
+    a, b, data = next(iter(g.edges(data=True)))
+    assert data["bandwidth_Bps"] > 0 and data["latency_s"] >= 0
+    # the route's links are cables of the graph
+    for link in topo.route(0, 127):
+        u, v = link.split("->")
+        assert g.has_edge(u, v)
+
+
+def test_python_topology_plot(topo):
+    pytest.importorskip("networkx")
+    pytest.importorskip("matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    ax = topo.plot()
+    assert "fat_tree" in ax.get_title()

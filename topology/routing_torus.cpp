@@ -1,0 +1,52 @@
+// Torus dimension-order routing, computed from TorusLayout without a graph search.
+#include "topology/direct_layouts.hpp"
+#include "topology/routing_detail.hpp"
+
+namespace cs::topo::detail {
+namespace {
+
+class TorusRouter final : public CachedRouter {
+ public:
+  explicit TorusRouter(const Topology& t) : CachedRouter(t), l_(*t.torus()) {}
+
+  const Route& route(int src, int dst, uint64_t /*flow_key*/) override {
+    check_ranks(src, dst);
+    if (src == dst) return empty_;
+    return cached(route_key(src, dst, 0), [&] {
+      return nic_route(t_, src, dst, l_.nic_up, [&](std::vector<LinkId>& out) {
+        // Node i sits at position i.
+        dimension_order(t_.node_of_rank(src), t_.node_of_rank(dst), out);
+      });
+    });
+  }
+
+ private:
+  void dimension_order(int at, int to, std::vector<LinkId>& out) const {
+    const std::size_t D = l_.dims.size();
+    for (std::size_t d = 0; d < D; ++d) {
+      const int size = l_.dims[d];
+      const int ahead = ((l_.coord(to, d) - l_.coord(at, d)) % size + size) % size;
+      if (ahead == 0) continue;
+      const bool forward = 2 * ahead <= size;  // half-way round: the + way
+      for (int n = forward ? ahead : size - ahead; n > 0; --n) {
+        if (forward) {
+          out.push_back(l_.plus[static_cast<std::size_t>(at) * D + d]);
+          at = l_.step(at, d, +1);
+        } else {
+          at = l_.step(at, d, -1);
+          out.push_back(reverse(l_.plus[static_cast<std::size_t>(at) * D + d]));
+        }
+      }
+    }
+  }
+
+  const TorusLayout& l_;
+};
+
+}  // namespace
+
+std::unique_ptr<Router> make_torus_router(const Topology& t) {
+  return std::make_unique<TorusRouter>(t);
+}
+
+}  // namespace cs::topo::detail

@@ -1,0 +1,117 @@
+// Torus builder (2 or 3 dimensions, wrap-around; see topology/direct_layouts.hpp): one switch
+// per position, each node's NICs cabled to the switch at its position.
+#include <memory>
+#include <string>
+
+#include "topology/build_detail.hpp"
+#include "topology/direct_layouts.hpp"
+
+namespace cs::topo {
+namespace {
+
+// Largest dimension accepted: a ring longer than this is a typo.
+constexpr int kMaxTorusDim = 1 << 16;
+
+std::string switch_name(const std::vector<int>& coords) {
+  std::string s(1, 't');
+  for (std::size_t d = 0; d < coords.size(); ++d) {
+    if (d > 0) s += '.';
+    s += std::to_string(coords[d]);
+  }
+  return s;
+}
+
+// Cables along one dimension: a ring of `size` cables, 1 for size 2, none for size 1, in each
+// of the positions / size lines along it.
+int64_t cables_along(int64_t positions, int size) {
+  if (size <= 1) return 0;
+  return size == 2 ? positions / 2 : positions;
+}
+
+}  // namespace
+
+int TorusLayout::coord(int position, std::size_t d) const {
+  for (std::size_t i = 0; i < d; ++i) position /= dims[i];
+  return position % dims[d];
+}
+
+int TorusLayout::step(int position, std::size_t d, int direction) const {
+  int stride = 1;
+  for (std::size_t i = 0; i < d; ++i) stride *= dims[i];
+  const int size = dims[d];
+  const int x = coord(position, d);
+  const int next = ((x + direction) % size + size) % size;
+  return position + (next - x) * stride;
+}
+
+void check_torus(const TopologyParams& p) {
+  if (p.dims.size() != 2 && p.dims.size() != 3)
+    detail::fail("dims", "a torus has 2 or 3 dimensions, got " + std::to_string(p.dims.size()));
+  int64_t positions = 1;
+  std::string shape;
+  for (std::size_t d = 0; d < p.dims.size(); ++d) {
+    const int size = p.dims[d];
+    if (size < 1 || size > kMaxTorusDim)
+      detail::fail("dims." + std::to_string(d), "a dimension has from 1 to " +
+                                                    std::to_string(kMaxTorusDim) +
+                                                    " positions, got " + std::to_string(size));
+    positions *= size;
+    if (d > 0) shape += 'x';
+    shape += std::to_string(size);
+  }
+  if (positions > kMaxGpus)
+    detail::fail("dims", "a " + shape + " torus has " + std::to_string(positions) +
+                             " positions; at most " + std::to_string(kMaxGpus));
+  if (positions != p.nodes)
+    detail::fail("nodes", "a " + shape + " torus holds one node per position, " +
+                              std::to_string(positions) + " nodes; got " + std::to_string(p.nodes));
+  detail::check_bandwidth(p.link_bandwidth_Bps, "link_bandwidth");
+  detail::check_latency(p.link_latency_s, "link_latency");
+}
+
+namespace detail {
+
+void build_torus(Topology& t, const TopologyParams& p) {
+  check_torus(p);
+  auto layout = std::make_shared<TorusLayout>();
+  TorusLayout& tl = *layout;
+  tl.dims = p.dims;
+  const int n = tl.positions();
+  const std::size_t D = tl.dims.size();
+  const int64_t nics = int64_t{p.nodes} * p.node.nics;
+  int64_t torus_cables = 0;
+  for (int size : tl.dims) torus_cables += cables_along(n, size);
+  t.reserve(static_cast<std::size_t>(p.nodes * node_vertex_count(p.node) + n),
+            static_cast<std::size_t>(p.nodes * node_cable_count(p.node) + nics + torus_cables));
+  const NodeVertices nodes = add_nodes(t, TopologyKind::torus, p.node, p.nodes);
+
+  tl.sw.reserve(static_cast<std::size_t>(n));
+  std::vector<int> coords(D);
+  for (int x = 0; x < n; ++x) {
+    for (std::size_t d = 0; d < D; ++d) coords[d] = tl.coord(x, d);
+    tl.sw.push_back(t.add_vertex(VertexKind::fabric_switch, -1, x, 1, switch_name(coords)));
+  }
+
+  tl.nic_up.resize(static_cast<std::size_t>(nics));
+  for (std::size_t i = 0; i < tl.nic_up.size(); ++i)
+    tl.nic_up[i] = t.add_cable(nodes.nics[i], tl.sw[i / static_cast<std::size_t>(p.node.nics)],
+                               p.node.nic_bandwidth_Bps, p.link_latency_s, LinkKind::fabric);
+
+  tl.plus.assign(static_cast<std::size_t>(n) * D, TorusLayout::kNone);
+  for (int x = 0; x < n; ++x)
+    for (std::size_t d = 0; d < D; ++d) {
+      const int size = tl.dims[d];
+      if (size == 1 || (size == 2 && tl.coord(x, d) == 1)) continue;  // none, or cabled from 0
+      const int next = tl.step(x, d, +1);
+      const LinkId l = t.add_cable(tl.sw[static_cast<std::size_t>(x)],
+                                   tl.sw[static_cast<std::size_t>(next)], p.link_bandwidth_Bps,
+                                   p.link_latency_s, LinkKind::fabric);
+      tl.plus[static_cast<std::size_t>(x) * D + d] = l;
+      // Size 2: the +1 neighbour of position 1 is position 0, over the same cable.
+      if (size == 2) tl.plus[static_cast<std::size_t>(next) * D + d] = reverse(l);
+    }
+  t.set_torus(std::move(layout));
+}
+
+}  // namespace detail
+}  // namespace cs::topo
