@@ -54,6 +54,7 @@ fuzz: sanitize
 bench: build
 	$(BUILD)/bench/bench_engine_hold
 	$(BUILD)/bench/bench_ring_allreduce
+	$(BUILD)/bench/bench_topology
 
 clean:
 	rm -rf $(BUILD) $(SANBUILD) $(BUILD)-configure.log $(SANBUILD)-configure.log
