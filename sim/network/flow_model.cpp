@@ -256,8 +256,12 @@ void FlowModel::activate(FlowId f) {
   }
   if (alone) {
     // Nobody else on any link: no other rate changes, no component to solve.
+    // Its first rate, with nothing sent yet: no remainder to bring up to date.
     ++stats_.fast_path_updates;
-    set_rate(f, routes_[flow.route].bottleneck_Bps);
+    const double rate = routes_[flow.route].bottleneck_Bps;
+    flow.rate = rate;
+    ++flow.version;
+    enqueue(flow.last_update + flow.remaining / rate, f);
   } else {
     for (LinkIndex l : links) mark_dirty(l);
   }
