@@ -17,8 +17,10 @@ constexpr auto kLater = std::greater<>();
 FlowModel::FlowModel(engine::Simulator& sim, std::vector<double> capacity_Bps) : sim_(sim) {
   for (double c : capacity_Bps)
     if (!(c > 0)) throw std::invalid_argument("FlowModel: link capacity must be > 0");
-  capacity_ = std::move(capacity_Bps);
-  const std::size_t n = capacity_.size();
+  const std::size_t n = capacity_Bps.size();
+  external_capacity_ = std::move(capacity_Bps);
+  internal_of_.assign(n, kNone);
+  capacity_.resize(n);
   links_.resize(n);
   link_list_.assign(n, kNone);
   dirty_.assign(n, 0);
@@ -27,26 +29,41 @@ FlowModel::FlowModel(engine::Simulator& sim, std::vector<double> capacity_Bps) :
   link_mark_.resize(n);
   std::fill(std::begin(recent_), std::end(recent_), kNone);
   // Prefetching pays only on large fabrics, where link records, flows and routes together
-  // outgrow the L2 cache (0.5 MiB per core here); below that it is pure overhead. Measured:
-  // it helps the 4,096-GPU ring (200 KB of links), costs the 1,024-GPU one (50 KB).
+  // outgrow the L2 cache (0.5 MiB per core here); below that it is pure overhead.
   prefetch_ = n * sizeof(Link) > (128u << 10);
 }
 
 RouteId FlowModel::add_route(std::span<const LinkIndex> links, double latency_s) {
   if (links.empty()) throw std::invalid_argument("FlowModel::add_route: empty route");
   if (!(latency_s >= 0)) throw std::invalid_argument("FlowModel::add_route: latency must be >= 0");
+  for (LinkIndex l : links)
+    if (l >= internal_of_.size()) throw std::invalid_argument("FlowModel::add_route: unknown link");
   Route r;
   r.first = static_cast<uint32_t>(route_links_.size());
   r.count = static_cast<uint32_t>(links.size());
   r.latency_s = latency_s;
   r.bottleneck_Bps = engine::kForever;
   for (LinkIndex l : links) {
-    if (l >= links_.size()) throw std::invalid_argument("FlowModel::add_route: unknown link");
-    r.bottleneck_Bps = std::min(r.bottleneck_Bps, capacity_[l]);
-    route_links_.push_back(l);
+    // Links are numbered inside the model in the order routes first use them, so the links
+    // of routes registered together (a ring's neighbours, a rank's peers) share cache lines:
+    // every flow touches each of its links twice, and on large fabrics these are the misses.
+    if (internal_of_[l] == kNone) {
+      internal_of_[l] = static_cast<LinkIndex>(external_of_.size());
+      capacity_[external_of_.size()] = external_capacity_[l];
+      external_of_.push_back(l);
+    }
+    const LinkIndex i = internal_of_[l];
+    r.bottleneck_Bps = std::min(r.bottleneck_Bps, capacity_[i]);
+    route_links_.push_back(i);
   }
   routes_.push_back(r);
   return static_cast<RouteId>(routes_.size() - 1);
+}
+
+uint32_t FlowModel::flows_assigned(LinkIndex l) const {
+  const LinkIndex i = internal_of_.at(l);
+  if (i == kNone) return 0;
+  return assigned_.empty() ? links_[i].count : assigned_[i];
 }
 
 void FlowModel::track_link_load(bool on) {
@@ -57,9 +74,10 @@ void FlowModel::track_link_load(bool on) {
 }
 
 std::vector<double> FlowModel::link_bytes() const {
-  std::vector<double> bytes(links_.size(), 0.0);
+  std::vector<double> bytes(internal_of_.size(), 0.0);
   for (const Route& r : routes_)
-    for (uint32_t k = 0; k < r.count; ++k) bytes[route_links_[r.first + k]] += r.bytes_done;
+    for (uint32_t k = 0; k < r.count; ++k)
+      bytes[external_of_[route_links_[r.first + k]]] += r.bytes_done;
   return bytes;
 }
 

@@ -61,10 +61,10 @@ class FlowModel final : public engine::EventTarget {
   // Load-aware routing (adaptive, UGAL) asks how many flows use a link, counting flows still
   // in flight to it. Off by default: it costs two more updates per flow and link.
   void track_link_load(bool on);
-  uint32_t flows_assigned(LinkIndex l) const { return assigned_.empty() ? links_[l].count : assigned_[l]; }
+  uint32_t flows_assigned(LinkIndex l) const;
   double rate_Bps(FlowId flow) const { return flows_[flow].rate; }
   const FlowModelStats& stats() const { return stats_; }
-  std::size_t num_links() const { return links_.size(); }
+  std::size_t num_links() const { return internal_of_.size(); }
   // Bytes of completed flows that crossed each link (index = link).
   std::vector<double> link_bytes() const;
 
@@ -154,7 +154,10 @@ class FlowModel final : public engine::EventTarget {
   std::vector<std::vector<uint32_t>> flow_pos_;  // per flow, per hop: index in a shared list
   std::vector<Route> routes_;
   std::vector<LinkIndex> route_links_;
-  std::vector<double> capacity_;
+  std::vector<double> external_capacity_;        // by the caller's link index
+  std::vector<LinkIndex> internal_of_;           // caller's index -> model's, or kNone
+  std::vector<LinkIndex> external_of_;           // model's index -> caller's
+  std::vector<double> capacity_;                 // from here on, by the model's link index
   std::vector<Link> links_;
   std::vector<uint32_t> link_list_;              // link -> index in lists_, or kNone
   std::vector<uint32_t> assigned_;               // flows started and not finished, per link
