@@ -20,6 +20,7 @@ struct TierShape {
   int64_t groups = 1;            // groups of switches in this tier
   int64_t per_group = 1;         // switches per group
   int64_t leaves_per_group = 1;  // leaves under one group
+  int fan = 0;                   // leaf: down-ports; above: groups below one group (down / P)
 };
 
 struct FatTreeShape {
@@ -58,6 +59,16 @@ TierShape tier_ports(const TopologyParams& p, int t) {
                     std::to_string(k) + " leaves " + std::to_string(s.down) + " down and " +
                     std::to_string(s.up) + " up ports per " + (leaf ? "leaf" : "switch of tier " +
                     std::to_string(t)) + "; each needs at least 1");
+  const int P = p.parallel_links;
+  const std::string where = leaf ? "leaf" : "switch of tier " + std::to_string(t);
+  if (s.up % P != 0)
+    fail("parallel_links", "each " + where + " has " + std::to_string(s.up) +
+                               " up-ports, which do not divide into parallel_links " +
+                               std::to_string(P) + " cables per switch above");
+  s.fan = leaf ? s.down : s.down / P;
+  if (s.fan < 1)
+    fail("parallel_links", "each " + where + " has " + std::to_string(s.down) +
+                               " down-ports, fewer than parallel_links " + std::to_string(P));
   return s;
 }
 
@@ -82,6 +93,10 @@ FatTreeShape fat_tree_shape(const TopologyParams& p) {
   if (k > kMaxSwitchRadix)
     fail("switch_radix", "switch_radix must be <= " + std::to_string(kMaxSwitchRadix) + ", got " +
                              std::to_string(k));
+  if (p.parallel_links < 1 || p.parallel_links > k / 2)
+    fail("parallel_links", "parallel_links must be 1 to switch_radix / 2 = " +
+                               std::to_string(k / 2) + ", got " +
+                               std::to_string(p.parallel_links));
   if (p.upper_oversubscription.size() > static_cast<std::size_t>(p.tiers - 2))
     fail("oversubscription", "a " + std::to_string(p.tiers) + "-tier fat-tree takes " +
                                  std::to_string(p.tiers - 1) +
@@ -103,19 +118,20 @@ FatTreeShape fat_tree_shape(const TopologyParams& p) {
     leaf.groups = (s.nics + leaf.down - 1) / leaf.down;
   }
   // Add tiers while more than one group remains below; the top tier has all k ports down and
-  // one group, so it takes at most k groups.
-  int64_t max_leaves = k, switches = leaf.groups;
-  for (int t = 2; t < p.tiers; ++t) max_leaves *= s.tier[static_cast<std::size_t>(t - 1)].down;
+  // one group, so it takes at most k / P groups (P parallel cables to each).
+  const int P = p.parallel_links, top_fan = k / P;
+  int64_t max_leaves = top_fan, switches = leaf.groups;
+  for (int t = 2; t < p.tiers; ++t) max_leaves *= s.tier[static_cast<std::size_t>(t - 1)].fan;
   for (std::size_t t = 1; s.tier[t - 1].groups > 1; ++t) {
     const TierShape& below = s.tier[t - 1];
     if (t == static_cast<std::size_t>(p.tiers) - 1) {
-      if (below.groups > k) fail_radix(p, s, max_leaves);
-      s.tier.push_back(TierShape{k, 0, 1, 1, leaf.groups});
+      if (below.groups > top_fan) fail_radix(p, s, max_leaves);
+      s.tier.push_back(TierShape{k, 0, 1, 1, leaf.groups, top_fan});
     }
     TierShape& tier = s.tier[t];
-    tier.groups = (below.groups + tier.down - 1) / tier.down;
-    tier.per_group = below.per_group * below.up;
-    tier.leaves_per_group = tier.groups == 1 ? leaf.groups : below.leaves_per_group * tier.down;
+    tier.groups = (below.groups + tier.fan - 1) / tier.fan;
+    tier.per_group = below.per_group * (below.up / P);
+    tier.leaves_per_group = tier.groups == 1 ? leaf.groups : below.leaves_per_group * tier.fan;
     if (tier.per_group > kMaxSwitches || (switches += tier.groups * tier.per_group) > kMaxSwitches)
       fail("oversubscription", "this fat-tree would need more than " +
                                    std::to_string(kMaxSwitches) +
@@ -152,7 +168,7 @@ void place_nics(const TopologyParams& p, const FatTreeShape& s, FatTreeLayout& f
 void dmodk_keys(const FatTreeShape& s, FatTreeLayout& f) {
   std::vector<uint64_t> weight(s.tier.size(), 1);
   for (std::size_t t = 1; t < s.tier.size(); ++t) {
-    const auto range = static_cast<uint64_t>(s.tier[t - 1].down);
+    const auto range = static_cast<uint64_t>(s.tier[t - 1].fan);
     const auto per_group = static_cast<uint64_t>(s.tier[t].per_group);
     weight[t] = (weight[t - 1] * range + per_group - 1) / per_group * per_group;
   }
@@ -162,7 +178,7 @@ void dmodk_keys(const FatTreeShape& s, FatTreeLayout& f) {
     const auto leaf = static_cast<int64_t>(f.nic_leaf[g]);
     for (std::size_t t = 1; t < s.tier.size(); ++t) {
       const int64_t group_below = leaf / s.tier[t - 1].leaves_per_group;
-      key += static_cast<uint64_t>(group_below % s.tier[t].down) * weight[t];
+      key += static_cast<uint64_t>(group_below % s.tier[t].fan) * weight[t];
     }
     f.nic_key[g] = key;
   }
@@ -191,6 +207,7 @@ void build_fat_tree(Topology& t, const TopologyParams& p) {
     tier.switches = static_cast<int>(shape.groups * shape.per_group);
     tier.per_group = static_cast<int>(shape.per_group);
     tier.down = shape.down;
+    tier.fan = shape.fan;
     tier.up = shape.up;
     tier.leaves_per_group = shape.leaves_per_group;
     tier.vertex.reserve(static_cast<std::size_t>(tier.switches));
@@ -210,19 +227,21 @@ void build_fat_tree(Topology& t, const TopologyParams& p) {
                               f.tier[0].vertex[static_cast<std::size_t>(f.nic_leaf[g])],
                               p.node.nic_bandwidth_Bps, p.link_latency_s, LinkKind::fabric);
 
-  // Tier t -> t+1, switch by switch, port by port.
+  // Tier t -> t+1, switch by switch, port by port; port p goes to the (p mod reach)-th
+  // switch it reaches, as its (p / reach)-th parallel cable.
   for (std::size_t i = 0; i + 1 < f.tier.size(); ++i) {
     FatTreeTier& tier = f.tier[i];
     const FatTreeTier& above = f.tier[i + 1];
+    const int reach = tier.up / p.parallel_links;
     tier.up_link.reserve(static_cast<std::size_t>(int64_t{tier.switches} * tier.up));
     for (int sw = 0; sw < tier.switches; ++sw) {
       const int group = sw / tier.per_group, local = sw % tier.per_group;
-      const int base = group / above.down * above.per_group + local * tier.up;
+      const int base = group / above.fan * above.per_group + local * reach;
       for (int port = 0; port < tier.up; ++port)
-        tier.up_link.push_back(t.add_cable(tier.vertex[static_cast<std::size_t>(sw)],
-                                           above.vertex[static_cast<std::size_t>(base + port)],
-                                           p.link_bandwidth_Bps, p.link_latency_s,
-                                           LinkKind::fabric));
+        tier.up_link.push_back(t.add_cable(
+            tier.vertex[static_cast<std::size_t>(sw)],
+            above.vertex[static_cast<std::size_t>(base + port % reach)],
+            p.link_bandwidth_Bps, p.link_latency_s, LinkKind::fabric));
     }
   }
   dmodk_keys(s, f);

@@ -89,15 +89,31 @@ void check_nodes(const TopologyParams& p) {
   check_bandwidth(n.nic_bandwidth_Bps, "node.nic_bandwidth");
   check_bandwidth(n.pcie_bandwidth_Bps, "node.pcie_bandwidth");
   check_latency(n.pcie_latency_s, "node.pcie_latency");
+  if (n.pcie_switches < 0 || n.pcie_switches > n.gpus)
+    fail("node.pcie_switches", "expected 1 to " + std::to_string(n.gpus) +
+                                   " PCIe switches (at most one per GPU), got " +
+                                   std::to_string(n.pcie_switches));
 }
 
 int64_t node_vertex_count(const NodeParams& node) {
-  return int64_t{node.gpus} + node.nics + (node.fabric == NodeFabric::nvlink_mesh ? 0 : 1);
+  int64_t extra = 0;  // PCIe switches, and a host when the node switch is not the host
+  if (node.pcie_switches > 0)
+    extra = node.pcie_switches + (node.fabric == NodeFabric::pcie ? 0 : 1);
+  return int64_t{node.gpus} + node.nics + (node.fabric == NodeFabric::nvlink_mesh ? 0 : 1) + extra;
 }
 
 int64_t node_cable_count(const NodeParams& node) {
   // nvswitch: GPU-switch and GPU-NIC per GPU; pcie: GPU-host per GPU and NIC-host per NIC;
-  // nvlink_mesh: the GPU-GPU cables and GPU-NIC per GPU.
+  // nvlink_mesh: the GPU-GPU cables and GPU-NIC per GPU. With PCIe switches, GPU-switch per
+  // GPU, NIC-switch per NIC and switch-host per switch replace the PCIe cables above.
+  if (node.pcie_switches > 0) {
+    const int64_t pcie = int64_t{node.gpus} + node.nics + node.pcie_switches;
+    switch (node.fabric) {
+      case NodeFabric::nvswitch: return node.gpus + pcie;
+      case NodeFabric::pcie: return pcie;
+      case NodeFabric::nvlink_mesh: return mesh_cable_count(node) + pcie;
+    }
+  }
   switch (node.fabric) {
     case NodeFabric::nvswitch: return 2 * int64_t{node.gpus};
     case NodeFabric::pcie: return int64_t{node.gpus} + node.nics;
@@ -140,9 +156,34 @@ void add_mesh(Topology& t, const NodeParams& n, std::span<const VertexId> gpus,
     t.add_cable(gpus[static_cast<std::size_t>(m.a)], gpus[static_cast<std::size_t>(m.b)],
                 n.gpu_bandwidth_Bps * m.links / links_per_gpu, n.gpu_latency_s,
                 LinkKind::node_fabric);
+  if (n.pcie_switches > 0) return;  // GPUs reach NICs through the PCIe switches
   for (int j = 0; j < n.gpus; ++j)
     t.add_cable(gpus[static_cast<std::size_t>(j)],
                 nics[static_cast<std::size_t>(int64_t{j} * n.nics / n.gpus)],
+                n.pcie_bandwidth_Bps, n.pcie_latency_s, LinkKind::pcie);
+}
+
+// One node's PCIe switches ("n<i>.pcie<k>", appended to `out`), each with its uplink to the
+// host, then the GPUs' and NICs' cables to their switches (see NodeParams::pcie_switches).
+void add_pcie_switches(Topology& t, const NodeParams& n, int node, std::span<const VertexId> gpus,
+                       std::span<const VertexId> nics, VertexId host, std::vector<VertexId>& out) {
+  const std::size_t first = out.size();
+  const int s = n.pcie_switches;
+  for (int k = 0; k < s; ++k) {
+    std::string name = node_prefix(node);
+    name += ".pcie";
+    name += std::to_string(k);
+    const VertexId v = t.add_vertex(VertexKind::node_switch, node, k, 0, std::move(name));
+    out.push_back(v);
+    t.add_cable(v, host, n.pcie_bandwidth_Bps, n.pcie_latency_s, LinkKind::pcie);
+  }
+  for (int j = 0; j < n.gpus; ++j)
+    t.add_cable(gpus[static_cast<std::size_t>(j)],
+                out[first + static_cast<std::size_t>(int64_t{j} * s / n.gpus)],
+                n.pcie_bandwidth_Bps, n.pcie_latency_s, LinkKind::pcie);
+  for (int j = 0; j < n.nics; ++j)
+    t.add_cable(nics[static_cast<std::size_t>(j)],
+                out[first + static_cast<std::size_t>(int64_t{j} * s / n.nics)],
                 n.pcie_bandwidth_Bps, n.pcie_latency_s, LinkKind::pcie);
 }
 
@@ -159,21 +200,41 @@ NodeVertices add_nodes(Topology& t, TopologyKind kind, const NodeParams& n, int 
   int mesh_links_per_gpu = 0;
   const std::vector<MeshPair> pairs = mesh ? mesh_pairs(n, mesh_links_per_gpu)
                                            : std::vector<MeshPair>{};
+  const bool pcie_switches = n.pcie_switches > 0;
+  std::vector<VertexId> pcie, hosts;
+  if (pcie_switches) {
+    pcie.reserve(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(n.pcie_switches));
+    hosts.reserve(static_cast<std::size_t>(nodes));
+  }
   for (int i = 0; i < nodes; ++i) {
     const std::size_t first_gpu = v.gpus.size(), first_nic = v.nics.size();
     for (int j = 0; j < n.gpus; ++j)
       v.gpus.push_back(t.add_vertex(VertexKind::gpu, i, j, 0, gpu_name(i, j)));
     for (int j = 0; j < n.nics; ++j)
       v.nics.push_back(t.add_vertex(VertexKind::nic, i, j, 0, nic_name(i, j, n.nics)));
+    const auto node_gpus = std::span<const VertexId>(v.gpus).subspan(first_gpu);
+    const auto node_nics = std::span<const VertexId>(v.nics).subspan(first_nic);
     if (mesh) {
-      add_mesh(t, n, std::span(v.gpus).subspan(first_gpu), std::span(v.nics).subspan(first_nic),
-               pairs, mesh_links_per_gpu);
+      add_mesh(t, n, node_gpus, node_nics, pairs, mesh_links_per_gpu);
+      if (pcie_switches) {
+        hosts.push_back(t.add_vertex(VertexKind::node_switch, i, 0, 0, node_prefix(i) += ".host"));
+        add_pcie_switches(t, n, i, node_gpus, node_nics, hosts.back(), pcie);
+      }
       continue;
     }
     const VertexId sw =
         t.add_vertex(VertexKind::node_switch, i, 0, 0, node_prefix(i) += switch_suffix);
     v.switches.push_back(sw);
-    if (nvswitch) {
+    if (pcie_switches) {
+      // GPU-NVSwitch cables (nvswitch nodes), then the PCIe tree under the host.
+      if (nvswitch)
+        for (const VertexId gpu : node_gpus)
+          t.add_cable(gpu, sw, n.gpu_bandwidth_Bps, n.gpu_latency_s, LinkKind::node_fabric);
+      hosts.push_back(nvswitch ? t.add_vertex(VertexKind::node_switch, i, 1, 0,
+                                              node_prefix(i) += ".host")
+                               : sw);
+      add_pcie_switches(t, n, i, node_gpus, node_nics, hosts.back(), pcie);
+    } else if (nvswitch) {
       // GPU-switch cable first, then the GPU's PCIe cable to its affine NIC: each GPU's
       // out-links are [node switch, NIC], which BFS tie-breaking relies on.
       for (int j = 0; j < n.gpus; ++j) {
@@ -195,6 +256,7 @@ NodeVertices add_nodes(Topology& t, TopologyKind kind, const NodeParams& n, int 
   }
   t.set_placement(kind, nodes, n.gpus, n.nics, v.gpus, v.nics, v.switches);
   t.set_node_fabric(n.fabric);
+  if (pcie_switches) t.set_pcie(n.pcie_switches, std::move(pcie), std::move(hosts));
   return v;
 }
 

@@ -28,6 +28,12 @@ struct NodeParams {
   double nic_bandwidth_Bps = 50e9;    // 400 Gb/s, per direction
   double pcie_bandwidth_Bps = 64e9;   // GPU <-> NIC (and GPU <-> host for pcie nodes), per direction
   double pcie_latency_s = 0.5e-6;
+  // PCIe switches per node; 0: not modelled (GPUs and NICs cabled as described above). With
+  // s >= 1, GPU i sits behind switch floor(i * s / gpus) and NIC j behind floor(j * s / nics)
+  // (pcie_bandwidth cables), and each switch joins the host root complex with a
+  // pcie_bandwidth uplink: GPU-NIC traffic under one switch stays under it, otherwise (and
+  // GPU-GPU traffic of pcie nodes between switches) it crosses the host.
+  int pcie_switches = 0;
 };
 
 enum class TopologyKind : uint8_t { single_node, fat_tree, custom, dragonfly, torus };
@@ -55,6 +61,9 @@ struct TopologyParams {
   // aggregation first); missing entries are 1 (non-blocking).
   std::vector<double> upper_oversubscription;
   bool rail_optimized = false;       // NIC j of every node goes to a rail-j leaf
+  // Cables per switch-to-switch connection (leaf-spine, and aggregation-core with 3 tiers):
+  // a switch's up-ports go to up / parallel_links switches above, parallel_links each.
+  int parallel_links = 1;
   // dragonfly (Kim et al. 2008): g groups of a all-to-all routers, p nodes per router, h global
   // links per router. Local cables: link_bandwidth / link_latency; NIC cables (as in fat_tree):
   // node.nic_bandwidth / link_latency.

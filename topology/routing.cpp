@@ -15,12 +15,30 @@ LinkId need_link(const Topology& t, VertexId a, VertexId b) {
   throw std::logic_error("topology has no link " + t.vertex(a).name + " -> " + t.vertex(b).name);
 }
 
+// from -> PCIe switch a -> (the host -> PCIe switch b, when b is another switch) -> to.
+void append_via_pcie(const Topology& t, int node, VertexId from, VertexId a, VertexId b,
+                     VertexId to, std::vector<LinkId>& out) {
+  out.push_back(need_link(t, from, a));
+  if (a != b) {
+    out.push_back(need_link(t, a, t.host(node)));
+    out.push_back(need_link(t, t.host(node), b));
+  }
+  out.push_back(need_link(t, b, to));
+}
+
 }  // namespace
 
 void append_gpu_to_nic(const Topology& t, int rank, std::vector<LinkId>& out) {
   const int node = t.node_of_rank(rank);
   const VertexId gpu = t.gpu(rank);
-  const VertexId nic = t.nic(node, t.nic_of_local_gpu(t.local_of_rank(rank)));
+  const int local = t.local_of_rank(rank), j = t.nic_of_local_gpu(local);
+  const VertexId nic = t.nic(node, j);
+  if (t.pcie_switches_per_node() > 0) {
+    // Up to the GPU's PCIe switch, across the host if the NIC is behind another one, down.
+    append_via_pcie(t, node, gpu, t.pcie_switch(node, t.pcie_switch_of_gpu(local)),
+                    t.pcie_switch(node, t.pcie_switch_of_nic(j)), nic, out);
+    return;
+  }
   if (const auto direct = t.find_link(gpu, nic)) {
     out.push_back(*direct);
     return;
@@ -43,7 +61,16 @@ void append_same_node(const Topology& t, int src, int dst, std::vector<LinkId>& 
     append_mesh_path(t, src, dst, out);
     return;
   }
-  const VertexId sw = t.node_switch(t.node_of_rank(src));
+  const int node = t.node_of_rank(src);
+  if (t.node_fabric() == NodeFabric::pcie && t.pcie_switches_per_node() > 0) {
+    // No NVLink: through the GPUs' PCIe switches, and the host between two of them.
+    append_via_pcie(t, node, t.gpu(src),
+                    t.pcie_switch(node, t.pcie_switch_of_gpu(t.local_of_rank(src))),
+                    t.pcie_switch(node, t.pcie_switch_of_gpu(t.local_of_rank(dst))), t.gpu(dst),
+                    out);
+    return;
+  }
+  const VertexId sw = t.node_switch(node);
   out.push_back(need_link(t, t.gpu(src), sw));
   out.push_back(need_link(t, sw, t.gpu(dst)));
 }

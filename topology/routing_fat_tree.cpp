@@ -71,7 +71,10 @@ class FatTreeRouter final : public CachedRouter {
       }
       return choice;
     }
-    // D-mod-K: at level l the up-port is floor(key / (up(1) * .. * up(l-1))) mod up(l).
+    // D-mod-K: at level l the up-port is floor(key / per_group(l)) mod up(l), per_group(l)
+    // being up(1) * .. * up(l-1) divided by the parallel links per connection at each level
+    // below: the switches of a tier-l group. Port p reaches switch p mod (up / P) through
+    // parallel cable p / (up / P), so the cable index, like the switch, comes from the key.
     const uint64_t key = f_.nic_key[gd];
     for (int l = 1; l < top; ++l) {
       const auto up = static_cast<uint64_t>(tier(l).up);

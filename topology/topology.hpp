@@ -83,13 +83,16 @@ struct TorusLayout;
 // switches come in groups, one group above each subtree of the tier below (a leaf is its own
 // group; with 3 tiers a tier-2 group is a pod's aggregation switches), numbered group by
 // group: switch i is local switch i % per_group of group i / per_group. Groups of tier t+1
-// take the groups of tier t in order, at most next.down each. Up-port p of local switch s of
-// group a leads to local switch s * up + p of the group above a, so a group of tier t+1 has
-// per_group(t) * up(t) switches, each with one cable to every group below it.
+// take the groups of tier t in order, at most next.down / P each, where P is the number of
+// parallel cables per connection (TopologyParams::parallel_links). Up-port p of local switch s
+// of group a leads to local switch s * (up / P) + p mod (up / P) of the group above a (cable
+// p / (up / P) of the P parallel ones), so a group of tier t+1 has per_group(t) * up(t) / P
+// switches, each with P cables to every group below it.
 struct FatTreeTier {
   int switches = 0;
-  int per_group = 1;             // switches per group (product of the lower tiers' up-ports)
+  int per_group = 1;             // switches per group (product of the lower tiers' up / P)
   int down = 0;                  // ports per switch toward the tier below, by design
+  int fan = 0;                   // leaf: down; above: groups below one group (down / P)
   int up = 0;                    // ports per switch toward the tier above (0 at the top)
   int64_t leaves_per_group = 1;  // leaf l lies below group l / leaves_per_group of this tier
   std::vector<VertexId> vertex;  // switch index -> vertex (whose Vertex::index is that index)
@@ -111,14 +114,16 @@ struct FatTreeLayout {
   std::vector<int> nic_leaf;          // global NIC index -> leaf
   std::vector<int> nic_port;          // global NIC index -> down-port on its leaf
   std::vector<LinkId> nic_up;         // global NIC index -> link NIC -> leaf
-  std::vector<LinkId> leaf_up;        // leaf * up_ports + p -> link leaf -> its p-th tier-2
-                                      // switch (spine p with 2 tiers)
+  std::vector<LinkId> leaf_up;        // leaf * up_ports + p -> link from the leaf up through
+                                      // port p (to spine p with 2 tiers and no parallel links;
+                                      // see FatTreeTier)
   int tiers = 1;                      // switch tiers built, = tier.size()
   std::vector<FatTreeTier> tier;      // tier[t - 1] for t = 1 .. tiers
   // Global NIC index -> D-mod-K key: the NIC's position in mixed radix, port on its leaf
-  // first, each weight rounded up to a multiple of the product of the up-ports below it, so
-  // the up-port of level t, floor(key / (up(1) * .. * up(t-1))) mod up(t), is the leaf port
-  // mod up(1) at the leaf, and digit t of the position on a full non-blocking tree.
+  // first, each weight rounded up to a multiple of tier[t].per_group (the product of the
+  // up-ports below it, each divided by the parallel links), so the up-port of level t,
+  // floor(key / per_group(t)) mod up(t), is the leaf port mod up(1) at the leaf, and digit t
+  // of the position on a full non-blocking tree without parallel links.
   std::vector<uint64_t> nic_key;
 };
 
@@ -165,6 +170,22 @@ class Topology {
   bool has_node_switch() const { return !node_switch_.empty(); }
   VertexId node_switch(int node) const { return node_switch_[node]; }
   NodeFabric node_fabric() const { return node_fabric_; }
+  // PCIe switches (NodeParams::pcie_switches), 0 per node when not modelled. With them, GPU
+  // local i is behind pcie_switch(node, pcie_switch_of_gpu(i)), NIC j behind
+  // pcie_switch(node, pcie_switch_of_nic(j)), and every PCIe switch joins host(node) (for
+  // pcie nodes the host is node_switch(node)).
+  int pcie_switches_per_node() const { return pcie_per_node_; }
+  VertexId pcie_switch(int node, int k) const {
+    return pcie_switch_[static_cast<std::size_t>(node) * static_cast<std::size_t>(pcie_per_node_) +
+                        static_cast<std::size_t>(k)];
+  }
+  int pcie_switch_of_gpu(int local_gpu) const {
+    return static_cast<int>(int64_t{local_gpu} * pcie_per_node_ / gpus_per_node_);
+  }
+  int pcie_switch_of_nic(int j) const {
+    return static_cast<int>(int64_t{j} * pcie_per_node_ / nics_per_node_);
+  }
+  VertexId host(int node) const { return host_[static_cast<std::size_t>(node)]; }
 
   TopologyKind kind() const { return kind_; }
   const FatTreeLayout* fat_tree() const { return fat_tree_ ? &*fat_tree_ : nullptr; }
@@ -177,6 +198,12 @@ class Topology {
                      std::vector<VertexId> gpus, std::vector<VertexId> nics,
                      std::vector<VertexId> node_switches);
   void set_node_fabric(NodeFabric fabric) { node_fabric_ = fabric; }
+  // per_node PCIe switches of every node (node by node) and each node's host.
+  void set_pcie(int per_node, std::vector<VertexId> switches, std::vector<VertexId> hosts) {
+    pcie_per_node_ = per_node;
+    pcie_switch_ = std::move(switches);
+    host_ = std::move(hosts);
+  }
   void set_fat_tree(FatTreeLayout layout) { fat_tree_ = std::move(layout); }
   void set_dragonfly(std::shared_ptr<const DragonflyLayout> l) { dragonfly_ = std::move(l); }
   void set_torus(std::shared_ptr<const TorusLayout> l) { torus_ = std::move(l); }
@@ -192,6 +219,8 @@ class Topology {
   NodeFabric node_fabric_ = NodeFabric::nvswitch;
   int nodes_ = 0, gpus_per_node_ = 0, nics_per_node_ = 0;
   std::vector<VertexId> gpu_, nic_, node_switch_;
+  int pcie_per_node_ = 0;
+  std::vector<VertexId> pcie_switch_, host_;
   std::optional<FatTreeLayout> fat_tree_;
   std::shared_ptr<const DragonflyLayout> dragonfly_;  // shared: immutable once built
   std::shared_ptr<const TorusLayout> torus_;

@@ -80,6 +80,16 @@ void parse_hardware(const json& doc, Config& config) {
   p.nic_bandwidth_Bps = get_quantity(node, "nic_bandwidth", at, QuantityKind::bandwidth, Sign::positive, 50e9);
   p.pcie_bandwidth_Bps = get_quantity(node, "pcie_bandwidth", at, QuantityKind::bandwidth, Sign::positive, 64e9);
   p.pcie_latency_s = get_quantity(node, "pcie_latency", at, QuantityKind::time, Sign::non_negative, 0.5e-6);
+  // PCIe switches are modelled only when the key is given (0: today's direct PCIe cables).
+  p.pcie_switches = 0;
+  if (member(node, "pcie_switches")) {
+    p.pcie_switches = static_cast<int>(get_int(node, "pcie_switches", at, 1, 1, 1024));
+    if (p.pcie_switches > p.gpus)
+      throw InputError(join_path(at, "pcie_switches"),
+                       "expected at most one PCIe switch per GPU (" + std::to_string(p.gpus) +
+                           " here); got " + std::to_string(p.pcie_switches),
+                       "GPU i sits behind PCIe switch floor(i * pcie_switches / gpus)");
+  }
 }
 
 }  // namespace cs::scenario::detail

@@ -89,6 +89,7 @@ void parse_fat_tree(const json& t, topo::TopologyParams& p) {
                      "expected an even number of ports; got " + std::to_string(p.switch_radix));
   parse_oversubscription(t, p);
   p.rail_optimized = get_bool(t, "rail_optimized", kAt, false);
+  p.parallel_links = static_cast<int>(get_int(t, "parallel_links", kAt, 1, 1, 2048));
   // Any L-tier fat-tree has fewer endpoints than radix^L (radix subtrees of the tier below).
   const int64_t nics = int64_t{p.nodes} * p.node.nics;
   const int64_t radix = p.switch_radix;
