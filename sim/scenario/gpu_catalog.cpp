@@ -12,8 +12,9 @@ constexpr std::array<GpuCatalogEntry, 6> kCatalog{{
     // NVIDIA A100 Tensor Core GPU datasheet (80GB SXM): BF16 312 TFLOPS dense; HBM2e
     // 2,039 GB/s; 80 GB.
     {"A100-80GB", 312e12, 2.039e12, 80e9},
-    // NVIDIA DGX B200 datasheet (per GPU: 72 PFLOPS FP8 training / 8, BF16 half of FP8 =
-    // 2.25 PFLOPS dense; 64 TB/s HBM3e / 8 = 8 TB/s; 1,440 GB / 8 = 180 GB).
+    // NVIDIA DGX B200 datasheet, per GPU (/8): 72 PFLOPS FP8 training -> 9 PFLOPS FP8 with
+    // sparsity, 4.5 dense; BF16 dense is half of that, 2.25 PFLOPS; 64 TB/s HBM3e -> 8 TB/s;
+    // 1,440 GB -> 180 GB.
     {"B200", 2.25e15, 8e12, 180e9},
     // AMD Instinct MI300X datasheet: BF16 1307.4 TFLOPS dense; HBM3 5.3 TB/s; 192 GB.
     {"MI300X", 1307.4e12, 5.3e12, 192e9},
