@@ -91,3 +91,11 @@ def test_flow_table_is_a_dataframe():
     assert len(df) == 15 and (df["dst"] == 0).all()
     assert df["finish_s"].max() == pytest.approx(res.summary["traffic"]["makespan_s"])
     assert cs.run(cs.Scenario.load(FLAGSHIP).set("topology.nodes", 1)).flows is None
+
+
+def test_override_and_from_json_take_the_cli_forms():
+    sc = cs.Scenario.from_json(cs.Scenario.load(FLAGSHIP).to_json())
+    sc.override("topology.nodes=2").override("network.routing=ecmp")
+    assert sc.get("topology.nodes") == 2 and sc.get("network.routing") == "ecmp"
+    with pytest.raises(cs.ScenarioError, match=r"^error:"):
+        sc.override("no_equals_sign")
