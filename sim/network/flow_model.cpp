@@ -220,7 +220,7 @@ void FlowModel::attach_shared(FlowId f, uint32_t hop, LinkIndex l) {
   if (link.count == 1) {
     // Second flow: from here on the link keeps a list, and flows their positions in it.
     list.assign(1, link.single);
-    set_pos(link.single, l, 0);
+    set_pos(link.single, l, kNone, 0);
     link.single = kNone;
   }
   auto& pos = flow_pos_[f];
@@ -236,22 +236,24 @@ void FlowModel::detach_shared(FlowId f, uint32_t hop, LinkIndex l) {
   auto& list = lists_[link_list_[l]];
   const uint32_t pos = flow_pos_[f][hop];
   const FlowId moved = list.back();
+  const auto last = static_cast<uint32_t>(list.size() - 1);
   list[pos] = moved;
   list.pop_back();
-  if (moved != f) set_pos(moved, l, pos);
+  // The moved entry may be another hop of f itself (a route that crosses l twice).
+  if (last != pos) set_pos(moved, l, last, pos);
   if (--link.count == 1) {
     link.single = list.front();
     list.clear();
   }
 }
 
-void FlowModel::set_pos(FlowId f, LinkIndex l, uint32_t pos) {
+void FlowModel::set_pos(FlowId f, LinkIndex l, uint32_t from, uint32_t to) {
   const auto links = links_of(flows_[f]);
   auto& p = flow_pos_[f];
   if (p.size() < links.size()) p.resize(links.size());
   for (uint32_t k = 0; k < links.size(); ++k)
-    if (links[k] == l) {
-      p[k] = pos;
+    if (links[k] == l && (from == kNone || p[k] == from)) {
+      p[k] = to;
       return;
     }
 }

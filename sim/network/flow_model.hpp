@@ -8,6 +8,10 @@
 // the connected component of flows that share links with the change, and once per instant:
 // everything that happens at one simulated time is one recomputation.
 //
+// A route may cross a link more than once (a pipelined ring as one flow: every ring edge moves
+// at the flow's rate). Such a flow counts once per crossing: it takes m times its rate from a
+// link it crosses m times, and max-min gives it the share of m flows there.
+//
 // Routes are registered once (add_route) and referred to by id: a collective sends thousands
 // of flows over the same few routes, and the model keeps per-route byte counts from which
 // per-link counts are derived.
@@ -141,7 +145,8 @@ class FlowModel final : public engine::EventTarget {
   void finish(FlowId f);
   void attach_shared(FlowId f, uint32_t hop, LinkIndex l);  // link already has a flow
   void detach_shared(FlowId f, uint32_t hop, LinkIndex l);  // link keeps other flows
-  void set_pos(FlowId f, LinkIndex l, uint32_t pos);
+  // Move f's entry in l's list from position `from` (kNone: its only entry) to `to`.
+  void set_pos(FlowId f, LinkIndex l, uint32_t from, uint32_t to);
   void mark_dirty(LinkIndex l);
   void recompute();
   void solve_component();

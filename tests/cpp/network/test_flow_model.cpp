@@ -155,3 +155,50 @@ TEST_CASE("many flows with awkward sizes all finish and conserve bytes", "[flow]
   REQUIRE(carried == Approx(total));
   REQUIRE(sim.events_processed() < 100000);
 }
+
+TEST_CASE("a flow that crosses a link twice counts twice there", "[flow]") {
+  SECTION("alone: half the link") {
+    Simulator sim(1);
+    FlowModel m(sim, {100.0, 1000.0});
+    Recorder rec(sim);
+    const FlowId a = start_now(m, {1, 0, 1, 0}, 0, 50.0, rec, 1);
+    sim.run(1e-9);
+    REQUIRE(m.rate_Bps(a) == Approx(50.0));
+    sim.run();
+    REQUIRE(rec.done.at(1) == Approx(1.0));
+    REQUIRE(m.link_bytes()[0] == Approx(100.0));  // 50 bytes, twice
+  }
+  SECTION("beside others: weighted max-min, then the survivors speed up") {
+    // Link 0 (90 B/s): A crosses it twice, B and C once. Level r with 2r + r + r = 90: 22.5.
+    // B (45 B) ends at 2 s; then 2r + r = 90: r = 30; A and C have 45 left at t=2,
+    // so C (90 B) ends at 3.5 s, A (90 B) too; every list position must stay consistent.
+    Simulator sim(1);
+    FlowModel m(sim, {90.0, 1000.0, 1000.0, 1000.0});
+    Recorder rec(sim);
+    const FlowId a = start_now(m, {0, 1, 0}, 0, 90.0, rec, 1);
+    const FlowId b = start_now(m, {2, 0}, 0, 45.0, rec, 2);
+    const FlowId c = start_now(m, {0, 3}, 0, 90.0, rec, 3);
+    sim.run(1e-9);
+    REQUIRE(m.rate_Bps(a) == Approx(22.5));
+    REQUIRE(m.rate_Bps(b) == Approx(22.5));
+    REQUIRE(m.rate_Bps(c) == Approx(22.5));
+    sim.run();
+    REQUIRE(rec.done.at(2) == Approx(2.0));
+    REQUIRE(rec.done.at(1) == Approx(3.5));
+    REQUIRE(rec.done.at(3) == Approx(3.5));
+    REQUIRE(m.active_flows() == 0);
+  }
+  SECTION("the flow crossing twice ends first, others keep consistent lists") {
+    Simulator sim(1);
+    FlowModel m(sim, {90.0, 1000.0, 1000.0, 1000.0});
+    Recorder rec(sim);
+    start_now(m, {2, 0}, 0, 90.0, rec, 2);
+    start_now(m, {0, 1, 0}, 0, 10.0, rec, 1);  // weight 5 in all: 18 B/s, ends at 10/18 s
+    start_now(m, {0, 3}, 0, 90.0, rec, 3);
+    start_now(m, {3, 0}, 0, 90.0, rec, 4);
+    sim.run();
+    REQUIRE(rec.done.at(1) == Approx(10.0 / 18.0));
+    // Then three flows at 30 B/s: each had 10 B sent, 80 left: 10/18 + 80/30.
+    for (int t : {2, 3, 4}) REQUIRE(rec.done.at(t) == Approx(10.0 / 18.0 + 80.0 / 30.0));
+  }
+}
