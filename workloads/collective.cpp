@@ -9,6 +9,8 @@ std::string_view to_string(CollectiveOp op) {
     case CollectiveOp::all_gather: return "all_gather";
     case CollectiveOp::all_to_all: return "all_to_all";
     case CollectiveOp::broadcast: return "broadcast";
+    case CollectiveOp::reduce: return "reduce";
+    case CollectiveOp::send_recv: return "send_recv";
   }
   return "?";
 }
@@ -21,6 +23,7 @@ std::string_view to_string(CollectiveAlgorithm algorithm) {
     case CollectiveAlgorithm::direct: return "direct";
     case CollectiveAlgorithm::hierarchical: return "hierarchical";
     case CollectiveAlgorithm::automatic: return "auto";
+    case CollectiveAlgorithm::in_network: return "in_network";
   }
   return "?";
 }
@@ -32,7 +35,9 @@ double busbw_factor(CollectiveOp op, int ranks) {
     case CollectiveOp::reduce_scatter:
     case CollectiveOp::all_gather:
     case CollectiveOp::all_to_all: return (n - 1) / n;
-    case CollectiveOp::broadcast: return 1.0;
+    case CollectiveOp::broadcast:
+    case CollectiveOp::reduce:
+    case CollectiveOp::send_recv: return 1.0;
   }
   return 1.0;
 }

@@ -95,9 +95,11 @@ std::vector<FlowId>& FlowModel::list_of(LinkIndex l) {
   return lists_[link_list_[l]];
 }
 
-FlowId FlowModel::start(RouteId route, double bytes, FlowObserver* observer, uint64_t tag) {
+FlowId FlowModel::start(RouteId route, double bytes, FlowObserver* observer, uint64_t tag,
+                        double extra_latency_s) {
   if (route >= routes_.size()) throw std::invalid_argument("FlowModel::start: unknown route");
   if (!(bytes > 0)) throw std::invalid_argument("FlowModel::start: bytes must be > 0");
+  if (!(extra_latency_s >= 0)) throw std::invalid_argument("FlowModel::start: extra latency must be >= 0");
   FlowId f;
   if (!free_flows_.empty()) {
     f = free_flows_.back();
@@ -122,7 +124,7 @@ FlowId FlowModel::start(RouteId route, double bytes, FlowObserver* observer, uin
     for (LinkIndex l : links_of(flow)) ++assigned_[l];
   // Even a zero-latency flow is admitted through the queue: every flow of this instant then
   // joins the links in one batch and one recomputation.
-  enqueue(sim_.now() + routes_[route].latency_s, f);
+  enqueue(sim_.now() + (routes_[route].latency_s + extra_latency_s), f);
   if (!in_handler_) reschedule();
   return f;
 }

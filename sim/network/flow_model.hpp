@@ -58,8 +58,11 @@ class FlowModel final : public engine::EventTarget {
   std::size_t num_routes() const { return routes_.size(); }
 
   // Start a flow over `route` now; bytes > 0. `observer` (may be null) is told at
-  // completion, with `tag`.
-  FlowId start(RouteId route, double bytes, FlowObserver* observer, uint64_t tag);
+  // completion, with `tag`. The flow is in flight for the route's latency plus
+  // `extra_latency_s` (>= 0: per-step software latency, a collective stage's critical path)
+  // before it takes bandwidth.
+  FlowId start(RouteId route, double bytes, FlowObserver* observer, uint64_t tag,
+               double extra_latency_s = 0);
 
   std::size_t active_flows() const { return active_; }
   // Load-aware routing (adaptive, UGAL) asks how many flows use a link, counting flows still

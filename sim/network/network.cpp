@@ -33,4 +33,13 @@ RouteId Network::path(int src_rank, int dst_rank, uint64_t flow_key) {
   return it->second;
 }
 
+RouteId Network::chain_path(std::span<const std::pair<int, int>> pairs) {
+  std::vector<topo::LinkId> links;
+  for (const auto& [src, dst] : pairs) {
+    const topo::Route& r = router_->route(src, dst, 0);
+    links.insert(links.end(), r.links.begin(), r.links.end());
+  }
+  return flows_.add_route(links, 0.0);
+}
+
 }  // namespace cs::net

@@ -3,6 +3,8 @@
 // send `bytes` from one rank (GPU) to another. Collectives and workloads talk to this.
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <utility>
 #include <unordered_map>
 
 #include "sim/engine/simulator.hpp"
@@ -25,6 +27,10 @@ class Network {
   // stable for the Network's lifetime. `flow_key` matters only to per-flow hashing routings
   // (ECMP).
   RouteId path(int src_rank, int dst_rank, uint64_t flow_key = 0);
+  // One route through the routes of several (src, dst) rank pairs in turn, with no latency of
+  // its own: a flow on it crosses every link of every pair and so moves all of them at one
+  // rate (a pipeline). Not cached: register once per pipeline.
+  RouteId chain_path(std::span<const std::pair<int, int>> pairs);
   const topo::Route& route(int src_rank, int dst_rank, uint64_t flow_key = 0) {
     return router_->route(src_rank, dst_rank, flow_key);
   }

@@ -1,0 +1,1 @@
+#include "sim/network/analytical_model.hpp"

@@ -1,0 +1,44 @@
+#pragma once
+// What a collective's transfers cost beyond the wire: per-step software and hardware latency
+// and the protocol's payload efficiency, as NCCL's tuning model states them (the numbers are
+// data: data/nccl_tuning.json, with sources). Both network models price a plan's stages with
+// these, so they agree where nothing contends.
+//
+// One step of a transfer from a to b costs the route's wire latency (topology) plus
+// step_latency_s[class], where the class is nvlink or pcie when a and b share a node (by the
+// node's fabric) and net otherwise. A stage costs `steps` times the largest step cost among
+// its transfers; a collective adds base_latency_s once.
+#include <array>
+#include <cstdint>
+
+#include "sim/network/network.hpp"
+#include "workloads/collective_plan.hpp"
+
+namespace cs::net {
+
+enum class TransferClass : uint8_t { nvlink = 0, pcie = 1, net = 2 };
+
+struct CollectiveCosts {
+  double base_latency_s = 0;                           // once per collective, >= 0
+  std::array<double, 3> step_latency_s{0, 0, 0};       // by TransferClass, >= 0
+  double bandwidth_efficiency = 1;                     // payload / bytes on the wire, in (0, 1]
+};
+
+// Costs for every algorithm (index: work::CollectiveAlgorithm). Default: all zero, efficiency
+// 1: the wire alone (closed-form tests use this).
+struct CollectiveCostTable {
+  std::array<CollectiveCosts, 8> by_algorithm{};
+  const CollectiveCosts& operator[](work::CollectiveAlgorithm a) const {
+    return by_algorithm[static_cast<std::size_t>(a)];
+  }
+  CollectiveCosts& operator[](work::CollectiveAlgorithm a) {
+    return by_algorithm[static_cast<std::size_t>(a)];
+  }
+};
+
+TransferClass transfer_class(const topo::Topology& topology, int src_rank, int dst_rank);
+
+// The latency of one stage: steps * max over its transfers of (route latency + step latency).
+double stage_latency_s(Network& network, const work::Stage& stage, const CollectiveCosts& costs);
+
+}  // namespace cs::net

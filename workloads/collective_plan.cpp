@@ -1,0 +1,1 @@
+#include "workloads/collective_plan.hpp"

@@ -1,0 +1,71 @@
+#pragma once
+// A collective algorithm as data: who sends how much to whom, in stages.
+//
+// A plan is a list of stages run one after another: a stage starts when the previous one has
+// finished. The transfers of a stage run at once. Bytes are a share of the collective's size
+// S, the nccl-tests "size" (the buffer per rank for all_reduce, broadcast, reduce and
+// all_to_all; the output of all_gather; the input of reduce_scatter), so one plan serves every
+// size.
+//
+// Transfers with the same `chain` (>= 0) form one pipeline: each rank forwards what it
+// receives as it arrives, so they all move at one common rate, the pace of their slowest
+// edge (a pipelined ring or tree: the fluid limit of NCCL's chunks flowing with no barrier
+// between steps). Transfers with chain -1 are independent (a halving step, a direct
+// all-to-all). A stage also costs `steps` per-step latencies on its critical path (a ring
+// all-reduce's 2(n-1), one per halving step).
+//
+// Ranks are global rank numbers: workloads know ranks, not GPUs or links.
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "workloads/collective.hpp"
+
+namespace cs::work {
+
+struct Transfer {
+  int src = 0, dst = 0;  // ranks, src != dst
+  double share = 0;      // bytes / S, > 0
+  int32_t chain = -1;    // pipeline id within the stage, or -1
+};
+
+struct Stage {
+  std::string name;  // e.g. "ring all_reduce", "inter-node ring (rail)", "halving 2/3"
+  std::vector<Transfer> transfers;
+  int steps = 1;     // per-step latencies on the stage's critical path (>= 1)
+};
+
+struct CollectivePlan {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  std::vector<int> ranks;  // the group, in the algorithm's order; ranks[0] is the root
+  std::vector<Stage> stages;
+};
+
+// Where the group's ranks sit: node_of[i] is the node of ranks[i]. Hierarchical algorithms
+// need it; the others ignore it.
+struct GroupLayout {
+  std::vector<int> ranks;
+  std::vector<int> node_of;
+};
+
+// The plan of `algorithm` for `op` over the group. Throws PlanError when the pair is not
+// supported, the group is too small, or the layout does not fit the algorithm (hierarchical
+// needs the same number of ranks on every node; halving_doubling all_gather and
+// reduce_scatter need a power-of-two group). `automatic` is not an algorithm here: callers
+// choose (see the analytical model).
+class PlanError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+CollectivePlan make_plan(CollectiveOp op, CollectiveAlgorithm algorithm, const GroupLayout& group);
+
+// Algorithms that have a plan for `op` (not checking the layout), in a fixed order.
+std::vector<CollectiveAlgorithm> algorithms_for(CollectiveOp op);
+
+// Sum of shares a rank sends over the plan (for tests and the report).
+double bytes_sent_share(const CollectivePlan& plan, int rank);
+
+}  // namespace cs::work
