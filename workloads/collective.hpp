@@ -1,6 +1,8 @@
 #pragma once
 // A collective benchmark as data, nccl-tests style: one op, one algorithm, a list of sizes.
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -18,10 +20,23 @@ enum class CollectiveAlgorithm : uint8_t {
 
 struct CollectiveSpec {
   CollectiveOp op = CollectiveOp::all_reduce;
-  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  // Run one after another for every size; more than one: an nccl-tests table per algorithm.
+  std::vector<CollectiveAlgorithm> algorithms{CollectiveAlgorithm::ring};
   std::vector<double> sizes_bytes{1 << 20};  // each > 0; run one after another
-  int ranks = 0;                             // 0 = all ranks of the topology
+  int ranks = 0;                             // 0 = all ranks of the topology; else the first N
+  std::vector<int> rank_list;                // explicit ranks (overrides `ranks` when not empty)
+  // Communicator groups: 0 = one group of all the ranks above. Otherwise groups of
+  // group_size members, taking every group_stride-th rank (see collective_groups).
+  int group_size = 0;
+  int group_stride = 1;
 };
+
+// The communicator groups of a spec over `total_ranks` ranks. The base list is rank_list, or
+// the first `ranks`, or all. With group_size g and stride s the base is cut into blocks of g*s
+// ranks; block b holds s groups, group j of it being base[b*g*s + j + i*s] for i < g (stride 1:
+// consecutive ranks, the tensor-parallel layout; stride = TP size: the data-parallel layout).
+// Throws std::invalid_argument when the base's length is not a multiple of g*s.
+std::vector<std::vector<int>> collective_groups(const CollectiveSpec& spec, int total_ranks);
 
 std::string_view to_string(CollectiveOp op);
 std::string_view to_string(CollectiveAlgorithm algorithm);

@@ -10,9 +10,10 @@
 // Transfers with the same `chain` (>= 0) form one pipeline: each rank forwards what it
 // receives as it arrives, so they all move at one common rate, the pace of their slowest
 // edge (a pipelined ring or tree: the fluid limit of NCCL's chunks flowing with no barrier
-// between steps). Transfers with chain -1 are independent (a halving step, a direct
-// all-to-all). A stage also costs `steps` per-step latencies on its critical path (a ring
-// all-reduce's 2(n-1), one per halving step).
+// between steps); so every transfer of one chain has the same share. Chain ids of a stage
+// number its pipelines 0, 1, ... Transfers with chain -1 are independent (a halving step, a
+// direct all-to-all). A stage also costs `steps` per-step latencies on its critical path (a
+// ring all-reduce's 2(n-1), one per halving step).
 //
 // Ranks are global rank numbers: workloads know ranks, not GPUs or links.
 #include <cstdint>
@@ -45,7 +46,7 @@ struct CollectivePlan {
 };
 
 // Where the group's ranks sit: node_of[i] is the node of ranks[i]. Hierarchical algorithms
-// need it; the others ignore it.
+// need it; the others ignore it, and it may then be left empty (if given, one per rank).
 struct GroupLayout {
   std::vector<int> ranks;
   std::vector<int> node_of;
