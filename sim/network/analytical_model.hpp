@@ -1,7 +1,7 @@
 #pragma once
 // The analytical network model: alpha-beta with topology-aware bottlenecks.
 //
-// A plan's stage costs its latency (stage_latency_s: steps x the slowest transfer's step
+// A plan's stage costs its latency (StageLatency, collective_costs.hpp: steps x the slowest
 // latency) plus its bandwidth term: the bytes of every link divided by the link's capacity,
 // at the busiest link. Link loads come from a sparse routing matrix R (links x transfers,
 // R[l][t] = how many times transfer t's route crosses link l) times the stage's traffic
@@ -17,6 +17,7 @@
 // identical collectives that share a bottleneck, an upper bound otherwise.
 //
 // Units: bytes, bytes/s, seconds.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -41,7 +42,8 @@ struct CollectiveEstimate {
 };
 
 // A plan with its routing: one sparse matrix per stage, built once and reused for every
-// size and cost table.
+// size and cost table. Keeps a reference to `plan`, which must outlive it. Routes are those
+// of network.route(src, dst) (flow key 0), as stage_latency_s and the flow model's runs use.
 class RoutedPlan {
  public:
   RoutedPlan(Network& network, const work::CollectivePlan& plan);
@@ -57,18 +59,25 @@ class RoutedPlan {
   const work::CollectivePlan& plan_;
   std::vector<Eigen::SparseMatrix<double>> routing_;
   std::vector<Eigen::VectorXd> shares_;
-  std::vector<std::vector<double>> step_wire_s_;  // per stage, per transfer: route latency
-  std::vector<std::vector<uint8_t>> class_;        // per stage, per transfer: TransferClass
+  // Per stage, the links its routes cross (the non-empty rows of routing_), ascending: the
+  // model touches only these, so an estimate costs the plan's size, not the fabric's.
+  std::vector<std::vector<topo::LinkId>> links_;
+  std::vector<StageLatency> latency_;  // per stage, priced per estimate
 };
 
 class AnalyticalModel {
  public:
   explicit AnalyticalModel(Network& network);
 
-  // One collective of `bytes` alone on the fabric.
+  // One collective of `bytes` (>= 0) alone on the fabric. A stage's bandwidth term is the max
+  // over the links it crosses (none: 0, bottleneck 0). `plan` must come from this model's
+  // network. Throws std::invalid_argument on negative or non-finite bytes or an efficiency
+  // outside (0, 1].
   CollectiveEstimate estimate(const RoutedPlan& plan, double bytes, const CollectiveCosts& costs);
 
-  // Several collectives starting together (see the header comment).
+  // Several collectives starting together (see the header comment): stage s of job j takes
+  // max over the links stage s crosses of (its own load + the loads of every other job's
+  // stages, all of them) / capacity. Results in job order; one job alone = estimate().
   struct Job {
     const RoutedPlan* plan;
     double bytes;
@@ -83,9 +92,19 @@ class AnalyticalModel {
   const std::vector<double>& link_busy_s() const { return link_busy_s_; }
 
  private:
+  // Loads of stage s of `plan` for `bytes` into load_ (indexed by link id), and the stage's
+  // latency; the caller clears load_ on the stage's links when done with them.
+  double stage_loads(const RoutedPlan& plan, std::size_t s, double bytes,
+                     const CollectiveCosts& costs);
+  void record(const RoutedPlan& plan, std::size_t s);  // add load_ to link_bytes_, link_busy_s_
+  void clear(const RoutedPlan& plan, std::size_t s);   // zero load_ on the stage's links
+
   Network& network_;
   std::vector<double> capacity_Bps_;
   std::vector<double> link_bytes_, link_busy_s_;
+  // Scratch by link id, all zero between calls: the current stage's loads, and (concurrent)
+  // every job's loads over all its stages and one job's own.
+  std::vector<double> load_, all_jobs_, own_job_;
 };
 
 }  // namespace cs::net

@@ -9,14 +9,37 @@ TransferClass transfer_class(const topo::Topology& topology, int src_rank, int d
   return topology.node_fabric() == topo::NodeFabric::pcie ? TransferClass::pcie : TransferClass::nvlink;
 }
 
-double stage_latency_s(Network& network, const work::Stage& stage, const CollectiveCosts& costs) {
-  double step = 0;
+StageLatency::StageLatency(Network& network, const work::Stage& stage) : steps_(stage.steps) {
   for (const work::Transfer& t : stage.transfers) {
     const double wire = network.route(t.src, t.dst).latency_s;
     const auto cls = static_cast<std::size_t>(transfer_class(network.topology(), t.src, t.dst));
-    step = std::max(step, wire + costs.step_latency_s[cls]);
+    if (t.chain < 0) {
+      max_wire_s_[cls] = std::max(max_wire_s_[cls], wire);
+      continue;
+    }
+    if (static_cast<std::size_t>(t.chain) >= pipelines_.size()) pipelines_.resize(t.chain + 1);
+    Pipeline& p = pipelines_[t.chain];
+    p.wire_s += wire;
+    ++p.edges[cls];
   }
-  return stage.steps * step;
+}
+
+double StageLatency::seconds(const CollectiveCosts& costs) const {
+  double step = 0;
+  for (std::size_t c = 0; c < 3; ++c)
+    if (max_wire_s_[c] >= 0) step = std::max(step, max_wire_s_[c] + costs.step_latency_s[c]);
+  for (const Pipeline& p : pipelines_) {
+    const uint32_t n = p.edges[0] + p.edges[1] + p.edges[2];
+    if (n == 0) continue;
+    double total = p.wire_s;
+    for (std::size_t c = 0; c < 3; ++c) total += p.edges[c] * costs.step_latency_s[c];
+    step = std::max(step, total / n);
+  }
+  return steps_ * step;
+}
+
+double stage_latency_s(Network& network, const work::Stage& stage, const CollectiveCosts& costs) {
+  return StageLatency(network, stage).seconds(costs);
 }
 
 }  // namespace cs::net

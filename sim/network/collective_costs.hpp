@@ -6,10 +6,14 @@
 //
 // One step of a transfer from a to b costs the route's wire latency (topology) plus
 // step_latency_s[class], where the class is nvlink or pcie when a and b share a node (by the
-// node's fabric) and net otherwise. A stage costs `steps` times the largest step cost among
-// its transfers; a collective adds base_latency_s once.
+// node's fabric) and net otherwise. A pipeline's step costs the mean over its edges: a chunk
+// crosses them in turn, so a ring of n ranks on k nodes pays k net steps per n (NCCL's model
+// counts intra- and inter-node steps the same way). A stage costs `steps` times the largest
+// step cost among its pipelines and independent transfers; a collective adds base_latency_s
+// once.
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "sim/network/network.hpp"
 #include "workloads/collective_plan.hpp"
@@ -38,7 +42,23 @@ struct CollectiveCostTable {
 
 TransferClass transfer_class(const topo::Topology& topology, int src_rank, int dst_rank);
 
-// The latency of one stage: steps * max over its transfers of (route latency + step latency).
+// What a stage's latency depends on, gathered once (routing) and priced for any costs.
+class StageLatency {
+ public:
+  StageLatency(Network& network, const work::Stage& stage);
+  double seconds(const CollectiveCosts& costs) const;
+
+ private:
+  struct Pipeline {
+    double wire_s = 0;                     // sum over its edges of route latency
+    std::array<uint32_t, 3> edges{0, 0, 0};  // edges by TransferClass
+  };
+  std::vector<Pipeline> pipelines_;
+  std::array<double, 3> max_wire_s_{-1, -1, -1};  // independent transfers, by class; -1: none
+  int steps_ = 1;
+};
+
+// The latency of one stage (StageLatency, for one use).
 double stage_latency_s(Network& network, const work::Stage& stage, const CollectiveCosts& costs);
 
 }  // namespace cs::net

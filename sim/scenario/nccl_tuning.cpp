@@ -1,0 +1,60 @@
+// Reading the compiled-in NCCL tuning table. The file is ours and fixed at build time, so a
+// malformed entry is a bug: nlohmann's exceptions (missing key, wrong type) are not caught.
+#include "sim/scenario/nccl_tuning.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "workloads/collective.hpp"
+
+namespace cs::scenario {
+namespace {
+
+using json = nlohmann::json;
+
+const json& table() {
+  static const json t = json::parse(nccl_tuning_text());
+  return t;
+}
+
+// Every algorithm the table prices, by its scenario spelling (work::to_string).
+using A = work::CollectiveAlgorithm;
+constexpr A kAlgorithms[] = {A::ring,         A::tree,      A::halving_doubling, A::direct,
+                             A::hierarchical, A::automatic, A::in_network};
+
+net::CollectiveCosts costs_of(const json& entry, double efficiency) {
+  constexpr double us = 1e-6;
+  net::CollectiveCosts c;
+  c.base_latency_s = entry.at("base_latency_us").get<double>() * us;
+  const json& step = entry.at("step_latency_us");
+  c.step_latency_s[static_cast<std::size_t>(net::TransferClass::nvlink)] = step.at("nvlink").get<double>() * us;
+  c.step_latency_s[static_cast<std::size_t>(net::TransferClass::pcie)] = step.at("pcie").get<double>() * us;
+  c.step_latency_s[static_cast<std::size_t>(net::TransferClass::net)] = step.at("net").get<double>() * us;
+  c.bandwidth_efficiency = efficiency;
+  return c;
+}
+
+}  // namespace
+
+net::CollectiveCostTable nccl_costs(std::string_view protocol) {
+  const json& t = table();
+  const json& protocols = t.at("protocols");
+  const std::string name(protocol);
+  if (!protocols.contains(name))
+    throw std::invalid_argument("unknown NCCL protocol \"" + name +
+                                "\" (expected simple, ll or ll128)");
+  net::CollectiveCostTable out;
+  for (work::CollectiveAlgorithm a : kAlgorithms) {
+    const json& use = t.at("algorithms").at(std::string(work::to_string(a)));
+    // An algorithm may be pinned to one protocol (in_network: NVLS runs Simple only).
+    const std::string proto = use.value("protocol", name);
+    const double efficiency = protocols.at(proto).at("bandwidth_efficiency").get<double>();
+    const json& entry = t.at("nccl_algorithms").at(use.at("nccl_algorithm").get<std::string>()).at(proto);
+    out[a] = costs_of(entry, efficiency);
+  }
+  return out;
+}
+
+}  // namespace cs::scenario

@@ -1,0 +1,365 @@
+// The analytical model against closed forms and against the flow model running the same plan.
+// Plans are built by hand here, so these tests do not depend on the plan builders.
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "sim/engine/simulator.hpp"
+#include "sim/network/analytical_model.hpp"
+#include "sim/network/collective_costs.hpp"
+#include "sim/network/network.hpp"
+#include "topology/topology.hpp"
+
+using namespace cs;
+
+namespace {
+
+constexpr auto kNvlink = static_cast<std::size_t>(net::TransferClass::nvlink);
+constexpr auto kNet = static_cast<std::size_t>(net::TransferClass::net);
+
+// A topology with its network, kept alive together.
+struct Fabric {
+  explicit Fabric(const topo::TopologyParams& p)
+      : topology(topo::build_topology(p)),
+        sim(1),
+        network(sim, topology,
+                p.kind == topo::TopologyKind::fat_tree ? topo::RoutingKind::dmodk
+                                                       : topo::RoutingKind::shortest) {}
+  topo::Topology topology;
+  engine::Simulator sim;
+  net::Network network;
+};
+
+topo::TopologyParams nvswitch_node() {
+  topo::TopologyParams p;
+  p.kind = topo::TopologyKind::single_node;
+  p.node.gpus = 8;
+  p.node.gpu_bandwidth_Bps = 450e9;
+  p.node.gpu_latency_s = 0.7e-6;
+  return p;
+}
+
+// 4 nodes of 2 GPUs and 2 NICs, one leaf per rail (radix 8: 4 NIC ports, 4 up-ports).
+topo::TopologyParams rail_fat_tree() {
+  topo::TopologyParams p;
+  p.kind = topo::TopologyKind::fat_tree;
+  p.nodes = 4;
+  p.node.gpus = 2;
+  p.node.nics = 2;
+  p.node.nic_bandwidth_Bps = 50e9;
+  p.node.pcie_bandwidth_Bps = 64e9;
+  p.link_bandwidth_Bps = 50e9;
+  p.switch_radix = 8;
+  p.rail_optimized = true;
+  return p;
+}
+
+// One pipelined ring all-reduce over `ranks` in order: 2(n-1) steps, each edge carrying
+// 2(n-1)/n of S.
+work::Stage ring_all_reduce(const std::vector<int>& ranks) {
+  const int n = static_cast<int>(ranks.size());
+  work::Stage st;
+  st.name = "ring all_reduce";
+  st.steps = 2 * (n - 1);
+  for (int i = 0; i < n; ++i)
+    st.transfers.push_back({ranks[i], ranks[(i + 1) % n], 2.0 * (n - 1) / n, 0});
+  return st;
+}
+
+work::CollectivePlan ring_plan(const std::vector<int>& ranks) {
+  work::CollectivePlan plan;
+  plan.ranks = ranks;
+  plan.stages.push_back(ring_all_reduce(ranks));
+  return plan;
+}
+
+std::vector<int> first_ranks(int n) {
+  std::vector<int> r(n);
+  std::iota(r.begin(), r.end(), 0);
+  return r;
+}
+
+net::CollectiveCosts some_costs(double efficiency = 1.0) {
+  net::CollectiveCosts c;
+  c.base_latency_s = 5e-6;
+  c.step_latency_s = {1e-6, 2e-6, 4e-6};
+  c.bandwidth_efficiency = efficiency;
+  return c;
+}
+
+// Runs a plan in the flow model, by hand: stages one after another; a chain is one flow on
+// the chained route, an independent transfer one flow on its own route; every flow waits out
+// the stage latency (and the first stage the base latency) before it takes bandwidth.
+class FlowRun final : public net::FlowObserver {
+ public:
+  FlowRun(net::Network& network, const work::CollectivePlan& plan, double bytes,
+          const net::CollectiveCosts& costs)
+      : network_(network), plan_(plan), bytes_(bytes), costs_(costs) {}
+
+  void start() { start_stage(costs_.base_latency_s); }
+  double done_at() const { return done_at_; }
+
+  void on_flow_done(net::FlowId, uint64_t) override {
+    if (--outstanding_ > 0) return;
+    if (++stage_ < plan_.stages.size()) {
+      start_stage(0);
+    } else {
+      done_at_ = network_.sim().now();
+    }
+  }
+
+ private:
+  void start_stage(double extra_s) {
+    const work::Stage& st = plan_.stages[stage_];
+    const double latency = net::stage_latency_s(network_, st, costs_) + extra_s;
+    const double scale = bytes_ / costs_.bandwidth_efficiency;
+    std::map<int32_t, std::vector<std::pair<int, int>>> chains;
+    std::map<int32_t, double> chain_share;
+    outstanding_ = 0;
+    for (const work::Transfer& t : st.transfers) {
+      if (t.chain >= 0) {
+        chains[t.chain].emplace_back(t.src, t.dst);
+        chain_share[t.chain] = t.share;
+        continue;
+      }
+      const double wire = network_.route(t.src, t.dst).latency_s;
+      ++outstanding_;
+      network_.flows().start(network_.path(t.src, t.dst), t.share * scale, this, 0, latency - wire);
+    }
+    for (const auto& [id, pairs] : chains) {
+      ++outstanding_;
+      network_.flows().start(network_.chain_path(pairs), chain_share[id] * scale, this, 0, latency);
+    }
+  }
+
+  net::Network& network_;
+  const work::CollectivePlan& plan_;
+  double bytes_;
+  net::CollectiveCosts costs_;
+  std::size_t stage_ = 0, outstanding_ = 0;
+  double done_at_ = -1;
+};
+
+double flow_time(const topo::TopologyParams& p, const work::CollectivePlan& plan, double bytes,
+                 const net::CollectiveCosts& costs) {
+  Fabric f(p);
+  FlowRun run(f.network, plan, bytes, costs);
+  run.start();
+  f.sim.run();
+  REQUIRE(run.done_at() > 0);
+  return run.done_at();
+}
+
+double analytical_time(const topo::TopologyParams& p, const work::CollectivePlan& plan,
+                       double bytes, const net::CollectiveCosts& costs) {
+  Fabric f(p);
+  const net::RoutedPlan routed(f.network, plan);
+  net::AnalyticalModel model(f.network);
+  return model.estimate(routed, bytes, costs).time_s;
+}
+
+}  // namespace
+
+TEST_CASE("analytical ring all-reduce in an NVSwitch node is 2(n-1)(alpha + S/(nB))",
+          "[analytical]") {
+  Fabric f(nvswitch_node());
+  const work::CollectivePlan plan = ring_plan(first_ranks(8));
+  const net::RoutedPlan routed(f.network, plan);
+  net::AnalyticalModel model(f.network);
+  REQUIRE(routed.stages() == 1);
+  CHECK(routed.routing(0).rows() == static_cast<Eigen::Index>(f.topology.num_links()));
+  CHECK(routed.routing(0).cols() == 8);
+  CHECK(routed.routing(0).nonZeros() == 16);  // GPU -> NVSwitch -> GPU per edge
+  for (double eff : {1.0, 0.5}) {
+    const net::CollectiveCosts c = some_costs(eff);
+    for (double S : {8.0 * 1024, 1.0 * (1 << 20), 1.0 * (1 << 30)}) {
+      // Every hop is GPU -> NVSwitch -> GPU: 2 x 0.7 us of wire, plus the NVLink step.
+      const double alpha = 2 * 0.7e-6 + c.step_latency_s[kNvlink], B = 450e9;
+      const double expected = c.base_latency_s + 2 * 7 * (alpha + S / (8 * B * eff));
+      const net::CollectiveEstimate e = model.estimate(routed, S, c);
+      CHECK(e.time_s == Approx(expected).epsilon(1e-9));
+      REQUIRE(e.stages.size() == 1);
+      CHECK(e.stages[0].latency_s == Approx(2 * 7 * alpha).epsilon(1e-12));
+      CHECK(e.stages[0].latency_s == Approx(net::stage_latency_s(f.network, plan.stages[0], c)));
+      CHECK(f.topology.link(e.stages[0].bottleneck).bandwidth_Bps == B);
+    }
+  }
+}
+
+TEST_CASE("analytical ring all-reduce on a rail-optimized fat-tree matches the closed form",
+          "[analytical]") {
+  // Ranks 0..7 in order: GPU pairs within a node over NVSwitch (2 x 0.7 us), and between
+  // nodes GPU -> NIC -> rail leaf -> (spine, when the rails differ) -> leaf -> NIC -> GPU.
+  // The slowest edge crosses rails: 2 PCIe + 2 NIC + 2 spine links of 0.5 us = 3 us, plus the
+  // NET step. B = 50 GB/s (NIC and fabric links).
+  const topo::TopologyParams p = rail_fat_tree();
+  Fabric f(p);
+  const std::vector<int> ranks = first_ranks(8);
+  const work::CollectivePlan plan = ring_plan(ranks);
+  const net::RoutedPlan routed(f.network, plan);
+  net::AnalyticalModel model(f.network);
+  // No link is crossed twice, so the bottleneck is the slowest link on the ring.
+  CHECK((routed.routing(0) * Eigen::VectorXd::Ones(8)).maxCoeff() == 1.0);
+  double max_wire = 0;
+  for (int i = 0; i < 8; ++i) max_wire = std::max(max_wire, f.network.route(ranks[i], ranks[(i + 1) % 8]).latency_s);
+  REQUIRE(max_wire == Approx(3e-6));
+  const net::CollectiveCosts c = some_costs();
+  // A pipelined ring's step costs the mean over its edges (a chunk crosses them in turn).
+  double alpha = 0;
+  for (int i = 0; i < 8; ++i) {
+    const int a = ranks[i], b = ranks[(i + 1) % 8];
+    alpha += (f.network.route(a, b).latency_s +
+              c.step_latency_s[static_cast<std::size_t>(net::transfer_class(f.topology, a, b))]) / 8;
+  }
+  const double B = 50e9, S = 64.0 * (1 << 20);
+  const net::CollectiveEstimate e = model.estimate(routed, S, c);
+  CHECK(e.time_s == Approx(c.base_latency_s + 14 * (alpha + S / (8 * B))).epsilon(1e-9));
+  CHECK(f.topology.link(e.stages[0].bottleneck).bandwidth_Bps == B);
+  CHECK(e.time_s == Approx(flow_time(p, plan, S, c)).epsilon(1e-9));
+}
+
+TEST_CASE("analytical equals the flow model when nothing contends", "[analytical]") {
+  // Three stages on the rail fat-tree: independent transfers on disjoint routes with
+  // different shares and latencies, a ring pipeline, then intra- and inter-node pairs.
+  const topo::TopologyParams p = rail_fat_tree();
+  work::CollectivePlan plan;
+  plan.ranks = first_ranks(8);
+  work::Stage pairs;
+  pairs.name = "rail pairs";
+  pairs.steps = 3;
+  pairs.transfers = {{0, 2, 0.75, -1}, {4, 6, 0.25, -1}, {1, 0, 0.5, -1}};
+  plan.stages.push_back(pairs);
+  plan.stages.push_back(ring_all_reduce({0, 2, 4, 6}));
+  work::Stage last;
+  last.name = "mixed";
+  last.transfers = {{3, 7, 1.0, -1}, {6, 7, 2.0, -1}};
+  plan.stages.push_back(last);
+
+  for (double eff : {1.0, 120.0 / 128.0}) {
+    const net::CollectiveCosts c = some_costs(eff);
+    for (double S : {4096.0, 1.0 * (1 << 20), 1.0 * (1 << 30)})
+      CHECK(analytical_time(p, plan, S, c) == Approx(flow_time(p, plan, S, c)).epsilon(1e-9));
+  }
+  // The wire alone (default costs) too.
+  CHECK(analytical_time(p, plan, 1 << 20, {}) == Approx(flow_time(p, plan, 1 << 20, {})).epsilon(1e-9));
+}
+
+TEST_CASE("a pipeline crossing a link twice: analytical equals the flow model", "[analytical]") {
+  // Two nodes of 2 GPUs and one NIC. The ring 0 -> 2 -> 1 -> 3 -> 0 leaves each node twice
+  // through its one NIC, so the NIC links carry the pipeline twice: half its rate.
+  topo::TopologyParams p;
+  p.kind = topo::TopologyKind::fat_tree;
+  p.nodes = 2;
+  p.node.gpus = 2;
+  p.node.nics = 1;
+  p.node.nic_bandwidth_Bps = 50e9;
+  p.node.pcie_bandwidth_Bps = 64e9;
+  p.switch_radix = 8;
+  const std::vector<int> ranks{0, 2, 1, 3};
+  const work::CollectivePlan plan = ring_plan(ranks);
+  const double S = 1.0 * (1 << 26);
+  const net::CollectiveCosts c = some_costs();
+
+  Fabric f(p);
+  const net::RoutedPlan routed(f.network, plan);
+  // Two of the ring's edges cross the NIC links: rows with two entries.
+  const Eigen::VectorXd crossings = routed.routing(0) * Eigen::VectorXd::Ones(4);
+  CHECK(crossings.maxCoeff() == 2.0);
+  net::AnalyticalModel model(f.network);
+  const net::CollectiveEstimate e = model.estimate(routed, S, c);
+  CHECK(e.stages[0].bandwidth_s == Approx(2 * (1.5 * S) / 50e9).epsilon(1e-12));
+  CHECK(e.time_s == Approx(flow_time(p, plan, S, c)).epsilon(1e-9));
+}
+
+TEST_CASE("link_bytes and link_busy_s accumulate each estimate's loads", "[analytical]") {
+  Fabric f(nvswitch_node());
+  const work::CollectivePlan plan = ring_plan(first_ranks(4));
+  const net::RoutedPlan routed(f.network, plan);
+  net::AnalyticalModel model(f.network);
+  const double S = 1e6, eff = 0.5;
+  model.estimate(routed, S, some_costs(eff));
+  model.estimate(routed, S, some_costs(eff));
+  const topo::LinkId l = f.network.route(0, 1).links.front();
+  CHECK(model.link_bytes()[l] == Approx(2 * 1.5 * S / eff));
+  CHECK(model.link_busy_s()[l] == Approx(2 * 1.5 * S / eff / 450e9));
+  const topo::LinkId unused = f.network.route(5, 6).links.front();
+  CHECK(model.link_bytes()[unused] == 0);
+  CHECK_THROWS_AS(model.estimate(routed, -1, some_costs()), std::invalid_argument);
+  CHECK_THROWS_AS(model.estimate(routed, S, some_costs(0)), std::invalid_argument);
+}
+
+TEST_CASE("concurrent rings sharing a fabric link: analytical equals the flow model",
+          "[analytical]") {
+  // 6 single-GPU nodes, two leaves of 3 with one up-port each (radix 4, 3:1): every
+  // leaf-to-leaf path crosses the same leaf-spine links. Rings {0, 3} and {1, 4} are disjoint
+  // but share those links, where each carries both rings' bytes: each ring gets half.
+  topo::TopologyParams p;
+  p.kind = topo::TopologyKind::fat_tree;
+  p.nodes = 6;
+  p.node.gpus = 1;
+  p.node.nics = 1;
+  p.node.nic_bandwidth_Bps = 50e9;
+  p.node.pcie_bandwidth_Bps = 64e9;
+  p.link_bandwidth_Bps = 50e9;
+  p.switch_radix = 4;
+  p.oversubscription = 3;
+  const work::CollectivePlan a = ring_plan({0, 3}), b = ring_plan({1, 4});
+  const double S = 1.0 * (1 << 28);
+  const net::CollectiveCosts c = some_costs();
+
+  Fabric f(p);
+  const net::RoutedPlan ra(f.network, a), rb(f.network, b);
+  net::AnalyticalModel model(f.network);
+  const net::CollectiveEstimate alone = model.estimate(ra, S, c);
+  const std::vector<net::AnalyticalModel::Job> jobs{{&ra, S, &c}, {&rb, S, &c}};
+  const std::vector<net::CollectiveEstimate> both = model.estimate_concurrent(jobs);
+  REQUIRE(both.size() == 2);
+  for (const net::CollectiveEstimate& e : both) {
+    CHECK(e.stages[0].bandwidth_s == Approx(2 * alone.stages[0].bandwidth_s).epsilon(1e-12));
+    CHECK(f.topology.link(e.stages[0].bottleneck).kind == topo::LinkKind::fabric);
+  }
+  CHECK(both[0].time_s == Approx(both[1].time_s).epsilon(1e-12));
+
+  // One job alone is estimate().
+  const std::vector<net::AnalyticalModel::Job> one{{&ra, S, &c}};
+  CHECK(model.estimate_concurrent(one)[0].time_s == Approx(alone.time_s).epsilon(1e-12));
+
+  // Both rings at once in the flow model.
+  Fabric g(p);
+  FlowRun fa(g.network, a, S, c), fb(g.network, b, S, c);
+  fa.start();
+  fb.start();
+  g.sim.run();
+  CHECK(both[0].time_s == Approx(fa.done_at()).epsilon(1e-9));
+  CHECK(both[1].time_s == Approx(fb.done_at()).epsilon(1e-9));
+}
+
+TEST_CASE("an estimate of a ring over thousands of ranks is fast", "[analytical]") {
+  // A 3-tier radix-64 fat-tree of 8-GPU nodes; a ring over every rank (one stage, n transfers).
+  for (int ranks : {4096, 16384}) {
+    topo::TopologyParams p;
+    p.kind = topo::TopologyKind::fat_tree;
+    p.tiers = 3;
+    p.nodes = ranks / 8;
+    p.rail_optimized = true;
+    Fabric f(p);
+    const work::CollectivePlan plan = ring_plan(first_ranks(ranks));
+    const net::RoutedPlan routed(f.network, plan);
+    net::AnalyticalModel model(f.network);
+    const net::CollectiveCosts c = some_costs();
+    constexpr int kRepeats = 5;
+    const auto t0 = std::chrono::steady_clock::now();
+    double sum = 0;
+    for (int i = 0; i < kRepeats; ++i) sum += model.estimate(routed, 1 << 30, c).time_s;
+    const double per_estimate =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / kRepeats;
+    CHECK(sum > 0);
+    INFO(ranks << " ranks: " << per_estimate * 1e3 << " ms per estimate");
+    CHECK(per_estimate < 0.05);
+  }
+}
