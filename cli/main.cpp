@@ -62,10 +62,20 @@ void print_human(const json& s) {
               s["events"].dump().c_str());
   if (s.contains("collective")) {
     const auto& c = s["collective"];
-    std::printf("%s %s over %s ranks\n", c["op"].get<std::string>().c_str(),
-                c["algorithm"].get<std::string>().c_str(), c["ranks"].dump().c_str());
-    std::printf("%14s %14s %12s %12s\n", "size (B)", "time (us)", "algbw (GB/s)", "busbw (GB/s)");
+    const std::string algorithm = c["algorithm"].is_string() ? c["algorithm"].get<std::string>() : "(several)";
+    std::printf("%s %s over %s ranks", c["op"].get<std::string>().c_str(), algorithm.c_str(),
+                c["ranks"].dump().c_str());
+    if (c.value("groups", json(1)) != json(1)) std::printf(" in each of %s groups", c["groups"].dump().c_str());
+    std::printf("\n");
+    // The nccl-tests table, one block per algorithm when several ran (or auto chose).
+    std::string last;
     for (const auto& r : c["results"]) {
+      const std::string alg = r.value("algorithm", json(algorithm)).dump();
+      if (alg != last) {
+        std::printf("# %s\n%14s %14s %12s %12s\n", alg.c_str(), "size (B)", "time (us)", "algbw (GB/s)",
+                    "busbw (GB/s)");
+        last = alg;
+      }
       if (!r["time_s"].is_number()) {
         std::printf("%s\n", r.dump().c_str());
         continue;
@@ -74,6 +84,8 @@ void print_human(const json& s) {
                   r["time_s"].get<double>() * 1e6, r["algbw_GBps"].get<double>(),
                   r["busbw_GBps"].get<double>());
     }
+    if (c.contains("background"))
+      for (const auto& b : c["background"]) std::printf("background: %s\n", b.dump().c_str());
   }
   if (s.contains("traffic")) {
     const auto& t = s["traffic"];

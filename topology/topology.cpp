@@ -5,6 +5,15 @@
 
 namespace cs::topo {
 
+const char* link_kind_name(LinkKind kind) {
+  switch (kind) {
+    case LinkKind::node_fabric: return "node_fabric";
+    case LinkKind::pcie: return "pcie";
+    case LinkKind::fabric: return "fabric";
+  }
+  return "?";
+}
+
 VertexId Topology::add_vertex(VertexKind kind, int node, int index, int tier, std::string name) {
   const auto id = static_cast<VertexId>(vertices_.size());
   // Insert the name first: a duplicate must leave the topology unchanged.

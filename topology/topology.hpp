@@ -30,6 +30,8 @@ using LinkId = uint32_t;
 
 enum class VertexKind : uint8_t { gpu, nic, node_switch, fabric_switch };
 enum class LinkKind : uint8_t { node_fabric, pcie, fabric };
+// "node_fabric", "pcie", "fabric": the names the reports use.
+const char* link_kind_name(LinkKind kind);
 
 // A parameter the builder rejects. param() is the offending key relative to the topology
 // section of a scenario ("nodes", "switch_radix", "links.3.b", "switches.0"); node parameters

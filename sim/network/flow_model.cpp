@@ -27,6 +27,9 @@ FlowModel::FlowModel(engine::Simulator& sim, std::vector<double> capacity_Bps) :
   residual_.resize(n);
   unfixed_.resize(n);
   link_mark_.resize(n);
+  busy_s_.assign(n, 0.0);
+  period_start_.assign(n, 0.0);
+  peak_util_.assign(n, 0.0);
   std::fill(std::begin(recent_), std::end(recent_), kNone);
   // Prefetching pays only on large fabrics, where link records, flows and routes together
   // outgrow the L2 cache (0.5 MiB per core here); below that it is pure overhead.
@@ -74,11 +77,63 @@ void FlowModel::track_link_load(bool on) {
 }
 
 std::vector<double> FlowModel::link_bytes() const {
+  // Per route first (completed flows, then what active ones delivered since their last rate
+  // change), then spread over the route's links: a query costs O(flows + route hops).
+  std::vector<double> route_bytes(routes_.size());
+  for (std::size_t r = 0; r < routes_.size(); ++r) route_bytes[r] = routes_[r].bytes_done;
+  const engine::Time now = sim_.now();
+  for (const Flow& f : flows_) {
+    if (f.phase != Phase::sharing) continue;
+    const double left = f.remaining - f.rate * (now - f.last_update);
+    route_bytes[f.route] += std::clamp(f.bytes - left, 0.0, f.bytes);
+  }
   std::vector<double> bytes(internal_of_.size(), 0.0);
-  for (const Route& r : routes_)
-    for (uint32_t k = 0; k < r.count; ++k)
-      bytes[external_of_[route_links_[r.first + k]]] += r.bytes_done;
+  for (std::size_t r = 0; r < routes_.size(); ++r)
+    for (LinkIndex l : links_of_route(r)) bytes[external_of_[l]] += route_bytes[r];
   return bytes;
+}
+
+std::vector<double> FlowModel::link_busy_s() const {
+  const engine::Time now = sim_.now();
+  std::vector<double> busy = busy_s_;
+  // An alone flow's links are busy exactly while it is active, and no route crossing a link
+  // twice is ever alone: its time counts once on each link of its route.
+  for (std::size_t r = 0; r < routes_.size(); ++r)
+    if (routes_[r].alone_s > 0)
+      for (LinkIndex l : links_of_route(r)) busy[l] += routes_[r].alone_s;
+  for (const Flow& f : flows_) {
+    if (f.phase != Phase::sharing || !f.alone) continue;
+    const double ahead = f.remaining / f.rate - (now - f.last_update);  // booked, not yet run
+    for (LinkIndex l : links_of(f)) busy[l] -= ahead;
+  }
+  // Open periods that no alone flow holds.
+  for (std::size_t i = 0; i < external_of_.size(); ++i) {
+    const Link& link = links_[i];
+    if (link.count > 1 || (link.count == 1 && !flows_[link.single].alone))
+      busy[i] += now - period_start_[i];
+  }
+  std::vector<double> out(internal_of_.size(), 0.0);
+  for (std::size_t i = 0; i < external_of_.size(); ++i) out[external_of_[i]] = busy[i];
+  return out;
+}
+
+std::vector<double> FlowModel::link_peak_utilization() const {
+  std::vector<double> peak = peak_util_;
+  // Routes whose flows ran alone for some time: their bottleneck rate on each of their links.
+  for (std::size_t r = 0; r < routes_.size(); ++r) {
+    if (!(routes_[r].alone_s > 0)) continue;
+    for (LinkIndex l : links_of_route(r))
+      peak[l] = std::max(peak[l], routes_[r].bottleneck_Bps / capacity_[l]);
+  }
+  // The current rates, which no finish or solve has recorded yet.
+  std::vector<double> used(external_of_.size(), 0.0);
+  for (const Flow& f : flows_)
+    if (f.phase == Phase::sharing)
+      for (LinkIndex l : links_of(f)) used[l] += f.rate;
+  std::vector<double> out(internal_of_.size(), 0.0);
+  for (std::size_t i = 0; i < external_of_.size(); ++i)
+    out[external_of_[i]] = std::max(peak[i], used[i] / capacity_[i]);
+  return out;
 }
 
 std::span<const FlowId> FlowModel::flows_on(LinkIndex l) const {
@@ -218,6 +273,8 @@ inline void FlowModel::prefetch_ahead(std::size_t i) const {
 
 void FlowModel::attach_shared(FlowId f, uint32_t hop, LinkIndex l) {
   Link& link = links_[l];
+  if (link.single == f) period_start_[l] = sim_.now();  // f crosses l twice; started it now
+  else if (link.count == 1 && flows_[link.single].alone) end_alone(link.single);
   auto& list = list_of(l);
   if (link.count == 1) {
     // Second flow: from here on the link keeps a list, and flows their positions in it.
@@ -246,6 +303,22 @@ void FlowModel::detach_shared(FlowId f, uint32_t hop, LinkIndex l) {
   if (--link.count == 1) {
     link.single = list.front();
     list.clear();
+  }
+}
+
+void FlowModel::end_alone(FlowId g) {
+  Flow& flow = flows_[g];
+  flow.alone = false;
+  Route& route = routes_[flow.route];
+  // Its links' busy periods continue, from its activation, as periods of their own: take
+  // back the whole booking (the same quotient activate added, so a flow joined at once
+  // leaves alone_s exactly as it was).
+  route.alone_s -= flow.remaining / flow.rate;
+  // Zero time alone (joined at its activation instant) is no use of the links.
+  const bool used = sim_.now() > flow.last_update;
+  for (LinkIndex l : links_of(flow)) {
+    period_start_[l] = flow.last_update;
+    if (used) peak_util_[l] = std::max(peak_util_[l], route.bottleneck_Bps / capacity_[l]);
   }
 }
 
@@ -280,12 +353,24 @@ void FlowModel::activate(FlowId f) {
     // Nobody else on any link: no other rate changes, no component to solve.
     // Its first rate, with nothing sent yet: no remainder to bring up to date.
     ++stats_.fast_path_updates;
-    const double rate = routes_[flow.route].bottleneck_Bps;
+    Route& route = routes_[flow.route];
+    const double rate = route.bottleneck_Bps;
+    const double duration = flow.remaining / rate;
+    // Booked whole now, so that finish has nothing to add; end_alone takes it back if
+    // another flow joins.
+    route.alone_s += duration;
     flow.rate = rate;
+    flow.alone = true;
     ++flow.version;
-    enqueue(flow.last_update + flow.remaining / rate, f);
+    enqueue(flow.last_update + duration, f);
   } else {
-    for (LinkIndex l : links) mark_dirty(l);
+    flow.alone = false;
+    for (LinkIndex l : links) {
+      // The busy periods f started (the links it has to itself; twice-crossed ones got
+      // theirs in attach_shared).
+      if (links_[l].count == 1) period_start_[l] = flow.last_update;
+      mark_dirty(l);
+    }
   }
 }
 
@@ -293,15 +378,23 @@ void FlowModel::finish(FlowId f) {
   Flow& flow = flows_[f];
   bool others = false;
   const auto links = links_of(flow);
-  for (uint32_t k = 0; k < links.size(); ++k) {
-    Link& link = links_[links[k]];
-    if (link.count == 1) {
-      link.count = 0;
-      link.single = kNone;
-    } else {
-      others = true;
-      detach_shared(f, k, links[k]);
-      mark_dirty(links[k]);
+  if (flow.alone) {
+    // It has every link to itself (end_alone clears the flag when another flow joins), and
+    // its time is in its route's alone_s already.
+    for (LinkIndex l : links) links_[l] = Link{};
+  } else {
+    const engine::Time now = sim_.now();
+    for (uint32_t k = 0; k < links.size(); ++k) {
+      Link& link = links_[links[k]];
+      if (link.count == 1) {
+        link.count = 0;
+        link.single = kNone;
+        busy_s_[links[k]] += now - period_start_[links[k]];
+      } else {
+        others = true;
+        detach_shared(f, k, links[k]);
+        mark_dirty(links[k]);
+      }
     }
   }
   routes_[flow.route].bytes_done += flow.bytes;
@@ -394,6 +487,10 @@ void FlowModel::solve_component() {
       }
     }
   }
+  // Every flow on a component link is in the component, so what the filling left over is
+  // exactly the capacity the new rates leave unused, crossings counted.
+  for (LinkIndex l : comp_links_)
+    peak_util_[l] = std::max(peak_util_[l], 1.0 - residual_[l] / capacity_[l]);
 }
 
 void FlowModel::set_rate(FlowId f, double rate) {

@@ -72,8 +72,23 @@ class FlowModel final : public engine::EventTarget {
   double rate_Bps(FlowId flow) const { return flows_[flow].rate; }
   const FlowModelStats& stats() const { return stats_; }
   std::size_t num_links() const { return internal_of_.size(); }
-  // Bytes of completed flows that crossed each link (index = link).
+
+  // Per-link usage, by the caller's link index; links no route uses read 0. Kept always:
+  // flows alone on their links (the common, fast case) are accounted per flow and route,
+  // not per hop; only shared links pay per hop, beside the max-min solve they need anyway.
+  //
+  // Bytes that crossed each link so far: completed flows, and the part of active flows
+  // already delivered. A flow crossing a link m times counts m times there.
   std::vector<double> link_bytes() const;
+  // Seconds during which at least one flow was in the sharing phase on each link (the union
+  // of the flows' sharing intervals; in-flight latency does not count). A link busy now
+  // counts up to now.
+  std::vector<double> link_busy_s() const;
+  // The largest fraction of each link's capacity in use at any time so far: the sum of the
+  // rates of the flows on it (m times a flow's rate for m crossings) over capacity, in
+  // [0, 1] up to rounding. Rates that held for no time (a flow alone for an instant, before
+  // others joined at the same instant) do not count.
+  std::vector<double> link_peak_utilization() const;
 
   void on_event(uint64_t tag) override;
 
@@ -96,12 +111,18 @@ class FlowModel final : public engine::EventTarget {
     uint32_t mark = 0;     // component-search epoch
     Phase phase = Phase::free;
     bool fixed = false;    // progressive filling: rate settled
+    // Took the fast path and no flow has joined any of its links since: it alone keeps all
+    // of them busy, since its activation (last_update), at its route's bottleneck rate.
+    bool alone = false;
   };
   struct Route {
     uint32_t first = 0, count = 0;  // range in route_links_
     double latency_s = 0;
     double bottleneck_Bps = 0;
     double bytes_done = 0;
+    // Time its flows spent alone (Flow::alone) from activation to finish; an active alone
+    // flow's whole time is in already.
+    double alone_s = 0;
   };
   // 8 bytes per link, touched twice per flow per hop: the array must stay in cache. The
   // uncontended case (one flow) needs no list; shared links keep one in lists_.
@@ -124,10 +145,11 @@ class FlowModel final : public engine::EventTarget {
     uint64_t tag;
   };
 
-  std::span<const LinkIndex> links_of(const Flow& f) const {
-    const Route& r = routes_[f.route];
+  std::span<const LinkIndex> links_of_route(std::size_t route) const {
+    const Route& r = routes_[route];
     return {route_links_.data() + r.first, r.count};
   }
+  std::span<const LinkIndex> links_of(const Flow& f) const { return links_of_route(f.route); }
   std::span<const FlowId> flows_on(LinkIndex l) const;
   std::vector<FlowId>& list_of(LinkIndex l);
   // Queue `flow` (at its current version) for time t. Inline: nearly every call lands in the
@@ -154,6 +176,8 @@ class FlowModel final : public engine::EventTarget {
   void recompute();
   void solve_component();
   void set_rate(FlowId f, double rate);
+  // An alone flow g is joined: from now on its links' busy periods and use are per link.
+  void end_alone(FlowId g);
   void reschedule();
 
   engine::Simulator& sim_;
@@ -169,6 +193,12 @@ class FlowModel final : public engine::EventTarget {
   std::vector<Link> links_;
   std::vector<uint32_t> link_list_;              // link -> index in lists_, or kNone
   std::vector<uint32_t> assigned_;               // flows started and not finished, per link
+  // Per-link usage beyond what alone flows leave in Route::alone_s (the query adds those).
+  // A busy period (count > 0) that an alone flow started has no period_start_ until another
+  // flow joins (end_alone); every other period has one from its start.
+  std::vector<double> busy_s_;        // completed busy periods with a period_start_
+  std::vector<double> period_start_;  // start of the current busy period
+  std::vector<double> peak_util_;     // largest use solve_component or end_alone saw
   std::vector<std::vector<FlowId>> lists_;
   std::vector<uint8_t> dirty_;
   std::vector<LinkIndex> dirty_links_;

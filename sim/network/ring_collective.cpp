@@ -5,16 +5,23 @@
 namespace cs::net {
 
 RingAllReduce::RingAllReduce(Network& network, std::vector<int> ranks, double bytes,
-                             std::function<void()> on_done)
+                             std::function<void()> on_done, const CollectiveCosts& costs)
     : network_(network), ranks_(std::move(ranks)), on_done_(std::move(on_done)) {
   const std::size_t n = ranks_.size();
   if (n < 2) throw std::invalid_argument("RingAllReduce: at least 2 ranks");
   if (!(bytes > 0)) throw std::invalid_argument("RingAllReduce: bytes must be > 0");
-  chunk_bytes_ = bytes / static_cast<double>(n);
+  chunk_bytes_ = bytes / static_cast<double>(n) / costs.bandwidth_efficiency;
+  base_latency_s_ = costs.base_latency_s;
   steps_ = 2 * static_cast<int>(n - 1);
   // Each rank talks only to its successor: resolve the n routes once, not once per step.
   to_next_.resize(n);
-  for (std::size_t p = 0; p < n; ++p) to_next_[p] = network_.path(ranks_[p], ranks_[(p + 1) % n], p);
+  step_extra_s_.resize(n);
+  for (std::size_t p = 0; p < n; ++p) {
+    const int next = ranks_[(p + 1) % n];
+    to_next_[p] = network_.path(ranks_[p], next, p);
+    const auto cls = static_cast<std::size_t>(transfer_class(network_.topology(), ranks_[p], next));
+    step_extra_s_[p] = costs.step_latency_s[cls];
+  }
   started_.assign(n, 0);
   sent_.assign(n, 0);
   received_.assign(n, 0);
@@ -31,7 +38,7 @@ void RingAllReduce::try_start(std::size_t p) {
   // Step k needs our step k-1 send delivered and our predecessor's step k-1 chunk received.
   if (k > 0 && (sent_[p] < k || received_[p] < k)) return;
   ++started_[p];
-  network_.send(to_next_[p], chunk_bytes_, this, p);
+  network_.flows().start(to_next_[p], chunk_bytes_, this, p, step_extra_s_[p] + (k == 0 ? base_latency_s_ : 0.0));
 }
 
 void RingAllReduce::on_flow_done(FlowId /*flow*/, uint64_t tag) {

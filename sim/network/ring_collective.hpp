@@ -9,6 +9,7 @@
 #include <functional>
 #include <vector>
 
+#include "sim/network/collective_costs.hpp"
 #include "sim/network/network.hpp"
 
 namespace cs::net {
@@ -17,8 +18,10 @@ class RingAllReduce final : public FlowObserver {
  public:
   // ranks: the group in ring order (at least 2, distinct). bytes: the buffer size S (> 0).
   // on_done is called once, at the simulated time the last chunk is delivered.
+  // `costs` add their step latency (by the class of each rank's hop) to every step and their
+  // base latency to the first, and scale bytes by 1 / bandwidth_efficiency.
   RingAllReduce(Network& network, std::vector<int> ranks, double bytes,
-                std::function<void()> on_done);
+                std::function<void()> on_done, const CollectiveCosts& costs = {});
 
   void start();
   bool done() const { return remaining_sends_ == 0; }
@@ -32,6 +35,8 @@ class RingAllReduce final : public FlowObserver {
   Network& network_;
   std::vector<int> ranks_;
   std::vector<RouteId> to_next_;  // path from position p to p+1
+  std::vector<double> step_extra_s_;  // per position: the step latency beyond the wire
+  double base_latency_s_ = 0;
   double chunk_bytes_;
   int steps_;
   std::vector<int> started_, sent_, received_;

@@ -3,6 +3,7 @@
 // Produced by parse_config(); consumed by run_scenario().
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "topology/params.hpp"
 #include "workloads/collective.hpp"
@@ -19,8 +20,15 @@ struct GpuConfig {
 
 enum class NetworkModel : uint8_t { flow, analytical };
 
+// How finely the flow model runs a collective: pipeline = each pipelined stage as one flow at
+// the pace of its slowest edge (the fluid limit of chunks flowing with no barrier); step =
+// ring all-reduce with every rank's every step its own flow (the textbook ring, O(n^2) flows).
+enum class Granularity : uint8_t { pipeline, step };
+
 struct NetworkConfig {
   NetworkModel model = NetworkModel::flow;
+  Granularity granularity = Granularity::pipeline;
+  std::string protocol = "simple";  // NCCL protocol of data/nccl_tuning.json, or "none" (wire only)
   topo::RoutingKind routing = topo::RoutingKind::dmodk;  // default: dmodk on fat-trees, minimal on
                                                          // dragonflies, dor on tori, else shortest
 };
@@ -34,6 +42,14 @@ struct RunConfig {
   double timeseries_interval_s = 0; // 0 = no time series
 };
 
+// A workload running beside the main one on the same fabric (workload.background). A
+// background collective repeats its sizes back to back until the main workload is done.
+struct BackgroundWorkload {
+  WorkloadKind kind = WorkloadKind::collective;
+  work::TrafficSpec traffic;
+  work::CollectiveSpec collective;
+};
+
 struct Config {
   std::string name;
   std::string description;
@@ -44,6 +60,7 @@ struct Config {
   WorkloadKind workload = WorkloadKind::collective;
   work::TrafficSpec traffic;
   work::CollectiveSpec collective;
+  std::vector<BackgroundWorkload> background;
   RunConfig run;
 };
 

@@ -37,7 +37,14 @@ const char* family_name(TopologyKind k) {
 void parse_network(const json& doc, Config& config) {
   const json& n = object_or_empty(doc, "network", "");
   config.network.model = get_choice<NetworkModel>(
-      n, "model", "network", {{"flow", NetworkModel::flow}, {"analytical", std::nullopt}}, NetworkModel::flow);
+      n, "model", "network", {{"flow", NetworkModel::flow}, {"analytical", NetworkModel::analytical}},
+      NetworkModel::flow);
+  config.network.granularity = get_choice<Granularity>(
+      n, "granularity", "network", {{"pipeline", Granularity::pipeline}, {"step", Granularity::step}},
+      Granularity::pipeline);
+  config.network.protocol = get_choice<std::string>(
+      n, "protocol", "network", {{"simple", "simple"}, {"ll", "ll"}, {"ll128", "ll128"}, {"none", "none"}},
+      "simple");
   const TopologyKind kind = config.topology.kind;
   const std::vector<Choice<RoutingKind>> routings = {{"dmodk", RoutingKind::dmodk},
                                                      {"ecmp", RoutingKind::ecmp},

@@ -8,9 +8,9 @@
 
 #include "sim/engine/simulator.hpp"
 #include "sim/network/network.hpp"
-#include "sim/network/ring_collective.hpp"
 #include "sim/network/traffic_run.hpp"
 #include "sim/scenario/input_error.hpp"
+#include "sim/scenario/run_collective.hpp"
 #include "sim/scenario/summary.hpp"
 #include "topology/topology.hpp"
 
@@ -60,38 +60,6 @@ class NetworkSampler final : public engine::EventTarget {
   net::Network& network_;
   double interval_;
 };
-
-json run_collective(const Config& config, engine::Simulator& sim, net::Network& network) {
-  const auto& spec = config.collective;
-  const int n = spec.ranks > 0 ? spec.ranks : network.ranks();
-  std::vector<int> ranks(n);
-  std::iota(ranks.begin(), ranks.end(), 0);
-  json results = json::array();
-  const double until = config.run.until_s > 0 ? config.run.until_s : engine::kForever;
-  for (double bytes : spec.sizes_bytes) {
-    const double t0 = sim.now();
-    bool finished = false;
-    net::RingAllReduce ring(network, ranks, bytes, [&] {
-      finished = true;
-      sim.stop();
-    });
-    ring.start();
-    sim.run(until);
-    if (!finished) break;  // run.until reached: the remaining sizes are not run
-    const double t = sim.now() - t0;
-    const double algbw = bytes / t;
-    sim.recorder().trace_complete("all_reduce " + std::to_string(static_cast<long long>(bytes)) + " B",
-                                  "collective", 0, 0, t0, t);
-    results.push_back({{"bytes", bytes},
-                       {"time_s", t},
-                       {"algbw_GBps", algbw / 1e9},
-                       {"busbw_GBps", algbw * work::busbw_factor(spec.op, n) / 1e9}});
-  }
-  return {{"op", std::string(work::to_string(spec.op))},
-          {"algorithm", std::string(work::to_string(spec.algorithm))},
-          {"ranks", n},
-          {"results", results}};
-}
 
 // Chrome traces stay loadable: beyond this many flows, only the first ones are traced.
 constexpr std::size_t kMaxTracedFlows = 200000;
@@ -152,10 +120,16 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
 
   json block;
   std::string kind;
+  const bool analytical = config.network.model == NetworkModel::analytical;
+  double sim_time_s = 0;
+  std::vector<double> analytical_bytes, analytical_busy;
   switch (config.workload) {
     case WorkloadKind::collective:
       kind = "collective";
-      block = run_collective(config, sim, *network);
+      if (analytical)
+        block = detail::run_collective_analytical(config, *network, &sim_time_s, &analytical_bytes, &analytical_busy);
+      else
+        block = detail::run_collective_flow(config, sim, *network);
       break;
     case WorkloadKind::traffic:
       kind = "traffic";
@@ -163,19 +137,23 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
                           outputs && options.flow_table ? &outputs->flows_csv : nullptr);
       break;
   }
-  const auto& st = network->flows().stats();
+  if (!analytical) sim_time_s = sim.now();
+  json network_block = {{"model", analytical ? "analytical" : "flow"},
+                        {"protocol", config.network.protocol}};
+  if (!analytical) {
+    const auto& st = network->flows().stats();
+    network_block["flows"] = st.flows_started;
+    network_block["recomputations"] = st.recomputations;
+    network_block["fast_path_updates"] = st.fast_path_updates;
+    network_block["max_component_flows"] = st.max_component_flows;
+  }
   json summary = {{"scenario", config.name},
                   {"seed", seed},
-                  {"sim_time_s", sim.now()},
+                  {"sim_time_s", sim_time_s},
                   {"events", sim.events_processed()},
                   {"wall_time_s", 0.0},
                   {kind, block},
-                  {"network",
-                   {{"model", "flow"},
-                    {"flows", st.flows_started},
-                    {"recomputations", st.recomputations},
-                    {"fast_path_updates", st.fast_path_updates},
-                    {"max_component_flows", st.max_component_flows}}}};
+                  {"network", network_block}};
   if (outputs) {
     std::ostringstream ts, tr;
     if (config.run.timeseries_interval_s > 0) {

@@ -16,7 +16,7 @@ def test_run_json_prints_exactly_the_summary(tmp_path):
     assert coll["op"] == "all_reduce" and coll["algorithm"] == "ring" and coll["ranks"] == 128
     assert [r["bytes"] for r in coll["results"]] == [2**20, 2**24, 2**28, 2**30]
     for r in coll["results"]:
-        assert set(r) == {"bytes", "time_s", "algbw_GBps", "busbw_GBps"}
+        assert set(r) >= {"bytes", "time_s", "algbw_GBps", "busbw_GBps"}
         assert r["busbw_GBps"] == pytest.approx(r["algbw_GBps"] * 2 * 127 / 128, rel=1e-12)
 
 

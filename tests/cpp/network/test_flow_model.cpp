@@ -1,5 +1,7 @@
 // Closed forms and hand-worked max-min cases for the flow model, on bare links (no topology).
+#include <algorithm>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -200,5 +202,137 @@ TEST_CASE("a flow that crosses a link twice counts twice there", "[flow]") {
     REQUIRE(rec.done.at(1) == Approx(10.0 / 18.0));
     // Then three flows at 30 B/s: each had 10 B sent, 80 left: 10/18 + 80/30.
     for (int t : {2, 3, 4}) REQUIRE(rec.done.at(t) == Approx(10.0 / 18.0 + 80.0 / 30.0));
+  }
+}
+
+TEST_CASE("link usage: a flow alone", "[flow][usage]") {
+  // 100 B over links of 50, 25 and 100 B/s after 2 s of latency: 25 B/s from t=2 to t=6.
+  Simulator sim(1);
+  FlowModel m(sim, {50.0, 25.0, 100.0, 10.0});
+  Recorder rec(sim);
+  start_now(m, {0, 1, 2}, 2.0, 100.0, rec, 1);
+  sim.run(3.0);  // one second into the transfer: busy so far and bytes delivered so far
+  CHECK(m.link_busy_s()[1] == Approx(1.0));
+  CHECK(m.link_bytes()[1] == Approx(25.0));
+  sim.run();
+  const auto busy = m.link_busy_s();
+  const auto peak = m.link_peak_utilization();
+  const auto bytes = m.link_bytes();
+  for (int l : {0, 1, 2}) {
+    CHECK(busy[l] == 100.0 / 25.0);  // latency excluded
+    CHECK(bytes[l] == 100.0);
+  }
+  CHECK(peak[1] == 1.0);
+  CHECK(peak[0] == Approx(25.0 / 50.0));
+  CHECK(peak[2] == Approx(25.0 / 100.0));
+  CHECK(busy[3] == 0.0);  // on no route
+  CHECK(peak[3] == 0.0);
+}
+
+TEST_CASE("link usage: staggered flows on a shared link", "[flow][usage]") {
+  // Shared link 0 (100 B/s), private links 1 and 2 (200 B/s). f1: 1+0, 100 B at t=0;
+  // f2: 2+0, 100 B at t=0.5. As in "staggered start on one link": f1 alone at 100 until 0.5,
+  // both at 50 until f1 ends at 1.5, f2 alone at 100 until 2.0.
+  Simulator sim(1);
+  FlowModel m(sim, {100.0, 200.0, 200.0});
+  Recorder rec(sim);
+  start_at(sim, m, 0.0, {1, 0}, 100, rec, 1);
+  start_at(sim, m, 0.5, {2, 0}, 100, rec, 2);
+  sim.run();
+  const auto busy = m.link_busy_s();
+  const auto peak = m.link_peak_utilization();
+  CHECK(busy[0] == Approx(2.0));  // [0, 1.5] union [0.5, 2]
+  CHECK(busy[1] == Approx(1.5));
+  CHECK(busy[2] == Approx(1.5));
+  CHECK(peak[0] == Approx(1.0));
+  // f1 ran alone (100 of 200) before f2 slowed it; f2 only once f1 had gone.
+  CHECK(peak[1] == Approx(0.5));
+  CHECK(peak[2] == Approx(0.5));
+}
+
+TEST_CASE("link usage: an idle gap is not busy", "[flow][usage]") {
+  // One 100 B/s link: 100 B at t=0 (done at 1), 100 B at t=3 (done at 4).
+  Simulator sim(1);
+  FlowModel m(sim, {100.0});
+  Recorder rec(sim);
+  start_at(sim, m, 0.0, {0}, 100, rec, 1);
+  start_at(sim, m, 3.0, {0}, 100, rec, 2);
+  sim.run(2.0);
+  CHECK(m.link_busy_s()[0] == Approx(1.0));
+  sim.run();
+  CHECK(m.link_busy_s()[0] == Approx(2.0));
+  CHECK(m.link_peak_utilization()[0] == Approx(1.0));
+  CHECK(m.link_bytes()[0] == Approx(200.0));
+}
+
+TEST_CASE("link usage: a route crossing a link twice", "[flow][usage]") {
+  // 50 B over 1, 0, 1, 0 (link 0: 100 B/s, link 1: 1000 B/s): 50 B/s, each link carrying
+  // twice that for 1 s.
+  Simulator sim(1);
+  FlowModel m(sim, {100.0, 1000.0});
+  Recorder rec(sim);
+  start_now(m, {1, 0, 1, 0}, 0, 50.0, rec, 1);
+  sim.run();
+  const auto peak = m.link_peak_utilization();
+  CHECK(peak[0] == Approx(1.0));
+  CHECK(peak[1] == Approx(2 * 50.0 / 1000.0));
+  CHECK(m.link_busy_s()[0] == Approx(1.0));
+  CHECK(m.link_busy_s()[1] == Approx(1.0));
+}
+
+TEST_CASE("link usage: a rate held for no time is no peak", "[flow][usage]") {
+  // f1 (1+0) and f2 (0) start together on link 0 (100 B/s); f1 is admitted first and would
+  // run alone at 100 over its private 1000 B/s link 1, but f2 joins at the same instant:
+  // both run at 50, and link 1 never carries more than 5%.
+  Simulator sim(1);
+  FlowModel m(sim, {100.0, 1000.0});
+  Recorder rec(sim);
+  start_now(m, {1, 0}, 0, 100.0, rec, 1);
+  start_now(m, {0}, 0, 100.0, rec, 2);
+  sim.run();
+  CHECK(m.link_peak_utilization()[1] == Approx(0.05));
+  CHECK(m.link_peak_utilization()[0] == Approx(1.0));
+}
+
+TEST_CASE("link usage: busy time is the union of the flows' intervals", "[flow][usage]") {
+  // The mix of "many flows with awkward sizes", without latency: a flow shares bandwidth from
+  // its start to its completion. Busy time must be the measure of the union of those
+  // intervals per link, peaks within capacity and at least the mean rate while busy.
+  Simulator sim(3);
+  std::vector<double> caps;
+  for (int l = 0; l < 13; ++l) caps.push_back(1.0 / 3.0 + l * 0.1);
+  FlowModel m(sim, caps);
+  Recorder rec(sim);
+  std::vector<std::vector<std::pair<double, double>>> intervals(13);
+  std::vector<std::vector<LinkIndex>> routes;
+  std::vector<double> starts;
+  for (int i = 0; i < 400; ++i) {
+    std::vector<LinkIndex> route{LinkIndex(i % 13), LinkIndex((i * 7 + 3) % 13)};
+    if (route[0] == route[1]) route.pop_back();
+    starts.push_back((i % 11) * 0.37 + (i % 3) * 5.0);  // some links idle between waves
+    start_at(sim, m, starts.back(), route, 0.1 + (i % 17) * 1.0 / 7.0, rec, i);
+    routes.push_back(route);
+  }
+  sim.run();
+  for (int i = 0; i < 400; ++i)
+    for (LinkIndex l : routes[i]) intervals[l].push_back({starts[i], rec.done.at(i)});
+  const auto busy = m.link_busy_s();
+  const auto peak = m.link_peak_utilization();
+  const auto bytes = m.link_bytes();
+  for (int l = 0; l < 13; ++l) {
+    auto& iv = intervals[l];
+    std::sort(iv.begin(), iv.end());
+    double total = 0, lo = iv[0].first, hi = iv[0].second;
+    for (const auto& [a, b] : iv) {
+      if (a > hi) {
+        total += hi - lo;
+        lo = a;
+      }
+      hi = std::max(hi, b);
+    }
+    total += hi - lo;
+    CHECK(busy[l] == Approx(total).epsilon(1e-9));
+    CHECK(peak[l] <= 1.0 + 1e-9);
+    CHECK(peak[l] >= bytes[l] / (caps[l] * busy[l]) * (1 - 1e-9));
   }
 }

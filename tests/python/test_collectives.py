@@ -1,0 +1,227 @@
+"""Collectives end to end: closed forms per algorithm, both network models, groups, interference."""
+import json
+import math
+
+import pytest
+
+import clustersim as cs
+from conftest import run_cli
+
+# One 8-GPU NVSwitch node: every GPU-GPU route is GPU -> NVSwitch -> GPU, two 450 GB/s links
+# of 0.7 us each: alpha = 1.4 us, B = 450 GB/s.
+ALPHA, B, N = 1.4e-6, 450e9, 8
+
+
+def node(n=N, protocol="none", model="flow", **workload):
+    doc = {
+        "name": "t",
+        "hardware": {"node": {"gpus": n, "fabric": "nvswitch", "gpu_bandwidth": "450GB/s",
+                              "gpu_latency": "0.7us"}},
+        "topology": {"kind": "single_node"},
+        "network": {"model": model, "protocol": protocol},
+        "workload": {"kind": "collective", **workload},
+    }
+    return cs.Scenario.from_json(json.dumps(doc))
+
+
+def fabric(nodes=4, protocol="none", model="flow", oversubscription=1, **workload):
+    """DGX-like nodes (8 GPUs, 8 NICs) on a rail-optimized 2-tier fat-tree."""
+    doc = {
+        "name": "t",
+        "hardware": {"node": {"gpus": 8, "fabric": "nvswitch", "gpu_bandwidth": "450GB/s",
+                              "gpu_latency": "0.7us", "nics": 8, "nic_bandwidth": "400Gbps"}},
+        "topology": {"kind": "fat_tree", "nodes": nodes, "switch_radix": 16, "rail_optimized": True,
+                     "oversubscription": oversubscription,
+                     "link_bandwidth": "400Gbps", "link_latency": "0.5us"},
+        "network": {"model": model, "protocol": protocol},
+        "workload": {"kind": "collective", **workload},
+    }
+    return cs.Scenario.from_json(json.dumps(doc))
+
+
+def times(sc):
+    return [r["time_s"] for r in cs.run(sc).summary["collective"]["results"]]
+
+
+S = 64 * 2**20
+
+
+@pytest.mark.parametrize("op,algorithm,expected", [
+    ("send_recv", "direct", lambda n: ALPHA + S / B),
+    ("all_reduce", "ring", lambda n: 2 * (n - 1) * (ALPHA + S / (n * B))),
+    ("reduce_scatter", "ring", lambda n: (n - 1) * (ALPHA + S / (n * B))),
+    ("all_gather", "ring", lambda n: (n - 1) * (ALPHA + S / (n * B))),
+    ("broadcast", "ring", lambda n: (n - 1) * ALPHA + S / B),
+    ("reduce", "ring", lambda n: (n - 1) * ALPHA + S / B),
+    ("all_reduce", "halving_doubling",
+     lambda n: 2 * math.log2(n) * ALPHA + 2 * (n - 1) / n * S / B),
+    ("all_gather", "halving_doubling", lambda n: math.log2(n) * ALPHA + (n - 1) / n * S / B),
+    ("reduce_scatter", "halving_doubling", lambda n: math.log2(n) * ALPHA + (n - 1) / n * S / B),
+    ("all_to_all", "direct", lambda n: ALPHA + (n - 1) / n * S / B),
+    ("all_reduce", "direct", lambda n: 2 * (ALPHA + (n - 1) / n * S / B)),
+])
+@pytest.mark.parametrize("model", ["flow", "analytical"])
+def test_closed_form_on_one_node(op, algorithm, expected, model):
+    ranks = 2 if op == "send_recv" else N
+    sc = node(n=N, model=model, op=op, algorithm=algorithm, sizes=[S], ranks=ranks)
+    assert times(sc)[0] == pytest.approx(expected(ranks), rel=1e-9)
+
+
+def test_tree_latency_is_2_depth_steps_and_its_bandwidth_term_is_linear():
+    # Double binary tree, pipelined up and down: latency 2(depth-1) steps with
+    # depth = ceil(log2(n+1)); time is affine in S (extrapolate two sizes to S = 0).
+    for n in (4, 8, 16, 32):
+        t1, t2, t3 = times(node(n=n, op="all_reduce", algorithm="tree", sizes=[2**20, 2**21, 2**22]))
+        latency = 2 * t1 - t2
+        depth = math.ceil(math.log2(n + 1))
+        assert latency == pytest.approx(2 * (depth - 1) * ALPHA, rel=1e-6)
+        assert t3 - t2 == pytest.approx(2 * (t2 - t1), rel=1e-6)
+        # Bandwidth: each tree moves S/2 up and S/2 down, every edge of a tree at one rate. A
+        # rank interior in one tree and a leaf in the other sends 2S over its port; the one
+        # rank interior in both (n a power of two) sends 3S and paces both trees.
+        per_byte = (t2 - t1) / 2**20
+        assert 2 / B * (1 - 1e-9) <= per_byte <= 3 / B * (1 + 1e-9)
+
+
+def test_tiny_messages_cost_latency_n_for_ring_log_n_for_tree_and_hd():
+    ring = {n: times(node(n=n, op="all_reduce", algorithm="ring", sizes=[8]))[0] for n in (8, 64)}
+    hd = {n: times(node(n=n, op="all_reduce", algorithm="halving_doubling", sizes=[8]))[0] for n in (8, 64)}
+    assert ring[64] / ring[8] == pytest.approx(63 / 7, rel=1e-3)   # 2(n-1) steps
+    assert hd[64] / hd[8] == pytest.approx(6 / 3, rel=1e-3)        # 2 log2 n steps
+    tree64 = times(node(n=64, op="all_reduce", algorithm="tree", sizes=[8]))[0]
+    assert tree64 < ring[64] / 5
+
+
+@pytest.mark.parametrize("op,algorithm", [
+    ("all_reduce", "ring"), ("reduce_scatter", "ring"), ("all_gather", "ring"),
+    ("all_to_all", "direct"), ("broadcast", "ring"), ("reduce", "ring"),
+    ("all_reduce", "halving_doubling"), ("send_recv", "direct")])
+def test_busbw_approaches_the_link_for_large_messages(op, algorithm):
+    ranks = 2 if op == "send_recv" else N
+    res = cs.run(node(op=op, algorithm=algorithm, sizes=["8GiB"], ranks=ranks)).summary
+    busbw = res["collective"]["results"][0]["busbw_GBps"] * 1e9
+    assert 0.98 * B < busbw <= B * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("op,algorithm", [
+    ("all_reduce", "ring"), ("all_reduce", "tree"), ("all_reduce", "halving_doubling"),
+    ("all_reduce", "direct"), ("all_reduce", "hierarchical"), ("all_gather", "ring"),
+    ("reduce_scatter", "hierarchical"), ("all_gather", "hierarchical"), ("broadcast", "tree"),
+    ("broadcast", "hierarchical"), ("reduce", "ring"), ("all_to_all", "direct")])
+@pytest.mark.parametrize("protocol", ["none", "simple", "ll128"])
+def test_analytical_equals_flow_when_nothing_contends(op, algorithm, protocol):
+    # 4 DGX-like nodes on a rail-optimized fat-tree. direct and all-to-all patterns contend
+    # inside a node's NVSwitch ports only symmetrically, so max-min and the bottleneck agree.
+    kw = dict(op=op, algorithm=algorithm, sizes=[4096, "16MiB", "1GiB"], protocol=protocol)
+    flow = times(fabric(model="flow", **kw))
+    analytical = times(fabric(model="analytical", **kw))
+    assert analytical == pytest.approx(flow, rel=1e-2)
+
+
+def test_hierarchical_is_its_phases():
+    # Intra-node ring reduce_scatter + per-rail ring all_reduce of S/8 across nodes + intra
+    # all_gather, each priced as its own ring.
+    k, m = 4, 8
+    rs = times(node(n=m, op="reduce_scatter", algorithm="ring", sizes=[S]))[0]
+    inter = times(fabric(nodes=k, op="all_reduce", algorithm="ring", sizes=[S / m],
+                         ranks=[j * m for j in range(k)]))[0]
+    hier = times(fabric(nodes=k, op="all_reduce", algorithm="hierarchical", sizes=[S]))[0]
+    assert hier == pytest.approx(2 * rs + inter, rel=1e-9)
+
+
+def test_groups_run_at_once_and_each_completes():
+    # 4 nodes: 8 rail groups (stride 8) of 4 ranks each: on a rail-optimized fabric each rail
+    # is its own leaf, so the groups do not meet and each takes the single-group time.
+    one = times(fabric(op="all_reduce", sizes=["256MiB"], ranks=[0, 8, 16, 24]))[0]
+    res = cs.run(fabric(op="all_reduce", sizes=["256MiB"], groups={"size": 4, "stride": 8})).summary
+    c = res["collective"]
+    assert c["groups"] == 8 and c["ranks"] == 4
+    assert c["results"][0]["time_s"] == pytest.approx(one, rel=1e-9)
+    assert c["results"][0]["fastest_group_time_s"] == pytest.approx(one, rel=1e-9)
+
+
+def test_two_allreduces_sharing_a_spine_link_slow_each_other_as_max_min_says():
+    # 2:1 oversubscribed leaves, non-rail fabric: groups on different leaves cross the spine.
+    doc = {
+        "name": "t",
+        "hardware": {"node": {"gpus": 1, "fabric": "pcie", "nics": 1, "nic_bandwidth": "100GB/s",
+                              "pcie_bandwidth": "400GB/s"}},
+        "topology": {"kind": "custom", "nodes": 4, "switches": ["s0", "s1"],
+                     "links": [{"a": "n0", "b": "s0", "bandwidth": "100GB/s", "latency": 0},
+                               {"a": "n1", "b": "s0", "bandwidth": "100GB/s", "latency": 0},
+                               {"a": "n2", "b": "s1", "bandwidth": "100GB/s", "latency": 0},
+                               {"a": "n3", "b": "s1", "bandwidth": "100GB/s", "latency": 0},
+                               {"a": "s0", "b": "s1", "bandwidth": "100GB/s", "latency": 0}]},
+        "network": {"protocol": "none"},
+        "workload": {"kind": "collective", "op": "all_reduce", "sizes": [1e9], "ranks": [0, 2]},
+    }
+    alone = times(cs.Scenario.from_json(json.dumps(doc)))[0]
+    # Ring of 2 over the s0-s1 cable: each direction carries S (2(n-1)/n S, n = 2): S / B.
+    latency = alone - 1e9 / 100e9
+    assert 0 <= latency < 1e-5
+    doc["workload"]["background"] = [{"kind": "collective", "op": "all_reduce", "ranks": [1, 3],
+                                      "sizes": [1e9]}]
+    both = cs.run(cs.Scenario.from_json(json.dumps(doc))).summary
+    # Max-min: the two rings share each direction of the spine cable equally: twice as long.
+    assert both["collective"]["results"][0]["time_s"] == pytest.approx(latency + 2 * 1e9 / 100e9, rel=1e-9)
+    doc["network"]["model"] = "analytical"
+    an = cs.run(cs.Scenario.from_json(json.dumps(doc))).summary
+    assert an["collective"]["results"][0]["time_s"] == pytest.approx(latency + 2 * 1e9 / 100e9, rel=1e-9)
+
+
+def test_auto_picks_the_fastest_by_the_analytical_model():
+    sizes = [8, 2**20, 2**30]
+    res = cs.run(fabric(nodes=4, protocol="simple", op="all_reduce", algorithm="auto", sizes=sizes)).summary
+    picked = [r["algorithm"] for r in res["collective"]["results"]]
+    for size, alg, t in zip(sizes, picked, (r["time_s"] for r in res["collective"]["results"])):
+        for other in ("ring", "tree", "halving_doubling", "hierarchical"):
+            t_other = times(fabric(nodes=4, protocol="simple", model="analytical", op="all_reduce",
+                                   algorithm=other, sizes=[size]))[0]
+            assert t <= t_other * 1.01, (size, alg, other)
+    assert picked[0] != "ring"  # latency-bound: not the 2(n-1)-step ring
+
+
+def test_several_algorithms_give_one_table_each(cli, tmp_path):
+    sc = node(op="all_reduce", algorithm=["ring", "tree"], sizes={"min": 8, "max": "8GiB", "factor": 4})
+    path = tmp_path / "s.json"
+    path.write_text(sc.to_json())
+    proc = cli("run", path, check=True)
+    assert "# \"ring\"" in proc.stdout and "# \"tree\"" in proc.stdout
+    summary = json.loads(cli("run", path, "--json", check=True).stdout)
+    rows = summary["collective"]["results"]
+    assert len(rows) == 2 * 16 and rows[0]["bytes"] == 8 and rows[15]["bytes"] == 8 * 4**15
+
+
+@pytest.mark.parametrize("setting,path,needle", [
+    ({"network": {"granularity": "step"}, "workload": {"algorithm": "tree"}}, "network.granularity", "ring all_reduce only"),
+    ({"workload": {"algorithm": "tree", "op": "all_to_all"}}, "workload.algorithm", "tree"),
+    ({"workload": {"groups": {"size": 3}}}, "workload.groups", "multiple of 3"),
+    ({"workload": {"ranks": [0, 0]}}, "workload.ranks.1", "listed twice"),
+    ({"workload": {"op": "send_recv", "ranks": [0, 1, 2]}}, "workload.ranks", "groups of 2"),
+    ({"workload": {"algorithm": "halving_doubling", "op": "all_gather", "ranks": 6}}, "workload.algorithm", "power-of-two"),
+    ({"workload": {"sizes": {"min": 1, "max": "1TB", "factor": 1.1}}}, "workload.sizes", "more than 64"),
+])
+def test_bad_collectives_are_input_errors(cli, tmp_path, setting, path, needle):
+    doc = {"name": "t", "hardware": {"node": {"gpus": 8}}, "topology": {"kind": "single_node"},
+           "workload": {"kind": "collective"}}
+    for section, values in setting.items():
+        doc.setdefault(section, {}).update(values)
+    f = tmp_path / "bad.json"
+    f.write_text(json.dumps(doc))
+    proc = cli("run", f)
+    assert proc.returncode == 2, proc.stderr
+    assert f"error: {path}:" in proc.stderr and needle in proc.stderr
+
+
+def test_step_and_pipeline_rings_differ_only_in_latency():
+    # One node: every hop alike, the textbook ring (every step a flow) and the pipelined ring
+    # take the same time. Across nodes the textbook ring pays the slowest hop every step, the
+    # pipeline the mean hop; the bandwidth terms are equal.
+    kw = dict(op="all_reduce", algorithm="ring")
+    for sc_of in (lambda **k: node(**k), lambda **k: fabric(nodes=2, **k)):
+        pipe = times(sc_of(sizes=["64MiB", "128MiB"], **kw))
+        step = times(sc_of(sizes=["64MiB", "128MiB"], **kw).set("network.granularity", "step"))
+        assert step[1] - step[0] == pytest.approx(pipe[1] - pipe[0], rel=1e-9)
+        assert step[0] >= pipe[0] * (1 - 1e-12)
+    one_node = times(node(sizes=["64MiB"], **kw).set("network.granularity", "step"))[0]
+    assert one_node == pytest.approx(times(node(sizes=["64MiB"], **kw))[0], rel=1e-9)
