@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/scenario/load.hpp"
+#include "sim/scenario/link_report.hpp"
 #include "sim/scenario/run.hpp"
 #include "sim/scenario/topology_report.hpp"
 
@@ -87,6 +88,9 @@ void print_human(const json& s) {
     if (c.contains("background"))
       for (const auto& b : c["background"]) std::printf("background: %s\n", b.dump().c_str());
   }
+  if (s.contains("links") && !s["links"]["hottest"].empty()) {
+    std::printf("hottest links:\n%s", cs::scenario::hottest_links_text(s["links"]).c_str());
+  }
   if (s.contains("traffic")) {
     const auto& t = s["traffic"];
     std::printf("traffic: %s flows, makespan %s s, mean FCT %s s, p99 FCT %s s\n",
@@ -106,6 +110,7 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
     write_atomically(out, "summary.json", result.summary.dump(2) + "\n");
     if (!result.timeseries_csv.empty()) write_atomically(out, "timeseries.csv", result.timeseries_csv);
     if (!result.flows_csv.empty()) write_atomically(out, "flows.csv", result.flows_csv);
+    if (!result.links_csv.empty()) write_atomically(out, "links.csv", result.links_csv);
     if (!result.trace_json.empty()) write_atomically(out, fs::path(config.run.trace_path).filename().string(), result.trace_json);
   } else if (!result.trace_json.empty() || !result.timeseries_csv.empty()) {
     std::cerr << "note: trace and time series are written only with --out DIR\n";

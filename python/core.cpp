@@ -51,7 +51,8 @@ py::tuple run(const std::string& doc_text) {
     options.flow_table = true;
     out = cs::scenario::run_scenario(config, options);
   }
-  return py::make_tuple(out.summary.dump(), out.timeseries_csv, out.trace_json, out.flows_csv);
+  return py::make_tuple(out.summary.dump(), out.timeseries_csv, out.trace_json, out.flows_csv,
+                        out.links_csv);
 }
 
 std::string topology_report(const std::string& doc_text) {

@@ -29,6 +29,7 @@ struct CollectiveSpec {
   // group_size members, taking every group_stride-th rank (see collective_groups).
   int group_size = 0;
   int group_stride = 1;
+  int channels = 0;  // NCCL channels (rings one per NIC rail); 0 = the node's NIC count
 };
 
 // The communicator groups of a spec over `total_ranks` ranks. The base list is rank_list, or

@@ -116,17 +116,54 @@ Stage stage(std::string name, Transfers transfers, int steps) {
 
 // --- ring ------------------------------------------------------------------------------------
 
-std::vector<Stage> ring_plan(CollectiveOp op, const Members& m) {
+// NCCL's channels: with several NIC rails per node, NCCL runs one ring per rail, each leaving
+// every node on a different GPU and so through a different NIC, and splits the data among
+// them. Ring j visits node q's members from offset s_q = (j - q) mod m on and leaves it from
+// offset s_q - 1, which is where it enters node q+1: every node-to-node edge joins two GPUs of
+// one rail. One ring when channels <= 1 or the group is not m >= 2 members on each of >= 2
+// nodes.
+std::vector<Members> channel_rings(const GroupLayout& group) {
+  const Members& ranks = group.ranks;
+  if (group.channels <= 1 || group.node_of.size() != ranks.size()) return {ranks};
+  std::vector<Members> nodes;
+  std::unordered_map<int, std::size_t> index;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const auto [it, fresh] = index.try_emplace(group.node_of[i], nodes.size());
+    if (fresh) nodes.emplace_back();
+    nodes[it->second].push_back(ranks[i]);
+  }
+  const std::size_t m = nodes.front().size(), k = nodes.size();
+  if (k < 2 || m < 2) return {ranks};
+  for (const Members& node : nodes)
+    if (node.size() != m) return {ranks};
+  const std::size_t c = std::min<std::size_t>(group.channels, m);
+  std::vector<Members> rings(c);
+  for (std::size_t j = 0; j < c; ++j)
+    for (std::size_t q = 0; q < k; ++q) {
+      const std::size_t start = ((j + m * k - q) % m);
+      for (std::size_t i = 0; i < m; ++i) rings[j].push_back(nodes[q][(start + i) % m]);
+    }
+  return rings;
+}
+
+std::vector<Stage> ring_plan(CollectiveOp op, const GroupLayout& group) {
+  const Members& m = group.ranks;
   const int n = static_cast<int>(m.size());
   const double fn = n;
+  // Closed rings (all_reduce, reduce_scatter, all_gather) run one per channel.
+  const std::vector<Members> rings = channel_rings(group);
+  const double per_ring = 1.0 / static_cast<double>(rings.size());
+  auto closed = [&](double share) {
+    return per_group(rings, [&](const Members& ring, int32_t chain) { return ring_edges(ring, share * per_ring, chain); });
+  };
   switch (op) {
     // Reduce-scatter then all-gather around the ring: 2(n-1) steps of S/n each.
     case CollectiveOp::all_reduce:
-      return {stage("ring all_reduce", ring_edges(m, 2 * (fn - 1) / fn, 0), 2 * (n - 1))};
+      return {stage("ring all_reduce", closed(2 * (fn - 1) / fn), 2 * (n - 1))};
     case CollectiveOp::reduce_scatter:
-      return {stage("ring reduce_scatter", ring_edges(m, (fn - 1) / fn, 0), n - 1)};
+      return {stage("ring reduce_scatter", closed((fn - 1) / fn), n - 1)};
     case CollectiveOp::all_gather:
-      return {stage("ring all_gather", ring_edges(m, (fn - 1) / fn, 0), n - 1)};
+      return {stage("ring all_gather", closed((fn - 1) / fn), n - 1)};
     // NCCL's rooted ring is an open chain from the root: the last member sends nothing.
     case CollectiveOp::broadcast:
       return {stage("ring broadcast", chain_edges(m, 1, 0, false), n - 1)};
@@ -409,7 +446,7 @@ CollectivePlan make_plan(CollectiveOp op, CollectiveAlgorithm algorithm, const G
   CollectivePlan plan{op, algorithm, group.ranks, {}};
   const Members& m = group.ranks;
   switch (algorithm) {
-    case CollectiveAlgorithm::ring: plan.stages = ring_plan(op, m); break;
+    case CollectiveAlgorithm::ring: plan.stages = ring_plan(op, group); break;
     case CollectiveAlgorithm::tree: plan.stages = tree_plan(op, m); break;
     case CollectiveAlgorithm::halving_doubling: plan.stages = halving_doubling_plan(op, m); break;
     case CollectiveAlgorithm::direct: plan.stages = direct_plan(op, m); break;

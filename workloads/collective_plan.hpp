@@ -50,6 +50,10 @@ struct CollectivePlan {
 struct GroupLayout {
   std::vector<int> ranks;
   std::vector<int> node_of;
+  // NCCL channels: closed rings over m >= 2 members on each of >= 2 nodes run as
+  // min(channels, m) rings, one per NIC rail, each carrying 1/channels of the data
+  // (collective_plan.cpp: channel_rings). 1: one ring.
+  int channels = 1;
 };
 
 // The plan of `algorithm` for `op` over the group. Throws PlanError when the pair is not

@@ -13,12 +13,16 @@ class Result:
     columns series, time_s, value (empty without run.timeseries_interval); trace: the
     Chrome/Perfetto trace as a dict, or None without run.trace; flows: for traffic workloads,
     a DataFrame with one row per flow (flow, src, dst, bytes, start_s, finish_s, fct_s; NaN
-    finish for flows still running at run.until), else None."""
+    finish for flows still running at run.until), else None; links: a DataFrame with one row
+    per directed link that carried bytes (link, from, to, kind, capacity_Bps, bytes, busy_s,
+    busy_share, peak_utilization, mean_utilization)."""
 
-    def __init__(self, summary_json: str, timeseries_csv: str, trace_json: str, flows_csv: str):
+    def __init__(self, summary_json: str, timeseries_csv: str, trace_json: str, flows_csv: str,
+                 links_csv: str = ""):
         self.summary = json.loads(summary_json)
         self._timeseries_csv = timeseries_csv
         self._flows_csv = flows_csv
+        self._links_csv = links_csv
         self.trace = json.loads(trace_json) if trace_json else None
 
     @property
@@ -28,6 +32,15 @@ class Result:
         import pandas as pd
 
         return pd.read_csv(io.StringIO(self._flows_csv))
+
+    @property
+    def links(self):
+        import pandas as pd
+
+        if not self._links_csv:
+            return pd.DataFrame(columns=["link", "from", "to", "kind", "capacity_Bps", "bytes", "busy_s",
+                                         "busy_share", "peak_utilization", "mean_utilization"])
+        return pd.read_csv(io.StringIO(self._links_csv))
 
     @property
     def timeseries(self):

@@ -77,8 +77,8 @@ void FlowModel::track_link_load(bool on) {
 }
 
 std::vector<double> FlowModel::link_bytes() const {
-  // Per route first (completed flows, then what active ones delivered since their last rate
-  // change), then spread over the route's links: a query costs O(flows + route hops).
+  // Per route first (completed flows, then what active ones have delivered so far), then
+  // spread over the route's links: a query costs O(flows + route hops).
   std::vector<double> route_bytes(routes_.size());
   for (std::size_t r = 0; r < routes_.size(); ++r) route_bytes[r] = routes_[r].bytes_done;
   const engine::Time now = sim_.now();
@@ -99,7 +99,7 @@ std::vector<double> FlowModel::link_busy_s() const {
   // An alone flow's links are busy exactly while it is active, and no route crossing a link
   // twice is ever alone: its time counts once on each link of its route.
   for (std::size_t r = 0; r < routes_.size(); ++r)
-    if (routes_[r].alone_s > 0)
+    if (routes_[r].alone_s != 0)
       for (LinkIndex l : links_of_route(r)) busy[l] += routes_[r].alone_s;
   for (const Flow& f : flows_) {
     if (f.phase != Phase::sharing || !f.alone) continue;

@@ -115,13 +115,15 @@ class FlowModel final : public engine::EventTarget {
     // of them busy, since its activation (last_update), at its route's bottleneck rate.
     bool alone = false;
   };
+  static_assert(sizeof(Flow) == 64);
   struct Route {
     uint32_t first = 0, count = 0;  // range in route_links_
     double latency_s = 0;
     double bottleneck_Bps = 0;
     double bytes_done = 0;
-    // Time its flows spent alone (Flow::alone) from activation to finish; an active alone
-    // flow's whole time is in already.
+    // Time its flows spent alone (Flow::alone) from activation to finish, s; an active
+    // alone flow's whole expected time is in already (its links' busy time, and a sign that
+    // they carried the bottleneck rate).
     double alone_s = 0;
   };
   // 8 bytes per link, touched twice per flow per hop: the array must stay in cache. The

@@ -10,6 +10,7 @@
 #include "sim/network/network.hpp"
 #include "sim/network/traffic_run.hpp"
 #include "sim/scenario/input_error.hpp"
+#include "sim/scenario/link_report.hpp"
 #include "sim/scenario/run_collective.hpp"
 #include "sim/scenario/summary.hpp"
 #include "topology/topology.hpp"
@@ -147,13 +148,26 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
     network_block["fast_path_updates"] = st.fast_path_updates;
     network_block["max_component_flows"] = st.max_component_flows;
   }
+  // Where the bytes went, per directed link.
+  LinkUsage usage;
+  usage.elapsed_s = sim_time_s;
+  if (analytical) {
+    usage.bytes = std::move(analytical_bytes);
+    usage.busy_s = std::move(analytical_busy);
+  } else {
+    usage.bytes = network->flows().link_bytes();
+    usage.busy_s = network->flows().link_busy_s();
+    usage.peak_utilization = network->flows().link_peak_utilization();
+  }
   json summary = {{"scenario", config.name},
                   {"seed", seed},
                   {"sim_time_s", sim_time_s},
                   {"events", sim.events_processed()},
                   {"wall_time_s", 0.0},
                   {kind, block},
-                  {"network", network_block}};
+                  {"network", network_block},
+                  {"links", link_summary(topology, usage)}};
+  if (outputs) outputs->links_csv = link_table_csv(topology, usage);
   if (outputs) {
     std::ostringstream ts, tr;
     if (config.run.timeseries_interval_s > 0) {
@@ -188,6 +202,9 @@ RunOutput run_scenario(const Config& config, const RunOptions& options) {
         run_once(config, config.seed + static_cast<uint64_t>(r), r == 0 ? &out : nullptr, options));
   out.summary = combine_replications(summaries);
   if (n > 1) {
+    // Hot links differ between seeds (hashed routing): report the first replication's.
+    out.summary["links"] = summaries.front()["links"];
+    out.summary["links"]["replication"] = 0;
     out.summary["seed"] = config.seed;
     out.summary["replications"] = n;
     out.summary["wall_time_s"] =

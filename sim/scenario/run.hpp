@@ -16,6 +16,8 @@ struct RunOutput {
   // traffic workloads: one row per flow, "flow,src,dst,bytes,start_s,finish_s,fct_s"
   // (finish and fct empty for flows still running at run.until); empty unless asked for.
   std::string flows_csv;
+  // Every directed link that carried bytes (link_report.hpp, link_table_csv).
+  std::string links_csv;
 };
 
 struct RunOptions {

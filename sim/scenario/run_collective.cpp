@@ -32,7 +32,7 @@ class PlanSet {
   PlanSet(const work::CollectiveSpec& spec, const topo::Topology& topology, std::string at)
       : spec_(spec), at_(std::move(at)) {
     for (const auto& ranks : work::collective_groups(spec, topology.ranks())) {
-      work::GroupLayout layout{ranks, {}};
+      work::GroupLayout layout{ranks, {}, spec.channels > 0 ? spec.channels : topology.nics_per_node()};
       for (int r : ranks) layout.node_of.push_back(topology.node_of_rank(r));
       layouts_.push_back(std::move(layout));
     }

@@ -25,7 +25,7 @@ def test_out_dir_gets_summary_atomically(tmp_path):
     proc = run_cli("run", FLAGSHIP, "--out", out, "--json", check=True)
     written = json.loads((out / "summary.json").read_text())
     assert without_wall_time(written) == without_wall_time(json.loads(proc.stdout))
-    assert [p.name for p in out.iterdir()] == ["summary.json"]  # no temp files left
+    assert sorted(p.name for p in out.iterdir()) == ["links.csv", "summary.json"]  # no temp files left
 
 
 def test_human_output_is_a_table():

@@ -217,7 +217,7 @@ def test_step_and_pipeline_rings_differ_only_in_latency():
     # One node: every hop alike, the textbook ring (every step a flow) and the pipelined ring
     # take the same time. Across nodes the textbook ring pays the slowest hop every step, the
     # pipeline the mean hop; the bandwidth terms are equal.
-    kw = dict(op="all_reduce", algorithm="ring")
+    kw = dict(op="all_reduce", algorithm="ring", channels=1)
     for sc_of in (lambda **k: node(**k), lambda **k: fabric(nodes=2, **k)):
         pipe = times(sc_of(sizes=["64MiB", "128MiB"], **kw))
         step = times(sc_of(sizes=["64MiB", "128MiB"], **kw).set("network.granularity", "step"))
@@ -225,3 +225,50 @@ def test_step_and_pipeline_rings_differ_only_in_latency():
         assert step[0] >= pipe[0] * (1 - 1e-12)
     one_node = times(node(sizes=["64MiB"], **kw).set("network.granularity", "step"))[0]
     assert one_node == pytest.approx(times(node(sizes=["64MiB"], **kw))[0], rel=1e-9)
+
+
+def test_channels_put_one_ring_on_each_rail():
+    # 4 DGX-like nodes, 8 NICs of 50 GB/s: NCCL's 8 rings each leave every node on a different
+    # rail, so the ring all-reduce's busbw approaches 8 x 50 GB/s; one ring gets one NIC's.
+    kw = dict(op="all_reduce", algorithm="ring", sizes=["8GiB"])
+    eight = cs.run(fabric(**kw)).summary["collective"]["results"][0]["busbw_GBps"]
+    one = cs.run(fabric(channels=1, **kw)).summary["collective"]["results"][0]["busbw_GBps"]
+    assert 0.97 * 400 < eight <= 400 * (1 + 1e-9)
+    assert 0.97 * 50 < one <= 50 * (1 + 1e-9)
+
+
+def test_link_usage_in_summary_csv_and_dataframe(cli, tmp_path):
+    sc = fabric(op="all_reduce", sizes=["1GiB"])
+    res = cs.run(sc)
+    links = res.summary["links"]
+    assert links["links_used"] > 0 and 0 < links["busy_share_max"] <= 1
+    hottest = links["hottest"]
+    assert len(hottest) == 10
+    assert [h["busy_share"] for h in hottest] == sorted((h["busy_share"] for h in hottest), reverse=True)
+    df = res.links
+    assert len(df) == links["links_used"]
+    assert {"link", "from", "to", "kind", "bytes", "busy_s", "peak_utilization"} <= set(df.columns)
+    # Every byte of a 1 GiB ring all-reduce over 32 ranks crosses each NIC uplink it uses:
+    # 8 rings x 2(n-1)/n x S/8 per rank's send edge.
+    nic_up = df[df["kind"] == "fabric"]
+    assert nic_up["peak_utilization"].max() == pytest.approx(1.0, rel=1e-9)
+    # The CLI writes the same table and names the hottest links.
+    path = tmp_path / "s.json"
+    path.write_text(sc.to_json())
+    proc = cli("run", path, "--out", tmp_path / "out", check=True)
+    assert "hottest links:" in proc.stdout
+    csv = (tmp_path / "out" / "links.csv").read_text().splitlines()
+    assert csv[0].startswith("link,from,to,kind") and len(csv) == links["links_used"] + 1
+
+
+def test_analytical_link_busy_time_matches_the_flow_model_for_large_messages():
+    kw = dict(op="all_reduce", sizes=["4GiB"], protocol="none")
+    flow = cs.run(fabric(**kw)).links.set_index("link")
+    an = cs.run(fabric(model="analytical", **kw)).links.set_index("link")
+    assert set(flow.index) == set(an.index)
+    assert an["bytes"].sort_index().values == pytest.approx(flow["bytes"].sort_index().values, rel=1e-9)
+    # On the bottleneck (the most bytes per capacity: a NIC link, busy at full rate) the
+    # analytical busy time (load / capacity) is the flow model's busy time.
+    bottleneck = (flow["bytes"] / flow["capacity_Bps"]).idxmax()
+    assert flow.loc[bottleneck, "peak_utilization"] == pytest.approx(1.0)
+    assert an.loc[bottleneck, "busy_s"] == pytest.approx(flow.loc[bottleneck, "busy_s"], rel=1e-3)
