@@ -35,8 +35,8 @@ bool supports(CollectiveAlgorithm algorithm, CollectiveOp op) {
     case CollectiveAlgorithm::tree: return op == Op::all_reduce || rooted;
     case CollectiveAlgorithm::halving_doubling: return symmetric;
     case CollectiveAlgorithm::direct: return true;
-    case CollectiveAlgorithm::automatic:
-    case CollectiveAlgorithm::in_network: return false;
+    case CollectiveAlgorithm::in_network: return op == Op::all_reduce;
+    case CollectiveAlgorithm::automatic: return false;
   }
   return false;
 }
@@ -412,13 +412,27 @@ std::vector<Stage> hierarchical_plan(CollectiveOp op, const GroupLayout& group) 
   throw PlanError(unsupported(CollectiveAlgorithm::hierarchical, op));
 }
 
+// --- in_network (NVLS in an NVSwitch node, SHARP in fabric switches) -------------------------
+
+// The switches reduce: every rank sends its S up once and receives the reduced S down once,
+// so every GPU (and NIC) link carries S each way, and each switch-to-switch link of the
+// aggregation tree S each way. A ring whose edge i -> i+1 runs up from i and down to i+1
+// through the switches loads every link exactly so (ranks sorted by switch cross each switch
+// boundary once up and once down), in one step; with channels, each NIC rail carries its
+// part. Whether the fabric can reduce is the caller's to check.
+std::vector<Stage> in_network_plan(const GroupLayout& group) {
+  const std::vector<Members> rings = channel_rings(group);
+  const double per_ring = 1.0 / static_cast<double>(rings.size());
+  return {stage("in_network all_reduce",
+                per_group(rings, [&](const Members& ring, int32_t chain) { return ring_edges(ring, per_ring, chain); }),
+                1)};
+}
+
 // --- checks ----------------------------------------------------------------------------------
 
 void check_request(CollectiveOp op, CollectiveAlgorithm algorithm, const GroupLayout& group) {
   if (algorithm == CollectiveAlgorithm::automatic)
     throw PlanError("auto is not a plan: the analytical model picks an algorithm per size");
-  if (algorithm == CollectiveAlgorithm::in_network)
-    throw PlanError("in_network is not a plan of transfers: the switches reduce");
   if (op == CollectiveOp::send_recv && algorithm != CollectiveAlgorithm::direct)
     throw PlanError("send_recv accepts only algorithm direct; got " +
                     std::string(to_string(algorithm)));
@@ -452,7 +466,7 @@ CollectivePlan make_plan(CollectiveOp op, CollectiveAlgorithm algorithm, const G
     case CollectiveAlgorithm::direct: plan.stages = direct_plan(op, m); break;
     case CollectiveAlgorithm::hierarchical: plan.stages = hierarchical_plan(op, group); break;
     case CollectiveAlgorithm::automatic:
-    case CollectiveAlgorithm::in_network: break;  // rejected by check_request
+    case CollectiveAlgorithm::in_network: plan.stages = in_network_plan(group); break;
   }
   return plan;
 }

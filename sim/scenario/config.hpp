@@ -50,6 +50,13 @@ struct BackgroundWorkload {
   work::CollectiveSpec collective;
 };
 
+// Where the fabric reduces in-network (the in_network algorithm): NVLS in an NVSwitch node
+// (hardware.node.nvls), SHARP in the fabric's switches (topology.sharp).
+struct InNetworkConfig {
+  bool nvls = false;
+  bool sharp = false;
+};
+
 struct Config {
   std::string name;
   std::string description;
@@ -57,6 +64,7 @@ struct Config {
   GpuConfig gpu;
   topo::TopologyParams topology;
   NetworkConfig network;
+  InNetworkConfig in_network;
   WorkloadKind workload = WorkloadKind::collective;
   work::TrafficSpec traffic;
   work::CollectiveSpec collective;

@@ -69,6 +69,10 @@ void parse_hardware(const json& doc, Config& config) {
                                            {"pcie", topo::NodeFabric::pcie}},
                                           topo::NodeFabric::nvswitch);
   parse_mesh(node, p);
+  config.in_network.nvls = get_bool(node, "nvls", at, p.fabric == topo::NodeFabric::nvswitch);
+  if (config.in_network.nvls && p.fabric != topo::NodeFabric::nvswitch)
+    throw InputError(at + ".nvls", "NVLS (in-switch reduction) needs an NVSwitch node; the fabric is not \"nvswitch\"",
+                     "remove hardware.node.nvls or set hardware.node.fabric to \"nvswitch\"");
   p.gpu_bandwidth_Bps = get_quantity(node, "gpu_bandwidth", at, QuantityKind::bandwidth, Sign::positive, 450e9);
   p.gpu_latency_s = get_quantity(node, "gpu_latency", at, QuantityKind::time, Sign::non_negative, 0.7e-6);
   p.nics = static_cast<int>(get_int(node, "nics", at, p.gpus, 1, 1024));

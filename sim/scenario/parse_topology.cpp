@@ -239,6 +239,9 @@ void parse_topology(const json& doc, Config& config) {
   if (p.kind == topo::TopologyKind::custom) parse_custom(t, p);
   if (p.kind == topo::TopologyKind::dragonfly) parse_dragonfly(t, p);
   if (p.kind == topo::TopologyKind::torus) parse_torus(t, p);
+  config.in_network.sharp = get_bool(t, "sharp", kAt, false);
+  if (config.in_network.sharp && (p.kind == topo::TopologyKind::single_node || p.kind == topo::TopologyKind::torus))
+    throw InputError("topology.sharp", "SHARP reduces in fabric switches; a single_node or torus topology has none");
 }
 
 }  // namespace cs::scenario::detail

@@ -124,6 +124,7 @@ void parse_collective(const json& w, const std::string& at, int64_t ranks, int g
       {"halving_doubling", CollectiveAlgorithm::halving_doubling},
       {"direct", CollectiveAlgorithm::direct},
       {"hierarchical", CollectiveAlgorithm::hierarchical},
+      {"in_network", CollectiveAlgorithm::in_network},
       {"auto", CollectiveAlgorithm::automatic}};
   // The op's natural default: NCCL runs all_to_all and send/recv as direct point-to-point.
   const bool p2p = spec.op == CollectiveOp::all_to_all || spec.op == CollectiveOp::send_recv;
@@ -183,7 +184,7 @@ void parse_collective(const json& w, const std::string& at, int64_t ranks, int g
   work::GroupLayout layout{groups.front(), {}};
   for (int r : layout.ranks) layout.node_of.push_back(r / gpus_per_node);
   for (auto a : spec.algorithms) {
-    if (a == work::CollectiveAlgorithm::automatic) continue;
+    if (a == work::CollectiveAlgorithm::automatic) continue;  // in_network: the fabric is checked at run time
     try {
       work::make_plan(spec.op, a, layout);
     } catch (const work::PlanError& e) {

@@ -29,8 +29,9 @@ namespace {
 // first asked for. Plans never move once built (runs and routed plans refer to them).
 class PlanSet {
  public:
-  PlanSet(const work::CollectiveSpec& spec, const topo::Topology& topology, std::string at)
-      : spec_(spec), at_(std::move(at)) {
+  PlanSet(const work::CollectiveSpec& spec, const topo::Topology& topology, const InNetworkConfig& in_network,
+          std::string at)
+      : spec_(spec), at_(std::move(at)), in_network_(in_network) {
     for (const auto& ranks : work::collective_groups(spec, topology.ranks())) {
       work::GroupLayout layout{ranks, {}, spec.channels > 0 ? spec.channels : topology.nics_per_node()};
       for (int r : ranks) layout.node_of.push_back(topology.node_of_rank(r));
@@ -45,6 +46,7 @@ class PlanSet {
   const std::vector<work::CollectivePlan>& plans(CollectiveAlgorithm a) {
     auto it = plans_.find(a);
     if (it != plans_.end()) return it->second;
+    if (a == CollectiveAlgorithm::in_network) check_in_network();
     std::vector<work::CollectivePlan> built;
     try {
       for (const auto& layout : layouts_) built.push_back(work::make_plan(spec_.op, a, layout));
@@ -54,10 +56,13 @@ class PlanSet {
     }
     return plans_.emplace(a, std::move(built)).first->second;
   }
-  // The algorithms with a plan for every group (auto chooses among them).
+  // The algorithms with a plan for every group (auto chooses among them), in_network too
+  // where the fabric reduces.
   std::vector<CollectiveAlgorithm> candidates() {
     std::vector<CollectiveAlgorithm> out;
-    for (CollectiveAlgorithm a : work::algorithms_for(spec_.op)) {
+    auto all = work::algorithms_for(spec_.op);
+    all.push_back(CollectiveAlgorithm::in_network);
+    for (CollectiveAlgorithm a : all) {
       try {
         plans(a);
         out.push_back(a);
@@ -68,8 +73,26 @@ class PlanSet {
   }
 
  private:
+  // in_network needs NVLS for ranks that share a node and SHARP for ranks on several nodes.
+  void check_in_network() const {
+    bool several_nodes = false, shared_node = false;
+    for (const auto& layout : layouts_) {
+      std::map<int, int> per_node;
+      for (int node : layout.node_of) ++per_node[node];
+      several_nodes |= per_node.size() > 1;
+      for (const auto& [node, count] : per_node) shared_node |= count > 1;
+    }
+    if (shared_node && !in_network_.nvls)
+      throw InputError(at_ + ".algorithm", "in_network: ranks share a node, and its fabric does not reduce (NVLS)",
+                       "set hardware.node.nvls to true (NVSwitch nodes)");
+    if (several_nodes && !in_network_.sharp)
+      throw InputError(at_ + ".algorithm", "in_network: ranks on several nodes need the fabric's switches to reduce (SHARP)",
+                       "set topology.sharp to true");
+  }
+
   const work::CollectiveSpec& spec_;
   std::string at_;
+  InNetworkConfig in_network_;
   std::vector<work::GroupLayout> layouts_;
   std::map<CollectiveAlgorithm, std::vector<work::CollectivePlan>> plans_;
 };
@@ -138,6 +161,7 @@ class FlowBackground {
  public:
   FlowBackground(const Config& config, net::Network& network, const net::CollectiveCostTable& costs)
       : network_(network), costs_(costs) {
+    const InNetworkConfig& in_network = config.in_network;
     for (std::size_t i = 0; i < config.background.size(); ++i) {
       const auto& b = config.background[i];
       if (b.kind == WorkloadKind::traffic) {
@@ -145,7 +169,7 @@ class FlowBackground {
             network, work::expand_traffic(b.traffic, network.ranks())));
         continue;
       }
-      auto loop = std::make_unique<Loop>(b.collective, network.topology(),
+      auto loop = std::make_unique<Loop>(b.collective, network.topology(), in_network,
                                          "workload.background." + std::to_string(i));
       for (const auto& plan : loop->plans.plans(b.collective.algorithms.front()))
         loop->runs.push_back(std::make_unique<net::CollectiveRun>(network, plan));
@@ -174,8 +198,9 @@ class FlowBackground {
 
  private:
   struct Loop {
-    Loop(const work::CollectiveSpec& spec, const topo::Topology& topology, std::string at)
-        : plans(spec, topology, std::move(at)) {}
+    Loop(const work::CollectiveSpec& spec, const topo::Topology& topology, const InNetworkConfig& in_network,
+         std::string at)
+        : plans(spec, topology, in_network, std::move(at)) {}
     PlanSet plans;
     std::vector<std::unique_ptr<net::CollectiveRun>> runs;
     std::vector<std::size_t> next;  // per group: index of the next size
@@ -204,7 +229,7 @@ class FlowBackground {
 
 json run_collective_flow(const Config& config, engine::Simulator& sim, net::Network& network) {
   const auto costs = collective_costs(config);
-  PlanSet plans(config.collective, network.topology(), "workload");
+  PlanSet plans(config.collective, network.topology(), config.in_network, "workload");
   Tuner tuner(network, plans, costs);
   const bool step = config.network.granularity == Granularity::step;
   std::map<CollectiveAlgorithm, std::vector<std::unique_ptr<net::CollectiveRun>>> runs;
@@ -263,7 +288,7 @@ json run_collective_flow(const Config& config, engine::Simulator& sim, net::Netw
 json run_collective_analytical(const Config& config, net::Network& network, double* sim_time_s,
                                std::vector<double>* link_bytes, std::vector<double>* link_busy_s) {
   const auto costs = collective_costs(config);
-  PlanSet plans(config.collective, network.topology(), "workload");
+  PlanSet plans(config.collective, network.topology(), config.in_network, "workload");
   Tuner tuner(network, plans, costs);
   net::AnalyticalModel model(network);
   std::map<CollectiveAlgorithm, std::vector<std::unique_ptr<net::RoutedPlan>>> routed;
@@ -293,7 +318,8 @@ json run_collective_analytical(const Config& config, net::Network& network, doub
     const auto& b = config.background[i];
     if (b.kind != WorkloadKind::collective) continue;
     auto& set = *bg_sets.emplace_back(
-        std::make_unique<PlanSet>(b.collective, network.topology(), "workload.background." + std::to_string(i)));
+        std::make_unique<PlanSet>(b.collective, network.topology(), config.in_network,
+                                  "workload.background." + std::to_string(i)));
     const auto alg = b.collective.algorithms.front();
     for (const auto& plan : set.plans(alg)) {
       bg_routed.push_back(std::make_unique<net::RoutedPlan>(network, plan));

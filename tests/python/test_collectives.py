@@ -272,3 +272,30 @@ def test_analytical_link_busy_time_matches_the_flow_model_for_large_messages():
     bottleneck = (flow["bytes"] / flow["capacity_Bps"]).idxmax()
     assert flow.loc[bottleneck, "peak_utilization"] == pytest.approx(1.0)
     assert an.loc[bottleneck, "busy_s"] == pytest.approx(flow.loc[bottleneck, "busy_s"], rel=1e-3)
+
+
+def test_in_network_all_reduce_moves_s_each_way_in_one_step():
+    # NVLS: every GPU sends S up to the NVSwitch and receives the reduced S down: alpha + S/B,
+    # algbw B, where a ring needs 2(n-1)/n S per GPU over 2(n-1) steps.
+    for model in ("flow", "analytical"):
+        t = times(node(model=model, op="all_reduce", algorithm="in_network", sizes=[S]))[0]
+        assert t == pytest.approx(ALPHA + S / B, rel=1e-9)
+    # auto prefers it for every size on an NVLS node
+    res = cs.run(node(op="all_reduce", algorithm="auto", sizes=[8, S])).summary
+    assert [r["algorithm"] for r in res["collective"]["results"]] == ["in_network", "in_network"]
+
+
+def test_in_network_across_nodes_needs_sharp(cli, tmp_path):
+    sc = fabric(op="all_reduce", algorithm="in_network", sizes=["1GiB"])
+    path = tmp_path / "s.json"
+    path.write_text(sc.to_json())
+    proc = cli("run", path)
+    assert proc.returncode == 2 and "error: workload.algorithm:" in proc.stderr and "SHARP" in proc.stderr
+    sharp = cs.run(sc.copy().set("topology.sharp", True)).summary["collective"]["results"][0]
+    ring = cs.run(fabric(op="all_reduce", algorithm="ring", sizes=["1GiB"])).summary["collective"]["results"][0]
+    # SHARP halves what crosses each NIC (S each way against 2(n-1)/n S): nearly twice as fast.
+    assert 1.8 < ring["time_s"] / sharp["time_s"] < 2.0
+    no_nvls = fabric(op="all_reduce", algorithm="in_network").set("hardware.node.fabric", "pcie")
+    path.write_text(no_nvls.set("topology.sharp", True).to_json())
+    proc = cli("run", path)
+    assert proc.returncode == 2 and "NVLS" in proc.stderr

@@ -562,8 +562,8 @@ TEST_CASE("Unsupported requests throw PlanError naming the problem") {
                                "all_gather; not broadcast"));
   REQUIRE_THROWS_WITH(make_plan(Op::all_reduce, Alg::automatic, g8),
                       Contains("auto is not a plan"));
-  REQUIRE_THROWS_WITH(make_plan(Op::all_reduce, Alg::in_network, g8),
-                      Contains("in_network is not a plan"));
+  REQUIRE_THROWS_WITH(make_plan(Op::all_gather, Alg::in_network, g8),
+                      Contains("in_network supports all_reduce; not all_gather"));
   REQUIRE_THROWS_WITH(make_plan(Op::send_recv, Alg::ring, flat(2)),
                       Contains("send_recv accepts only algorithm direct; got ring"));
   REQUIRE_THROWS_WITH(make_plan(Op::send_recv, Alg::direct, flat(3)),
@@ -598,4 +598,16 @@ TEST_CASE("Groups and layouts that do not fit throw PlanError naming the problem
   REQUIRE_THROWS_WITH(make_plan(Op::broadcast, Alg::hierarchical, uneven),
                       Contains("hierarchical needs the same number of ranks on every node; "
                                "node 3 has 5, node 0 has 8"));
+}
+
+TEST_CASE("in_network all_reduce: every rank sends S up and receives S down, in one step", "[plan]") {
+  const GroupLayout g = nodes(4, 8);
+  for (int channels : {1, 8}) {
+    GroupLayout layout = g;
+    layout.channels = channels;
+    const auto plan = make_plan(Op::all_reduce, Alg::in_network, layout);
+    REQUIRE(plan.stages.size() == 1);
+    CHECK(plan.stages[0].steps == 1);
+    for (int r : layout.ranks) CHECK(bytes_sent_share(plan, r) == Approx(1.0));
+  }
 }
