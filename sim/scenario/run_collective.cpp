@@ -25,6 +25,8 @@ net::CollectiveCostTable collective_costs(const Config& config) {
 
 namespace {
 
+constexpr int kMaxAutoDirectRanks = 64;
+
 // The plans of one collective spec: per algorithm, one per communicator group, built when
 // first asked for. Plans never move once built (runs and routed plans refer to them).
 class PlanSet {
@@ -63,6 +65,11 @@ class PlanSet {
     auto all = work::algorithms_for(spec_.op);
     all.push_back(CollectiveAlgorithm::in_network);
     for (CollectiveAlgorithm a : all) {
+      // Direct all-pairs is n^2 transfers; like NCCL, offer it beyond all-to-all and
+      // send/recv only to small groups.
+      const bool p2p = spec_.op == work::CollectiveOp::all_to_all || spec_.op == work::CollectiveOp::send_recv;
+      if (a == CollectiveAlgorithm::direct && !p2p && group_size() > kMaxAutoDirectRanks) continue;
+      if (a == CollectiveAlgorithm::in_network && !in_network_allowed()) continue;
       try {
         plans(a);
         out.push_back(a);
@@ -74,7 +81,7 @@ class PlanSet {
 
  private:
   // in_network needs NVLS for ranks that share a node and SHARP for ranks on several nodes.
-  void check_in_network() const {
+  std::pair<bool, bool> spans() const {  // (some group spans several nodes, some shares a node)
     bool several_nodes = false, shared_node = false;
     for (const auto& layout : layouts_) {
       std::map<int, int> per_node;
@@ -82,6 +89,14 @@ class PlanSet {
       several_nodes |= per_node.size() > 1;
       for (const auto& [node, count] : per_node) shared_node |= count > 1;
     }
+    return {several_nodes, shared_node};
+  }
+  bool in_network_allowed() const {
+    const auto [several_nodes, shared_node] = spans();
+    return (!shared_node || in_network_.nvls) && (!several_nodes || in_network_.sharp);
+  }
+  void check_in_network() const {
+    const auto [several_nodes, shared_node] = spans();
     if (shared_node && !in_network_.nvls)
       throw InputError(at_ + ".algorithm", "in_network: ranks share a node, and its fabric does not reduce (NVLS)",
                        "set hardware.node.nvls to true (NVSwitch nodes)");
