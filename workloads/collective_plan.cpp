@@ -122,9 +122,11 @@ Stage stage(std::string name, Transfers transfers, int steps) {
 // offset s_q - 1, which is where it enters node q+1: every node-to-node edge joins two GPUs of
 // one rail. One ring when channels <= 1 or the group is not m >= 2 members on each of >= 2
 // nodes.
-std::vector<Members> channel_rings(const GroupLayout& group) {
+// The group's members node by node (nodes in order of first appearance, members in group
+// order), when every one of >= 2 nodes holds the same number of them; empty otherwise.
+std::vector<Members> uniform_nodes(const GroupLayout& group) {
   const Members& ranks = group.ranks;
-  if (group.channels <= 1 || group.node_of.size() != ranks.size()) return {ranks};
+  if (group.node_of.size() != ranks.size()) return {};
   std::vector<Members> nodes;
   std::unordered_map<int, std::size_t> index;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
@@ -132,11 +134,24 @@ std::vector<Members> channel_rings(const GroupLayout& group) {
     if (fresh) nodes.emplace_back();
     nodes[it->second].push_back(ranks[i]);
   }
-  const std::size_t m = nodes.front().size(), k = nodes.size();
-  if (k < 2 || m < 2) return {ranks};
+  if (nodes.size() < 2) return {};
   for (const Members& node : nodes)
-    if (node.size() != m) return {ranks};
-  const std::size_t c = std::min<std::size_t>(group.channels, m);
+    if (node.size() != nodes.front().size()) return {};
+  return nodes;
+}
+
+// The number of NCCL channels a layout gets: min(channels, members per node) on uniform
+// multi-node groups, else 1.
+std::size_t channel_count(const GroupLayout& group, const std::vector<Members>& nodes) {
+  if (group.channels <= 1 || nodes.empty()) return 1;
+  return std::min<std::size_t>(group.channels, nodes.front().size());
+}
+
+std::vector<Members> channel_rings(const GroupLayout& group) {
+  const std::vector<Members> nodes = uniform_nodes(group);
+  const std::size_t c = channel_count(group, nodes);
+  if (c <= 1) return {group.ranks};
+  const std::size_t m = nodes.front().size(), k = nodes.size();
   std::vector<Members> rings(c);
   for (std::size_t j = 0; j < c; ++j)
     for (std::size_t q = 0; q < k; ++q) {
@@ -211,11 +226,48 @@ Transfers tree_edges(const TreeShape& tree, const Members& at, double share, int
   return out;
 }
 
-std::vector<Stage> tree_plan(CollectiveOp op, const Members& m) {
+// NCCL's tree across nodes: in each channel a chain through the node's GPUs from its head
+// (the channel's rail) and a binary tree between the nodes' heads; channels alternate between
+// the two trees of the double binary tree (two pipelines at least, so both trees carry half
+// the data even with one channel). Each pipeline reduces up its chains and tree and
+// broadcasts back down, with 1/P of the data.
+std::vector<Stage> multi_node_tree_all_reduce(const GroupLayout& group, const std::vector<Members>& nodes) {
+  const std::size_t m = nodes.front().size(), k = nodes.size();
+  const std::size_t channels = channel_count(group, nodes), pipelines = std::max<std::size_t>(channels, 2);
+  const TreeShape tree = tree_shape(static_cast<int>(k));
+  const double share = 1.0 / static_cast<double>(pipelines);
+  Transfers edges;
+  for (std::size_t p = 0; p < pipelines; ++p) {
+    const std::size_t head = p % channels;
+    const auto chain = static_cast<int32_t>(p);
+    Members heads;
+    for (std::size_t q = 0; q < k; ++q) {
+      Members local;
+      for (std::size_t i = 0; i < m; ++i) local.push_back(nodes[q][(head + i) % m]);
+      heads.push_back(local.front());
+      for (bool towards_head : {true, false}) {
+        Transfers part = chain_edges(local, share, chain, towards_head);
+        edges.insert(edges.end(), part.begin(), part.end());
+      }
+    }
+    if (p % 2 == 1) std::rotate(heads.begin(), heads.begin() + 1, heads.end());  // tree B
+    for (bool up : {true, false}) {
+      Transfers part = tree_edges(tree, heads, share, chain, up);
+      edges.insert(edges.end(), part.begin(), part.end());
+    }
+  }
+  const int steps = 2 * (static_cast<int>(m) - 1 + tree.levels - 1);
+  return {stage("tree all_reduce (chains in nodes, trees between)", std::move(edges), std::max(steps, 1))};
+}
+
+std::vector<Stage> tree_plan(CollectiveOp op, const GroupLayout& group) {
+  const Members& m = group.ranks;
   const int n = static_cast<int>(m.size());
   const TreeShape tree = tree_shape(n);
   const int depth_steps = tree.levels - 1;
   if (op == CollectiveOp::all_reduce) {
+    const std::vector<Members> nodes = uniform_nodes(group);
+    if (!nodes.empty()) return multi_node_tree_all_reduce(group, nodes);
     // Tree B holds member i+1 where tree A holds member i. In the in-order shape the leaves
     // sit at every other position, so the shift turns most of A's leaves into B's interior
     // ranks (a mirror n-1-i would map A's leaves onto themselves when n is odd, e.g. n = 7).
@@ -461,7 +513,7 @@ CollectivePlan make_plan(CollectiveOp op, CollectiveAlgorithm algorithm, const G
   const Members& m = group.ranks;
   switch (algorithm) {
     case CollectiveAlgorithm::ring: plan.stages = ring_plan(op, group); break;
-    case CollectiveAlgorithm::tree: plan.stages = tree_plan(op, m); break;
+    case CollectiveAlgorithm::tree: plan.stages = tree_plan(op, group); break;
     case CollectiveAlgorithm::halving_doubling: plan.stages = halving_doubling_plan(op, m); break;
     case CollectiveAlgorithm::direct: plan.stages = direct_plan(op, m); break;
     case CollectiveAlgorithm::hierarchical: plan.stages = hierarchical_plan(op, group); break;

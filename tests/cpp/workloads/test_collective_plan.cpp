@@ -611,3 +611,31 @@ TEST_CASE("in_network all_reduce: every rank sends S up and receives S down, in 
     for (int r : layout.ranks) CHECK(bytes_sent_share(plan, r) == Approx(1.0));
   }
 }
+
+TEST_CASE("tree all_reduce across nodes: chains inside nodes, trees between heads, per channel",
+          "[plan]") {
+  // 4 nodes x 8 GPUs: per pipeline, a chain of 7 edges per node and a 3-edge tree between the
+  // 4 heads, each both ways; 8 channels -> 8 pipelines of 1/8 (NCCL alternates trees A and B).
+  GroupLayout g = nodes(4, 8);
+  for (int channels : {1, 8}) {
+    g.channels = channels;
+    const auto plan = make_plan(Op::all_reduce, Alg::tree, g);
+    REQUIRE(plan.stages.size() == 1);
+    const std::size_t pipelines = channels == 1 ? 2 : 8;
+    CHECK(plan.stages[0].transfers.size() == pipelines * 2 * (4 * 7 + 3));
+    CHECK(plan.stages[0].steps == 2 * (7 + 3 - 1));  // tree over 4 heads: 3 levels
+    std::map<int32_t, std::size_t> per_chain;
+    for (const auto& t : plan.stages[0].transfers) {
+      ++per_chain[t.chain];
+      CHECK(t.share == Approx(1.0 / static_cast<double>(pipelines)));
+    }
+    CHECK(per_chain.size() == pipelines);
+    // Heads differ between channels: each channel leaves its nodes on its own rail.
+    if (channels == 8) {
+      std::set<int> senders_up_the_tree;
+      for (const auto& t : plan.stages[0].transfers)
+        if ((t.src - 500) / 8 != (t.dst - 500) / 8) senders_up_the_tree.insert((t.src - 500) % 8);
+      CHECK(senders_up_the_tree.size() == 8);
+    }
+  }
+}
