@@ -73,17 +73,17 @@ void print_human(const json& s) {
     for (const auto& r : c["results"]) {
       const std::string alg = r.value("algorithm", json(algorithm)).dump();
       if (alg != last) {
-        std::printf("# %s\n%14s %14s %12s %12s\n", alg.c_str(), "size (B)", "time (us)", "algbw (GB/s)",
-                    "busbw (GB/s)");
+        std::printf("# %s\n%14s %14s %12s %12s  %s\n", alg.c_str(), "size (B)", "time (us)", "algbw (GB/s)",
+                    "busbw (GB/s)", "protocol");
         last = alg;
       }
       if (!r["time_s"].is_number()) {
         std::printf("%s\n", r.dump().c_str());
         continue;
       }
-      std::printf("%14.0f %14.3f %12.3f %12.3f\n", r["bytes"].get<double>(),
+      std::printf("%14.0f %14.3f %12.3f %12.3f  %s\n", r["bytes"].get<double>(),
                   r["time_s"].get<double>() * 1e6, r["algbw_GBps"].get<double>(),
-                  r["busbw_GBps"].get<double>());
+                  r["busbw_GBps"].get<double>(), r.value("protocol", std::string("")).c_str());
     }
     if (c.contains("background"))
       for (const auto& b : c["background"]) std::printf("background: %s\n", b.dump().c_str());

@@ -28,7 +28,9 @@ enum class Granularity : uint8_t { pipeline, step };
 struct NetworkConfig {
   NetworkModel model = NetworkModel::flow;
   Granularity granularity = Granularity::pipeline;
-  std::string protocol = "simple";  // NCCL protocol of data/nccl_tuning.json, or "none" (wire only)
+  // NCCL protocol of data/nccl_tuning.json ("simple", "ll", "ll128"), "auto" (the tuner picks
+  // per size) or "none" (the wire alone).
+  std::string protocol = "auto";
   topo::RoutingKind routing = topo::RoutingKind::dmodk;  // default: dmodk on fat-trees, minimal on
                                                          // dragonflies, dor on tori, else shortest
 };

@@ -43,8 +43,8 @@ void parse_network(const json& doc, Config& config) {
       n, "granularity", "network", {{"pipeline", Granularity::pipeline}, {"step", Granularity::step}},
       Granularity::pipeline);
   config.network.protocol = get_choice<std::string>(
-      n, "protocol", "network", {{"simple", "simple"}, {"ll", "ll"}, {"ll128", "ll128"}, {"none", "none"}},
-      "simple");
+      n, "protocol", "network",
+      {{"auto", "auto"}, {"simple", "simple"}, {"ll", "ll"}, {"ll128", "ll128"}, {"none", "none"}}, "auto");
   const TopologyKind kind = config.topology.kind;
   const std::vector<Choice<RoutingKind>> routings = {{"dmodk", RoutingKind::dmodk},
                                                      {"ecmp", RoutingKind::ecmp},

@@ -18,9 +18,13 @@ namespace cs::scenario::detail {
 using nlohmann::json;
 using work::CollectiveAlgorithm;
 
-net::CollectiveCostTable collective_costs(const Config& config) {
-  if (config.network.protocol == "none") return {};
-  return nccl_costs(config.network.protocol);
+std::vector<Protocol> collective_protocols(const Config& config) {
+  const std::string& p = config.network.protocol;
+  if (p == "none") return {{"none", {}}};
+  if (p != "auto") return {{p, nccl_costs(p)}};
+  std::vector<Protocol> all;
+  for (const char* name : {"ll", "ll128", "simple"}) all.push_back({name, nccl_costs(name)});
+  return all;
 }
 
 namespace {
@@ -112,44 +116,56 @@ class PlanSet {
   std::map<CollectiveAlgorithm, std::vector<work::CollectivePlan>> plans_;
 };
 
-// NCCL's tuner, with the analytical model as its cost model: the fastest candidate for this
-// size (ties: the first in algorithms_for order). Its own model instance, so that choosing
-// leaves no trace in the reported link loads.
+// NCCL's tuner, with the analytical model as its cost model: for this size, the fastest
+// (algorithm, protocol) among the candidates (ties: the first, in algorithms_for order and
+// the protocol list's). A fixed algorithm and protocol need no estimate. Its own model
+// instance, so that choosing leaves no trace in the reported link loads.
+struct Pick {
+  CollectiveAlgorithm algorithm;
+  const Protocol* protocol;
+  const net::CollectiveCosts& costs() const { return protocol->costs[algorithm]; }
+};
+
 class Tuner {
  public:
-  Tuner(net::Network& network, PlanSet& plans, const net::CollectiveCostTable& costs)
-      : model_(network), network_(network), plans_(plans), costs_(costs) {}
-  CollectiveAlgorithm choose(double bytes) {
-    if (routed_.empty())
-      for (CollectiveAlgorithm a : plans_.candidates())
-        routed_.emplace_back(a, std::make_unique<net::RoutedPlan>(network_, plans_.plans(a).front()));
-    if (routed_.empty())
-      throw InputError("workload.algorithm", "no algorithm has a plan for this op and group");
-    CollectiveAlgorithm best = routed_.front().first;
+  Tuner(net::Network& network, PlanSet& plans, const std::vector<Protocol>& protocols)
+      : model_(network), network_(network), plans_(plans), protocols_(protocols) {}
+  Pick choose(double bytes, CollectiveAlgorithm requested) {
+    const bool any_algorithm = requested == CollectiveAlgorithm::automatic;
+    if (!any_algorithm && protocols_.size() == 1) return {requested, &protocols_.front()};
+    std::vector<CollectiveAlgorithm> algorithms = any_algorithm ? plans_.candidates() : std::vector{requested};
+    if (algorithms.empty()) throw InputError("workload.algorithm", "no algorithm has a plan for this op and group");
+    Pick best{algorithms.front(), &protocols_.front()};
     double best_t = std::numeric_limits<double>::infinity();
-    for (const auto& [a, plan] : routed_) {
-      const double t = model_.estimate(*plan, bytes, costs_[a]).time_s;
-      if (t < best_t) best_t = t, best = a;
-    }
+    for (CollectiveAlgorithm a : algorithms)
+      for (const Protocol& p : protocols_) {
+        const double t = model_.estimate(routed(a), bytes, p.costs[a]).time_s;
+        if (t < best_t) best_t = t, best = {a, &p};
+      }
     return best;
   }
 
  private:
+  const net::RoutedPlan& routed(CollectiveAlgorithm a) {
+    auto& r = routed_[a];
+    if (!r) r = std::make_unique<net::RoutedPlan>(network_, plans_.plans(a).front());
+    return *r;
+  }
   net::AnalyticalModel model_;
   net::Network& network_;
   PlanSet& plans_;
-  const net::CollectiveCostTable& costs_;
-  std::vector<std::pair<CollectiveAlgorithm, std::unique_ptr<net::RoutedPlan>>> routed_;
+  const std::vector<Protocol>& protocols_;
+  std::map<CollectiveAlgorithm, std::unique_ptr<net::RoutedPlan>> routed_;
 };
 
-json result_row(const PlanSet& plans, CollectiveAlgorithm algorithm, double bytes, double time_s,
-                double fastest_group_s) {
+json result_row(const PlanSet& plans, const Pick& pick, double bytes, double time_s, double fastest_group_s) {
   const double algbw = bytes / time_s;
   json row = {{"bytes", bytes},
               {"time_s", time_s},
               {"algbw_GBps", algbw / 1e9},
               {"busbw_GBps", algbw * work::busbw_factor(plans.spec().op, plans.group_size()) / 1e9},
-              {"algorithm", std::string(work::to_string(algorithm))}};
+              {"algorithm", std::string(work::to_string(pick.algorithm))},
+              {"protocol", pick.protocol->name}};
   if (plans.groups() > 1) row["fastest_group_time_s"] = fastest_group_s;
   return row;
 }
@@ -174,8 +190,8 @@ json block(const PlanSet& plans, json results) {
 // until stop(); traffic runs once.
 class FlowBackground {
  public:
-  FlowBackground(const Config& config, net::Network& network, const net::CollectiveCostTable& costs)
-      : network_(network), costs_(costs) {
+  FlowBackground(const Config& config, net::Network& network, const std::vector<Protocol>& protocols)
+      : network_(network) {
     const InNetworkConfig& in_network = config.in_network;
     for (std::size_t i = 0; i < config.background.size(); ++i) {
       const auto& b = config.background[i];
@@ -188,6 +204,7 @@ class FlowBackground {
                                          "workload.background." + std::to_string(i));
       for (const auto& plan : loop->plans.plans(b.collective.algorithms.front()))
         loop->runs.push_back(std::make_unique<net::CollectiveRun>(network, plan));
+      loop->tuner = std::make_unique<Tuner>(network, loop->plans, protocols);
       loop->next.assign(loop->runs.size(), 0);
       loops_.push_back(std::move(loop));
     }
@@ -217,6 +234,7 @@ class FlowBackground {
          std::string at)
         : plans(spec, topology, in_network, std::move(at)) {}
     PlanSet plans;
+    std::unique_ptr<Tuner> tuner;  // the protocol, when network.protocol is auto
     std::vector<std::unique_ptr<net::CollectiveRun>> runs;
     std::vector<std::size_t> next;  // per group: index of the next size
     uint64_t completed = 0;
@@ -226,15 +244,14 @@ class FlowBackground {
     const auto& sizes = loop.plans.spec().sizes_bytes;
     const double bytes = sizes[loop.next[g]++ % sizes.size()];
     const double t0 = network_.sim().now();
-    const auto alg = loop.plans.spec().algorithms.front();
-    loop.runs[g]->start(bytes, costs_[alg], [this, &loop, g, t0] {
+    const Pick pick = loop.tuner->choose(bytes, loop.plans.spec().algorithms.front());
+    loop.runs[g]->start(bytes, pick.costs(), [this, &loop, g, t0] {
       ++loop.completed;
       loop.time_sum += network_.sim().now() - t0;
       if (!stopped_) launch(loop, g);
     });
   }
   net::Network& network_;
-  const net::CollectiveCostTable& costs_;
   std::vector<std::unique_ptr<Loop>> loops_;
   std::vector<std::unique_ptr<net::TrafficRun>> traffic_;
   bool stopped_ = false;
@@ -243,20 +260,20 @@ class FlowBackground {
 }  // namespace
 
 json run_collective_flow(const Config& config, engine::Simulator& sim, net::Network& network) {
-  const auto costs = collective_costs(config);
+  const auto protocols = collective_protocols(config);
   PlanSet plans(config.collective, network.topology(), config.in_network, "workload");
-  Tuner tuner(network, plans, costs);
+  Tuner tuner(network, plans, protocols);
   const bool step = config.network.granularity == Granularity::step;
   std::map<CollectiveAlgorithm, std::vector<std::unique_ptr<net::CollectiveRun>>> runs;
-  FlowBackground background(config, network, costs);
+  FlowBackground background(config, network, protocols);
   background.start();
   const double until = config.run.until_s > 0 ? config.run.until_s : engine::kForever;
   json results = json::array();
   bool cut = false;
   for (CollectiveAlgorithm requested : config.collective.algorithms) {
     for (double bytes : config.collective.sizes_bytes) {
-      const CollectiveAlgorithm alg =
-          requested == CollectiveAlgorithm::automatic ? tuner.choose(bytes) : requested;
+      const Pick pick = tuner.choose(bytes, requested);
+      const CollectiveAlgorithm alg = pick.algorithm;
       const auto& group_plans = plans.plans(alg);
       const double t0 = sim.now();
       std::size_t done = 0;
@@ -269,14 +286,14 @@ json run_collective_flow(const Config& config, engine::Simulator& sim, net::Netw
       std::vector<std::unique_ptr<net::RingAllReduce>> rings;
       if (step) {  // parse_workload allows it for ring all_reduce only
         for (const auto& plan : group_plans) {
-          rings.push_back(std::make_unique<net::RingAllReduce>(network, plan.ranks, bytes, finished, costs[alg]));
+          rings.push_back(std::make_unique<net::RingAllReduce>(network, plan.ranks, bytes, finished, pick.costs()));
           rings.back()->start();
         }
       } else {
         auto& alg_runs = runs[alg];
         if (alg_runs.empty())
           for (const auto& plan : group_plans) alg_runs.push_back(std::make_unique<net::CollectiveRun>(network, plan));
-        for (auto& run : alg_runs) run->start(bytes, costs[alg], finished);
+        for (auto& run : alg_runs) run->start(bytes, pick.costs(), finished);
       }
       sim.run(until);
       if (done < group_plans.size()) {  // run.until reached: the remaining sizes are not run
@@ -288,7 +305,7 @@ json run_collective_flow(const Config& config, engine::Simulator& sim, net::Netw
                                         std::string(work::to_string(alg)) + " " +
                                         std::to_string(static_cast<long long>(bytes)) + " B",
                                     "collective", 0, 0, t0, t);
-      results.push_back(result_row(plans, alg, bytes, t, fastest));
+      results.push_back(result_row(plans, pick, bytes, t, fastest));
     }
     if (cut) break;
   }
@@ -302,9 +319,9 @@ json run_collective_flow(const Config& config, engine::Simulator& sim, net::Netw
 
 json run_collective_analytical(const Config& config, net::Network& network, double* sim_time_s,
                                std::vector<double>* link_bytes, std::vector<double>* link_busy_s) {
-  const auto costs = collective_costs(config);
+  const auto protocols = collective_protocols(config);
   PlanSet plans(config.collective, network.topology(), config.in_network, "workload");
-  Tuner tuner(network, plans, costs);
+  Tuner tuner(network, plans, protocols);
   net::AnalyticalModel model(network);
   std::map<CollectiveAlgorithm, std::vector<std::unique_ptr<net::RoutedPlan>>> routed;
   // Background: each collective group at its first size, traffic as one stage of independent
@@ -324,10 +341,10 @@ json run_collective_analytical(const Config& config, net::Network& network, doub
       for (const auto& f : work::expand_traffic(b.traffic, network.ranks())) stage.transfers.push_back({f.src, f.dst, f.bytes, -1});
     }
   }
-  static const net::CollectiveCosts kWire{};
+  const net::CollectiveCosts wire{};  // background traffic: the wire alone
   for (const auto& p : bg_traffic) {
     bg_routed.push_back(std::make_unique<net::RoutedPlan>(network, p));
-    bg_jobs.push_back({bg_routed.back().get(), 1.0, &kWire});
+    bg_jobs.push_back({bg_routed.back().get(), 1.0, &wire});
   }
   for (std::size_t i = 0; i < config.background.size(); ++i) {
     const auto& b = config.background[i];
@@ -336,9 +353,12 @@ json run_collective_analytical(const Config& config, net::Network& network, doub
         std::make_unique<PlanSet>(b.collective, network.topology(), config.in_network,
                                   "workload.background." + std::to_string(i)));
     const auto alg = b.collective.algorithms.front();
+    const double bytes = b.collective.sizes_bytes.front();
+    Tuner bg_tuner(network, set, protocols);
+    const net::CollectiveCosts& costs = bg_tuner.choose(bytes, alg).costs();
     for (const auto& plan : set.plans(alg)) {
       bg_routed.push_back(std::make_unique<net::RoutedPlan>(network, plan));
-      bg_jobs.push_back({bg_routed.back().get(), b.collective.sizes_bytes.front(), &costs[alg]});
+      bg_jobs.push_back({bg_routed.back().get(), bytes, &costs});
     }
   }
   json results = json::array();
@@ -347,13 +367,13 @@ json run_collective_analytical(const Config& config, net::Network& network, doub
   bool cut = false;
   for (CollectiveAlgorithm requested : config.collective.algorithms) {
     for (double bytes : config.collective.sizes_bytes) {
-      const CollectiveAlgorithm alg =
-          requested == CollectiveAlgorithm::automatic ? tuner.choose(bytes) : requested;
+      const Pick pick = tuner.choose(bytes, requested);
+      const CollectiveAlgorithm alg = pick.algorithm;
       auto& rp = routed[alg];
       if (rp.empty())
         for (const auto& plan : plans.plans(alg)) rp.push_back(std::make_unique<net::RoutedPlan>(network, plan));
       std::vector<net::AnalyticalModel::Job> jobs;
-      for (const auto& r : rp) jobs.push_back({r.get(), bytes, &costs[alg]});
+      for (const auto& r : rp) jobs.push_back({r.get(), bytes, &pick.costs()});
       jobs.insert(jobs.end(), bg_jobs.begin(), bg_jobs.end());
       const auto estimates = model.estimate_concurrent(jobs);
       double t = 0, fastest = engine::kForever;
@@ -367,7 +387,7 @@ json run_collective_analytical(const Config& config, net::Network& network, doub
         break;
       }
       now += t;
-      results.push_back(result_row(plans, alg, bytes, t, fastest));
+      results.push_back(result_row(plans, pick, bytes, t, fastest));
     }
     if (cut) break;
   }

@@ -1,6 +1,9 @@
 #pragma once
 // Internal to run.cpp: the collective workload (and the collectives and traffic running in
 // the background) in either network model.
+#include <string>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "sim/engine/simulator.hpp"
@@ -10,8 +13,14 @@
 
 namespace cs::scenario::detail {
 
-// The cost table of network.protocol ("none": the wire alone).
-net::CollectiveCostTable collective_costs(const Config& config);
+// A protocol's name and NCCL cost table ("none": the wire alone, all zero).
+struct Protocol {
+  std::string name;
+  net::CollectiveCostTable costs;
+};
+// The protocols network.protocol allows: one, or for "auto" LL, LL128 and Simple (the tuner
+// picks per size).
+std::vector<Protocol> collective_protocols(const Config& config);
 
 // Runs config.collective, every size and algorithm in turn, beside config.background, in the
 // flow model (on `sim`) and returns the summary's "collective" block. Stops at run.until.

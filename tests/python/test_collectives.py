@@ -299,3 +299,16 @@ def test_in_network_across_nodes_needs_sharp(cli, tmp_path):
     path.write_text(no_nvls.set("topology.sharp", True).to_json())
     proc = cli("run", path)
     assert proc.returncode == 2 and "NVLS" in proc.stderr
+
+
+def test_protocol_auto_picks_the_fastest_protocol_per_size():
+    sizes = [8, 2**20, 2**30]
+    picked = cs.run(fabric(protocol="auto", op="all_reduce", algorithm="ring", sizes=sizes)).summary
+    rows = picked["collective"]["results"]
+    for row, size in zip(rows, sizes):
+        per_protocol = {p: times(fabric(protocol=p, op="all_reduce", algorithm="ring", sizes=[size]))[0]
+                        for p in ("ll", "ll128", "simple")}
+        assert row["time_s"] == pytest.approx(min(per_protocol.values()), rel=1e-9)
+        assert row["protocol"] == min(per_protocol, key=per_protocol.get)
+    assert rows[0]["protocol"] == "ll"          # latency-bound: NCCL's LL
+    assert rows[-1]["protocol"] != "ll"         # LL halves the bandwidth
