@@ -44,7 +44,7 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan) : pla
   }
 }
 
-AnalyticalModel::AnalyticalModel(Network& network) : network_(network) {
+AnalyticalModel::AnalyticalModel(Network& network) {
   const std::size_t n = network.topology().num_links();
   capacity_Bps_.reserve(n);
   for (const topo::Link& l : network.topology().links()) capacity_Bps_.push_back(l.bandwidth_Bps);

@@ -99,7 +99,6 @@ class AnalyticalModel {
   void record(const RoutedPlan& plan, std::size_t s);  // add load_ to link_bytes_, link_busy_s_
   void clear(const RoutedPlan& plan, std::size_t s);   // zero load_ on the stage's links
 
-  Network& network_;
   std::vector<double> capacity_Bps_;
   std::vector<double> link_bytes_, link_busy_s_;
   // Scratch by link id, all zero between calls: the current stage's loads, and (concurrent)
