@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/sweep.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/link_report.hpp"
 #include "sim/scenario/run.hpp"
@@ -127,6 +128,22 @@ int cmd_topo(const std::string& file, const std::vector<std::string>& sets, bool
   return 0;
 }
 
+int cmd_sweep(const std::string& file, const std::vector<std::string>& sets,
+              const std::vector<std::string>& grid_args, int jobs, const std::string& out) {
+  const json base = load_doc(file, sets);
+  std::vector<cs::cli::GridAxis> axes;
+  for (const auto& g : grid_args) axes.push_back(cs::cli::parse_grid(g));
+  const fs::path target(out);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!out.empty() && (!target.has_filename() || fs::is_directory(target, ec) || !fs::is_directory(dir, ec)))
+    throw InputError("--out", "a CSV file path in an existing directory: " + out);
+  const std::string csv = cs::cli::run_sweep(base, axes, jobs);
+  if (out.empty()) std::cout << csv;
+  else write_atomically(dir, target.filename().string(), csv);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -152,6 +169,25 @@ int main(int argc, char** argv) {
   topo->add_option("--set", sets, "Override a key: PATH=VALUE");
   topo->add_flag("--json", as_json, "Print the report as JSON");
 
+  std::vector<std::string> grids;
+  std::string sweep_out;
+  int jobs = 1;
+  auto* sweep = app.add_subcommand(
+      "sweep", "Run a scenario at every point of a grid (the cartesian product of the --grid "
+               "options, the first varying slowest) and print CSV: the grid columns, then the "
+               "summary flattened; one row per point, or per point x size for a collective "
+               "(collective.bytes, collective.time_s, ...), as Python's clustersim.sweep");
+  sweep->add_option("FILE", file, "Scenario file (JSON)")->required();
+  sweep->add_option("--grid", grids,
+                    "PATH=V1,V2,...: values as --set takes them, split on commas outside "
+                    "[ ], { } and quotes (repeatable)")
+      ->required()
+      ->allow_extra_args(false);
+  sweep->add_option("--set", sets, "Override a key at every point: PATH=VALUE")->allow_extra_args(false);
+  sweep->add_option("-j,--jobs", jobs, "Run N points at once (output is the same for any N)")
+      ->check(CLI::Range(1, 1024));
+  sweep->add_option("--out", sweep_out, "Write the CSV to this file (atomically) instead of stdout");
+
   app.add_subcommand("schema", "Print the JSON Schema of scenario files");
 
   try {
@@ -168,6 +204,7 @@ int main(int argc, char** argv) {
   try {
     if (run->parsed()) return cmd_run(file, sets, out, as_json);
     if (topo->parsed()) return cmd_topo(file, sets, as_json);
+    if (sweep->parsed()) return cmd_sweep(file, sets, grids, jobs, sweep_out);
     if (validate->parsed()) {
       const auto config = load(file, sets);
       cs::scenario::check_buildable(config);

@@ -1,0 +1,34 @@
+#pragma once
+// `clustersim sweep`: run a scenario at every point of a grid and tabulate the summaries as
+// CSV, with the rows and columns of the Python `clustersim.sweep` (python/clustersim/sweep.py).
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace cs::cli {
+
+// One --grid PATH=V1,V2,...
+struct GridAxis {
+  std::string path;                    // dot-separated, as --set takes it
+  std::vector<nlohmann::json> values;  // each VALUE parsed as --set parses it (JSON or a bare string)
+};
+
+// Split on the commas outside brackets, braces and double-quoted strings: "1,[2,3],\"a,b\""
+// gives "1", "[2,3]", "\"a,b\"".
+std::vector<std::string> split_top_level(std::string_view text);
+
+// Parse "PATH=V1,V2,...". Throws InputError for a missing '=', an empty path, no values or
+// an empty value; the path itself is checked when the points are built (run_sweep).
+GridAxis parse_grid(std::string_view arg);
+
+// Run `base` at every point of the cartesian product of `axes` (in the order given, the first
+// axis varying slowest), on `jobs` threads. Every point's scenario is validated before any
+// simulation starts (InputError naming the JSON path otherwise). Returns the CSV: the grid
+// columns, then the summary flattened ("topology.nodes", "traffic.makespan_s", ...); one row
+// per point, or per point x size for a collective ("collective.bytes", "collective.time_s",
+// ...). Rows are in grid order and identical whatever `jobs` is (apart from wall_time_s).
+std::string run_sweep(const nlohmann::json& base, const std::vector<GridAxis>& axes, int jobs);
+
+}  // namespace cs::cli
