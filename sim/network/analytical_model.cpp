@@ -1,10 +1,62 @@
 #include "sim/network/analytical_model.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <stdexcept>
 
 namespace cs::net {
+
+namespace {
+
+// The plan's routes by (src, dst) pair, looked up in the router once per pair: plans repeat
+// pairs (a ring's channels share their intra-node edges), and a flat table is cheaper than
+// the router's own cache. Routers hand out stable references (network.hpp), so the table
+// keeps pointers.
+class RouteMemo {
+ public:
+  explicit RouteMemo(Network& network) : network_(network) { rehash(10); }
+
+  const topo::Route& operator()(int src, int dst) {
+    const uint64_t key = uint64_t{static_cast<uint32_t>(src)} << 32 | static_cast<uint32_t>(dst);
+    std::size_t i = slot_of(key);
+    for (; slots_[i].route != nullptr; i = (i + 1) & mask_)
+      if (slots_[i].key == key) return *slots_[i].route;
+    const topo::Route& route = network_.route(src, dst);  // may throw: nothing stored yet
+    slots_[i] = {key, &route};
+    if (2 * ++size_ > slots_.size()) rehash(bits_ + 1);
+    return route;
+  }
+
+ private:
+  struct Slot {
+    uint64_t key = 0;
+    const topo::Route* route = nullptr;  // null: empty
+  };
+  std::size_t slot_of(uint64_t key) const {
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> (64 - bits_));
+  }
+  void rehash(int bits) {
+    std::vector<Slot> old = std::move(slots_);
+    bits_ = bits;
+    slots_.assign(std::size_t{1} << bits, Slot{});
+    mask_ = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.route == nullptr) continue;
+      std::size_t i = slot_of(s.key);
+      while (slots_[i].route != nullptr) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
+  }
+
+  Network& network_;
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0, size_ = 0;
+  int bits_ = 0;
+};
+
+}  // namespace
 
 RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan) : plan_(plan) {
   const topo::Topology& topology = network.topology();
@@ -14,33 +66,82 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan) : pla
   links_.reserve(plan.stages.size());
   latency_.reserve(plan.stages.size());
 
-  std::vector<Eigen::Triplet<double>> triplets;
+  RouteMemo route_of(network);
+  std::vector<const topo::Route*> routes;
+  std::vector<double> wire_s;
+  // The stage's links so far, as a bitmap by link id (all zero between stages).
+  std::vector<uint64_t> seen((topology.num_links() + 63) / 64, 0);
   for (const work::Stage& stage : plan.stages) {
-    const auto n = static_cast<Eigen::Index>(stage.transfers.size());
-    Eigen::VectorXd shares(n);
-    triplets.clear();
-    for (Eigen::Index t = 0; t < n; ++t) {
-      const work::Transfer& tr = stage.transfers[static_cast<std::size_t>(t)];
-      const topo::Route& route = network.route(tr.src, tr.dst);
-      for (topo::LinkId l : route.links) triplets.emplace_back(static_cast<Eigen::Index>(l), t, 1.0);
-      shares[t] = tr.share;
+    const std::size_t n = stage.transfers.size();
+    routes.resize(n);
+    wire_s.resize(n);
+    Eigen::VectorXd shares(static_cast<Eigen::Index>(n));
+    std::size_t hops = 0;
+    for (std::size_t t = 0; t < n; ++t) {
+      const work::Transfer& tr = stage.transfers[t];
+      const topo::Route& route = route_of(tr.src, tr.dst);
+      routes[t] = &route;
+      wire_s[t] = route.latency_s;
+      shares[static_cast<Eigen::Index>(t)] = tr.share;
+      hops += route.links.size();
     }
-    // Duplicates are summed: an entry counts the route's crossings of the link.
-    Eigen::SparseMatrix<double> r(num_links, n);
-    r.setFromTriplets(triplets.begin(), triplets.end());
-    r.makeCompressed();
 
+    // Compressed column by column, as setFromTriplets would make it of one triplet
+    // (link, t, 1) per hop: each column's links ascending, a link the route crosses m times
+    // once with value m.
+    Eigen::SparseMatrix<double> r(num_links, static_cast<Eigen::Index>(n));
+    r.resizeNonZeros(static_cast<Eigen::Index>(hops));
+    int* outer = r.outerIndexPtr();
+    int* inner = r.innerIndexPtr();
+    double* value = r.valuePtr();
     std::vector<topo::LinkId> links;
-    links.reserve(static_cast<std::size_t>(r.nonZeros()));
-    for (Eigen::Index k = 0; k < r.nonZeros(); ++k)
-      links.push_back(static_cast<topo::LinkId>(r.innerIndexPtr()[k]));
-    std::sort(links.begin(), links.end());
-    links.erase(std::unique(links.begin(), links.end()), links.end());
+    int nnz = 0;
+    for (std::size_t t = 0; t < n; ++t) {
+      const int begin = nnz;
+      outer[t] = begin;
+      for (topo::LinkId link : routes[t]->links) {
+        const auto l = static_cast<int>(link);
+        int k = nnz;
+        while (k > begin && inner[k - 1] > l) --k;
+        if (k > begin && inner[k - 1] == l) {
+          value[k - 1] += 1.0;
+          continue;
+        }
+        for (int j = nnz; j > k; --j) {
+          inner[j] = inner[j - 1];
+          value[j] = value[j - 1];
+        }
+        inner[k] = l;
+        value[k] = 1.0;
+        ++nnz;
+        uint64_t& word = seen[link / 64];
+        const uint64_t bit = uint64_t{1} << (link % 64);
+        if (!(word & bit)) {
+          word |= bit;
+          links.push_back(link);
+        }
+      }
+    }
+    outer[n] = nnz;
+    r.resizeNonZeros(nnz);
+
+    // The distinct links, ascending: sorted when few, else read off the bitmap in order.
+    if (links.size() * 16 < seen.size()) {
+      std::sort(links.begin(), links.end());
+      for (topo::LinkId l : links) seen[l / 64] = 0;
+    } else {
+      links.clear();
+      for (std::size_t w = 0; w < seen.size(); ++w) {
+        for (uint64_t bits = seen[w]; bits != 0; bits &= bits - 1)
+          links.push_back(static_cast<topo::LinkId>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
+        seen[w] = 0;
+      }
+    }
 
     routing_.push_back(std::move(r));
     shares_.push_back(std::move(shares));
     links_.push_back(std::move(links));
-    latency_.emplace_back(network, stage);
+    latency_.emplace_back(topology, stage, wire_s);
   }
 }
 

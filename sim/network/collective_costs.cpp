@@ -1,6 +1,7 @@
 #include "sim/network/collective_costs.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace cs::net {
 
@@ -10,18 +11,28 @@ TransferClass transfer_class(const topo::Topology& topology, int src_rank, int d
 }
 
 StageLatency::StageLatency(Network& network, const work::Stage& stage) : steps_(stage.steps) {
-  for (const work::Transfer& t : stage.transfers) {
-    const double wire = network.route(t.src, t.dst).latency_s;
-    const auto cls = static_cast<std::size_t>(transfer_class(network.topology(), t.src, t.dst));
-    if (t.chain < 0) {
-      max_wire_s_[cls] = std::max(max_wire_s_[cls], wire);
-      continue;
-    }
-    if (static_cast<std::size_t>(t.chain) >= pipelines_.size()) pipelines_.resize(t.chain + 1);
-    Pipeline& p = pipelines_[t.chain];
-    p.wire_s += wire;
-    ++p.edges[cls];
+  for (const work::Transfer& t : stage.transfers)
+    add(network.topology(), t, network.route(t.src, t.dst).latency_s);
+}
+
+StageLatency::StageLatency(const topo::Topology& topology, const work::Stage& stage,
+                           std::span<const double> wire_s)
+    : steps_(stage.steps) {
+  if (wire_s.size() != stage.transfers.size())
+    throw std::invalid_argument("StageLatency: one wire latency per transfer");
+  for (std::size_t i = 0; i < wire_s.size(); ++i) add(topology, stage.transfers[i], wire_s[i]);
+}
+
+void StageLatency::add(const topo::Topology& topology, const work::Transfer& t, double wire) {
+  const auto cls = static_cast<std::size_t>(transfer_class(topology, t.src, t.dst));
+  if (t.chain < 0) {
+    max_wire_s_[cls] = std::max(max_wire_s_[cls], wire);
+    return;
   }
+  if (static_cast<std::size_t>(t.chain) >= pipelines_.size()) pipelines_.resize(t.chain + 1);
+  Pipeline& p = pipelines_[t.chain];
+  p.wire_s += wire;
+  ++p.edges[cls];
 }
 
 double StageLatency::seconds(const CollectiveCosts& costs) const {

@@ -13,6 +13,7 @@
 // once.
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "sim/network/network.hpp"
@@ -46,9 +47,14 @@ TransferClass transfer_class(const topo::Topology& topology, int src_rank, int d
 class StageLatency {
  public:
   StageLatency(Network& network, const work::Stage& stage);
+  // The same from routes already looked up: wire_s[i] is the latency of the route
+  // network.route(src, dst) of stage.transfers[i] (one per transfer).
+  StageLatency(const topo::Topology& topology, const work::Stage& stage, std::span<const double> wire_s);
   double seconds(const CollectiveCosts& costs) const;
 
  private:
+  void add(const topo::Topology& topology, const work::Transfer& t, double wire_s);
+
   struct Pipeline {
     double wire_s = 0;                     // sum over its edges of route latency
     std::array<uint32_t, 3> edges{0, 0, 0};  // edges by TransferClass

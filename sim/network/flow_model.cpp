@@ -323,14 +323,42 @@ void FlowModel::end_alone(FlowId g) {
 }
 
 void FlowModel::set_pos(FlowId f, LinkIndex l, uint32_t from, uint32_t to) {
-  const auto links = links_of(flows_[f]);
+  const RouteId route = flows_[f].route;
+  const auto links = links_of_route(route);
   auto& p = flow_pos_[f];
   if (p.size() < links.size()) p.resize(links.size());
-  for (uint32_t k = 0; k < links.size(); ++k)
-    if (links[k] == l && (from == kNone || p[k] == from)) {
+  if (links.size() <= kScanHops) {
+    for (uint32_t k = 0; k < links.size(); ++k)
+      if (links[k] == l && (from == kNone || p[k] == from)) {
+        p[k] = to;
+        return;
+      }
+    return;
+  }
+  // A long route (a pipeline's chain): its hops on l from its (link, hop) index, in hop
+  // order, so the hop chosen is the one the scan above would choose.
+  const std::vector<uint64_t>& index = hop_index(route);
+  const uint64_t key = uint64_t{l} << 32;
+  for (auto it = std::lower_bound(index.begin(), index.end(), key);
+       it != index.end() && (*it >> 32) == l; ++it) {
+    const auto k = static_cast<uint32_t>(*it);
+    if (from == kNone || p[k] == from) {
       p[k] = to;
       return;
     }
+  }
+}
+
+const std::vector<uint64_t>& FlowModel::hop_index(RouteId route) {
+  if (hop_index_.size() <= route) hop_index_.resize(routes_.size());
+  std::vector<uint64_t>& index = hop_index_[route];
+  if (index.empty()) {
+    const auto links = links_of_route(route);
+    index.resize(links.size());
+    for (uint32_t k = 0; k < links.size(); ++k) index[k] = uint64_t{links[k]} << 32 | k;
+    std::sort(index.begin(), index.end());
+  }
+  return index;
 }
 
 void FlowModel::activate(FlowId f) {

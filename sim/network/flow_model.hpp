@@ -173,7 +173,12 @@ class FlowModel final : public engine::EventTarget {
   void attach_shared(FlowId f, uint32_t hop, LinkIndex l);  // link already has a flow
   void detach_shared(FlowId f, uint32_t hop, LinkIndex l);  // link keeps other flows
   // Move f's entry in l's list from position `from` (kNone: its only entry) to `to`.
+  // Routes up to this many hops are scanned for the hop on a link; longer ones (a pipeline
+  // as one flow: up to hundreds of thousands of hops) are looked up in hop_index.
+  static constexpr std::size_t kScanHops = 64;
   void set_pos(FlowId f, LinkIndex l, uint32_t from, uint32_t to);
+  // A long route's hops as (link << 32 | hop), ascending; built on first use.
+  const std::vector<uint64_t>& hop_index(RouteId route);
   void mark_dirty(LinkIndex l);
   void recompute();
   void solve_component();
@@ -186,6 +191,7 @@ class FlowModel final : public engine::EventTarget {
   std::vector<Flow> flows_;
   std::vector<FlowId> free_flows_;
   std::vector<std::vector<uint32_t>> flow_pos_;  // per flow, per hop: index in a shared list
+  std::vector<std::vector<uint64_t>> hop_index_;  // per route, see hop_index (long ones only)
   std::vector<Route> routes_;
   std::vector<LinkIndex> route_links_;
   std::vector<double> external_capacity_;        // by the caller's link index
