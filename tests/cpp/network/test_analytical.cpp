@@ -20,7 +20,6 @@ using namespace cs;
 namespace {
 
 constexpr auto kNvlink = static_cast<std::size_t>(net::TransferClass::nvlink);
-constexpr auto kNet = static_cast<std::size_t>(net::TransferClass::net);
 
 // A topology with its network, kept alive together.
 struct Fabric {
