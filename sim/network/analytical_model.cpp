@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 
 namespace cs::net {
@@ -67,29 +67,29 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan) : pla
   latency_.reserve(plan.stages.size());
 
   RouteMemo route_of(network);
-  std::vector<const topo::Route*> routes;
-  std::vector<double> wire_s;
+  std::vector<const topo::Route*> routes;  // per transfer of the stage
+  std::vector<StageLatency::Wire> wires;
   // The stage's links so far, as a bitmap by link id (all zero between stages).
   std::vector<uint64_t> seen((topology.num_links() + 63) / 64, 0);
   for (const work::Stage& stage : plan.stages) {
     const std::size_t n = stage.transfers.size();
     routes.resize(n);
-    wire_s.resize(n);
+    wires.resize(n);
     Eigen::VectorXd shares(static_cast<Eigen::Index>(n));
     std::size_t hops = 0;
     for (std::size_t t = 0; t < n; ++t) {
       const work::Transfer& tr = stage.transfers[t];
       const topo::Route& route = route_of(tr.src, tr.dst);
       routes[t] = &route;
-      wire_s[t] = route.latency_s;
+      wires[t] = {route.latency_s, transfer_class(topology, tr.src, tr.dst)};
       shares[static_cast<Eigen::Index>(t)] = tr.share;
       hops += route.links.size();
     }
 
-    // Compressed column by column, as setFromTriplets would make it of one triplet
+    // Compressed, column by column, as setFromTriplets would make it of one triplet
     // (link, t, 1) per hop: each column's links ascending, a link the route crosses m times
-    // once with value m.
-    Eigen::SparseMatrix<double> r(num_links, static_cast<Eigen::Index>(n));
+    // once with value m. Built in place: Eigen 3.4's SparseMatrix has no move constructor.
+    Eigen::SparseMatrix<double>& r = routing_.emplace_back(num_links, static_cast<Eigen::Index>(n));
     r.resizeNonZeros(static_cast<Eigen::Index>(hops));
     int* outer = r.outerIndexPtr();
     int* inner = r.innerIndexPtr();
@@ -99,7 +99,7 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan) : pla
     for (std::size_t t = 0; t < n; ++t) {
       const int begin = nnz;
       outer[t] = begin;
-      for (topo::LinkId link : routes[t]->links) {
+      for (topo::LinkId link : routes[t]->links) {  // a few: insertion
         const auto l = static_cast<int>(link);
         int k = nnz;
         while (k > begin && inner[k - 1] > l) --k;
@@ -138,10 +138,9 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan) : pla
       }
     }
 
-    routing_.push_back(std::move(r));
     shares_.push_back(std::move(shares));
     links_.push_back(std::move(links));
-    latency_.emplace_back(topology, stage, wire_s);
+    latency_.emplace_back(stage, wires);
   }
 }
 
@@ -152,8 +151,7 @@ AnalyticalModel::AnalyticalModel(Network& network) {
   link_bytes_.assign(n, 0.0);
   link_busy_s_.assign(n, 0.0);
   load_.assign(n, 0.0);
-  all_jobs_.assign(n, 0.0);
-  own_job_.assign(n, 0.0);
+  // all_jobs_ and own_job_ on the first estimate_concurrent: a lone estimate needs neither.
 }
 
 namespace {
@@ -225,6 +223,10 @@ std::vector<CollectiveEstimate> AnalyticalModel::estimate_concurrent(std::span<c
     if (j.plan == nullptr || j.costs == nullptr)
       throw std::invalid_argument("AnalyticalModel::estimate_concurrent: null plan or costs");
     check_inputs(j.bytes, *j.costs);
+  }
+  if (all_jobs_.size() != load_.size()) {
+    all_jobs_.assign(load_.size(), 0.0);
+    own_job_.assign(load_.size(), 0.0);
   }
 
   // Every job's load over all its stages, summed: what the others put on a link is this

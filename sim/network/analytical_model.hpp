@@ -102,7 +102,7 @@ class AnalyticalModel {
   std::vector<double> capacity_Bps_;
   std::vector<double> link_bytes_, link_busy_s_;
   // Scratch by link id, all zero between calls: the current stage's loads, and (concurrent)
-  // every job's loads over all its stages and one job's own.
+  // every job's loads over all its stages and one job's own (sized on first use).
   std::vector<double> load_, all_jobs_, own_job_;
 };
 

@@ -12,26 +12,24 @@ TransferClass transfer_class(const topo::Topology& topology, int src_rank, int d
 
 StageLatency::StageLatency(Network& network, const work::Stage& stage) : steps_(stage.steps) {
   for (const work::Transfer& t : stage.transfers)
-    add(network.topology(), t, network.route(t.src, t.dst).latency_s);
+    add(t, {network.route(t.src, t.dst).latency_s, transfer_class(network.topology(), t.src, t.dst)});
 }
 
-StageLatency::StageLatency(const topo::Topology& topology, const work::Stage& stage,
-                           std::span<const double> wire_s)
-    : steps_(stage.steps) {
-  if (wire_s.size() != stage.transfers.size())
-    throw std::invalid_argument("StageLatency: one wire latency per transfer");
-  for (std::size_t i = 0; i < wire_s.size(); ++i) add(topology, stage.transfers[i], wire_s[i]);
+StageLatency::StageLatency(const work::Stage& stage, std::span<const Wire> wires) : steps_(stage.steps) {
+  if (wires.size() != stage.transfers.size())
+    throw std::invalid_argument("StageLatency: one wire per transfer");
+  for (std::size_t i = 0; i < wires.size(); ++i) add(stage.transfers[i], wires[i]);
 }
 
-void StageLatency::add(const topo::Topology& topology, const work::Transfer& t, double wire) {
-  const auto cls = static_cast<std::size_t>(transfer_class(topology, t.src, t.dst));
+void StageLatency::add(const work::Transfer& t, Wire wire) {
+  const auto cls = static_cast<std::size_t>(wire.cls);
   if (t.chain < 0) {
-    max_wire_s_[cls] = std::max(max_wire_s_[cls], wire);
+    max_wire_s_[cls] = std::max(max_wire_s_[cls], wire.latency_s);
     return;
   }
   if (static_cast<std::size_t>(t.chain) >= pipelines_.size()) pipelines_.resize(t.chain + 1);
   Pipeline& p = pipelines_[t.chain];
-  p.wire_s += wire;
+  p.wire_s += wire.latency_s;
   ++p.edges[cls];
 }
 

@@ -47,13 +47,17 @@ TransferClass transfer_class(const topo::Topology& topology, int src_rank, int d
 class StageLatency {
  public:
   StageLatency(Network& network, const work::Stage& stage);
-  // The same from routes already looked up: wire_s[i] is the latency of the route
-  // network.route(src, dst) of stage.transfers[i] (one per transfer).
-  StageLatency(const topo::Topology& topology, const work::Stage& stage, std::span<const double> wire_s);
+  // What the latency needs of one transfer's route.
+  struct Wire {
+    double latency_s = 0;  // network.route(src, dst).latency_s
+    TransferClass cls = TransferClass::net;  // transfer_class(topology, src, dst)
+  };
+  // The same from routes already looked up: wires[i] for stage.transfers[i], one each.
+  StageLatency(const work::Stage& stage, std::span<const Wire> wires);
   double seconds(const CollectiveCosts& costs) const;
 
  private:
-  void add(const topo::Topology& topology, const work::Transfer& t, double wire_s);
+  void add(const work::Transfer& t, Wire wire);
 
   struct Pipeline {
     double wire_s = 0;                     // sum over its edges of route latency

@@ -172,10 +172,10 @@ class FlowModel final : public engine::EventTarget {
   void finish(FlowId f);
   void attach_shared(FlowId f, uint32_t hop, LinkIndex l);  // link already has a flow
   void detach_shared(FlowId f, uint32_t hop, LinkIndex l);  // link keeps other flows
-  // Move f's entry in l's list from position `from` (kNone: its only entry) to `to`.
   // Routes up to this many hops are scanned for the hop on a link; longer ones (a pipeline
   // as one flow: up to hundreds of thousands of hops) are looked up in hop_index.
   static constexpr std::size_t kScanHops = 64;
+  // Move f's entry in l's list from position `from` (kNone: its only entry) to `to`.
   void set_pos(FlowId f, LinkIndex l, uint32_t from, uint32_t to);
   // A long route's hops as (link << 32 | hop), ascending; built on first use.
   const std::vector<uint64_t>& hop_index(RouteId route);
