@@ -6,6 +6,7 @@
 //     CollectiveRun construction (route registration), then start + sim.run();
 //   - the analytical model on the same plan: RoutedPlan construction, then one estimate(),
 //     whose time must equal the flow model's simulated time (they agree when nothing contends);
+//   - an nccl-tests sweep (31 sizes, 8 B to 8 GiB) in each model, routes reused across sizes;
 //   - the textbook step ring (RingAllReduce: every step of every rank its own flow), at 1,024
 //     and 4,096 GPUs only.
 // Targets (the issue): flow model < 2 s at 4,096 GPUs and < 20 s at 16,384, < 4 GB; the
@@ -110,7 +111,7 @@ void repeat(bool quick, const std::function<double()>& once, int& reps) {
 }
 
 void row(int gpus, const char* what, int reps, double cpu_s, double rss_mb, const char* detail) {
-  std::printf("%6d  %-24s %4d %10.4f %8.0f  %s\n", gpus, what, reps, cpu_s, rss_mb, detail);
+  std::printf("%6d  %-24s %4d %10.6f %8.0f  %s\n", gpus, what, reps, cpu_s, rss_mb, detail);
 }
 
 // --- pipelined ring: flow model and analytical model ----------------------------------------
@@ -196,6 +197,61 @@ void pipeline_case(int gpus, bool quick) {
   row(gpus, "analytical: total", reps, ana, rss, d);
 }
 
+// --- an nccl-tests sweep: 8 B to 8 GiB by factors of 2 (31 sizes) -----------------------------
+// What a user runs to draw a busbw curve. Each model routes once and reuses its routes for
+// every size: the flow model one CollectiveRun started per size, the analytical model one
+// RoutedPlan estimated per size. Their times must agree size by size.
+
+void sweep_case(int gpus, bool quick) {
+  const net::CollectiveCosts costs = scenario::nccl_costs("simple")[CollectiveAlgorithm::ring];
+  std::vector<double> sizes;
+  for (double b = 8; b <= 8.0 * kBytes; b *= 2) sizes.push_back(b);
+  std::vector<double> flow_s, ana_s;
+  double worst_rel = 0;
+  auto once = [&]() {
+    const topo::Topology topology = topo::build_topology(dgx_fat_tree(gpus));
+    work::GroupLayout layout{all_ranks(gpus), {}, 8};
+    for (int r : layout.ranks) layout.node_of.push_back(r / kGpusPerNode);
+    const work::CollectivePlan plan = work::make_plan(work::CollectiveOp::all_reduce,
+                                                      CollectiveAlgorithm::ring, layout);
+    std::vector<double> flow_times, ana_times;
+    Lap lap;
+    {
+      engine::Simulator sim(1);
+      net::Network network(sim, topology, topo::RoutingKind::dmodk);
+      net::CollectiveRun run(network, plan);
+      for (double bytes : sizes) {
+        const double t0 = sim.now();
+        run.start(bytes, costs, [] {});
+        sim.run();
+        flow_times.push_back(sim.now() - t0);
+      }
+    }
+    flow_s.push_back(lap());
+    {
+      engine::Simulator sim(1);
+      net::Network network(sim, topology, topo::RoutingKind::dmodk);
+      net::AnalyticalModel model(network);
+      net::RoutedPlan routed(network, plan);
+      for (double bytes : sizes) ana_times.push_back(model.estimate(routed, bytes, costs).time_s);
+    }
+    ana_s.push_back(lap());
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+      worst_rel = std::max(worst_rel, std::abs(flow_times[i] - ana_times[i]) / ana_times[i]);
+    return flow_s.back() + ana_s.back();
+  };
+  int reps = 0;
+  repeat(quick, once, reps);
+  const double rss = peak_rss_mb();
+  char d[256];
+  std::snprintf(d, sizeof d, "%zu sizes 8 B..8 GiB, one CollectiveRun (routes registered once)",
+                sizes.size());
+  row(gpus, "sweep: flow", reps, median(flow_s), rss, d);
+  std::snprintf(d, sizeof d, "one RoutedPlan; flow/analytical %.0fx; worst rel diff %.1e %s",
+                median(flow_s) / median(ana_s), worst_rel, worst_rel <= 1e-6 ? "OK" : "MISMATCH");
+  row(gpus, "sweep: analytical", reps, median(ana_s), rss, d);
+}
+
 // --- textbook step ring: every step of every rank its own flow -------------------------------
 
 void step_ring_case(int gpus, bool quick) {
@@ -277,6 +333,7 @@ int main(int argc, char** argv) {
       continue;
     }
     in_child([&] { pipeline_case(gpus, quick); });
+    in_child([&] { sweep_case(gpus, quick); });
     // The step ring starts 2(n-1) flows per rank: 33.5 M at 4,096 GPUs, 537 M at 16,384,
     // which is past what the target's time and memory allow; the pipelined plan is what
     // scales.

@@ -69,8 +69,10 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan) : pla
   RouteMemo route_of(network);
   std::vector<const topo::Route*> routes;  // per transfer of the stage
   std::vector<StageLatency::Wire> wires;
-  // The stage's links so far, as a bitmap by link id (all zero between stages).
+  // The stage's links so far, as a bitmap by link id, and its unit loads by link id (both
+  // all zero between stages).
   std::vector<uint64_t> seen((topology.num_links() + 63) / 64, 0);
+  std::vector<double> unit(topology.num_links(), 0.0);
   for (const work::Stage& stage : plan.stages) {
     const std::size_t n = stage.transfers.size();
     routes.resize(n);
@@ -138,6 +140,24 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan) : pla
       }
     }
 
+    // Unit loads R shares, column by column into the scratch (Eigen's product would fill a
+    // dense vector over every link of the fabric), then gathered in link order; and the
+    // busiest link per byte (strict: ties keep the lowest link id).
+    for (std::size_t t = 0; t < n; ++t)
+      for (int k = outer[t]; k < outer[t + 1]; ++k) unit[static_cast<std::size_t>(inner[k])] += value[k] * shares[static_cast<Eigen::Index>(t)];
+    std::vector<double>& loads = unit_load_.emplace_back();
+    loads.reserve(links.size());
+    double per_byte = 0;
+    topo::LinkId bottleneck = 0;
+    for (topo::LinkId l : links) {
+      loads.push_back(unit[l]);
+      unit[l] = 0;
+      const double busy = loads.back() / topology.link(l).bandwidth_Bps;
+      if (busy > per_byte) per_byte = busy, bottleneck = l;
+    }
+    per_byte_s_.push_back(per_byte);
+    bottleneck_.push_back(bottleneck);
+
     shares_.push_back(std::move(shares));
     links_.push_back(std::move(links));
     latency_.emplace_back(stage, wires);
@@ -150,7 +170,6 @@ AnalyticalModel::AnalyticalModel(Network& network) {
   for (const topo::Link& l : network.topology().links()) capacity_Bps_.push_back(l.bandwidth_Bps);
   link_bytes_.assign(n, 0.0);
   link_busy_s_.assign(n, 0.0);
-  load_.assign(n, 0.0);
   // all_jobs_ and own_job_ on the first estimate_concurrent: a lone estimate needs neither.
 }
 
@@ -165,53 +184,34 @@ void check_inputs(double bytes, const CollectiveCosts& costs) {
 
 }  // namespace
 
-double AnalyticalModel::stage_loads(const RoutedPlan& plan, std::size_t s, double bytes,
-                                    const CollectiveCosts& costs) {
-  // loads = R t with t = shares x bytes / efficiency, column by column into the scratch:
-  // Eigen's product would fill a dense vector over every link of the fabric.
-  const Eigen::SparseMatrix<double>& r = plan.routing_[s];
-  const Eigen::VectorXd& shares = plan.shares_[s];
+void AnalyticalModel::record(const RoutedPlan& plan, std::size_t s, double scale) {
+  const std::vector<topo::LinkId>& links = plan.links_[s];
+  const std::vector<double>& unit = plan.unit_load_[s];
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const double load = unit[i] * scale;
+    link_bytes_[links[i]] += load;
+    link_busy_s_[links[i]] += load / capacity_Bps_[links[i]];
+  }
+}
+
+double AnalyticalModel::time_s(const RoutedPlan& plan, double bytes, const CollectiveCosts& costs) {
+  check_inputs(bytes, costs);
   const double scale = bytes / costs.bandwidth_efficiency;
-  const int* outer = r.outerIndexPtr();
-  const int* inner = r.innerIndexPtr();
-  const double* value = r.valuePtr();
-  for (Eigen::Index t = 0; t < r.cols(); ++t) {
-    const double x = shares[t] * scale;
-    for (int k = outer[t]; k < outer[t + 1]; ++k) load_[static_cast<std::size_t>(inner[k])] += value[k] * x;
-  }
-
-  return plan.latency_[s].seconds(costs);
-}
-
-void AnalyticalModel::record(const RoutedPlan& plan, std::size_t s) {
-  for (topo::LinkId l : plan.links_[s]) {
-    link_bytes_[l] += load_[l];
-    link_busy_s_[l] += load_[l] / capacity_Bps_[l];
-  }
-}
-
-void AnalyticalModel::clear(const RoutedPlan& plan, std::size_t s) {
-  for (topo::LinkId l : plan.links_[s]) load_[l] = 0;
+  double t = costs.base_latency_s;
+  for (std::size_t s = 0; s < plan.stages(); ++s) t += plan.latency_[s].seconds(costs) + plan.per_byte_s_[s] * scale;
+  return t;
 }
 
 CollectiveEstimate AnalyticalModel::estimate(const RoutedPlan& plan, double bytes,
                                              const CollectiveCosts& costs) {
   check_inputs(bytes, costs);
+  const double scale = bytes / costs.bandwidth_efficiency;
   CollectiveEstimate e;
   e.time_s = costs.base_latency_s;
   e.stages.reserve(plan.stages());
   for (std::size_t s = 0; s < plan.stages(); ++s) {
-    StageEstimate st;
-    st.latency_s = stage_loads(plan, s, bytes, costs);
-    for (topo::LinkId l : plan.links_[s]) {
-      const double busy = load_[l] / capacity_Bps_[l];
-      if (busy > st.bandwidth_s) {  // strict: ties keep the lowest link id
-        st.bandwidth_s = busy;
-        st.bottleneck = l;
-      }
-    }
-    record(plan, s);
-    clear(plan, s);
+    const StageEstimate st{plan.latency_[s].seconds(costs), plan.per_byte_s_[s] * scale, plan.bottleneck_[s]};
+    record(plan, s, scale);
     e.time_s += st.latency_s + st.bandwidth_s;
     e.stages.push_back(st);
   }
@@ -224,46 +224,51 @@ std::vector<CollectiveEstimate> AnalyticalModel::estimate_concurrent(std::span<c
       throw std::invalid_argument("AnalyticalModel::estimate_concurrent: null plan or costs");
     check_inputs(j.bytes, *j.costs);
   }
-  if (all_jobs_.size() != load_.size()) {
-    all_jobs_.assign(load_.size(), 0.0);
-    own_job_.assign(load_.size(), 0.0);
+  if (all_jobs_.size() != capacity_Bps_.size()) {
+    all_jobs_.assign(capacity_Bps_.size(), 0.0);
+    own_job_.assign(capacity_Bps_.size(), 0.0);
   }
+  auto scale_of = [](const Job& j) { return j.bytes / j.costs->bandwidth_efficiency; };
+  // Adds job j's loads over all its stages to `into`.
+  auto add_loads = [](const Job& j, double scale, std::vector<double>& into) {
+    for (std::size_t s = 0; s < j.plan->stages(); ++s) {
+      const auto& links = j.plan->links_[s];
+      const auto& unit = j.plan->unit_load_[s];
+      for (std::size_t i = 0; i < links.size(); ++i) into[links[i]] += unit[i] * scale;
+    }
+  };
 
   // Every job's load over all its stages, summed: what the others put on a link is this
   // minus the job's own total.
-  for (const Job& j : jobs)
-    for (std::size_t s = 0; s < j.plan->stages(); ++s) {
-      stage_loads(*j.plan, s, j.bytes, *j.costs);
-      for (topo::LinkId l : j.plan->links_[s]) all_jobs_[l] += load_[l];
-      record(*j.plan, s);
-      clear(*j.plan, s);
-    }
+  for (const Job& j : jobs) {
+    add_loads(j, scale_of(j), all_jobs_);
+    for (std::size_t s = 0; s < j.plan->stages(); ++s) record(*j.plan, s, scale_of(j));
+  }
 
   std::vector<CollectiveEstimate> out;
   out.reserve(jobs.size());
   for (const Job& j : jobs) {
     const RoutedPlan& plan = *j.plan;
-    for (std::size_t s = 0; s < plan.stages(); ++s) {
-      stage_loads(plan, s, j.bytes, *j.costs);
-      for (topo::LinkId l : plan.links_[s]) own_job_[l] += load_[l];
-      clear(plan, s);
-    }
+    const double scale = scale_of(j);
+    add_loads(j, scale, own_job_);
     CollectiveEstimate e;
     e.time_s = j.costs->base_latency_s;
     e.stages.reserve(plan.stages());
     for (std::size_t s = 0; s < plan.stages(); ++s) {
       StageEstimate st;
-      st.latency_s = stage_loads(plan, s, j.bytes, *j.costs);
-      for (topo::LinkId l : plan.links_[s]) {
+      st.latency_s = plan.latency_[s].seconds(*j.costs);
+      const auto& links = plan.links_[s];
+      const auto& unit = plan.unit_load_[s];
+      for (std::size_t i = 0; i < links.size(); ++i) {
+        const topo::LinkId l = links[i];
         // Clamped: the subtraction may leave a rounding residue of either sign.
         const double others = std::max(0.0, all_jobs_[l] - own_job_[l]);
-        const double busy = (load_[l] + others) / capacity_Bps_[l];
-        if (busy > st.bandwidth_s) {
+        const double busy = (unit[i] * scale + others) / capacity_Bps_[l];
+        if (busy > st.bandwidth_s) {  // strict: ties keep the lowest link id
           st.bandwidth_s = busy;
           st.bottleneck = l;
         }
       }
-      clear(plan, s);
       e.time_s += st.latency_s + st.bandwidth_s;
       e.stages.push_back(st);
     }

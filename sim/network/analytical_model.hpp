@@ -44,6 +44,10 @@ struct CollectiveEstimate {
 // A plan with its routing: one sparse matrix per stage, built once and reused for every
 // size and cost table. Keeps a reference to `plan`, which must outlive it. Routes are those
 // of network.route(src, dst) (flow key 0), as stage_latency_s and the flow model's runs use.
+//
+// A stage's link loads scale with the collective's size: load = (R shares) x S / efficiency.
+// So R shares (the stage's unit loads) and its busiest link per byte are computed here once,
+// and a lone estimate costs O(stages), whatever the fabric's size.
 class RoutedPlan {
  public:
   RoutedPlan(Network& network, const work::CollectivePlan& plan);
@@ -60,8 +64,14 @@ class RoutedPlan {
   std::vector<Eigen::SparseMatrix<double>> routing_;
   std::vector<Eigen::VectorXd> shares_;
   // Per stage, the links its routes cross (the non-empty rows of routing_), ascending: the
-  // model touches only these, so an estimate costs the plan's size, not the fabric's.
+  // model touches only these, so recording usage costs the plan's size, not the fabric's.
   std::vector<std::vector<topo::LinkId>> links_;
+  // Per stage, aligned with links_: bytes on each link per byte of S at efficiency 1.
+  std::vector<std::vector<double>> unit_load_;
+  // Per stage: max over its links of unit load / capacity (s per byte of S), and that link
+  // (ties: the lowest id; none: 0, 0).
+  std::vector<double> per_byte_s_;
+  std::vector<topo::LinkId> bottleneck_;
   std::vector<StageLatency> latency_;  // per stage, priced per estimate
 };
 
@@ -71,9 +81,12 @@ class AnalyticalModel {
 
   // One collective of `bytes` (>= 0) alone on the fabric. A stage's bandwidth term is the max
   // over the links it crosses (none: 0, bottleneck 0). `plan` must come from this model's
-  // network. Throws std::invalid_argument on negative or non-finite bytes or an efficiency
-  // outside (0, 1].
+  // network. Adds the loads to link_bytes() and link_busy_s(). Throws std::invalid_argument
+  // on negative or non-finite bytes or an efficiency outside (0, 1].
   CollectiveEstimate estimate(const RoutedPlan& plan, double bytes, const CollectiveCosts& costs);
+  // estimate(...).time_s alone, recording nothing: O(stages). For tuners that compare many
+  // candidates.
+  static double time_s(const RoutedPlan& plan, double bytes, const CollectiveCosts& costs);
 
   // Several collectives starting together (see the header comment): stage s of job j takes
   // max over the links stage s crosses of (its own load + the loads of every other job's
@@ -92,18 +105,14 @@ class AnalyticalModel {
   const std::vector<double>& link_busy_s() const { return link_busy_s_; }
 
  private:
-  // Loads of stage s of `plan` for `bytes` into load_ (indexed by link id), and the stage's
-  // latency; the caller clears load_ on the stage's links when done with them.
-  double stage_loads(const RoutedPlan& plan, std::size_t s, double bytes,
-                     const CollectiveCosts& costs);
-  void record(const RoutedPlan& plan, std::size_t s);  // add load_ to link_bytes_, link_busy_s_
-  void clear(const RoutedPlan& plan, std::size_t s);   // zero load_ on the stage's links
+  // Adds stage s's loads at `scale` (bytes / efficiency) to link_bytes_ and link_busy_s_.
+  void record(const RoutedPlan& plan, std::size_t s, double scale);
 
   std::vector<double> capacity_Bps_;
   std::vector<double> link_bytes_, link_busy_s_;
-  // Scratch by link id, all zero between calls: the current stage's loads, and (concurrent)
-  // every job's loads over all its stages and one job's own (sized on first use).
-  std::vector<double> load_, all_jobs_, own_job_;
+  // Scratch by link id for estimate_concurrent, all zero between calls (sized on first use):
+  // every job's loads over all its stages, and one job's own.
+  std::vector<double> all_jobs_, own_job_;
 };
 
 }  // namespace cs::net

@@ -118,8 +118,8 @@ class PlanSet {
 
 // NCCL's tuner, with the analytical model as its cost model: for this size, the fastest
 // (algorithm, protocol) among the candidates (ties: the first, in algorithms_for order and
-// the protocol list's). A fixed algorithm and protocol need no estimate. Its own model
-// instance, so that choosing leaves no trace in the reported link loads.
+// the protocol list's). A fixed algorithm and protocol need no estimate. Choosing records no
+// link loads (AnalyticalModel::time_s).
 struct Pick {
   CollectiveAlgorithm algorithm;
   const Protocol* protocol;
@@ -129,7 +129,7 @@ struct Pick {
 class Tuner {
  public:
   Tuner(net::Network& network, PlanSet& plans, const std::vector<Protocol>& protocols)
-      : model_(network), network_(network), plans_(plans), protocols_(protocols) {}
+      : network_(network), plans_(plans), protocols_(protocols) {}
   Pick choose(double bytes, CollectiveAlgorithm requested) {
     const bool any_algorithm = requested == CollectiveAlgorithm::automatic;
     if (!any_algorithm && protocols_.size() == 1) return {requested, &protocols_.front()};
@@ -139,7 +139,7 @@ class Tuner {
     double best_t = std::numeric_limits<double>::infinity();
     for (CollectiveAlgorithm a : algorithms)
       for (const Protocol& p : protocols_) {
-        const double t = model_.estimate(routed(a), bytes, p.costs[a]).time_s;
+        const double t = net::AnalyticalModel::time_s(routed(a), bytes, p.costs[a]);
         if (t < best_t) best_t = t, best = {a, &p};
       }
     return best;
@@ -151,7 +151,6 @@ class Tuner {
     if (!r) r = std::make_unique<net::RoutedPlan>(network_, plans_.plans(a).front());
     return *r;
   }
-  net::AnalyticalModel model_;
   net::Network& network_;
   PlanSet& plans_;
   const std::vector<Protocol>& protocols_;
