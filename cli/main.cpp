@@ -69,23 +69,28 @@ void print_human(const json& s) {
                 c["ranks"].dump().c_str());
     if (c.value("groups", json(1)) != json(1)) std::printf(" in each of %s groups", c["groups"].dump().c_str());
     std::printf("\n");
-    // The nccl-tests table, one block per algorithm when several ran (or auto chose).
+    // The nccl-tests table, one block per requested algorithm; under auto, the one chosen.
     std::string last;
     for (const auto& r : c["results"]) {
-      const std::string alg = r.value("algorithm", json(algorithm)).dump();
+      const std::string alg = r.value("requested_algorithm", r.value("algorithm", algorithm));
+      const bool tuned = alg == "auto";
       if (alg != last) {
-        std::printf("# %s\n%14s %14s %12s %12s  %s\n", alg.c_str(), "size (B)", "time (us)", "algbw (GB/s)",
-                    "busbw (GB/s)", "protocol");
+        std::printf("# \"%s\"\n%14s %14s %12s %12s  %s%s\n", alg.c_str(), "size (B)", "time (us)", "algbw (GB/s)",
+                    "busbw (GB/s)", "protocol", tuned ? "  algorithm" : "");
         last = alg;
       }
       if (!r["time_s"].is_number()) {
         std::printf("%s\n", r.dump().c_str());
         continue;
       }
-      std::printf("%14.0f %14.3f %12.3f %12.3f  %s\n", r["bytes"].get<double>(),
-                  r["time_s"].get<double>() * 1e6, r["algbw_GBps"].get<double>(),
-                  r["busbw_GBps"].get<double>(), r.value("protocol", std::string("")).c_str());
+      std::string protocol = r.value("protocol", std::string(""));
+      if (tuned) protocol.resize(std::max<std::size_t>(protocol.size(), 8), ' ');
+      if (tuned) protocol += "  " + r.value("algorithm", std::string(""));
+      std::printf("%14.0f %14.3f %12.3f %12.3f  %s\n", r["bytes"].get<double>(), r["time_s"].get<double>() * 1e6,
+                  r["algbw_GBps"].get<double>(), r["busbw_GBps"].get<double>(), protocol.c_str());
     }
+    if (c.value("sizes_not_run", json(0)) != json(0))
+      std::printf("run.until came first: %s sizes not run\n", c["sizes_not_run"].dump().c_str());
     if (c.contains("background"))
       for (const auto& b : c["background"]) std::printf("background: %s\n", b.dump().c_str());
   }

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 namespace cs::net {
@@ -69,10 +70,10 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan) : pla
   RouteMemo route_of(network);
   std::vector<const topo::Route*> routes;  // per transfer of the stage
   std::vector<StageLatency::Wire> wires;
-  // The stage's links so far, as a bitmap by link id, and its unit loads by link id (both
-  // all zero between stages).
+  // The stage's links so far, as a bitmap by link id, and its unit loads and crossings by
+  // link id (all zero between stages).
   std::vector<uint64_t> seen((topology.num_links() + 63) / 64, 0);
-  std::vector<double> unit(topology.num_links(), 0.0);
+  std::vector<double> unit(topology.num_links(), 0.0), crossings(topology.num_links(), 0.0);
   for (const work::Stage& stage : plan.stages) {
     const std::size_t n = stage.transfers.size();
     routes.resize(n);
@@ -143,20 +144,27 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan) : pla
     // Unit loads R shares, column by column into the scratch (Eigen's product would fill a
     // dense vector over every link of the fabric), then gathered in link order; and the
     // busiest link per byte (strict: ties keep the lowest link id).
+    // With them, the flows crossing each link (R 1: every crossing of every transfer).
     for (std::size_t t = 0; t < n; ++t)
-      for (int k = outer[t]; k < outer[t + 1]; ++k) unit[static_cast<std::size_t>(inner[k])] += value[k] * shares[static_cast<Eigen::Index>(t)];
+      for (int k = outer[t]; k < outer[t + 1]; ++k) {
+        const auto l = static_cast<std::size_t>(inner[k]);
+        unit[l] += value[k] * shares[static_cast<Eigen::Index>(t)];
+        crossings[l] += value[k];
+      }
     std::vector<double>& loads = unit_load_.emplace_back();
     loads.reserve(links.size());
-    double per_byte = 0;
+    double per_byte = 0, weight = links.empty() ? 0 : std::numeric_limits<double>::infinity();
     topo::LinkId bottleneck = 0;
     for (topo::LinkId l : links) {
       loads.push_back(unit[l]);
-      unit[l] = 0;
+      weight = std::min(weight, crossings[l] / unit[l]);
+      unit[l] = crossings[l] = 0;
       const double busy = loads.back() / topology.link(l).bandwidth_Bps;
       if (busy > per_byte) per_byte = busy, bottleneck = l;
     }
     per_byte_s_.push_back(per_byte);
     bottleneck_.push_back(bottleneck);
+    flow_weight_.push_back(weight);
 
     shares_.push_back(std::move(shares));
     links_.push_back(std::move(links));
@@ -216,71 +224,6 @@ CollectiveEstimate AnalyticalModel::estimate(const RoutedPlan& plan, double byte
     e.stages.push_back(st);
   }
   return e;
-}
-
-std::vector<CollectiveEstimate> AnalyticalModel::estimate_concurrent(std::span<const Job> jobs) {
-  for (const Job& j : jobs) {
-    if (j.plan == nullptr || j.costs == nullptr)
-      throw std::invalid_argument("AnalyticalModel::estimate_concurrent: null plan or costs");
-    check_inputs(j.bytes, *j.costs);
-  }
-  if (all_jobs_.size() != capacity_Bps_.size()) {
-    all_jobs_.assign(capacity_Bps_.size(), 0.0);
-    own_job_.assign(capacity_Bps_.size(), 0.0);
-  }
-  auto scale_of = [](const Job& j) { return j.bytes / j.costs->bandwidth_efficiency; };
-  // Adds job j's loads over all its stages to `into`.
-  auto add_loads = [](const Job& j, double scale, std::vector<double>& into) {
-    for (std::size_t s = 0; s < j.plan->stages(); ++s) {
-      const auto& links = j.plan->links_[s];
-      const auto& unit = j.plan->unit_load_[s];
-      for (std::size_t i = 0; i < links.size(); ++i) into[links[i]] += unit[i] * scale;
-    }
-  };
-
-  // Every job's load over all its stages, summed: what the others put on a link is this
-  // minus the job's own total.
-  for (const Job& j : jobs) {
-    add_loads(j, scale_of(j), all_jobs_);
-    for (std::size_t s = 0; s < j.plan->stages(); ++s) record(*j.plan, s, scale_of(j));
-  }
-
-  std::vector<CollectiveEstimate> out;
-  out.reserve(jobs.size());
-  for (const Job& j : jobs) {
-    const RoutedPlan& plan = *j.plan;
-    const double scale = scale_of(j);
-    add_loads(j, scale, own_job_);
-    CollectiveEstimate e;
-    e.time_s = j.costs->base_latency_s;
-    e.stages.reserve(plan.stages());
-    for (std::size_t s = 0; s < plan.stages(); ++s) {
-      StageEstimate st;
-      st.latency_s = plan.latency_[s].seconds(*j.costs);
-      const auto& links = plan.links_[s];
-      const auto& unit = plan.unit_load_[s];
-      for (std::size_t i = 0; i < links.size(); ++i) {
-        const topo::LinkId l = links[i];
-        // Clamped: the subtraction may leave a rounding residue of either sign.
-        const double others = std::max(0.0, all_jobs_[l] - own_job_[l]);
-        const double busy = (unit[i] * scale + others) / capacity_Bps_[l];
-        if (busy > st.bandwidth_s) {  // strict: ties keep the lowest link id
-          st.bandwidth_s = busy;
-          st.bottleneck = l;
-        }
-      }
-      e.time_s += st.latency_s + st.bandwidth_s;
-      e.stages.push_back(st);
-    }
-    for (std::size_t s = 0; s < plan.stages(); ++s)
-      for (topo::LinkId l : plan.links_[s]) own_job_[l] = 0;
-    out.push_back(std::move(e));
-  }
-
-  for (const Job& j : jobs)
-    for (std::size_t s = 0; s < j.plan->stages(); ++s)
-      for (topo::LinkId l : j.plan->links_[s]) all_jobs_[l] = 0;
-  return out;
 }
 
 }  // namespace cs::net

@@ -12,9 +12,8 @@
 // flow model then gives it 1/m of the link). Under contention between independent transfers
 // it is the bound max-min reaches only when the busiest link stays busy to the end.
 //
-// Several collectives at once (estimate_concurrent): each stage's links also carry every
-// other collective's bytes on them, as if the others overlapped it completely; exact for
-// identical collectives that share a bottleneck, an upper bound otherwise.
+// Several collectives at once, and collectives beside other traffic, share the fabric over
+// time: stage_fluid.hpp runs routed plans on the simulator, stage by stage.
 //
 // Units: bytes, bytes/s, seconds.
 #include <array>
@@ -57,6 +56,19 @@ class RoutedPlan {
   const Eigen::SparseMatrix<double>& routing(std::size_t s) const { return routing_[s]; }
   // Transfer shares of stage s (bytes / S), in plan order.
   const Eigen::VectorXd& shares(std::size_t s) const { return shares_[s]; }
+  // The links stage s crosses, ascending, and beside each the bytes it carries per byte of S
+  // at efficiency 1 (R shares).
+  std::span<const topo::LinkId> links(std::size_t s) const { return links_[s]; }
+  std::span<const double> unit_loads(std::size_t s) const { return unit_load_[s]; }
+  // Stage s alone: seconds per byte of S at efficiency 1 at its busiest link, and that link.
+  double per_byte_s(std::size_t s) const { return per_byte_s_[s]; }
+  topo::LinkId bottleneck(std::size_t s) const { return bottleneck_[s]; }
+  // Stage s's weight when it shares links (stage_fluid.hpp): the smallest, over its links, of
+  // flows crossing the link per unit load there (a pipeline is one flow, counted once per
+  // crossing, as the flow model counts it).
+  double flow_weight(std::size_t s) const { return flow_weight_[s]; }
+  // Stage s's latency under `costs` (collective_costs.hpp).
+  double latency_s(std::size_t s, const CollectiveCosts& costs) const { return latency_[s].seconds(costs); }
 
  private:
   friend class AnalyticalModel;
@@ -72,6 +84,7 @@ class RoutedPlan {
   // (ties: the lowest id; none: 0, 0).
   std::vector<double> per_byte_s_;
   std::vector<topo::LinkId> bottleneck_;
+  std::vector<double> flow_weight_;
   std::vector<StageLatency> latency_;  // per stage, priced per estimate
 };
 
@@ -88,16 +101,6 @@ class AnalyticalModel {
   // candidates.
   static double time_s(const RoutedPlan& plan, double bytes, const CollectiveCosts& costs);
 
-  // Several collectives starting together (see the header comment): stage s of job j takes
-  // max over the links stage s crosses of (its own load + the loads of every other job's
-  // stages, all of them) / capacity. Results in job order; one job alone = estimate().
-  struct Job {
-    const RoutedPlan* plan;
-    double bytes;
-    const CollectiveCosts* costs;
-  };
-  std::vector<CollectiveEstimate> estimate_concurrent(std::span<const Job> jobs);
-
   // Bytes carried by each topology link over every estimate made so far.
   const std::vector<double>& link_bytes() const { return link_bytes_; }
   // Busy time of each link (sum of load / capacity over estimates): the link's share of time
@@ -110,9 +113,6 @@ class AnalyticalModel {
 
   std::vector<double> capacity_Bps_;
   std::vector<double> link_bytes_, link_busy_s_;
-  // Scratch by link id for estimate_concurrent, all zero between calls (sized on first use):
-  // every job's loads over all its stages, and one job's own.
-  std::vector<double> all_jobs_, own_job_;
 };
 
 }  // namespace cs::net

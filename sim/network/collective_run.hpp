@@ -16,12 +16,13 @@
 #include <vector>
 
 #include "sim/network/collective_costs.hpp"
+#include "sim/network/collective_runner.hpp"
 #include "sim/network/network.hpp"
 #include "workloads/collective_plan.hpp"
 
 namespace cs::net {
 
-class CollectiveRun final : public FlowObserver {
+class CollectiveRun final : public CollectiveRunner, public FlowObserver {
  public:
   // Registers the plan's routes once; `plan` must outlive the run.
   CollectiveRun(Network& network, const work::CollectivePlan& plan);
@@ -30,7 +31,7 @@ class CollectiveRun final : public FlowObserver {
 
   // Starts the collective of `bytes` (> 0) now; on_done is called at the simulated time its
   // last transfer is delivered. One run at a time: start again only after on_done.
-  void start(double bytes, const CollectiveCosts& costs, std::function<void()> on_done);
+  void start(double bytes, const CollectiveCosts& costs, std::function<void()> on_done) override;
   bool running() const { return stage_ < stages_.size(); }
   const work::CollectivePlan& plan() const { return plan_; }
 

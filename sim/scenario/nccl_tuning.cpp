@@ -57,4 +57,8 @@ net::CollectiveCostTable nccl_costs(std::string_view protocol) {
   return out;
 }
 
+std::string nccl_pinned_protocol(work::CollectiveAlgorithm algorithm) {
+  return table().at("algorithms").at(std::string(work::to_string(algorithm))).value("protocol", "");
+}
+
 }  // namespace cs::scenario

@@ -6,9 +6,11 @@
 // (ring and tree their own; halving_doubling, direct, hierarchical and auto ring's;
 // in_network NVLS's Simple numbers under every protocol) and, per protocol, the payload
 // efficiency (Simple 1, LL 1/2, LL128 120/128). Microseconds in the file, seconds here.
+#include <string>
 #include <string_view>
 
 #include "sim/network/collective_costs.hpp"
+#include "workloads/collective.hpp"
 
 namespace cs::scenario {
 
@@ -19,5 +21,9 @@ std::string_view nccl_tuning_text();
 // std::invalid_argument for any other name. (No protocol, "none", is the caller's
 // default-constructed CollectiveCostTable: the wire alone.)
 net::CollectiveCostTable nccl_costs(std::string_view protocol);
+
+// The protocol NCCL runs `algorithm` with whatever protocol is asked for ("simple" for
+// in_network: NVLS and SHARP), or "" when it runs the one asked for.
+std::string nccl_pinned_protocol(work::CollectiveAlgorithm algorithm);
 
 }  // namespace cs::scenario

@@ -237,6 +237,10 @@ void parse_workload(const json& doc, Config& config) {
   if (config.network.model == NetworkModel::analytical && config.workload == WorkloadKind::traffic)
     throw InputError("network.model", "the analytical model runs collective workloads; a traffic workload needs \"flow\"",
                      "traffic can run beside a collective in workload.background");
+  if (config.network.granularity == Granularity::step && config.network.model == NetworkModel::analytical)
+    throw InputError("network.granularity", "\"step\" (every ring step its own flow) runs on the flow model; "
+                                            "the analytical model costs pipelines",
+                     "set network.model to \"flow\", or granularity to \"pipeline\"");
   if (config.network.granularity == Granularity::step && config.workload == WorkloadKind::collective) {
     const auto& c = config.collective;
     for (auto a : c.algorithms)

@@ -122,23 +122,23 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
   json block;
   std::string kind;
   const bool analytical = config.network.model == NetworkModel::analytical;
-  double sim_time_s = 0;
-  std::vector<double> analytical_bytes, analytical_busy;
+  LinkUsage usage;  // where the bytes went, per directed link
   switch (config.workload) {
     case WorkloadKind::collective:
       kind = "collective";
-      if (analytical)
-        block = detail::run_collective_analytical(config, *network, &sim_time_s, &analytical_bytes, &analytical_busy);
-      else
-        block = detail::run_collective_flow(config, sim, *network);
+      block = detail::run_collective(config, sim, *network, &usage);
       break;
     case WorkloadKind::traffic:
       kind = "traffic";
       block = run_traffic(config, sim, *network,
                           outputs && options.flow_table ? &outputs->flows_csv : nullptr);
+      usage.elapsed_s = sim.now();
+      usage.bytes = network->flows().link_bytes();
+      usage.busy_s = network->flows().link_busy_s();
+      usage.peak_utilization = network->flows().link_peak_utilization();
       break;
   }
-  if (!analytical) sim_time_s = sim.now();
+  const double sim_time_s = sim.now();
   json network_block = {{"model", analytical ? "analytical" : "flow"},
                         {"protocol", config.network.protocol}};
   if (!analytical) {
@@ -147,17 +147,6 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
     network_block["recomputations"] = st.recomputations;
     network_block["fast_path_updates"] = st.fast_path_updates;
     network_block["max_component_flows"] = st.max_component_flows;
-  }
-  // Where the bytes went, per directed link.
-  LinkUsage usage;
-  usage.elapsed_s = sim_time_s;
-  if (analytical) {
-    usage.bytes = std::move(analytical_bytes);
-    usage.busy_s = std::move(analytical_busy);
-  } else {
-    usage.bytes = network->flows().link_bytes();
-    usage.busy_s = network->flows().link_busy_s();
-    usage.peak_utilization = network->flows().link_peak_utilization();
   }
   json summary = {{"scenario", config.name},
                   {"seed", seed},

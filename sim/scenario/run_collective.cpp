@@ -1,13 +1,16 @@
 #include "sim/scenario/run_collective.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
 
 #include "sim/network/analytical_model.hpp"
 #include "sim/network/collective_run.hpp"
+#include "sim/network/fluid_traffic.hpp"
 #include "sim/network/ring_collective.hpp"
+#include "sim/network/stage_fluid.hpp"
 #include "sim/network/traffic_run.hpp"
 #include "sim/scenario/input_error.hpp"
 #include "sim/scenario/nccl_tuning.hpp"
@@ -157,14 +160,23 @@ class Tuner {
   std::map<CollectiveAlgorithm, std::unique_ptr<net::RoutedPlan>> routed_;
 };
 
-json result_row(const PlanSet& plans, const Pick& pick, double bytes, double time_s, double fastest_group_s) {
+// The protocol the collective ran with: NVLS and SHARP run Simple whatever was asked for.
+std::string protocol_label(const Pick& pick) {
+  if (pick.protocol->name == "none") return "none";
+  const std::string pinned = nccl_pinned_protocol(pick.algorithm);
+  return pinned.empty() ? pick.protocol->name : pinned;
+}
+
+json result_row(const PlanSet& plans, CollectiveAlgorithm requested, const Pick& pick, double bytes, double time_s,
+               double fastest_group_s) {
   const double algbw = bytes / time_s;
   json row = {{"bytes", bytes},
               {"time_s", time_s},
               {"algbw_GBps", algbw / 1e9},
               {"busbw_GBps", algbw * work::busbw_factor(plans.spec().op, plans.group_size()) / 1e9},
               {"algorithm", std::string(work::to_string(pick.algorithm))},
-              {"protocol", pick.protocol->name}};
+              {"requested_algorithm", std::string(work::to_string(requested))},
+              {"protocol", protocol_label(pick)}};
   if (plans.groups() > 1) row["fastest_group_time_s"] = fastest_group_s;
   return row;
 }
@@ -183,26 +195,77 @@ json block(const PlanSet& plans, json results) {
           {"results", std::move(results)}};
 }
 
-// ---- Flow model ----
+// ---- The network model ----
 
-// The background workloads on the flow model: collectives repeat their sizes back to back
-// until stop(); traffic runs once.
-class FlowBackground {
+// Background traffic, in either model: started once, counted when done.
+class TrafficJob {
  public:
-  FlowBackground(const Config& config, net::Network& network, const std::vector<Protocol>& protocols)
-      : network_(network) {
-    const InNetworkConfig& in_network = config.in_network;
+  virtual ~TrafficJob() = default;
+  virtual void start() = 0;
+  virtual std::size_t flows() const = 0;
+  virtual std::size_t completed() const = 0;
+};
+
+template <class Run>
+class TrafficJobOf final : public TrafficJob {
+ public:
+  template <class... Args>
+  explicit TrafficJobOf(Args&&... args) : run_(std::forward<Args>(args)...) {}
+  void start() override { run_.start(); }
+  std::size_t flows() const override { return run_.flows(); }
+  std::size_t completed() const override { return run_.completed(); }
+
+ private:
+  Run run_;
+};
+
+// What network.model selects: plans run on the flow model (CollectiveRun) or on the analytical
+// model's stage fluid (FluidCollectiveRun), and so does background traffic.
+class NetworkModel {
+ public:
+  NetworkModel(const Config& config, net::Network& network) : network_(network) {
+    if (config.network.model == scenario::NetworkModel::analytical)
+      fluid_ = std::make_unique<net::StageFluid>(network);
+  }
+  std::unique_ptr<net::CollectiveRunner> runner(const work::CollectivePlan& plan) {
+    if (fluid_) return std::make_unique<net::FluidCollectiveRun>(*fluid_, network_, plan);
+    return std::make_unique<net::CollectiveRun>(network_, plan);
+  }
+  std::unique_ptr<TrafficJob> traffic(const std::vector<work::FlowSpec>& flows) {
+    if (fluid_) return std::make_unique<TrafficJobOf<net::FluidTraffic>>(*fluid_, network_, flows);
+    return std::make_unique<TrafficJobOf<net::TrafficRun>>(network_, flows);
+  }
+  LinkUsage usage() const {
+    LinkUsage u;
+    u.elapsed_s = network_.sim().now();
+    net::FlowModel& flows = network_.flows();
+    u.bytes = fluid_ ? fluid_->link_bytes() : flows.link_bytes();
+    u.busy_s = fluid_ ? fluid_->link_busy_s() : flows.link_busy_s();
+    u.peak_utilization = fluid_ ? fluid_->link_peak_utilization() : flows.link_peak_utilization();
+    return u;
+  }
+
+ private:
+  net::Network& network_;
+  std::unique_ptr<net::StageFluid> fluid_;
+};
+
+// The background workloads: collectives repeat their sizes back to back until stop(); traffic
+// runs once.
+class Background {
+ public:
+  Background(const Config& config, NetworkModel& model, net::Network& network, const std::vector<Protocol>& protocols)
+      : sim_(network.sim()) {
     for (std::size_t i = 0; i < config.background.size(); ++i) {
       const auto& b = config.background[i];
       if (b.kind == WorkloadKind::traffic) {
-        traffic_.push_back(std::make_unique<net::TrafficRun>(
-            network, work::expand_traffic(b.traffic, network.ranks())));
+        traffic_.push_back(model.traffic(work::expand_traffic(b.traffic, network.ranks())));
         continue;
       }
-      auto loop = std::make_unique<Loop>(b.collective, network.topology(), in_network,
+      auto loop = std::make_unique<Loop>(b.collective, network.topology(), config.in_network,
                                          "workload.background." + std::to_string(i));
       for (const auto& plan : loop->plans.plans(b.collective.algorithms.front()))
-        loop->runs.push_back(std::make_unique<net::CollectiveRun>(network, plan));
+        loop->runs.push_back(model.runner(plan));
       loop->tuner = std::make_unique<Tuner>(network, loop->plans, protocols);
       loop->next.assign(loop->runs.size(), 0);
       loops_.push_back(std::move(loop));
@@ -234,7 +297,7 @@ class FlowBackground {
         : plans(spec, topology, in_network, std::move(at)) {}
     PlanSet plans;
     std::unique_ptr<Tuner> tuner;  // the protocol, when network.protocol is auto
-    std::vector<std::unique_ptr<net::CollectiveRun>> runs;
+    std::vector<std::unique_ptr<net::CollectiveRunner>> runs;
     std::vector<std::size_t> next;  // per group: index of the next size
     uint64_t completed = 0;
     double time_sum = 0;
@@ -242,35 +305,63 @@ class FlowBackground {
   void launch(Loop& loop, std::size_t g) {
     const auto& sizes = loop.plans.spec().sizes_bytes;
     const double bytes = sizes[loop.next[g]++ % sizes.size()];
-    const double t0 = network_.sim().now();
+    const double t0 = sim_.now();
     const Pick pick = loop.tuner->choose(bytes, loop.plans.spec().algorithms.front());
     loop.runs[g]->start(bytes, pick.costs(), [this, &loop, g, t0] {
       ++loop.completed;
-      loop.time_sum += network_.sim().now() - t0;
+      loop.time_sum += sim_.now() - t0;
       if (!stopped_) launch(loop, g);
     });
   }
-  net::Network& network_;
+  engine::Simulator& sim_;
   std::vector<std::unique_ptr<Loop>> loops_;
-  std::vector<std::unique_ptr<net::TrafficRun>> traffic_;
+  std::vector<std::unique_ptr<TrafficJob>> traffic_;
   bool stopped_ = false;
 };
 
+// The textbook ring all-reduce (network.granularity "step", flow model): every rank's every
+// step its own flow, one ring per channel of the plan, each with its share of the bytes.
+std::vector<std::unique_ptr<net::RingAllReduce>> start_step_rings(net::Network& network, const work::CollectivePlan& plan,
+                                                                  double bytes, const net::CollectiveCosts& costs,
+                                                                  const std::function<void()>& finished) {
+  std::map<int32_t, std::vector<const work::Transfer*>> chains;
+  for (const work::Transfer& t : plan.stages.front().transfers) chains[t.chain].push_back(&t);
+  auto left = std::make_shared<std::size_t>(chains.size());
+  std::vector<std::unique_ptr<net::RingAllReduce>> rings;
+  for (const auto& [chain, edges] : chains) {
+    std::vector<int> members;
+    for (const work::Transfer* t : edges) members.push_back(t->src);  // edges in ring order
+    // A chain's share is 2(n-1)/n of its part of S: its part is share x n / (2(n-1)).
+    const double n = static_cast<double>(members.size());
+    const double part = edges.front()->share * n / (2 * (n - 1));
+    rings.push_back(std::make_unique<net::RingAllReduce>(network, members, bytes * part, [left, finished] {
+      if (--*left == 0) finished();
+    }, costs));
+  }
+  for (auto& r : rings) r->start();
+  return rings;
+}
+
 }  // namespace
 
-json run_collective_flow(const Config& config, engine::Simulator& sim, net::Network& network) {
+json run_collective(const Config& config, engine::Simulator& sim, net::Network& network, LinkUsage* usage) {
   const auto protocols = collective_protocols(config);
+  NetworkModel model(config, network);
   PlanSet plans(config.collective, network.topology(), config.in_network, "workload");
   Tuner tuner(network, plans, protocols);
   const bool step = config.network.granularity == Granularity::step;
-  std::map<CollectiveAlgorithm, std::vector<std::unique_ptr<net::CollectiveRun>>> runs;
-  FlowBackground background(config, network, protocols);
+  std::map<CollectiveAlgorithm, std::vector<std::unique_ptr<net::CollectiveRunner>>> runs;
+  Background background(config, model, network, protocols);
   background.start();
   const double until = config.run.until_s > 0 ? config.run.until_s : engine::kForever;
   json results = json::array();
-  bool cut = false;
+  std::size_t not_run = 0;
   for (CollectiveAlgorithm requested : config.collective.algorithms) {
     for (double bytes : config.collective.sizes_bytes) {
+      if (not_run > 0) {  // run.until came first: the remaining sizes are not run
+        ++not_run;
+        continue;
+      }
       const Pick pick = tuner.choose(bytes, requested);
       const CollectiveAlgorithm alg = pick.algorithm;
       const auto& group_plans = plans.plans(alg);
@@ -281,119 +372,38 @@ json run_collective_flow(const Config& config, engine::Simulator& sim, net::Netw
         fastest = std::min(fastest, sim.now() - t0);
         if (++done == group_plans.size()) sim.stop();
       };
-      // The textbook ring (every step its own flow) lives only as long as its size.
+      // The textbook rings live only as long as their size.
       std::vector<std::unique_ptr<net::RingAllReduce>> rings;
-      if (step) {  // parse_workload allows it for ring all_reduce only
+      if (step) {  // parse_workload allows it for ring all_reduce on the flow model only
         for (const auto& plan : group_plans) {
-          rings.push_back(std::make_unique<net::RingAllReduce>(network, plan.ranks, bytes, finished, pick.costs()));
-          rings.back()->start();
+          auto part = start_step_rings(network, plan, bytes, pick.costs(), finished);
+          for (auto& r : part) rings.push_back(std::move(r));
         }
       } else {
         auto& alg_runs = runs[alg];
         if (alg_runs.empty())
-          for (const auto& plan : group_plans) alg_runs.push_back(std::make_unique<net::CollectiveRun>(network, plan));
+          for (const auto& plan : group_plans) alg_runs.push_back(model.runner(plan));
         for (auto& run : alg_runs) run->start(bytes, pick.costs(), finished);
       }
       sim.run(until);
-      if (done < group_plans.size()) {  // run.until reached: the remaining sizes are not run
-        cut = true;
-        break;
+      if (done < group_plans.size()) {
+        not_run = 1;
+        continue;
       }
       const double t = sim.now() - t0;
       sim.recorder().trace_complete(std::string(work::to_string(config.collective.op)) + " " +
                                         std::string(work::to_string(alg)) + " " +
                                         std::to_string(static_cast<long long>(bytes)) + " B",
                                     "collective", 0, 0, t0, t);
-      results.push_back(result_row(plans, pick, bytes, t, fastest));
+      results.push_back(result_row(plans, requested, pick, bytes, t, fastest));
     }
-    if (cut) break;
   }
   background.stop();
+  *usage = model.usage();
   json out = block(plans, std::move(results));
+  out["sizes_not_run"] = not_run;
   if (!config.background.empty()) out["background"] = background.summary();
   return out;
-}
-
-// ---- Analytical model ----
-
-json run_collective_analytical(const Config& config, net::Network& network, double* sim_time_s,
-                               std::vector<double>* link_bytes, std::vector<double>* link_busy_s) {
-  const auto protocols = collective_protocols(config);
-  PlanSet plans(config.collective, network.topology(), config.in_network, "workload");
-  Tuner tuner(network, plans, protocols);
-  net::AnalyticalModel model(network);
-  std::map<CollectiveAlgorithm, std::vector<std::unique_ptr<net::RoutedPlan>>> routed;
-  // Background: each collective group at its first size, traffic as one stage of independent
-  // transfers; all overlap every foreground estimate completely (analytical_model.hpp).
-  std::vector<std::unique_ptr<PlanSet>> bg_sets;
-  std::vector<work::CollectivePlan> bg_traffic;
-  std::vector<std::unique_ptr<net::RoutedPlan>> bg_routed;
-  std::vector<net::AnalyticalModel::Job> bg_jobs;
-  for (std::size_t i = 0; i < config.background.size(); ++i) {
-    const auto& b = config.background[i];
-    if (b.kind == WorkloadKind::traffic) {
-      work::CollectivePlan& p = bg_traffic.emplace_back();
-      p.op = work::CollectiveOp::send_recv;
-      p.algorithm = CollectiveAlgorithm::direct;
-      work::Stage& stage = p.stages.emplace_back();
-      stage.name = "background traffic";
-      for (const auto& f : work::expand_traffic(b.traffic, network.ranks())) stage.transfers.push_back({f.src, f.dst, f.bytes, -1});
-    }
-  }
-  const net::CollectiveCosts wire{};  // background traffic: the wire alone
-  for (const auto& p : bg_traffic) {
-    bg_routed.push_back(std::make_unique<net::RoutedPlan>(network, p));
-    bg_jobs.push_back({bg_routed.back().get(), 1.0, &wire});
-  }
-  for (std::size_t i = 0; i < config.background.size(); ++i) {
-    const auto& b = config.background[i];
-    if (b.kind != WorkloadKind::collective) continue;
-    auto& set = *bg_sets.emplace_back(
-        std::make_unique<PlanSet>(b.collective, network.topology(), config.in_network,
-                                  "workload.background." + std::to_string(i)));
-    const auto alg = b.collective.algorithms.front();
-    const double bytes = b.collective.sizes_bytes.front();
-    Tuner bg_tuner(network, set, protocols);
-    const net::CollectiveCosts& costs = bg_tuner.choose(bytes, alg).costs();
-    for (const auto& plan : set.plans(alg)) {
-      bg_routed.push_back(std::make_unique<net::RoutedPlan>(network, plan));
-      bg_jobs.push_back({bg_routed.back().get(), bytes, &costs});
-    }
-  }
-  json results = json::array();
-  double now = 0;
-  const double until = config.run.until_s > 0 ? config.run.until_s : engine::kForever;
-  bool cut = false;
-  for (CollectiveAlgorithm requested : config.collective.algorithms) {
-    for (double bytes : config.collective.sizes_bytes) {
-      const Pick pick = tuner.choose(bytes, requested);
-      const CollectiveAlgorithm alg = pick.algorithm;
-      auto& rp = routed[alg];
-      if (rp.empty())
-        for (const auto& plan : plans.plans(alg)) rp.push_back(std::make_unique<net::RoutedPlan>(network, plan));
-      std::vector<net::AnalyticalModel::Job> jobs;
-      for (const auto& r : rp) jobs.push_back({r.get(), bytes, &pick.costs()});
-      jobs.insert(jobs.end(), bg_jobs.begin(), bg_jobs.end());
-      const auto estimates = model.estimate_concurrent(jobs);
-      double t = 0, fastest = engine::kForever;
-      for (std::size_t g = 0; g < rp.size(); ++g) {
-        t = std::max(t, estimates[g].time_s);
-        fastest = std::min(fastest, estimates[g].time_s);
-      }
-      if (now + t > until) {  // as in the flow model: sizes that would pass run.until are not run
-        now = until;
-        cut = true;
-        break;
-      }
-      now += t;
-      results.push_back(result_row(plans, pick, bytes, t, fastest));
-    }
-    if (cut) break;
-  }
-  *sim_time_s = now;
-  *link_bytes = model.link_bytes();
-  *link_busy_s = model.link_busy_s();
-  return block(plans, std::move(results));
 }
 
 }  // namespace cs::scenario::detail

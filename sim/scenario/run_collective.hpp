@@ -10,6 +10,7 @@
 #include "sim/network/collective_costs.hpp"
 #include "sim/network/network.hpp"
 #include "sim/scenario/config.hpp"
+#include "sim/scenario/link_report.hpp"
 
 namespace cs::scenario::detail {
 
@@ -22,13 +23,10 @@ struct Protocol {
 // picks per size).
 std::vector<Protocol> collective_protocols(const Config& config);
 
-// Runs config.collective, every size and algorithm in turn, beside config.background, in the
-// flow model (on `sim`) and returns the summary's "collective" block. Stops at run.until.
-nlohmann::json run_collective_flow(const Config& config, engine::Simulator& sim, net::Network& network);
-
-// The same in the analytical model: no events; sim time advances by each estimate.
-// `link_bytes` and `link_busy_s` receive the model's per-link loads (by topology link id).
-nlohmann::json run_collective_analytical(const Config& config, net::Network& network, double* sim_time_s,
-                                         std::vector<double>* link_bytes, std::vector<double>* link_busy_s);
+// Runs config.collective, every size and algorithm in turn, beside config.background, on the
+// network model network.model selects (the flow model, or the analytical model's stage fluid)
+// on `sim`; returns the summary's "collective" block and fills `usage` per link. A size that
+// run.until cuts is left out, and so are the ones after it ("sizes_not_run" counts them).
+nlohmann::json run_collective(const Config& config, engine::Simulator& sim, net::Network& network, LinkUsage* usage);
 
 }  // namespace cs::scenario::detail

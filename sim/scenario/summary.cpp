@@ -39,30 +39,39 @@ double ci95_halfwidth(double sd, std::size_t n) {
 namespace {
 
 const std::set<std::string>& identifying_keys() {
-  static const std::set<std::string> keys{"seed", "ranks", "bytes", "flows", "replications"};
+  static const std::set<std::string> keys{"seed", "ranks", "groups", "bytes", "flows", "replications"};
   return keys;
 }
 
+// Replications may differ in shape: run.until can cut one's collective sizes short of
+// another's. An object keeps the keys of the first replication that every replication has; an
+// array keeps the entries every replication has (the shortest length). What is dropped is
+// what some replication did not reach (the collective block's sizes_not_run says how much).
 nlohmann::json combine(const std::vector<const nlohmann::json*>& xs, const std::string& key) {
   const nlohmann::json& first = *xs.front();
-  if (first.is_object()) {
+  const auto same_type = [&](auto is) { return std::all_of(xs.begin(), xs.end(), [&](const auto* x) { return is(*x); }); };
+  if (first.is_object() && same_type([](const nlohmann::json& j) { return j.is_object(); })) {
     nlohmann::json out = nlohmann::json::object();
     for (auto it = first.begin(); it != first.end(); ++it) {
       std::vector<const nlohmann::json*> children;
-      for (const auto* x : xs) children.push_back(&x->at(it.key()));
-      out[it.key()] = combine(children, it.key());
+      for (const auto* x : xs)
+        if (const auto c = x->find(it.key()); c != x->end()) children.push_back(&*c);
+      if (children.size() == xs.size()) out[it.key()] = combine(children, it.key());
     }
     return out;
   }
-  if (first.is_array()) {
+  if (first.is_array() && same_type([](const nlohmann::json& j) { return j.is_array(); })) {
+    std::size_t n = first.size();
+    for (const auto* x : xs) n = std::min(n, x->size());
     nlohmann::json out = nlohmann::json::array();
-    for (std::size_t i = 0; i < first.size(); ++i) {
+    for (std::size_t i = 0; i < n; ++i) {
       std::vector<const nlohmann::json*> children;
-      for (const auto* x : xs) children.push_back(&x->at(i));
+      for (const auto* x : xs) children.push_back(&(*x)[i]);
       out.push_back(combine(children, key));
     }
     return out;
   }
+  if (!same_type([](const nlohmann::json& j) { return j.is_number() && !j.is_boolean(); })) return first;
   if (first.is_number() && !first.is_boolean() && !identifying_keys().count(key)) {
     std::vector<double> v;
     for (const auto* x : xs) v.push_back(x->get<double>());

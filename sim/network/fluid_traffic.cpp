@@ -1,0 +1,35 @@
+#include "sim/network/fluid_traffic.hpp"
+
+#include <map>
+
+namespace cs::net {
+
+FluidTraffic::FluidTraffic(StageFluid& fluid, Network& network, const std::vector<work::FlowSpec>& flows)
+    : fluid_(fluid), sim_(network.sim()), flows_(flows.size()) {
+  std::map<double, std::vector<const work::FlowSpec*>> by_start;
+  for (const work::FlowSpec& f : flows) by_start[f.start_s].push_back(&f);
+  for (const auto& [start_s, batch] : by_start) {
+    auto b = std::make_unique<Batch>();
+    b->start_s = start_s;
+    b->plan.op = work::CollectiveOp::send_recv;
+    b->plan.algorithm = work::CollectiveAlgorithm::direct;
+    work::Stage& stage = b->plan.stages.emplace_back();
+    stage.name = "traffic";
+    for (const work::FlowSpec* f : batch) stage.transfers.push_back({f->src, f->dst, f->bytes, -1});
+    b->routed = std::make_unique<RoutedPlan>(network, b->plan);
+    batches_.push_back(std::move(b));
+  }
+}
+
+void FluidTraffic::start() {
+  for (std::size_t i = 0; i < batches_.size(); ++i) sim_.schedule_at(batches_[i]->start_s, *this, i);
+}
+
+void FluidTraffic::on_event(uint64_t batch) {
+  const Batch& b = *batches_[batch];
+  const std::size_t n = b.plan.stages.front().transfers.size();
+  // The wire alone: each transfer's route latency, then its bytes (share x 1 byte).
+  fluid_.start(*b.routed, 1.0, CollectiveCosts{}, [this, n] { completed_ += n; });
+}
+
+}  // namespace cs::net

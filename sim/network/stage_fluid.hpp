@@ -1,0 +1,118 @@
+#pragma once
+// The analytical model over time: routed plans (analytical_model.hpp) run on the simulator
+// stage by stage, and the stages that move bytes at the same time share the links they cross.
+//
+// A run waits out its collective's base latency and each stage's latency (StageLatency), then
+// moves the stage's bytes. Alone, a stage's bytes take T = its busiest link's load / capacity,
+// so a run alone takes exactly AnalyticalModel::estimate (and the flow model's time where
+// nothing contends).
+//
+// Stages that move bytes at once share links as their flows would under max-min fairness,
+// with one simplification: a stage moves all its transfers at one pace, so it is one demand.
+// At a common per-flow rate theta, a stage's most loaded flows (per byte on a link) get theta
+// and the stage uses (its load on the link) x (its flow weight: min over its links of flows
+// per unit load) x theta of each link it crosses. Progressive filling raises theta until a
+// link is full, fixes the stages on it, and goes on with the others. So a ring (one flow per
+// channel on a link) beside an all-to-all (k flows there) gets 1/(k+1) of that link, as in
+// the flow model, and identical collectives sharing their bottleneck each get half of it,
+// stage after stage. Where a stage's transfers have different bottlenecks, the flow model's
+// max-min over the transfers themselves finishes some of them sooner: that is this model's
+// approximation, and the price of costing a stage of 10^5 transfers as one demand.
+//
+// Rates are recomputed once per instant, after everything else that happens then, only when
+// a stage starts or stops moving bytes. Units: bytes, bytes/s, seconds.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "sim/engine/simulator.hpp"
+#include "sim/network/analytical_model.hpp"
+#include "sim/network/collective_runner.hpp"
+#include "sim/network/network.hpp"
+
+namespace cs::net {
+
+class StageFluid final : public engine::EventTarget {
+ public:
+  explicit StageFluid(Network& network);
+  StageFluid(const StageFluid&) = delete;
+  StageFluid& operator=(const StageFluid&) = delete;
+
+  // Starts a run of `plan` for `bytes` (> 0, finite) now; on_done is called at the simulated
+  // time its last stage ends, and may start another run. `plan` must come from this model's
+  // network and outlive the run. Throws std::invalid_argument on bad bytes or efficiency.
+  void start(const RoutedPlan& plan, double bytes, const CollectiveCosts& costs, std::function<void()> on_done);
+  std::size_t active_runs() const { return active_; }
+
+  // Per topology link, as the flow model defines them (flow_model.hpp), up to now: bytes
+  // carried; seconds during which some stage's bytes crossed it; the largest share of its
+  // capacity in use at any time.
+  std::vector<double> link_bytes() const;
+  std::vector<double> link_busy_s() const;
+  std::vector<double> link_peak_utilization() const;
+
+  void on_event(uint64_t tag) override;
+
+ private:
+  enum class Phase : uint8_t { free, waiting, moving };
+  struct Run {
+    const RoutedPlan* plan = nullptr;
+    double scale = 0;       // bytes / efficiency: the stage's loads are unit loads x scale
+    CollectiveCosts costs;
+    std::size_t stage = 0;
+    Phase phase = Phase::free;
+    double remaining = 0;   // share of the current stage's bytes still to move, in [0, 1]
+    double rate = 0;        // share per second
+    double theta = 0;       // theta (per-flow rate, bytes/s) in progressive filling; 0: not fixed yet
+    std::function<void()> on_done;
+  };
+  static constexpr uint64_t kUpdate = ~uint64_t{0};  // tag of the update event; else a run
+  static constexpr int kLate = 3;  // the update runs after everything else at its instant
+
+  void wait_for_stage(std::size_t run, double extra_latency_s);
+  void begin_moving(std::size_t run);
+  void end_stage(std::size_t run);
+  void request_update();
+  void advance();  // progress and link usage from last_update_ to now
+  void finish_due();
+  void solve();
+
+  engine::Simulator& sim_;
+  std::vector<double> capacity_Bps_;  // by topology link id
+  double min_capacity_Bps_ = 1;
+  std::vector<Run> runs_;
+  std::vector<std::size_t> free_;
+  std::vector<std::size_t> moving_;   // runs in Phase::moving
+  std::size_t active_ = 0;
+  bool in_update_ = false;
+  engine::EventId update_event_{};
+  bool update_scheduled_ = false;
+  double update_at_ = 0;
+
+  // Link usage: bytes/s now on each link (links_in_use_ lists the non-zero ones), and the
+  // totals up to last_update_.
+  std::vector<double> usage_Bps_, bytes_, busy_s_, peak_;
+  std::vector<topo::LinkId> links_in_use_;
+  double last_update_ = 0;
+  // Progressive filling scratch by link id: capacity left, demand of unfixed stages per unit
+  // of theta, and how many unfixed stages cross the link.
+  std::vector<double> left_Bps_, demand_Bps_;
+  std::vector<uint32_t> unfixed_;
+};
+
+// A plan on the stage fluid: the analytical model's CollectiveRunner.
+class FluidCollectiveRun final : public CollectiveRunner {
+ public:
+  // Routes `plan` once (RoutedPlan); `plan` must outlive the run.
+  FluidCollectiveRun(StageFluid& fluid, Network& network, const work::CollectivePlan& plan)
+      : fluid_(fluid), routed_(network, plan) {}
+  void start(double bytes, const CollectiveCosts& costs, std::function<void()> on_done) override {
+    fluid_.start(routed_, bytes, costs, std::move(on_done));
+  }
+
+ private:
+  StageFluid& fluid_;
+  RoutedPlan routed_;
+};
+
+}  // namespace cs::net
