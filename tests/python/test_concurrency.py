@@ -115,3 +115,21 @@ def test_step_granularity_is_flow_model_only(cli, tmp_path):
     path.write_text(json.dumps(doc))
     proc = cli("run", path)
     assert proc.returncode == 2 and "error: network.granularity:" in proc.stderr
+
+
+def test_step_granularity_runs_one_textbook_ring_per_channel():
+    # 4 DGX-like nodes with 8 NICs: the pipelined plan runs 8 rings, one per rail; the
+    # textbook rings (every step its own flow) follow the same 8 rings, each with 1/8 of S, so
+    # the bandwidth term is the same and only the per-step latency differs.
+    doc = json.loads(cs.Scenario.load(str(ROOT / "scenarios" / "fat_tree_allreduce.json")).to_json())
+    doc["topology"]["nodes"] = 4
+    doc["network"]["protocol"] = "simple"
+    doc["workload"]["sizes"] = ["1GiB", "2GiB"]
+    pipe = results(cs.run(cs.Scenario.from_json(json.dumps(doc))).summary)
+    doc["network"]["granularity"] = "step"
+    step = results(cs.run(cs.Scenario.from_json(json.dumps(doc))).summary)
+    assert step[1] - step[0] == pytest.approx(pipe[1] - pipe[0], rel=1e-6)
+    assert step[0] >= pipe[0]
+    doc["workload"]["channels"] = 1
+    one_ring = results(cs.run(cs.Scenario.from_json(json.dumps(doc))).summary)
+    assert one_ring[1] - one_ring[0] > 7 * (step[1] - step[0])
