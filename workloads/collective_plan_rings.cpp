@@ -1,0 +1,199 @@
+// Rings: the pipelined ring and NCCL's channels, the hierarchical pattern, in-network reduction.
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "workloads/collective_plan_detail.hpp"
+
+namespace cs::work::detail {
+
+// --- ring ------------------------------------------------------------------------------------
+
+// NCCL's channels: with several NIC rails per node, NCCL runs one ring per rail, each leaving
+// every node on a different GPU and so through a different NIC, and splits the data among
+// them. Ring j visits node q's members from offset s_q = (j - q) mod m on and leaves it from
+// offset s_q - 1, which is where it enters node q+1: every node-to-node edge joins two GPUs of
+// one rail. One ring when channels <= 1 or the group is not m >= 2 members on each of >= 2
+// nodes.
+// The group's members node by node (nodes in order of first appearance, members in group
+// order), when every one of >= 2 nodes holds the same number of them; empty otherwise.
+std::vector<Members> uniform_nodes(const GroupLayout& group) {
+  const Members& ranks = group.ranks;
+  if (group.node_of.size() != ranks.size()) return {};
+  std::vector<Members> nodes;
+  std::unordered_map<int, std::size_t> index;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const auto [it, fresh] = index.try_emplace(group.node_of[i], nodes.size());
+    if (fresh) nodes.emplace_back();
+    nodes[it->second].push_back(ranks[i]);
+  }
+  if (nodes.size() < 2) return {};
+  for (const Members& node : nodes)
+    if (node.size() != nodes.front().size()) return {};
+  return nodes;
+}
+
+// The number of NCCL channels a layout gets: min(channels, members per node) on uniform
+// multi-node groups, else 1.
+std::size_t channel_count(const GroupLayout& group, const std::vector<Members>& nodes) {
+  if (group.channels <= 1 || nodes.empty()) return 1;
+  return std::min<std::size_t>(group.channels, nodes.front().size());
+}
+
+namespace {
+
+std::vector<Members> channel_rings(const GroupLayout& group) {
+  const std::vector<Members> nodes = uniform_nodes(group);
+  const std::size_t c = channel_count(group, nodes);
+  if (c <= 1) return {group.ranks};
+  const std::size_t m = nodes.front().size(), k = nodes.size();
+  std::vector<Members> rings(c);
+  for (std::size_t j = 0; j < c; ++j)
+    for (std::size_t q = 0; q < k; ++q) {
+      const std::size_t start = ((j + m * k - q) % m);
+      for (std::size_t i = 0; i < m; ++i) rings[j].push_back(nodes[q][(start + i) % m]);
+    }
+  return rings;
+}
+
+}  // namespace
+
+std::vector<Stage> ring_plan(CollectiveOp op, const GroupLayout& group) {
+  const Members& m = group.ranks;
+  const int n = static_cast<int>(m.size());
+  const double fn = n;
+  // Closed rings (all_reduce, reduce_scatter, all_gather) run one per channel.
+  const std::vector<Members> rings = channel_rings(group);
+  const double per_ring = 1.0 / static_cast<double>(rings.size());
+  auto closed = [&](double share) {
+    return per_group(rings, [&](const Members& ring, int32_t chain) { return ring_edges(ring, share * per_ring, chain); });
+  };
+  switch (op) {
+    // Reduce-scatter then all-gather around the ring: 2(n-1) steps of S/n each.
+    case CollectiveOp::all_reduce:
+      return {stage("ring all_reduce", closed(2 * (fn - 1) / fn), 2 * (n - 1))};
+    case CollectiveOp::reduce_scatter:
+      return {stage("ring reduce_scatter", closed((fn - 1) / fn), n - 1)};
+    case CollectiveOp::all_gather:
+      return {stage("ring all_gather", closed((fn - 1) / fn), n - 1)};
+    // NCCL's rooted ring is an open chain from the root: the last member sends nothing.
+    case CollectiveOp::broadcast:
+      return {stage("ring broadcast", chain_edges(m, 1, 0, false), n - 1)};
+    case CollectiveOp::reduce:
+      return {stage("ring reduce", chain_edges(m, 1, 0, true), n - 1)};
+    default: break;
+  }
+  throw PlanError(unsupported(CollectiveAlgorithm::ring, op));
+}
+
+// --- hierarchical (NCCL's multi-node pattern) ------------------------------------------------
+
+// nodes[x]: node x's members in group order, nodes in order of first appearance (so nodes[0][0]
+// is ranks[0], the root). rails[j]: the member with local index j on every node, in node order.
+namespace {
+
+struct NodeSplit {
+  std::vector<int> node_ids;  // node_of value of nodes[x]
+  std::vector<Members> nodes, rails;
+};
+
+NodeSplit split_by_node(const GroupLayout& group) {
+  NodeSplit split;
+  std::unordered_map<int, std::size_t> index;
+  for (std::size_t i = 0; i < group.ranks.size(); ++i) {
+    const auto [it, fresh] = index.try_emplace(group.node_of[i], split.nodes.size());
+    if (fresh) {
+      split.node_ids.push_back(group.node_of[i]);
+      split.nodes.emplace_back();
+    }
+    split.nodes[it->second].push_back(group.ranks[i]);
+  }
+  if (split.nodes.size() < 2)
+    throw PlanError("hierarchical needs at least 2 nodes; all " +
+                    std::to_string(group.ranks.size()) + " ranks are on node " +
+                    std::to_string(group.node_of[0]));
+  const std::size_t m = split.nodes[0].size();
+  for (std::size_t x = 1; x < split.nodes.size(); ++x)
+    if (split.nodes[x].size() != m)
+      throw PlanError("hierarchical needs the same number of ranks on every node; node " +
+                      std::to_string(split.node_ids[x]) + " has " +
+                      std::to_string(split.nodes[x].size()) + ", node " +
+                      std::to_string(split.node_ids[0]) + " has " + std::to_string(m));
+  split.rails.resize(m);
+  for (const Members& node : split.nodes)
+    for (std::size_t j = 0; j < m; ++j) split.rails[j].push_back(node[j]);
+  return split;
+}
+
+}  // namespace
+
+std::vector<Stage> hierarchical_plan(CollectiveOp op, const GroupLayout& group) {
+  const NodeSplit s = split_by_node(group);
+  const int m = static_cast<int>(s.rails.size()), k = static_cast<int>(s.nodes.size());
+  const double fm = m, fk = k;
+  const auto rings = [](const std::vector<Members>& groups, double share) {
+    return per_group(groups,
+                     [share](const Members& g, int32_t c) { return ring_edges(g, share, c); });
+  };
+  const auto chains = [](const std::vector<Members>& groups, bool towards_head) {
+    return per_group(groups, [towards_head](const Members& g, int32_t c) {
+      return chain_edges(g, 1, c, towards_head);
+    });
+  };
+  // With one rank per node there is nothing to do inside a node.
+  std::vector<Stage> out;
+  const auto intra = [&](std::string name, Transfers t, int steps) {
+    if (m > 1) out.push_back(stage(std::move(name), std::move(t), steps));
+  };
+  const auto inter = [&](std::string name, Transfers t, int steps) {
+    out.push_back(stage(std::move(name), std::move(t), steps));
+  };
+  // Inside a node the ring moves (m-1)/m of S; each rail then carries only its 1/m of S.
+  switch (op) {
+    case CollectiveOp::all_reduce:
+      intra("intra-node reduce_scatter", rings(s.nodes, (fm - 1) / fm), m - 1);
+      inter("inter-node all_reduce (rail)", rings(s.rails, 2 * (fk - 1) / fk / fm), 2 * (k - 1));
+      intra("intra-node all_gather", rings(s.nodes, (fm - 1) / fm), m - 1);
+      return out;
+    case CollectiveOp::reduce_scatter:
+      intra("intra-node reduce_scatter", rings(s.nodes, (fm - 1) / fm), m - 1);
+      inter("inter-node reduce_scatter (rail)", rings(s.rails, (fk - 1) / fk / fm), k - 1);
+      return out;
+    case CollectiveOp::all_gather:
+      inter("inter-node all_gather (rail)", rings(s.rails, (fk - 1) / fk / fm), k - 1);
+      intra("intra-node all_gather", rings(s.nodes, (fm - 1) / fm), m - 1);
+      return out;
+    // The root is nodes[0][0], so its rail is rails[0] with the root first, and every node's
+    // chain starts at its rail member, nodes[x][0].
+    case CollectiveOp::broadcast:
+      inter("inter-node broadcast (rail)", chain_edges(s.rails[0], 1, 0, false), k - 1);
+      intra("intra-node broadcast", chains(s.nodes, false), m - 1);
+      return out;
+    case CollectiveOp::reduce:
+      intra("intra-node reduce", chains(s.nodes, true), m - 1);
+      inter("inter-node reduce (rail)", chain_edges(s.rails[0], 1, 0, true), k - 1);
+      return out;
+    default: break;
+  }
+  throw PlanError(unsupported(CollectiveAlgorithm::hierarchical, op));
+}
+
+// --- in_network (NVLS in an NVSwitch node, SHARP in fabric switches) -------------------------
+
+// The switches reduce: every rank sends its S up once and receives the reduced S down once,
+// so every GPU (and NIC) link carries S each way, and each switch-to-switch link of the
+// aggregation tree S each way. A ring whose edge i -> i+1 runs up from i and down to i+1
+// through the switches loads every link exactly so (ranks sorted by switch cross each switch
+// boundary once up and once down), in one step; with channels, each NIC rail carries its
+// part. Whether the fabric can reduce is the caller's to check.
+std::vector<Stage> in_network_plan(const GroupLayout& group) {
+  const std::vector<Members> rings = channel_rings(group);
+  const double per_ring = 1.0 / static_cast<double>(rings.size());
+  return {stage("in_network all_reduce",
+                per_group(rings, [&](const Members& ring, int32_t chain) { return ring_edges(ring, per_ring, chain); }),
+                1)};
+}
+
+}  // namespace cs::work::detail
