@@ -8,28 +8,49 @@
 namespace cs::work::detail {
 namespace {
 
-// --- tree (NCCL's double binary tree) --------------------------------------------------------
+// --- the shape -------------------------------------------------------------------------------
 
-// A balanced in-order binary tree over positions [0, n): the middle position is the root and
-// each half is bisected the same way, so the depth is ceil(log2(n + 1)) levels.
+// NCCL's binary tree over positions [0, n) (the shape of NCCL's src/graph/trees.cc, written
+// anew here). Position p > 0 with lowest set bit b hangs under p + b, which moves that bit up
+// to 2b, when p has no bit 2b and p + b is in range; otherwise under p - b. So the odd
+// positions are the leaves, every even p > 0 has the child p - b/2, and position 0 is the
+// root with the single child bit_floor(n - 1). Its depth is ceil(log2 n) + 1 levels: the
+// chain 0, bit_floor(n - 1), ..., 2, 1.
 struct TreeShape {
   std::vector<int> parent;  // parent position, -1 at the root
   int levels = 0;
 };
 
-void bisect(int lo, int hi, int parent, int level, TreeShape& tree) {
-  if (lo >= hi) return;
-  const int mid = lo + (hi - lo) / 2;
-  tree.parent[static_cast<std::size_t>(mid)] = parent;
-  tree.levels = std::max(tree.levels, level);
-  bisect(lo, mid, mid, level + 1, tree);
-  bisect(mid + 1, hi, mid, level + 1, tree);
+int parent_position(int p, int n) {
+  const int b = p & -p;
+  const bool climbs = (p & (2 * b)) == 0 && p + b < n;
+  return climbs ? p + b : p - b;
 }
 
 TreeShape tree_shape(int n) {
-  TreeShape tree{std::vector<int>(static_cast<std::size_t>(n), -1), 0};
-  bisect(0, n, -1, 1, tree);
+  TreeShape tree{std::vector<int>(static_cast<std::size_t>(n), -1), 1};
+  for (int p = 1; p < n; ++p) tree.parent[static_cast<std::size_t>(p)] = parent_position(p, n);
+  for (int p = 1; p < n; ++p) {  // each step up the lowest set bit grows: log2 n steps at most
+    int levels = 1;
+    for (int q = p; q > 0; q = tree.parent[static_cast<std::size_t>(q)]) ++levels;
+    tree.levels = std::max(tree.levels, levels);
+  }
   return tree;
+}
+
+// The second tree of the double binary tree, as the member at each position when the first
+// holds first[p] at position p. NCCL mirrors (position p holds first[n-1-p]) when n is even:
+// the odd positions, the leaves, then hold exactly the ranks at the first tree's even ones, so
+// every rank that relays (has a parent and a child) in one tree is a leaf or the root in the
+// other, and sends at most S/2 up and 2 x S/2 down in one and S/2 in the other: 2S. When n is
+// odd the mirror maps odd positions onto odd ones, so NCCL shifts by one (position p holds
+// first[p+1]); the relays stay disjoint, but first[0] (the first tree's root, with one child)
+// relays in the second: it sends 3S/2.
+Members second_tree(const Members& first) {
+  const std::size_t n = first.size();
+  Members out(n);
+  for (std::size_t p = 0; p < n; ++p) out[p] = n % 2 == 0 ? first[n - 1 - p] : first[(p + 1) % n];
+  return out;
 }
 
 // The tree's edges with at[p] the member at position p: child -> parent (up) or the reverse.
@@ -44,6 +65,16 @@ Transfers tree_edges(const TreeShape& tree, const Members& at, double share, int
   }
   return out;
 }
+
+// Up (reduce) and down (broadcast) the tree as one pipeline.
+Transfers both_ways(const TreeShape& tree, const Members& at, double share, int32_t chain) {
+  Transfers edges = tree_edges(tree, at, share, chain, true);
+  Transfers down = tree_edges(tree, at, share, chain, false);
+  edges.insert(edges.end(), down.begin(), down.end());
+  return edges;
+}
+
+// --- plans -----------------------------------------------------------------------------------
 
 // NCCL's tree across nodes: in each channel a chain through the node's GPUs from its head
 // (the channel's rail) and a binary tree between the nodes' heads; channels alternate between
@@ -69,11 +100,8 @@ std::vector<Stage> multi_node_tree_all_reduce(const GroupLayout& group, const st
         edges.insert(edges.end(), part.begin(), part.end());
       }
     }
-    if (p % 2 == 1) std::rotate(heads.begin(), heads.begin() + 1, heads.end());  // tree B
-    for (bool up : {true, false}) {
-      Transfers part = tree_edges(tree, heads, share, chain, up);
-      edges.insert(edges.end(), part.begin(), part.end());
-    }
+    Transfers part = both_ways(tree, p % 2 == 0 ? heads : second_tree(heads), share, chain);
+    edges.insert(edges.end(), part.begin(), part.end());
   }
   const int steps = 2 * (static_cast<int>(m) - 1 + tree.levels - 1);
   return {stage("tree all_reduce (chains in nodes, trees between)", std::move(edges), std::max(steps, 1))};
@@ -83,35 +111,20 @@ std::vector<Stage> multi_node_tree_all_reduce(const GroupLayout& group, const st
 
 std::vector<Stage> tree_plan(CollectiveOp op, const GroupLayout& group) {
   const Members& m = group.ranks;
-  const int n = static_cast<int>(m.size());
-  const TreeShape tree = tree_shape(n);
+  const TreeShape tree = tree_shape(static_cast<int>(m.size()));
   const int depth_steps = tree.levels - 1;
   if (op == CollectiveOp::all_reduce) {
     const std::vector<Members> nodes = uniform_nodes(group);
     if (!nodes.empty()) return multi_node_tree_all_reduce(group, nodes);
-    // Tree B holds member i+1 where tree A holds member i. In the in-order shape the leaves
-    // sit at every other position, so the shift turns most of A's leaves into B's interior
-    // ranks (a mirror n-1-i would map A's leaves onto themselves when n is odd, e.g. n = 7).
     // Each tree reduces up and broadcasts down half the data as one pipeline.
-    Members shifted(m.size());
-    for (std::size_t i = 0; i < m.size(); ++i) shifted[i] = m[(i + 1) % m.size()];
-    const auto both_ways = [&tree](const Members& at, int32_t chain) {
-      Transfers edges = tree_edges(tree, at, 0.5, chain, true);
-      Transfers down = tree_edges(tree, at, 0.5, chain, false);
-      edges.insert(edges.end(), down.begin(), down.end());
-      return edges;
-    };
-    return {stage("tree all_reduce", per_group({m, shifted}, both_ways), 2 * depth_steps)};
+    const auto half_each = [&tree](const Members& at, int32_t chain) { return both_ways(tree, at, 0.5, chain); };
+    return {stage("tree all_reduce", per_group({m, second_tree(m)}, half_each), 2 * depth_steps)};
   }
-  // Rooted ops: one tree with ranks[0] at the root position, the others in group order.
-  Members at;
-  const std::size_t root = static_cast<std::size_t>(n / 2);
-  for (std::size_t p = 0; p < m.size(); ++p)
-    at.push_back(p == root ? m[0] : m[p < root ? p + 1 : p]);
+  // Rooted ops: the first tree, so ranks[0] is at the root, position 0.
   if (op == CollectiveOp::broadcast)
-    return {stage("tree broadcast", tree_edges(tree, at, 1, 0, false), depth_steps)};
+    return {stage("tree broadcast", tree_edges(tree, m, 1, 0, false), depth_steps)};
   if (op == CollectiveOp::reduce)
-    return {stage("tree reduce", tree_edges(tree, at, 1, 0, true), depth_steps)};
+    return {stage("tree reduce", tree_edges(tree, m, 1, 0, true), depth_steps)};
   throw PlanError(unsupported(CollectiveAlgorithm::tree, op));
 }
 

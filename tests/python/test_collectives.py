@@ -53,6 +53,10 @@ S = 64 * 2**20
     ("all_gather", "ring", lambda n: (n - 1) * (ALPHA + S / (n * B))),
     ("broadcast", "ring", lambda n: (n - 1) * ALPHA + S / B),
     ("reduce", "ring", lambda n: (n - 1) * ALPHA + S / B),
+    # NCCL's double binary tree: ceil(log2 n) + 1 levels, up and down; every rank relays in one
+    # tree at most, so the busiest GPU port sends S/2 up + 2 x S/2 down in one tree and S/2 up
+    # in the other: 2S.
+    ("all_reduce", "tree", lambda n: 2 * math.ceil(math.log2(n)) * ALPHA + 2 * S / B),
     ("all_reduce", "halving_doubling",
      lambda n: 2 * math.log2(n) * ALPHA + 2 * (n - 1) / n * S / B),
     ("all_gather", "halving_doubling", lambda n: math.log2(n) * ALPHA + (n - 1) / n * S / B),
@@ -69,18 +73,20 @@ def test_closed_form_on_one_node(op, algorithm, expected, model):
 
 def test_tree_latency_is_2_depth_steps_and_its_bandwidth_term_is_linear():
     # Double binary tree, pipelined up and down: latency 2(depth-1) steps with
-    # depth = ceil(log2(n+1)); time is affine in S (extrapolate two sizes to S = 0).
-    for n in (4, 8, 16, 32):
+    # depth = ceil(log2 n) + 1 (NCCL's root has a single child); time is affine in S
+    # (extrapolate two sizes to S = 0).
+    for n in (4, 6, 8, 12, 16, 32):
         t1, t2, t3 = times(node(n=n, op="all_reduce", algorithm="tree", sizes=[2**20, 2**21, 2**22]))
         latency = 2 * t1 - t2
-        depth = math.ceil(math.log2(n + 1))
+        depth = math.ceil(math.log2(n)) + 1
         assert latency == pytest.approx(2 * (depth - 1) * ALPHA, rel=1e-6)
         assert t3 - t2 == pytest.approx(2 * (t2 - t1), rel=1e-6)
-        # Bandwidth: each tree moves S/2 up and S/2 down, every edge of a tree at one rate. A
-        # rank interior in one tree and a leaf in the other sends 2S over its port; the one
-        # rank interior in both (n a power of two) sends 3S and paces both trees.
+        # Bandwidth: each tree moves S/2 up and S/2 down, every edge of a tree at one rate. The
+        # trees are complementary: a rank with two children in one tree (S/2 up, 2 x S/2 down)
+        # is a leaf (S/2 up) or the root in the other, so no GPU port carries more than 2S and
+        # some carry exactly that: both trees run at B/4, S/2 each.
         per_byte = (t2 - t1) / 2**20
-        assert 2 / B * (1 - 1e-9) <= per_byte <= 3 / B * (1 + 1e-9)
+        assert per_byte == pytest.approx(2 / B, rel=1e-9)
 
 
 def test_tiny_messages_cost_latency_n_for_ring_log_n_for_tree_and_hd():

@@ -252,17 +252,19 @@ std::map<int, std::set<int>> neighbours(const std::vector<Transfer>& edges) {
   return out;
 }
 
+// NCCL's tree has ceil(log2 n) + 1 levels: the chain from the root at position 0 through
+// bit_floor(n - 1), ..., 4, 2 down to the leaf at position 1.
+int tree_levels(int n) { return ceil_log2(n) + 1; }
+
 TEST_CASE("Tree all_reduce: two binary spanning trees, each edge both ways with half the data") {
-  for (int n : {2, 3, 4, 7, 8, 16, 33}) {
+  for (int n : {2, 3, 4, 5, 6, 7, 8, 9, 16, 33}) {
     CAPTURE(n);
     const auto plan = plan_of(Op::all_reduce, Alg::tree, flat(n));
     REQUIRE(plan.stages.size() == 1);
     const Stage& s = plan.stages[0];
     // Two trees of n-1 edges, each edge up and down with 1/2: 2(n-1) in all.
     REQUIRE(total_share(plan) == Approx(2.0 * (n - 1)));
-    const int depth = ceil_log2(n + 1);  // levels of a balanced tree of n members
-    REQUIRE(depth <= ceil_log2(n) + 1);
-    REQUIRE(s.steps == 2 * (depth - 1));
+    REQUIRE(s.steps == 2 * (tree_levels(n) - 1));
     for (int32_t tree : {0, 1}) {
       CAPTURE(tree);
       const std::vector<Transfer> edges = of_chain(s, tree);
@@ -290,27 +292,91 @@ TEST_CASE("Tree all_reduce: two binary spanning trees, each edge both ways with 
   }
 }
 
-TEST_CASE("Tree all_reduce: a rank interior in one tree is mostly a leaf in the other") {
-  // Interior = more than one neighbour. With n = 2^k - 2 or 2^k - 1 the two trees' interior
-  // ranks are disjoint; for powers of two one rank is interior in both.
-  const auto interior = [](const Stage& s, int32_t tree) {
-    std::set<int> out;
-    for (const auto& [r, next] : neighbours(of_chain(s, tree)))
-      if (next.size() > 1) out.insert(r);
+// child -> parent of the tree given by its undirected edges, hung from `root`.
+std::map<int, int> parents_from(const std::vector<Transfer>& edges, int root) {
+  const auto adj = neighbours(edges);
+  std::map<int, int> parent{{root, -1}};
+  std::vector<int> todo{root};
+  while (!todo.empty()) {
+    const int r = todo.back();
+    todo.pop_back();
+    for (int x : adj.at(r))
+      if (parent.emplace(x, r).second) todo.push_back(x);
+  }
+  return parent;
+}
+
+TEST_CASE("Tree all_reduce: NCCL's bit-based shape, mirrored for even n, shifted for odd n") {
+  // Positions: p > 0 with lowest set bit b hangs under p + b or p - b, whichever has lowest set
+  // bit 2b (p - b when p + b is out of range); 0 is the root with one child.
+  const auto positions = [](int n, int32_t tree) {
+    const GroupLayout g = flat(n);
+    const Stage s = plan_of(Op::all_reduce, Alg::tree, g).stages[0];
+    // Tree B holds member n-1-p (n even) or p+1 (n odd) at position p.
+    const auto member_at = [&](int p) {
+      const int i = tree == 0 ? p : n % 2 == 0 ? n - 1 - p : (p + 1) % n;
+      return g.ranks[static_cast<std::size_t>(i)];
+    };
+    std::map<int, int> position_of;
+    for (int p = 0; p < n; ++p) position_of[member_at(p)] = p;
+    std::map<int, int> out;  // position -> parent position
+    for (const auto& [child, parent] : parents_from(of_chain(s, tree), member_at(0)))
+      out[position_of[child]] = parent < 0 ? -1 : position_of[parent];
     return out;
   };
-  for (int n : {6, 7, 8, 14, 15, 16}) {
-    CAPTURE(n);
-    const Stage s = plan_of(Op::all_reduce, Alg::tree, flat(n)).stages[0];
-    const std::set<int> a = interior(s, 0), b = interior(s, 1);
-    REQUIRE(a.size() == b.size());
-    std::size_t both = 0;
-    for (int r : a) both += b.count(r);
-    REQUIRE(both == (power_of_two(n) ? 1u : 0u));
+  for (int32_t tree : {0, 1}) {
+    CAPTURE(tree);
+    REQUIRE(positions(8, tree) ==
+            std::map<int, int>{{0, -1}, {1, 2}, {2, 4}, {3, 2}, {4, 0}, {5, 6}, {6, 4}, {7, 6}});
+    REQUIRE(positions(6, tree) == std::map<int, int>{{0, -1}, {1, 2}, {2, 4}, {3, 2}, {4, 0}, {5, 4}});
+    REQUIRE(positions(7, tree) ==
+            std::map<int, int>{{0, -1}, {1, 2}, {2, 4}, {3, 2}, {4, 0}, {5, 6}, {6, 4}});
+    REQUIRE(positions(3, tree) == std::map<int, int>{{0, -1}, {1, 2}, {2, 0}});
   }
 }
 
-TEST_CASE("Tree broadcast and reduce: one tree rooted at ranks[0], depth about log2 n") {
+TEST_CASE("Tree all_reduce: no rank relays in both trees; every rank sends and receives <= 2S") {
+  // A rank relays in a tree when it has a parent and a child (more than one neighbour): it
+  // receives and forwards there. Odd positions are leaves and the root has one child, so tree
+  // A's relays are the even positions 2, 4, ...; tree B puts odd positions, or (n odd) the
+  // positions shifted by one, on them. A rank with children in both trees is unavoidable for
+  // n odd: each tree has (n+1)/2 ranks with children (the even positions, the root included),
+  // n+1 in all. It is ranks[0], A's root, at B's last position; one child in each tree.
+  for (int n = 2; n <= 64; ++n) {
+    CAPTURE(n);
+    const GroupLayout g = flat(n);
+    const auto plan = plan_of(Op::all_reduce, Alg::tree, g);
+    const Stage& s = plan.stages[0];
+    const int root_b = g.ranks[n % 2 == 0 ? static_cast<std::size_t>(n - 1) : 1];
+    std::map<int, int> relays, with_children;
+    for (const auto& [tree, root] : {std::pair{0, g.ranks[0]}, std::pair{1, root_b}}) {
+      for (const auto& [r, next] : neighbours(of_chain(s, tree))) relays[r] += next.size() > 1;
+      std::map<int, int> children;
+      for (const auto& [child, parent] : parents_from(of_chain(s, tree), root))
+        if (parent >= 0) ++children[parent];
+      REQUIRE(children[root] == 1);  // NCCL's root has a single child
+      for (const auto& [r, count] : children) with_children[r] += 1;
+    }
+    for (const auto& [r, count] : relays) REQUIRE(count <= 1);
+    std::set<int> in_both;
+    for (const auto& [r, count] : with_children)
+      if (count == 2) in_both.insert(r);
+    REQUIRE(in_both == (n % 2 == 0 ? std::set<int>{} : std::set<int>{g.ranks[0]}));
+    std::map<int, double> received;
+    for (const Transfer& t : s.transfers) received[t.dst] += t.share;
+    for (int r : g.ranks) {
+      REQUIRE(bytes_sent_share(plan, r) <= 2.0);
+      REQUIRE(received[r] <= 2.0);
+    }
+    // Some rank has two children in a tree (n >= 4): it sends S/2 up and S down there, and
+    // S/2 up in the other tree as a leaf, 2S; the busiest port carries 2S.
+    double most = 0;
+    for (int r : g.ranks) most = std::max(most, bytes_sent_share(plan, r));
+    REQUIRE(most == (n >= 4 ? 2.0 : n == 3 ? 1.5 : 1.0));
+  }
+}
+
+TEST_CASE("Tree broadcast and reduce: tree A rooted at ranks[0], ceil(log2 n) + 1 levels") {
   for (int n : {2, 3, 4, 7, 8, 16, 33}) {
     CAPTURE(n);
     const GroupLayout g = flat(n);
@@ -328,8 +394,7 @@ TEST_CASE("Tree broadcast and reduce: one tree rooted at ranks[0], depth about l
     REQUIRE(parents.count(root) == 0);
     for (const auto& [r, count] : parents) REQUIRE(count == 1);
     const int depth = levels(down, root);
-    REQUIRE(depth == ceil_log2(n + 1));
-    REQUIRE(depth <= ceil_log2(n) + 1);
+    REQUIRE(depth == tree_levels(n));
     REQUIRE(bc.stages[0].steps == depth - 1);
     // reduce is the same tree, edges towards the root.
     REQUIRE(rd.stages[0].steps == depth - 1);
@@ -342,7 +407,7 @@ TEST_CASE("Tree broadcast and reduce: one tree rooted at ranks[0], depth about l
 }
 
 TEST_CASE("Steps grow like 2 log2 n for the tree and 2(n-1) for the ring") {
-  for (int n : {8, 64, 1024}) {
+  for (int n : {8, 64, 1000, 1024}) {
     CAPTURE(n);
     const int log2n = ceil_log2(n);
     REQUIRE(make_plan(Op::all_reduce, Alg::tree, flat(n)).stages[0].steps == 2 * log2n);
@@ -637,5 +702,27 @@ TEST_CASE("tree all_reduce across nodes: chains inside nodes, trees between head
         if ((t.src - 500) / 8 != (t.dst - 500) / 8) senders_up_the_tree.insert((t.src - 500) % 8);
       CHECK(senders_up_the_tree.size() == 8);
     }
+  }
+}
+
+TEST_CASE("tree all_reduce across nodes: the trees between heads are complementary", "[plan]") {
+  // One channel: two pipelines, tree A and tree B over the nodes' heads (their first ranks).
+  // A node head relays (has a parent and a child among the heads) in one tree at most.
+  for (int k : {2, 3, 4, 5, 8, 9}) {
+    CAPTURE(k);
+    const auto plan = plan_of(Op::all_reduce, Alg::tree, nodes(k, 4));
+    CHECK(plan.stages[0].steps == 2 * (3 + tree_levels(k) - 1));
+    std::map<int, int> relays;
+    for (int32_t tree : {0, 1}) {
+      std::vector<Transfer> between;
+      for (const Transfer& t : of_chain(plan.stages[0], tree))
+        if ((t.src - 500) / 4 != (t.dst - 500) / 4) between.push_back(t);
+      REQUIRE(between.size() == static_cast<std::size_t>(2 * (k - 1)));
+      for (const auto& [head, next] : neighbours(between)) {
+        CHECK((head - 500) % 4 == 0);
+        relays[head] += next.size() > 1;
+      }
+    }
+    for (const auto& [head, count] : relays) CHECK(count <= 1);
   }
 }
