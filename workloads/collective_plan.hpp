@@ -45,14 +45,16 @@ struct CollectivePlan {
   std::vector<Stage> stages;
 };
 
-// Where the group's ranks sit: node_of[i] is the node of ranks[i]. Hierarchical algorithms
-// need it; the others ignore it, and it may then be left empty (if given, one per rank).
+// Where the group's ranks sit: node_of[i] is the node of ranks[i]. hierarchical needs it;
+// rings, trees and in_network use it for NCCL's channels and per-node chains; it may be left
+// empty (then every rank counts as on one node; if given, one per rank).
 struct GroupLayout {
   std::vector<int> ranks;
   std::vector<int> node_of;
-  // NCCL channels: closed rings over m >= 2 members on each of >= 2 nodes run as
-  // min(channels, m) rings, one per NIC rail, each carrying 1/channels of the data
-  // (collective_plan.cpp: channel_rings). 1: one ring.
+  // NCCL channels: ring plans over >= 2 nodes run min(channels, the most members on one
+  // node) rings, one per NIC rail, each carrying an equal part of the data
+  // (collective_plan_rings.cpp: channel_rings); the multi-node tree runs one pipeline per
+  // channel. 1: one ring.
   int channels = 1;
 };
 

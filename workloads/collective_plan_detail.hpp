@@ -45,8 +45,10 @@ std::vector<Stage> hierarchical_plan(CollectiveOp op, const GroupLayout& group);
 std::vector<Stage> in_network_plan(const GroupLayout& group);
 std::vector<Stage> tree_plan(CollectiveOp op, const GroupLayout& group);
 
-// Shared by rings and trees: the group's members node by node, and NCCL's channels.
-std::vector<Members> uniform_nodes(const GroupLayout& group);
+// Shared by rings and trees (collective_plan_rings.cpp): the group's members node by node
+// (nodes in order of first appearance, members in group order; empty without node_of), and
+// how many NCCL channels the group gets.
+std::vector<Members> members_by_node(const GroupLayout& group);
 std::size_t channel_count(const GroupLayout& group, const std::vector<Members>& nodes);
 
 }  // namespace cs::work::detail

@@ -11,15 +11,9 @@ namespace cs::work::detail {
 
 // --- ring ------------------------------------------------------------------------------------
 
-// NCCL's channels: with several NIC rails per node, NCCL runs one ring per rail, each leaving
-// every node on a different GPU and so through a different NIC, and splits the data among
-// them. Ring j visits node q's members from offset s_q = (j - q) mod m on and leaves it from
-// offset s_q - 1, which is where it enters node q+1: every node-to-node edge joins two GPUs of
-// one rail. One ring when channels <= 1 or the group is not m >= 2 members on each of >= 2
-// nodes.
-// The group's members node by node (nodes in order of first appearance, members in group
-// order), when every one of >= 2 nodes holds the same number of them; empty otherwise.
-std::vector<Members> uniform_nodes(const GroupLayout& group) {
+// The group's members node by node: nodes in order of first appearance (so nodes[0][0] is
+// ranks[0]), members in group order. Empty when node_of is not given.
+std::vector<Members> members_by_node(const GroupLayout& group) {
   const Members& ranks = group.ranks;
   if (group.node_of.size() != ranks.size()) return {};
   std::vector<Members> nodes;
@@ -29,32 +23,42 @@ std::vector<Members> uniform_nodes(const GroupLayout& group) {
     if (fresh) nodes.emplace_back();
     nodes[it->second].push_back(ranks[i]);
   }
-  if (nodes.size() < 2) return {};
-  for (const Members& node : nodes)
-    if (node.size() != nodes.front().size()) return {};
   return nodes;
 }
 
-// The number of NCCL channels a layout gets: min(channels, members per node) on uniform
-// multi-node groups, else 1.
+// NCCL gives a group over >= 2 nodes min(channels, the most members on one node) channels;
+// one on a single node, where rails do not matter.
 std::size_t channel_count(const GroupLayout& group, const std::vector<Members>& nodes) {
-  if (group.channels <= 1 || nodes.empty()) return 1;
-  return std::min<std::size_t>(group.channels, nodes.front().size());
+  if (group.channels <= 1 || nodes.size() < 2) return 1;
+  std::size_t most = 0;
+  for (const Members& node : nodes) most = std::max(most, node.size());
+  return std::min<std::size_t>(static_cast<std::size_t>(group.channels), most);
 }
 
+// NCCL's channels: with several NIC rails per node, NCCL runs one ring per rail, each leaving
+// every node on a different GPU and so through a different NIC, and splits the data among
+// them. Ring j enters node q at local member e_q, walks its m_q members in order and leaves
+// from the one before, x_q = (e_q - 1) mod m_q (the same member when m_q = 1), and enters node
+// q+1 on that rail, e_{q+1} = x_q mod m_{q+1}; e_0 = j mod m_0. With m members on every node
+// e_q = (j - q) mod m: every node-to-node edge but the closing one joins two GPUs of one rail.
+// On uneven nodes a small node's members serve several rails, but every NIC still carries
+// its share instead of one ring using one NIC. One ring (the group's order) with one channel.
 namespace {
 
 std::vector<Members> channel_rings(const GroupLayout& group) {
-  const std::vector<Members> nodes = uniform_nodes(group);
+  const std::vector<Members> nodes = members_by_node(group);
   const std::size_t c = channel_count(group, nodes);
   if (c <= 1) return {group.ranks};
-  const std::size_t m = nodes.front().size(), k = nodes.size();
   std::vector<Members> rings(c);
-  for (std::size_t j = 0; j < c; ++j)
-    for (std::size_t q = 0; q < k; ++q) {
-      const std::size_t start = ((j + m * k - q) % m);
-      for (std::size_t i = 0; i < m; ++i) rings[j].push_back(nodes[q][(start + i) % m]);
+  for (std::size_t j = 0; j < c; ++j) {
+    std::size_t enter = j;
+    for (const Members& node : nodes) {
+      const std::size_t m = node.size();
+      enter %= m;
+      for (std::size_t i = 0; i < m; ++i) rings[j].push_back(node[(enter + i) % m]);
+      enter = (enter + m - 1) % m;  // the member it leaves from: the next node's entry rail
     }
+  }
   return rings;
 }
 
@@ -90,37 +94,29 @@ std::vector<Stage> ring_plan(CollectiveOp op, const GroupLayout& group) {
 
 // --- hierarchical (NCCL's multi-node pattern) ------------------------------------------------
 
-// nodes[x]: node x's members in group order, nodes in order of first appearance (so nodes[0][0]
-// is ranks[0], the root). rails[j]: the member with local index j on every node, in node order.
 namespace {
 
+// nodes[x]: node x's members (members_by_node). rails[j]: the member with local index j on
+// every node, in node order.
 struct NodeSplit {
-  std::vector<int> node_ids;  // node_of value of nodes[x]
   std::vector<Members> nodes, rails;
 };
 
 NodeSplit split_by_node(const GroupLayout& group) {
-  NodeSplit split;
-  std::unordered_map<int, std::size_t> index;
-  for (std::size_t i = 0; i < group.ranks.size(); ++i) {
-    const auto [it, fresh] = index.try_emplace(group.node_of[i], split.nodes.size());
-    if (fresh) {
-      split.node_ids.push_back(group.node_of[i]);
-      split.nodes.emplace_back();
-    }
-    split.nodes[it->second].push_back(group.ranks[i]);
-  }
+  NodeSplit split{members_by_node(group), {}};
+  const auto node_id = [&](std::size_t x) {  // node_of of nodes[x], for messages
+    const auto first = std::find(group.ranks.begin(), group.ranks.end(), split.nodes[x][0]);
+    return std::to_string(group.node_of[static_cast<std::size_t>(first - group.ranks.begin())]);
+  };
   if (split.nodes.size() < 2)
     throw PlanError("hierarchical needs at least 2 nodes; all " +
-                    std::to_string(group.ranks.size()) + " ranks are on node " +
-                    std::to_string(group.node_of[0]));
+                    std::to_string(group.ranks.size()) + " ranks are on node " + node_id(0));
   const std::size_t m = split.nodes[0].size();
   for (std::size_t x = 1; x < split.nodes.size(); ++x)
     if (split.nodes[x].size() != m)
       throw PlanError("hierarchical needs the same number of ranks on every node; node " +
-                      std::to_string(split.node_ids[x]) + " has " +
-                      std::to_string(split.nodes[x].size()) + ", node " +
-                      std::to_string(split.node_ids[0]) + " has " + std::to_string(m));
+                      node_id(x) + " has " + std::to_string(split.nodes[x].size()) +
+                      ", node " + node_id(0) + " has " + std::to_string(m));
   split.rails.resize(m);
   for (const Members& node : split.nodes)
     for (std::size_t j = 0; j < m; ++j) split.rails[j].push_back(node[j]);

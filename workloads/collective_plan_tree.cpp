@@ -80,20 +80,24 @@ Transfers both_ways(const TreeShape& tree, const Members& at, double share, int3
 // (the channel's rail) and a binary tree between the nodes' heads; channels alternate between
 // the two trees of the double binary tree (two pipelines at least, so both trees carry half
 // the data even with one channel). Each pipeline reduces up its chains and tree and
-// broadcasts back down, with 1/P of the data.
+// broadcasts back down, with 1/P of the data. Nodes may hold different numbers of members:
+// a smaller node's chains start on the rails it has (the channel's rail mod its size), and
+// the longest chain sets the latency.
 std::vector<Stage> multi_node_tree_all_reduce(const GroupLayout& group, const std::vector<Members>& nodes) {
-  const std::size_t m = nodes.front().size(), k = nodes.size();
   const std::size_t channels = channel_count(group, nodes), pipelines = std::max<std::size_t>(channels, 2);
-  const TreeShape tree = tree_shape(static_cast<int>(k));
+  const TreeShape tree = tree_shape(static_cast<int>(nodes.size()));
   const double share = 1.0 / static_cast<double>(pipelines);
   Transfers edges;
+  std::size_t longest = 0;
   for (std::size_t p = 0; p < pipelines; ++p) {
     const std::size_t head = p % channels;
     const auto chain = static_cast<int32_t>(p);
     Members heads;
-    for (std::size_t q = 0; q < k; ++q) {
+    for (const Members& node : nodes) {
+      const std::size_t m = node.size();
+      longest = std::max(longest, m);
       Members local;
-      for (std::size_t i = 0; i < m; ++i) local.push_back(nodes[q][(head + i) % m]);
+      for (std::size_t i = 0; i < m; ++i) local.push_back(node[(head + i) % m]);
       heads.push_back(local.front());
       for (bool towards_head : {true, false}) {
         Transfers part = chain_edges(local, share, chain, towards_head);
@@ -103,7 +107,7 @@ std::vector<Stage> multi_node_tree_all_reduce(const GroupLayout& group, const st
     Transfers part = both_ways(tree, p % 2 == 0 ? heads : second_tree(heads), share, chain);
     edges.insert(edges.end(), part.begin(), part.end());
   }
-  const int steps = 2 * (static_cast<int>(m) - 1 + tree.levels - 1);
+  const int steps = 2 * (static_cast<int>(longest) - 1 + tree.levels - 1);
   return {stage("tree all_reduce (chains in nodes, trees between)", std::move(edges), std::max(steps, 1))};
 }
 
@@ -114,8 +118,8 @@ std::vector<Stage> tree_plan(CollectiveOp op, const GroupLayout& group) {
   const TreeShape tree = tree_shape(static_cast<int>(m.size()));
   const int depth_steps = tree.levels - 1;
   if (op == CollectiveOp::all_reduce) {
-    const std::vector<Members> nodes = uniform_nodes(group);
-    if (!nodes.empty()) return multi_node_tree_all_reduce(group, nodes);
+    const std::vector<Members> nodes = members_by_node(group);
+    if (nodes.size() >= 2) return multi_node_tree_all_reduce(group, nodes);
     // Each tree reduces up and broadcasts down half the data as one pipeline.
     const auto half_each = [&tree](const Members& at, int32_t chain) { return both_ways(tree, at, 0.5, chain); };
     return {stage("tree all_reduce", per_group({m, second_tree(m)}, half_each), 2 * depth_steps)};

@@ -243,6 +243,19 @@ def test_channels_put_one_ring_on_each_rail():
     assert 0.97 * 50 < one <= 50 * (1 + 1e-9)
 
 
+def test_channels_on_uneven_nodes_still_use_every_nic():
+    # 12 ranks on 8-GPU nodes: 8 on node 0, 4 on node 1. NCCL's 8 rings leave node 0 from each
+    # of its GPUs and node 1 twice from each of its 4: node 1's NICs carry 2/8 of the ring's
+    # 2(n-1)/n S each, so busbw is 4 NICs' 4 x 50 GB/s, as with 4 ranks on each of 3 nodes
+    # (4 rings, one per NIC). One ring, all through one NIC, got 50 GB/s.
+    kw = dict(op="all_reduce", algorithm="ring", sizes=["8GiB"])
+    for model in ("flow", "analytical"):
+        uneven = cs.run(fabric(model=model, ranks=list(range(12)), **kw)).summary["collective"]["results"][0]
+        even = cs.run(fabric(model=model, ranks=[0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19], **kw)).summary
+        assert 0.99 * 200 < uneven["busbw_GBps"] <= 200 * (1 + 1e-9)
+        assert uneven["busbw_GBps"] == pytest.approx(even["collective"]["results"][0]["busbw_GBps"], rel=1e-3)
+
+
 def test_link_usage_in_summary_csv_and_dataframe(cli, tmp_path):
     sc = fabric(op="all_reduce", sizes=["1GiB"])
     res = cs.run(sc)

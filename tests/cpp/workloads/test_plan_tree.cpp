@@ -199,3 +199,24 @@ TEST_CASE("tree all_reduce across nodes: the trees between heads are complementa
     for (const auto& [head, count] : relays) CHECK(count <= 1);
   }
 }
+
+TEST_CASE("tree all_reduce across uneven nodes: a chain per node of its size", "[plan]") {
+  // Nodes of 8 and 4 members, 8 channels: 8 pipelines of 1/8; node 1's chains start on its
+  // rails 0..3, twice each; the 8-member chain and the 2-level tree set the steps.
+  GroupLayout g = nodes(1, 8);
+  for (int i = 0; i < 4; ++i) {
+    g.ranks.push_back(508 + i);
+    g.node_of.push_back(1);
+  }
+  g.channels = 8;
+  const auto plan = plan_of(Op::all_reduce, Alg::tree, g);
+  const Stage& s = plan.stages.at(0);
+  CHECK(s.steps == 2 * (7 + tree_levels(2) - 1));
+  CHECK(s.transfers.size() == 8u * 2 * (7 + 3 + 1));
+  std::map<int, int> heads;  // node 1's member -> pipelines it heads (sends off the node)
+  for (const Transfer& t : s.transfers) {
+    CHECK(t.share == Approx(1.0 / 8));
+    if (t.src >= 508 && t.dst < 508) ++heads[t.src];
+  }
+  CHECK(heads == std::map<int, int>{{508, 2}, {509, 2}, {510, 2}, {511, 2}});
+}
