@@ -62,17 +62,31 @@ std::vector<Members> channel_rings(const GroupLayout& group) {
   return rings;
 }
 
+// The ring's members from `first` on, round to the one before it.
+Members starting_at(Members ring, int first) {
+  std::rotate(ring.begin(), std::find(ring.begin(), ring.end(), first), ring.end());
+  return ring;
+}
+
 }  // namespace
 
 std::vector<Stage> ring_plan(CollectiveOp op, const GroupLayout& group) {
   const Members& m = group.ranks;
   const int n = static_cast<int>(m.size());
   const double fn = n;
-  // Closed rings (all_reduce, reduce_scatter, all_gather) run one per channel.
+  // One ring per channel, each with its part of the data.
   const std::vector<Members> rings = channel_rings(group);
   const double per_ring = 1.0 / static_cast<double>(rings.size());
   auto closed = [&](double share) {
     return per_group(rings, [&](const Members& ring, int32_t chain) { return ring_edges(ring, share * per_ring, chain); });
+  };
+  // NCCL's rooted ring is an open chain from the root, and NCCL stripes it over its channels:
+  // each channel's ring turned to start at the root (ranks[0]) and opened (the edge back to
+  // the root dropped, so the last member sends nothing) carries 1/c of S.
+  auto from_root = [&](bool towards_root) {
+    return per_group(rings, [&](const Members& ring, int32_t chain) {
+      return chain_edges(starting_at(ring, m[0]), per_ring, chain, towards_root);
+    });
   };
   switch (op) {
     // Reduce-scatter then all-gather around the ring: 2(n-1) steps of S/n each.
@@ -82,11 +96,8 @@ std::vector<Stage> ring_plan(CollectiveOp op, const GroupLayout& group) {
       return {stage("ring reduce_scatter", closed((fn - 1) / fn), n - 1)};
     case CollectiveOp::all_gather:
       return {stage("ring all_gather", closed((fn - 1) / fn), n - 1)};
-    // NCCL's rooted ring is an open chain from the root: the last member sends nothing.
-    case CollectiveOp::broadcast:
-      return {stage("ring broadcast", chain_edges(m, 1, 0, false), n - 1)};
-    case CollectiveOp::reduce:
-      return {stage("ring reduce", chain_edges(m, 1, 0, true), n - 1)};
+    case CollectiveOp::broadcast: return {stage("ring broadcast", from_root(false), n - 1)};
+    case CollectiveOp::reduce: return {stage("ring reduce", from_root(true), n - 1)};
     default: break;
   }
   throw PlanError(unsupported(CollectiveAlgorithm::ring, op));

@@ -256,6 +256,19 @@ def test_channels_on_uneven_nodes_still_use_every_nic():
         assert uneven["busbw_GBps"] == pytest.approx(even["collective"]["results"][0]["busbw_GBps"], rel=1e-3)
 
 
+@pytest.mark.parametrize("op", ["broadcast", "reduce"])
+@pytest.mark.parametrize("model", ["flow", "analytical"])
+def test_rooted_rings_stripe_over_the_channels(op, model):
+    # 4 DGX-like nodes: NCCL runs broadcast and reduce as one chain per channel, each ring
+    # opened at the root carrying S/8. Every NIC carries one chain's S/8 each way, so busbw
+    # (= algbw) approaches 8 x 50 GB/s; with one channel one chain crosses one NIC: 50 GB/s.
+    kw = dict(model=model, op=op, algorithm="ring", sizes=["8GiB"])
+    eight = cs.run(fabric(**kw)).summary["collective"]["results"][0]["busbw_GBps"]
+    one = cs.run(fabric(channels=1, **kw)).summary["collective"]["results"][0]["busbw_GBps"]
+    assert 0.99 * 400 < eight <= 400 * (1 + 1e-9)
+    assert 0.99 * 50 < one <= 50 * (1 + 1e-9)
+
+
 def test_link_usage_in_summary_csv_and_dataframe(cli, tmp_path):
     sc = fabric(op="all_reduce", sizes=["1GiB"])
     res = cs.run(sc)

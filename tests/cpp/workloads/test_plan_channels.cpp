@@ -1,4 +1,5 @@
 // NCCL channels: rings per NIC rail on uniform and uneven node layouts.
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <set>
@@ -124,5 +125,54 @@ TEST_CASE("One ring in the group's order on one node, without node_of, or with o
     const Stage s = plan_of(Op::all_reduce, Alg::ring, g).stages[0];
     REQUIRE(chains_in(s) == 1);
     REQUIRE(ring_order(s.transfers, g, g.ranks[0]) == g.ranks);
+  }
+}
+
+TEST_CASE("Ring broadcast and reduce: each channel's ring opened at the root, 1/c of S each") {
+  for (const GroupLayout& base : {nodes(4, 8), uneven({8, 4}, 8), uneven({2, 6, 1}, 8)}) {
+    GroupLayout g = base;
+    g.channels = 8;
+    const int n = static_cast<int>(g.ranks.size()), root = g.ranks[0];
+    CAPTURE(n);
+    const Stage ring = plan_of(Op::all_reduce, Alg::ring, g).stages[0];
+    const Stage bc = plan_of(Op::broadcast, Alg::ring, g).stages[0];
+    const Stage rd = plan_of(Op::reduce, Alg::ring, g).stages[0];
+    const int32_t c = chains_in(ring);
+    REQUIRE(chains_in(bc) == c);
+    REQUIRE(chains_in(rd) == c);
+    REQUIRE(bc.steps == n - 1);
+    REQUIRE(rd.steps == n - 1);
+    for (int32_t j = 0; j < c; ++j) {
+      CAPTURE(j);
+      // Broadcast chain j: ring j from the root, n-1 edges; with the edge back to the root it
+      // is ring j. Reduce runs the same chain towards the root.
+      const std::vector<Transfer> down = of_chain(bc, j);
+      REQUIRE(down.size() == static_cast<std::size_t>(n - 1));
+      std::set<std::pair<int, int>> closed, ring_edges, up;
+      std::map<int, int> in_degree;
+      for (const Transfer& t : down) {
+        REQUIRE(t.share == Approx(1.0 / c));
+        closed.emplace(t.src, t.dst);
+        ++in_degree[t.dst];
+      }
+      REQUIRE(in_degree.count(root) == 0);
+      REQUIRE(levels(down, root) == n);  // one path through all n
+      std::set<int> senders;
+      for (const Transfer& t : down) senders.insert(t.src);
+      std::vector<int> last;  // the end of the chain: the one member that sends nothing
+      for (int r : g.ranks)
+        if (senders.count(r) == 0) last.push_back(r);
+      REQUIRE(last.size() == 1);
+      closed.emplace(last[0], root);
+      for (const Transfer& t : of_chain(ring, j)) ring_edges.emplace(t.src, t.dst);
+      REQUIRE(closed == ring_edges);
+      for (const Transfer& t : reversed(of_chain(rd, j))) up.emplace(t.src, t.dst);
+      closed.erase({last[0], root});
+      REQUIRE(up == closed);
+    }
+    // The root sends S in all (S/c down each chain); nobody sends more.
+    const auto plan = make_plan(Op::broadcast, Alg::ring, g);
+    REQUIRE(bytes_sent_share(plan, root) == Approx(1.0));
+    for (int r : g.ranks) REQUIRE(bytes_sent_share(plan, r) <= 1.0 + 1e-12);
   }
 }
