@@ -189,14 +189,37 @@ std::vector<Stage> hierarchical_plan(CollectiveOp op, const GroupLayout& group) 
 
 // --- in_network (NVLS in an NVSwitch node, SHARP in fabric switches) -------------------------
 
+namespace {
+
+// The group with its members in node id order, group order within a node (stable).
+GroupLayout by_node_id(const GroupLayout& group) {
+  const std::size_t n = group.ranks.size();
+  if (group.node_of.size() != n) return group;
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return group.node_of[a] < group.node_of[b]; });
+  GroupLayout out{{}, {}, group.channels};
+  for (std::size_t i : order) {
+    out.ranks.push_back(group.ranks[i]);
+    out.node_of.push_back(group.node_of[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
 // The switches reduce: every rank sends its S up once and receives the reduced S down once,
 // so every GPU (and NIC) link carries S each way, and each switch-to-switch link of the
 // aggregation tree S each way. A ring whose edge i -> i+1 runs up from i and down to i+1
-// through the switches loads every link exactly so (ranks sorted by switch cross each switch
-// boundary once up and once down), in one step; with channels, each NIC rail carries its
-// part. Whether the fabric can reduce is the caller's to check.
+// through the switches loads every link exactly so when it visits the ranks switch by switch:
+// then it crosses each switch's boundary once up and once down, in one step; with channels,
+// each NIC rail carries its part. The ring therefore walks the members by node id, whatever
+// the group's order (fabrics number their nodes switch by switch): with 1-GPU nodes 0 and 1
+// on one switch and 2 and 3 on another, the group [0, 2, 1, 3] in its own order would cross
+// between the switches twice each way. Whether the fabric can reduce is the caller's to check.
 std::vector<Stage> in_network_plan(const GroupLayout& group) {
-  const std::vector<Members> rings = channel_rings(group);
+  const std::vector<Members> rings = channel_rings(by_node_id(group));
   const double per_ring = 1.0 / static_cast<double>(rings.size());
   return {stage("in_network all_reduce",
                 per_group(rings, [&](const Members& ring, int32_t chain) { return ring_edges(ring, per_ring, chain); }),

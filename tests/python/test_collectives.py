@@ -333,6 +333,35 @@ def test_in_network_across_nodes_needs_sharp(cli, tmp_path):
     assert proc.returncode == 2 and "NVLS" in proc.stderr
 
 
+def test_sharp_time_does_not_depend_on_the_order_of_the_ranks():
+    # 1-GPU nodes 0, 1 under switch s0 and 2, 3 under s1, one 100 GB/s cable between them.
+    # SHARP sends S up and S down per switch: every link carries S each way, S/B + latency,
+    # in any rank order; a ring in the list's order [0, 2, 1, 3] used to cross s0-s1 twice
+    # each way and take twice as long.
+    doc = {
+        "name": "t",
+        "hardware": {"node": {"gpus": 1, "fabric": "pcie", "nics": 1, "nic_bandwidth": "100GB/s",
+                              "pcie_bandwidth": "400GB/s"}},
+        "topology": {"kind": "custom", "nodes": 4, "switches": ["s0", "s1"], "sharp": True,
+                     "links": [{"a": "n0", "b": "s0", "bandwidth": "100GB/s", "latency": 0},
+                               {"a": "n1", "b": "s0", "bandwidth": "100GB/s", "latency": 0},
+                               {"a": "n2", "b": "s1", "bandwidth": "100GB/s", "latency": 0},
+                               {"a": "n3", "b": "s1", "bandwidth": "100GB/s", "latency": 0},
+                               {"a": "s0", "b": "s1", "bandwidth": "100GB/s", "latency": 0}]},
+        "network": {"protocol": "none"},
+        "workload": {"kind": "collective", "op": "all_reduce", "algorithm": "in_network",
+                     "sizes": [1e9], "ranks": [0, 1, 2, 3]},
+    }
+    for model in ("flow", "analytical"):
+        doc["network"]["model"] = model
+        sorted_time = times(cs.Scenario.from_json(json.dumps(doc)))[0]
+        assert 0 <= sorted_time - 1e9 / 100e9 < 1e-5
+        for ranks in ([0, 2, 1, 3], [3, 1, 2, 0], [2, 0, 3, 1]):
+            doc["workload"]["ranks"] = ranks
+            assert times(cs.Scenario.from_json(json.dumps(doc)))[0] == pytest.approx(sorted_time, rel=1e-12)
+        doc["workload"]["ranks"] = [0, 1, 2, 3]
+
+
 def test_protocol_auto_picks_the_fastest_protocol_per_size():
     sizes = [8, 2**20, 2**30]
     picked = cs.run(fabric(protocol="auto", op="all_reduce", algorithm="ring", sizes=sizes)).summary

@@ -417,3 +417,42 @@ TEST_CASE("in_network all_reduce: every rank sends S up and receives S down, in 
     for (int r : layout.ranks) CHECK(bytes_sent_share(plan, r) == Approx(1.0));
   }
 }
+
+TEST_CASE("in_network all_reduce: the group's order does not change what crosses between nodes",
+          "[plan]") {
+  // SHARP reduces S up and S down per switch whatever the order of the ranks list, so the
+  // plan's node-to-node edges (per pipeline, with their shares) are those of the sorted group.
+  const auto node_edges = [](const GroupLayout& g) {
+    std::map<int, int> node;
+    for (std::size_t i = 0; i < g.ranks.size(); ++i) node[g.ranks[i]] = g.node_of[i];
+    std::multiset<std::tuple<int, int, int32_t, double>> out;
+    for (const Transfer& t : plan_of(Op::all_reduce, Alg::in_network, g).stages.at(0).transfers)
+      if (node[t.src] != node[t.dst]) out.emplace(node[t.src], node[t.dst], t.chain, t.share);
+    return out;
+  };
+  const auto layout = [](const std::vector<int>& ranks, int gpus_per_node, int channels) {
+    GroupLayout g{ranks, {}, channels};
+    for (int r : ranks) g.node_of.push_back(r / gpus_per_node);
+    return g;
+  };
+  struct Case {
+    std::vector<int> sorted, shuffled;
+    int gpus_per_node;
+  };
+  const std::vector<Case> cases{
+      {{0, 1, 2, 3, 8, 9, 10, 11}, {0, 8, 1, 9, 2, 10, 3, 11}, 8},    // interleaved nodes
+      {{0, 1, 2, 3, 8, 9, 10, 11}, {9, 3, 8, 0, 11, 1, 10, 2}, 8},    // node 1 first
+      {{0, 1, 2, 3, 4, 5, 6, 7}, {5, 2, 7, 0, 3, 6, 1, 4}, 1},        // 1-GPU nodes
+      {{0, 1, 2, 3, 4, 8, 9, 16}, {16, 4, 9, 0, 3, 8, 1, 2}, 8},      // uneven nodes
+  };
+  for (const Case& c : cases)
+    for (int channels : {1, 8}) {
+      CAPTURE(c.shuffled, channels);
+      const auto sorted = node_edges(layout(c.sorted, c.gpus_per_node, channels));
+      REQUIRE(node_edges(layout(c.shuffled, c.gpus_per_node, channels)) == sorted);
+      // Sorted, every pipeline leaves and enters each node once.
+      std::map<std::pair<int, int32_t>, int> leaving;
+      for (const auto& [from, to, chain, share] : sorted) ++leaving[{from, chain}];
+      for (const auto& [node_chain, count] : leaving) REQUIRE(count == 1);
+    }
+}
