@@ -426,7 +426,8 @@ TEST_CASE("in_network all_reduce: the group's order does not change what crosses
     std::map<int, int> node;
     for (std::size_t i = 0; i < g.ranks.size(); ++i) node[g.ranks[i]] = g.node_of[i];
     std::multiset<std::tuple<int, int, int32_t, double>> out;
-    for (const Transfer& t : plan_of(Op::all_reduce, Alg::in_network, g).stages.at(0).transfers)
+    const CollectivePlan plan = plan_of(Op::all_reduce, Alg::in_network, g);
+    for (const Transfer& t : plan.stages.at(0).transfers)
       if (node[t.src] != node[t.dst]) out.emplace(node[t.src], node[t.dst], t.chain, t.share);
     return out;
   };
