@@ -35,16 +35,16 @@ std::size_t channel_count(const GroupLayout& group, const std::vector<Members>& 
   return std::min<std::size_t>(static_cast<std::size_t>(group.channels), most);
 }
 
+namespace {
+
 // NCCL's channels: with several NIC rails per node, NCCL runs one ring per rail, each leaving
 // every node on a different GPU and so through a different NIC, and splits the data among
 // them. Ring j enters node q at local member e_q, walks its m_q members in order and leaves
 // from the one before, x_q = (e_q - 1) mod m_q (the same member when m_q = 1), and enters node
 // q+1 on that rail, e_{q+1} = x_q mod m_{q+1}; e_0 = j mod m_0. With m members on every node
 // e_q = (j - q) mod m: every node-to-node edge but the closing one joins two GPUs of one rail.
-// On uneven nodes a small node's members serve several rails, but every NIC still carries
-// its share instead of one ring using one NIC. One ring (the group's order) with one channel.
-namespace {
-
+// On uneven nodes a smaller node's members each carry several rings, but every NIC carries
+// its part instead of one ring using one NIC. One ring (the group's order) with one channel.
 std::vector<Members> channel_rings(const GroupLayout& group) {
   const std::vector<Members> nodes = members_by_node(group);
   const std::size_t c = channel_count(group, nodes);

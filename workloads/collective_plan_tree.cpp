@@ -41,11 +41,11 @@ TreeShape tree_shape(int n) {
 // The second tree of the double binary tree, as the member at each position when the first
 // holds first[p] at position p. NCCL mirrors (position p holds first[n-1-p]) when n is even:
 // the odd positions, the leaves, then hold exactly the ranks at the first tree's even ones, so
-// every rank that relays (has a parent and a child) in one tree is a leaf or the root in the
-// other, and sends at most S/2 up and 2 x S/2 down in one and S/2 in the other: 2S. When n is
-// odd the mirror maps odd positions onto odd ones, so NCCL shifts by one (position p holds
-// first[p+1]); the relays stay disjoint, but first[0] (the first tree's root, with one child)
-// relays in the second: it sends 3S/2.
+// every rank that relays (has a parent and a child) in one tree is a leaf in the other, and
+// sends at most S/2 up and 2 x S/2 down in one and S/2 up in the other: 2S. When n is odd the
+// mirror maps odd positions onto odd ones, so NCCL shifts by one (position p holds
+// first[p+1]): relays are again leaves in the other tree, and first[0], the first tree's root
+// (one child), relays in the second: it sends S/2 + 2 x S/2 = 3S/2.
 Members second_tree(const Members& first) {
   const std::size_t n = first.size();
   Members out(n);
