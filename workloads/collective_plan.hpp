@@ -53,8 +53,8 @@ struct GroupLayout {
   std::vector<int> node_of;
   // NCCL channels: ring plans over >= 2 nodes run min(channels, the most members on one
   // node) rings, one per NIC rail, each carrying an equal part of the data
-  // (collective_plan_rings.cpp: channel_rings); the multi-node tree runs one pipeline per
-  // channel. 1: one ring.
+  // (collective_plan_rings.cpp: channel_rings); the multi-node tree runs both of its trees
+  // on every channel's rail. 1: one ring.
   int channels = 1;
 };
 

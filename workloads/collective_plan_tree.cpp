@@ -77,20 +77,20 @@ Transfers both_ways(const TreeShape& tree, const Members& at, double share, int3
 // --- plans -----------------------------------------------------------------------------------
 
 // NCCL's tree across nodes: in each channel a chain through the node's GPUs from its head
-// (the channel's rail) and a binary tree between the nodes' heads; channels alternate between
-// the two trees of the double binary tree (two pipelines at least, so both trees carry half
-// the data even with one channel). Each pipeline reduces up its chains and tree and
-// broadcasts back down, with 1/P of the data. Nodes may hold different numbers of members:
-// a smaller node's chains start on the rails it has (the channel's rail mod its size), and
-// the longest chain sets the latency.
+// (the channel's rail) and a binary tree between the nodes' heads. NCCL duplicates every
+// channel, one copy per tree of the double binary tree, so each rail carries both trees: a
+// head NIC that relays in one tree is a leaf in the other, as on one node. Each of the 2c
+// pipelines reduces up its chains and tree and broadcasts back down, with 1/(2c) of the data.
+// Nodes may hold different numbers of members: a smaller node's chains start on the rails
+// it has (the channel's rail mod its size), and the longest chain sets the latency.
 std::vector<Stage> multi_node_tree_all_reduce(const GroupLayout& group, const std::vector<Members>& nodes) {
-  const std::size_t channels = channel_count(group, nodes), pipelines = std::max<std::size_t>(channels, 2);
+  const std::size_t pipelines = 2 * channel_count(group, nodes);
   const TreeShape tree = tree_shape(static_cast<int>(nodes.size()));
   const double share = 1.0 / static_cast<double>(pipelines);
   Transfers edges;
   std::size_t longest = 0;
   for (std::size_t p = 0; p < pipelines; ++p) {
-    const std::size_t head = p % channels;
+    const std::size_t head = p / 2;  // the channel's rail; p % 2: which tree
     const auto chain = static_cast<int32_t>(p);
     Members heads;
     for (const Members& node : nodes) {

@@ -256,6 +256,17 @@ def test_channels_on_uneven_nodes_still_use_every_nic():
         assert uneven["busbw_GBps"] == pytest.approx(even["collective"]["results"][0]["busbw_GBps"], rel=1e-3)
 
 
+@pytest.mark.parametrize("model", ["flow", "analytical"])
+def test_multi_node_tree_runs_both_trees_on_every_rail(model):
+    # 4 DGX-like nodes, 8 channels: NCCL runs trees A and B on every channel's rail, S/16 each.
+    # A head relaying in one tree (S/16 up, 2 x S/16 down) is a leaf in the other (S/16 up):
+    # its NIC sends S/4 at 50 GB/s, so algbw approaches 200 GB/s and busbw 200 x 2(n-1)/n.
+    res = cs.run(fabric(model=model, op="all_reduce", algorithm="tree", sizes=["8GiB"])).summary
+    busbw = res["collective"]["results"][0]["busbw_GBps"]
+    ideal = 200 * 2 * 31 / 32
+    assert 0.99 * ideal < busbw <= ideal * (1 + 1e-9)
+
+
 @pytest.mark.parametrize("op", ["broadcast", "reduce"])
 @pytest.mark.parametrize("model", ["flow", "analytical"])
 def test_rooted_rings_stripe_over_the_channels(op, model):

@@ -153,13 +153,14 @@ TEST_CASE("Tree broadcast and reduce: tree A rooted at ranks[0], ceil(log2 n) + 
 TEST_CASE("tree all_reduce across nodes: chains inside nodes, trees between heads, per channel",
           "[plan]") {
   // 4 nodes x 8 GPUs: per pipeline, a chain of 7 edges per node and a 3-edge tree between the
-  // 4 heads, each both ways; 8 channels -> 8 pipelines of 1/8 (NCCL alternates trees A and B).
+  // 4 heads, each both ways; c channels -> 2c pipelines of 1/(2c): NCCL duplicates each
+  // channel, one copy per tree, both on the channel's rail.
   GroupLayout g = nodes(4, 8);
   for (int channels : {1, 8}) {
     g.channels = channels;
     const auto plan = make_plan(Op::all_reduce, Alg::tree, g);
     REQUIRE(plan.stages.size() == 1);
-    const std::size_t pipelines = channels == 1 ? 2 : 8;
+    const std::size_t pipelines = 2 * static_cast<std::size_t>(channels);
     CHECK(plan.stages[0].transfers.size() == pipelines * 2 * (4 * 7 + 3));
     CHECK(plan.stages[0].steps == 2 * (7 + 3 - 1));  // tree over 4 heads: 3 levels
     std::map<int32_t, std::size_t> per_chain;
@@ -168,12 +169,33 @@ TEST_CASE("tree all_reduce across nodes: chains inside nodes, trees between head
       CHECK(t.share == Approx(1.0 / static_cast<double>(pipelines)));
     }
     CHECK(per_chain.size() == pipelines);
-    // Heads differ between channels: each channel leaves its nodes on its own rail.
-    if (channels == 8) {
-      std::set<int> senders_up_the_tree;
+    // Heads differ between channels: each channel leaves its nodes on its own rail, where it
+    // runs both trees (pipelines 2r and 2r+1 on rail r).
+    std::map<int, std::set<int32_t>> rail_pipelines;
+    for (const auto& t : plan.stages[0].transfers)
+      if ((t.src - 500) / 8 != (t.dst - 500) / 8) rail_pipelines[(t.src - 500) % 8].insert(t.chain);
+    CHECK(rail_pipelines.size() == static_cast<std::size_t>(channels));
+    for (const auto& [rail, chains] : rail_pipelines)
+      CHECK(chains == std::set<int32_t>{2 * rail, 2 * rail + 1});
+  }
+}
+
+TEST_CASE("tree all_reduce across nodes: no NIC rail sends more than S/(2c) x 4", "[plan]") {
+  // Per rail both trees: a head that relays in one (S/(2c) up, 2 x S/(2c) down) is a leaf in
+  // the other (S/(2c) up), so a rail's NIC sends at most 4 x S/(2c) = 2S/c off its node.
+  for (int k : {2, 3, 4, 5, 8}) {
+    for (int channels : {1, 4, 8}) {
+      CAPTURE(k, channels);
+      GroupLayout g = nodes(k, 8);
+      g.channels = channels;
+      const auto plan = plan_of(Op::all_reduce, Alg::tree, g);
+      std::map<int, double> off_node;
       for (const auto& t : plan.stages[0].transfers)
-        if ((t.src - 500) / 8 != (t.dst - 500) / 8) senders_up_the_tree.insert((t.src - 500) % 8);
-      CHECK(senders_up_the_tree.size() == 8);
+        if ((t.src - 500) / 8 != (t.dst - 500) / 8) off_node[t.src] += t.share;
+      double most = 0;
+      for (const auto& [r, share] : off_node) most = std::max(most, share);
+      CHECK(most <= 2.0 / channels + 1e-12);
+      if (k >= 4) CHECK(most == Approx(2.0 / channels));  // some head has two children
     }
   }
 }
@@ -201,8 +223,9 @@ TEST_CASE("tree all_reduce across nodes: the trees between heads are complementa
 }
 
 TEST_CASE("tree all_reduce across uneven nodes: a chain per node of its size", "[plan]") {
-  // Nodes of 8 and 4 members, 8 channels: 8 pipelines of 1/8; node 1's chains start on its
-  // rails 0..3, twice each; the 8-member chain and the 2-level tree set the steps.
+  // Nodes of 8 and 4 members, 8 channels: 16 pipelines of 1/16 (two per channel, one per
+  // tree); node 1's chains start on its rails 0..3, each for two channels, so four pipelines;
+  // the 8-member chain and the 2-level tree set the steps.
   GroupLayout g = nodes(1, 8);
   for (int i = 0; i < 4; ++i) {
     g.ranks.push_back(508 + i);
@@ -212,11 +235,11 @@ TEST_CASE("tree all_reduce across uneven nodes: a chain per node of its size", "
   const auto plan = plan_of(Op::all_reduce, Alg::tree, g);
   const Stage& s = plan.stages.at(0);
   CHECK(s.steps == 2 * (7 + tree_levels(2) - 1));
-  CHECK(s.transfers.size() == 8u * 2 * (7 + 3 + 1));
+  CHECK(s.transfers.size() == 16u * 2 * (7 + 3 + 1));
   std::map<int, int> heads;  // node 1's member -> pipelines it heads (sends off the node)
   for (const Transfer& t : s.transfers) {
-    CHECK(t.share == Approx(1.0 / 8));
+    CHECK(t.share == Approx(1.0 / 16));
     if (t.src >= 508 && t.dst < 508) ++heads[t.src];
   }
-  CHECK(heads == std::map<int, int>{{508, 2}, {509, 2}, {510, 2}, {511, 2}});
+  CHECK(heads == std::map<int, int>{{508, 4}, {509, 4}, {510, 4}, {511, 4}});
 }
