@@ -13,12 +13,14 @@ TransferClass transfer_class(const topo::Topology& topology, int src_rank, int d
 StageLatency::StageLatency(Network& network, const work::Stage& stage) : steps_(stage.steps) {
   for (const work::Transfer& t : stage.transfers)
     add(t, {network.route(t.src, t.dst).latency_s, transfer_class(network.topology(), t.src, t.dst)});
+  finish();
 }
 
 StageLatency::StageLatency(const work::Stage& stage, std::span<const Wire> wires) : steps_(stage.steps) {
   if (wires.size() != stage.transfers.size())
     throw std::invalid_argument("StageLatency: one wire per transfer");
   for (std::size_t i = 0; i < wires.size(); ++i) add(stage.transfers[i], wires[i]);
+  finish();
 }
 
 void StageLatency::add(const work::Transfer& t, Wire wire) {
@@ -28,21 +30,34 @@ void StageLatency::add(const work::Transfer& t, Wire wire) {
     return;
   }
   if (static_cast<std::size_t>(t.chain) >= pipelines_.size()) pipelines_.resize(t.chain + 1);
-  Pipeline& p = pipelines_[t.chain];
-  p.wire_s += wire.latency_s;
-  ++p.edges[cls];
+  pipelines_[t.chain].wires[cls].push_back(wire.latency_s);
+}
+
+void StageLatency::finish() {
+  for (Pipeline& p : pipelines_)
+    for (std::size_t c = 0; c < 3; ++c) {
+      std::sort(p.wires[c].begin(), p.wires[c].end());
+      p.prefix[c].assign(1, 0.0);
+      for (double w : p.wires[c]) p.prefix[c].push_back(p.prefix[c].back() + w);
+    }
 }
 
 double StageLatency::seconds(const CollectiveCosts& costs) const {
   double step = 0;
   for (std::size_t c = 0; c < 3; ++c)
-    if (max_wire_s_[c] >= 0) step = std::max(step, max_wire_s_[c] + costs.step_latency_s[c]);
+    if (max_wire_s_[c] >= 0) step = std::max(step, step_cost_s(max_wire_s_[c], costs.step_latency_s[c]));
   for (const Pipeline& p : pipelines_) {
-    const uint32_t n = p.edges[0] + p.edges[1] + p.edges[2];
-    if (n == 0) continue;
-    double total = p.wire_s;
-    for (std::size_t c = 0; c < 3; ++c) total += p.edges[c] * costs.step_latency_s[c];
-    step = std::max(step, total / n);
+    std::size_t n = 0;
+    double total = 0;
+    for (std::size_t c = 0; c < 3; ++c) {
+      const std::vector<double>& w = p.wires[c];
+      const double h = costs.step_latency_s[c];
+      // Edges whose wire is at most h cost h; the others their wire.
+      const auto below = static_cast<std::size_t>(std::upper_bound(w.begin(), w.end(), h) - w.begin());
+      total += h * static_cast<double>(below) + (p.prefix[c].back() - p.prefix[c][below]);
+      n += w.size();
+    }
+    if (n > 0) step = std::max(step, total / static_cast<double>(n));
   }
   return steps_ * step;
 }

@@ -4,13 +4,17 @@
 // data: data/nccl_tuning.json, with sources). Both network models price a plan's stages with
 // these, so they agree where nothing contends.
 //
-// One step of a transfer from a to b costs the route's wire latency (topology) plus
-// step_latency_s[class], where the class is nvlink or pcie when a and b share a node (by the
-// node's fabric) and net otherwise. A pipeline's step costs the mean over its edges: a chunk
-// crosses them in turn, so a ring of n ranks on k nodes pays k net steps per n (NCCL's model
-// counts intra- and inter-node steps the same way). A stage costs `steps` times the largest
-// step cost among its pipelines and independent transfers; a collective adds base_latency_s
-// once.
+// One step of a transfer from a to b costs step_cost_s(route's wire latency, step_latency_s
+// [class]), where the class is nvlink or pcie when a and b share a node (by the node's fabric)
+// and net otherwise: the larger of the two. NCCL's per-step latencies are end-to-end figures
+// fitted on real systems, so they already hold a typical link's wire latency; adding the
+// topology's on top would count it twice, while a route slower than NCCL's figure (long
+// cables, many switch hops) still shows. With no protocol ("none": all zero) a step is the
+// wire alone. A pipeline's step costs the mean over its edges: a chunk crosses them in turn,
+// so a ring of n ranks on k nodes pays k net steps per n (NCCL's model counts intra- and
+// inter-node steps the same way). A stage costs `steps` times the largest step cost among its
+// pipelines and independent transfers; a collective adds base_latency_s once.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <span>
@@ -43,6 +47,10 @@ struct CollectiveCostTable {
 
 TransferClass transfer_class(const topo::Topology& topology, int src_rank, int dst_rank);
 
+// The latency of one step over a route with `wire_s` of its own, where NCCL's model says
+// `step_latency_s` for the route's class (see the header comment).
+inline double step_cost_s(double wire_s, double step_latency_s) { return std::max(wire_s, step_latency_s); }
+
 // What a stage's latency depends on, gathered once (routing) and priced for any costs.
 class StageLatency {
  public:
@@ -59,10 +67,12 @@ class StageLatency {
  private:
   void add(const work::Transfer& t, Wire wire);
 
+  // A pipeline's edges' wire latencies by TransferClass, ascending, with prefix sums (a
+  // leading 0): sum over edges of max(wire, h) = (sum of wires above h) + h x (count <= h).
   struct Pipeline {
-    double wire_s = 0;                     // sum over its edges of route latency
-    std::array<uint32_t, 3> edges{0, 0, 0};  // edges by TransferClass
+    std::array<std::vector<double>, 3> wires, prefix;
   };
+  void finish();  // sorts each pipeline's wires and sums them
   std::vector<Pipeline> pipelines_;
   std::array<double, 3> max_wire_s_{-1, -1, -1};  // independent transfers, by class; -1: none
   int steps_ = 1;

@@ -20,7 +20,9 @@ RingAllReduce::RingAllReduce(Network& network, std::vector<int> ranks, double by
     const int next = ranks_[(p + 1) % n];
     to_next_[p] = network_.path(ranks_[p], next, p);
     const auto cls = static_cast<std::size_t>(transfer_class(network_.topology(), ranks_[p], next));
-    step_extra_s_[p] = costs.step_latency_s[cls];
+    // The flow spends its route's own latency in flight; the step's cost beyond it is extra.
+    const double wire = network_.route(ranks_[p], next, p).latency_s;
+    step_extra_s_[p] = step_cost_s(wire, costs.step_latency_s[cls]) - wire;
   }
   started_.assign(n, 0);
   sent_.assign(n, 0);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -42,11 +43,15 @@ TEST_CASE("analytical ring all-reduce in an NVSwitch node is 2(n-1)(alpha + S/(n
   CHECK(routed.routing(0).rows() == static_cast<Eigen::Index>(f.topology.num_links()));
   CHECK(routed.routing(0).cols() == 8);
   CHECK(routed.routing(0).nonZeros() == 16);  // GPU -> NVSwitch -> GPU per edge
-  for (double eff : {1.0, 0.5}) {
-    const net::CollectiveCosts c = some_costs(eff);
+  // Every hop is GPU -> NVSwitch -> GPU: 2 x 0.7 us of wire. A step costs the larger of that
+  // and NCCL's NVLink step (which holds a typical wire): 1.4 us under an NVLink step of 1 us,
+  // 3.4 us under one of 3.4 us.
+  for (const auto& [eff, nvlink_step, alpha] : {std::tuple{1.0, 1e-6, 1.4e-6}, std::tuple{0.5, 1e-6, 1.4e-6},
+                                                std::tuple{1.0, 3.4e-6, 3.4e-6}}) {
+    net::CollectiveCosts c = some_costs(eff);
+    c.step_latency_s[kNvlink] = nvlink_step;
     for (double S : {8.0 * 1024, 1.0 * (1 << 20), 1.0 * (1 << 30)}) {
-      // Every hop is GPU -> NVSwitch -> GPU: 2 x 0.7 us of wire, plus the NVLink step.
-      const double alpha = 2 * 0.7e-6 + c.step_latency_s[kNvlink], B = 450e9;
+      const double B = 450e9;
       const double expected = c.base_latency_s + 2 * 7 * (alpha + S / (8 * B * eff));
       const net::CollectiveEstimate e = model.estimate(routed, S, c);
       CHECK(e.time_s == Approx(expected).epsilon(1e-9));
@@ -76,13 +81,20 @@ TEST_CASE("analytical ring all-reduce on a rail-optimized fat-tree matches the c
   for (int i = 0; i < 8; ++i) max_wire = std::max(max_wire, f.network.route(ranks[i], ranks[(i + 1) % 8]).latency_s);
   REQUIRE(max_wire == Approx(3e-6));
   const net::CollectiveCosts c = some_costs();
-  // A pipelined ring's step costs the mean over its edges (a chunk crosses them in turn).
+  // A pipelined ring's step costs the mean over its edges (a chunk crosses them in turn) of
+  // the larger of the wire and the class's step: here the NVLink edges' wires (1.4 us) beat
+  // the 1 us NVLink step and the NET step (4 us) beats every cross-node wire (<= 3 us).
   double alpha = 0;
+  int wire_won = 0, step_won = 0;
   for (int i = 0; i < 8; ++i) {
     const int a = ranks[i], b = ranks[(i + 1) % 8];
-    alpha += (f.network.route(a, b).latency_s +
-              c.step_latency_s[static_cast<std::size_t>(net::transfer_class(f.topology, a, b))]) / 8;
+    const double wire = f.network.route(a, b).latency_s;
+    const double step = c.step_latency_s[static_cast<std::size_t>(net::transfer_class(f.topology, a, b))];
+    alpha += std::max(wire, step) / 8;
+    (wire > step ? wire_won : step_won)++;
   }
+  REQUIRE(wire_won > 0);
+  REQUIRE(step_won > 0);
   const double B = 50e9, S = 64.0 * (1 << 20);
   const net::CollectiveEstimate e = model.estimate(routed, S, c);
   CHECK(e.time_s == Approx(c.base_latency_s + 14 * (alpha + S / (8 * B))).epsilon(1e-9));
@@ -185,4 +197,27 @@ TEST_CASE("a ring over thousands of ranks: estimate and time_s agree, time_s rec
     CHECK(model.link_bytes()[b] == Approx(2.0 * (ranks - 1) / ranks * S / 0.5).epsilon(1e-12));
     CHECK(e.stages[0].bandwidth_s == Approx(model.link_bytes()[b] / f.topology.link(b).bandwidth_Bps).epsilon(1e-12));
   }
+}
+
+TEST_CASE("StageLatency: each step costs the larger of its wire and NCCL's step for its class",
+          "[analytical]") {
+  // One pipeline of three network edges with wires 0.5, 1.5 and 3 us and one NVLink edge of
+  // 1 us, under a NET step of 2 us and an NVLink step of 0.6 us: (2 + 2 + 3 + 1) / 4 = 2 us.
+  // An independent transfer beside it (wire 2.5 us, NET) costs 2.5 us: the stage's step.
+  work::Stage st;
+  st.steps = 3;
+  for (int i = 0; i < 4; ++i) st.transfers.push_back({i, i + 1, 1.0, 0});
+  st.transfers.push_back({0, 9, 1.0, -1});
+  using W = net::StageLatency::Wire;
+  const std::vector<W> wires{{0.5e-6, net::TransferClass::net}, {1.5e-6, net::TransferClass::net},
+                             {3e-6, net::TransferClass::net}, {1e-6, net::TransferClass::nvlink},
+                             {2.5e-6, net::TransferClass::net}};
+  net::CollectiveCosts c;
+  c.step_latency_s = {0.6e-6, 0, 2e-6};
+  CHECK(net::StageLatency(st, wires).seconds(c) == Approx(3 * 2.5e-6).epsilon(1e-12));
+  st.transfers.pop_back();
+  const std::vector<W> pipeline(wires.begin(), wires.end() - 1);
+  CHECK(net::StageLatency(st, pipeline).seconds(c) == Approx(3 * 2e-6).epsilon(1e-12));
+  // No protocol: the wire alone, (0.5 + 1.5 + 3 + 1) / 4.
+  CHECK(net::StageLatency(st, pipeline).seconds(net::CollectiveCosts{}) == Approx(3 * 1.5e-6).epsilon(1e-12));
 }
