@@ -1,4 +1,4 @@
-// Ring all-reduce of 1 GiB over N GPUs, DGX-like nodes (8 GPUs on a 450 GB/s NVSwitch, 8 x
+// Ring all-reduce of 1 GiB over N GPUs, DGX-like nodes (8 GPUs on a 370.8 GB/s NVSwitch, 8 x
 // 400 Gb/s NICs) on a rail-optimized non-blocking fat-tree (radix 64, up to 3 tiers, 400 Gb/s,
 // 0.5 us links, D-mod-K), NCCL Simple ring costs. For each N it times, as thread CPU time:
 //   - building the topology and the Network;
@@ -71,8 +71,8 @@ topo::TopologyParams dgx_fat_tree(int gpus) {
   p.nodes = gpus / kGpusPerNode;
   p.node.gpus = kGpusPerNode;
   p.node.fabric = topo::NodeFabric::nvswitch;
-  p.node.gpu_bandwidth_Bps = 450e9;
-  p.node.gpu_latency_s = 0.7e-6;
+  p.node.gpu_bandwidth_Bps = 18 * 20.6e9;  // the catalog's H100 (NCCL's NVLink rate)
+  p.node.gpu_latency_s = 0.3e-6;
   p.node.nics = 8;
   p.node.nic_bandwidth_Bps = 50e9;
   p.link_bandwidth_Bps = 50e9;
@@ -322,7 +322,7 @@ int main(int argc, char** argv) {
   }
   // 1,024: a small reference; 4,096 and 16,384: the targets.
   if (sizes.empty()) sizes = quick ? std::vector<int>{1024, 4096} : std::vector<int>{1024, 4096, 16384};
-  std::printf("ring all-reduce 1 GiB, DGX-like nodes (8 GPUs, NVSwitch 450 GB/s, 8 x 400 Gb/s NICs),\n"
+  std::printf("ring all-reduce 1 GiB, DGX-like nodes (8 GPUs, NVSwitch 370.8 GB/s, 8 x 400 Gb/s NICs),\n"
               "rail-optimized non-blocking fat-tree radix 64, 400 Gb/s 0.5 us, D-mod-K, NCCL Simple "
               "ring costs;\npipelined plan: 8 channels. cpu_s: median thread CPU time; rss_MB: peak "
               "RSS of the case's process\n");

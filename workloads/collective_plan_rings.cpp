@@ -209,21 +209,61 @@ GroupLayout by_node_id(const GroupLayout& group) {
 
 }  // namespace
 
-// The switches reduce: every rank sends its S up once and receives the reduced S down once,
-// so every GPU (and NIC) link carries S each way, and each switch-to-switch link of the
-// aggregation tree S each way. A ring whose edge i -> i+1 runs up from i and down to i+1
-// through the switches loads every link exactly so when it visits the ranks switch by switch:
-// then it crosses each switch's boundary once up and once down, in one step; with channels,
-// each NIC rail carries its part. The ring therefore walks the members by node id, whatever
-// the group's order (fabrics number their nodes switch by switch): with 1-GPU nodes 0 and 1
-// on one switch and 2 and 3 on another, the group [0, 2, 1, 3] in its own order would cross
-// between the switches twice each way. Whether the fabric can reduce is the caller's to check.
+// The switches reduce. A ring whose edge i -> i+1 runs up from i and down to i+1 through a
+// switch loads every link below it with the ring's share each way, in one step: that is how
+// these plans put traffic on the links (routes join ranks; the switch is on the way).
+//
+// NVLS in a node of m members: the NVSwitch reads and reduces each GPU's shard from all m
+// (multimem ld_reduce: each GPU sends its whole S up, gets its reduced S/m back), then
+// multicasts the shards (each GPU sends S/m up, gets S back): S (m+1)/m each way on every GPU
+// link. So one ring per node with that share.
+//
+// SHARP across nodes, after NVLS inside them: on every node each member holds one reduced
+// shard of S/m, and rail j (the j-th member of every node, through its NIC) reduces its shard
+// in the fabric's switches and back: a ring over the nodes' j-th members with share 1/m, which
+// crosses each NIC and switch boundary once up and once down. With one member per node, that
+// is one ring of all the group with share 1. The node rings and the rail rings run at once
+// (NCCL pipelines them), each a pipeline of its own; the stage ends with the last.
+//
+// Rings walk the nodes in node id order, whatever the group's order (fabrics number their
+// nodes switch by switch): with 1-GPU nodes 0 and 1 on one switch and 2 and 3 on another, the
+// group [0, 2, 1, 3] in its own order would cross between the switches twice each way. Nodes
+// holding different numbers of members have no common shard size: there one ring per channel
+// over the whole group with share 1 (every link S each way, NVLS's extra S/m aside). Whether
+// the fabric can reduce is the caller's to check.
 std::vector<Stage> in_network_plan(const GroupLayout& group) {
-  const std::vector<Members> rings = channel_rings(by_node_id(group));
-  const double per_ring = 1.0 / static_cast<double>(rings.size());
-  return {stage("in_network all_reduce",
-                per_group(rings, [&](const Members& ring, int32_t chain) { return ring_edges(ring, per_ring, chain); }),
-                1)};
+  const GroupLayout sorted = by_node_id(group);
+  std::vector<Members> nodes = members_by_node(sorted);
+  if (nodes.empty()) nodes = {sorted.ranks};  // no layout: one node
+  const std::size_t m = nodes.front().size();
+  const bool uniform = std::all_of(nodes.begin(), nodes.end(), [m](const Members& node) { return node.size() == m; });
+  if (!uniform) {
+    const std::vector<Members> rings = channel_rings(sorted);
+    const double per_ring = 1.0 / static_cast<double>(rings.size());
+    return {stage("in_network all_reduce (rings through the switches)",
+                  per_group(rings, [&](const Members& ring, int32_t chain) { return ring_edges(ring, per_ring, chain); }),
+                  1)};
+  }
+  std::vector<Members> rings;  // node rings (NVLS), then rail rings (SHARP)
+  std::vector<double> shares;
+  if (m >= 2)
+    for (const Members& node : nodes) {
+      rings.push_back(node);
+      shares.push_back((static_cast<double>(m) + 1) / static_cast<double>(m));
+    }
+  if (nodes.size() >= 2)
+    for (std::size_t j = 0; j < m; ++j) {
+      Members rail;
+      for (const Members& node : nodes) rail.push_back(node[j]);
+      rings.push_back(std::move(rail));
+      shares.push_back(1.0 / static_cast<double>(m));
+    }
+  Transfers edges;
+  for (std::size_t r = 0; r < rings.size(); ++r) {
+    Transfers part = ring_edges(rings[r], shares[r], static_cast<int32_t>(r));
+    edges.insert(edges.end(), part.begin(), part.end());
+  }
+  return {stage("in_network all_reduce", std::move(edges), 1)};
 }
 
 }  // namespace cs::work::detail

@@ -16,6 +16,9 @@ struct GpuConfig {
   double peak_flops = 989e12;        // dense BF16, FLOP/s
   double hbm_bandwidth_Bps = 3.35e12;
   double memory_bytes = 80e9;
+  double nvlink_bandwidth_Bps = 18 * 20.6e9;  // per direction into the node fabric; 0: none
+  topo::NodeFabric fabric = topo::NodeFabric::nvswitch;  // its servers' node fabric
+  std::string arch = "hopper";       // keys NCCL's per-architecture tables
 };
 
 enum class NetworkModel : uint8_t { flow, analytical };

@@ -57,6 +57,12 @@ net::CollectiveCostTable nccl_costs(std::string_view protocol) {
   return out;
 }
 
+double nccl_nvls_efficiency(std::string_view arch) {
+  const json& table_of = table().at("nvls_efficiency");
+  const auto it = table_of.find(std::string(arch));
+  return it != table_of.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
 std::string nccl_pinned_protocol(work::CollectiveAlgorithm algorithm) {
   return table().at("algorithms").at(std::string(work::to_string(algorithm))).value("protocol", "");
 }

@@ -26,4 +26,8 @@ net::CollectiveCostTable nccl_costs(std::string_view protocol);
 // in_network: NVLS and SHARP), or "" when it runs the one asked for.
 std::string nccl_pinned_protocol(work::CollectiveAlgorithm algorithm);
 
+// The share of the NVLink bandwidth NVLS reaches on GPUs of architecture `arch` ("hopper",
+// "blackwell"); 0 where NCCL has no NVLS (every other architecture).
+double nccl_nvls_efficiency(std::string_view arch);
+
 }  // namespace cs::scenario

@@ -1,5 +1,6 @@
 // hardware.gpu and hardware.node.
 #include "sim/scenario/gpu_catalog.hpp"
+#include "sim/scenario/nccl_tuning.hpp"
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/parse_util.hpp"
 #include "sim/scenario/suggest.hpp"
@@ -34,6 +35,9 @@ GpuConfig parse_gpu(const json& hardware) {
   gpu.hbm_bandwidth_Bps = get_quantity(*v, "hbm_bandwidth", path, QuantityKind::bandwidth,
                                        Sign::positive, gpu.hbm_bandwidth_Bps);
   gpu.memory_bytes = get_quantity(*v, "memory", path, QuantityKind::bytes, Sign::positive, gpu.memory_bytes);
+  gpu.nvlink_bandwidth_Bps = get_quantity(*v, "nvlink_bandwidth", path, QuantityKind::bandwidth,
+                                          Sign::non_negative, gpu.nvlink_bandwidth_Bps);
+  if (member(*v, "nvlink_bandwidth") && !(gpu.nvlink_bandwidth_Bps > 0)) gpu.fabric = topo::NodeFabric::pcie;
   return gpu;
 }
 
@@ -63,18 +67,34 @@ void parse_hardware(const json& doc, Config& config) {
   const std::string at = "hardware.node";
   topo::NodeParams& p = config.topology.node;
   p.gpus = static_cast<int>(get_int(node, "gpus", at, 8, 1, 1024));
+  const GpuConfig& gpu = config.gpu;
   p.fabric = get_choice<topo::NodeFabric>(node, "fabric", at,
                                           {{"nvswitch", topo::NodeFabric::nvswitch},
                                            {"nvlink_mesh", topo::NodeFabric::nvlink_mesh},
                                            {"pcie", topo::NodeFabric::pcie}},
-                                          topo::NodeFabric::nvswitch);
+                                          gpu.fabric);
   parse_mesh(node, p);
-  config.in_network.nvls = get_bool(node, "nvls", at, p.fabric == topo::NodeFabric::nvswitch);
+  // NVLS needs an NVSwitch that reduces: NVSwitch gen 3 (Hopper) and later.
+  const bool reduces = p.fabric == topo::NodeFabric::nvswitch && nccl_nvls_efficiency(gpu.arch) > 0;
+  config.in_network.nvls = get_bool(node, "nvls", at, reduces);
   if (config.in_network.nvls && p.fabric != topo::NodeFabric::nvswitch)
     throw InputError(at + ".nvls", "NVLS (in-switch reduction) needs an NVSwitch node; the fabric is not \"nvswitch\"",
                      "remove hardware.node.nvls or set hardware.node.fabric to \"nvswitch\"");
-  p.gpu_bandwidth_Bps = get_quantity(node, "gpu_bandwidth", at, QuantityKind::bandwidth, Sign::positive, 450e9);
-  p.gpu_latency_s = get_quantity(node, "gpu_latency", at, QuantityKind::time, Sign::non_negative, 0.7e-6);
+  if (config.in_network.nvls && !reduces)
+    throw InputError(at + ".nvls", "NVLS (in-switch reduction) needs Hopper or later; " + gpu.name + " (" + gpu.arch +
+                                       ") has no NVLS",
+                     "remove hardware.node.nvls");
+  const bool nvlink = p.fabric != topo::NodeFabric::pcie;
+  if (nvlink && !(gpu.nvlink_bandwidth_Bps > 0) && !member(node, "gpu_bandwidth"))
+    throw InputError(at + ".gpu_bandwidth",
+                     "required: " + gpu.name + " has no NVLink figure for a \"" +
+                         std::string(p.fabric == topo::NodeFabric::nvswitch ? "nvswitch" : "nvlink_mesh") + "\" node",
+                     "give hardware.node.gpu_bandwidth, or set hardware.node.fabric to \"pcie\"");
+  p.gpu_bandwidth_Bps = get_quantity(node, "gpu_bandwidth", at, QuantityKind::bandwidth, Sign::positive,
+                                     gpu.nvlink_bandwidth_Bps > 0 ? gpu.nvlink_bandwidth_Bps : 450e9);
+  // 0.3 us each way: a GPU-switch-GPU hop then takes 0.6 us, NCCL's LL step on NVLink
+  // (tuning.cc hwLat), an end-to-end figure the wire alone cannot exceed.
+  p.gpu_latency_s = get_quantity(node, "gpu_latency", at, QuantityKind::time, Sign::non_negative, 0.3e-6);
   p.nics = static_cast<int>(get_int(node, "nics", at, p.gpus, 1, 1024));
   if (p.nics > p.gpus)
     throw InputError(join_path(at, "nics"),

@@ -24,9 +24,13 @@ using work::CollectiveAlgorithm;
 std::vector<Protocol> collective_protocols(const Config& config) {
   const std::string& p = config.network.protocol;
   if (p == "none") return {{"none", {}}};
-  if (p != "auto") return {{p, nccl_costs(p)}};
   std::vector<Protocol> all;
-  for (const char* name : {"ll", "ll128", "simple"}) all.push_back({name, nccl_costs(name)});
+  for (const char* name : {"ll", "ll128", "simple"})
+    if (p == "auto" || p == name) all.push_back({name, nccl_costs(name)});
+  // In NVSwitch nodes that reduce, in_network runs at NVLS's share of the NVLink bandwidth.
+  if (config.in_network.nvls)
+    for (Protocol& protocol : all)
+      protocol.costs[CollectiveAlgorithm::in_network].bandwidth_efficiency *= nccl_nvls_efficiency(config.gpu.arch);
   return all;
 }
 

@@ -23,8 +23,10 @@ TEST_CASE("an empty scenario takes every default", "[config]") {
   CHECK(c.topology.node.gpus == 8);
   CHECK(c.topology.node.nics == 8);
   CHECK(c.topology.node.nic_bandwidth_Bps == 50e9);
-  CHECK(c.topology.node.gpu_bandwidth_Bps == 450e9);
-  CHECK(c.topology.node.gpu_latency_s == Approx(0.7e-6));
+  CHECK(c.topology.node.gpu_bandwidth_Bps == Approx(18 * 20.6e9));  // H100: NCCL's 18 NVLinks x 20.6 GB/s
+  CHECK(c.topology.node.fabric == cs::topo::NodeFabric::nvswitch);
+  CHECK(c.in_network.nvls);
+  CHECK(c.topology.node.gpu_latency_s == Approx(0.3e-6));
   CHECK(c.topology.node.pcie_bandwidth_Bps == 64e9);
   CHECK(c.topology.link_bandwidth_Bps == 50e9);
   CHECK(c.topology.switch_radix == 64);
@@ -34,6 +36,40 @@ TEST_CASE("an empty scenario takes every default", "[config]") {
   CHECK(c.collective.ranks == 0);
   CHECK(c.run.replications == 1);
   CHECK(c.run.trace_path.empty());
+}
+
+TEST_CASE("the GPU sets the node fabric's defaults", "[config]") {
+  SECTION("A100: 12 NVLinks at NCCL's 20 GB/s, an NVSwitch that does not reduce") {
+    const Config c = parse(R"({"hardware": {"gpu": "A100-80GB"}})");
+    CHECK(c.topology.node.fabric == cs::topo::NodeFabric::nvswitch);
+    CHECK(c.topology.node.gpu_bandwidth_Bps == Approx(240e9));
+    CHECK_FALSE(c.in_network.nvls);
+    const InputError e = config_error(R"({"hardware": {"gpu": "A100-80GB", "node": {"nvls": true}}})");
+    CHECK(e.path() == "hardware.node.nvls");
+    CHECK_THAT(e.expected(), Catch::Contains("needs Hopper or later"));
+  }
+  SECTION("B200 and MI300X") {
+    CHECK(parse(R"({"hardware": {"gpu": "B200"}})").topology.node.gpu_bandwidth_Bps == Approx(18 * 40.1e9));
+    const Config mi = parse(R"({"hardware": {"gpu": "MI300X"}})");
+    CHECK(mi.topology.node.fabric == cs::topo::NodeFabric::nvlink_mesh);
+    CHECK(mi.topology.node.gpu_bandwidth_Bps == Approx(448e9));
+    CHECK_FALSE(mi.in_network.nvls);
+  }
+  SECTION("L4: PCIe servers; an NVSwitch node of them needs its bandwidth stated") {
+    CHECK(parse(R"({"hardware": {"gpu": "L4"}})").topology.node.fabric == cs::topo::NodeFabric::pcie);
+    const InputError e = config_error(R"({"hardware": {"gpu": "L4", "node": {"fabric": "nvswitch"}}})");
+    CHECK(e.path() == "hardware.node.gpu_bandwidth");
+    CHECK_THAT(e.expected(), Catch::Contains("L4 has no NVLink figure"));
+    CHECK(parse(R"({"hardware": {"gpu": "L4", "node": {"fabric": "nvswitch", "gpu_bandwidth": "100GB/s"}}})")
+              .topology.node.gpu_bandwidth_Bps == 100e9);
+  }
+  SECTION("a GPU object may give its NVLink bandwidth; an explicit gpu_bandwidth wins") {
+    CHECK(parse(R"({"hardware": {"gpu": {"name": "H100-SXM", "nvlink_bandwidth": "450GB/s"}}})")
+              .topology.node.gpu_bandwidth_Bps == 450e9);
+    CHECK(parse(R"({"hardware": {"node": {"gpu_bandwidth": "450GB/s"}}})").topology.node.gpu_bandwidth_Bps == 450e9);
+    const Config none = parse(R"({"hardware": {"gpu": {"name": "H100-SXM", "nvlink_bandwidth": 0}}})");
+    CHECK(none.topology.node.fabric == cs::topo::NodeFabric::pcie);
+  }
 }
 
 TEST_CASE("values convert to SI units", "[config]") {

@@ -406,15 +406,29 @@ TEST_CASE("Groups and layouts that do not fit throw PlanError naming the problem
                                "node 3 has 5, node 0 has 8"));
 }
 
-TEST_CASE("in_network all_reduce: every rank sends S up and receives S down, in one step", "[plan]") {
-  const GroupLayout g = nodes(4, 8);
-  for (int channels : {1, 8}) {
-    GroupLayout layout = g;
-    layout.channels = channels;
-    const auto plan = make_plan(Op::all_reduce, Alg::in_network, layout);
-    REQUIRE(plan.stages.size() == 1);
-    CHECK(plan.stages[0].steps == 1);
-    for (int r : layout.ranks) CHECK(bytes_sent_share(plan, r) == Approx(1.0));
+TEST_CASE("in_network all_reduce: NVLS moves S (m+1)/m over each GPU link, SHARP S/m per rail, in one step",
+          "[plan]") {
+  // m members per node: NVLS reduces and multicasts inside each node (each GPU sends S up for
+  // the reduction and its S/m shard for the multicast), then rail j's members reduce their
+  // shards in the fabric (S/m each way through their NICs). Channels do not change it: the
+  // rails are the members.
+  for (const auto& [node_count, m] : {std::pair{1, 8}, std::pair{4, 8}, std::pair{4, 2}, std::pair{6, 1}}) {
+    for (int channels : {1, 8}) {
+      CAPTURE(node_count, m, channels);
+      GroupLayout layout = nodes(node_count, m);
+      layout.channels = channels;
+      std::map<int, int> node;
+      for (std::size_t i = 0; i < layout.ranks.size(); ++i) node[layout.ranks[i]] = layout.node_of[i];
+      const auto plan = make_plan(Op::all_reduce, Alg::in_network, layout);
+      REQUIRE(plan.stages.size() == 1);
+      CHECK(plan.stages[0].steps == 1);
+      std::map<int, double> inside, across;
+      for (const Transfer& t : plan.stages[0].transfers) (node[t.src] == node[t.dst] ? inside : across)[t.src] += t.share;
+      for (int r : layout.ranks) {
+        CHECK(inside[r] == Approx(m > 1 ? (m + 1.0) / m : 0.0));
+        CHECK(across[r] == Approx(node_count > 1 ? 1.0 / m : 0.0));
+      }
+    }
   }
 }
 
