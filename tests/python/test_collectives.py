@@ -39,6 +39,22 @@ def fabric(nodes=4, protocol="none", model="flow", oversubscription=1, **workloa
     return cs.Scenario.from_json(json.dumps(doc))
 
 
+def two_switches(**workload):
+    """1-GPU nodes 0, 1 under switch s0 and 2, 3 under s1; every cable 100 GB/s, no latency.
+    An all_reduce of 1e9 bytes, wire only: the scenario document."""
+    cable = lambda a, b: {"a": a, "b": b, "bandwidth": "100GB/s", "latency": 0}
+    return {
+        "name": "t",
+        "hardware": {"node": {"gpus": 1, "fabric": "pcie", "nics": 1, "nic_bandwidth": "100GB/s",
+                              "pcie_bandwidth": "400GB/s"}},
+        "topology": {"kind": "custom", "nodes": 4, "switches": ["s0", "s1"],
+                     "links": [cable("n0", "s0"), cable("n1", "s0"), cable("n2", "s1"), cable("n3", "s1"),
+                               cable("s0", "s1")]},
+        "network": {"protocol": "none"},
+        "workload": {"kind": "collective", "op": "all_reduce", "sizes": [1e9], **workload},
+    }
+
+
 def times(sc):
     return [r["time_s"] for r in cs.run(sc).summary["collective"]["results"]]
 
@@ -148,19 +164,7 @@ def test_groups_run_at_once_and_each_completes():
 
 def test_two_allreduces_sharing_a_spine_link_slow_each_other_as_max_min_says():
     # 2:1 oversubscribed leaves, non-rail fabric: groups on different leaves cross the spine.
-    doc = {
-        "name": "t",
-        "hardware": {"node": {"gpus": 1, "fabric": "pcie", "nics": 1, "nic_bandwidth": "100GB/s",
-                              "pcie_bandwidth": "400GB/s"}},
-        "topology": {"kind": "custom", "nodes": 4, "switches": ["s0", "s1"],
-                     "links": [{"a": "n0", "b": "s0", "bandwidth": "100GB/s", "latency": 0},
-                               {"a": "n1", "b": "s0", "bandwidth": "100GB/s", "latency": 0},
-                               {"a": "n2", "b": "s1", "bandwidth": "100GB/s", "latency": 0},
-                               {"a": "n3", "b": "s1", "bandwidth": "100GB/s", "latency": 0},
-                               {"a": "s0", "b": "s1", "bandwidth": "100GB/s", "latency": 0}]},
-        "network": {"protocol": "none"},
-        "workload": {"kind": "collective", "op": "all_reduce", "sizes": [1e9], "ranks": [0, 2]},
-    }
+    doc = two_switches(ranks=[0, 2])
     alone = times(cs.Scenario.from_json(json.dumps(doc)))[0]
     # Ring of 2 over the s0-s1 cable: each direction carries S (2(n-1)/n S, n = 2): S / B.
     latency = alone - 1e9 / 100e9
@@ -352,20 +356,8 @@ def test_sharp_time_does_not_depend_on_the_order_of_the_ranks():
     # SHARP sends S up and S down per switch: every link carries S each way, S/B + latency,
     # in any rank order; a ring in the list's order [0, 2, 1, 3] used to cross s0-s1 twice
     # each way and take twice as long.
-    doc = {
-        "name": "t",
-        "hardware": {"node": {"gpus": 1, "fabric": "pcie", "nics": 1, "nic_bandwidth": "100GB/s",
-                              "pcie_bandwidth": "400GB/s"}},
-        "topology": {"kind": "custom", "nodes": 4, "switches": ["s0", "s1"], "sharp": True,
-                     "links": [{"a": "n0", "b": "s0", "bandwidth": "100GB/s", "latency": 0},
-                               {"a": "n1", "b": "s0", "bandwidth": "100GB/s", "latency": 0},
-                               {"a": "n2", "b": "s1", "bandwidth": "100GB/s", "latency": 0},
-                               {"a": "n3", "b": "s1", "bandwidth": "100GB/s", "latency": 0},
-                               {"a": "s0", "b": "s1", "bandwidth": "100GB/s", "latency": 0}]},
-        "network": {"protocol": "none"},
-        "workload": {"kind": "collective", "op": "all_reduce", "algorithm": "in_network",
-                     "sizes": [1e9], "ranks": [0, 1, 2, 3]},
-    }
+    doc = two_switches(algorithm="in_network", ranks=[0, 1, 2, 3])
+    doc["topology"]["sharp"] = True
     for model in ("flow", "analytical"):
         doc["network"]["model"] = model
         sorted_time = times(cs.Scenario.from_json(json.dumps(doc)))[0]
