@@ -225,10 +225,10 @@ class TrafficJobOf final : public TrafficJob {
 
 // What network.model selects: plans run on the flow model (CollectiveRun) or on the analytical
 // model's stage fluid (FluidCollectiveRun), and so does background traffic.
-class NetworkModel {
+class ModelBackend {
  public:
-  NetworkModel(const Config& config, net::Network& network) : network_(network) {
-    if (config.network.model == scenario::NetworkModel::analytical)
+  ModelBackend(const Config& config, net::Network& network) : network_(network) {
+    if (config.network.model == NetworkModel::analytical)
       fluid_ = std::make_unique<net::StageFluid>(network);
   }
   std::unique_ptr<net::CollectiveRunner> runner(const work::CollectivePlan& plan) {
@@ -258,7 +258,7 @@ class NetworkModel {
 // runs once.
 class Background {
  public:
-  Background(const Config& config, NetworkModel& model, net::Network& network, const std::vector<Protocol>& protocols)
+  Background(const Config& config, ModelBackend& model, net::Network& network, const std::vector<Protocol>& protocols)
       : sim_(network.sim()) {
     for (std::size_t i = 0; i < config.background.size(); ++i) {
       const auto& b = config.background[i];
@@ -350,7 +350,7 @@ std::vector<std::unique_ptr<net::RingAllReduce>> start_step_rings(net::Network& 
 
 json run_collective(const Config& config, engine::Simulator& sim, net::Network& network, LinkUsage* usage) {
   const auto protocols = collective_protocols(config);
-  NetworkModel model(config, network);
+  ModelBackend model(config, network);
   PlanSet plans(config.collective, network.topology(), config.in_network, "workload");
   Tuner tuner(network, plans, protocols);
   const bool step = config.network.granularity == Granularity::step;
