@@ -59,19 +59,17 @@ void StageFluid::start(const RoutedPlan& plan, double bytes, const CollectiveCos
 }
 
 void StageFluid::wait_for_stage(std::size_t id, double extra_latency_s) {
-  Run& r = runs_[id];
-  r.phase = Phase::waiting;
+  const Run& r = runs_[id];
   const double latency = r.plan->latency_s(r.stage, r.costs) + extra_latency_s;
   sim_.schedule_in(latency, *this, id);
 }
 
 void StageFluid::begin_moving(std::size_t id) {
   Run& r = runs_[id];
-  if (!(r.plan->per_byte_s(r.stage) > 0)) {  // no links (every transfer inside one GPU): no bytes to wait for
+  if (!(r.plan->per_byte_s(r.stage) > 0)) {  // a stage with no transfers: no bytes to wait for
     end_stage(id);
     return;
   }
-  r.phase = Phase::moving;
   r.remaining = 1;
   r.rate = 0;  // until the update at this instant solves
   moving_.push_back(id);
@@ -84,7 +82,6 @@ void StageFluid::end_stage(std::size_t id) {
     wait_for_stage(id, 0.0);
     return;
   }
-  r.phase = Phase::free;
   r.plan = nullptr;
   --active_;
   free_.push_back(id);

@@ -54,13 +54,13 @@ class StageFluid final : public engine::EventTarget {
   void on_event(uint64_t tag) override;
 
  private:
-  enum class Phase : uint8_t { free, waiting, moving };
+  // A run waits out a latency (an event tagged with its id) or moves its stage's bytes (it is
+  // in moving_); between runs its slot is in free_.
   struct Run {
     const RoutedPlan* plan = nullptr;
     double scale = 0;       // bytes / efficiency: the stage's loads are unit loads x scale
     CollectiveCosts costs;
     std::size_t stage = 0;
-    Phase phase = Phase::free;
     double remaining = 0;   // share of the current stage's bytes still to move, in [0, 1]
     double rate = 0;        // share per second
     double theta = 0;       // theta (per-flow rate, bytes/s) in progressive filling; 0: not fixed yet
@@ -82,7 +82,7 @@ class StageFluid final : public engine::EventTarget {
   double min_capacity_Bps_ = 1;
   std::vector<Run> runs_;
   std::vector<std::size_t> free_;
-  std::vector<std::size_t> moving_;   // runs in Phase::moving
+  std::vector<std::size_t> moving_;   // runs moving their stage's bytes
   std::size_t active_ = 0;
   bool in_update_ = false;
   engine::EventId update_event_{};
