@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 
@@ -24,13 +25,23 @@ StageFluid::StageFluid(Network& network) : sim_(network.sim()) {
   for (const topo::Link& l : links) capacity_Bps_.push_back(l.bandwidth_Bps);
   min_capacity_Bps_ = capacity_Bps_.empty() ? 1.0 : *std::min_element(capacity_Bps_.begin(), capacity_Bps_.end());
   const std::size_t n = links.size();
-  usage_Bps_.assign(n, 0.0);
   bytes_.assign(n, 0.0);
   busy_s_.assign(n, 0.0);
-  peak_.assign(n, 0.0);
+  busy_since_.assign(n, 0.0);
   left_Bps_.assign(n, 0.0);
   demand_Bps_.assign(n, 0.0);
   unfixed_.assign(n, 0);
+  runs_on_.resize(n);
+}
+
+template <class F>
+void StageFluid::for_each_link(const Run& r, F&& f) const {
+  // At a per-flow rate theta a stage moves at theta x weight / scale of its bytes per second
+  // (its most loaded flows get theta), so it uses unit load x weight x theta of each link.
+  const auto links = r.plan->links(r.stage);
+  const auto unit = r.plan->unit_loads(r.stage);
+  const double weight = r.plan->flow_weight(r.stage);
+  for (std::size_t i = 0; i < links.size(); ++i) f(links[i], unit[i] * weight);
 }
 
 void StageFluid::start(const RoutedPlan& plan, double bytes, const CollectiveCosts& costs,
@@ -72,8 +83,32 @@ void StageFluid::begin_moving(std::size_t id) {
   }
   r.remaining = 1;
   r.rate = 0;  // until the update at this instant solves
+  // Alone, its busiest link per flow bounds it: min over links of capacity / (unit load x
+  // weight) = 1 / (weight x seconds per byte at the busiest link).
+  r.cap = 1 / (r.plan->flow_weight(r.stage) * r.plan->per_byte_s(r.stage));
   moving_.push_back(id);
+  for_each_link(r, [&](topo::LinkId l, double) {
+    if (runs_on_[l].empty()) busy_since_[l] = sim_.now();
+    runs_on_[l].push_back(static_cast<uint32_t>(id));
+  });
+  changed_.push_back(id);
   request_update();
+}
+
+void StageFluid::stop_moving(std::size_t id) {
+  Run& r = runs_[id];
+  r.remaining = 0;
+  r.rate = r.theta = 0;
+  const auto links = r.plan->links(r.stage);
+  const auto unit = r.plan->unit_loads(r.stage);
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const topo::LinkId l = links[i];
+    bytes_[l] += unit[i] * r.scale;
+    std::vector<uint32_t>& on = runs_on_[l];
+    on.erase(std::find(on.begin(), on.end(), static_cast<uint32_t>(id)));
+    for (uint32_t other : on) changed_.push_back(other);
+    if (on.empty()) busy_s_[l] += sim_.now() - busy_since_[l];
+  }
 }
 
 void StageFluid::end_stage(std::size_t id) {
@@ -122,11 +157,6 @@ void StageFluid::advance() {
     Run& r = runs_[id];
     r.remaining = std::max(0.0, r.remaining - r.rate * dt);
   }
-  for (topo::LinkId l : links_in_use_) {
-    bytes_[l] += usage_Bps_[l] * dt;
-    busy_s_[l] += dt;
-    peak_[l] = std::max(peak_[l], usage_Bps_[l] / capacity_Bps_[l]);
-  }
 }
 
 void StageFluid::finish_due() {
@@ -140,77 +170,89 @@ void StageFluid::finish_due() {
   });
   // In run order, so that callbacks (which may start runs) come in a deterministic order.
   std::sort(due.begin(), due.end());
-  for (std::size_t id : due) {
-    runs_[id].remaining = 0;
-    runs_[id].rate = 0;
-    end_stage(id);
-  }
+  for (std::size_t id : due) stop_moving(id);
+  for (std::size_t id : due) end_stage(id);
 }
 
 void StageFluid::solve() {
-  for (topo::LinkId l : links_in_use_) usage_Bps_[l] = 0;
-  links_in_use_.clear();
+  // The component of the changed runs: runs joined by shared links. Runs outside it keep
+  // their rates (they share no link with it).
+  ++epoch_;
+  std::vector<std::size_t> runs;
+  std::vector<topo::LinkId> shared;
+  for (std::size_t seed : changed_) {
+    Run& r = runs_[seed];
+    if (r.mark == epoch_ || r.plan == nullptr || !(r.remaining > 0)) continue;  // seen, or no longer moving
+    r.mark = epoch_;
+    runs.push_back(seed);
+  }
+  changed_.clear();
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    for_each_link(runs_[runs[i]], [&](topo::LinkId l, double) {
+      const std::vector<uint32_t>& on = runs_on_[l];
+      if (on.size() < 2 || unfixed_[l] != 0) return;  // private, or seen (unfixed_ counts below)
+      shared.push_back(l);
+      unfixed_[l] = static_cast<uint32_t>(on.size());
+      left_Bps_[l] = capacity_Bps_[l];
+      demand_Bps_[l] = 0;
+      for (uint32_t other : on) {
+        Run& o = runs_[other];
+        if (o.mark == epoch_) continue;
+        o.mark = epoch_;
+        runs.push_back(other);
+      }
+    });
 
-  // At a per-flow rate theta a stage moves at theta x weight / scale of its bytes per second
-  // (its most loaded flows get theta), so it uses unit load x weight x theta of each link.
-  auto for_each_link = [this](const Run& r, auto&& f) {
-    const auto links = r.plan->links(r.stage);
-    const auto unit = r.plan->unit_loads(r.stage);
-    const double weight = r.plan->flow_weight(r.stage);
-    for (std::size_t i = 0; i < links.size(); ++i) f(links[i], unit[i] * weight);
-  };
-  for (std::size_t id : moving_) {
+  // Progressive filling on the common per-flow rate theta. At each level, theta is the least
+  // of the stages' own caps and of the shared links' capacity left per unit of demand; the
+  // stages at their cap, and those on links that full, are fixed at it. Fixing stages only
+  // raises the ratio of the links they leave (or empties them), so a link not full at a level
+  // does not become full at that level. At most one level per stage.
+  for (std::size_t id : runs) {
     runs_[id].theta = 0;
     for_each_link(runs_[id], [&](topo::LinkId l, double demand) {
-      if (unfixed_[l]++ == 0) {
-        links_in_use_.push_back(l);
-        left_Bps_[l] = capacity_Bps_[l];
-        demand_Bps_[l] = 0;
-      }
-      demand_Bps_[l] += demand;
+      if (unfixed_[l] != 0) demand_Bps_[l] += demand;
     });
   }
-
-  // Progressive filling on the common per-flow rate theta of the stages not fixed yet: the
-  // fullest link fixes every stage on it (and on links as full) at that theta. Every stage
-  // crosses a link that fills (alone, its bottleneck), so the loop ends.
-  std::size_t unfixed_runs = moving_.size();
-  std::vector<std::size_t> fixed_now;
-  while (unfixed_runs > 0) {
+  auto fix = [&](std::size_t id, double theta) {
+    Run& r = runs_[id];
+    r.theta = theta;
+    for_each_link(r, [&](topo::LinkId l, double demand) {
+      if (unfixed_[l] == 0) return;  // private, or every stage on it fixed
+      left_Bps_[l] = std::max(0.0, left_Bps_[l] - demand * theta);
+      demand_Bps_[l] -= demand;
+      if (--unfixed_[l] == 0) demand_Bps_[l] = 0;
+    });
+  };
+  std::vector<std::size_t> open_runs = runs;  // not fixed yet
+  while (!open_runs.empty()) {
     double least = std::numeric_limits<double>::infinity();
-    for (topo::LinkId l : links_in_use_)
+    for (std::size_t id : open_runs) least = std::min(least, runs_[id].cap);
+    for (topo::LinkId l : shared)
       if (unfixed_[l] > 0) least = std::min(least, left_Bps_[l] / demand_Bps_[l]);
-    const double full = least * (1 + kSameRateRel);
-    fixed_now.clear();
-    for (std::size_t id : moving_) {
-      const Run& r = runs_[id];
-      if (r.theta > 0) continue;
-      bool bound = false;
-      for_each_link(r, [&](topo::LinkId l, double) { bound = bound || left_Bps_[l] <= full * demand_Bps_[l]; });
-      if (bound) fixed_now.push_back(id);
-    }
     // Exact arithmetic leaves theta > 0; the floor keeps a rounding residue from stalling a
     // stage (1e-9 of a link's capacity per flow).
     const double theta = std::max(least, 1e-9 * min_capacity_Bps_);
-    for (std::size_t id : fixed_now) {
-      Run& r = runs_[id];
-      r.theta = theta;
-      for_each_link(r, [&](topo::LinkId l, double demand) {
-        left_Bps_[l] = std::max(0.0, left_Bps_[l] - demand * theta);
-        demand_Bps_[l] -= demand;
-        if (--unfixed_[l] == 0) demand_Bps_[l] = 0;
-      });
-    }
-    unfixed_runs -= fixed_now.size();
+    const double full = least * (1 + kSameRateRel);
+    for (std::size_t id : open_runs)
+      if (runs_[id].cap <= full) fix(id, theta);
+    for (topo::LinkId l : shared)
+      if (unfixed_[l] > 0 && left_Bps_[l] <= full * demand_Bps_[l])
+        for (uint32_t id : runs_on_[l])
+          if (!(runs_[id].theta > 0)) fix(id, theta);
+    std::erase_if(open_runs, [&](std::size_t id) { return runs_[id].theta > 0; });
+    std::erase_if(shared, [&](topo::LinkId l) { return unfixed_[l] == 0; });
   }
 
-  // Rates, link usage and the next finish.
-  double next = engine::kForever;
-  for (std::size_t id : moving_) {
+  // New rates; then the next finish over every run.
+  for (std::size_t id : runs) {
     Run& r = runs_[id];
     r.rate = r.theta * r.plan->flow_weight(r.stage) / r.scale;
-    for_each_link(r, [&](topo::LinkId l, double demand) { usage_Bps_[l] += demand * r.theta; });
-    next = std::min(next, sim_.now() + r.remaining / r.rate);
+  }
+  double next = engine::kForever;
+  for (std::size_t id : moving_) {
+    const Run& r = runs_[id];
+    if (r.rate > 0) next = std::min(next, sim_.now() + r.remaining / r.rate);
   }
   if (next < engine::kForever) {
     update_event_ = sim_.schedule_at(next, *this, kUpdate, kLate);
@@ -221,22 +263,22 @@ void StageFluid::solve() {
 
 std::vector<double> StageFluid::link_bytes() const {
   std::vector<double> out = bytes_;
+  // What moving stages have delivered so far: the moved share of each link's load.
   const double dt = sim_.now() - last_update_;
-  for (topo::LinkId l : links_in_use_) out[l] += usage_Bps_[l] * dt;
+  for (std::size_t id : moving_) {
+    const Run& r = runs_[id];
+    const double moved = 1 - std::max(0.0, r.remaining - r.rate * dt);
+    const auto links = r.plan->links(r.stage);
+    const auto unit = r.plan->unit_loads(r.stage);
+    for (std::size_t i = 0; i < links.size(); ++i) out[links[i]] += unit[i] * r.scale * moved;
+  }
   return out;
 }
 
 std::vector<double> StageFluid::link_busy_s() const {
   std::vector<double> out = busy_s_;
-  const double dt = sim_.now() - last_update_;
-  for (topo::LinkId l : links_in_use_) out[l] += dt;
-  return out;
-}
-
-std::vector<double> StageFluid::link_peak_utilization() const {
-  std::vector<double> out = peak_;
-  if (sim_.now() > last_update_)
-    for (topo::LinkId l : links_in_use_) out[l] = std::max(out[l], usage_Bps_[l] / capacity_Bps_[l]);
+  for (std::size_t l = 0; l < out.size(); ++l)
+    if (!runs_on_[l].empty()) out[l] += sim_.now() - busy_since_[l];
   return out;
 }
 

@@ -20,7 +20,11 @@
 // approximation, and the price of costing a stage of 10^5 transfers as one demand.
 //
 // Rates are recomputed once per instant, after everything else that happens then, only when
-// a stage starts or stops moving bytes. Units: bytes, bytes/s, seconds.
+// a stage starts or stops moving bytes, and only for the stages connected to it through
+// shared links. A link only one stage crosses caps that stage where it would cap it alone, so
+// progressive filling looks only at shared links and each stage's rate alone: a solve costs
+// O(levels x shared links) in that component, levels <= its stages. Units: bytes, bytes/s,
+// seconds.
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -45,17 +49,16 @@ class StageFluid final : public engine::EventTarget {
   std::size_t active_runs() const { return active_; }
 
   // Per topology link, as the flow model defines them (flow_model.hpp), up to now: bytes
-  // carried; seconds during which some stage's bytes crossed it; the largest share of its
-  // capacity in use at any time.
+  // carried; seconds during which some stage's bytes crossed it. (No peak utilization: that
+  // would cost every link of every stage whose rate changes, at every change.)
   std::vector<double> link_bytes() const;
   std::vector<double> link_busy_s() const;
-  std::vector<double> link_peak_utilization() const;
 
   void on_event(uint64_t tag) override;
 
  private:
   // A run waits out a latency (an event tagged with its id) or moves its stage's bytes (it is
-  // in moving_); between runs its slot is in free_.
+  // in moving_ and in the lists of the links it crosses); between runs its slot is in free_.
   struct Run {
     const RoutedPlan* plan = nullptr;
     double scale = 0;       // bytes / efficiency: the stage's loads are unit loads x scale
@@ -63,7 +66,9 @@ class StageFluid final : public engine::EventTarget {
     std::size_t stage = 0;
     double remaining = 0;   // share of the current stage's bytes still to move, in [0, 1]
     double rate = 0;        // share per second
-    double theta = 0;       // theta (per-flow rate, bytes/s) in progressive filling; 0: not fixed yet
+    double theta = 0;       // per-flow rate (bytes/s) from progressive filling; 0: not fixed
+    double cap = 0;         // theta alone: the stage's own links allow no more
+    uint32_t mark = 0;      // component search epoch
     std::function<void()> on_done;
   };
   static constexpr uint64_t kUpdate = ~uint64_t{0};  // tag of the update event; else a run
@@ -71,11 +76,16 @@ class StageFluid final : public engine::EventTarget {
 
   void wait_for_stage(std::size_t run, double extra_latency_s);
   void begin_moving(std::size_t run);
+  void stop_moving(std::size_t run);  // books its bytes, leaves its links; neighbours re-solve
   void end_stage(std::size_t run);
   void request_update();
-  void advance();  // progress and link usage from last_update_ to now
+  void advance();  // moving runs' progress from last_update_ to now
   void finish_due();
-  void solve();
+  void solve();    // new rates for the stages connected to a change, and the next finish
+  // Calls f(link, demand) for each link run r's stage crosses; demand is its use of the link
+  // per unit of theta.
+  template <class F>
+  void for_each_link(const Run& r, F&& f) const;
 
   engine::Simulator& sim_;
   std::vector<double> capacity_Bps_;  // by topology link id
@@ -89,11 +99,15 @@ class StageFluid final : public engine::EventTarget {
   bool update_scheduled_ = false;
   double update_at_ = 0;
 
-  // Link usage: bytes/s now on each link (links_in_use_ lists the non-zero ones), and the
-  // totals up to last_update_.
-  std::vector<double> usage_Bps_, bytes_, busy_s_, peak_;
-  std::vector<topo::LinkId> links_in_use_;
-  double last_update_ = 0;
+  // Per link: the moving runs on it. Usage is kept without touching every busy link at every
+  // event: bytes are booked when a stage ends (link_bytes() adds what moving stages have
+  // delivered), busy time when a link's last stage leaves it (busy_since_: when its first came).
+  std::vector<std::vector<uint32_t>> runs_on_;
+  std::vector<double> bytes_, busy_s_, busy_since_;
+  double last_update_ = 0;  // when moving runs' remaining was last brought up to date
+  // Runs whose rates a change touched: their component is solved at the next update.
+  std::vector<std::size_t> changed_;
+  uint32_t epoch_ = 0;
   // Progressive filling scratch by link id: capacity left, demand of unfixed stages per unit
   // of theta, and how many unfixed stages cross the link.
   std::vector<double> left_Bps_, demand_Bps_;

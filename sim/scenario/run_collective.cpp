@@ -245,7 +245,7 @@ class ModelBackend {
     net::FlowModel& flows = network_.flows();
     u.bytes = fluid_ ? fluid_->link_bytes() : flows.link_bytes();
     u.busy_s = fluid_ ? fluid_->link_busy_s() : flows.link_busy_s();
-    u.peak_utilization = fluid_ ? fluid_->link_peak_utilization() : flows.link_peak_utilization();
+    if (!fluid_) u.peak_utilization = flows.link_peak_utilization();  // the flow model's alone
     return u;
   }
 
