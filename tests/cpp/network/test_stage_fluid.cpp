@@ -207,3 +207,21 @@ TEST_CASE("stage fluid: on_done may start the next run; bad input throws", "[flu
   CHECK_THROWS_AS(fluid.start(routed, 0, c, {}), std::invalid_argument);
   CHECK_THROWS_AS(fluid.start(routed, 1e6, some_costs(0), {}), std::invalid_argument);
 }
+
+TEST_CASE("stage fluid: a run on links nobody else uses keeps its rate alone while others re-share",
+          "[fluid]") {
+  // Rings {0, 3} and {1, 4} share their leaves' up-links; ring {6, 7} stays under one leaf.
+  // The two sharing rings end at different times, each end re-solving their component only;
+  // the third runs as if alone, the first two as the flow model has them.
+  const topo::TopologyParams p = one_uplink_leaves(12);
+  const work::CollectivePlan a = ring_plan({0, 3}), b = ring_plan({1, 4}), c = ring_plan({6, 7});
+  const net::CollectiveCosts costs = some_costs();
+  const std::vector<double> bytes{1e9, 3e9, 2e9};
+  Fabric f(p);
+  net::StageFluid fluid(f.network);
+  const std::vector<double> t = fluid_times(f, {&a, &b, &c}, bytes, costs, fluid);
+  const net::RoutedPlan rc(f.network, c);
+  CHECK(t[2] == Approx(net::AnalyticalModel::time_s(rc, bytes[2], costs)).epsilon(1e-12));
+  const std::vector<double> flow = flow_times(p, {&a, &b, &c}, bytes, costs);
+  for (int i = 0; i < 3; ++i) CHECK(t[i] == Approx(flow[i]).epsilon(1e-9));
+}
