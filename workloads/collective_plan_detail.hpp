@@ -50,5 +50,11 @@ std::vector<Stage> tree_plan(CollectiveOp op, const GroupLayout& group);
 // how many NCCL channels the group gets.
 std::vector<Members> members_by_node(const GroupLayout& group);
 std::size_t channel_count(const GroupLayout& group, const std::vector<Members>& nodes);
+// The member of a node of `members` where channel `channel` of `channels` leaves or enters it:
+// channels spread evenly over the members, so over the NICs too (GPU i of a node uses NIC
+// floor(i x nics / gpus)): with 8 GPUs and 4 NICs, 4 channels start on GPUs 0, 2, 4, 6.
+inline std::size_t rail_member(std::size_t channel, std::size_t channels, std::size_t members) {
+  return channel * members / channels % members;
+}
 
 }  // namespace cs::work::detail

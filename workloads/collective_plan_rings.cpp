@@ -41,8 +41,10 @@ namespace {
 // every node on a different GPU and so through a different NIC, and splits the data among
 // them. Ring j enters node q at local member e_q, walks its m_q members in order and leaves
 // from the one before, x_q = (e_q - 1) mod m_q (the same member when m_q = 1), and enters node
-// q+1 on that rail, e_{q+1} = x_q mod m_{q+1}; e_0 = j mod m_0. With m members on every node
-// e_q = (j - q) mod m: every node-to-node edge but the closing one joins two GPUs of one rail.
+// q+1 on that rail, e_{q+1} = x_q mod m_{q+1}; e_0 = rail_member(j, c, m_0), the channels
+// spread over node 0's members and so over its NICs (j itself when c = m_0). With m members
+// on every node and c = m, e_q = (j - q) mod m: every node-to-node edge but the closing one
+// joins two GPUs of one rail; with fewer channels than members the entries stay spread.
 // On uneven nodes a smaller node's members each carry several rings, but every NIC carries
 // its part instead of one ring using one NIC. One ring (the group's order) with one channel.
 std::vector<Members> channel_rings(const GroupLayout& group) {
@@ -51,7 +53,7 @@ std::vector<Members> channel_rings(const GroupLayout& group) {
   if (c <= 1) return {group.ranks};
   std::vector<Members> rings(c);
   for (std::size_t j = 0; j < c; ++j) {
-    std::size_t enter = j;
+    std::size_t enter = rail_member(j, c, nodes.front().size());
     for (const Members& node : nodes) {
       const std::size_t m = node.size();
       enter %= m;

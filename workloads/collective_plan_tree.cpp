@@ -81,22 +81,23 @@ Transfers both_ways(const TreeShape& tree, const Members& at, double share, int3
 // channel, one copy per tree of the double binary tree, so each rail carries both trees: a
 // head NIC that relays in one tree is a leaf in the other, as on one node. Each of the 2c
 // pipelines reduces up its chains and tree and broadcasts back down, with 1/(2c) of the data.
-// Nodes may hold different numbers of members: a smaller node's chains start on the rails
-// it has (the channel's rail mod its size), and the longest chain sets the latency.
+// Nodes may hold different numbers of members: each node's chains start on rails spread over
+// its members (rail_member), and the longest chain sets the latency.
 std::vector<Stage> multi_node_tree_all_reduce(const GroupLayout& group, const std::vector<Members>& nodes) {
-  const std::size_t pipelines = 2 * channel_count(group, nodes);
+  const std::size_t channels = channel_count(group, nodes), pipelines = 2 * channels;
   const TreeShape tree = tree_shape(static_cast<int>(nodes.size()));
   const double share = 1.0 / static_cast<double>(pipelines);
   Transfers edges;
   std::size_t longest = 0;
   for (std::size_t p = 0; p < pipelines; ++p) {
-    const std::size_t head = p / 2;  // the channel's rail; p % 2: which tree
+    const std::size_t channel = p / 2;  // p % 2: which tree
     const auto chain = static_cast<int32_t>(p);
     Members heads;
     for (const Members& node : nodes) {
       const std::size_t m = node.size();
       longest = std::max(longest, m);
       Members local;
+      const std::size_t head = rail_member(channel, channels, m);
       for (std::size_t i = 0; i < m; ++i) local.push_back(node[(head + i) % m]);
       heads.push_back(local.front());
       for (bool towards_head : {true, false}) {

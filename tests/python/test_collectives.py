@@ -284,6 +284,15 @@ def test_rooted_rings_stripe_over_the_channels(op, model):
     assert 0.99 * 50 < one <= 50 * (1 + 1e-9)
 
 
+def test_channels_spread_over_the_nics_when_gpus_outnumber_them():
+    # 8 GPUs and 4 or 2 NICs per node: the default channels (one per NIC) enter and leave
+    # every node on different NICs, so busbw approaches all the NICs' bandwidth.
+    for nics in (4, 2):
+        sc = fabric(op="all_reduce", algorithm="ring", sizes=["8GiB"]).set("hardware.node.nics", nics)
+        busbw = cs.run(sc).summary["collective"]["results"][0]["busbw_GBps"]
+        assert 0.97 * 50 * nics < busbw <= 50 * nics * (1 + 1e-9), nics
+
+
 def test_link_usage_in_summary_csv_and_dataframe(cli, tmp_path):
     sc = fabric(op="all_reduce", sizes=["1GiB"])
     res = cs.run(sc)

@@ -48,7 +48,7 @@ int32_t chains_in(const Stage& s) {
 
 }  // namespace
 
-TEST_CASE("Channels on uniform nodes: ring j enters node q at local member (j - q) mod m") {
+TEST_CASE("Channels on uniform nodes: ring j of c enters node q at local member (j m / c - q) mod m") {
   for (auto [k, m] : {std::pair{2, 4}, {4, 8}, {3, 2}, {5, 8}, {2, 1}}) {
     for (int channels : {1, 2, 8, 16}) {
       CAPTURE(k, m, channels);
@@ -63,8 +63,9 @@ TEST_CASE("Channels on uniform nodes: ring j enters node q at local member (j - 
       }
       for (int j = 0; j < c; ++j) {
         std::vector<int> expected;  // the rings of the uniform construction, written out
+        const int e0 = j * m / c;  // channels spread over the members (and their NICs)
         for (int q = 0; q < k; ++q)
-          for (int i = 0; i < m; ++i) expected.push_back(500 + q * m + ((j - q) % m + m + i) % m);
+          for (int i = 0; i < m; ++i) expected.push_back(500 + q * m + ((e0 - q) % m + m + i) % m);
         REQUIRE(ring_order(of_chain(s, j), g, expected[0]) == expected);
       }
     }
@@ -73,7 +74,7 @@ TEST_CASE("Channels on uniform nodes: ring j enters node q at local member (j - 
 
 TEST_CASE("Channels on uneven nodes: min(channels, most members) rings entering on the rail left") {
   // Ring j enters node q at e_q, leaves from x_q = (e_q - 1) mod m_q, and enters node q+1 at
-  // x_q mod m_{q+1}; e_0 = j mod m_0.
+  // x_q mod m_{q+1}; e_0 = j m_0 / c, the channels spread over node 0's members.
   for (const auto& [sizes, channels] : {std::pair{std::vector<int>{8, 4}, 8},
                                         {std::vector<int>{2, 6, 1}, 8},
                                         {std::vector<int>{3, 5}, 4},
@@ -91,7 +92,7 @@ TEST_CASE("Channels on uneven nodes: min(channels, most members) rings entering 
     for (int j = 0; j < c; ++j) {
       CAPTURE(j);
       std::vector<int> expected;
-      int first = 500, enter = j;
+      int first = 500, enter = j * sizes[0] / c;
       for (int m : sizes) {
         enter %= m;
         for (int i = 0; i < m; ++i) expected.push_back(first + (enter + i) % m);
@@ -100,6 +101,21 @@ TEST_CASE("Channels on uneven nodes: min(channels, most members) rings entering 
       }
       REQUIRE(ring_order(of_chain(s, j), g, expected[0]) == expected);
     }
+  }
+}
+
+TEST_CASE("Channels spread over the NICs when GPUs outnumber them") {
+  // 4 nodes of 8 GPUs (ranks 500 + 8q + i) with 4 NICs (GPU i uses NIC i / 2): 4 channels enter and
+  // leave every node on 4 different NICs, where entering at members 0..3 used NICs 0 and 1.
+  GroupLayout g = nodes(4, 8);
+  g.channels = 4;
+  const Stage s = plan_of(Op::all_reduce, Alg::ring, g).stages[0];
+  REQUIRE(chains_in(s) == 4);
+  for (int q = 0; q < 4; ++q) {
+    std::multiset<int> leaving_nics;
+    for (const Transfer& t : s.transfers)
+      if ((t.src - 500) / 8 == q && (t.dst - 500) / 8 != q) leaving_nics.insert((t.src - 500) % 8 / 2);
+    CHECK(leaving_nics == std::multiset<int>{0, 1, 2, 3});
   }
 }
 
