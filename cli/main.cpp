@@ -56,12 +56,19 @@ void prepare_out_dir(const fs::path& dir) {
     throw InputError("--out", "a directory that can be created or written: " + dir.string());
 }
 
+// A summary number, or the mean of a replicated one ({mean, ci95}); 0 when absent.
+double number(const json& v) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_object() && v.contains("mean") && v["mean"].is_number()) return v["mean"].get<double>();
+  return 0.0;
+}
+
 void print_human(const json& s) {
-  std::printf("scenario %s  seed %s  simulated %.6g s in %.3g s wall, %s events\n",
-              s["scenario"].dump().c_str(), s["seed"].dump().c_str(),
-              s["sim_time_s"].is_number() ? s["sim_time_s"].get<double>() : 0.0,
-              s["wall_time_s"].is_number() ? s["wall_time_s"].get<double>() : 0.0,
-              s["events"].dump().c_str());
+  const bool replicated = s.contains("replications");
+  std::printf("scenario %s  seed %s  simulated %.6g s in %.3g s wall, %.0f events%s\n",
+              s["scenario"].dump().c_str(), s["seed"].dump().c_str(), number(s["sim_time_s"]),
+              number(s["wall_time_s"]), number(s["events"]),
+              replicated ? (" (means of " + s["replications"].dump() + " replications)").c_str() : "");
   if (s.contains("collective")) {
     const auto& c = s["collective"];
     const std::string algorithm = c["algorithm"].is_string() ? c["algorithm"].get<std::string>() : "(several)";
@@ -79,17 +86,15 @@ void print_human(const json& s) {
                     "busbw (GB/s)", "protocol", tuned ? "  algorithm" : "");
         last = alg;
       }
-      if (!r["time_s"].is_number()) {
-        std::printf("%s\n", r.dump().c_str());
-        continue;
-      }
       std::string protocol = r.value("protocol", std::string(""));
       if (tuned) protocol.resize(std::max<std::size_t>(protocol.size(), 8), ' ');
       if (tuned) protocol += "  " + r.value("algorithm", std::string(""));
-      std::printf("%14.0f %14.3f %12.3f %12.3f  %s\n", r["bytes"].get<double>(), r["time_s"].get<double>() * 1e6,
-                  r["algbw_GBps"].get<double>(), r["busbw_GBps"].get<double>(), protocol.c_str());
+      std::printf("%14.0f %14.3f %12.3f %12.3f  %s", number(r["bytes"]), number(r["time_s"]) * 1e6,
+                  number(r["algbw_GBps"]), number(r["busbw_GBps"]), protocol.c_str());
+      if (r["time_s"].is_object()) std::printf("  time +- %.3f us (95%%)", number(r["time_s"]["ci95"]) * 1e6);
+      std::printf("\n");
     }
-    if (c.value("sizes_not_run", json(0)) != json(0))
+    if (number(c.value("sizes_not_run", json(0))) > 0)
       std::printf("run.until came first: %s sizes not run\n", c["sizes_not_run"].dump().c_str());
     if (c.contains("background"))
       for (const auto& b : c["background"]) std::printf("background: %s\n", b.dump().c_str());
@@ -99,9 +104,8 @@ void print_human(const json& s) {
   }
   if (s.contains("traffic")) {
     const auto& t = s["traffic"];
-    std::printf("traffic: %s flows, makespan %s s, mean FCT %s s, p99 FCT %s s\n",
-                t["flows"].dump().c_str(), t["makespan_s"].dump().c_str(),
-                t["mean_fct_s"].dump().c_str(), t["p99_fct_s"].dump().c_str());
+    std::printf("traffic: %.0f flows, makespan %.6g s, mean FCT %.6g s, p99 FCT %.6g s\n", number(t["flows"]),
+                number(t["makespan_s"]), number(t["mean_fct_s"]), number(t["p99_fct_s"]));
   }
 }
 

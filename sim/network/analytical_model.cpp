@@ -59,7 +59,8 @@ class RouteMemo {
 
 }  // namespace
 
-RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan) : plan_(plan) {
+RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan, const FlowKeyOf& flow_key)
+    : plan_(plan) {
   const topo::Topology& topology = network.topology();
   const auto num_links = static_cast<Eigen::Index>(topology.num_links());
   routing_.reserve(plan.stages.size());
@@ -75,14 +76,14 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan) : pla
   std::vector<uint64_t> seen((topology.num_links() + 63) / 64, 0);
   std::vector<double> unit(topology.num_links(), 0.0), crossings(topology.num_links(), 0.0);
   for (const work::Stage& stage : plan.stages) {
-    const std::size_t n = stage.transfers.size();
+    const std::size_t stage_index = routing_.size(), n = stage.transfers.size();
     routes.resize(n);
     wires.resize(n);
     Eigen::VectorXd shares(static_cast<Eigen::Index>(n));
     std::size_t hops = 0;
     for (std::size_t t = 0; t < n; ++t) {
       const work::Transfer& tr = stage.transfers[t];
-      const topo::Route& route = route_of(tr.src, tr.dst);
+      const topo::Route& route = flow_key ? network.route(tr.src, tr.dst, flow_key(stage_index, t)) : route_of(tr.src, tr.dst);
       routes[t] = &route;
       wires[t] = {route.latency_s, transfer_class(topology, tr.src, tr.dst)};
       shares[static_cast<Eigen::Index>(t)] = tr.share;

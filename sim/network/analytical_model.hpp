@@ -18,6 +18,7 @@
 // Units: bytes, bytes/s, seconds.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -42,14 +43,17 @@ struct CollectiveEstimate {
 
 // A plan with its routing: one sparse matrix per stage, built once and reused for every
 // size and cost table. Keeps a reference to `plan`, which must outlive it. Routes are those
-// of network.route(src, dst) (flow key 0), as stage_latency_s and the flow model's runs use.
+// of network.route(src, dst) (flow key 0, or flow_key's), as stage_latency_s and the flow
+// model's runs use.
 //
 // A stage's link loads scale with the collective's size: load = (R shares) x S / efficiency.
 // So R shares (the stage's unit loads) and its busiest link per byte are computed here once,
 // and a lone estimate costs O(stages), whatever the fabric's size.
 class RoutedPlan {
  public:
-  RoutedPlan(Network& network, const work::CollectivePlan& plan);
+  // Flow key of transfer t of stage s, for routings that hash flows (ECMP); none: key 0.
+  using FlowKeyOf = std::function<uint64_t(std::size_t stage, std::size_t transfer)>;
+  RoutedPlan(Network& network, const work::CollectivePlan& plan, const FlowKeyOf& flow_key = {});
   const work::CollectivePlan& plan() const { return plan_; }
   std::size_t stages() const { return routing_.size(); }
   // links x transfers of stage s (row = topology link id).

@@ -6,8 +6,8 @@ namespace cs::net {
 
 FluidTraffic::FluidTraffic(StageFluid& fluid, Network& network, const std::vector<work::FlowSpec>& flows)
     : fluid_(fluid), sim_(network.sim()), flows_(flows.size()) {
-  std::map<double, std::vector<const work::FlowSpec*>> by_start;
-  for (const work::FlowSpec& f : flows) by_start[f.start_s].push_back(&f);
+  std::map<double, std::vector<uint64_t>> by_start;  // flow indices by start time
+  for (std::size_t i = 0; i < flows.size(); ++i) by_start[flows[i].start_s].push_back(i);
   for (const auto& [start_s, batch] : by_start) {
     auto b = std::make_unique<Batch>();
     b->start_s = start_s;
@@ -15,8 +15,11 @@ FluidTraffic::FluidTraffic(StageFluid& fluid, Network& network, const std::vecto
     b->plan.algorithm = work::CollectiveAlgorithm::direct;
     work::Stage& stage = b->plan.stages.emplace_back();
     stage.name = "traffic";
-    for (const work::FlowSpec* f : batch) stage.transfers.push_back({f->src, f->dst, f->bytes, -1});
-    b->routed = std::make_unique<RoutedPlan>(network, b->plan);
+    for (uint64_t i : batch) stage.transfers.push_back({flows[i].src, flows[i].dst, flows[i].bytes, -1});
+    b->flow = batch;
+    const Batch& built = *b;
+    b->routed = std::make_unique<RoutedPlan>(network, b->plan,
+                                             [&built](std::size_t, std::size_t t) { return built.flow[t]; });
     batches_.push_back(std::move(b));
   }
 }

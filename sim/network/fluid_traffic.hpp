@@ -3,8 +3,8 @@
 // at one time form one stage of independent transfers, one demand on the links they cross,
 // which starts at that time. So a batch of flows ends together, when its busiest link (shared
 // with whatever else runs) has carried its bytes: the analytical view of the traffic, not a
-// flow-by-flow one (the flow model gives each flow its own completion time). Routes are the
-// plain src -> dst ones (flow key 0), where the flow model hashes each flow (ECMP).
+// flow-by-flow one (the flow model gives each flow its own completion time). Each flow takes
+// the route the flow model gives it (its index is its flow key, for hashed routings).
 #include <memory>
 #include <vector>
 
@@ -28,6 +28,7 @@ class FluidTraffic final : public engine::EventTarget {
   struct Batch {
     double start_s = 0;
     work::CollectivePlan plan;        // one stage; each transfer's share is its bytes (S = 1)
+    std::vector<uint64_t> flow;       // per transfer: its index in the traffic (flow key)
     std::unique_ptr<RoutedPlan> routed;
   };
   StageFluid& fluid_;

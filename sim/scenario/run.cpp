@@ -1,5 +1,6 @@
 #include "sim/scenario/run.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <numeric>
@@ -190,6 +191,13 @@ RunOutput run_scenario(const Config& config, const RunOptions& options) {
     summaries.push_back(
         run_once(config, config.seed + static_cast<uint64_t>(r), r == 0 ? &out : nullptr, options));
   out.summary = combine_replications(summaries);
+  if (n > 1 && out.summary.contains("collective")) {
+    // The combined table keeps the sizes every replication reached: it lacks the most any
+    // replication left out.
+    int64_t most = 0;
+    for (const json& s : summaries) most = std::max(most, s["collective"].value("sizes_not_run", int64_t{0}));
+    out.summary["collective"]["sizes_not_run"] = most;
+  }
   if (n > 1) {
     // Hot links differ between seeds (hashed routing): report the first replication's.
     out.summary["links"] = summaries.front()["links"];
