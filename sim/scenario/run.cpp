@@ -133,10 +133,7 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
       kind = "traffic";
       block = run_traffic(config, sim, *network,
                           outputs && options.flow_table ? &outputs->flows_csv : nullptr);
-      usage.elapsed_s = sim.now();
-      usage.bytes = network->flows().link_bytes();
-      usage.busy_s = network->flows().link_busy_s();
-      usage.peak_utilization = network->flows().link_peak_utilization();
+      usage = detail::flow_model_usage(*network);
       break;
   }
   const double sim_time_s = sim.now();

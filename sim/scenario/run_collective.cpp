@@ -240,12 +240,11 @@ class ModelBackend {
     return std::make_unique<TrafficJobOf<net::TrafficRun>>(network_, flows);
   }
   LinkUsage usage() const {
+    if (!fluid_) return flow_model_usage(network_);
     LinkUsage u;
     u.elapsed_s = network_.sim().now();
-    net::FlowModel& flows = network_.flows();
-    u.bytes = fluid_ ? fluid_->link_bytes() : flows.link_bytes();
-    u.busy_s = fluid_ ? fluid_->link_busy_s() : flows.link_busy_s();
-    if (!fluid_) u.peak_utilization = flows.link_peak_utilization();  // the flow model's alone
+    u.bytes = fluid_->link_bytes();
+    u.busy_s = fluid_->link_busy_s();
     return u;
   }
 
@@ -347,6 +346,15 @@ std::vector<std::unique_ptr<net::RingAllReduce>> start_step_rings(net::Network& 
 }
 
 }  // namespace
+
+LinkUsage flow_model_usage(net::Network& network) {
+  LinkUsage u;
+  u.elapsed_s = network.sim().now();
+  u.bytes = network.flows().link_bytes();
+  u.busy_s = network.flows().link_busy_s();
+  u.peak_utilization = network.flows().link_peak_utilization();
+  return u;
+}
 
 json run_collective(const Config& config, engine::Simulator& sim, net::Network& network, LinkUsage* usage) {
   const auto protocols = collective_protocols(config);

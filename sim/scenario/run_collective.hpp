@@ -29,4 +29,7 @@ std::vector<Protocol> collective_protocols(const Config& config);
 // run.until cuts is left out, and so are the ones after it ("sizes_not_run" counts them).
 nlohmann::json run_collective(const Config& config, engine::Simulator& sim, net::Network& network, LinkUsage* usage);
 
+// The flow model's per-link usage so far (bytes, busy time, peak utilization).
+LinkUsage flow_model_usage(net::Network& network);
+
 }  // namespace cs::scenario::detail
