@@ -90,6 +90,8 @@ void parse_hardware(const json& doc, Config& config) {
                      "required: " + gpu.name + " has no NVLink figure for a \"" +
                          std::string(p.fabric == topo::NodeFabric::nvswitch ? "nvswitch" : "nvlink_mesh") + "\" node",
                      "give hardware.node.gpu_bandwidth, or set hardware.node.fabric to \"pcie\"");
+  // Without an NVLink figure the node is PCIe (checked above), where no cable uses this
+  // value: the fallback only keeps the parameter valid.
   p.gpu_bandwidth_Bps = get_quantity(node, "gpu_bandwidth", at, QuantityKind::bandwidth, Sign::positive,
                                      gpu.nvlink_bandwidth_Bps > 0 ? gpu.nvlink_bandwidth_Bps : 450e9);
   // 0.3 us each way: a GPU-switch-GPU hop then takes 0.6 us, NCCL's LL step on NVLink
