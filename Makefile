@@ -7,6 +7,12 @@ FLAGSHIP := scenarios/fat_tree_allreduce.json
 FUZZ_SECONDS ?= 30
 
 CMAKE_ARGS ?=
+# ccache, where a developer has it (CI does not install it): rebuilds and other worktrees of
+# the same sources reuse objects.
+ifneq ($(shell command -v ccache 2>/dev/null),)
+  CMAKE_ARGS += -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+  export CCACHE_BASEDIR := $(CURDIR)
+endif
 ifneq ($(CI),)
   CMAKE_ARGS += -DCLUSTERSIM_WERROR=ON
 endif
