@@ -33,7 +33,7 @@
 #include "sim/network/collective_run.hpp"
 #include "sim/network/network.hpp"
 #include "sim/network/ring_collective.hpp"
-#include "sim/scenario/nccl_tuning.hpp"
+#include "sim/network/nccl_tuning.hpp"
 #include "topology/topology.hpp"
 #include "workloads/collective_plan.hpp"
 
@@ -117,7 +117,7 @@ void row(int gpus, const char* what, int reps, double cpu_s, double rss_mb, cons
 // --- pipelined ring: flow model and analytical model ----------------------------------------
 
 void pipeline_case(int gpus, bool quick) {
-  const net::CollectiveCosts costs = scenario::nccl_costs("simple")[CollectiveAlgorithm::ring];
+  const net::CollectiveCosts costs = net::nccl_costs("simple")[CollectiveAlgorithm::ring];
   std::vector<double> topo_s, net_s, flow_ctor_s, flow_run_s, model_s, routed_s, ana_ctor_s, ana_est_s;
   double sim_s = 0, ana_s = 0;
   unsigned long long flows = 0, events = 0, recomputations = 0;
@@ -203,7 +203,7 @@ void pipeline_case(int gpus, bool quick) {
 // RoutedPlan estimated per size. Their times must agree size by size.
 
 void sweep_case(int gpus, bool quick) {
-  const net::CollectiveCosts costs = scenario::nccl_costs("simple")[CollectiveAlgorithm::ring];
+  const net::CollectiveCosts costs = net::nccl_costs("simple")[CollectiveAlgorithm::ring];
   std::vector<double> sizes;
   for (double b = 8; b <= 8.0 * kBytes; b *= 2) sizes.push_back(b);
   std::vector<double> flow_s, ana_s;
@@ -255,7 +255,7 @@ void sweep_case(int gpus, bool quick) {
 // --- textbook step ring: every step of every rank its own flow -------------------------------
 
 void step_ring_case(int gpus, bool quick) {
-  const net::CollectiveCosts costs = scenario::nccl_costs("simple")[CollectiveAlgorithm::ring];
+  const net::CollectiveCosts costs = net::nccl_costs("simple")[CollectiveAlgorithm::ring];
   std::vector<double> build_s, ctor_s, run_s;
   double sim_s = 0;
   unsigned long long flows = 0, events = 0, recomputations = 0;

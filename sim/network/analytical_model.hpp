@@ -58,8 +58,10 @@ class RoutedPlan {
   std::size_t stages() const { return routing_.size(); }
   // links x transfers of stage s (row = topology link id).
   const Eigen::SparseMatrix<double>& routing(std::size_t s) const { return routing_[s]; }
-  // Transfer shares of stage s (bytes / S), in plan order.
+  // Transfer shares of stage s (bytes / S), in plan order, and their sum: the payload stage s
+  // delivers per byte of S.
   const Eigen::VectorXd& shares(std::size_t s) const { return shares_[s]; }
+  double payload_share(std::size_t s) const { return shares_[s].sum(); }
   // The links stage s crosses, ascending, and beside each the bytes it carries per byte of S
   // at efficiency 1 (R shares).
   std::span<const topo::LinkId> links(std::size_t s) const { return links_[s]; }

@@ -6,8 +6,7 @@
 
 namespace cs::net {
 
-CollectiveRun::CollectiveRun(Network& network, const work::CollectivePlan& plan)
-    : network_(network), plan_(plan), stage_(plan.stages.size()) {
+CollectiveRun::CollectiveRun(Network& network, const work::CollectivePlan& plan) : network_(network), plan_(plan) {
   stages_.reserve(plan.stages.size());
   for (const work::Stage& stage : plan.stages) {
     StageRoutes sr{{}, StageLatency(network_, stage)};
@@ -27,35 +26,96 @@ CollectiveRun::CollectiveRun(Network& network, const work::CollectivePlan& plan)
   }
 }
 
-void CollectiveRun::start(double bytes, const CollectiveCosts& costs, std::function<void()> on_done) {
-  if (running()) throw std::logic_error("CollectiveRun::start: already running");
+RunHandle CollectiveRun::start(double bytes, const CollectiveCosts& costs, std::function<void()> on_done) {
   if (!(bytes > 0)) throw std::invalid_argument("CollectiveRun::start: bytes must be > 0");
   if (stages_.empty()) throw std::invalid_argument("CollectiveRun::start: the plan has no stages");
-  bytes_ = bytes;
-  costs_ = costs;
-  on_done_ = std::move(on_done);
-  stage_ = 0;
-  start_stage(costs_.base_latency_s);
+  std::size_t slot;
+  if (free_.empty()) {
+    slot = instances_.size();
+    instances_.emplace_back();
+  } else {
+    slot = free_.back();
+    free_.pop_back();
+  }
+  Instance& in = instances_[slot];
+  in.bytes = bytes;
+  in.costs = costs;
+  in.on_done = std::move(on_done);
+  in.stage = 0;
+  in.payload_done = 0;
+  in.unheard = 0;
+  in.active = true;
+  ++active_;
+  start_stage(slot, costs.base_latency_s);
+  return {slot, in.serial};
 }
 
-void CollectiveRun::start_stage(double extra_latency_s) {
-  const StageRoutes& stage = stages_[stage_];
-  const double latency = stage.latency.seconds(costs_) + extra_latency_s;
-  const double scale = bytes_ / costs_.bandwidth_efficiency;
-  outstanding_ = stage.flights.size();
-  for (const Flight& f : stage.flights)
+void CollectiveRun::start_stage(std::size_t slot, double extra_latency_s) {
+  Instance& in = instances_[slot];
+  const StageRoutes& stage = stages_[in.stage];
+  const double latency = stage.latency.seconds(in.costs) + extra_latency_s;
+  const double scale = in.bytes / in.costs.bandwidth_efficiency;
+  in.outstanding = stage.flights.size();
+  in.flows.resize(stage.flights.size());
+  in.delivered.assign(stage.flights.size(), 0);
+  for (std::size_t i = 0; i < stage.flights.size(); ++i) {
+    const Flight& f = stage.flights[i];
     // Every flow waits out the stage latency; a route's own latency is part of it.
-    network_.flows().start(f.route, f.share * scale, this, 0, std::max(0.0, latency - f.wire_latency_s));
+    in.flows[i] = network_.flows().start(f.route, f.share * scale, this, tag_of(slot, i),
+                                         std::max(0.0, latency - f.wire_latency_s));
+  }
 }
 
-void CollectiveRun::on_flow_done(FlowId /*flow*/, uint64_t /*tag*/) {
-  if (--outstanding_ > 0) return;
-  if (++stage_ < stages_.size()) {
-    start_stage(0.0);
+void CollectiveRun::on_flow_done(FlowId /*flow*/, uint64_t tag) {
+  const std::size_t slot = tag & 0xffffffffu, flight = tag >> 32;
+  Instance& in = instances_[slot];
+  if (!in.active) {  // cancelled at the instant this flow finished: the last word frees it
+    if (--in.unheard == 0) free_.push_back(slot);
     return;
   }
-  // The callback may start this run again, which replaces on_done_: call a moved-out copy.
-  if (auto done = std::move(on_done_)) done();
+  in.delivered[flight] = 1;
+  in.payload_done += stages_[in.stage].flights[flight].share * in.bytes;
+  if (--in.outstanding > 0) return;
+  if (++in.stage < stages_.size()) {
+    start_stage(slot, 0.0);
+    return;
+  }
+  // The callback may start a run, which may reuse this slot: call a moved-out copy.
+  auto done = std::move(in.on_done);
+  release(slot);
+  if (done) done();
+}
+
+double CollectiveRun::cancel(RunHandle run) {
+  if (run.slot >= instances_.size()) return -1;
+  Instance& in = instances_[run.slot];
+  if (!in.active || in.serial != run.serial) return -1;
+  double delivered = in.payload_done;
+  const double scale = in.bytes / in.costs.bandwidth_efficiency;
+  in.unheard = 0;
+  for (std::size_t i = 0; i < in.flows.size(); ++i) {
+    if (in.delivered[i]) continue;
+    const double wire = network_.flows().cancel(in.flows[i], this, tag_of(run.slot, i));
+    if (wire >= 0) {
+      delivered += wire * in.costs.bandwidth_efficiency;
+    } else {
+      // It finished at this instant and its completion is still to be told: it counts, and
+      // the slot waits for that word before it is reused.
+      delivered += stages_[in.stage].flights[i].share * scale * in.costs.bandwidth_efficiency;
+      ++in.unheard;
+    }
+  }
+  release(run.slot);
+  return delivered;
+}
+
+void CollectiveRun::release(std::size_t slot) {
+  Instance& in = instances_[slot];
+  in.active = false;
+  in.on_done = nullptr;
+  ++in.serial;
+  --active_;
+  if (in.unheard == 0) free_.push_back(slot);
 }
 
 }  // namespace cs::net

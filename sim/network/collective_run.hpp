@@ -10,6 +10,9 @@
 // bandwidth, and the first stage also the collective's base latency. A stage ends when its
 // last flow is delivered.
 //
+// The plan's routes are registered once, when the CollectiveRun is built; any number of runs
+// of it may then be active at once (two all-reduces on one group), each with its own size.
+//
 // Uncontended, a run takes exactly what the analytical model says (analytical_model.hpp).
 #include <cstdint>
 #include <functional>
@@ -29,10 +32,10 @@ class CollectiveRun final : public CollectiveRunner, public FlowObserver {
   CollectiveRun(const CollectiveRun&) = delete;
   CollectiveRun& operator=(const CollectiveRun&) = delete;
 
-  // Starts the collective of `bytes` (> 0) now; on_done is called at the simulated time its
-  // last transfer is delivered. One run at a time: start again only after on_done.
-  void start(double bytes, const CollectiveCosts& costs, std::function<void()> on_done) override;
-  bool running() const { return stage_ < stages_.size(); }
+  RunHandle start(double bytes, const CollectiveCosts& costs, std::function<void()> on_done) override;
+  double cancel(RunHandle run) override;
+  std::size_t active_runs() const override { return active_; }
+  bool running() const { return active_ > 0; }
   const work::CollectivePlan& plan() const { return plan_; }
 
   void on_flow_done(FlowId flow, uint64_t tag) override;
@@ -47,16 +50,30 @@ class CollectiveRun final : public CollectiveRunner, public FlowObserver {
     std::vector<Flight> flights;  // chains first, then independent transfers
     StageLatency latency;
   };
-  void start_stage(double extra_latency_s);
+  struct Instance {
+    std::size_t stage = 0;
+    std::size_t outstanding = 0;
+    double bytes = 0;
+    CollectiveCosts costs;
+    double payload_done = 0;         // payload of the flows delivered so far
+    std::vector<FlowId> flows;       // the current stage's flows, by flight
+    std::vector<uint8_t> delivered;  // per flight of the current stage
+    uint64_t serial = 0;
+    std::size_t unheard = 0;         // cancelled: completions still to be told (then free)
+    bool active = false;
+    std::function<void()> on_done;
+  };
+  // A flow's tag: its instance's slot and the flight's index in its stage.
+  static uint64_t tag_of(std::size_t slot, std::size_t flight) { return uint64_t{flight} << 32 | slot; }
+  void start_stage(std::size_t slot, double extra_latency_s);
+  void release(std::size_t slot);
 
   Network& network_;
   const work::CollectivePlan& plan_;
   std::vector<StageRoutes> stages_;
-  std::size_t stage_ = 0;
-  std::size_t outstanding_ = 0;
-  double bytes_ = 0;
-  CollectiveCosts costs_;
-  std::function<void()> on_done_;
+  std::vector<Instance> instances_;
+  std::vector<std::size_t> free_;
+  std::size_t active_ = 0;
 };
 
 }  // namespace cs::net

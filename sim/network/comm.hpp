@@ -35,8 +35,11 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "sim/network/collective_costs.hpp"
 #include "workloads/collective.hpp"
 
 namespace cs::net {
@@ -66,10 +69,6 @@ class TransferObserver {
   virtual void on_transfer_done(TransferId id, uint64_t tag) = 0;
 };
 
-// NCCL's protocols (data/nccl_tuning.json); automatic: the tuner picks per size; none: the
-// wire alone (no software latency, full payload efficiency).
-enum class Protocol : uint8_t { automatic, simple, ll, ll128, none };
-
 struct CollectiveOptions {
   work::CollectiveAlgorithm algorithm = work::CollectiveAlgorithm::automatic;
   // nullopt: the layer's default (the scenario's network.protocol).
@@ -94,14 +93,21 @@ struct LinkUsage {
 
 class Comm {
  public:
-  virtual ~Comm() = default;
+  virtual ~Comm();
 
   // Workload ranks the placement holds.
   virtual int ranks() const = 0;
+  // The model underneath ("flow", "analytical") and its own counters (the flow model's flows
+  // and max-min solves, ...), for reports.
+  virtual std::string_view model_name() const = 0;
+  virtual std::vector<std::pair<std::string, uint64_t>> counters() const = 0;
 
   // The group of these ranks, in this order (ranks[0] is the root of rooted ops). At least 2
-  // distinct ranks in [0, ranks()). The same list gives the same id. Throws CommError("ranks").
-  virtual GroupId group(std::span<const int> ranks) = 0;
+  // distinct ranks in [0, ranks()). `channels`: NCCL channels of its rings (one per NIC rail
+  // across nodes; 0: the node's NIC count). The same list and channels give the same id.
+  // Throws CommError("ranks").
+  virtual GroupId group(std::span<const int> ranks, int channels) = 0;
+  GroupId group(std::span<const int> ranks) { return group(ranks, 0); }
   virtual std::span<const int> members(GroupId group) const = 0;
 
   // `bytes` (> 0, finite) from rank src to rank dst (src != dst), starting now. `flow_key`
@@ -140,18 +146,25 @@ class Comm {
   // Transfers using each directed link now (flows, or stages crossing it).
   virtual uint32_t link_load(uint32_t link) const = 0;
 
-  // Conveniences: a callable instead of an observer (one allocation per transfer).
+  // Conveniences: a callable instead of an observer (one allocation per transfer). cancel()
+  // drops the callable.
   TransferId send(int src, int dst, double bytes, std::function<void()> on_done, uint64_t flow_key = 0);
   TransferId collective(GroupId group, work::CollectiveOp op, double bytes, std::function<void()> on_done,
                         const CollectiveOptions& options = {});
 
  protected:
-  // Keeps the callables of the conveniences above alive until their transfer ends.
-  class Callbacks;
-  Callbacks& callbacks();
+  // Implementations call this when they cancel `id`: a callable given for it is dropped.
+  void forget_callback(TransferId id);
 
  private:
+  class Callbacks;  // the observer behind the conveniences
+  Callbacks& callbacks();
   std::unique_ptr<Callbacks> callbacks_;
+
+ public:
+  Comm();
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
 };
 
 }  // namespace cs::net

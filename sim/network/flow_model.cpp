@@ -4,13 +4,11 @@
 #include <functional>
 #include <stdexcept>
 
+#include "sim/engine/priority.hpp"
+
 namespace cs::net {
 
 namespace {
-// Model events run after everything else scheduled for the same instant, so that all flows
-// started at that instant are admitted together and solved in one recomputation.
-constexpr int kModelPriority = 1;
-
 constexpr auto kLater = std::greater<>();
 }  // namespace
 
@@ -215,6 +213,7 @@ void FlowModel::enqueue_slow(engine::Time t, FlowId f) {
 
 void FlowModel::on_event(uint64_t /*tag*/) {
   pending_event_ = {};
+  solve_pending_ = false;
   pending_time_ = engine::kForever;
   in_handler_ = true;
   const engine::Time now = sim_.now();
@@ -402,7 +401,7 @@ void FlowModel::activate(FlowId f) {
   }
 }
 
-void FlowModel::finish(FlowId f) {
+bool FlowModel::release_links(FlowId f) {
   Flow& flow = flows_[f];
   bool others = false;
   const auto links = links_of(flow);
@@ -425,17 +424,56 @@ void FlowModel::finish(FlowId f) {
       }
     }
   }
-  routes_[flow.route].bytes_done += flow.bytes;
+  return others;
+}
+
+void FlowModel::retire(FlowId f) {
+  Flow& flow = flows_[f];
   if (!assigned_.empty())
-    for (LinkIndex l : links) --assigned_[l];
-  if (!others) ++stats_.fast_path_updates;
-  if (flow.observer) done_.push_back({flow.observer, f, flow.tag});
-  else free_flows_.push_back(f);
+    for (LinkIndex l : links_of(flow)) --assigned_[l];
   flow.phase = Phase::free;
   flow.observer = nullptr;
   ++flow.version;
-  ++stats_.flows_completed;
   --active_;
+}
+
+void FlowModel::finish(FlowId f) {
+  Flow& flow = flows_[f];
+  const bool others = release_links(f);
+  routes_[flow.route].bytes_done += flow.bytes;
+  if (!others) ++stats_.fast_path_updates;
+  if (flow.observer) done_.push_back({flow.observer, f, flow.tag});
+  else free_flows_.push_back(f);
+  retire(f);
+  ++stats_.flows_completed;
+}
+
+double FlowModel::cancel(FlowId f, const FlowObserver* observer, uint64_t tag) {
+  if (f >= flows_.size()) return -1;
+  Flow& flow = flows_[f];
+  if (flow.phase == Phase::free || flow.observer != observer || flow.tag != tag) return -1;
+  double delivered = 0;
+  if (flow.phase == Phase::sharing) {
+    const engine::Time now = sim_.now();
+    const double left = std::clamp(flow.remaining - flow.rate * (now - flow.last_update), 0.0, flow.bytes);
+    delivered = flow.bytes - left;
+    // An alone flow's route booked its whole expected time at activation: take back what it
+    // will not run now.
+    if (flow.alone) routes_[flow.route].alone_s -= left / flow.rate;
+    release_links(f);
+    routes_[flow.route].bytes_done += delivered;
+  }
+  // Its queued admission or completion goes stale with the version retire() bumps.
+  retire(f);
+  free_flows_.push_back(f);
+  ++stats_.flows_cancelled;
+  // The flows it shared links with speed up now: solve at this instant (inside an event the
+  // handler solves before it returns).
+  if (!dirty_links_.empty() && !in_handler_) {
+    solve_pending_ = true;
+    reschedule();
+  }
+  return delivered;
 }
 
 void FlowModel::mark_dirty(LinkIndex l) {
@@ -535,13 +573,14 @@ void FlowModel::set_rate(FlowId f, double rate) {
 }
 
 void FlowModel::reschedule() {
-  const engine::Time next = bucket_heap_.empty() ? engine::kForever : bucket_heap_.front().first;
+  engine::Time next = bucket_heap_.empty() ? engine::kForever : bucket_heap_.front().first;
+  if (solve_pending_) next = std::min(next, sim_.now());
   if (next == pending_time_) return;
   if (pending_event_.valid()) sim_.cancel(pending_event_);
   pending_event_ = {};
   pending_time_ = next;
   if (next != engine::kForever)
-    pending_event_ = sim_.schedule_at(std::max(next, sim_.now()), *this, 0, kModelPriority);
+    pending_event_ = sim_.schedule_at(std::max(next, sim_.now()), *this, 0, engine::priority::resolve);
 }
 
 }  // namespace cs::net

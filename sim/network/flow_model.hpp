@@ -41,6 +41,7 @@ class FlowObserver {
 struct FlowModelStats {
   uint64_t flows_started = 0;
   uint64_t flows_completed = 0;
+  uint64_t flows_cancelled = 0;
   uint64_t recomputations = 0;      // component max-min solves
   uint64_t fast_path_updates = 0;   // flows that started or ended on otherwise idle links
   uint64_t max_component_flows = 0;
@@ -63,6 +64,13 @@ class FlowModel final : public engine::EventTarget {
   // before it takes bandwidth.
   FlowId start(RouteId route, double bytes, FlowObserver* observer, uint64_t tag,
                double extra_latency_s = 0);
+
+  // Stops `flow` now if it is active and was started with this observer and tag (a finished
+  // flow's id may already belong to a newer flow, which this check tells apart). Its links
+  // are freed at once: the flows it shared them with are re-solved at this instant. Returns
+  // the bytes it had delivered (0 while still in flight), or -1 when no such flow is active.
+  // Its observer is not told. Bytes delivered count in link_bytes(); the rest never moved.
+  double cancel(FlowId flow, const FlowObserver* observer, uint64_t tag);
 
   std::size_t active_flows() const { return active_; }
   // Load-aware routing (adaptive, UGAL) asks how many flows use a link, counting flows still
@@ -170,6 +178,10 @@ class FlowModel final : public engine::EventTarget {
   void prefetch_ahead(std::size_t i) const;
   void activate(FlowId f);
   void finish(FlowId f);
+  // Leaves every link of f (busy periods closed, shared links marked for a solve); true if
+  // some link keeps other flows.
+  bool release_links(FlowId f);
+  void retire(FlowId f);  // f's slot no longer active (the caller frees it)
   void attach_shared(FlowId f, uint32_t hop, LinkIndex l);  // link already has a flow
   void detach_shared(FlowId f, uint32_t hop, LinkIndex l);  // link keeps other flows
   // Routes up to this many hops are scanned for the hop on a link; longer ones (a pipeline
@@ -232,6 +244,7 @@ class FlowModel final : public engine::EventTarget {
   engine::EventId pending_event_{};
   engine::Time pending_time_ = engine::kForever;
   bool in_handler_ = false;
+  bool solve_pending_ = false;  // a cancel outside an event left rates to re-solve
   uint32_t epoch_ = 0;
   std::size_t active_ = 0;
   FlowModelStats stats_;

@@ -19,10 +19,17 @@ Network::Network(engine::Simulator& sim, const topo::Topology& topology, topo::R
       router_(topo::make_router(topology, routing, sim.seed())),
       flows_(sim, capacities(topology)) {
   // Load-aware routings choose a path when a flow starts, from the flows on each link.
-  if (routing == topo::RoutingKind::adaptive || routing == topo::RoutingKind::ugal) {
+  load_aware_ = routing == topo::RoutingKind::adaptive || routing == topo::RoutingKind::ugal;
+  if (load_aware_) {
     flows_.track_link_load(true);
-    router_->set_load_oracle([this](topo::LinkId l) { return flows_.flows_assigned(l); });
+    set_load_oracle({});
   }
+}
+
+void Network::set_load_oracle(topo::Router::LoadOracle oracle) {
+  if (!load_aware_) return;
+  if (!oracle) oracle = [this](topo::LinkId l) { return flows_.flows_assigned(l); };
+  router_->set_load_oracle(std::move(oracle));
 }
 
 RouteId Network::path(int src_rank, int dst_rank, uint64_t flow_key) {

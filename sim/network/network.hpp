@@ -35,6 +35,13 @@ class Network {
     return router_->route(src_rank, dst_rank, flow_key);
   }
 
+  // Load-aware routings (adaptive, UGAL) read how many transfers use each link when they pick
+  // a path. By default they read the flow model's flows; a model that moves bytes otherwise
+  // (the analytical model's stage fluid) gives its own count here; an empty oracle restores
+  // the flow model's. No effect on other routings.
+  bool load_aware() const { return load_aware_; }
+  void set_load_oracle(topo::Router::LoadOracle oracle);
+
   // Send bytes over a path. The observer hears of completion with `tag`.
   FlowId send(RouteId path, double bytes, FlowObserver* observer, uint64_t tag) {
     return flows_.start(path, bytes, observer, tag);
@@ -49,6 +56,7 @@ class Network {
   const topo::Topology& topology_;
   std::unique_ptr<topo::Router> router_;
   FlowModel flows_;
+  bool load_aware_ = false;
   std::unordered_map<const topo::Route*, RouteId> paths_;  // router's cached routes -> ids
 };
 

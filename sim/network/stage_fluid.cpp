@@ -6,6 +6,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "sim/engine/priority.hpp"
+
 namespace cs::net {
 
 namespace {
@@ -31,6 +33,7 @@ StageFluid::StageFluid(Network& network) : sim_(network.sim()) {
   left_Bps_.assign(n, 0.0);
   demand_Bps_.assign(n, 0.0);
   unfixed_.assign(n, 0);
+  assigned_.assign(n, 0);
   runs_on_.resize(n);
 }
 
@@ -44,7 +47,7 @@ void StageFluid::for_each_link(const Run& r, F&& f) const {
   for (std::size_t i = 0; i < links.size(); ++i) f(links[i], unit[i] * weight);
 }
 
-void StageFluid::start(const RoutedPlan& plan, double bytes, const CollectiveCosts& costs,
+RunHandle StageFluid::start(const RoutedPlan& plan, double bytes, const CollectiveCosts& costs,
                        std::function<void()> on_done) {
   if (!(bytes > 0) || !std::isfinite(bytes))
     throw std::invalid_argument("StageFluid::start: bytes must be a finite number > 0");
@@ -64,20 +67,62 @@ void StageFluid::start(const RoutedPlan& plan, double bytes, const CollectiveCos
   r.scale = bytes / costs.bandwidth_efficiency;
   r.costs = costs;
   r.stage = 0;
+  r.payload_done = 0;
   r.on_done = std::move(on_done);
   ++active_;
   wait_for_stage(id, costs.base_latency_s);
+  return {id, r.serial};
+}
+
+double StageFluid::cancel(RunHandle id) {
+  if (id.slot >= runs_.size()) return -1;
+  Run& r = runs_[id.slot];
+  if (r.plan == nullptr || r.serial != id.serial) return -1;
+  double delivered = r.payload_done;
+  const auto moving = std::find(moving_.begin(), moving_.end(), id.slot);
+  if (moving != moving_.end()) {
+    const double moved = 1 - std::clamp(r.remaining - r.rate * (sim_.now() - last_update_), 0.0, 1.0);
+    delivered += r.plan->payload_share(r.stage) * r.scale * r.costs.bandwidth_efficiency * moved;
+    moving_.erase(moving);
+    stop_moving(id.slot, moved);
+    request_update();
+  } else if (r.wait_event.valid()) {
+    sim_.cancel(r.wait_event);
+    assign(r, -1);
+  } else {
+    // Its stage ended at this instant and finish_due has not moved it on yet (it checks the
+    // serial): the stage's bytes were delivered.
+    delivered += r.plan->payload_share(r.stage) * r.scale * r.costs.bandwidth_efficiency;
+  }
+  release(id.slot);
+  return delivered;
+}
+
+void StageFluid::release(std::size_t id) {
+  Run& r = runs_[id];
+  r.plan = nullptr;
+  r.wait_event = {};
+  ++r.serial;
+  --active_;
+  free_.push_back(id);
 }
 
 void StageFluid::wait_for_stage(std::size_t id, double extra_latency_s) {
   const Run& r = runs_[id];
   const double latency = r.plan->latency_s(r.stage, r.costs) + extra_latency_s;
-  sim_.schedule_in(latency, *this, id);
+  runs_[id].wait_event = sim_.schedule_in(latency, *this, id);
+  assign(r, +1);
+}
+
+void StageFluid::assign(const Run& r, int delta) {
+  for (topo::LinkId l : r.plan->links(r.stage)) assigned_[l] += static_cast<uint32_t>(delta);
 }
 
 void StageFluid::begin_moving(std::size_t id) {
   Run& r = runs_[id];
+  r.wait_event = {};
   if (!(r.plan->per_byte_s(r.stage) > 0)) {  // a stage with no transfers: no bytes to wait for
+    assign(r, -1);
     end_stage(id);
     return;
   }
@@ -95,15 +140,16 @@ void StageFluid::begin_moving(std::size_t id) {
   request_update();
 }
 
-void StageFluid::stop_moving(std::size_t id) {
+void StageFluid::stop_moving(std::size_t id, double moved_share) {
   Run& r = runs_[id];
+  assign(r, -1);
   r.remaining = 0;
   r.rate = r.theta = 0;
   const auto links = r.plan->links(r.stage);
   const auto unit = r.plan->unit_loads(r.stage);
   for (std::size_t i = 0; i < links.size(); ++i) {
     const topo::LinkId l = links[i];
-    bytes_[l] += unit[i] * r.scale;
+    bytes_[l] += unit[i] * r.scale * moved_share;
     std::vector<uint32_t>& on = runs_on_[l];
     on.erase(std::find(on.begin(), on.end(), static_cast<uint32_t>(id)));
     for (uint32_t other : on) changed_.push_back(other);
@@ -113,15 +159,15 @@ void StageFluid::stop_moving(std::size_t id) {
 
 void StageFluid::end_stage(std::size_t id) {
   Run& r = runs_[id];
+  r.payload_done += r.plan->payload_share(r.stage) * r.scale * r.costs.bandwidth_efficiency;
   if (++r.stage < r.plan->stages()) {
     wait_for_stage(id, 0.0);
     return;
   }
-  r.plan = nullptr;
-  --active_;
-  free_.push_back(id);
   // The callback may start a run, which may reuse this slot: call a moved-out copy.
-  if (auto done = std::move(r.on_done)) done();
+  auto done = std::move(r.on_done);
+  release(id);
+  if (done) done();
 }
 
 void StageFluid::request_update() {
@@ -131,7 +177,7 @@ void StageFluid::request_update() {
     if (update_at_ <= now) return;
     sim_.cancel(update_event_);
   }
-  update_event_ = sim_.schedule_at(now, *this, kUpdate, kLate);
+  update_event_ = sim_.schedule_at(now, *this, kUpdate, engine::priority::settle);
   update_scheduled_ = true;
   update_at_ = now;
 }
@@ -161,17 +207,19 @@ void StageFluid::advance() {
 
 void StageFluid::finish_due() {
   const double now = sim_.now();
-  std::vector<std::size_t> due;
+  std::vector<RunHandle> due;
   std::erase_if(moving_, [&](std::size_t id) {
     const Run& r = runs_[id];
     const bool done = r.remaining <= 0 || (r.rate > 0 && r.remaining / r.rate <= kSameInstantRel * now);
-    if (done) due.push_back(id);
+    if (done) due.push_back({id, r.serial});
     return done;
   });
   // In run order, so that callbacks (which may start runs) come in a deterministic order.
-  std::sort(due.begin(), due.end());
-  for (std::size_t id : due) stop_moving(id);
-  for (std::size_t id : due) end_stage(id);
+  std::sort(due.begin(), due.end(), [](const RunHandle& a, const RunHandle& b) { return a.slot < b.slot; });
+  for (const RunHandle& d : due) stop_moving(d.slot);
+  // A callback may cancel a run that is due too: the serial tells.
+  for (const RunHandle& d : due)
+    if (runs_[d.slot].serial == d.serial && runs_[d.slot].plan != nullptr) end_stage(d.slot);
 }
 
 void StageFluid::solve() {
@@ -255,7 +303,7 @@ void StageFluid::solve() {
     if (r.rate > 0) next = std::min(next, sim_.now() + r.remaining / r.rate);
   }
   if (next < engine::kForever) {
-    update_event_ = sim_.schedule_at(next, *this, kUpdate, kLate);
+    update_event_ = sim_.schedule_at(next, *this, kUpdate, engine::priority::settle);
     update_scheduled_ = true;
     update_at_ = next;
   }

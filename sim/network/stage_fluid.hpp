@@ -43,10 +43,22 @@ class StageFluid final : public engine::EventTarget {
   StageFluid& operator=(const StageFluid&) = delete;
 
   // Starts a run of `plan` for `bytes` (> 0, finite) now; on_done is called at the simulated
-  // time its last stage ends, and may start another run. `plan` must come from this model's
-  // network and outlive the run. Throws std::invalid_argument on bad bytes or efficiency.
-  void start(const RoutedPlan& plan, double bytes, const CollectiveCosts& costs, std::function<void()> on_done);
+  // time its last stage ends, and may start and cancel runs. `plan` must come from this
+  // model's network and outlive the run. Throws std::invalid_argument on bad bytes or
+  // efficiency.
+  RunHandle start(const RoutedPlan& plan, double bytes, const CollectiveCosts& costs, std::function<void()> on_done);
+  // Stops run `id` now: its stage leaves its links at once (the stages it shared them with
+  // re-solve at this instant) and on_done is never called. Returns the payload bytes it had
+  // delivered (shares x S of its finished stages, and the moved part of the current one), or
+  // -1 when the run is not active.
+  double cancel(RunHandle id);
   std::size_t active_runs() const { return active_; }
+  // Runs moving bytes now, and those moving bytes across link l.
+  std::size_t moving_runs() const { return moving_.size(); }
+  std::size_t runs_on(topo::LinkId l) const { return runs_on_[l].size(); }
+  // Runs whose current stage crosses link l, moving or still waiting out its latency: what
+  // load-aware routing reads (as the flow model counts flows still in flight).
+  uint32_t runs_assigned(topo::LinkId l) const { return assigned_[l]; }
 
   // Per topology link, as the flow model defines them (flow_model.hpp), up to now: bytes
   // carried; seconds during which some stage's bytes crossed it. (No peak utilization: that
@@ -69,14 +81,18 @@ class StageFluid final : public engine::EventTarget {
     double theta = 0;       // per-flow rate (bytes/s) from progressive filling; 0: not fixed
     double cap = 0;         // theta alone: the stage's own links allow no more
     uint32_t mark = 0;      // component search epoch
+    uint64_t serial = 0;    // bumped when the slot is freed
+    double payload_done = 0;      // payload bytes of the finished stages
+    engine::EventId wait_event{};  // pending while it waits out a latency
     std::function<void()> on_done;
   };
   static constexpr uint64_t kUpdate = ~uint64_t{0};  // tag of the update event; else a run
-  static constexpr int kLate = 3;  // the update runs after everything else at its instant
 
   void wait_for_stage(std::size_t run, double extra_latency_s);
   void begin_moving(std::size_t run);
-  void stop_moving(std::size_t run);  // books its bytes, leaves its links; neighbours re-solve
+  // Books the moved share of its stage's bytes, leaves its links; neighbours re-solve.
+  void stop_moving(std::size_t run, double moved_share = 1);
+  void release(std::size_t run);  // the slot is free
   void end_stage(std::size_t run);
   void request_update();
   void advance();  // moving runs' progress from last_update_ to now
@@ -112,21 +128,33 @@ class StageFluid final : public engine::EventTarget {
   // of theta, and how many unfixed stages cross the link.
   std::vector<double> left_Bps_, demand_Bps_;
   std::vector<uint32_t> unfixed_;
+  std::vector<uint32_t> assigned_;  // per link, see runs_assigned
+  void assign(const Run& r, int delta);  // its current stage's links +delta
 };
 
 // A plan on the stage fluid: the analytical model's CollectiveRunner.
 class FluidCollectiveRun final : public CollectiveRunner {
  public:
-  // Routes `plan` once (RoutedPlan); `plan` must outlive the run.
-  FluidCollectiveRun(StageFluid& fluid, Network& network, const work::CollectivePlan& plan)
-      : fluid_(fluid), routed_(network, plan) {}
-  void start(double bytes, const CollectiveCosts& costs, std::function<void()> on_done) override {
-    fluid_.start(routed_, bytes, costs, std::move(on_done));
+  // Runs `routed`, which must outlive this.
+  FluidCollectiveRun(StageFluid& fluid, const RoutedPlan& routed) : fluid_(fluid), routed_(routed) {}
+  RunHandle start(double bytes, const CollectiveCosts& costs, std::function<void()> on_done) override {
+    ++active_;
+    return fluid_.start(routed_, bytes, costs, [this, done = std::move(on_done)] {
+      --active_;
+      if (done) done();
+    });
   }
+  double cancel(RunHandle run) override {
+    const double delivered = fluid_.cancel(run);
+    if (delivered >= 0) --active_;
+    return delivered;
+  }
+  std::size_t active_runs() const override { return active_; }
 
  private:
   StageFluid& fluid_;
-  RoutedPlan routed_;
+  const RoutedPlan& routed_;
+  std::size_t active_ = 0;
 };
 
 }  // namespace cs::net

@@ -5,8 +5,8 @@
 
 namespace cs::net {
 
-TrafficRun::TrafficRun(Network& network, std::vector<work::FlowSpec> flows)
-    : network_(network), specs_(std::move(flows)) {
+TrafficRun::TrafficRun(Comm& comm, engine::Simulator& sim, std::vector<work::FlowSpec> flows)
+    : comm_(comm), sim_(sim), specs_(std::move(flows)) {
   order_.resize(specs_.size());
   std::iota(order_.begin(), order_.end(), 0u);
   std::stable_sort(order_.begin(), order_.end(),
@@ -22,7 +22,7 @@ void TrafficRun::start() {
   // One engine event per distinct start time; its tag is the first flow (in order_) to start.
   for (std::size_t i = 0; i < order_.size(); ++i)
     if (i == 0 || specs_[order_[i]].start_s != specs_[order_[i - 1]].start_s)
-      network_.sim().schedule_at(specs_[order_[i]].start_s, *this, i);
+      sim_.schedule_at(specs_[order_[i]].start_s, *this, i);
 }
 
 void TrafficRun::on_event(uint64_t first) {
@@ -30,12 +30,12 @@ void TrafficRun::on_event(uint64_t first) {
   for (std::size_t i = first; i < order_.size() && specs_[order_[i]].start_s == t; ++i) {
     const uint32_t idx = order_[i];
     const work::FlowSpec& f = specs_[idx];
-    network_.send(f.src, f.dst, f.bytes, this, idx, idx);
+    comm_.send(f.src, f.dst, f.bytes, this, idx, idx);
   }
 }
 
-void TrafficRun::on_flow_done(FlowId /*flow*/, uint64_t tag) {
-  const double now = network_.sim().now();
+void TrafficRun::on_transfer_done(TransferId /*id*/, uint64_t tag) {
+  const double now = sim_.now();
   fct_[tag] = now - specs_[tag].start_s;
   finished_[tag] = 1;
   last_finish_ = std::max(last_finish_, now);

@@ -1,17 +1,19 @@
 #pragma once
-// Raw traffic: a list of flows (rank to rank, bytes, start time) pushed through the network,
-// with each flow's completion time recorded.
+// Raw traffic: a list of flows (rank to rank, bytes, start time) sent through the
+// communication layer, whichever model runs, with each flow's completion time recorded. Flow
+// i's key for hashed routings (ECMP) is i.
 #include <cstdint>
 #include <vector>
 
-#include "sim/network/network.hpp"
+#include "sim/engine/simulator.hpp"
+#include "sim/network/comm.hpp"
 #include "workloads/traffic.hpp"
 
 namespace cs::net {
 
-class TrafficRun final : public FlowObserver, public engine::EventTarget {
+class TrafficRun final : public TransferObserver, public engine::EventTarget {
  public:
-  TrafficRun(Network& network, std::vector<work::FlowSpec> flows);
+  TrafficRun(Comm& comm, engine::Simulator& sim, std::vector<work::FlowSpec> flows);
 
   // Schedule every flow's start. Flows with the same start time start in one instant.
   void start();
@@ -24,11 +26,12 @@ class TrafficRun final : public FlowObserver, public engine::EventTarget {
   const std::vector<double>& fct_s() const { return fct_; }
   double makespan_s() const { return last_finish_ - first_start_; }
 
-  void on_flow_done(FlowId flow, uint64_t tag) override;
+  void on_transfer_done(TransferId id, uint64_t tag) override;
   void on_event(uint64_t tag) override;
 
  private:
-  Network& network_;
+  Comm& comm_;
+  engine::Simulator& sim_;
   std::vector<work::FlowSpec> specs_;
   std::vector<uint32_t> order_;  // flow indices sorted by start time (stable)
   std::vector<double> fct_;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/network/comm_base.hpp"
 #include "topology/params.hpp"
 #include "workloads/collective.hpp"
 #include "workloads/traffic.hpp"
@@ -21,19 +22,17 @@ struct GpuConfig {
   std::string arch = "hopper";       // keys NCCL's per-architecture tables
 };
 
-enum class NetworkModel : uint8_t { flow, analytical };
-
-// How finely the flow model runs a collective: pipeline = each pipelined stage as one flow at
-// the pace of its slowest edge (the fluid limit of chunks flowing with no barrier); step =
-// ring all-reduce with every rank's every step its own flow (the textbook ring, O(n^2) flows).
-enum class Granularity : uint8_t { pipeline, step };
+// network.model and network.granularity: the communication layer's (comm_base.hpp). Only
+// its factory (make_comm) acts on the model.
+using NetworkModel = net::NetworkModel;
+using Granularity = net::Granularity;
 
 struct NetworkConfig {
   NetworkModel model = NetworkModel::flow;
   Granularity granularity = Granularity::pipeline;
-  // NCCL protocol of data/nccl_tuning.json ("simple", "ll", "ll128"), "auto" (the tuner picks
-  // per size) or "none" (the wire alone).
-  std::string protocol = "auto";
+  // NCCL protocol of data/nccl_tuning.json (simple, ll, ll128), automatic (the tuner picks
+  // per size) or none (the wire alone).
+  net::Protocol protocol = net::Protocol::automatic;
   topo::RoutingKind routing = topo::RoutingKind::dmodk;  // default: dmodk on fat-trees, minimal on
                                                          // dragonflies, dor on tori, else shortest
 };

@@ -42,9 +42,14 @@ void parse_network(const json& doc, Config& config) {
   config.network.granularity = get_choice<Granularity>(
       n, "granularity", "network", {{"pipeline", Granularity::pipeline}, {"step", Granularity::step}},
       Granularity::pipeline);
-  config.network.protocol = get_choice<std::string>(
+  config.network.protocol = get_choice<net::Protocol>(
       n, "protocol", "network",
-      {{"auto", "auto"}, {"simple", "simple"}, {"ll", "ll"}, {"ll128", "ll128"}, {"none", "none"}}, "auto");
+      {{"auto", net::Protocol::automatic},
+       {"simple", net::Protocol::simple},
+       {"ll", net::Protocol::ll},
+       {"ll128", net::Protocol::ll128},
+       {"none", net::Protocol::none}},
+      net::Protocol::automatic);
   const TopologyKind kind = config.topology.kind;
   const std::vector<Choice<RoutingKind>> routings = {{"dmodk", RoutingKind::dmodk},
                                                      {"ecmp", RoutingKind::ecmp},

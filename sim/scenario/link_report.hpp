@@ -10,19 +10,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/network/comm.hpp"
 #include "topology/topology.hpp"
 
 namespace cs::scenario {
 
-// Per-link measurements of one run, indexed by topology link id. `bytes` has one entry per
-// directed link; `busy_s` and `peak_utilization` have one too, or are empty when the model
-// did not measure them (reported as null / an empty CSV field / "-").
-struct LinkUsage {
-  std::vector<double> bytes;             // bytes carried
-  std::vector<double> busy_s;            // seconds with at least one flow on the link
-  std::vector<double> peak_utilization;  // largest fraction of capacity in use, in [0, 1]
-  double elapsed_s = 0;                  // simulated time of the run, s; shares are 0 if <= 0
-};
+// Per-link measurements of one run, indexed by topology link id (comm.hpp): `bytes` has one
+// entry per directed link; `busy_s` and `peak_utilization` have one too, or are empty when the
+// model did not measure them (reported as null / an empty CSV field / "-").
+using LinkUsage = net::LinkUsage;
 
 // { "links_used": links with bytes > 0,
 //   "busy_share_max", "busy_share_mean": busy_s / elapsed_s over the used links (0 if none),

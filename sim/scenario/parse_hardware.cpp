@@ -1,6 +1,6 @@
 // hardware.gpu and hardware.node.
 #include "sim/scenario/gpu_catalog.hpp"
-#include "sim/scenario/nccl_tuning.hpp"
+#include "sim/network/nccl_tuning.hpp"
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/parse_util.hpp"
 #include "sim/scenario/suggest.hpp"
@@ -75,7 +75,7 @@ void parse_hardware(const json& doc, Config& config) {
                                           gpu.fabric);
   parse_mesh(node, p);
   // NVLS needs an NVSwitch that reduces: NVSwitch gen 3 (Hopper) and later.
-  const bool reduces = p.fabric == topo::NodeFabric::nvswitch && nccl_nvls_efficiency(gpu.arch) > 0;
+  const bool reduces = p.fabric == topo::NodeFabric::nvswitch && net::nccl_nvls_efficiency(gpu.arch) > 0;
   config.in_network.nvls = get_bool(node, "nvls", at, reduces);
   if (config.in_network.nvls && p.fabric != topo::NodeFabric::nvswitch)
     throw InputError(at + ".nvls", "NVLS (in-switch reduction) needs an NVSwitch node; the fabric is not \"nvswitch\"",

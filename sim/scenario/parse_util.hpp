@@ -58,16 +58,20 @@ struct Choice {
                                      const std::vector<std::string>& available,
                                      const std::vector<std::string>& planned);
 
+// "\"a\", \"b\"": the choices that are available.
+template <class E>
+std::string choice_names(const std::vector<Choice<E>>& choices) {
+  std::string s;
+  for (const auto& c : choices)
+    if (c.value) s += (s.empty() ? "\"" : ", \"") + std::string(c.name) + "\"";
+  return s;
+}
+
 template <class E>
 E choice_value(const json& v, const std::string& path, const std::vector<Choice<E>>& choices) {
   std::vector<std::string> available, planned;
   for (const auto& c : choices) (c.value ? available : planned).emplace_back(c.name);
-  if (!v.is_string())
-    throw InputError(path, "expected one of " + [&] {
-      std::string s;
-      for (const auto& a : available) s += (s.empty() ? "\"" : ", \"") + a + "\"";
-      return s;
-    }() + "; got " + describe_value(v));
+  if (!v.is_string()) throw InputError(path, "expected one of " + choice_names(choices) + "; got " + describe_value(v));
   const auto& given = v.get_ref<const std::string&>();
   for (const auto& c : choices)
     if (c.name == given && c.value) return *c.value;
@@ -79,6 +83,14 @@ E get_choice(const json& obj, std::string_view key, std::string_view at,
              const std::vector<Choice<E>>& choices, E def) {
   const json* v = member(obj, key);
   return v ? choice_value(*v, join_path(at, key), choices) : def;
+}
+
+// A choice the file must make: no default.
+template <class E>
+E required_choice(const json& obj, std::string_view key, std::string_view at, const std::vector<Choice<E>>& choices) {
+  const json* v = member(obj, key);
+  if (!v) throw InputError(join_path(at, key), "required: one of " + choice_names(choices));
+  return choice_value(*v, join_path(at, key), choices);
 }
 
 }  // namespace cs::scenario::detail

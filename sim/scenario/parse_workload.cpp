@@ -103,10 +103,7 @@ std::vector<int> parse_rank_list(const json& list, const std::string& at, int64_
   return out;
 }
 
-constexpr std::size_t kMaxCheckedPlanRanks = 512;
-
-void parse_collective(const json& w, const std::string& at, int64_t ranks, int gpus_per_node,
-                      work::CollectiveSpec& spec) {
+void parse_collective(const json& w, const std::string& at, int64_t ranks, work::CollectiveSpec& spec) {
   using work::CollectiveAlgorithm;
   using work::CollectiveOp;
   spec.op = get_choice<CollectiveOp>(w, "op", at,
@@ -178,20 +175,7 @@ void parse_collective(const json& w, const std::string& at, int64_t ranks, int g
     throw InputError(ranks_at, "send_recv sends from the first rank to the second: expected groups of 2 ranks; got " +
                                    std::to_string(smallest),
                      "give \"ranks\": [src, dst] or \"groups\": {\"size\": 2}");
-  // Does each algorithm have a plan for this op and group? Checked here on the first group
-  // when that is cheap (plans grow to n^2 transfers); larger groups are checked at run time.
-  if (smallest > kMaxCheckedPlanRanks) return;
-  work::GroupLayout layout{groups.front(), {}};
-  for (int r : layout.ranks) layout.node_of.push_back(r / gpus_per_node);
-  for (auto a : spec.algorithms) {
-    if (a == work::CollectiveAlgorithm::automatic) continue;  // in_network: the fabric is checked at run time
-    try {
-      work::make_plan(spec.op, a, layout);
-    } catch (const work::PlanError& e) {
-      throw InputError(join_path(at, "algorithm"), std::string(work::to_string(a)) + " " +
-                                                       std::string(work::to_string(spec.op)) + ": " + e.what());
-    }
-  }
+
 }
 
 
@@ -210,7 +194,7 @@ void parse_background(const json& w, int64_t ranks, Config& config) {
                                        {{"traffic", WorkloadKind::traffic}, {"collective", WorkloadKind::collective}},
                                        WorkloadKind::collective);
     if (bg.kind == WorkloadKind::traffic) parse_traffic(b, item, ranks, bg.traffic);
-    else parse_collective(b, item, ranks, config.topology.node.gpus, bg.collective);
+    else parse_collective(b, item, ranks, bg.collective);
     if (bg.kind == WorkloadKind::collective &&
         (bg.collective.algorithms.size() != 1 || bg.collective.algorithms[0] == work::CollectiveAlgorithm::automatic))
       throw InputError(join_path(item, "algorithm"), "a background collective needs one algorithm, not a list or auto");
@@ -222,34 +206,20 @@ void parse_background(const json& w, int64_t ranks, Config& config) {
 
 void parse_workload(const json& doc, Config& config) {
   const json& w = object_or_empty(doc, "workload", "");
-  config.workload = get_choice<WorkloadKind>(w, "kind", kAt,
-                                             {{"traffic", WorkloadKind::traffic},
-                                              {"collective", WorkloadKind::collective},
-                                              {"training", std::nullopt},
-                                              {"serving", std::nullopt},
-                                              {"training_run", std::nullopt}},
-                                             WorkloadKind::collective);
+  // Several kinds share keys (ranks, sizes, ...): a silent default would mislead.
+  config.workload = required_choice<WorkloadKind>(w, "kind", kAt,
+                                                  {{"traffic", WorkloadKind::traffic},
+                                                   {"collective", WorkloadKind::collective},
+                                                   {"training", std::nullopt},
+                                                   {"serving", std::nullopt},
+                                                   {"training_run", std::nullopt},
+                                                   {"jobs", std::nullopt}});
   const int64_t ranks = total_gpus(config);
   if (config.workload == WorkloadKind::traffic) parse_traffic(w, std::string(kAt), ranks, config.traffic);
-  else parse_collective(w, std::string(kAt), ranks, config.topology.node.gpus, config.collective);
+  else parse_collective(w, std::string(kAt), ranks, config.collective);
   parse_background(w, ranks, config);
-  // Rules joining network and workload.
-  if (config.network.model == NetworkModel::analytical && config.workload == WorkloadKind::traffic)
-    throw InputError("network.model", "the analytical model runs collective workloads; a traffic workload needs \"flow\"",
-                     "traffic can run beside a collective in workload.background");
-  if (config.network.granularity == Granularity::step && config.network.model == NetworkModel::analytical)
-    throw InputError("network.granularity", "\"step\" (every ring step its own flow) runs on the flow model; "
-                                            "the analytical model costs pipelines",
-                     "set network.model to \"flow\", or granularity to \"pipeline\"");
-  if (config.network.granularity == Granularity::step && config.workload == WorkloadKind::collective) {
-    const auto& c = config.collective;
-    for (auto a : c.algorithms)
-      if (a != work::CollectiveAlgorithm::ring || c.op != work::CollectiveOp::all_reduce)
-        throw InputError("network.granularity", "\"step\" runs ring all_reduce only; got " +
-                                                    std::string(work::to_string(a)) + " " +
-                                                    std::string(work::to_string(c.op)),
-                         "use \"pipeline\"");
-  }
+  // Whether each algorithm has a plan for the op and groups, and what the network model can
+  // run, the communication layer says when the world is assembled (run.cpp).
 }
 
 }  // namespace cs::scenario::detail

@@ -8,7 +8,10 @@
 #include <vector>
 
 #include "sim/engine/simulator.hpp"
+#include "sim/network/comm_factory.hpp"
+#include "sim/network/nccl_tuning.hpp"
 #include "sim/network/network.hpp"
+#include "sim/network/network_sampler.hpp"
 #include "sim/network/traffic_run.hpp"
 #include "sim/scenario/input_error.hpp"
 #include "sim/scenario/link_report.hpp"
@@ -32,35 +35,31 @@ namespace {
 
 using nlohmann::json;
 
-std::unique_ptr<net::Network> connect(engine::Simulator& sim, const topo::Topology& topology,
-                                      const Config& config) {
-  try {
-    return std::make_unique<net::Network>(sim, topology, config.network.routing);
-  } catch (const std::invalid_argument& e) {
-    throw InputError("network.routing", e.what());
+// What one replication runs on: the topology, its network, and the communication layer of
+// the chosen model over the workload's ranks. Built in this order; never moved.
+struct World {
+  World(const Config& config, uint64_t seed) : sim(seed), topology(build_topology(config)) {
+    try {
+      network = std::make_unique<net::Network>(sim, topology, config.network.routing);
+    } catch (const std::invalid_argument& e) {
+      throw InputError("network.routing", e.what());
+    }
+    net::CommConfig c;
+    c.model = config.network.model;
+    c.granularity = config.network.granularity;
+    c.protocol = config.network.protocol;
+    c.in_network = {config.in_network.nvls, config.in_network.sharp,
+                    config.in_network.nvls ? net::nccl_nvls_efficiency(config.gpu.arch) : 1.0};
+    try {
+      comm = net::make_comm(*network, net::Placement::identity(topology.ranks()), c);
+    } catch (const net::CommError& e) {
+      throw detail::input_error(e, "workload");
+    }
   }
-}
-
-// Samples the network's state every `interval` seconds while `busy()` holds.
-class NetworkSampler final : public engine::EventTarget {
- public:
-  NetworkSampler(net::Network& network, double interval) : network_(network), interval_(interval) {}
-  // First sample at the current instant, after everything else scheduled for it.
-  void start() { network_.sim().schedule_at(network_.sim().now(), *this, 0, kLast); }
-  void on_event(uint64_t) override {
-    auto& sim = network_.sim();
-    sim.recorder().sample("active_flows", sim.now(),
-                          static_cast<double>(network_.flows().active_flows()));
-    sim.recorder().sample("flows_completed", sim.now(),
-                          static_cast<double>(network_.flows().stats().flows_completed));
-    if (network_.flows().active_flows() > 0 || sim.pending() > 0)
-      sim.schedule_in(interval_, *this, 0, kLast);
-  }
-
- private:
-  static constexpr int kLast = 2;  // after the network model's events at the same instant
-  net::Network& network_;
-  double interval_;
+  engine::Simulator sim;
+  const topo::Topology topology;
+  std::unique_ptr<net::Network> network;
+  std::unique_ptr<net::CommBase> comm;
 };
 
 // Chrome traces stay loadable: beyond this many flows, only the first ones are traced.
@@ -80,9 +79,8 @@ std::string flow_table(const net::TrafficRun& traffic) {
   return out.str();
 }
 
-json run_traffic(const Config& config, engine::Simulator& sim, net::Network& network,
-                 std::string* flows_csv) {
-  net::TrafficRun traffic(network, work::expand_traffic(config.traffic, network.ranks()));
+json run_traffic(const Config& config, engine::Simulator& sim, net::Comm& comm, std::string* flows_csv) {
+  net::TrafficRun traffic(comm, sim, work::expand_traffic(config.traffic, comm.ranks()));
   traffic.start();
   sim.run(config.run.until_s > 0 ? config.run.until_s : engine::kForever);
   std::vector<double> fct;
@@ -112,49 +110,39 @@ json run_traffic(const Config& config, engine::Simulator& sim, net::Network& net
 // first replication's are kept.
 json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const RunOptions& options) {
   const auto wall0 = std::chrono::steady_clock::now();
-  engine::Simulator sim(seed);
+  World world(config, seed);
+  engine::Simulator& sim = world.sim;
+  net::Comm& comm = *world.comm;
   const bool tracing = outputs && !config.run.trace_path.empty();
   sim.recorder().enable_trace(tracing);
-  const topo::Topology topology = build_topology(config);
-  auto network = connect(sim, topology, config);
-  NetworkSampler sampler(*network, config.run.timeseries_interval_s);
+  net::NetworkSampler sampler(comm, sim, config.run.timeseries_interval_s);
   if (outputs && config.run.timeseries_interval_s > 0) sampler.start();
 
   json block;
   std::string kind;
-  const bool analytical = config.network.model == NetworkModel::analytical;
-  LinkUsage usage;  // where the bytes went, per directed link
   switch (config.workload) {
     case WorkloadKind::collective:
       kind = "collective";
-      block = detail::run_collective(config, sim, *network, &usage);
+      block = detail::run_collective(config, sim, comm);
       break;
     case WorkloadKind::traffic:
       kind = "traffic";
-      block = run_traffic(config, sim, *network,
-                          outputs && options.flow_table ? &outputs->flows_csv : nullptr);
-      usage = detail::flow_model_usage(*network);
+      block = run_traffic(config, sim, comm, outputs && options.flow_table ? &outputs->flows_csv : nullptr);
       break;
   }
-  const double sim_time_s = sim.now();
-  json network_block = {{"model", analytical ? "analytical" : "flow"},
-                        {"protocol", config.network.protocol}};
-  if (!analytical) {
-    const auto& st = network->flows().stats();
-    network_block["flows"] = st.flows_started;
-    network_block["recomputations"] = st.recomputations;
-    network_block["fast_path_updates"] = st.fast_path_updates;
-    network_block["max_component_flows"] = st.max_component_flows;
-  }
+  const LinkUsage usage = comm.link_usage();  // where the bytes went, per directed link
+  json network_block = {{"model", std::string(comm.model_name())},
+                        {"protocol", std::string(net::to_string(config.network.protocol))}};
+  for (const auto& [name, value] : comm.counters()) network_block[name] = value;
   json summary = {{"scenario", config.name},
                   {"seed", seed},
-                  {"sim_time_s", sim_time_s},
+                  {"sim_time_s", sim.now()},
                   {"events", sim.events_processed()},
                   {"wall_time_s", 0.0},
                   {kind, block},
                   {"network", network_block},
-                  {"links", link_summary(topology, usage)}};
-  if (outputs) outputs->links_csv = link_table_csv(topology, usage);
+                  {"links", link_summary(world.topology, usage)}};
+  if (outputs) outputs->links_csv = link_table_csv(world.topology, usage);
   if (outputs) {
     std::ostringstream ts, tr;
     if (config.run.timeseries_interval_s > 0) {
@@ -174,9 +162,8 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
 }  // namespace
 
 void check_buildable(const Config& config) {
-  engine::Simulator sim(config.seed);
-  const topo::Topology topology = build_topology(config);
-  connect(sim, topology, config);
+  World world(config, config.seed);
+  detail::check_collectives(config, *world.comm);
 }
 
 RunOutput run_scenario(const Config& config, const RunOptions& options) {

@@ -1,35 +1,35 @@
 #pragma once
-// Internal to run.cpp: the collective workload (and the collectives and traffic running in
-// the background) in either network model.
+// Internal to run.cpp: the collective workload's summary block, the background work beside
+// it, and the communication layer's errors as input errors at their JSON paths.
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "sim/engine/simulator.hpp"
-#include "sim/network/collective_costs.hpp"
-#include "sim/network/network.hpp"
+#include "sim/network/background_load.hpp"
+#include "sim/network/comm.hpp"
 #include "sim/scenario/config.hpp"
-#include "sim/scenario/link_report.hpp"
+#include "sim/scenario/input_error.hpp"
 
 namespace cs::scenario::detail {
 
-// A protocol's name and NCCL cost table ("none": the wire alone, all zero).
-struct Protocol {
-  std::string name;
-  net::CollectiveCostTable costs;
-};
-// The protocols network.protocol allows: one, or for "auto" LL, LL128 and Simple (the tuner
-// picks per size).
-std::vector<Protocol> collective_protocols(const Config& config);
+// A CommError as an InputError at the path of its field: network.<field> for the network's
+// keys (granularity, protocol, model), else <workload_at>.<field>.
+InputError input_error(const net::CommError& e, const std::string& workload_at);
 
-// Runs config.collective, every size and algorithm in turn, beside config.background, on the
-// network model network.model selects (the flow model, or the analytical model's stage fluid)
-// on `sim`; returns the summary's "collective" block and fills `usage` per link. A size that
-// run.until cuts is left out, and so are the ones after it ("sizes_not_run" counts them).
-nlohmann::json run_collective(const Config& config, engine::Simulator& sim, net::Network& network, LinkUsage* usage);
+// config.background's work, prepared on `load` (errors at workload.background.<i>).
+void add_background(const Config& config, net::Comm& comm, net::BackgroundLoad& load);
+// The summary's list of background work: what ran and how often.
+nlohmann::json background_summary(const net::BackgroundLoad& load);
 
-// The flow model's per-link usage so far (bytes, busy time, peak utilization).
-LinkUsage flow_model_usage(net::Network& network);
+// Runs config.collective (every algorithm and size in turn) beside config.background on
+// `comm`; returns the summary's "collective" block. A size that run.until cuts is left out,
+// and so are the ones after it ("sizes_not_run" counts them).
+nlohmann::json run_collective(const Config& config, engine::Simulator& sim, net::Comm& comm);
+
+// What validate checks of the collectives without running: each algorithm has a plan on
+// each group (for groups of at most kMaxCheckedPlanRanks; larger ones at run time).
+inline constexpr std::size_t kMaxCheckedPlanRanks = 512;
+void check_collectives(const Config& config, net::Comm& comm);
 
 }  // namespace cs::scenario::detail

@@ -1,9 +1,11 @@
-// Load-aware routing sees the flows already placed, including ones still in flight.
+// Load-aware routing sees the flows already placed, including ones still in flight, in
+// either network model (the communication layer gives the router its model's link loads).
 #include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "sim/engine/simulator.hpp"
+#include "sim/network/comm_factory.hpp"
 #include "sim/network/network.hpp"
 #include "sim/network/traffic_run.hpp"
 #include "topology/topology.hpp"
@@ -12,7 +14,7 @@ using namespace cs;
 
 namespace {
 
-double makespan(topo::RoutingKind routing) {
+double makespan(topo::RoutingKind routing, net::NetworkModel model = net::NetworkModel::flow) {
   // Radix 8: 4 NICs and 4 spines per leaf, 3 leaves of single-GPU nodes. Ranks 4 and 8 sit on
   // port 0 of leaves 1 and 2, so D-mod-K sends 0->4 and 1->8 up the same leaf0->spine0 link:
   // each gets B/2 and both take 2S/B. Adaptive routing sees the first flow on that link when
@@ -31,7 +33,10 @@ double makespan(topo::RoutingKind routing) {
   const topo::Topology topology = topo::build_topology(p);
   engine::Simulator sim(1);
   net::Network network(sim, topology, routing);
-  net::TrafficRun traffic(network, {{0, 4, 1e9, 0.0}, {1, 8, 1e9, 0.0}});
+  net::CommConfig config;
+  config.model = model;
+  auto comm = net::make_comm(network, net::Placement::identity(topology.ranks()), config);
+  net::TrafficRun traffic(*comm, sim, {{0, 4, 1e9, 0.0}, {1, 8, 1e9, 0.0}});
   traffic.start();
   sim.run();
   REQUIRE(traffic.completed() == 2);
@@ -43,4 +48,9 @@ double makespan(topo::RoutingKind routing) {
 TEST_CASE("adaptive routing avoids a D-mod-K collision", "[routing][adaptive]") {
   CHECK(makespan(topo::RoutingKind::dmodk) == Approx(2 * 1e9 / 50e9));
   CHECK(makespan(topo::RoutingKind::adaptive) == Approx(1e9 / 50e9));
+}
+
+TEST_CASE("adaptive routing sees the analytical model's load too", "[routing][adaptive]") {
+  CHECK(makespan(topo::RoutingKind::dmodk, net::NetworkModel::analytical) == Approx(2 * 1e9 / 50e9));
+  CHECK(makespan(topo::RoutingKind::adaptive, net::NetworkModel::analytical) == Approx(1e9 / 50e9));
 }

@@ -5,6 +5,7 @@
 
 #include "parse_helpers.hpp"
 #include "sim/scenario/load.hpp"
+#include "sim/scenario/run.hpp"
 
 using namespace cs::scenario;
 using json = nlohmann::json;
@@ -159,13 +160,11 @@ TEST_CASE("cross-field rules name their path", "[config]") {
       {R"({"hardware": {"node": {"fabric": "nvlink_mesh", "mesh": "cube"}}})", "hardware.node.mesh",
        "expected one of"},
       {R"({"hardware": {"node": {"nic_bandwidth": "0Gbps"}}})", "hardware.node.nic_bandwidth", "> 0"},
-      {R"({"network": {"model": "analytical"}, "workload": {"kind": "traffic"}})", "network.model", "collective workloads"},
       {R"({"network": {"routing": "ugal"}})", "network.routing",
        "needs a dragonfly topology; available here: dmodk, ecmp"},
       {R"({"topology": {"kind": "single_node"}, "network": {"routing": "ecmp"}})", "network.routing", "fat_tree"},
       {R"({"workload": {"kind": "training"}})", "workload.kind", "not implemented yet"},
       {R"({"workload": {"op": "gather"}})", "workload.op", "expected one of"},
-      {R"({"workload": {"op": "all_to_all", "algorithm": "tree"}})", "workload.algorithm", "tree"},
       {R"({"workload": {"groups": {"size": 3}}})", "workload.groups", "multiple of 3"},
       {R"({"workload": {"ranks": 9}})", "workload.ranks", "from 2 to 8"},
       {R"({"workload": {"sizes": ["1MiB", "-1MiB"]}})", "workload.sizes.1", "> 0"},
@@ -197,6 +196,59 @@ TEST_CASE("cross-field rules name their path", "[config]") {
   const auto e = config_error(R"({"hardware": {"node": {"gpus": 1}}, "topology": {"kind": "custom", "nodes": 2,
       "switches": ["spine"], "links": [{"a": "n0", "b": "spin"}]}})");
   CHECK(e.hint() == "did you mean \"spine\"?");
+}
+
+TEST_CASE("a scenario must name its workload's kind", "[config]") {
+  for (const char* text : {R"({})", R"({"workload": {"op": "all_reduce"}})"}) {
+    try {
+      parse_config(json::parse(text));
+      FAIL("no error for " << text);
+    } catch (const InputError& e) {
+      CHECK(e.path() == "workload.kind");
+      CHECK_THAT(e.expected(), Catch::Contains("required: one of \"traffic\", \"collective\""));
+    }
+  }
+}
+
+TEST_CASE("the communication layer checks plans and models when the world is assembled", "[config]") {
+  struct Case {
+    const char* doc;
+    const char* path;
+    const char* contains;
+  };
+  const Case cases[] = {
+      {R"({"workload": {"kind": "collective", "op": "all_to_all", "algorithm": "tree"}})", "workload.algorithm",
+       "tree"},
+      {R"({"workload": {"kind": "collective", "background": [{"op": "all_gather", "algorithm": "halving_doubling",
+           "ranks": 6}]}})",
+       "workload.background.0.algorithm", "halving_doubling"},
+      {R"({"network": {"model": "analytical", "granularity": "step"}, "workload": {"kind": "collective"}})",
+       "network.granularity", "flow model"},
+      {R"({"network": {"granularity": "step"}, "workload": {"kind": "collective", "algorithm": "tree"}})",
+       "network.granularity", "ring all_reduce only"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.doc);
+    const Config config = parse(c.doc);  // the file itself is well formed
+    try {
+      check_buildable(config);
+      FAIL("no error");
+    } catch (const InputError& e) {
+      CHECK(e.path() == c.path);
+      CHECK_THAT(e.expected(), Catch::Contains(c.contains));
+    }
+  }
+}
+
+TEST_CASE("the analytical model runs traffic flow by flow, as the flow model does", "[config]") {
+  const char* text = R"({"topology": {"kind": "fat_tree", "nodes": 4}, "hardware": {"node": {"gpus": 1}},
+      "workload": {"kind": "traffic", "pattern": "incast", "bytes": "1GB"}})";
+  Config flow = parse(text), analytical = parse(text);
+  analytical.network.model = NetworkModel::analytical;
+  const json a = run_scenario(flow).summary["traffic"], b = run_scenario(analytical).summary["traffic"];
+  CHECK(b["completed"] == 3);
+  CHECK(b["makespan_s"].get<double>() == Approx(a["makespan_s"].get<double>()).epsilon(1e-9));
+  CHECK(b["mean_fct_s"].get<double>() == Approx(a["mean_fct_s"].get<double>()).epsilon(1e-9));
 }
 
 TEST_CASE("every example scenario parses", "[config]") {

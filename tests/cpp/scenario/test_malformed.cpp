@@ -1,5 +1,6 @@
 // The malformed-scenario suite: every file in tests/malformed/ must fail with an InputError
-// at the path, and with the text, that tests/malformed/expected.json gives for it.
+// at the path, and with the text, that tests/malformed/expected.json gives for it, when it is
+// parsed or else when its world is assembled (what `clustersim validate` does).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -7,6 +8,7 @@
 #include <set>
 
 #include "sim/scenario/load.hpp"
+#include "sim/scenario/run.hpp"
 
 using namespace cs::scenario;
 using json = nlohmann::json;
@@ -33,7 +35,7 @@ TEST_CASE("malformed scenarios are InputErrors with the expected path", "[malfor
     const std::string contains = want.at("contains").get<std::string>();
     bool threw = false;
     try {
-      parse_config(read_scenario_file((dir / name).string()));
+      check_buildable(parse_config(read_scenario_file((dir / name).string())));
     } catch (const InputError& e) {
       threw = true;
       INFO("message: " << e.what());

@@ -8,11 +8,12 @@
 // efficiency (Simple 1, LL 1/2, LL128 120/128). Microseconds in the file, seconds here.
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/network/collective_costs.hpp"
 #include "workloads/collective.hpp"
 
-namespace cs::scenario {
+namespace cs::net {
 
 // The text of data/nccl_tuning.json.
 std::string_view nccl_tuning_text();
@@ -20,14 +21,28 @@ std::string_view nccl_tuning_text();
 // Costs of every algorithm under `protocol`: "simple", "ll" or "ll128". Throws
 // std::invalid_argument for any other name. (No protocol, "none", is the caller's
 // default-constructed CollectiveCostTable: the wire alone.)
-net::CollectiveCostTable nccl_costs(std::string_view protocol);
+CollectiveCostTable nccl_costs(std::string_view protocol);
 
 // The protocol NCCL runs `algorithm` with whatever protocol is asked for ("simple" for
 // in_network: NVLS and SHARP), or "" when it runs the one asked for.
 std::string nccl_pinned_protocol(work::CollectiveAlgorithm algorithm);
 
+// A protocol with its costs for every algorithm.
+struct ProtocolCosts {
+  Protocol protocol = Protocol::none;
+  CollectiveCostTable costs;
+};
+// The protocols `requested` allows, with their costs: itself, or for automatic LL, LL128 and
+// Simple in that order (the tuner picks per size; ties go to the first); none: the wire
+// alone (all zero, efficiency 1). in_network's efficiency is scaled by `nvls_efficiency`
+// (NVLS's share of the NVLink bandwidth; 1 where no NVLS runs).
+std::vector<ProtocolCosts> nccl_protocols(Protocol requested, double nvls_efficiency = 1);
+// The protocol `algorithm` runs with when `chosen` is asked for: Simple for in_network (NVLS
+// and SHARP), none stays none, else `chosen`.
+Protocol nccl_protocol_run(work::CollectiveAlgorithm algorithm, Protocol chosen);
+
 // The share of the NVLink bandwidth NVLS reaches on GPUs of architecture `arch` ("hopper",
 // "blackwell"); 0 where NCCL has no NVLS (every other architecture).
 double nccl_nvls_efficiency(std::string_view arch);
 
-}  // namespace cs::scenario
+}  // namespace cs::net

@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "sim/scenario/nccl_tuning.hpp"
+#include "sim/network/nccl_tuning.hpp"
 
 using namespace cs;
 using work::CollectiveAlgorithm;
@@ -25,12 +25,12 @@ constexpr auto kNet = static_cast<std::size_t>(net::TransferClass::net);
 }  // namespace
 
 TEST_CASE("the compiled-in NCCL table is the data file", "[nccl]") {
-  CHECK(nlohmann::json::parse(scenario::nccl_tuning_text()) == file());
+  CHECK(nlohmann::json::parse(net::nccl_tuning_text()) == file());
 }
 
 TEST_CASE("nccl_costs(simple) gives the file's ring numbers in seconds", "[nccl]") {
   const nlohmann::json ring = file()["nccl_algorithms"]["ring"]["simple"];
-  const net::CollectiveCostTable t = scenario::nccl_costs("simple");
+  const net::CollectiveCostTable t = net::nccl_costs("simple");
   const net::CollectiveCosts& c = t[CollectiveAlgorithm::ring];
   CHECK(c.base_latency_s == Approx(ring["base_latency_us"].get<double>() * 1e-6));
   CHECK(c.step_latency_s[kNvlink] == Approx(ring["step_latency_us"]["nvlink"].get<double>() * 1e-6));
@@ -44,7 +44,7 @@ TEST_CASE("nccl_costs(simple) gives the file's ring numbers in seconds", "[nccl]
 
 TEST_CASE("nccl_costs fills every algorithm as the file maps it", "[nccl]") {
   for (const char* proto : {"simple", "ll", "ll128"}) {
-    const net::CollectiveCostTable t = scenario::nccl_costs(proto);
+    const net::CollectiveCostTable t = net::nccl_costs(proto);
     for (CollectiveAlgorithm a : {CollectiveAlgorithm::ring, CollectiveAlgorithm::tree,
                                   CollectiveAlgorithm::halving_doubling, CollectiveAlgorithm::direct,
                                   CollectiveAlgorithm::hierarchical, CollectiveAlgorithm::automatic,
@@ -63,14 +63,14 @@ TEST_CASE("nccl_costs fills every algorithm as the file maps it", "[nccl]") {
     CHECK(t[CollectiveAlgorithm::in_network].bandwidth_efficiency == 1.0);
     CHECK(t[CollectiveAlgorithm::in_network].step_latency_s[kNvlink] == Approx(23e-6));
   }
-  CHECK(scenario::nccl_costs("ll")[CollectiveAlgorithm::ring].bandwidth_efficiency == 0.5);
-  CHECK(scenario::nccl_costs("ll128")[CollectiveAlgorithm::tree].bandwidth_efficiency ==
+  CHECK(net::nccl_costs("ll")[CollectiveAlgorithm::ring].bandwidth_efficiency == 0.5);
+  CHECK(net::nccl_costs("ll128")[CollectiveAlgorithm::tree].bandwidth_efficiency ==
         Approx(120.0 / 128.0));
-  CHECK(scenario::nccl_costs("ll")[CollectiveAlgorithm::tree].step_latency_s[kNet] == Approx(5e-6));
+  CHECK(net::nccl_costs("ll")[CollectiveAlgorithm::tree].step_latency_s[kNet] == Approx(5e-6));
 }
 
 TEST_CASE("nccl_costs rejects an unknown protocol", "[nccl]") {
-  CHECK_THROWS_AS(scenario::nccl_costs("bogus"), std::invalid_argument);
-  CHECK_THROWS_AS(scenario::nccl_costs("none"), std::invalid_argument);
-  CHECK_THROWS_AS(scenario::nccl_costs("Simple"), std::invalid_argument);
+  CHECK_THROWS_AS(net::nccl_costs("bogus"), std::invalid_argument);
+  CHECK_THROWS_AS(net::nccl_costs("none"), std::invalid_argument);
+  CHECK_THROWS_AS(net::nccl_costs("Simple"), std::invalid_argument);
 }

@@ -1,6 +1,6 @@
 // Reading the compiled-in NCCL tuning table. The file is ours and fixed at build time, so a
 // malformed entry is a bug: nlohmann's exceptions (missing key, wrong type) are not caught.
-#include "sim/scenario/nccl_tuning.hpp"
+#include "sim/network/nccl_tuning.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -9,7 +9,7 @@
 
 #include "workloads/collective.hpp"
 
-namespace cs::scenario {
+namespace cs::net {
 namespace {
 
 using json = nlohmann::json;
@@ -24,28 +24,28 @@ using A = work::CollectiveAlgorithm;
 constexpr A kAlgorithms[] = {A::ring,         A::tree,      A::halving_doubling, A::direct,
                              A::hierarchical, A::automatic, A::in_network};
 
-net::CollectiveCosts costs_of(const json& entry, double efficiency) {
+CollectiveCosts costs_of(const json& entry, double efficiency) {
   constexpr double us = 1e-6;
-  net::CollectiveCosts c;
+  CollectiveCosts c;
   c.base_latency_s = entry.at("base_latency_us").get<double>() * us;
   const json& step = entry.at("step_latency_us");
-  c.step_latency_s[static_cast<std::size_t>(net::TransferClass::nvlink)] = step.at("nvlink").get<double>() * us;
-  c.step_latency_s[static_cast<std::size_t>(net::TransferClass::pcie)] = step.at("pcie").get<double>() * us;
-  c.step_latency_s[static_cast<std::size_t>(net::TransferClass::net)] = step.at("net").get<double>() * us;
+  c.step_latency_s[static_cast<std::size_t>(TransferClass::nvlink)] = step.at("nvlink").get<double>() * us;
+  c.step_latency_s[static_cast<std::size_t>(TransferClass::pcie)] = step.at("pcie").get<double>() * us;
+  c.step_latency_s[static_cast<std::size_t>(TransferClass::net)] = step.at("net").get<double>() * us;
   c.bandwidth_efficiency = efficiency;
   return c;
 }
 
 }  // namespace
 
-net::CollectiveCostTable nccl_costs(std::string_view protocol) {
+CollectiveCostTable nccl_costs(std::string_view protocol) {
   const json& t = table();
   const json& protocols = t.at("protocols");
   const std::string name(protocol);
   if (!protocols.contains(name))
     throw std::invalid_argument("unknown NCCL protocol \"" + name +
                                 "\" (expected simple, ll or ll128)");
-  net::CollectiveCostTable out;
+  CollectiveCostTable out;
   for (work::CollectiveAlgorithm a : kAlgorithms) {
     const json& use = t.at("algorithms").at(std::string(work::to_string(a)));
     // An algorithm may be pinned to one protocol (in_network: NVLS runs Simple only).
@@ -67,4 +67,22 @@ std::string nccl_pinned_protocol(work::CollectiveAlgorithm algorithm) {
   return table().at("algorithms").at(std::string(work::to_string(algorithm))).value("protocol", "");
 }
 
-}  // namespace cs::scenario
+std::vector<ProtocolCosts> nccl_protocols(Protocol requested, double nvls_efficiency) {
+  if (requested == Protocol::none) return {{Protocol::none, {}}};
+  std::vector<ProtocolCosts> all;
+  for (Protocol p : {Protocol::ll, Protocol::ll128, Protocol::simple})
+    if (requested == Protocol::automatic || requested == p) all.push_back({p, nccl_costs(to_string(p))});
+  for (ProtocolCosts& p : all) p.costs[work::CollectiveAlgorithm::in_network].bandwidth_efficiency *= nvls_efficiency;
+  return all;
+}
+
+Protocol nccl_protocol_run(work::CollectiveAlgorithm algorithm, Protocol chosen) {
+  if (chosen == Protocol::none) return chosen;
+  const std::string pinned = nccl_pinned_protocol(algorithm);
+  if (pinned.empty()) return chosen;
+  for (Protocol p : {Protocol::simple, Protocol::ll, Protocol::ll128})
+    if (to_string(p) == pinned) return p;
+  throw std::logic_error("data/nccl_tuning.json pins an unknown protocol: " + pinned);
+}
+
+}  // namespace cs::net

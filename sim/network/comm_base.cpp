@@ -1,0 +1,273 @@
+#include "sim/network/comm_base.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace cs::net {
+
+using work::CollectiveAlgorithm;
+using work::CollectiveOp;
+
+namespace {
+
+// Direct all-pairs is n^2 transfers; like NCCL, auto offers it beyond all-to-all and send/recv
+// only to small groups.
+constexpr std::size_t kMaxAutoDirectRanks = 64;
+
+std::string describe(CollectiveAlgorithm a, CollectiveOp op) {
+  return std::string(work::to_string(a)) + " " + std::string(work::to_string(op));
+}
+
+}  // namespace
+
+CommBase::CommBase(Network& network, Placement placement, const CommConfig& config)
+    : network_(network), placement_(std::move(placement)), config_(config) {
+  if (placement_.ranks() > 0 && *std::max_element(placement_.gpus().begin(), placement_.gpus().end()) >=
+                                    network_.topology().ranks())
+    throw std::invalid_argument("CommBase: the placement uses GPUs the topology does not have");
+}
+
+void CommBase::check_rank(int rank, const char* what) const {
+  if (rank < 0 || rank >= ranks())
+    throw CommError("ranks", std::string(what) + " rank " + std::to_string(rank) + " is outside 0.." +
+                                 std::to_string(ranks() - 1));
+}
+
+void CommBase::check_bytes(double bytes) const {
+  if (!(bytes > 0) || !std::isfinite(bytes))
+    throw CommError("bytes", "expected a finite number of bytes > 0; got " + std::to_string(bytes));
+}
+
+GroupId CommBase::group(std::span<const int> ranks, int channels) {
+  if (ranks.size() < 2) throw CommError("ranks", "a group needs at least 2 ranks; got " + std::to_string(ranks.size()));
+  if (channels < 0) throw CommError("channels", "expected channels >= 0");
+  std::vector<int> members(ranks.begin(), ranks.end());
+  const auto key = std::make_pair(members, channels);
+  if (const auto it = group_ids_.find(key); it != group_ids_.end()) return it->second;
+  std::vector<char> seen(static_cast<std::size_t>(this->ranks()), 0);
+  for (int r : members) {
+    check_rank(r, "group");
+    if (seen[static_cast<std::size_t>(r)]) throw CommError("ranks", "rank " + std::to_string(r) + " is listed twice");
+    seen[static_cast<std::size_t>(r)] = 1;
+  }
+  const topo::Topology& topology = network_.topology();
+  Group g;
+  g.members = std::move(members);
+  g.layout.channels = channels > 0 ? channels : topology.nics_per_node();
+  std::map<int, int> per_node;
+  for (int r : g.members) {
+    const int gpu = placement_.gpu(r);
+    g.layout.ranks.push_back(gpu);
+    g.layout.node_of.push_back(topology.node_of_rank(gpu));
+    ++per_node[g.layout.node_of.back()];
+  }
+  g.spans.first = per_node.size() > 1;
+  for (const auto& [node, count] : per_node) g.spans.second |= count > 1;
+  const auto id = static_cast<GroupId>(groups_.size());
+  groups_.push_back(std::move(g));
+  group_ids_.emplace(key, id);
+  return id;
+}
+
+std::span<const int> CommBase::members(GroupId group) const { return groups_.at(group).members; }
+
+void CommBase::check_in_network(const Group& g) const {
+  const auto [several_nodes, shared_node] = g.spans;
+  if (shared_node && !config_.in_network.nvls)
+    throw CommError("algorithm", "in_network: ranks share a node, and its fabric does not reduce (NVLS)",
+                    "set hardware.node.nvls to true (NVSwitch nodes)");
+  if (several_nodes && !config_.in_network.sharp)
+    throw CommError("algorithm", "in_network: ranks on several nodes need the fabric's switches to reduce (SHARP)",
+                    "set topology.sharp to true");
+}
+
+const work::CollectivePlan& CommBase::plan(GroupId group, CollectiveOp op, CollectiveAlgorithm algorithm) {
+  Group& g = groups_.at(group);
+  auto& slot = g.plans[{op, algorithm}];
+  if (slot) return *slot;
+  if (algorithm == CollectiveAlgorithm::automatic)
+    throw std::invalid_argument("CommBase::plan: automatic is a choice, not a plan");
+  if (algorithm == CollectiveAlgorithm::in_network) check_in_network(g);
+  try {
+    slot = std::make_unique<work::CollectivePlan>(work::make_plan(op, algorithm, g.layout));
+  } catch (const work::PlanError& e) {
+    g.plans.erase({op, algorithm});
+    throw CommError("algorithm", describe(algorithm, op) + ": " + e.what());
+  }
+  return *slot;
+}
+
+std::vector<CollectiveAlgorithm> CommBase::candidates(GroupId group, CollectiveOp op) {
+  const Group& g = groups_.at(group);
+  const bool p2p = op == CollectiveOp::all_to_all || op == CollectiveOp::send_recv;
+  const auto [several_nodes, shared_node] = g.spans;
+  const bool reduces = (!shared_node || config_.in_network.nvls) && (!several_nodes || config_.in_network.sharp);
+  std::vector<CollectiveAlgorithm> all = work::algorithms_for(op), out;
+  all.push_back(CollectiveAlgorithm::in_network);
+  for (CollectiveAlgorithm a : all) {
+    if (a == CollectiveAlgorithm::direct && !p2p && g.members.size() > kMaxAutoDirectRanks) continue;
+    if (a == CollectiveAlgorithm::in_network && !reduces) continue;
+    try {
+      plan(group, op, a);
+      out.push_back(a);
+    } catch (const CommError&) {
+    }
+  }
+  return out;
+}
+
+const RoutedPlan& CommBase::routed(const work::CollectivePlan& plan) {
+  auto& r = routed_[&plan];
+  if (!r) r = std::make_unique<RoutedPlan>(network_, plan);
+  return *r;
+}
+
+const std::vector<ProtocolCosts>& CommBase::protocols(const CollectiveOptions& options) {
+  const Protocol p = options.protocol.value_or(config_.protocol);
+  auto& table = protocols_[p];
+  if (table.empty()) table = nccl_protocols(p, config_.in_network.nvls_efficiency);
+  return table;
+}
+
+const CommBase::Pick& CommBase::pick(GroupId group, CollectiveOp op, double bytes, const CollectiveOptions& options) {
+  const Protocol requested_protocol = options.protocol.value_or(config_.protocol);
+  const PickKey key{group, op, options.algorithm, static_cast<int>(requested_protocol), bytes};
+  if (const auto it = picks_.find(key); it != picks_.end()) return it->second;
+  if (group >= groups_.size()) throw std::out_of_range("Comm: unknown group");
+  check_request(op, options.algorithm);
+  const std::vector<ProtocolCosts>& protos = protocols(options);
+  const bool any_algorithm = options.algorithm == CollectiveAlgorithm::automatic;
+  Pick best;
+  if (!any_algorithm && protos.size() == 1) {  // nothing to choose: no estimate
+    best.plan = &plan(group, op, options.algorithm);
+    best.choice = {options.algorithm, protos.front().protocol};
+    best.costs = &protos.front().costs[options.algorithm];
+  } else {
+    const std::vector<CollectiveAlgorithm> algorithms =
+        any_algorithm ? candidates(group, op) : std::vector{options.algorithm};
+    if (algorithms.empty())
+      throw CommError("algorithm", "no algorithm has a plan for " + std::string(work::to_string(op)) + " on this group");
+    double best_t = std::numeric_limits<double>::infinity();
+    for (CollectiveAlgorithm a : algorithms) {
+      const work::CollectivePlan& p = plan(group, op, a);
+      for (const ProtocolCosts& proto : protos) {
+        const double t = AnalyticalModel::time_s(routed(p), bytes, proto.costs[a]);
+        if (t < best_t || best.plan == nullptr) {
+          best_t = t;
+          best = {{a, proto.protocol}, &proto.costs[a], &p};
+        }
+      }
+    }
+  }
+  best.choice.protocol = nccl_protocol_run(best.choice.algorithm, best.choice.protocol);
+  return picks_.emplace(key, best).first->second;
+}
+
+CollectiveChoice CommBase::choose(GroupId group, CollectiveOp op, double bytes, const CollectiveOptions& options) {
+  check_bytes(bytes);
+  return pick(group, op, bytes, options).choice;
+}
+
+double CommBase::alone_time_s(GroupId group, CollectiveOp op, double bytes, const CollectiveOptions& options) {
+  check_bytes(bytes);
+  const Pick& p = pick(group, op, bytes, options);
+  return AnalyticalModel::time_s(routed(*p.plan), bytes, *p.costs);
+}
+
+TransferId CommBase::open_slot(TransferObserver* observer, uint64_t tag, double bytes) {
+  uint32_t index;
+  if (!free_slots_.empty()) {
+    index = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    index = static_cast<uint32_t>(slots_.size());
+    slots_.emplace_back();
+  }
+  Slot& s = slots_[index];
+  s.active = true;
+  s.observer = observer;
+  s.tag = tag;
+  s.bytes = bytes;
+  s.runner = nullptr;
+  ++active_;
+  return uint64_t{s.generation} << 32 | index;
+}
+
+TransferId CommBase::send(int src, int dst, double bytes, TransferObserver* observer, uint64_t tag,
+                          uint64_t flow_key) {
+  check_rank(src, "send from");
+  check_rank(dst, "send to");
+  if (src == dst) throw CommError("ranks", "a send from rank " + std::to_string(src) + " to itself");
+  check_bytes(bytes);
+  const TransferId id = open_slot(observer, tag, bytes);
+  try {
+    start_send(id, placement_.gpu(src), placement_.gpu(dst), bytes, flow_key);
+  } catch (...) {
+    Slot& s = slot_of(id);
+    s.active = false;
+    ++s.generation;
+    --active_;
+    free_slots_.push_back(static_cast<uint32_t>(id & 0xffffffffu));
+    throw;
+  }
+  return id;
+}
+
+TransferId CommBase::collective(GroupId group, CollectiveOp op, double bytes, TransferObserver* observer, uint64_t tag,
+                                const CollectiveOptions& options) {
+  check_bytes(bytes);
+  const Pick& p = pick(group, op, bytes, options);
+  CollectiveRunner& run = runner(*p.plan);  // may throw: before a slot is taken
+  const TransferId id = open_slot(observer, tag, bytes);
+  Slot& s = slot_of(id);
+  s.runner = &run;
+  s.choice = p.choice;
+  s.run = run.start(bytes, *p.costs, [this, id] { complete(id); });
+  return id;
+}
+
+CollectiveChoice CommBase::choice(TransferId id) const {
+  const std::size_t index = id & 0xffffffffu;
+  if (index >= slots_.size() || !slots_[index].active || slots_[index].generation != id >> 32 ||
+      slots_[index].runner == nullptr)
+    throw std::out_of_range("Comm::choice: not an active collective");
+  return slots_[index].choice;
+}
+
+void CommBase::complete(TransferId id) {
+  const std::size_t index = id & 0xffffffffu;
+  Slot& s = slots_[index];
+  if (!s.active || s.generation != id >> 32) return;
+  TransferObserver* observer = s.observer;
+  const uint64_t tag = s.tag;
+  s.active = false;
+  ++s.generation;
+  --active_;
+  ++completed_;
+  free_slots_.push_back(static_cast<uint32_t>(index));
+  if (observer) observer->on_transfer_done(id, tag);
+}
+
+double CommBase::cancel(TransferId id) {
+  const std::size_t index = id & 0xffffffffu;
+  if (index >= slots_.size()) return -1;
+  Slot& s = slots_[index];
+  if (!s.active || s.generation != id >> 32) return -1;
+  double delivered;
+  if (s.runner) {
+    delivered = s.runner->cancel(s.run);
+  } else {
+    delivered = cancel_send(id);
+    if (delivered < 0) delivered = s.bytes;  // finished at this instant, its word still to come
+  }
+  s.active = false;
+  ++s.generation;
+  --active_;
+  free_slots_.push_back(static_cast<uint32_t>(index));
+  forget_callback(id);
+  return std::max(delivered, 0.0);
+}
+
+}  // namespace cs::net

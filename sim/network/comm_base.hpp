@@ -1,0 +1,159 @@
+#pragma once
+// What both network models' communication layers share (comm.hpp): groups and their plans
+// (built when first asked for, never moved), NCCL's tuner with its cost tables, the table of
+// transfers in flight and their observers. A model says how a send and a plan run, how a send
+// is cancelled, and what its links carry (flow_comm.hpp, fluid_comm.hpp).
+//
+// The tuner: for a collective of S bytes, the fastest (algorithm, protocol) by the analytical
+// model's estimate alone on the fabric (AnalyticalModel::time_s), as NCCL's tuner picks from
+// its model: among every algorithm with a plan for the op and group when the algorithm is
+// auto (direct all-pairs only for all_to_all, send_recv and groups of at most 64; in_network
+// where the fabric reduces), and among LL, LL128 and Simple when the protocol is auto. Ties go
+// to the first, in work::algorithms_for order and LL, LL128, Simple. A choice is remembered
+// per (group, op, bytes, request): a training step repeats the same collectives.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/network/analytical_model.hpp"
+#include "sim/network/collective_runner.hpp"
+#include "sim/network/comm.hpp"
+#include "sim/network/flow_model.hpp"
+#include "sim/network/nccl_tuning.hpp"
+#include "sim/network/network.hpp"
+#include "sim/network/placement.hpp"
+#include "workloads/collective_plan.hpp"
+
+namespace cs::net {
+
+// Where the fabric reduces in-network (the in_network algorithm): NVLS in an NVSwitch node,
+// SHARP in the fabric's switches; NVLS runs at nvls_efficiency of the NVLink bandwidth.
+struct InNetworkReduction {
+  bool nvls = false;
+  bool sharp = false;
+  double nvls_efficiency = 1;
+};
+
+enum class NetworkModel : uint8_t { flow, analytical };
+
+// How finely the flow model runs a collective: pipeline = each pipelined stage as one flow at
+// the pace of its slowest edge (the fluid limit of chunks flowing with no barrier); step =
+// ring all-reduce with every rank's every step its own flow (the textbook ring, O(n^2) flows).
+enum class Granularity : uint8_t { pipeline, step };
+
+struct CommConfig {
+  NetworkModel model = NetworkModel::flow;
+  Granularity granularity = Granularity::pipeline;
+  Protocol protocol = Protocol::automatic;  // collectives' default
+  InNetworkReduction in_network;
+};
+
+class CommBase : public Comm {
+ public:
+  using Comm::collective;
+  using Comm::group;
+  using Comm::send;
+
+  int ranks() const override { return placement_.ranks(); }
+  GroupId group(std::span<const int> ranks, int channels) override;
+  std::span<const int> members(GroupId group) const override;
+  TransferId send(int src, int dst, double bytes, TransferObserver* observer, uint64_t tag,
+                  uint64_t flow_key = 0) override;
+  TransferId collective(GroupId group, work::CollectiveOp op, double bytes, TransferObserver* observer, uint64_t tag,
+                        const CollectiveOptions& options = {}) override;
+  CollectiveChoice choice(TransferId id) const override;
+  CollectiveChoice choose(GroupId group, work::CollectiveOp op, double bytes,
+                          const CollectiveOptions& options = {}) override;
+  double alone_time_s(GroupId group, work::CollectiveOp op, double bytes,
+                      const CollectiveOptions& options = {}) override;
+  double cancel(TransferId id) override;
+  std::size_t active_transfers() const override { return active_; }
+  uint64_t transfers_completed() const override { return completed_; }
+
+  // The plan `group` runs for `op` with `algorithm` (not automatic), over the group's GPUs
+  // (topology ranks). Throws CommError("algorithm") when there is none.
+  const work::CollectivePlan& plan(GroupId group, work::CollectiveOp op, work::CollectiveAlgorithm algorithm);
+  // The algorithms auto chooses among for `op` on `group` (see the header comment).
+  std::vector<work::CollectiveAlgorithm> candidates(GroupId group, work::CollectiveOp op);
+
+  Network& network() { return network_; }
+  double now() const { return network_.sim().now(); }
+  const Placement& placement() const { return placement_; }
+  const CommConfig& config() const { return config_; }
+
+ protected:
+  CommBase(Network& network, Placement placement, const CommConfig& config);
+
+  // A transfer in flight: what the model needs to cancel it.
+  struct Slot {
+    uint32_t generation = 1;  // the high half of its TransferId
+    bool active = false;
+    TransferObserver* observer = nullptr;
+    uint64_t tag = 0;
+    double bytes = 0;
+    CollectiveRunner* runner = nullptr;  // collectives; null for sends
+    RunHandle run;                       // collectives, and sends on the stage fluid
+    FlowId flow = 0;                     // sends on the flow model
+    CollectiveChoice choice;
+  };
+  const Slot& slot_of(TransferId id) const { return slots_[id & 0xffffffffu]; }
+  Slot& slot_of(TransferId id) { return slots_[id & 0xffffffffu]; }
+
+  // The model's part. start_send fills the slot's flow or run; cancel_send returns the bytes
+  // delivered, or -1 when the send finished at this instant and its word is still to come.
+  virtual void start_send(TransferId id, int src_gpu, int dst_gpu, double bytes, uint64_t flow_key) = 0;
+  virtual double cancel_send(TransferId id) = 0;
+  // The runner of `plan` on this model, built once per plan and kept.
+  virtual CollectiveRunner& runner(const work::CollectivePlan& plan) = 0;
+  // Throws CommError when the model cannot run `op` as requested (before any plan is built).
+  virtual void check_request(work::CollectiveOp op, work::CollectiveAlgorithm algorithm) const {
+    (void)op, (void)algorithm;
+  }
+
+  // The model calls this when transfer `id` has delivered its last byte; stale ids (a
+  // transfer cancelled at the instant it finished) are ignored.
+  void complete(TransferId id);
+  // The routed plan of `plan` (built once, kept): the tuner's estimates, and the analytical
+  // model's runs.
+  const RoutedPlan& routed(const work::CollectivePlan& plan);
+
+ private:
+  struct Group {
+    std::vector<int> members;  // workload ranks
+    work::GroupLayout layout;  // over GPUs
+    std::map<std::pair<work::CollectiveOp, work::CollectiveAlgorithm>, std::unique_ptr<work::CollectivePlan>> plans;
+    std::pair<bool, bool> spans{false, false};  // (spans several nodes, has ranks sharing a node)
+  };
+  struct Pick {
+    CollectiveChoice choice;
+    const CollectiveCosts* costs = nullptr;
+    const work::CollectivePlan* plan = nullptr;
+  };
+  using PickKey = std::tuple<GroupId, work::CollectiveOp, work::CollectiveAlgorithm, int, double>;
+  const Pick& pick(GroupId group, work::CollectiveOp op, double bytes, const CollectiveOptions& options);
+  const std::vector<ProtocolCosts>& protocols(const CollectiveOptions& options);
+  void check_in_network(const Group& g) const;
+  TransferId open_slot(TransferObserver* observer, uint64_t tag, double bytes);
+  void check_rank(int rank, const char* what) const;
+  void check_bytes(double bytes) const;
+
+  Network& network_;
+  Placement placement_;
+  CommConfig config_;
+  std::vector<Group> groups_;
+  std::map<std::pair<std::vector<int>, int>, GroupId> group_ids_;
+  // Protocol tables by requested protocol (index: Protocol).
+  std::map<Protocol, std::vector<ProtocolCosts>> protocols_;
+  std::map<PickKey, Pick> picks_;
+  std::unordered_map<const work::CollectivePlan*, std::unique_ptr<RoutedPlan>> routed_;
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_slots_;
+  std::size_t active_ = 0;
+  uint64_t completed_ = 0;
+};
+
+}  // namespace cs::net
