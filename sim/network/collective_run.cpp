@@ -18,10 +18,10 @@ CollectiveRun::CollectiveRun(Network& network, const work::CollectivePlan& plan)
       chain_share[t.chain] = t.share;  // equal across a chain (collective_plan.hpp)
     }
     for (const auto& [chain, pairs] : chains)
-      sr.flights.push_back({network_.chain_path(pairs), chain_share[chain], 0.0});
+      sr.flights.push_back({network_.chain_path(pairs), chain_share[chain], 0.0, static_cast<double>(pairs.size())});
     for (const work::Transfer& t : stage.transfers)
       if (t.chain < 0)
-        sr.flights.push_back({network_.path(t.src, t.dst), t.share, network_.route(t.src, t.dst).latency_s});
+        sr.flights.push_back({network_.path(t.src, t.dst), t.share, network_.route(t.src, t.dst).latency_s, 1.0});
     stages_.push_back(std::move(sr));
   }
 }
@@ -74,7 +74,8 @@ void CollectiveRun::on_flow_done(FlowId /*flow*/, uint64_t tag) {
     return;
   }
   in.delivered[flight] = 1;
-  in.payload_done += stages_[in.stage].flights[flight].share * in.bytes;
+  const Flight& f = stages_[in.stage].flights[flight];
+  in.payload_done += f.share * in.bytes * f.transfers;
   if (--in.outstanding > 0) return;
   if (++in.stage < stages_.size()) {
     start_stage(slot, 0.0);
@@ -95,13 +96,14 @@ double CollectiveRun::cancel(RunHandle run) {
   in.unheard = 0;
   for (std::size_t i = 0; i < in.flows.size(); ++i) {
     if (in.delivered[i]) continue;
+    const Flight& f = stages_[in.stage].flights[i];
     const double wire = network_.flows().cancel(in.flows[i], this, tag_of(run.slot, i));
     if (wire >= 0) {
-      delivered += wire * in.costs.bandwidth_efficiency;
+      delivered += wire * in.costs.bandwidth_efficiency * f.transfers;
     } else {
       // It finished at this instant and its completion is still to be told: it counts, and
       // the slot waits for that word before it is reused.
-      delivered += stages_[in.stage].flights[i].share * scale * in.costs.bandwidth_efficiency;
+      delivered += f.share * scale * in.costs.bandwidth_efficiency * f.transfers;
       ++in.unheard;
     }
   }

@@ -45,6 +45,7 @@ class CollectiveRun final : public CollectiveRunner, public FlowObserver {
     RouteId route;
     double share;
     double wire_latency_s;  // the route's own latency (0 for chained routes)
+    double transfers;       // plan transfers it carries: a chain's edges each move its bytes
   };
   struct StageRoutes {
     std::vector<Flight> flights;  // chains first, then independent transfers

@@ -25,8 +25,9 @@ class CollectiveRunner {
   // of one runner may be active at once.
   virtual RunHandle start(double bytes, const CollectiveCosts& costs, std::function<void()> on_done) = 0;
   // Stops a run now: its transfers leave the links at once and on_done is never called.
-  // Returns the payload bytes it had delivered (bytes on the wire x protocol efficiency,
-  // summed over its transfers), or -1 when the run is not active.
+  // Returns the payload bytes it had delivered: over the plan's transfers, the bytes each had
+  // moved (x protocol efficiency; a pipeline's every edge counts its bytes), so a whole run
+  // delivers sum of shares x S. -1 when the run is not active.
   virtual double cancel(RunHandle run) = 0;
   virtual std::size_t active_runs() const = 0;
 };

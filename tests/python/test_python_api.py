@@ -51,6 +51,18 @@ def test_timeseries_is_a_dataframe():
     assert len(df) > 0 and set(df["series"]) >= {"active_flows"}
 
 
+@pytest.mark.parametrize("model", ["flow", "analytical"])
+def test_timeseries_sees_the_collectives_in_either_model(model):
+    # The new-user path: the flagship on the analytical model with a time series.
+    sc = cs.Scenario.load(FLAGSHIP).set("network.model", model).set("run.timeseries_interval", 1e-4)
+    df = cs.run(sc).timeseries
+    for series in ("active_flows", "active_transfers"):
+        values = df[df["series"] == series]["value"]
+        assert len(values) > 10 and values.max() > 0, series
+    done = df[df["series"] == "transfers_completed"]["value"]
+    assert done.is_monotonic_increasing and 3 <= done.max() <= 4  # four sizes, one after another
+
+
 def test_runs_in_threads_concurrently_and_deterministically():
     sc = cs.Scenario.load(FLAGSHIP).set("workload.sizes", [2**26])
     results = [None] * 4

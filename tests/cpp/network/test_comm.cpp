@@ -1,0 +1,211 @@
+// The communication layer (comm.hpp): sends and collectives started and cancelled at any
+// time, in either network model, agreeing where nothing contends; cancel frees links at
+// once; several collectives on one group overlap; the tuner's estimate is what a lone
+// collective takes.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "network_test_support.hpp"
+
+#include "sim/network/comm_factory.hpp"
+
+using namespace cs;
+using namespace cs::test;
+using work::CollectiveAlgorithm;
+using work::CollectiveOp;
+
+namespace {
+
+// The rail fabric's GPU 0s (rail 0) and GPU 1s (rail 1): disjoint paths through the leaves.
+const std::vector<int> kRail0{0, 2, 4, 6}, kRail1{1, 3, 5, 7};
+
+struct World {
+  explicit World(net::NetworkModel model, const topo::TopologyParams& p = rail_fat_tree()) : fabric(p) {
+    net::CommConfig c;
+    c.model = model;
+    c.protocol = net::Protocol::simple;
+    comm = net::make_comm(fabric.network, net::Placement::identity(fabric.topology.ranks()), c);
+  }
+  engine::Simulator& sim() { return fabric.sim; }
+  Fabric fabric;
+  std::unique_ptr<net::CommBase> comm;
+};
+
+// Times (and bytes delivered at cancels) of a scripted mix of sends and collectives.
+struct Log {
+  std::map<std::string, double> done_at, delivered;
+};
+
+net::CollectiveOptions with(CollectiveAlgorithm a) {
+  net::CollectiveOptions o;
+  o.algorithm = a;
+  return o;
+}
+
+// Nothing contends: rail 0 carries the all-reduces, rail 1 the sends and the all-gather, and
+// no two transfers on one rail overlap in time.
+Log staggered_mix(net::NetworkModel model) {
+  World w(model);
+  net::Comm& comm = *w.comm;
+  auto& sim = w.sim();
+  Log log;
+  const net::GroupId g0 = comm.group(kRail0), g1 = comm.group(kRail1);
+  auto note = [&](std::string name) { return [&log, &sim, name] { log.done_at[name] = sim.now(); }; };
+  net::TransferId s1 = 0, c = 0, d = 0;
+  sim.schedule_at(0.0, [&] { comm.collective(g0, CollectiveOp::all_reduce, 64e6, note("A ring all_reduce"), with(CollectiveAlgorithm::ring)); });
+  sim.schedule_at(1e-4, [&] { s1 = comm.send(1, 3, 100e6, note("S1 (cancelled)")); });
+  sim.schedule_at(1e-3, [&] { log.delivered["S1"] = comm.cancel(s1); });
+  sim.schedule_at(2e-3, [&] { comm.send(5, 7, 50e6, note("S2 send 5->7")); });
+  sim.schedule_at(4e-3, [&] { comm.collective(g1, CollectiveOp::all_gather, 32e6, note("B all_gather")); });
+  sim.schedule_at(10e-3, [&] { c = comm.collective(g0, CollectiveOp::all_reduce, 64e6, note("C (cancelled)"), with(CollectiveAlgorithm::ring)); });
+  sim.schedule_at(10.5e-3, [&] { log.delivered["C"] = comm.cancel(c); });
+  sim.schedule_at(12e-3, [&] {
+    d = comm.collective(g0, CollectiveOp::all_reduce, 16e6, note("D (cancelled)"), with(CollectiveAlgorithm::halving_doubling));
+  });
+  sim.schedule_at(12.3e-3, [&] { log.delivered["D"] = comm.cancel(d); });
+  sim.schedule_at(13e-3, [&] {
+    comm.collective(g0, CollectiveOp::all_reduce, 16e6, note("E halving_doubling"), with(CollectiveAlgorithm::halving_doubling));
+  });
+  sim.run();
+  CHECK(comm.active_transfers() == 0);
+  CHECK(comm.transfers_completed() == 4);  // A, S2, B, E; S1, C and D were cancelled
+  return log;
+}
+
+}  // namespace
+
+TEST_CASE("comm: both models give the same times for staggered sends, collectives and cancels", "[comm]") {
+  const Log flow = staggered_mix(net::NetworkModel::flow);
+  const Log fluid = staggered_mix(net::NetworkModel::analytical);
+  REQUIRE(flow.done_at.size() == 4);
+  REQUIRE(fluid.done_at.size() == flow.done_at.size());
+  for (const auto& [name, t] : flow.done_at) {
+    INFO(name);
+    CHECK(fluid.done_at.at(name) == Approx(t).epsilon(1e-9));
+  }
+  for (const auto& [name, bytes] : flow.delivered) {
+    INFO(name);
+    CHECK(bytes > 0);
+    CHECK(fluid.delivered.at(name) == Approx(bytes).epsilon(1e-9));
+  }
+  // A send of 100 MB over a 50 GB/s path cancelled 0.9 ms after it started: its wire latency
+  // aside, 0.9 ms at 50 GB/s.
+  CHECK(flow.delivered.at("S1") < 0.9e-3 * 50e9 * (1 + 1e-9));
+  CHECK(flow.delivered.at("S1") > 0.89e-3 * 50e9);
+  // The send that ran alone: its wire latency (a few us) + 50 MB / 50 GB/s after its start.
+  CHECK(flow.done_at.at("S2 send 5->7") == Approx(2e-3 + 1e-3).margin(5e-6));
+}
+
+TEST_CASE("comm: a cancelled transfer frees its links at once", "[comm]") {
+  for (auto model : {net::NetworkModel::flow, net::NetworkModel::analytical}) {
+    INFO(std::string(net::to_string(model)));
+    // Two sends into GPU 2 share its NIC's link: B/2 each; cancelling one at t gives the
+    // other the whole link from t on.
+    World w(model);
+    auto& sim = w.sim();
+    double done = -1;
+    const net::TransferId victim = w.comm->send(0, 2, 1e9, [] {});
+    w.comm->send(4, 2, 1e9, [&] { done = sim.now(); });
+    const double t_cancel = 10e-3;
+    double delivered = -2;
+    sim.schedule_at(t_cancel, [&] { delivered = w.comm->cancel(victim); });
+    sim.run();
+    const double latency = w.fabric.network.route(4, 2).latency_s;
+    // Both moved at B/2 from their latency to t; the survivor then moves the rest at B.
+    const double moved = (t_cancel - latency) * 25e9;
+    CHECK(delivered == Approx(moved).epsilon(1e-6));
+    CHECK(done == Approx(t_cancel + (1e9 - moved) / 50e9).epsilon(1e-9));
+    CHECK(w.comm->cancel(victim) == -1);  // not active any more
+  }
+}
+
+TEST_CASE("comm: two collectives on one group overlap and share their links", "[comm]") {
+  std::map<net::NetworkModel, std::vector<double>> times;
+  for (auto model : {net::NetworkModel::flow, net::NetworkModel::analytical}) {
+    World w(model);
+    auto& sim = w.sim();
+    const net::GroupId g0 = w.comm->group(kRail0), g1 = w.comm->group(kRail1);
+    const double alone = w.comm->alone_time_s(g0, CollectiveOp::all_reduce, 1e8, with(CollectiveAlgorithm::ring));
+    std::vector<double> t(3, -1);
+    w.comm->collective(g0, CollectiveOp::all_reduce, 1e8, [&] { t[0] = sim.now(); }, with(CollectiveAlgorithm::ring));
+    w.comm->collective(g0, CollectiveOp::all_reduce, 1e8, [&] { t[1] = sim.now(); }, with(CollectiveAlgorithm::ring));
+    w.comm->collective(g1, CollectiveOp::all_reduce, 1e8, [&] { t[2] = sim.now(); }, with(CollectiveAlgorithm::ring));
+    CHECK(w.comm->active_transfers() == 3);
+    sim.run();
+    // The two on group 0 share every link of their ring: each takes the latency and twice the
+    // bandwidth term; the one on rail 1 runs alone.
+    const double latency = w.comm->alone_time_s(g0, CollectiveOp::all_reduce, 1e-9, with(CollectiveAlgorithm::ring));
+    CHECK(t[0] == Approx(latency + 2 * (alone - latency)).epsilon(1e-6));
+    CHECK(t[1] == Approx(t[0]).epsilon(1e-12));
+    CHECK(t[2] == Approx(alone).epsilon(1e-12));
+    times[model] = t;
+  }
+  for (std::size_t i = 0; i < 3; ++i) CHECK(times[net::NetworkModel::analytical][i] == Approx(times[net::NetworkModel::flow][i]).epsilon(1e-9));
+}
+
+TEST_CASE("comm: a lone collective takes the tuner's estimate, and auto picks the fastest", "[comm]") {
+  for (auto model : {net::NetworkModel::flow, net::NetworkModel::analytical}) {
+    World w(model);
+    const net::GroupId g = w.comm->group(first_ranks(8));
+    for (double bytes : {8.0, 1e6, 1e9}) {
+      const net::CollectiveChoice pick = w.comm->choose(g, CollectiveOp::all_reduce, bytes);
+      double best = 1e300;
+      for (CollectiveAlgorithm a : w.comm->candidates(g, CollectiveOp::all_reduce))
+        best = std::min(best, w.comm->alone_time_s(g, CollectiveOp::all_reduce, bytes, with(a)));
+      const double estimate = w.comm->alone_time_s(g, CollectiveOp::all_reduce, bytes);
+      CHECK(estimate == Approx(best).epsilon(1e-12));
+      double done = -1;
+      const double t0 = w.sim().now();
+      const net::TransferId id = w.comm->collective(g, CollectiveOp::all_reduce, bytes, [&] { done = w.sim().now(); });
+      CHECK(w.comm->choice(id).algorithm == pick.algorithm);
+      w.sim().run();
+      CHECK(done - t0 == Approx(estimate).epsilon(1e-9));
+    }
+  }
+}
+
+TEST_CASE("comm: ids, observers, errors", "[comm]") {
+  World w(net::NetworkModel::flow);
+  net::Comm& comm = *w.comm;
+  struct Counter final : net::TransferObserver {
+    std::vector<std::pair<net::TransferId, uint64_t>> heard;
+    void on_transfer_done(net::TransferId id, uint64_t tag) override { heard.emplace_back(id, tag); }
+  } counter;
+  const net::TransferId a = comm.send(0, 1, 1e6, &counter, 7);
+  const net::TransferId b = comm.send(2, 3, 1e6, &counter, 8);
+  CHECK(a != 0);
+  CHECK(a != b);
+  CHECK(comm.cancel(b) == 0);  // still in flight: nothing delivered
+  w.sim().run();
+  REQUIRE(counter.heard.size() == 1);
+  CHECK(counter.heard[0] == std::make_pair(a, uint64_t{7}));
+  const net::TransferId c = comm.send(0, 1, 1e6, &counter, 9);  // reuses a's slot, not its id
+  CHECK(c != a);
+  CHECK(comm.cancel(a) == -1);
+  CHECK(comm.cancel(c) == 0);
+  CHECK(comm.group(kRail0) == comm.group(kRail0));
+  CHECK(comm.group(kRail0) != comm.group(kRail0, 1));
+
+  auto field_of = [](auto&& f) {
+    try {
+      f();
+    } catch (const net::CommError& e) {
+      return e.field();
+    }
+    return std::string("no error");
+  };
+  CHECK(field_of([&] { comm.send(0, 0, 1, &counter, 0); }) == "ranks");
+  CHECK(field_of([&] { comm.send(0, 99, 1, &counter, 0); }) == "ranks");
+  CHECK(field_of([&] { comm.send(0, 1, 0, &counter, 0); }) == "bytes");
+  CHECK(field_of([&] { comm.group(std::vector<int>{3}); }) == "ranks");
+  CHECK(field_of([&] { comm.group(std::vector<int>{1, 1}); }) == "ranks");
+  const net::GroupId six = comm.group(std::vector<int>{0, 1, 2, 3, 4, 5});
+  CHECK(field_of([&] { comm.collective(six, CollectiveOp::all_gather, 1e6, &counter, 0, with(CollectiveAlgorithm::halving_doubling)); }) ==
+        "algorithm");
+  CHECK(field_of([&] { comm.collective(six, CollectiveOp::all_reduce, 1e6, &counter, 0, with(CollectiveAlgorithm::in_network)); }) ==
+        "algorithm");
+}
