@@ -61,6 +61,8 @@ bench: build
 	$(BUILD)/bench/bench_engine_hold
 	$(BUILD)/bench/bench_ring_allreduce
 	$(BUILD)/bench/bench_topology
+	$(BUILD)/bench/bench_collective --quick
+	$(BUILD)/bench/bench_comm
 
 clean:
 	rm -rf $(BUILD) $(SANBUILD) $(BUILD)-configure.log $(SANBUILD)-configure.log

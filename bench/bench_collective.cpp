@@ -13,11 +13,6 @@
 // analytical model < 0.05 s on the same. Each N (and the step ring apart) runs in a forked
 // process so its peak RSS is its own. Medians over 5 repetitions, 3 when one takes over 1 s.
 // Usage: bench_collective [--quick] [GPUs...]   (--quick: 1 repetition, no 16,384)
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -28,6 +23,7 @@
 #include <numeric>
 #include <vector>
 
+#include "bench/bench_util.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/network/analytical_model.hpp"
 #include "sim/network/collective_run.hpp"
@@ -45,46 +41,10 @@ using work::CollectiveAlgorithm;
 constexpr double kBytes = 1024.0 * 1024 * 1024;
 constexpr int kGpusPerNode = 8;
 
-// CPU time of this thread: on a shared machine it is steadier than wall time.
-double thread_cpu_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-double peak_rss_mb() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_maxrss) / 1024.0;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// Spelled out rather than left to the defaults, so the bench keeps measuring the issue's
-// cluster (scenarios/fat_tree_allreduce.json at scale) if the defaults change.
-topo::TopologyParams dgx_fat_tree(int gpus) {
-  topo::TopologyParams p;
-  p.kind = topo::TopologyKind::fat_tree;
-  p.nodes = gpus / kGpusPerNode;
-  p.node.gpus = kGpusPerNode;
-  p.node.fabric = topo::NodeFabric::nvswitch;
-  p.node.gpu_bandwidth_Bps = 18 * 20.6e9;  // the catalog's H100 (NCCL's NVLink rate)
-  p.node.gpu_latency_s = 0.3e-6;
-  p.node.nics = 8;
-  p.node.nic_bandwidth_Bps = 50e9;
-  p.link_bandwidth_Bps = 50e9;
-  p.link_latency_s = 0.5e-6;
-  // Radix 64: 32 NICs per leaf; 2 tiers reach 2,048 NICs, 3 tiers 65,536 (the builder drops
-  // the top tier when one pod is enough). Oversubscription 1: non-blocking.
-  p.tiers = 3;
-  p.switch_radix = 64;
-  p.oversubscription = 1.0;
-  p.rail_optimized = true;
-  return p;
-}
+using bench::dgx_fat_tree;
+using bench::median;
+using bench::peak_rss_mb;
+using bench::thread_cpu_s;
 
 std::vector<int> all_ranks(int n) {
   std::vector<int> r(static_cast<std::size_t>(n));
@@ -289,26 +249,6 @@ void step_ring_case(int gpus, bool quick) {
   row(gpus, "step ring (textbook)", reps, median(ctor_s) + median(run_s), peak_rss_mb(), d);
 }
 
-// Runs `body` in a child process (its own peak RSS); reports a crash or an exception.
-void in_child(const std::function<void()>& body) {
-  std::fflush(stdout);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    int code = 0;
-    try {
-      body();
-    } catch (const std::exception& e) {
-      std::printf("  error: %s\n", e.what());
-      code = 1;
-    }
-    std::fflush(stdout);
-    _exit(code);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status)) std::printf("  child process died (status %d)\n", status);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -332,13 +272,13 @@ int main(int argc, char** argv) {
       std::printf("%6d  skipped: need a multiple of %d GPUs, at least 2 nodes\n", gpus, kGpusPerNode);
       continue;
     }
-    in_child([&] { pipeline_case(gpus, quick); });
-    in_child([&] { sweep_case(gpus, quick); });
+    bench::in_child([&] { pipeline_case(gpus, quick); });
+    bench::in_child([&] { sweep_case(gpus, quick); });
     // The step ring starts 2(n-1) flows per rank: 33.5 M at 4,096 GPUs, 537 M at 16,384,
     // which is past what the target's time and memory allow; the pipelined plan is what
     // scales.
     if (gpus <= 4096) {
-      in_child([&] { step_ring_case(gpus, quick); });
+      bench::in_child([&] { step_ring_case(gpus, quick); });
     } else {
       const double f = 2.0 * (gpus - 1) * gpus;
       std::printf("%6d  %-24s skipped: 2(n-1)n = %.0f flows (%.0f M), one per rank per step\n",

@@ -71,10 +71,14 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan, const
   RouteMemo route_of(network);
   std::vector<const topo::Route*> routes;  // per transfer of the stage
   std::vector<StageLatency::Wire> wires;
-  // The stage's links so far, as a bitmap by link id, and its unit loads and crossings by
-  // link id (all zero between stages).
-  std::vector<uint64_t> seen((topology.num_links() + 63) / 64, 0);
-  std::vector<double> unit(topology.num_links(), 0.0), crossings(topology.num_links(), 0.0);
+  // A stage's (link, unit load, crossings) per hop, merged by link: sorting the hops costs the
+  // plan's size, where scratch arrays by link id would cost the fabric's for every plan (a
+  // send's one-transfer plan on a 4,096-GPU fabric).
+  struct Hop {
+    topo::LinkId link;
+    double unit, crossings;
+  };
+  std::vector<Hop> hops_of;
   for (const work::Stage& stage : plan.stages) {
     const std::size_t stage_index = routing_.size(), n = stage.transfers.size();
     routes.resize(n);
@@ -98,7 +102,6 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan, const
     int* outer = r.outerIndexPtr();
     int* inner = r.innerIndexPtr();
     double* value = r.valuePtr();
-    std::vector<topo::LinkId> links;
     int nnz = 0;
     for (std::size_t t = 0; t < n; ++t) {
       const int begin = nnz;
@@ -118,50 +121,39 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan, const
         inner[k] = l;
         value[k] = 1.0;
         ++nnz;
-        uint64_t& word = seen[link / 64];
-        const uint64_t bit = uint64_t{1} << (link % 64);
-        if (!(word & bit)) {
-          word |= bit;
-          links.push_back(link);
-        }
       }
     }
     outer[n] = nnz;
     r.resizeNonZeros(nnz);
 
-    // The distinct links, ascending: sorted when few, else read off the bitmap in order.
-    if (links.size() * 16 < seen.size()) {
-      std::sort(links.begin(), links.end());
-      for (topo::LinkId l : links) seen[l / 64] = 0;
-    } else {
-      links.clear();
-      for (std::size_t w = 0; w < seen.size(); ++w) {
-        for (uint64_t bits = seen[w]; bits != 0; bits &= bits - 1)
-          links.push_back(static_cast<topo::LinkId>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
-        seen[w] = 0;
+    // Unit loads R shares and the flows crossing each link (R 1: every crossing of every
+    // transfer), merged by link in ascending order (Eigen's product would fill a dense vector
+    // over every link of the fabric); and the busiest link per byte (strict: ties keep the
+    // lowest link id).
+    hops_of.clear();
+    for (std::size_t t = 0; t < n; ++t)
+      for (int k = outer[t]; k < outer[t + 1]; ++k)
+        hops_of.push_back({static_cast<topo::LinkId>(inner[k]), value[k] * shares[static_cast<Eigen::Index>(t)], value[k]});
+    std::sort(hops_of.begin(), hops_of.end(), [](const Hop& a, const Hop& b) { return a.link < b.link; });
+    std::vector<topo::LinkId> links;
+    std::vector<double>& loads = unit_load_.emplace_back();
+    std::vector<double> crossings;
+    for (const Hop& h : hops_of) {
+      if (!links.empty() && links.back() == h.link) {
+        loads.back() += h.unit;
+        crossings.back() += h.crossings;
+      } else {
+        links.push_back(h.link);
+        loads.push_back(h.unit);
+        crossings.push_back(h.crossings);
       }
     }
-
-    // Unit loads R shares, column by column into the scratch (Eigen's product would fill a
-    // dense vector over every link of the fabric), then gathered in link order; and the
-    // busiest link per byte (strict: ties keep the lowest link id).
-    // With them, the flows crossing each link (R 1: every crossing of every transfer).
-    for (std::size_t t = 0; t < n; ++t)
-      for (int k = outer[t]; k < outer[t + 1]; ++k) {
-        const auto l = static_cast<std::size_t>(inner[k]);
-        unit[l] += value[k] * shares[static_cast<Eigen::Index>(t)];
-        crossings[l] += value[k];
-      }
-    std::vector<double>& loads = unit_load_.emplace_back();
-    loads.reserve(links.size());
     double per_byte = 0, weight = links.empty() ? 0 : std::numeric_limits<double>::infinity();
     topo::LinkId bottleneck = 0;
-    for (topo::LinkId l : links) {
-      loads.push_back(unit[l]);
-      weight = std::min(weight, crossings[l] / unit[l]);
-      unit[l] = crossings[l] = 0;
-      const double busy = loads.back() / topology.link(l).bandwidth_Bps;
-      if (busy > per_byte) per_byte = busy, bottleneck = l;
+    for (std::size_t i = 0; i < links.size(); ++i) {
+      weight = std::min(weight, crossings[i] / loads[i]);
+      const double busy = loads[i] / topology.link(links[i]).bandwidth_Bps;
+      if (busy > per_byte) per_byte = busy, bottleneck = links[i];
     }
     per_byte_s_.push_back(per_byte);
     bottleneck_.push_back(bottleneck);

@@ -20,7 +20,7 @@ class FlowComm final : public CommBase, public FlowObserver {
   LinkUsage link_usage() const override;
   uint32_t link_load(uint32_t link) const override { return flows_.flows_assigned(link); }
 
-  void on_flow_done(FlowId flow, uint64_t tag) override { complete(tag); }
+  void on_flow_done(FlowId /*flow*/, uint64_t tag) override { complete(tag); }
 
  private:
   void start_send(TransferId id, int src_gpu, int dst_gpu, double bytes, uint64_t flow_key) override;

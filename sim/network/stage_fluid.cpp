@@ -34,6 +34,7 @@ StageFluid::StageFluid(Network& network) : sim_(network.sim()) {
   demand_Bps_.assign(n, 0.0);
   unfixed_.assign(n, 0);
   assigned_.assign(n, 0);
+  link_touched_.assign(n, 0);
   runs_on_.resize(n);
 }
 
@@ -85,6 +86,7 @@ double StageFluid::cancel(RunHandle id) {
     delivered += r.plan->payload_share(r.stage) * r.scale * r.costs.bandwidth_efficiency * moved;
     moving_.erase(moving);
     stop_moving(id.slot, moved);
+    changed_neighbours();
     request_update();
   } else if (r.wait_event.valid()) {
     sim_.cancel(r.wait_event);
@@ -132,12 +134,32 @@ void StageFluid::begin_moving(std::size_t id) {
   // weight) = 1 / (weight x seconds per byte at the busiest link).
   r.cap = 1 / (r.plan->flow_weight(r.stage) * r.plan->per_byte_s(r.stage));
   moving_.push_back(id);
-  for_each_link(r, [&](topo::LinkId l, double) {
-    if (runs_on_[l].empty()) busy_since_[l] = sim_.now();
-    runs_on_[l].push_back(static_cast<uint32_t>(id));
-  });
-  changed_.push_back(id);
+  const auto links = r.plan->links(r.stage);
+  r.pos.resize(links.size());
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    std::vector<OnLink>& on = runs_on_[links[k]];
+    if (on.empty()) busy_since_[links[k]] = sim_.now();
+    r.pos[k] = static_cast<uint32_t>(on.size());
+    on.push_back({static_cast<uint32_t>(id), static_cast<uint32_t>(k)});
+  }
+  mark_changed(id);
   request_update();
+}
+
+void StageFluid::changed_neighbours() {
+  // After the stages that stop now have all left: hundreds ending together on a link mark
+  // the ones that stay once, not once per leaver.
+  for (topo::LinkId l : touched_)
+    for (const OnLink& other : runs_on_[l]) mark_changed(other.run);
+  touched_.clear();
+  ++touch_epoch_;
+}
+
+void StageFluid::mark_changed(std::size_t id) {
+  Run& r = runs_[id];
+  if (r.changed == change_epoch_) return;  // queued already
+  r.changed = change_epoch_;
+  changed_.push_back(id);
 }
 
 void StageFluid::stop_moving(std::size_t id, double moved_share) {
@@ -150,10 +172,19 @@ void StageFluid::stop_moving(std::size_t id, double moved_share) {
   for (std::size_t i = 0; i < links.size(); ++i) {
     const topo::LinkId l = links[i];
     bytes_[l] += unit[i] * r.scale * moved_share;
-    std::vector<uint32_t>& on = runs_on_[l];
-    on.erase(std::find(on.begin(), on.end(), static_cast<uint32_t>(id)));
-    for (uint32_t other : on) changed_.push_back(other);
-    if (on.empty()) busy_s_[l] += sim_.now() - busy_since_[l];
+    std::vector<OnLink>& on = runs_on_[l];
+    // Swap-remove: the last entry takes its place (stages that end together, hundreds on a
+    // link, leave in O(1) each).
+    const OnLink last = on.back();
+    on[r.pos[i]] = last;
+    runs_[last.run].pos[last.hop] = r.pos[i];
+    on.pop_back();
+    if (on.empty()) {
+      busy_s_[l] += sim_.now() - busy_since_[l];
+    } else if (link_touched_[l] != touch_epoch_) {  // its other stages re-solve (once per link)
+      link_touched_[l] = touch_epoch_;
+      touched_.push_back(l);
+    }
   }
 }
 
@@ -217,6 +248,7 @@ void StageFluid::finish_due() {
   // In run order, so that callbacks (which may start runs) come in a deterministic order.
   std::sort(due.begin(), due.end(), [](const RunHandle& a, const RunHandle& b) { return a.slot < b.slot; });
   for (const RunHandle& d : due) stop_moving(d.slot);
+  changed_neighbours();
   // A callback may cancel a run that is due too: the serial tells.
   for (const RunHandle& d : due)
     if (runs_[d.slot].serial == d.serial && runs_[d.slot].plan != nullptr) end_stage(d.slot);
@@ -235,19 +267,20 @@ void StageFluid::solve() {
     runs.push_back(seed);
   }
   changed_.clear();
+  ++change_epoch_;
   for (std::size_t i = 0; i < runs.size(); ++i)
     for_each_link(runs_[runs[i]], [&](topo::LinkId l, double) {
-      const std::vector<uint32_t>& on = runs_on_[l];
+      const std::vector<OnLink>& on = runs_on_[l];
       if (on.size() < 2 || unfixed_[l] != 0) return;  // private, or seen (unfixed_ counts below)
       shared.push_back(l);
       unfixed_[l] = static_cast<uint32_t>(on.size());
       left_Bps_[l] = capacity_Bps_[l];
       demand_Bps_[l] = 0;
-      for (uint32_t other : on) {
-        Run& o = runs_[other];
+      for (const OnLink& other : on) {
+        Run& o = runs_[other.run];
         if (o.mark == epoch_) continue;
         o.mark = epoch_;
-        runs.push_back(other);
+        runs.push_back(other.run);
       }
     });
 
@@ -286,8 +319,8 @@ void StageFluid::solve() {
       if (runs_[id].cap <= full) fix(id, theta);
     for (topo::LinkId l : shared)
       if (unfixed_[l] > 0 && left_Bps_[l] <= full * demand_Bps_[l])
-        for (uint32_t id : runs_on_[l])
-          if (!(runs_[id].theta > 0)) fix(id, theta);
+        for (const OnLink& on : runs_on_[l])
+          if (!(runs_[on.run].theta > 0)) fix(on.run, theta);
     std::erase_if(open_runs, [&](std::size_t id) { return runs_[id].theta > 0; });
     std::erase_if(shared, [&](topo::LinkId l) { return unfixed_[l] == 0; });
   }

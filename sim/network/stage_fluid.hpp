@@ -82,6 +82,8 @@ class StageFluid final : public engine::EventTarget {
     double cap = 0;         // theta alone: the stage's own links allow no more
     uint32_t mark = 0;      // component search epoch
     uint64_t serial = 0;    // bumped when the slot is freed
+    uint32_t changed = 0;   // == change_epoch_: queued in changed_ for the next solve
+    std::vector<uint32_t> pos;  // per link of its moving stage: its index in runs_on_ there
     double payload_done = 0;      // payload bytes of the finished stages
     engine::EventId wait_event{};  // pending while it waits out a latency
     std::function<void()> on_done;
@@ -118,11 +120,22 @@ class StageFluid final : public engine::EventTarget {
   // Per link: the moving runs on it. Usage is kept without touching every busy link at every
   // event: bytes are booked when a stage ends (link_bytes() adds what moving stages have
   // delivered), busy time when a link's last stage leaves it (busy_since_: when its first came).
-  std::vector<std::vector<uint32_t>> runs_on_;
+  struct OnLink {
+    uint32_t run, hop;  // the run, and which of its stage's links this is
+  };
+  std::vector<std::vector<OnLink>> runs_on_;
   std::vector<double> bytes_, busy_s_, busy_since_;
   double last_update_ = 0;  // when moving runs' remaining was last brought up to date
   // Runs whose rates a change touched: their component is solved at the next update.
   std::vector<std::size_t> changed_;
+  uint32_t change_epoch_ = 1;
+  void mark_changed(std::size_t run);
+  // Links that stages left since the last changed_neighbours(), which marks the stages still
+  // on them as changed.
+  std::vector<topo::LinkId> touched_;
+  std::vector<uint32_t> link_touched_;
+  uint32_t touch_epoch_ = 1;
+  void changed_neighbours();
   uint32_t epoch_ = 0;
   // Progressive filling scratch by link id: capacity left, demand of unfixed stages per unit
   // of theta, and how many unfixed stages cross the link.

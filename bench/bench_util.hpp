@@ -1,0 +1,83 @@
+#pragma once
+// What every benchmark needs: CPU time of this thread (steadier than wall time on a shared
+// machine), peak RSS, medians, a case in a child process (so its peak RSS is its own), and the
+// DGX-like fat-tree the network benchmarks measure on.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <vector>
+
+#include "topology/params.hpp"
+
+namespace cs::bench {
+
+inline double thread_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+inline double peak_rss_mb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// Runs `body` in a child process (its own peak RSS); reports a crash or an exception.
+// Returns false when the child failed.
+inline bool in_child(const std::function<void()>& body) {
+  std::fflush(stdout);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    int code = 0;
+    try {
+      body();
+    } catch (const std::exception& e) {
+      std::printf("  error: %s\n", e.what());
+      code = 1;
+    }
+    std::fflush(stdout);
+    _exit(code);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status)) std::printf("  child process died (status %d)\n", status);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// DGX H100-like nodes (8 GPUs on a 370.8 GB/s NVSwitch, 8 x 400 Gb/s NICs) on a
+// rail-optimized non-blocking fat-tree (radix 64, 400 Gb/s, 0.5 us links; 3 tiers where 2
+// are not enough). Spelled out rather than left to the defaults, so the benchmarks keep
+// measuring the same cluster (scenarios/fat_tree_allreduce.json at scale) if defaults change.
+inline topo::TopologyParams dgx_fat_tree(int gpus) {
+  constexpr int kGpusPerNode = 8;
+  topo::TopologyParams p;
+  p.kind = topo::TopologyKind::fat_tree;
+  p.nodes = gpus / kGpusPerNode;
+  p.node.gpus = kGpusPerNode;
+  p.node.fabric = topo::NodeFabric::nvswitch;
+  p.node.gpu_bandwidth_Bps = 18 * 20.6e9;  // the catalog's H100 (NCCL's NVLink rate)
+  p.node.gpu_latency_s = 0.3e-6;
+  p.node.nics = 8;
+  p.node.nic_bandwidth_Bps = 50e9;
+  p.link_bandwidth_Bps = 50e9;
+  p.link_latency_s = 0.5e-6;
+  p.tiers = 3;
+  p.switch_radix = 64;
+  p.oversubscription = 1.0;
+  p.rail_optimized = true;
+  return p;
+}
+
+}  // namespace cs::bench
