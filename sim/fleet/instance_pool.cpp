@@ -220,11 +220,6 @@ void InstancePool::fail(std::vector<int> ids, const Interruption& event) {
 void InstancePool::notice(std::vector<int> ids, bool correlated) {
   if (ids.empty()) return;
   set_exposed_accounting();
-  for (const int id : ids) {
-    exposed_.erase(slots_, id, &Slot::exposed_pos);
-    slots_[static_cast<std::size_t>(id)].state = SlotState::noticed;
-  }
-  stats_.reclaim_notices += static_cast<int64_t>(ids.size());
   std::size_t batch;
   if (!free_batches_.empty()) {
     batch = free_batches_.back();
@@ -233,6 +228,13 @@ void InstancePool::notice(std::vector<int> ids, bool correlated) {
     batch = batches_.size();
     batches_.emplace_back();
   }
+  for (const int id : ids) {
+    exposed_.erase(slots_, id, &Slot::exposed_pos);
+    Slot& s = slots_[static_cast<std::size_t>(id)];
+    s.state = SlotState::noticed;
+    s.batch = batch;
+  }
+  stats_.reclaim_notices += static_cast<int64_t>(ids.size());
   const double warning = config_.reclaims.warning_s;
   batches_[batch] = Batch{ids, correlated, schedule(sim_.now() + warning, Kind::reclaim_take, batch)};
   redraw_reclaims();
@@ -241,8 +243,12 @@ void InstancePool::notice(std::vector<int> ids, bool correlated) {
 
 void InstancePool::take_batch(std::size_t batch) {
   std::vector<int> ids;
-  for (const int id : batches_[batch].ids)  // some may have failed during the notice
-    if (slots_[static_cast<std::size_t>(id)].state == SlotState::noticed) ids.push_back(id);
+  // Some may have failed during the notice, and their replacement may be under a notice of
+  // its own: take only the slots still noticed by this batch.
+  for (const int id : batches_[batch].ids) {
+    const Slot& s = slots_[static_cast<std::size_t>(id)];
+    if (s.state == SlotState::noticed && s.batch == batch) ids.push_back(id);
+  }
   const bool correlated = batches_[batch].correlated;
   batches_[batch] = Batch{};
   free_batches_.push_back(batch);
@@ -363,24 +369,30 @@ void InstancePool::on_event(uint64_t t) {
   }
 }
 
+InstancePool::~InstancePool() { cancel_events(); }
+
 void InstancePool::release_all() {
   set_exposed_accounting();
   released_ = true;
+  cancel_events();
+  for (Slot& s : slots_) s = Slot{};
+  held_.ids.clear();
+  exposed_.ids.clear();
+  pending_ = 0;
+  book_count();
+}
+
+void InstancePool::cancel_events() {
   for (Slot& s : slots_) {
-    sim_.cancel(s.ready);
-    sim_.cancel(s.fallback);
-    sim_.cancel(s.failure);
-    s = Slot{};
+    sim_.cancel(std::exchange(s.failure, engine::EventId{}));
+    sim_.cancel(std::exchange(s.ready, engine::EventId{}));
+    sim_.cancel(std::exchange(s.fallback, engine::EventId{}));
   }
   for (engine::EventId* id : {&failure_event_, &domain_event_, &reclaim_event_,
                               &correlated_reclaim_event_, &failure_trace_event_,
                               &reclaim_trace_event_})
     sim_.cancel(std::exchange(*id, engine::EventId{}));
   for (Batch& b : batches_) sim_.cancel(std::exchange(b.take, engine::EventId{}));
-  held_.ids.clear();
-  exposed_.ids.clear();
-  pending_ = 0;
-  book_count();
 }
 
 }  // namespace cs::fleet

@@ -97,7 +97,8 @@ class InstancePool final : public engine::EventTarget {
                InstancePoolListener* listener = nullptr);
   InstancePool(const InstancePool&) = delete;
   InstancePool& operator=(const InstancePool&) = delete;
-  ~InstancePool() override = default;
+  // Cancels the pool's pending events (the Simulator must outlive the pool).
+  ~InstancePool() override;
 
   void set_listener(InstancePoolListener* listener) { listener_ = listener; }
   void set_fallback(FallbackPolicy fallback) { fallback_ = fallback; }
@@ -144,6 +145,7 @@ class InstancePool final : public engine::EventTarget {
     engine::EventId failure;    // the slot's own failure event (Weibull only)
     std::size_t held_pos = 0;   // index in held_ (while held or noticed)
     std::size_t exposed_pos = 0;  // index in exposed_ (while held)
+    std::size_t batch = 0;      // the notice batch (while noticed)
   };
   // A set of instances kept in a vector with O(1) insert, erase and uniform draw.
   struct IndexedSet {
@@ -174,6 +176,7 @@ class InstancePool final : public engine::EventTarget {
   void schedule_domain_failure();
   void schedule_correlated_reclaim();
   void set_exposed_accounting();
+  void cancel_events();
   void book_count();
 
   engine::Simulator& sim_;

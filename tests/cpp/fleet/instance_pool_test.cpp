@@ -268,3 +268,42 @@ TEST_CASE("Same seed, same history; another seed, another one", "[fleet][pool]")
   CHECK(a == history(5));
   CHECK(a != history(6));
 }
+
+TEST_CASE("A replaced instance noticed again is taken by its own notice, not the old one",
+          "[fleet][pool]") {
+  Simulator sim(20);
+  CostLedger ledger;
+  Log log;
+  log.sim = &sim;
+  InstancePoolConfig c = quiet_pool(Market::spot);
+  c.reclaims.warning_s = 100.0;
+  c.reclaims.trace = {{10.0, 1}, {50.0, 1}};  // one instance: noticed at 10 and again at 50
+  c.failures.trace = {{20.0, 1}};             // it fails during its first notice
+  c.failures.replacement = Distribution::constant(5.0);
+  c.reclaims.capacity_return = Distribution::constant(1e9);  // no spot capacity after the take
+  InstancePool pool(sim, c, ledger, &log);
+  pool.start_held(1);
+  sim.run(120.0);
+  // The first notice's take (t = 110) finds its instance replaced and noticed by the second
+  // notice: it must take nothing; the second takes it at 150.
+  CHECK(pool.held() == 1);
+  CHECK(pool.stats().reclaims == 0);
+  sim.run(151.0);
+  CHECK(pool.stats().reclaims == 1);
+  CHECK(pool.held() == 0);
+}
+
+TEST_CASE("A pool destroyed before its simulator leaves no events behind", "[fleet][pool]") {
+  Simulator sim(21);
+  CostLedger ledger;
+  {
+    InstancePoolConfig c = quiet_pool(Market::spot);
+    c.reclaims.rate.base_per_s = 1.0;
+    c.failures.node_mtbf_s = 10.0;
+    InstancePool pool(sim, c, ledger);
+    pool.start_held(8);
+    pool.request(2);
+    CHECK(sim.pending() > 0);
+  }
+  CHECK(sim.pending() == 0);
+}
