@@ -210,11 +210,9 @@ void TrainingRun::try_restart() {
   }
 }
 
-// Drops what an interruption destroys: the work since the durable checkpoint, a checkpoint
-// being written, a background write.
-void TrainingRun::interrupt(const Interruption& event) {
-  counts_.lost_work_s += current_work() - committed_;
-  work_ = committed_;
+// A checkpoint being written and a background write need every node that wrote a shard: an
+// interruption loses both.
+void TrainingRun::drop_checkpoints_in_flight() {
   if (checkpoint_ && checkpoint_->phase == CheckpointPhase::write) ++counts_.checkpoint_writes_lost;
   checkpoint_.reset();
   if (async_write_) {
@@ -222,6 +220,14 @@ void TrainingRun::interrupt(const Interruption& event) {
     async_write_.reset();
     ++counts_.async_writes_lost;
   }
+}
+
+// Drops what an interruption destroys: the work since the durable checkpoint and the
+// checkpoints in flight.
+void TrainingRun::interrupt(const Interruption& event) {
+  counts_.lost_work_s += current_work() - committed_;
+  work_ = committed_;
+  drop_checkpoints_in_flight();
   sim_.cancel(state_event_);
   state_event_ = {};
   if (event.kind == LossKind::hardware_failure)
@@ -229,21 +235,15 @@ void TrainingRun::interrupt(const Interruption& event) {
   try_restart();
 }
 
-// Elastic: the surviving replicas keep the state; only the step in flight is lost, and a
-// checkpoint being written loses the shards of the nodes that went.
+// Elastic: the surviving replicas keep the state; only the step in flight is lost (and the
+// checkpoints in flight, which miss the shards of the nodes that went).
 void TrainingRun::elastic_shrink() {
   const double w = current_work();
   const double step = config_.step_time_s;
   const double kept = std::max(committed_, std::floor(w / step) * step);
   counts_.lost_work_s += std::max(0.0, w - kept);
   work_ = std::min(w, kept);
-  if (checkpoint_ && checkpoint_->phase == CheckpointPhase::write) ++counts_.checkpoint_writes_lost;
-  checkpoint_.reset();
-  if (async_write_) {
-    sim_.cancel(async_write_->done);
-    async_write_.reset();
-    ++counts_.async_writes_lost;
-  }
+  drop_checkpoints_in_flight();
   reconfigure(std::min(replicas_held(), replicas_needed_));
 }
 

@@ -86,6 +86,7 @@ class TrainingRun final : public engine::EventTarget, public InstancePoolListene
   void commit(double work);
   void begin_restore();
   void try_restart();
+  void drop_checkpoints_in_flight();
   void interrupt(const Interruption& event);
   void elastic_shrink();
   void reconfigure(int replicas);

@@ -12,6 +12,16 @@ namespace cs::fleet::test {
 
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// No failures, no reclaims, no warning, instant replacements: a test adds what it exercises.
+inline void quiet(FailureConfig& failures, SpotReclaimConfig& reclaims) {
+  failures.node_mtbf_s = kInf;
+  failures.causes.clear();
+  failures.replacement = Distribution::constant(0.0);
+  reclaims.rate.base_per_s = 0.0;
+  reclaims.warning_s = 0.0;
+  reclaims.capacity_return = Distribution::constant(0.0);
+}
+
 // nodes on demand, no failures, no reclaims, steps x 1 s of work, checkpoints written in
 // write_s (given), restores and launches free, replacements instant, no fallback.
 inline TrainingRunConfig quiet_config(int nodes, double steps, double interval_s,
@@ -23,12 +33,7 @@ inline TrainingRunConfig quiet_config(int nodes, double steps, double interval_s
   c.usd_per_node_hour[Market::on_demand] = 10.0;
   c.usd_per_node_hour[Market::spot] = 3.0;
   c.usd_per_node_hour[Market::reserved] = 6.0;
-  c.failures.node_mtbf_s = kInf;
-  c.failures.causes.clear();
-  c.failures.replacement = Distribution::constant(0.0);
-  c.reclaims.rate.base_per_s = 0.0;
-  c.reclaims.warning_s = 0.0;
-  c.reclaims.capacity_return = Distribution::constant(0.0);
+  quiet(c.failures, c.reclaims);
   for (const Market m : kAllMarkets) c.provisioning[m] = Distribution::constant(0.0);
   c.checkpoint.interval_s = interval_s;
   c.checkpoint.write_time_s = write_s;

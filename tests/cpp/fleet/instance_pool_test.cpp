@@ -46,14 +46,17 @@ InstancePoolConfig quiet_pool(Market market, std::string name = std::string("poo
   c.name = std::move(name);
   c.market = market;
   c.usd_per_hour = 2.0;
-  c.failures.node_mtbf_s = kInf;
-  c.failures.causes.clear();
-  c.failures.replacement = Distribution::constant(0.0);
-  c.reclaims.rate.base_per_s = 0.0;
-  c.reclaims.warning_s = 0.0;
-  c.reclaims.capacity_return = Distribution::constant(0.0);
+  cs::fleet::test::quiet(c.failures, c.reclaims);
   return c;
 }
+
+// A simulator, a ledger and a listener that logs, for one pool under test.
+struct Rig {
+  Simulator sim;
+  CostLedger ledger;
+  Log log;
+  explicit Rig(uint64_t seed) : sim(seed) { log.sim = &sim; }
+};
 
 // |count - expected| <= 4 sd, sd = sqrt(variance).
 void check_count(double count, double expected, double variance) {
@@ -64,10 +67,8 @@ void check_count(double count, double expected, double variance) {
 }  // namespace
 
 TEST_CASE("Reclaims match rate x exposed instance-hours", "[fleet][pool]") {
-  Simulator sim(11);
-  CostLedger ledger;
-  Log log;
-  log.sim = &sim;
+  Rig rig(11);
+  auto& [sim, ledger, log] = rig;
   InstancePoolConfig c = quiet_pool(Market::spot);
   c.reclaims.rate.base_per_s = 0.5 / kHour;
   c.reclaims.warning_s = 120.0;
@@ -86,10 +87,8 @@ TEST_CASE("Reclaims match rate x exposed instance-hours", "[fleet][pool]") {
 }
 
 TEST_CASE("An hour-of-day profile shapes when reclaims come", "[fleet][pool]") {
-  Simulator sim(12);
-  CostLedger ledger;
-  Log log;
-  log.sim = &sim;
+  Rig rig(12);
+  auto& [sim, ledger, log] = rig;
   InstancePoolConfig c = quiet_pool(Market::spot);
   c.reclaims.rate.base_per_s = 0.1 / kHour;
   for (int h = 0; h < 24; ++h) c.reclaims.rate.multiplier[static_cast<std::size_t>(h)] = h < 12 ? 0.0 : 3.0;
@@ -140,10 +139,8 @@ TEST_CASE("Failures match n / MTBF over held instance-hours", "[fleet][pool]") {
 }
 
 TEST_CASE("Correlated reclaims take a share of the pool at once", "[fleet][pool]") {
-  Simulator sim(15);
-  CostLedger ledger;
-  Log log;
-  log.sim = &sim;
+  Rig rig(15);
+  auto& [sim, ledger, log] = rig;
   InstancePoolConfig c = quiet_pool(Market::spot);
   c.reclaims.correlated = CorrelatedReclaims{1.0 / kHour, 0.25};
   InstancePool pool(sim, c, ledger, &log);
@@ -156,10 +153,8 @@ TEST_CASE("Correlated reclaims take a share of the pool at once", "[fleet][pool]
 }
 
 TEST_CASE("A failure domain takes all of its held instances", "[fleet][pool]") {
-  Simulator sim(16);
-  CostLedger ledger;
-  Log log;
-  log.sim = &sim;
+  Rig rig(16);
+  auto& [sim, ledger, log] = rig;
   InstancePoolConfig c = quiet_pool(Market::on_demand);
   c.failures.correlated = CorrelatedFailures{8, 50 * kHour};
   InstancePool pool(sim, c, ledger, &log);
@@ -176,10 +171,8 @@ TEST_CASE("A failure domain takes all of its held instances", "[fleet][pool]") {
 }
 
 TEST_CASE("A fault that only restarts the work leaves the instance held", "[fleet][pool]") {
-  Simulator sim(17);
-  CostLedger ledger;
-  Log log;
-  log.sim = &sim;
+  Rig rig(17);
+  auto& [sim, ledger, log] = rig;
   InstancePoolConfig c = quiet_pool(Market::on_demand);
   c.failures.node_mtbf_s = 10 * kHour;
   c.failures.causes = {{"software_bug", 1.0, false}};
@@ -228,10 +221,8 @@ TEST_CASE("Requests, fallback and release", "[fleet][pool]") {
 }
 
 TEST_CASE("Failure traces replay at their times", "[fleet][pool]") {
-  Simulator sim(19);
-  CostLedger ledger;
-  Log log;
-  log.sim = &sim;
+  Rig rig(19);
+  auto& [sim, ledger, log] = rig;
   InstancePoolConfig c = quiet_pool(Market::on_demand);
   c.failures.trace = {{10.0, 1}, {20.0, 3}};
   c.failures.replacement = Distribution::constant(5.0);
@@ -271,10 +262,8 @@ TEST_CASE("Same seed, same history; another seed, another one", "[fleet][pool]")
 
 TEST_CASE("A replaced instance noticed again is taken by its own notice, not the old one",
           "[fleet][pool]") {
-  Simulator sim(20);
-  CostLedger ledger;
-  Log log;
-  log.sim = &sim;
+  Rig rig(20);
+  auto& [sim, ledger, log] = rig;
   InstancePoolConfig c = quiet_pool(Market::spot);
   c.reclaims.warning_s = 100.0;
   c.reclaims.trace = {{10.0, 1}, {50.0, 1}};  // one instance: noticed at 10 and again at 50
