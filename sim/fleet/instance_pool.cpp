@@ -87,8 +87,41 @@ void InstancePool::start_held(int n) {
   redraw_reclaims();
 }
 
-void InstancePool::request(int n) {
-  for (int i = 0; i < n; ++i) ask_for(new_slot(), config_.provisioning);
+std::vector<int> InstancePool::request(int n) {
+  std::vector<int> ids;
+  for (int i = 0; i < n; ++i) {
+    ids.push_back(new_slot());
+    ask_for(ids.back(), config_.provisioning);
+  }
+  return ids;
+}
+
+InstancePool::InstanceState InstancePool::state(int id) const {
+  if (id < 0 || static_cast<std::size_t>(id) >= slots_.size()) return InstanceState::empty;
+  return slots_[static_cast<std::size_t>(id)].state;
+}
+
+void InstancePool::release(std::span<const int> ids) {
+  set_exposed_accounting();
+  for (const int id : ids) {
+    const SlotState st = state(id);
+    if (st == SlotState::empty) continue;
+    Slot& s = slots_[static_cast<std::size_t>(id)];
+    if (st == SlotState::requested) {
+      --pending_;
+    } else {
+      if (st == SlotState::held) exposed_.erase(slots_, id, &Slot::exposed_pos);
+      held_.erase(slots_, id, &Slot::held_pos);
+    }
+    sim_.cancel(std::exchange(s.ready, engine::EventId{}));
+    sim_.cancel(std::exchange(s.fallback, engine::EventId{}));
+    sim_.cancel(std::exchange(s.failure, engine::EventId{}));
+    s.state = SlotState::empty;  // a pending notice's take skips it
+    free_slots_.push_back(id);
+  }
+  book_count();
+  redraw_failures();
+  redraw_reclaims();
 }
 
 void InstancePool::ask_for(int slot, const Distribution& delay) {

@@ -105,8 +105,11 @@ class InstancePool final : public engine::EventTarget {
 
   // n instances held from now on, without a provisioning delay (the fleet at t = 0).
   void start_held(int n);
-  // n more instances, each ready after a provisioning delay.
-  void request(int n);
+  // n more instances, each ready after a provisioning delay; returns their ids.
+  std::vector<int> request(int n);
+  // Gives up these instances (held, noticed or requested): billing stops now, pending requests
+  // are cancelled, and nothing replaces them (a scale-down). Unknown or empty ids are ignored.
+  void release(std::span<const int> ids);
   // Give up everything: pending requests are cancelled, held instances stop being billed, and
   // the pool schedules nothing more. Used when the work is done.
   void release_all();
@@ -114,6 +117,10 @@ class InstancePool final : public engine::EventTarget {
   const InstancePoolConfig& config() const { return config_; }
   const std::string& name() const { return config_.name; }
   Market market() const { return config_.market; }
+  enum class InstanceState : unsigned char { empty, requested, held, noticed };
+  InstanceState state(int id) const;
+  // Held instances (noticed ones included), in no particular order.
+  const std::vector<int>& held_ids() const { return held_.ids; }
   int held() const { return static_cast<int>(held_.size()); }  // noticed instances included
   int pending() const { return pending_; }                      // requested, not yet ready
   const PoolStats& stats() const { return stats_; }
@@ -125,7 +132,7 @@ class InstancePool final : public engine::EventTarget {
   void on_event(uint64_t tag) override;
 
  private:
-  enum class SlotState : unsigned char { empty, requested, held, noticed };
+  using SlotState = InstanceState;
   enum class Kind : unsigned char {
     failure,            // superposed exponential failures
     node_failure,       // one slot's own (Weibull) failure

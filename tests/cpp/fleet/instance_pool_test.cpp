@@ -296,3 +296,35 @@ TEST_CASE("A pool destroyed before its simulator leaves no events behind", "[fle
   }
   CHECK(sim.pending() == 0);
 }
+
+TEST_CASE("Scale-down: released instances stop being billed and are not replaced",
+          "[fleet][pool]") {
+  Rig rig(22);
+  auto& [sim, ledger, log] = rig;
+  InstancePoolConfig c = quiet_pool(Market::spot);
+  c.provisioning = Distribution::constant(10.0);
+  c.reclaims.warning_s = 30.0;
+  c.reclaims.trace = {{100.0, 1}};
+  InstancePool pool(sim, c, ledger, &log);
+  pool.start_held(4);
+  const std::vector<int> asked = pool.request(2);
+  CHECK(pool.state(asked[0]) == InstancePool::InstanceState::requested);
+  // Release one request before it is ready, and one held instance at t = 50.
+  pool.release(std::span<const int>(asked.data(), 1));
+  sim.run(50.0);
+  CHECK(pool.held() == 5);
+  CHECK(pool.pending() == 0);
+  const int gone = pool.held_ids().front();
+  pool.release(std::span<const int>(&gone, 1));
+  CHECK(pool.state(gone) == InstancePool::InstanceState::empty);
+  sim.run(110.0);
+  // The instance noticed at 100 is released before its take at 130: no reclaim follows.
+  REQUIRE(log.notice_sizes.size() == 1);
+  for (const int id : std::vector<int>(pool.held_ids()))
+    if (pool.state(id) == InstancePool::InstanceState::noticed) pool.release(std::span<const int>(&id, 1));
+  sim.run(1000.0);
+  CHECK(pool.stats().reclaims == 0);
+  CHECK(pool.held() == 3);
+  // Billed: 4 x 50 + 1 x 40 (ready at 10) ... up to 50; then 4 x 60 to 110; then 3 x 890.
+  CHECK(ledger.instance_seconds(pool.account(), 1000.0) == Approx(4 * 50 + 40 + 4 * 60 + 3 * 890));
+}
