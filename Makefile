@@ -61,6 +61,7 @@ bench: build
 	$(BUILD)/bench/bench_engine_hold
 	$(BUILD)/bench/bench_ring_allreduce
 	$(BUILD)/bench/bench_topology
+	$(BUILD)/bench/bench_fleet
 
 clean:
 	rm -rf $(BUILD) $(SANBUILD) $(BUILD)-configure.log $(SANBUILD)-configure.log
