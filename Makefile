@@ -63,6 +63,7 @@ bench: build
 	$(BUILD)/bench/bench_topology
 	$(BUILD)/bench/bench_collective --quick
 	$(BUILD)/bench/bench_comm
+	$(BUILD)/bench/bench_fleet
 
 clean:
 	rm -rf $(BUILD) $(SANBUILD) $(BUILD)-configure.log $(SANBUILD)-configure.log
