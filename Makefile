@@ -17,7 +17,7 @@ ifneq ($(CI),)
   CMAKE_ARGS += -DCLUSTERSIM_WERROR=ON
 endif
 
-.PHONY: setup build demo test test-cpp test-python sanitize fuzz bench clean
+.PHONY: setup build demo test test-cpp test-python sanitize fuzz bench golden clean
 
 setup:
 	@scripts/setup.sh
@@ -56,6 +56,11 @@ fuzz: sanitize
 	@rm -rf $(SANBUILD)/fuzz-corpus && mkdir -p $(SANBUILD)/fuzz-corpus && cp fuzz/corpus/* $(SANBUILD)/fuzz-corpus/
 	$(SANBUILD)/fuzz/fuzz_scenario -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
 	  $(SANBUILD)/fuzz-corpus 2>&1 | tail -n 15
+
+# Regenerate the expected summaries of every scenario (tests/golden/), after a change that is
+# meant to move numbers; the script prints what moved.
+golden: build
+	$(PYTHON) scripts/golden.py --build $(BUILD)
 
 bench: build
 	$(BUILD)/bench/bench_engine_hold

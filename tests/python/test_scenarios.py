@@ -1,9 +1,15 @@
-"""Every scenario file in scenarios/ runs, gives the contract's keys, and is deterministic."""
+"""Every scenario file in scenarios/ runs, gives the contract's keys, is deterministic, and
+gives its checked-in numbers (tests/golden/, scripts/golden.py)."""
 import json
+import subprocess
+import sys
 
 import pytest
 
-from conftest import run_cli, scenario_files, without_wall_time
+from conftest import ROOT, run_cli, scenario_files, without_wall_time
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import golden  # noqa: E402
 
 BLOCK_KEYS = {
     "traffic": {"flows", "makespan_s", "mean_fct_s", "p99_fct_s"},
@@ -22,6 +28,27 @@ def test_scenario_runs_and_is_deterministic(path):
     assert first["sim_time_s"] > 0
     # Both models run on the engine (the analytical one has events at stage boundaries only).
     assert first["events"] > 0
+
+
+@pytest.mark.parametrize("path", scenario_files(), ids=lambda p: p.name)
+def test_scenario_gives_its_golden_numbers(path):
+    expected_file = ROOT / "tests" / "golden" / f"{path.stem}.json"
+    assert expected_file.exists(), f"no golden summary for {path.name}: run make golden"
+    actual = golden.strip(json.loads(run_cli("run", path, "--json", check=True).stdout))
+    moved = golden.differences(json.loads(expected_file.read_text()), actual)
+    assert not moved, (f"{path.name} moved (if meant, run make golden and say why in the commit):\n  " +
+                       "\n  ".join(moved[:30]))
+
+
+def test_every_golden_file_has_its_scenario():
+    stems = {p.stem for p in scenario_files()}
+    assert {p.stem for p in (ROOT / "tests" / "golden").glob("*.json")} <= stems
+
+
+def test_the_scenario_reference_is_up_to_date():
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "schema_doc.py"), "--check"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
 
 
 @pytest.mark.parametrize("path", scenario_files(), ids=lambda p: p.name)
