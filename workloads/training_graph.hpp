@@ -13,8 +13,8 @@
 // sends from every rank of the worker, and completes when all are done.
 //
 // Tasks that span workers (data-parallel reductions and ZeRO gathers, the gradient-norm
-// all-reduce, the tied-embedding all-reduce, pipeline sends) sit on one worker's stream and
-// depend on every participant.
+// all-reduce, pipeline sends, the tied-embedding all-reduce between first and last stage, on
+// the first stage's pp stream) sit on one worker's stream and depend on every participant.
 //
 // Symmetry. With GraphOptions::one_replica only replica 0's workers are built: the replicas
 // are identical, so on a fabric where they are symmetric (non-blocking, every GPU its own NIC)

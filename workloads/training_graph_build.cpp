@@ -71,7 +71,7 @@ void GraphBuilder::make_workers() {
       graph_.workers.push_back({s, r, layout_.group(layout_.rank(c), {Dim::tp, Dim::cp, Dim::ep})});
     }
   queues_.assign(graph_.workers.size() * kStreams, {});
-  layer_compute_.assign(graph_.workers.size(), std::vector<uint32_t>(std::size_t(w_.model.layers), kNone));
+  recent_layers_.assign(graph_.workers.size(), {kNone, kNone});
   optimizer_task_.assign(graph_.workers.size(), kNone);
   const std::size_t passes = std::size_t(graph_.replicas_built) * m_ * chunks_;
   for (auto* v : {&forward_first_, &forward_last_, &backward_first_, &forward_send_, &backward_send_})
@@ -245,7 +245,7 @@ void GraphBuilder::finish_step() {
     reduced[wk] = last_on(worker_of(0, stage_of(wk)), Stream::dp);
     own[wk] = last_on(wk, Stream::dp);
     computed[wk] = last_on(wk, Stream::compute);
-    tied[wk] = last_on(worker_of(replica_of(wk), 0), Stream::dp);
+    tied[wk] = last_on(worker_of(replica_of(wk), 0), Stream::pp);  // the tied embedding's sum
   }
 
   uint32_t norm = kNone;
@@ -258,6 +258,7 @@ void GraphBuilder::finish_step() {
       dep(norm, computed[wk]);
       dep(norm, own[wk]);
       if (reduced[wk] != own[wk]) dep(norm, reduced[wk]);
+      dep(norm, tied[wk]);
     }
   }
   const double gradient_bytes = o_.gradient_bytes;
@@ -270,7 +271,8 @@ void GraphBuilder::finish_step() {
     dep(opt, norm);
     dep(opt, reduced[wk]);
     if (own[wk] != reduced[wk]) dep(opt, own[wk]);
-    if (stage_of(wk) == p_.pp - 1 && tied[wk] != own[wk]) dep(opt, tied[wk]);  // the tied embedding's sum
+    if (w_.model.tied_embeddings && p_.pp > 1 && (stage_of(wk) == 0 || stage_of(wk) == p_.pp - 1))
+      dep(opt, tied[wk]);
     optimizer_task_[wk] = opt;
   }
   // ZeRO-1/2: every replica gathers the updated weights of its stage.

@@ -3,6 +3,7 @@
 // over training_graph_build.cpp (set-up, groups, items, tasks, the step's end),
 // training_graph_passes.cpp (forward and backward passes of layers) and
 // training_graph_sync.cpp (data-parallel buckets and ZeRO's gathers and scatters).
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -119,9 +120,10 @@ class GraphBuilder {
   std::vector<int> bucket_of_layer_;
   // Pass ends, by (replica, micro, model chunk): linked across stages once all are built.
   std::vector<uint32_t> forward_first_, forward_last_, backward_first_, forward_send_, backward_send_;
-  // Per worker: the last forward compute task of each layer of the current micro-batch
-  // (ZeRO-3's prefetch bound), and the tasks the step's end waits for.
-  std::vector<std::vector<uint32_t>> layer_compute_;
+  // Per worker: the last compute task of the two layers it ran last, most recent first (ZeRO-3
+  // gathers at most two layers ahead of them), and each worker's optimizer.
+  std::vector<std::array<uint32_t, 2>> recent_layers_;
+  void ran_layer(uint32_t worker, uint32_t task) { recent_layers_[worker] = {task, recent_layers_[worker][0]}; }
   std::vector<uint32_t> optimizer_task_;
   uint32_t pending_gather_ = kNone;     // the next compute task waits for these weights
   uint32_t last_weight_task_ = kNone;   // the weight-gradient task of the layer just emitted

@@ -98,14 +98,13 @@ void GraphBuilder::layer_forward(uint32_t worker, int micro, int layer, TaskKind
     if (p_.ep > 1) collective(Stream::ep, CollectiveOp::all_to_all, dispatch_bytes);
   }
   tensor_parallel_reduce(worker, micro, layer, c);
-  layer_compute_[worker][std::size_t(layer)] = last;
+  ran_layer(worker, last);
 }
 
 void GraphBuilder::backward_segment(uint32_t worker, int micro, int layer, const std::vector<Block>& blocks,
                                     Chain& c) {
   const uint32_t input = extend(c, add_task(worker, Stream::compute, TaskKind::backward_input,
                                             compute_item(blocks, {Phase::backward_input}), micro, layer));
-  if (layer >= 0) layer_compute_[worker][std::size_t(layer)] = input;
   if (split_) return;  // zb_h1 runs the weight gradients in their own pass
   last_weight_task_ = add_task(worker, Stream::compute, TaskKind::backward_weight,
                                compute_item(blocks, {Phase::backward_weight}), micro, layer);
@@ -171,6 +170,7 @@ void GraphBuilder::layer_backward(uint32_t worker, int micro, int layer, Chain& 
     backward_segment(worker, micro, layer, {Block::attention_in}, c);
   }
   tensor_parallel_reduce(worker, micro, layer, c);
+  ran_layer(worker, c.last);
   if (!split_) after_layer_gradients(worker, micro, layer, last_weight_task_);
 }
 

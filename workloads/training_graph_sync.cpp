@@ -86,10 +86,10 @@ void GraphBuilder::zero3_gather(uint32_t worker, int micro, int layer, bool forw
   const int s = stage_of(worker);
   int j = 0;
   while (chunk_start_[j + 1] <= layer) ++j;
-  const int lo = chunk_start_[j], hi = chunk_start_[j + 1];
   const double pb = o_.parameter_bytes;
-  // At most two layers' weights are gathered at once: the one computing and the next.
-  auto ensure = [&](int l) {
+  // At most two layers' weights are gathered at once: the one computing and the next. The
+  // gather `ahead` layers from now waits for the compute 2 - ahead layers back.
+  auto ensure = [&](int l, int ahead) {
     uint32_t& t = joint(forward ? JointKind::zero3_gather_fwd : JointKind::zero3_gather_bwd, s, micro, l);
     if (t == kNone) {
       const uint32_t item = data_parallel_item(s, CollectiveOp::all_gather, layer_rank_params(l, false) * pb,
@@ -97,13 +97,12 @@ void GraphBuilder::zero3_gather(uint32_t worker, int micro, int layer, bool forw
       if (item == kNone) return kNone;
       t = add_task(worker, Stream::dp_gather, TaskKind::collective, item, micro, l);
     }
-    const int bound = forward ? l - 2 : l + 2;
-    if (bound >= lo && bound < hi) dep(t, layer_compute_[worker][std::size_t(bound)]);
+    dep(t, recent_layers_[worker][std::size_t(1 - ahead)]);
     return t;
   };
-  const uint32_t current = ensure(layer);
+  const uint32_t current = ensure(layer, 0);
   const int next = forward ? layer + 1 : layer - 1;
-  if (next >= lo && next < hi) ensure(next);
+  if (next >= chunk_start_[j] && next < chunk_start_[j + 1]) ensure(next, 1);
   pending_gather_ = current;
 }
 
@@ -123,7 +122,9 @@ void GraphBuilder::tied_embedding_sync(uint32_t worker, uint32_t task) {
       }
     }
     graph_.comm_items.push_back(std::move(item));
-    t = add_task(worker, Stream::dp, TaskKind::collective, uint32_t(graph_.comm_items.size() - 1), m_ - 1, -1);
+    // On the first stage's pipeline stream (Megatron's embedding group joins the first and last
+    // stages): every replica's own, so replicas stay alike.
+    t = add_task(worker, Stream::pp, TaskKind::collective, uint32_t(graph_.comm_items.size() - 1), m_ - 1, -1);
   }
   dep(t, task);
 }
