@@ -13,9 +13,7 @@
 // analytical model < 0.05 s on the same. Each N (and the step ring apart) runs in a forked
 // process so its peak RSS is its own. Medians over 5 repetitions, 3 when one takes over 1 s.
 // Usage: bench_collective [--quick] [GPUs...]   (--quick: 1 repetition, no 16,384)
-#include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +26,7 @@
 #include <numeric>
 #include <vector>
 
+#include "bench/bench_support.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/network/analytical_model.hpp"
 #include "sim/network/collective_run.hpp"
@@ -45,18 +44,8 @@ using work::CollectiveAlgorithm;
 constexpr double kBytes = 1024.0 * 1024 * 1024;
 constexpr int kGpusPerNode = 8;
 
-// CPU time of this thread: on a shared machine it is steadier than wall time.
-double thread_cpu_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-double peak_rss_mb() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_maxrss) / 1024.0;
-}
+using bench::peak_rss_mb;
+using bench::thread_cpu_s;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -312,14 +301,7 @@ void in_child(const std::function<void()>& body) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
-  std::vector<int> sizes;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0)
-      quick = true;
-    else
-      sizes.push_back(std::atoi(argv[i]));
-  }
+  auto [quick, sizes] = bench::parse_bench_args(argc, argv);
   // 1,024: a small reference; 4,096 and 16,384: the targets.
   if (sizes.empty()) sizes = quick ? std::vector<int>{1024, 4096} : std::vector<int>{1024, 4096, 16384};
   std::printf("ring all-reduce 1 GiB, DGX-like nodes (8 GPUs, NVSwitch 370.8 GB/s, 8 x 400 Gb/s NICs),\n"

@@ -11,9 +11,7 @@
 // its own, and prints the step's figures (equal in both: the double has no contention).
 // Benchmarks print; they never fail.
 // Usage: bench_training [--quick] [GPUs...]   (--quick: one repetition, 1,024 GPUs only)
-#include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_support.hpp"
 #include "sim/compute/testing/alpha_beta_comm.hpp"
 #include "sim/compute/training_step.hpp"
 #include "workloads/training_enumerate.hpp"
@@ -30,17 +29,8 @@ namespace {
 
 using namespace cs;
 
-double thread_cpu_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-double peak_rss_mb() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_maxrss) / 1024.0;
-}
+using bench::peak_rss_mb;
+using bench::thread_cpu_s;
 
 work::TrainingWorkload gpt3(int gpus) {
   work::TrainingWorkload w;
@@ -115,14 +105,7 @@ void enumerate_case() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
-  std::vector<int> sizes;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0)
-      quick = true;
-    else
-      sizes.push_back(std::atoi(argv[i]));
-  }
+  auto [quick, sizes] = bench::parse_bench_args(argc, argv);
   if (sizes.empty()) sizes = quick ? std::vector<int>{1024} : std::vector<int>{1024, 16384};
   const int reps = quick ? 1 : 3;
   std::printf("GPT-3 175B, tp 8 pp 8 1f1b, batch 1536 x 2048, H100 roofline, alpha-beta communication\n");
