@@ -89,7 +89,7 @@ class GraphBuilder {
   void after_layer_gradients(uint32_t worker, int micro, int layer, uint32_t task);
   void after_embedding_gradients(uint32_t worker, int micro, uint32_t task);
   void bucket_done(uint32_t worker, int micro, std::size_t bucket, uint32_t task);
-  void zero3_gather(uint32_t worker, int micro, int layer, bool forward, Chain& c);
+  void zero3_gather(uint32_t worker, int micro, int layer, bool forward);
   void tied_embedding_sync(uint32_t worker, uint32_t task);
   double layer_rank_params(int layer, bool expert) const;
   double head_rank_params() const;

@@ -66,7 +66,7 @@ void GraphBuilder::emit_forward(uint32_t worker, int micro, int j, TaskKind kind
 
 void GraphBuilder::layer_forward(uint32_t worker, int micro, int layer, TaskKind kind, Chain& c) {
   const auto& m = w_.model;
-  if (p_.zero == 3 && kind == TaskKind::forward) zero3_gather(worker, micro, layer, true, c);
+  if (p_.zero == 3 && kind == TaskKind::forward) zero3_gather(worker, micro, layer, true);
   if ((p_.zero == 1 || p_.zero == 2) && o_.overlap_param_gather && micro == 0 && kind == TaskKind::forward)
     pending_gather_ = joint(JointKind::gather_start, stage_of(worker), 0, bucket_of_layer_[std::size_t(layer)]);
   auto compute = [&](std::vector<Block> blocks) {
@@ -143,7 +143,7 @@ void GraphBuilder::emit_backward(uint32_t worker, int micro, int j) {
 
 void GraphBuilder::layer_backward(uint32_t worker, int micro, int layer, Chain& c) {
   const auto& m = w_.model;
-  if (p_.zero == 3) zero3_gather(worker, micro, layer, false, c);
+  if (p_.zero == 3) zero3_gather(worker, micro, layer, false);
   if (w_.recompute == Recompute::full) layer_forward(worker, micro, layer, TaskKind::recompute, c);
   const double dispatch_bytes = tokens_ * m.moe.top_k * m.moe.capacity_factor * m.hidden * 2;
   auto collective = [&](Stream type, CollectiveOp op, double bytes) {

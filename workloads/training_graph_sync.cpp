@@ -82,7 +82,7 @@ void GraphBuilder::after_embedding_gradients(uint32_t worker, int micro, uint32_
     if (list[b].embedding) bucket_done(worker, micro, b, task);
 }
 
-void GraphBuilder::zero3_gather(uint32_t worker, int micro, int layer, bool forward, Chain&) {
+void GraphBuilder::zero3_gather(uint32_t worker, int micro, int layer, bool forward) {
   const int s = stage_of(worker);
   int j = 0;
   while (chunk_start_[j + 1] <= layer) ++j;

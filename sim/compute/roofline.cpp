@@ -31,6 +31,9 @@ Roofline::Roofline(const GpuSpec& gpu, work::Precision precision, Efficiency eff
                               std::string(gpu.name) + " has no " + std::string(work::to_string(precision)) +
                                   " tensor cores",
                               precision == work::Precision::fp8 ? "use \"bf16\"" : "use \"fp16\"");
+  // Attention runs in 16-bit even in fp8 training (Transformer Engine's default recipe keeps
+  // the attention core in bf16).
+  attention_peak_flops_ = precision == work::Precision::fp8 ? half_precision_peak_flops(gpu.dense_flops) : peak_flops_;
   gemm_ceiling_ = efficiency_.gemm > 0 ? efficiency_.gemm : gpu.max_gemm_efficiency;
   attention_ = efficiency_.attention > 0 ? efficiency_.attention : kAttentionShare * gemm_ceiling_;
 }
@@ -62,10 +65,10 @@ double Roofline::op_seconds(const work::Op& op) const {
     const std::string key = std::string(to_string(op.phase)) + "/" + std::string(op.name);
     if (auto it = efficiency_.measured_s.find(key); it != efficiency_.measured_s.end()) return it->second;
   }
-  double flops_eff = gemm_ceiling_;
+  double flops_eff = gemm_ceiling_, peak = peak_flops_;
   if (op.kind == work::OpKind::gemm) flops_eff = gemm_efficiency(op.m, op.n, op.k);
-  if (op.kind == work::OpKind::attention) flops_eff = attention_;
-  const double compute_s = op.work_flops > 0 ? op.work_flops / (peak_flops_ * flops_eff) : 0;
+  if (op.kind == work::OpKind::attention) flops_eff = attention_, peak = attention_peak_flops_;
+  const double compute_s = op.work_flops > 0 ? op.work_flops / (peak * flops_eff) : 0;
   const double memory_s = op.bytes / (gpu_.hbm_bandwidth_Bps * efficiency_.memory);
   return std::max(compute_s, memory_s);
 }

@@ -17,6 +17,8 @@
 //   forward+backward (Dao 2023, Figure 6: ~0.84 of its MAMF at best, less at short sequences)
 //   and FlashAttention-3 about 75% forward and somewhat less backward on H100 (Shah et al.
 //   2024); we take the lower end over the mix.
+//   Under fp8 the attention core still runs at the 16-bit peak (Transformer Engine's recipe);
+//   GEMMs take the fp8 peak with the same ceiling (measured for bf16: likely optimistic).
 // - Element-wise and other memory-bound work: 0.85 of HBM bandwidth (large device copies
 //   reach ~90% of H100's datasheet bandwidth; fused element-wise kernels a little less).
 // Units: seconds, FLOP/s, bytes/s.
@@ -57,6 +59,7 @@ class Roofline {
   GpuSpec gpu_;
   Efficiency efficiency_;
   double peak_flops_ = 0;
+  double attention_peak_flops_ = 0;
   double gemm_ceiling_ = 0;
   double attention_ = 0;
 };

@@ -91,6 +91,13 @@ TEST_CASE("measured times replace the roofline; a missing precision is an input 
     CHECK(err.key() == "precision");
   }
   CHECK_THROWS_AS(Roofline(*find_gpu("T4"), work::Precision::bf16), work::TrainingError);
+  // fp8: GEMMs at the fp8 peak, the attention core at the 16-bit one.
+  const Roofline fp8(*find_gpu("H100-SXM"), work::Precision::fp8);
+  CHECK(fp8.peak_flops() == 1979e12);
+  work::Op attn;
+  attn.kind = work::OpKind::attention;
+  attn.work_flops = 1e12;
+  CHECK(fp8.op_seconds(attn) == Approx(1e12 / (989e12 * 0.75 * 0.801)));
   CHECK_NOTHROW(Roofline(*find_gpu("T4"), work::Precision::fp16));
 }
 
