@@ -18,7 +18,8 @@ inline work::TrainingWorkload small_workload(int pp, int micro_batches, work::Sc
                                              int layers = 0) {
   work::TrainingWorkload w;
   w.model = {.name = "tiny", .layers = layers > 0 ? layers : 2 * pp * virtual_stages, .hidden = 64, .heads = 4,
-             .kv_heads = 4, .ffn_hidden = 256, .mlp = work::MlpKind::gelu, .seq_len = 32, .vocab = 128};
+             .kv_heads = 4, .ffn_hidden = 256, .mlp = work::MlpKind::gelu, .seq_len = 32, .vocab = 128,
+             .tied_embeddings = false, .bias = false, .learned_positions = false, .moe = {}, .source = ""};
   w.parallel.pp = pp;
   w.parallel.schedule = schedule;
   w.parallel.virtual_stages = virtual_stages;

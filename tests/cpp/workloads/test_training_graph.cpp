@@ -128,6 +128,7 @@ TEST_CASE("data-parallel buckets reduce every gradient once; ZeRO-3 gathers ever
       CHECK(reduced == Approx(expected).epsilon(1e-12));
       if (zero == 3) {
         CHECK(gathers == 2 * 4 * m);  // 4 layers a stage, before forward and before backward
+        CHECK(gathered == Approx((params - edge) * 2 * 2 * m).epsilon(1e-12));  // 16-bit weights
       }
     }
     // ZeRO 1 / 2 gather the updated weights after the optimizer.
