@@ -252,14 +252,7 @@ void step_ring_case(int gpus, bool quick) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
-  std::vector<int> sizes;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0)
-      quick = true;
-    else
-      sizes.push_back(std::atoi(argv[i]));
-  }
+  auto [quick, sizes] = bench::parse_bench_args(argc, argv);
   // 1,024: a small reference; 4,096 and 16,384: the targets.
   if (sizes.empty()) sizes = quick ? std::vector<int>{1024, 4096} : std::vector<int>{1024, 4096, 16384};
   std::printf("ring all-reduce 1 GiB, DGX-like nodes (8 GPUs, NVSwitch 370.8 GB/s, 8 x 400 Gb/s NICs),\n"

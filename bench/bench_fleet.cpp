@@ -19,6 +19,7 @@
 #include <cstring>
 #include <vector>
 
+#include "bench/bench_util.hpp"
 #include "sim/fleet/instance_prices.hpp"
 #include "sim/fleet/replications.hpp"
 
@@ -42,10 +43,7 @@ TrainingRunConfig llama_scale_run(double spot_share) {
   return c;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using cs::bench::median;
 
 double timed(const TrainingRunConfig& c, std::size_t reps, int threads,
              std::vector<TrainingRunResult>* out) {

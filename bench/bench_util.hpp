@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <vector>
@@ -78,6 +80,23 @@ inline topo::TopologyParams dgx_fat_tree(int gpus) {
   p.oversubscription = 1.0;
   p.rail_optimized = true;
   return p;
+}
+
+// The benchmarks' command line: [--quick] [GPUs...].
+struct BenchArgs {
+  bool quick = false;
+  std::vector<int> sizes;  // GPU counts given; empty: the benchmark's own
+};
+
+inline BenchArgs parse_bench_args(int argc, char** argv) {
+  BenchArgs a;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0)
+      a.quick = true;
+    else
+      a.sizes.push_back(std::atoi(argv[i]));
+  }
+  return a;
 }
 
 }  // namespace cs::bench

@@ -1,5 +1,5 @@
 // hardware.gpu and hardware.node.
-#include "sim/scenario/gpu_catalog.hpp"
+#include "sim/compute/gpu_catalog.hpp"
 #include "sim/network/nccl_tuning.hpp"
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/parse_util.hpp"
@@ -7,6 +7,17 @@
 
 namespace cs::scenario::detail {
 namespace {
+
+using compute::gpu_names;
+
+// A catalog entry (sim/compute) as the scenario's GpuConfig: the dense 16-bit peak.
+std::optional<GpuConfig> find_gpu(std::string_view name) {
+  const compute::GpuSpec* spec = compute::find_gpu(name);
+  if (!spec) return std::nullopt;
+  return GpuConfig{std::string(spec->name), compute::half_precision_peak_flops(spec->dense_flops),
+                   spec->hbm_bandwidth_Bps, spec->memory_bytes, spec->nvlink_bandwidth_Bps, spec->fabric,
+                   std::string(spec->arch)};
+}
 
 GpuConfig parse_gpu(const json& hardware) {
   const json* v = member(hardware, "gpu");

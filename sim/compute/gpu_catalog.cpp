@@ -1,0 +1,114 @@
+#include "sim/compute/gpu_catalog.hpp"
+
+#include <array>
+
+namespace cs::compute {
+namespace {
+
+using topo::NodeFabric;
+
+// Dense rates: datasheets quote tensor rates "with sparsity" (marked *); the dense rate is half.
+//
+// max_gemm_efficiency: the Maximum Achievable Matmul FLOPS (MAMF) table of S. Bekman's
+// "Machine Learning Engineering" (stas00/ml-engineering, compute/accelerator/README.md; BF16
+// matmul, best shape of a brute-force search): A100 SXM 267.9 of 312 (85.9%), A100 PCIe 82.2%,
+// H100 SXM 792.1 of 989 (80.1%), GH200 83.0%, MI300X 781.9 of 1300 (60.1%, ROCm 6.2). Entries
+// without a measurement take 0.80, the Hopper/Ampere SXM figures' lower end (stated per entry).
+//
+// Node fabric bandwidth as NCCL rates it: NVIDIA/nccl src/graph/topo.h gives GB/s per NVLink by
+// compute capability: SM80_NVLINK_BW 20.0 and SM90_NVLINK_BW 20.6 (NCCL 2.20.x), and
+// SM100_NVLINK_BW 40.1 (the Blackwell-era topo.h, as quoted in copies of it; not read here
+// from an NVIDIA commit). topo.cc connects each GPU to the NVSwitch with count x that. The
+// datasheets give the NVLink count: A100 12 (600 GB/s both ways), H100 SXM5 18 (900 GB/s),
+// B200 18 (1.8 TB/s). Measured nccl-tests all_reduce ring busbw on one node sits at this
+// figure: 365-370 GB/s on 8 x H100 (NVIDIA/nccl issue 1455), 230-232 GB/s on 8 x A100
+// (NVIDIA/nccl-tests issue 175; Azure ND A100 v4 results).
+//
+// Fields: name, arch, {fp32, tf32, bf16, fp16, fp8} FLOP/s, memory B, HBM B/s, power W, SMs,
+// max GEMM efficiency, NVLink B/s, node fabric.
+constexpr std::array<GpuSpec, 12> kCatalog{{
+    // NVIDIA H100 Tensor Core GPU datasheet, SXM5: FP32 67 TFLOPS; TF32 989*, BF16/FP16 1,979*,
+    // FP8 3,958*; HBM3 80 GB at 3.35 TB/s; up to 700 W; 132 SMs (Hopper whitepaper). NVLink:
+    // 18 x 20.6 GB/s. MAMF 80.1%.
+    {"H100-SXM", "hopper", {67e12, 494.5e12, 989e12, 989e12, 1979e12}, 80e9, 3.35e12, 700, 132, 0.801,
+     18 * 20.6e9, NodeFabric::nvswitch},
+    // Same datasheet, PCIe: FP32 51; TF32 756*, BF16/FP16 1,513*, FP8 3,026*; HBM2e 80 GB at
+    // 2.0 TB/s; 350 W; 114 SMs. PCIe servers (the two-card NVLink bridge is not modelled). No
+    // MAMF measurement: 0.80.
+    {"H100-PCIe", "hopper", {51e12, 378e12, 756e12, 756e12, 1513e12}, 80e9, 2.0e12, 350, 114, 0.80, 0,
+     NodeFabric::pcie},
+    // NVIDIA H200 Tensor Core GPU datasheet, SXM: the H100 SXM's tensor rates; HBM3e 141 GB at
+    // 4.8 TB/s; up to 700 W; 132 SMs; NVLink 900 GB/s (18 links). GEMM efficiency taken as the
+    // H100 SXM's (same die and power): 0.80.
+    {"H200", "hopper", {67e12, 494.5e12, 989e12, 989e12, 1979e12}, 141e9, 4.8e12, 700, 132, 0.80,
+     18 * 20.6e9, NodeFabric::nvswitch},
+    // NVIDIA DGX B200 / HGX B200 datasheets, per GPU (/8): FP32 600 TFLOPS -> 75; TF32 18 PF* ->
+    // 1.125 PF dense; BF16/FP16 36 PF* -> 2.25; FP8 72 PF* -> 4.5; 1,440 GB HBM3e -> 180 GB at
+    // 8 TB/s; 1,000 W; 148 SMs. NVLink 5: 18 x 40.1 GB/s. No MAMF measurement: 0.80.
+    {"B200", "blackwell", {75e12, 1.125e15, 2.25e15, 2.25e15, 4.5e15}, 180e9, 8e12, 1000, 148, 0.80,
+     18 * 40.1e9, NodeFabric::nvswitch},
+    // NVIDIA A100 Tensor Core GPU datasheet, 80GB SXM: FP32 19.5; TF32 156, BF16/FP16 312 (dense
+    // figures); no FP8; HBM2e 2,039 GB/s; 400 W; 108 SMs. NVLink: 12 x 20.0 GB/s. MAMF 85.9%.
+    {"A100-80GB", "ampere", {19.5e12, 156e12, 312e12, 312e12, 0}, 80e9, 2.039e12, 400, 108, 0.859,
+     12 * 20.0e9, NodeFabric::nvswitch},
+    // Same datasheet, 40GB SXM: same rates; HBM2 1,555 GB/s; 400 W. MAMF as the 80 GB part.
+    {"A100-40GB", "ampere", {19.5e12, 156e12, 312e12, 312e12, 0}, 40e9, 1.555e12, 400, 108, 0.859,
+     12 * 20.0e9, NodeFabric::nvswitch},
+    // AMD Instinct MI300X datasheet: FP32 163.4 TFLOPS; TF32 653.7, BF16/FP16 1,307.4, FP8
+    // 2,614.9 (dense); HBM3 192 GB at 5.3 TB/s; 750 W; 304 CUs. Eight GPUs in a full mesh of
+    // Infinity Fabric links, 7 per GPU at 64 GB/s each way (128 GB/s peak per link): the
+    // datasheet rate, no RCCL-measured figure applied. MAMF 60.1% (ROCm 6.2).
+    {"MI300X", "cdna3", {163.4e12, 653.7e12, 1307.4e12, 1307.4e12, 2614.9e12}, 192e9, 5.3e12, 750, 304,
+     0.601, 7 * 64e9, NodeFabric::nvlink_mesh},
+    // NVIDIA L4 datasheet: FP32 30.3; TF32 120*, BF16/FP16 242*, FP8 485*; GDDR6 24 GB at
+    // 300 GB/s; 72 W; 58 SMs (Ada whitepaper, AD104 as L4). PCIe Gen4 servers. 0.80 assumed.
+    {"L4", "ada", {30.3e12, 60e12, 121e12, 121e12, 242.5e12}, 24e9, 300e9, 72, 58, 0.80, 0, NodeFabric::pcie},
+    // NVIDIA T4 datasheet: FP32 8.1; mixed-precision FP16 tensor 65 TFLOPS; no BF16, TF32 or
+    // FP8 (Turing); GDDR6 16 GB at 320 GB/s; 70 W; 40 SMs. 0.80 assumed.
+    {"T4", "turing", {8.1e12, 0, 0, 65e12, 0}, 16e9, 320e9, 70, 40, 0.80, 0, NodeFabric::pcie},
+    // NVIDIA A10G (AWS G5; NVIDIA publishes no datasheet): FP32 31.2, TF32 35, BF16/FP16 70 TFLOPS
+    // dense, GDDR6 24 GB at 600 GB/s (Baseten, "NVIDIA A10 vs A10G for ML model inference",
+    // from AWS's figures); 300 W board power as nvidia-smi reports it on g5; 80 SMs. 0.80
+    // assumed.
+    {"A10G", "ampere", {31.2e12, 35e12, 70e12, 70e12, 0}, 24e9, 600e9, 300, 80, 0.80, 0, NodeFabric::pcie},
+    // NVIDIA Ada Lovelace architecture whitepaper, GeForce RTX 4090: FP32 82.6; with FP32
+    // accumulate (what training uses; GeForce runs it at half the FP16-accumulate rate) TF32
+    // 82.6, BF16/FP16 165.2, FP8 330.3 dense; GDDR6X 24 GB at 1,008 GB/s; 450 W; 128 SMs.
+    // 0.80 assumed.
+    {"RTX-4090", "ada", {82.6e12, 82.6e12, 165.2e12, 165.2e12, 330.3e12}, 24e9, 1008e9, 450, 128, 0.80, 0,
+     NodeFabric::pcie},
+    // NVIDIA RTX A5000 datasheet: FP32 27.8; TF32 111.1*, BF16/FP16 222.2* -> 55.6 and 111.1
+    // dense; GDDR6 24 GB at 768 GB/s; 230 W; 64 SMs. Workstations: PCIe (its two-GPU NVLink
+    // bridge is not modelled). 0.80 assumed.
+    {"RTX-A5000", "ampere", {27.8e12, 55.6e12, 111.1e12, 111.1e12, 0}, 24e9, 768e9, 230, 64, 0.80, 0,
+     NodeFabric::pcie},
+}};
+
+}  // namespace
+
+std::span<const GpuSpec> gpu_catalog() { return kCatalog; }
+
+const GpuSpec* find_gpu(std::string_view name) {
+  for (const auto& e : kCatalog)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+std::vector<std::string> gpu_names() {
+  std::vector<std::string> names;
+  for (const auto& e : kCatalog) names.emplace_back(e.name);
+  return names;
+}
+
+double dense_peak_flops(const DenseFlops& flops, work::Precision precision) {
+  switch (precision) {
+    case work::Precision::bf16: return flops.bf16;
+    case work::Precision::fp16: return flops.fp16;
+    case work::Precision::fp8: return flops.fp8;
+  }
+  return 0;
+}
+
+double half_precision_peak_flops(const DenseFlops& flops) { return flops.bf16 > 0 ? flops.bf16 : flops.fp16; }
+
+}  // namespace cs::compute

@@ -1,0 +1,59 @@
+#pragma once
+// Published GPU specs, one entry per product (sources next to each entry in gpu_catalog.cpp):
+// dense peak FLOP/s per number format (no structured sparsity), HBM (or GDDR) size and
+// bandwidth, board power, SM count, the largest GEMM efficiency measured on it, and the
+// GPU-to-GPU bandwidth inside a node as NCCL rates it (its per-NVLink figure x the GPU's
+// NVLinks: what collectives achieve, below the datasheet's signalling rate).
+//
+// Units: FLOP/s, bytes, bytes/s, watts.
+// Invariants: every entry has bf16 or fp16 > 0 (a training precision runs on tensor cores);
+// a format the GPU lacks has peak 0 (T4: no bf16; Ampere and older: no fp8).
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "topology/params.hpp"
+#include "workloads/training_plan.hpp"
+
+namespace cs::compute {
+
+// Dense peak FLOP/s per format. fp32 is the CUDA-core (vector) rate; the others are tensor-core
+// rates with FP32 accumulation, as mixed-precision training runs them.
+struct DenseFlops {
+  double fp32 = 0;
+  double tf32 = 0;
+  double bf16 = 0;
+  double fp16 = 0;
+  double fp8 = 0;
+};
+
+struct GpuSpec {
+  std::string_view name;     // the catalog name scenario files use ("H100-SXM", ...)
+  std::string_view arch;     // "hopper", "ampere", ...: keys NCCL's per-architecture tables
+  DenseFlops dense_flops;    // FLOP/s
+  double memory_bytes = 0;   // bytes, decimal as published
+  double hbm_bandwidth_Bps = 0;
+  double power_w = 0;        // board power (TDP / TBP), W
+  int sms = 0;               // streaming multiprocessors (AMD: compute units): GEMM wave width
+  // Largest GEMM rate measured on the GPU over its dense bf16 (fp16) peak: the ceiling of the
+  // shape-dependent GEMM efficiency (compute/roofline.hpp). Measured where a source exists.
+  double max_gemm_efficiency = 0.8;
+  // Per GPU, per direction, into the node fabric (bytes/s); 0: no NVLink-class fabric (the
+  // GPU's nodes are PCIe).
+  double nvlink_bandwidth_Bps = 0;
+  topo::NodeFabric fabric = topo::NodeFabric::pcie;  // the node fabric the GPU's servers have
+};
+
+std::span<const GpuSpec> gpu_catalog();
+// Exact (case-sensitive) lookup; nullptr when the name is not in the catalog.
+const GpuSpec* find_gpu(std::string_view name);
+std::vector<std::string> gpu_names();
+
+// Dense tensor-core peak for a training precision (bf16, fp16, fp8); 0 when the GPU lacks it.
+double dense_peak_flops(const DenseFlops& flops, work::Precision precision);
+// The dense 16-bit peak: bf16, or fp16 where the GPU has no bf16 (T4).
+double half_precision_peak_flops(const DenseFlops& flops);
+
+}  // namespace cs::compute

@@ -1,0 +1,81 @@
+#include "sim/compute/roofline.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace cs::compute {
+namespace {
+
+constexpr double kTile = 128;            // output tile edge (cuBLAS's common 128 x 128)
+constexpr double kSplitKChunk = 512;     // split-K never cuts K below this many elements
+constexpr double kAttentionShare = 0.75;  // of the GEMM ceiling (see roofline.hpp)
+
+}  // namespace
+
+std::string_view to_string(work::Phase phase) {
+  switch (phase) {
+    case work::Phase::forward: return "forward";
+    case work::Phase::backward_input: return "backward_input";
+    case work::Phase::backward_weight: return "backward_weight";
+    case work::Phase::optimizer: return "optimizer";
+  }
+  return "?";
+}
+
+Roofline::Roofline(const GpuSpec& gpu, work::Precision precision, Efficiency efficiency)
+    : gpu_(gpu), efficiency_(std::move(efficiency)) {
+  peak_flops_ = dense_peak_flops(gpu.dense_flops, precision);
+  if (!(peak_flops_ > 0))
+    throw work::TrainingError("precision",
+                              std::string(gpu.name) + " has no " + std::string(work::to_string(precision)) +
+                                  " tensor cores",
+                              precision == work::Precision::fp8 ? "use \"bf16\"" : "use \"fp16\"");
+  // Attention runs in 16-bit even in fp8 training (Transformer Engine's default recipe keeps
+  // the attention core in bf16).
+  attention_peak_flops_ = precision == work::Precision::fp8 ? half_precision_peak_flops(gpu.dense_flops) : peak_flops_;
+  gemm_ceiling_ = efficiency_.gemm > 0 ? efficiency_.gemm : gpu.max_gemm_efficiency;
+  attention_ = efficiency_.attention > 0 ? efficiency_.attention : kAttentionShare * gemm_ceiling_;
+}
+
+double Roofline::gemm_efficiency(double m, double n, double k) const {
+  if (!efficiency_.gemm_shape_aware || gpu_.sms <= 0) return gemm_ceiling_;
+  // Below 128 the tile edge shrinks to the next power of two (at least 16): cuBLAS has kernels
+  // with small tiles for skinny GEMMs.
+  auto edge = [](double d) { return d >= kTile ? kTile : std::max(16.0, std::exp2(std::ceil(std::log2(d)))); };
+  const double edge_m = edge(m), edge_n = edge(n);
+  const double tiles_m = std::ceil(m / edge_m), tiles_n = std::ceil(n / edge_n);
+  const double tile_use = (m * n) / (tiles_m * tiles_n * edge_m * edge_n);
+  const double tiles = tiles_m * tiles_n;
+  const double sms = gpu_.sms;
+  double wave_use;
+  if (tiles >= sms) {
+    wave_use = tiles / (std::ceil(tiles / sms) * sms);
+  } else {
+    // Too few tiles for one wave: split K over more blocks, as far as K allows.
+    const double splits = std::clamp(std::floor(sms / tiles), 1.0, std::max(1.0, std::floor(k / kSplitKChunk)));
+    const double blocks = tiles * splits;
+    wave_use = blocks / (std::ceil(blocks / sms) * sms);
+  }
+  return gemm_ceiling_ * tile_use * wave_use;
+}
+
+double Roofline::op_seconds(const work::Op& op) const {
+  if (!efficiency_.measured_s.empty()) {
+    const std::string key = std::string(to_string(op.phase)) + "/" + std::string(op.name);
+    if (auto it = efficiency_.measured_s.find(key); it != efficiency_.measured_s.end()) return it->second;
+  }
+  double flops_eff = gemm_ceiling_, peak = peak_flops_;
+  if (op.kind == work::OpKind::gemm) flops_eff = gemm_efficiency(op.m, op.n, op.k);
+  if (op.kind == work::OpKind::attention) flops_eff = attention_, peak = attention_peak_flops_;
+  const double compute_s = op.work_flops > 0 ? op.work_flops / (peak * flops_eff) : 0;
+  const double memory_s = op.bytes / (gpu_.hbm_bandwidth_Bps * efficiency_.memory);
+  return std::max(compute_s, memory_s);
+}
+
+double Roofline::ops_seconds(const std::vector<work::Op>& ops) const {
+  return std::accumulate(ops.begin(), ops.end(), 0.0,
+                         [&](double a, const work::Op& op) { return a + op_seconds(op); });
+}
+
+}  // namespace cs::compute

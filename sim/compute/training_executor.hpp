@@ -1,0 +1,97 @@
+#pragma once
+// Runs a training task graph (workloads/training_graph.hpp) on the simulator, as CUDA runs a
+// step: each worker has a compute stream and communication streams; a stream runs its tasks in
+// order, and a task starts when its dependencies are done and its stream is free. Compute
+// tasks take their given time (the roofline's); communication tasks issue their sends and
+// collectives through the communication layer (net::Comm) and end when the last is delivered.
+//
+// While any communication of a worker moves data, its running compute task may slow down:
+// NCCL's kernels occupy SMs and HBM bandwidth (ExecutorOptions::comm_compute_share).
+//
+// Invariants: deterministic (same graph, times and Comm, same timeline); every task runs
+// exactly once; a graph whose streams' orders contradict its dependencies never finishes
+// (done() stays false when the simulator runs dry).
+// Units: seconds.
+#include <cstdint>
+#include <vector>
+
+#include "sim/engine/event_queue.hpp"
+#include "sim/engine/simulator.hpp"
+#include "sim/network/comm.hpp"
+#include "workloads/training_graph.hpp"
+
+namespace cs::compute {
+
+struct ExecutorOptions {
+  // Share of a GPU's compute speed taken by communication in flight on it: a compute task runs
+  // at (1 - share) of its speed while any transfer of its worker moves data. 0 by default:
+  // set it to NCCL's SM share (channels / SMs, e.g. 16 / 132 on H100) to model the slowdown.
+  double comm_compute_share = 0;
+};
+
+struct TaskTiming {
+  double ready_s = -1;  // all dependencies done
+  double start_s = -1;  // running (its stream was free)
+  double end_s = -1;
+};
+
+class TrainingExecutor final : public engine::EventTarget, public net::TransferObserver {
+ public:
+  // `item_seconds`: time of each compute item (graph.compute_items) at full speed. Comm's
+  // ranks are the graph's ranks. The graph, Comm and simulator must outlive the executor.
+  TrainingExecutor(engine::Simulator& sim, net::Comm& comm, const work::TaskGraph& graph,
+                   std::vector<double> item_seconds, ExecutorOptions options = {});
+
+  // Makes every task without dependencies ready at sim.now(); run the simulator after.
+  void start();
+  bool done() const { return finished_ == graph_.tasks.size(); }
+  double start_time_s() const { return start_s_; }
+  double end_time_s() const { return end_s_; }
+  const std::vector<TaskTiming>& timings() const { return timing_; }
+  // Seconds a compute task lost to overlapping communication (its actual minus its nominal).
+  double slowdown_s(uint32_t task) const { return timing_[task].end_s - timing_[task].start_s - nominal_[task]; }
+  double nominal_s(uint32_t task) const { return nominal_[task]; }
+
+ private:
+  struct Running {  // a worker's compute task in progress
+    uint32_t task = UINT32_MAX;
+    double remaining_s = 0;  // nominal seconds of work left at `since`
+    double since = 0;
+    double rate = 1;
+    engine::EventId event{};
+  };
+
+  void on_event(uint64_t tag) override;                         // a compute task ends
+  void on_transfer_done(net::TransferId id, uint64_t tag) override;  // a part of a comm task ends
+  void try_start(std::size_t queue);
+  void begin(uint32_t task);
+  void finish(uint32_t task);
+  void set_comm_activity(uint32_t worker, int delta);
+  void reschedule(uint32_t worker);
+  std::size_t queue_of(uint32_t task) const;
+  const std::vector<uint32_t>& participants(uint32_t item);
+  net::GroupId comm_group(uint32_t group);
+
+  engine::Simulator& sim_;
+  net::Comm& comm_;
+  const work::TaskGraph& graph_;
+  ExecutorOptions options_;
+  std::vector<double> item_seconds_;
+  std::vector<TaskTiming> timing_;
+  std::vector<double> nominal_;
+  std::vector<uint32_t> pending_;         // unfinished predecessors
+  std::vector<uint32_t> succ_begin_, succs_;
+  std::vector<uint32_t> head_;            // per queue: next position in its stream
+  std::vector<uint8_t> busy_;             // per queue
+  std::vector<uint32_t> outstanding_;     // per task: transfers still moving
+  std::vector<int> comm_active_;          // per worker: communication tasks moving data
+  std::vector<Running> running_;          // per worker
+  std::vector<int64_t> comm_groups_;      // graph group -> Comm group (-1: not registered)
+  std::vector<std::vector<uint32_t>> participants_;  // per comm item: workers whose GPUs move data
+  std::vector<uint8_t> participants_known_;
+  std::vector<int> worker_of_rank_;       // -1: a rank of a replica not built
+  std::size_t finished_ = 0;
+  double start_s_ = 0, end_s_ = 0;
+};
+
+}  // namespace cs::compute

@@ -1,0 +1,105 @@
+// The GPU catalog and roofline op timing.
+#include <catch2/catch.hpp>
+
+#include "sim/compute/roofline.hpp"
+#include "workloads/training_ops.hpp"
+
+namespace cs::compute {
+namespace {
+
+TEST_CASE("the catalog holds the issue's GPUs with dense peaks and memory", "[catalog]") {
+  for (const char* name : {"H100-SXM", "H100-PCIe", "H200", "B200", "A100-80GB", "A100-40GB", "MI300X", "L4", "T4",
+                           "A10G", "RTX-4090", "RTX-A5000"}) {
+    INFO(name);
+    const GpuSpec* g = find_gpu(name);
+    REQUIRE(g);
+    CHECK(half_precision_peak_flops(g->dense_flops) > 0);
+    CHECK(g->dense_flops.fp32 > 0);
+    CHECK(g->memory_bytes > 0);
+    CHECK(g->hbm_bandwidth_Bps > 0);
+    CHECK(g->power_w > 0);
+    CHECK(g->sms > 0);
+    CHECK(g->max_gemm_efficiency > 0.5);
+    CHECK(g->max_gemm_efficiency < 1);
+  }
+  CHECK(find_gpu("h100-sxm") == nullptr);  // exact names
+  CHECK(find_gpu("T4")->dense_flops.bf16 == 0);
+  CHECK(half_precision_peak_flops(find_gpu("T4")->dense_flops) == 65e12);
+  CHECK(dense_peak_flops(find_gpu("H100-SXM")->dense_flops, work::Precision::fp8) == 2 * 989e12 + 1e12);
+}
+
+work::Op gemm(double m, double n, double k) {
+  work::Op op;
+  op.name = "g";
+  op.kind = work::OpKind::gemm;
+  op.m = m, op.n = n, op.k = k;
+  op.flops = op.work_flops = 2 * m * n * k;
+  op.bytes = 2 * (m * k + k * n + m * n);
+  return op;
+}
+
+TEST_CASE("large GEMMs reach the measured ceiling, small ones less", "[roofline]") {
+  const GpuSpec& h100 = *find_gpu("H100-SXM");
+  const Roofline r(h100, work::Precision::bf16);
+  CHECK(r.peak_flops() == 989e12);
+  // 132 SMs: 8448 x 8192 is 66 x 64 = 4224 tiles = 32 full waves.
+  CHECK(r.gemm_efficiency(8448, 8192, 8192) == Approx(0.801));
+  const auto big = gemm(8448, 8192, 8192);
+  CHECK(r.op_seconds(big) == Approx(big.flops / (989e12 * 0.801)));
+  // One tile row short of a full wave, a 129-wide edge: tile and wave quantization.
+  CHECK(r.gemm_efficiency(129, 128 * 132, 4096) == Approx(0.801 * (129.0 / 256) * 1.0));
+  CHECK(r.gemm_efficiency(128 * 133, 128, 4096) == Approx(0.801 * 133.0 / 264));
+  // Fewer tiles than SMs: K is split to fill the GPU, as far as K allows.
+  CHECK(r.gemm_efficiency(1024, 1024, 64 * 1024) == Approx(0.801 * (64 * 2.0) / 132));
+  CHECK(r.gemm_efficiency(1024, 1024, 512) == Approx(0.801 * 64.0 / 132));
+  // Shape-blind when asked.
+  Efficiency flat;
+  flat.gemm_shape_aware = false;
+  CHECK(Roofline(h100, work::Precision::bf16, flat).gemm_efficiency(1, 1, 1) == Approx(0.801));
+}
+
+TEST_CASE("memory-bound ops take bytes at the HBM bandwidth's achievable share", "[roofline]") {
+  const GpuSpec& a100 = *find_gpu("A100-80GB");
+  const Roofline r(a100, work::Precision::bf16);
+  work::Op op;
+  op.name = "act";
+  op.kind = work::OpKind::elementwise;
+  op.bytes = 1e9;
+  CHECK(r.op_seconds(op) == Approx(1e9 / (2.039e12 * 0.85)));
+  // A skinny GEMM is memory-bound: its bytes decide.
+  const auto skinny = gemm(8, 8192, 8192);
+  CHECK(r.op_seconds(skinny) == Approx(skinny.bytes / (2.039e12 * 0.85)));
+  // Attention runs at 0.75 of the GEMM ceiling.
+  work::Op attn;
+  attn.kind = work::OpKind::attention;
+  attn.work_flops = 1e12;
+  CHECK(r.op_seconds(attn) == Approx(1e12 / (312e12 * 0.75 * 0.859)));
+}
+
+TEST_CASE("measured times replace the roofline; a missing precision is an input error", "[roofline]") {
+  Efficiency e;
+  e.measured_s["forward/g"] = 1.5e-3;
+  const Roofline r(*find_gpu("H100-SXM"), work::Precision::bf16, e);
+  CHECK(r.op_seconds(gemm(8192, 8192, 8192)) == 1.5e-3);
+  auto backward = gemm(8192, 8192, 8192);
+  backward.phase = work::Phase::backward_input;
+  CHECK(r.op_seconds(backward) != 1.5e-3);
+  try {
+    Roofline(*find_gpu("A100-80GB"), work::Precision::fp8);
+    FAIL("A100 has no fp8");
+  } catch (const work::TrainingError& err) {
+    CHECK(err.key() == "precision");
+  }
+  CHECK_THROWS_AS(Roofline(*find_gpu("T4"), work::Precision::bf16), work::TrainingError);
+  // fp8: GEMMs at the fp8 peak, the attention core at the 16-bit one.
+  const Roofline fp8(*find_gpu("H100-SXM"), work::Precision::fp8);
+  CHECK(fp8.peak_flops() == 1979e12);
+  work::Op attn;
+  attn.kind = work::OpKind::attention;
+  attn.work_flops = 1e12;
+  CHECK(fp8.op_seconds(attn) == Approx(1e12 / (989e12 * 0.75 * 0.801)));
+  CHECK_NOTHROW(Roofline(*find_gpu("T4"), work::Precision::fp16));
+}
+
+}  // namespace
+}  // namespace cs::compute

@@ -1,0 +1,180 @@
+// The training task graph: its work adds up to the FLOP accounting, and its communication is
+// what the plan implies.
+#include <map>
+#include <set>
+
+#include <catch2/catch.hpp>
+
+#include "workloads/training_flops.hpp"
+#include "workloads/training_graph.hpp"
+#include "workloads/training_memory.hpp"
+
+namespace cs::work {
+namespace {
+
+TrainingWorkload plan(int tp, int pp, int dp, Schedule s = Schedule::one_f_one_b, bool sp = false, int v = 1) {
+  TrainingWorkload w;
+  w.model = {.name = "small", .layers = 8, .hidden = 256, .heads = 8, .kv_heads = 4, .ffn_hidden = 512,
+             .mlp = MlpKind::swiglu, .seq_len = 128, .vocab = 1000, .tied_embeddings = false, .bias = false,
+             .learned_positions = false, .moe = {}, .source = ""};
+  w.parallel.tp = tp;
+  w.parallel.pp = pp;
+  w.parallel.dp = dp;
+  w.parallel.schedule = s;
+  w.parallel.virtual_stages = v;
+  w.parallel.sequence_parallel = sp;
+  w.batch = {dp * 4 * 2, 2};
+  return w;
+}
+
+// Sums each compute task's per-rank FLOPs times the ranks its worker stands for.
+StepFlops graph_flops(const TaskGraph& g) {
+  StepFlops f;
+  const double replicas = double(g.replicas) / g.replicas_built;
+  for (const auto& t : g.tasks) {
+    if (!g.is_compute(t)) continue;
+    const double ranks = double(g.workers[t.worker].ranks.size()) * replicas;
+    for (const auto& op : g.compute_items[t.item].ops) {
+      f.executed += op.flops * ranks;
+      if (t.kind != TaskKind::recompute && op.name != "attention_recompute") f.model += op.flops * ranks;
+    }
+  }
+  return f;
+}
+
+TEST_CASE("the graph's compute adds up to the step's FLOP accounting", "[training][graph]") {
+  std::vector<TrainingWorkload> cases{plan(2, 2, 2), plan(2, 2, 2, Schedule::zb_h1, true),
+                                      plan(1, 2, 1, Schedule::interleaved, false, 2), plan(2, 1, 4, Schedule::gpipe)};
+  auto full = plan(2, 2, 2);
+  full.recompute = Recompute::full;
+  cases.push_back(full);
+  auto selective = plan(2, 2, 2, Schedule::one_f_one_b, true);
+  selective.recompute = Recompute::selective;
+  cases.push_back(selective);
+  auto moe = plan(2, 2, 4, Schedule::one_f_one_b, true);
+  moe.model.moe = {.experts = 4, .top_k = 2, .capacity_factor = 1.25, .shared_experts = 1};
+  moe.parallel.ep = 2;
+  cases.push_back(moe);
+  auto context = plan(2, 1, 2);
+  context.parallel.cp = 2;
+  cases.push_back(context);
+  for (const auto& w : cases) {
+    for (bool one : {false, true}) {
+      GraphOptions o;
+      o.one_replica = one;
+      const TaskGraph g = build_training_graph(w, o);
+      const StepFlops expected = step_flops(w);
+      const StepFlops got = graph_flops(g);
+      INFO("recompute " << to_string(w.recompute) << " schedule " << to_string(w.parallel.schedule) << " one " << one);
+      CHECK(got.model == Approx(expected.model).epsilon(1e-12));
+      CHECK(got.executed == Approx(expected.executed).epsilon(1e-12));
+    }
+  }
+}
+
+// Tensor-parallel collectives of (micro-batch, layer), by op.
+std::map<CollectiveOp, int> tp_ops(const TaskGraph& g, int micro, int layer) {
+  std::map<CollectiveOp, int> n;
+  for (const auto& t : g.tasks)
+    if (t.stream == Stream::tp && t.micro == micro && t.layer == layer && t.worker == 0)
+      ++n[g.comm_items[t.item].parts.front().op];
+  return n;
+}
+
+TEST_CASE("tensor parallelism: two all-reduces a layer each way, or gathers and scatters", "[training][graph]") {
+  const TaskGraph plain = build_training_graph(plan(2, 1, 1));
+  CHECK(tp_ops(plain, 1, 3) == std::map<CollectiveOp, int>{{CollectiveOp::all_reduce, 4}});
+  const TaskGraph sp = build_training_graph(plan(2, 1, 1, Schedule::one_f_one_b, true));
+  CHECK(tp_ops(sp, 1, 3) ==
+        std::map<CollectiveOp, int>{{CollectiveOp::all_gather, 4}, {CollectiveOp::reduce_scatter, 4}});
+  auto recompute = plan(2, 1, 1);
+  recompute.recompute = Recompute::full;  // the recomputed forward runs its collectives again
+  CHECK(tp_ops(build_training_graph(recompute), 1, 3) == std::map<CollectiveOp, int>{{CollectiveOp::all_reduce, 6}});
+  // Each all-reduce is one per tensor-parallel group of the worker, of b s h x 2 bytes.
+  for (const auto& t : plain.tasks)
+    if (t.stream == Stream::tp) {
+      const auto& parts = plain.comm_items[t.item].parts;
+      REQUIRE(parts.size() == 1);
+      CHECK(parts[0].bytes == 2.0 * 128 * 256 * 2);
+      CHECK(plain.groups[parts[0].group] == std::vector<int>{0, 1});
+    }
+}
+
+TEST_CASE("data-parallel buckets reduce every gradient once; ZeRO-3 gathers every layer twice a micro-batch",
+          "[training][graph]") {
+  for (int zero : {0, 1, 2, 3}) {
+    auto w = plan(2, 2, 4);
+    w.parallel.zero = zero;
+    GraphOptions o;
+    o.bucket_params = 50e3;  // several buckets per stage
+    const TaskGraph g = build_training_graph(w, o);
+    const int m = micro_batches(w);
+    INFO("zero " << zero);
+    for (int s = 0; s < 2; ++s) {
+      double reduced = 0, gathered = 0;
+      int gathers = 0;
+      for (const auto& t : g.tasks) {
+        if (g.workers[t.worker].stage != s || t.micro < 0 || t.layer == -1) continue;
+        const auto& part = g.comm_items[t.item].parts.front();
+        if (t.stream == Stream::dp) reduced += part.bytes;
+        if (t.stream == Stream::dp_gather) gathered += part.bytes, ++gathers;
+      }
+      const double params = stage_params(w, s).dense;  // per rank, before sharding
+      // ZeRO 0 / 1 reduce once a step, 2 and 3 every micro-batch; ZeRO 3 keeps the embedding
+      // and head gathered and scatters their gradients once.
+      const auto counts = parameter_counts(w.model);
+      const double edge = s == 0 ? counts.embedding / 2 : counts.final_norm + counts.lm_head / 2;
+      const double expected = zero == 3 ? (params - edge) * 2 * m + edge * 2 : params * 2 * (zero == 2 ? m : 1);
+      CHECK(reduced == Approx(expected).epsilon(1e-12));
+      if (zero == 3) {
+        CHECK(gathers == 2 * 4 * m);  // 4 layers a stage, before forward and before backward
+        CHECK(gathered == Approx((params - edge) * 2 * 2 * m).epsilon(1e-12));  // 16-bit weights
+      }
+    }
+    // ZeRO 1 / 2 gather the updated weights after the optimizer.
+    int after = 0;
+    for (const auto& t : g.tasks) after += t.stream == Stream::dp_gather && t.micro < 0;
+    CHECK(after == (zero == 1 || zero == 2 ? 2 : 0));
+  }
+}
+
+TEST_CASE("pipeline sends carry each micro-batch between chunks both ways", "[training][graph]") {
+  const auto w = plan(2, 2, 2, Schedule::interleaved, false, 2);
+  const TaskGraph g = build_training_graph(w);
+  int sends = 0;
+  for (const auto& t : g.tasks)
+    if (t.kind == TaskKind::send) {
+      ++sends;
+      const auto& parts = g.comm_items[t.item].parts;
+      CHECK(parts.size() == 2);  // one per tensor-parallel rank
+      CHECK(parts[0].bytes == 2.0 * 128 * 256 * 2 / 2);  // Megatron scatters over tp
+    }
+  // 4 model chunks, 3 boundaries, m micro-batches, both directions, 2 replicas.
+  CHECK(sends == 3 * micro_batches(w) * 2 * 2);
+}
+
+TEST_CASE("one replica with mirrored traffic issues the other replicas' collectives", "[training][graph]") {
+  const auto w = plan(2, 2, 4);
+  GraphOptions mirrored;
+  mirrored.one_replica = true;
+  GraphOptions alone = mirrored;
+  alone.mirror_replica_traffic = false;
+  const TaskGraph full = build_training_graph(w);
+  const TaskGraph a = build_training_graph(w, alone);
+  const TaskGraph m = build_training_graph(w, mirrored);
+  CHECK(full.workers.size() == 8);
+  CHECK(a.workers.size() == 2);
+  auto parts = [](const TaskGraph& g, Stream s) {
+    std::size_t n = 0;
+    for (const auto& t : g.tasks)
+      if (t.stream == s) n += g.comm_items[t.item].parts.size();
+    return n;
+  };
+  CHECK(parts(m, Stream::tp) == parts(full, Stream::tp));
+  CHECK(parts(m, Stream::pp) == parts(full, Stream::pp));
+  CHECK(parts(a, Stream::tp) * 4 == parts(full, Stream::tp));
+  CHECK(parts(a, Stream::dp) == parts(full, Stream::dp));  // data-parallel groups are whole
+}
+
+}  // namespace
+}  // namespace cs::work

@@ -1,0 +1,130 @@
+#pragma once
+// One training step as a task graph, as data: per worker, compute on a compute stream and
+// communication on one stream per group type, with dependencies, in the schedule's order.
+// sim/compute executes it (a stream runs its tasks in order; a task starts when its
+// dependencies are done and its stream is free).
+//
+// Workers. A worker is one pipeline stage of one expert-data-parallel replica: the tp x cp x ep
+// ranks with the same (pp, edp) coordinates (training_placement.hpp). They run identical work
+// in lockstep (same shapes; their tensor-, context- and expert-parallel collectives make them
+// wait for each other), so one compute task stands for each of them: exact, not an
+// approximation, for identical GPUs and balanced MoE routing. A communication task issues its
+// collective on every group of the worker (cp x ep tensor-parallel groups, ...) and its
+// sends from every rank of the worker, and completes when all are done.
+//
+// Tasks that span workers (data-parallel reductions and ZeRO gathers, the gradient-norm
+// all-reduce, pipeline sends, the tied-embedding all-reduce between first and last stage, on
+// the first stage's pp stream) sit on one worker's stream and depend on every participant.
+//
+// Symmetry. With GraphOptions::one_replica only replica 0's workers are built: the replicas
+// are identical, so on a fabric where they are symmetric (non-blocking, every GPU its own NIC)
+// the step is the same. Data-parallel collectives still run on their full groups; with
+// mirror_replica_traffic the other replicas' tensor/context/expert collectives and pipeline
+// sends are issued beside replica 0's (and waited for), so every link carries what it would in
+// the full simulation.
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "workloads/collective.hpp"
+#include "workloads/training_ops.hpp"
+#include "workloads/training_plan.hpp"
+
+namespace cs::work {
+
+// Streams of a worker; the communication streams are named by the group type they serve.
+// Data parallelism has two, as FSDP does: gradient reductions (dp) and weight gathers
+// (dp_gather, ZeRO's all-gathers), so a prefetch never waits behind a reduce-scatter.
+enum class Stream : uint8_t { compute, tp, cp, ep, pp, dp, dp_gather };
+inline constexpr int kStreams = 7;
+std::string_view to_string(Stream s);
+// The group type a stream's communication counts under (dp_gather: dp).
+Stream group_type(Stream s);
+
+enum class TaskKind : uint8_t {
+  forward, backward_input, backward_weight, recompute, optimizer,  // compute stream
+  collective, send,                                                // communication
+};
+std::string_view to_string(TaskKind k);
+
+// A compute task's work.
+struct ComputeItem {
+  std::vector<Op> ops;
+};
+
+// One collective on one group, or one send (op send_recv on a two-rank group: ranks[0] sends to
+// ranks[1]). bytes: nccl-tests size (per rank) for collectives, the payload for a send.
+struct CommPart {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  double bytes = 0;
+  uint32_t group = 0;  // index into TaskGraph::groups
+};
+
+struct CommItem {
+  std::vector<CommPart> parts;  // all issued at once; the task ends when every one has
+};
+
+struct Task {
+  uint32_t worker = 0;
+  uint32_t item = 0;      // into compute_items (compute stream) or comm_items
+  int32_t micro = -1;     // micro-batch, or -1 for step-level tasks
+  int32_t layer = -1;     // model layer, or -1 (embedding -2, head -3)
+  Stream stream = Stream::compute;
+  TaskKind kind = TaskKind::forward;
+};
+
+struct Worker {
+  int stage = 0;           // pipeline stage
+  int replica = 0;         // expert-data-parallel replica (edp)
+  std::vector<int> ranks;  // the tp x cp x ep ranks it stands for
+};
+
+struct TaskGraph {
+  std::vector<Worker> workers;
+  std::vector<Task> tasks;
+  // Predecessors of task i: preds[pred_begin[i] .. pred_begin[i + 1]).
+  std::vector<uint32_t> pred_begin;
+  std::vector<uint32_t> preds;
+  // Stream queues: tasks of (worker w, stream s) in execution order:
+  // stream_tasks[stream_begin[w * kStreams + s] .. stream_begin[w * kStreams + s + 1]).
+  std::vector<uint32_t> stream_begin;
+  std::vector<uint32_t> stream_tasks;
+  std::vector<ComputeItem> compute_items;
+  std::vector<CommItem> comm_items;
+  std::vector<std::vector<int>> groups;  // rank lists (canonical ranks, training_placement.hpp)
+  int ranks = 0;                         // ranks of the whole plan
+  int replicas = 1;                      // expert-data-parallel replicas of the plan
+  int replicas_built = 1;                // replicas with workers here (1 with one_replica)
+  int micro_batches = 0;
+
+  std::span<const uint32_t> predecessors(uint32_t task) const {
+    return {preds.data() + pred_begin[task], preds.data() + pred_begin[task + 1]};
+  }
+  std::span<const uint32_t> stream(uint32_t worker, Stream s) const {
+    const std::size_t q = std::size_t(worker) * kStreams + static_cast<std::size_t>(s);
+    return {stream_tasks.data() + stream_begin[q], stream_tasks.data() + stream_begin[q + 1]};
+  }
+  bool is_compute(const Task& t) const { return t.stream == Stream::compute; }
+};
+
+struct GraphOptions {
+  bool one_replica = false;            // build replica 0 only (see above)
+  bool mirror_replica_traffic = true;  // with one_replica: issue the other replicas' traffic too
+  // Data-parallel gradient buckets, in parameters; 0: Megatron-Core's default
+  // max(40e6, 1e6 x dp).
+  double bucket_params = 0;
+  double gradient_bytes = 2;           // per gradient element reduced (Megatron with bf16: 4)
+  double parameter_bytes = 2;          // per weight element gathered (ZeRO-1/2/3)
+  // ZeRO-1/2: gather the updated weights at the start of the step, each bucket before its
+  // first forward (Megatron's overlap_param_gather); otherwise right after the optimizer.
+  bool overlap_param_gather = false;
+  // The global gradient-norm all-reduce before the optimizer (gradient clipping): it makes
+  // every rank wait for the last reduction.
+  bool grad_norm_sync = true;
+};
+
+// `w` must be valid (validate()).
+TaskGraph build_training_graph(const TrainingWorkload& w, const GraphOptions& options = {});
+
+}  // namespace cs::work

@@ -1,0 +1,325 @@
+// build_training_graph: set-up, groups, items, tasks and the step's end (see
+// training_graph_builder.hpp for how the builder is split).
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "workloads/training_flops.hpp"
+#include "workloads/training_graph_builder.hpp"
+#include "workloads/training_memory.hpp"
+#include "workloads/training_schedule.hpp"
+
+namespace cs::work {
+
+std::string_view to_string(Stream s) {
+  switch (s) {
+    case Stream::compute: return "compute";
+    case Stream::tp: return "tp";
+    case Stream::cp: return "cp";
+    case Stream::ep: return "ep";
+    case Stream::pp: return "pp";
+    case Stream::dp: return "dp";
+    case Stream::dp_gather: return "dp_gather";
+  }
+  return "?";
+}
+
+Stream group_type(Stream s) { return s == Stream::dp_gather ? Stream::dp : s; }
+
+std::string_view to_string(TaskKind k) {
+  switch (k) {
+    case TaskKind::forward: return "forward";
+    case TaskKind::backward_input: return "backward_input";
+    case TaskKind::backward_weight: return "backward_weight";
+    case TaskKind::recompute: return "recompute";
+    case TaskKind::optimizer: return "optimizer";
+    case TaskKind::collective: return "collective";
+    case TaskKind::send: return "send";
+  }
+  return "?";
+}
+
+TaskGraph build_training_graph(const TrainingWorkload& w, const GraphOptions& options) {
+  return detail::GraphBuilder(w, options).build();
+}
+
+namespace detail {
+
+GraphBuilder::GraphBuilder(const TrainingWorkload& w, const GraphOptions& o)
+    : w_(w), p_(w.parallel), o_(o), layout_(w.parallel) {
+  m_ = micro_batches(w);
+  chunks_ = model_chunks(p_);
+  split_ = p_.schedule == Schedule::zb_h1;
+  tokens_ = rank_tokens(w);
+  chunk_start_ = {0};
+  for (int n : chunk_layers(w)) chunk_start_.push_back(chunk_start_.back() + n);
+  if (o_.bucket_params <= 0) o_.bucket_params = std::max(40e6, 1e6 * p_.dp * p_.cp);
+  make_workers();
+  make_buckets();
+}
+
+void GraphBuilder::make_workers() {
+  const int replicas = layout_.size(Dim::edp);
+  graph_.ranks = layout_.ranks();
+  graph_.replicas = replicas;
+  graph_.replicas_built = o_.one_replica ? 1 : replicas;
+  graph_.micro_batches = m_;
+  for (int r = 0; r < graph_.replicas_built; ++r)
+    for (int s = 0; s < p_.pp; ++s) {
+      RankCoords c;
+      c.edp = r, c.pp = s;
+      graph_.workers.push_back({s, r, layout_.group(layout_.rank(c), {Dim::tp, Dim::cp, Dim::ep})});
+    }
+  queues_.assign(graph_.workers.size() * kStreams, {});
+  recent_layers_.assign(graph_.workers.size(), {kNone, kNone});
+  optimizer_task_.assign(graph_.workers.size(), kNone);
+  const std::size_t passes = std::size_t(graph_.replicas_built) * m_ * chunks_;
+  for (auto* v : {&forward_first_, &forward_last_, &backward_first_, &forward_send_, &backward_send_})
+    v->assign(passes, kNone);
+}
+
+double GraphBuilder::layer_rank_params(int layer, bool expert) const {
+  const ParamCounts counts = parameter_counts(w_.model);
+  const LayerParams& lp = w_.model.moe_layer(layer) ? counts.moe_layer : counts.dense_layer;
+  if (expert) return lp.experts / (double(p_.tp) * p_.ep);
+  return (lp.attention + lp.mlp) / p_.tp + lp.router + lp.norms;
+}
+
+double GraphBuilder::head_rank_params() const {
+  const ParamCounts counts = parameter_counts(w_.model);
+  const double word_embedding = double(w_.model.vocab) * w_.model.hidden / p_.tp;
+  // A tied LM head is the embedding; with pp > 1 the last stage holds its own copy.
+  return counts.final_norm + (w_.model.tied_embeddings ? (p_.pp > 1 ? word_embedding : 0) : counts.lm_head / p_.tp);
+}
+
+double GraphBuilder::embedding_rank_params() const { return parameter_counts(w_.model).embedding / p_.tp; }
+
+void GraphBuilder::make_buckets() {
+  bucket_of_layer_.assign(std::size_t(w_.model.layers), 0);
+  buckets_.assign(std::size_t(p_.pp), {});
+  for (int s = 0; s < p_.pp; ++s) {
+    auto& list = buckets_[std::size_t(s)];
+    for (int c = p_.virtual_stages - 1; c >= 0; --c) {
+      const int j = model_chunk_of(s, c, p_.pp);
+      Bucket b{j, chunk_start_[j + 1] - 1, false, 0, 0};
+      if (j == chunks_ - 1) b.dense_params = head_rank_params();  // first in backward
+      for (int layer = chunk_start_[j + 1] - 1; layer >= chunk_start_[j]; --layer) {
+        b.dense_params += layer_rank_params(layer, false);
+        b.expert_params += layer_rank_params(layer, true);
+        b.lowest_layer = layer;
+        bucket_of_layer_[std::size_t(layer)] = int(list.size());
+        if (layer == chunk_start_[j]) break;
+        if (b.dense_params + b.expert_params >= o_.bucket_params) {
+          list.push_back(b);
+          b = Bucket{j, layer - 1, false, 0, 0};
+        }
+      }
+      if (j == 0) {
+        b.embedding = true;
+        b.dense_params += embedding_rank_params();
+      }
+      list.push_back(b);
+    }
+  }
+}
+
+uint32_t GraphBuilder::group_index(std::vector<int> ranks) {
+  auto [it, inserted] = group_ids_.try_emplace(std::move(ranks), uint32_t(graph_.groups.size()));
+  if (inserted) graph_.groups.push_back(it->first);
+  return it->second;
+}
+
+std::vector<int> GraphBuilder::built_replicas_for_traffic(int replica) const {
+  if (!(o_.one_replica && o_.mirror_replica_traffic)) return {replica};
+  std::vector<int> all(std::size_t(graph_.replicas));
+  std::iota(all.begin(), all.end(), 0);
+  return all;
+}
+
+uint32_t GraphBuilder::compute_item(const std::vector<Block>& blocks, std::initializer_list<Phase> phases) {
+  std::string key;
+  for (Phase ph : phases) key += char('a' + int(ph));
+  key += ':';
+  for (Block b : blocks) key += char('a' + int(b));
+  auto [it, inserted] = compute_cache_.try_emplace(key, uint32_t(graph_.compute_items.size()));
+  if (!inserted) return it->second;
+  ComputeItem item;
+  for (Phase ph : phases)
+    for (Block b : blocks) {
+      auto ops = block_ops(w_, b, ph);
+      item.ops.insert(item.ops.end(), ops.begin(), ops.end());
+    }
+  graph_.compute_items.push_back(std::move(item));
+  return it->second;
+}
+
+uint32_t GraphBuilder::compute_item(std::vector<Op> ops) {
+  graph_.compute_items.push_back({std::move(ops)});
+  return uint32_t(graph_.compute_items.size() - 1);
+}
+
+uint32_t GraphBuilder::worker_collective(uint32_t worker, Stream type, CollectiveOp op, double bytes) {
+  const auto key = std::make_tuple(worker, int(type), int(op), bytes);
+  if (auto it = comm_cache_.find(key); it != comm_cache_.end()) return it->second;
+  const Dim dim = type == Stream::tp ? Dim::tp : type == Stream::cp ? Dim::cp : Dim::ep;
+  CommItem item;
+  for (int r : built_replicas_for_traffic(replica_of(worker))) {
+    RankCoords c;
+    c.edp = r, c.pp = stage_of(worker);
+    for (int q : layout_.group(layout_.rank(c), {Dim::tp, Dim::cp, Dim::ep}))
+      if (layout_.coords(q)[dim] == 0) item.parts.push_back({op, bytes, group_index(layout_.group(q, {dim}))});
+  }
+  graph_.comm_items.push_back(std::move(item));
+  return comm_cache_[key] = uint32_t(graph_.comm_items.size() - 1);
+}
+
+uint32_t GraphBuilder::send_item(uint32_t worker, int to_stage, double bytes) {
+  const auto key = std::make_tuple(worker, int(Stream::pp) + 16 * to_stage, int(CollectiveOp::send_recv), bytes);
+  if (auto it = comm_cache_.find(key); it != comm_cache_.end()) return it->second;
+  CommItem item;
+  for (int r : built_replicas_for_traffic(replica_of(worker))) {
+    RankCoords c;
+    c.edp = r, c.pp = stage_of(worker);
+    for (int q : layout_.group(layout_.rank(c), {Dim::tp, Dim::cp, Dim::ep})) {
+      RankCoords d = layout_.coords(q);
+      d.pp = to_stage;
+      item.parts.push_back({CollectiveOp::send_recv, bytes, group_index({q, layout_.rank(d)})});
+    }
+  }
+  graph_.comm_items.push_back(std::move(item));
+  return comm_cache_[key] = uint32_t(graph_.comm_items.size() - 1);
+}
+
+uint32_t GraphBuilder::data_parallel_item(int stage, CollectiveOp op, double dense_bytes, double expert_bytes) {
+  CommItem item;
+  RankCoords c;
+  c.pp = stage;
+  for (c.tp = 0; c.tp < p_.tp; ++c.tp) {
+    c.ep = 0;
+    const auto dense = layout_.group(layout_.rank(c), {Dim::cp, Dim::ep, Dim::edp});
+    if (dense.size() > 1 && dense_bytes > 0) item.parts.push_back({op, dense_bytes, group_index(dense)});
+    for (c.ep = 0; c.ep < p_.ep; ++c.ep) {
+      const auto expert = layout_.group(layout_.rank(c), {Dim::cp, Dim::edp});
+      if (expert.size() > 1 && expert_bytes > 0) item.parts.push_back({op, expert_bytes, group_index(expert)});
+    }
+  }
+  if (item.parts.empty()) return kNone;
+  graph_.comm_items.push_back(std::move(item));
+  return uint32_t(graph_.comm_items.size() - 1);
+}
+
+uint32_t GraphBuilder::add_task(uint32_t worker, Stream s, TaskKind k, uint32_t item, int micro, int layer) {
+  const uint32_t id = uint32_t(graph_.tasks.size());
+  graph_.tasks.push_back({worker, item, micro, layer, s, k});
+  queues_[std::size_t(worker) * kStreams + std::size_t(s)].push_back(id);
+  if (s == Stream::compute && pending_gather_ != kNone) {
+    dep(id, pending_gather_);
+    pending_gather_ = kNone;
+  }
+  return id;
+}
+
+uint32_t GraphBuilder::extend(Chain& c, uint32_t task) {
+  dep(task, c.last);
+  if (c.first == kNone) c.first = task;
+  c.last = task;
+  return task;
+}
+
+uint32_t& GraphBuilder::joint(JointKind kind, int a, int b, int c) {
+  // a: stage or replica (< 2^16), b: micro-batch (< 2^20), c: layer or bucket + 8 (< 2^20).
+  const uint64_t key = (uint64_t(kind) << 60) | (uint64_t(a) << 40) | (uint64_t(b) << 20) | uint64_t(c + 8);
+  return joint_.try_emplace(key, kNone).first->second;
+}
+
+void GraphBuilder::finish_step() {
+  const uint32_t workers = uint32_t(graph_.workers.size());
+  auto last_on = [&](uint32_t worker, Stream s) {
+    const auto& q = queues_[std::size_t(worker) * kStreams + std::size_t(s)];
+    return q.empty() ? kNone : q.back();
+  };
+  // Each stage's gradients are reduced on replica 0's data-parallel stream (joint tasks).
+  // Taken before the step's own tasks join the streams.
+  std::vector<uint32_t> reduced(workers), own(workers), computed(workers), tied(workers);
+  for (uint32_t wk = 0; wk < workers; ++wk) {
+    reduced[wk] = last_on(worker_of(0, stage_of(wk)), Stream::dp);
+    own[wk] = last_on(wk, Stream::dp);
+    computed[wk] = last_on(wk, Stream::compute);
+    tied[wk] = last_on(worker_of(replica_of(wk), 0), Stream::pp);  // the tied embedding's sum
+  }
+
+  uint32_t norm = kNone;
+  if (o_.grad_norm_sync && graph_.ranks > 1) {
+    std::vector<int> all(std::size_t(graph_.ranks));
+    std::iota(all.begin(), all.end(), 0);
+    graph_.comm_items.push_back({{{CollectiveOp::all_reduce, 4, group_index(std::move(all))}}});
+    norm = add_task(0, Stream::dp, TaskKind::collective, uint32_t(graph_.comm_items.size() - 1), -1, -1);
+    for (uint32_t wk = 0; wk < workers; ++wk) {
+      dep(norm, computed[wk]);
+      dep(norm, own[wk]);
+      if (reduced[wk] != own[wk]) dep(norm, reduced[wk]);
+      dep(norm, tied[wk]);
+    }
+  }
+  const double gradient_bytes = o_.gradient_bytes;
+  for (uint32_t wk = 0; wk < workers; ++wk) {
+    const StageParams sp = stage_params(w_, stage_of(wk));
+    const bool sharded = p_.zero >= 1;
+    const double local = sp.dense / (sharded ? p_.dp * p_.cp : 1) + sp.expert / (sharded ? p_.dp / p_.ep * p_.cp : 1);
+    const uint32_t opt = add_task(wk, Stream::compute, TaskKind::optimizer,
+                                  compute_item({optimizer_op(local, gradient_bytes)}), -1, -1);
+    dep(opt, norm);
+    dep(opt, reduced[wk]);
+    if (own[wk] != reduced[wk]) dep(opt, own[wk]);
+    if (w_.model.tied_embeddings && p_.pp > 1 && (stage_of(wk) == 0 || stage_of(wk) == p_.pp - 1))
+      dep(opt, tied[wk]);
+    optimizer_task_[wk] = opt;
+  }
+  // ZeRO-1/2: every replica gathers the updated weights of its stage.
+  if ((p_.zero == 1 || p_.zero == 2) && !o_.overlap_param_gather)
+    for (uint32_t wk = 0; wk < workers; ++wk) {
+      const int s = stage_of(wk);
+      uint32_t& gather = joint(JointKind::gather_end, s);
+      if (gather == kNone) {
+        const StageParams sp = stage_params(w_, s);
+        const uint32_t item = data_parallel_item(s, CollectiveOp::all_gather, sp.dense * o_.parameter_bytes,
+                                                 sp.expert * o_.parameter_bytes);
+        if (item == kNone) continue;
+        gather = add_task(wk, Stream::dp_gather, TaskKind::collective, item, -1, -1);
+      }
+      dep(gather, optimizer_task_[wk]);
+    }
+}
+
+TaskGraph GraphBuilder::finalize() {
+  const std::size_t n = graph_.tasks.size();
+  graph_.pred_begin.assign(n + 1, 0);
+  for (const auto& [task, pred] : edges_) ++graph_.pred_begin[task + 1];
+  std::partial_sum(graph_.pred_begin.begin(), graph_.pred_begin.end(), graph_.pred_begin.begin());
+  graph_.preds.assign(edges_.size(), 0);
+  std::vector<uint32_t> fill(graph_.pred_begin.begin(), graph_.pred_begin.end() - 1);
+  for (const auto& [task, pred] : edges_) graph_.preds[fill[task]++] = pred;
+  graph_.stream_begin.assign(queues_.size() + 1, 0);
+  for (std::size_t q = 0; q < queues_.size(); ++q) {
+    graph_.stream_begin[q + 1] = graph_.stream_begin[q] + uint32_t(queues_[q].size());
+    graph_.stream_tasks.insert(graph_.stream_tasks.end(), queues_[q].begin(), queues_[q].end());
+  }
+  return std::move(graph_);
+}
+
+TaskGraph GraphBuilder::build() {
+  for (uint32_t wk = 0; wk < graph_.workers.size(); ++wk) emit_worker(wk);
+  // Pipeline links: a chunk's forward waits for the previous chunk's activations, its backward
+  // for the next chunk's gradients.
+  for (int r = 0; r < graph_.replicas_built; ++r)
+    for (int i = 0; i < m_; ++i)
+      for (int j = 0; j < chunks_; ++j) {
+        if (j > 0) dep(forward_first_[pass_index(r, i, j)], forward_send_[pass_index(r, i, j - 1)]);
+        if (j < chunks_ - 1) dep(backward_first_[pass_index(r, i, j)], backward_send_[pass_index(r, i, j + 1)]);
+      }
+  finish_step();
+  return finalize();
+}
+
+}  // namespace detail
+}  // namespace cs::work

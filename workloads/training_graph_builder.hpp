@@ -1,0 +1,135 @@
+#pragma once
+// Internal to build_training_graph (training_graph.hpp): the builder's state and steps, split
+// over training_graph_build.cpp (set-up, groups, items, tasks, the step's end),
+// training_graph_passes.cpp (forward and backward passes of layers) and
+// training_graph_sync.cpp (data-parallel buckets and ZeRO's gathers and scatters).
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "workloads/training_graph.hpp"
+#include "workloads/training_placement.hpp"
+
+namespace cs::work::detail {
+
+inline constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+inline constexpr int kEmbeddingLayer = -2;
+inline constexpr int kHeadLayer = -3;
+
+// A data-parallel gradient bucket of one stage: consecutive layers of one model chunk, in the
+// order backward reaches them.
+struct Bucket {
+  int chunk = 0;           // model chunk
+  int lowest_layer = 0;    // the layer whose backward completes the bucket
+  bool embedding = false;  // holds the word embedding (completes after its backward)
+  double dense_params = 0, expert_params = 0;  // per rank
+};
+
+// Joint tasks (spanning replicas or stages) are created once and found again by key.
+enum class JointKind : uint8_t {
+  bucket, gather_start, gather_end, zero3_gather_fwd, zero3_gather_bwd, zero3_scatter, tied
+};
+
+class GraphBuilder {
+ public:
+  GraphBuilder(const TrainingWorkload& w, const GraphOptions& o);
+  TaskGraph build();
+
+ private:
+  // A chain of tasks that depend each on the one before (one micro-batch's data flow).
+  struct Chain {
+    uint32_t first = kNone;
+    uint32_t last = kNone;
+  };
+
+  // ---- set-up (training_graph_build.cpp)
+  void make_workers();
+  void make_buckets();
+  uint32_t group_index(std::vector<int> ranks);
+  uint32_t worker_of(int replica, int stage) const { return uint32_t(replica * p_.pp + stage); }
+  int replica_of(uint32_t worker) const { return graph_.workers[worker].replica; }
+  int stage_of(uint32_t worker) const { return graph_.workers[worker].stage; }
+  std::vector<int> built_replicas_for_traffic(int replica) const;
+
+  // ---- items and tasks (training_graph_build.cpp)
+  uint32_t compute_item(const std::vector<Block>& blocks, std::initializer_list<Phase> phases);
+  uint32_t compute_item(std::vector<Op> ops);
+  uint32_t worker_collective(uint32_t worker, Stream type, CollectiveOp op, double bytes);
+  uint32_t send_item(uint32_t worker, int to_stage, double bytes);
+  uint32_t data_parallel_item(int stage, CollectiveOp op, double dense_bytes, double expert_bytes);
+  uint32_t add_task(uint32_t worker, Stream s, TaskKind k, uint32_t item, int micro, int layer);
+  void dep(uint32_t task, uint32_t pred) {
+    if (task != kNone && pred != kNone) edges_.emplace_back(task, pred);
+  }
+  uint32_t extend(Chain& c, uint32_t task);  // task depends on c.last; becomes c.last
+  uint32_t& joint(JointKind kind, int a, int b = 0, int c = 0);
+  void finish_step();
+  TaskGraph finalize();
+
+  // ---- passes (training_graph_passes.cpp)
+  void emit_worker(uint32_t worker);
+  void emit_forward(uint32_t worker, int micro, int chunk, TaskKind kind);
+  void emit_backward(uint32_t worker, int micro, int chunk);
+  void emit_weight_pass(uint32_t worker, int micro, int chunk);
+  void layer_forward(uint32_t worker, int micro, int layer, TaskKind kind, Chain& c);
+  void layer_backward(uint32_t worker, int micro, int layer, Chain& c);
+  void tensor_parallel_gather(uint32_t worker, int micro, int layer, Chain& c);
+  void tensor_parallel_reduce(uint32_t worker, int micro, int layer, Chain& c);
+  // A backward compute segment: input gradients chained; weight gradients behind it on the
+  // compute stream (unless zb_h1 defers them), overlapping the collective that follows.
+  void backward_segment(uint32_t worker, int micro, int layer, const std::vector<Block>& blocks, Chain& c);
+
+  // ---- data parallelism and ZeRO (training_graph_sync.cpp)
+  void gather_at_start(uint32_t worker);
+  void after_layer_gradients(uint32_t worker, int micro, int layer, uint32_t task);
+  void after_embedding_gradients(uint32_t worker, int micro, uint32_t task);
+  void bucket_done(uint32_t worker, int micro, std::size_t bucket, uint32_t task);
+  void zero3_gather(uint32_t worker, int micro, int layer, bool forward);
+  void tied_embedding_sync(uint32_t worker, uint32_t task);
+  double layer_rank_params(int layer, bool expert) const;
+  double head_rank_params() const;
+  double embedding_rank_params() const;
+  // Creates the joint reduction `kind` (stage, micro, key) on first call, on the data-parallel
+  // stream of `worker`; every call makes it wait for `after`.
+  void joint_reduce(uint32_t worker, JointKind kind, int micro, int key, CollectiveOp op, double dense_bytes,
+                    double expert_bytes, uint32_t after);
+
+  const TrainingWorkload& w_;
+  const ParallelPlan& p_;
+  GraphOptions o_;
+  RankLayout layout_;
+  int m_ = 0;                 // micro-batches
+  int chunks_ = 0;            // model chunks
+  bool split_ = false;        // zb_h1: backward split into input and weight passes
+  double tokens_ = 0;         // per rank per micro-batch
+  std::vector<int> chunk_start_;  // first layer of each model chunk (+ one past the end)
+  TaskGraph graph_;
+  std::vector<std::pair<uint32_t, uint32_t>> edges_;               // (task, predecessor)
+  std::vector<std::vector<uint32_t>> queues_;                       // per worker x stream
+  std::map<std::vector<int>, uint32_t> group_ids_;
+  std::map<std::tuple<uint32_t, int, int, double>, uint32_t> comm_cache_;
+  std::map<std::string, uint32_t> compute_cache_;
+  std::unordered_map<uint64_t, uint32_t> joint_;
+  // Per stage: buckets, and for each layer the bucket it belongs to.
+  std::vector<std::vector<Bucket>> buckets_;
+  std::vector<int> bucket_of_layer_;
+  // Pass ends, by (replica, micro, model chunk): linked across stages once all are built.
+  std::vector<uint32_t> forward_first_, forward_last_, backward_first_, forward_send_, backward_send_;
+  // Per worker: the last compute task of the two layers it ran last, most recent first (ZeRO-3
+  // gathers at most two layers ahead of them), and each worker's optimizer.
+  std::vector<std::array<uint32_t, 2>> recent_layers_;
+  void ran_layer(uint32_t worker, uint32_t task) { recent_layers_[worker] = {task, recent_layers_[worker][0]}; }
+  std::vector<uint32_t> optimizer_task_;
+  uint32_t pending_gather_ = kNone;     // the next compute task waits for these weights
+  uint32_t last_weight_task_ = kNone;   // the weight-gradient task of the layer just emitted
+  std::size_t pass_index(int replica, int micro, int chunk) const {
+    return (std::size_t(replica) * m_ + micro) * chunks_ + chunk;
+  }
+};
+
+}  // namespace cs::work::detail

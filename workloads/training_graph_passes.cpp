@@ -1,0 +1,189 @@
+// build_training_graph: the forward and backward passes of a worker's layers, in its
+// schedule's order. Each block of a layer is a compute task; tensor-parallel collectives
+// (Megatron's f and g: an all-reduce at one end of each block, or with sequence parallelism an
+// all-gather before it and a reduce-scatter after), the context-parallel KV all-gather and the
+// MoE all-to-alls sit between them.
+#include "workloads/training_flops.hpp"
+#include "workloads/training_graph_builder.hpp"
+#include "workloads/training_schedule.hpp"
+
+namespace cs::work::detail {
+
+void GraphBuilder::emit_worker(uint32_t worker) {
+  const int s = stage_of(worker);
+  if ((p_.zero == 1 || p_.zero == 2) && o_.overlap_param_gather) gather_at_start(worker);
+  for (const PipelinePass& pass : stage_schedule(p_.schedule, s, p_.pp, m_, p_.virtual_stages)) {
+    const int j = model_chunk_of(s, pass.chunk, p_.pp);
+    switch (pass.kind) {
+      case PassKind::forward: emit_forward(worker, pass.micro, j, TaskKind::forward); break;
+      case PassKind::backward:
+      case PassKind::backward_input: emit_backward(worker, pass.micro, j); break;
+      case PassKind::backward_weight: emit_weight_pass(worker, pass.micro, j); break;
+    }
+  }
+}
+
+void GraphBuilder::tensor_parallel_gather(uint32_t worker, int micro, int layer, Chain& c) {
+  if (p_.tp < 2 || !p_.sequence_parallel) return;
+  const uint32_t item = worker_collective(worker, Stream::tp, CollectiveOp::all_gather, tokens_ * w_.model.hidden * 2);
+  extend(c, add_task(worker, Stream::tp, TaskKind::collective, item, micro, layer));
+}
+
+void GraphBuilder::tensor_parallel_reduce(uint32_t worker, int micro, int layer, Chain& c) {
+  if (p_.tp < 2) return;
+  const CollectiveOp op = p_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
+  const uint32_t item = worker_collective(worker, Stream::tp, op, tokens_ * w_.model.hidden * 2);
+  extend(c, add_task(worker, Stream::tp, TaskKind::collective, item, micro, layer));
+}
+
+void GraphBuilder::emit_forward(uint32_t worker, int micro, int j, TaskKind kind) {
+  Chain c;
+  const int r = replica_of(worker);
+  if (j == 0) {
+    if ((p_.zero == 1 || p_.zero == 2) && o_.overlap_param_gather && micro == 0)
+      pending_gather_ = joint(JointKind::gather_start, stage_of(worker), 0,
+                              bucket_of_layer_[std::size_t(chunk_start_[0])]);
+    extend(c, add_task(worker, Stream::compute, kind, compute_item({Block::embedding}, {Phase::forward}), micro,
+                       kEmbeddingLayer));
+    tensor_parallel_reduce(worker, micro, kEmbeddingLayer, c);  // vocabulary-parallel embedding
+  }
+  for (int layer = chunk_start_[j]; layer < chunk_start_[j + 1]; ++layer) layer_forward(worker, micro, layer, kind, c);
+  if (j == chunks_ - 1) {
+    tensor_parallel_gather(worker, micro, kHeadLayer, c);
+    extend(c, add_task(worker, Stream::compute, kind, compute_item({Block::head}, {Phase::forward}), micro, kHeadLayer));
+  }
+  const std::size_t idx = pass_index(r, micro, j);
+  forward_first_[idx] = c.first;
+  forward_last_[idx] = c.last;
+  if (j < chunks_ - 1) {
+    const double bytes = tokens_ * w_.model.hidden * 2 / p_.tp;  // Megatron scatters over tp
+    const uint32_t send = add_task(worker, Stream::pp, TaskKind::send, send_item(worker, (j + 1) % p_.pp, bytes),
+                                   micro, chunk_start_[j + 1] - 1);
+    dep(send, c.last);
+    forward_send_[idx] = send;
+  }
+}
+
+void GraphBuilder::layer_forward(uint32_t worker, int micro, int layer, TaskKind kind, Chain& c) {
+  const auto& m = w_.model;
+  if (p_.zero == 3 && kind == TaskKind::forward) zero3_gather(worker, micro, layer, true);
+  if ((p_.zero == 1 || p_.zero == 2) && o_.overlap_param_gather && micro == 0 && kind == TaskKind::forward)
+    pending_gather_ = joint(JointKind::gather_start, stage_of(worker), 0, bucket_of_layer_[std::size_t(layer)]);
+  auto compute = [&](std::vector<Block> blocks) {
+    return extend(c, add_task(worker, Stream::compute, kind, compute_item(blocks, {Phase::forward}), micro, layer));
+  };
+  auto collective = [&](Stream type, CollectiveOp op, double bytes) {
+    extend(c, add_task(worker, type, TaskKind::collective, worker_collective(worker, type, op, bytes), micro, layer));
+  };
+  const double kv_bytes = 2.0 * w_.batch.micro * m.seq_len * m.kv_heads_or_default() * m.head_dim() / p_.tp * 2;
+  const double dispatch_bytes = tokens_ * m.moe.top_k * m.moe.capacity_factor * m.hidden * 2;
+
+  tensor_parallel_gather(worker, micro, layer, c);
+  if (p_.cp == 1) {
+    compute({Block::attention_in, Block::attention_out});
+  } else {
+    compute({Block::attention_in});
+    collective(Stream::cp, CollectiveOp::all_gather, kv_bytes);  // the whole sequence's K and V
+    compute({Block::attention_out});
+  }
+  tensor_parallel_reduce(worker, micro, layer, c);
+  tensor_parallel_gather(worker, micro, layer, c);
+  uint32_t last;
+  if (!m.moe_layer(layer)) {
+    last = compute({Block::mlp});
+  } else {
+    compute({Block::moe_router});
+    if (p_.ep > 1) collective(Stream::ep, CollectiveOp::all_to_all, dispatch_bytes);
+    last = compute({Block::moe_experts});
+    if (p_.ep > 1) collective(Stream::ep, CollectiveOp::all_to_all, dispatch_bytes);
+  }
+  tensor_parallel_reduce(worker, micro, layer, c);
+  ran_layer(worker, last);
+}
+
+void GraphBuilder::backward_segment(uint32_t worker, int micro, int layer, const std::vector<Block>& blocks,
+                                    Chain& c) {
+  const uint32_t input = extend(c, add_task(worker, Stream::compute, TaskKind::backward_input,
+                                            compute_item(blocks, {Phase::backward_input}), micro, layer));
+  if (split_) return;  // zb_h1 runs the weight gradients in their own pass
+  last_weight_task_ = add_task(worker, Stream::compute, TaskKind::backward_weight,
+                               compute_item(blocks, {Phase::backward_weight}), micro, layer);
+  dep(last_weight_task_, input);
+}
+
+void GraphBuilder::emit_backward(uint32_t worker, int micro, int j) {
+  Chain c;
+  const int r = replica_of(worker);
+  const std::size_t idx = pass_index(r, micro, j);
+  if (j == chunks_ - 1) {
+    c.last = forward_last_[idx];  // the loss: backward starts where this micro-batch's forward ended
+    backward_segment(worker, micro, kHeadLayer, {Block::head}, c);
+    if (!split_) after_layer_gradients(worker, micro, kHeadLayer, last_weight_task_);
+    tensor_parallel_reduce(worker, micro, kHeadLayer, c);
+  }
+  for (int layer = chunk_start_[j + 1] - 1; layer >= chunk_start_[j]; --layer) layer_backward(worker, micro, layer, c);
+  if (j == 0) {
+    const uint32_t embedding = extend(c, add_task(worker, Stream::compute, TaskKind::backward_input,
+                                                  compute_item({Block::embedding}, {Phase::backward_input}), micro,
+                                                  kEmbeddingLayer));
+    after_embedding_gradients(worker, micro, embedding);
+  }
+  backward_first_[idx] = c.first;
+  if (j > 0) {
+    const double bytes = tokens_ * w_.model.hidden * 2 / p_.tp;
+    const uint32_t send = add_task(worker, Stream::pp, TaskKind::send, send_item(worker, (j - 1) % p_.pp, bytes),
+                                   micro, chunk_start_[j]);
+    dep(send, c.last);
+    // Without the split, backward returns (and the gradient is sent) once every weight
+    // gradient of the chunk is done, as autograd does.
+    if (!split_) dep(send, last_weight_task_);
+    backward_send_[idx] = send;
+  }
+}
+
+void GraphBuilder::layer_backward(uint32_t worker, int micro, int layer, Chain& c) {
+  const auto& m = w_.model;
+  if (p_.zero == 3) zero3_gather(worker, micro, layer, false);
+  if (w_.recompute == Recompute::full) layer_forward(worker, micro, layer, TaskKind::recompute, c);
+  const double dispatch_bytes = tokens_ * m.moe.top_k * m.moe.capacity_factor * m.hidden * 2;
+  auto collective = [&](Stream type, CollectiveOp op, double bytes) {
+    extend(c, add_task(worker, type, TaskKind::collective, worker_collective(worker, type, op, bytes), micro, layer));
+  };
+  // MLP, then attention: the forward's blocks in reverse, each collective's transpose.
+  tensor_parallel_gather(worker, micro, layer, c);
+  if (!m.moe_layer(layer)) {
+    backward_segment(worker, micro, layer, {Block::mlp}, c);
+  } else {
+    if (p_.ep > 1) collective(Stream::ep, CollectiveOp::all_to_all, dispatch_bytes);
+    backward_segment(worker, micro, layer, {Block::moe_experts}, c);
+    if (p_.ep > 1) collective(Stream::ep, CollectiveOp::all_to_all, dispatch_bytes);
+    backward_segment(worker, micro, layer, {Block::moe_router}, c);
+  }
+  tensor_parallel_reduce(worker, micro, layer, c);
+  tensor_parallel_gather(worker, micro, layer, c);
+  if (p_.cp == 1) {
+    backward_segment(worker, micro, layer, {Block::attention_out, Block::attention_in}, c);
+  } else {
+    const double kv_bytes = 2.0 * w_.batch.micro * m.seq_len * m.kv_heads_or_default() * m.head_dim() / p_.tp * 2;
+    backward_segment(worker, micro, layer, {Block::attention_out}, c);
+    collective(Stream::cp, CollectiveOp::reduce_scatter, kv_bytes);  // K and V gradients to their owners
+    backward_segment(worker, micro, layer, {Block::attention_in}, c);
+  }
+  tensor_parallel_reduce(worker, micro, layer, c);
+  ran_layer(worker, c.last);
+  if (!split_) after_layer_gradients(worker, micro, layer, last_weight_task_);
+}
+
+void GraphBuilder::emit_weight_pass(uint32_t worker, int micro, int j) {
+  auto weights = [&](std::vector<Block> blocks, int layer) {
+    return add_task(worker, Stream::compute, TaskKind::backward_weight,
+                    compute_item(blocks, {Phase::backward_weight}), micro, layer);
+  };
+  if (j == chunks_ - 1) after_layer_gradients(worker, micro, kHeadLayer, weights({Block::head}, kHeadLayer));
+  for (int layer = chunk_start_[j + 1] - 1; layer >= chunk_start_[j]; --layer) {
+    auto blocks = layer_blocks(w_.model, layer);
+    after_layer_gradients(worker, micro, layer, weights({blocks.rbegin(), blocks.rend()}, layer));
+  }
+}
+
+}  // namespace cs::work::detail

@@ -1,0 +1,203 @@
+#include "workloads/training_ops.hpp"
+
+#include <numeric>
+
+namespace cs::work {
+namespace {
+
+constexpr double kActivationBytes = 2;  // bf16 / fp16 activations and outputs
+// Causal attention computes half the s x s score matrix (flash attention skips masked blocks;
+// with context parallelism the 2 x cp chunk layout balances that half over the ranks).
+constexpr double kCausalShare = 0.5;
+// FlashAttention's backward: five matmuls of the forward's size to the forward's two.
+constexpr double kAttentionBackwardWork = 2.5;
+
+// A GEMM as the forward sees it: `rows` tokens times a weight of `in` x `out`.
+struct Gemm {
+  std::string_view name;
+  double rows, in, out;
+  double count = 1;          // identical instances (local experts)
+  double model_rows = 0;     // rows the FLOP convention counts (0: rows); MoE padding differs
+};
+
+// What a layer's element-wise work costs: bytes read and written forward and backward.
+struct Elementwise {
+  std::string_view name;
+  double forward_bytes;
+  double backward_bytes;
+};
+
+struct Shapes {
+  double n;        // tokens per rank per micro-batch (b x s / cp)
+  double n_sp;     // tokens of the sequence-parallel region (n / tp with SP, else n)
+  double h, t, s, b, kv_width;  // hidden, tp, seq_len, micro-batch, kv_heads x head_dim
+  double operand_bytes;          // GEMM inputs: 1 under fp8, else 2
+};
+
+Shapes shapes(const TrainingWorkload& w) {
+  const auto& m = w.model;
+  const auto& p = w.parallel;
+  Shapes s{};
+  s.b = w.batch.micro;
+  s.s = m.seq_len;
+  s.n = rank_tokens(w);
+  s.t = p.tp;
+  s.n_sp = p.sequence_parallel ? s.n / p.tp : s.n;
+  s.h = m.hidden;
+  s.kv_width = double(m.kv_heads_or_default()) * m.head_dim();
+  s.operand_bytes = w.precision == Precision::fp8 ? 1 : 2;
+  return s;
+}
+
+void add_gemm(std::vector<Op>& ops, const Gemm& g, Phase phase, double operand_bytes) {
+  Op op;
+  op.name = g.name;
+  op.kind = OpKind::gemm;
+  op.phase = phase;
+  op.count = g.count;
+  switch (phase) {
+    case Phase::backward_input: op.m = g.rows, op.n = g.in, op.k = g.out; break;   // dX = dY W^T
+    case Phase::backward_weight: op.m = g.in, op.n = g.out, op.k = g.rows; break;  // dW = X^T dY
+    default: op.m = g.rows, op.n = g.out, op.k = g.in; break;
+  }
+  const double model_rows = g.model_rows > 0 ? g.model_rows : g.rows;
+  op.flops = 2 * model_rows * g.in * g.out * g.count;
+  op.work_flops = 2 * g.rows * g.in * g.out * g.count;
+  op.bytes = g.count * ((op.m * op.k + op.k * op.n) * operand_bytes + op.m * op.n * kActivationBytes);
+  ops.push_back(op);
+}
+
+void add_elementwise(std::vector<Op>& ops, const Elementwise& e, Phase phase) {
+  if (phase == Phase::backward_weight) return;  // norm weight gradients are negligible
+  Op op;
+  op.name = e.name;
+  op.kind = OpKind::elementwise;
+  op.phase = phase;
+  op.bytes = phase == Phase::forward ? e.forward_bytes : e.backward_bytes;
+  ops.push_back(op);
+}
+
+Elementwise elementwise(std::string_view name, double forward_bytes) { return {name, forward_bytes, 2 * forward_bytes}; }
+
+// Flash attention over the local queries (n) and the whole sequence's keys (b x s).
+Op attention_op(const Shapes& s, Phase phase, std::string_view name) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::attention;
+  op.phase = phase;
+  const double forward_flops = 4 * s.n * s.s * s.h / s.t;
+  const double forward_bytes =
+      (2 * s.n * s.h / s.t + 2 * s.b * s.s * s.kv_width / s.t) * kActivationBytes;
+  if (phase == Phase::forward) {
+    op.flops = forward_flops;
+    op.work_flops = forward_flops * kCausalShare;
+    op.bytes = forward_bytes;
+  } else {
+    op.flops = 2 * forward_flops;
+    op.work_flops = kAttentionBackwardWork * forward_flops * kCausalShare;
+    op.bytes = kAttentionBackwardWork * forward_bytes;
+  }
+  return op;
+}
+
+// The dense MLP of FFN width f on n tokens (a model's MLP, or its shared experts).
+void add_mlp(std::vector<Op>& ops, const TrainingWorkload& w, const Shapes& s, double f, Phase phase,
+             std::string_view fc1, std::string_view act, std::string_view fc2) {
+  const bool swiglu = w.model.mlp == MlpKind::swiglu;
+  const double f_in = swiglu ? 2 * f : f;  // SwiGLU's gate and up projections run as one GEMM
+  add_gemm(ops, {fc1, s.n, s.h, f_in / s.t}, phase, s.operand_bytes);
+  add_elementwise(ops, elementwise(act, (swiglu ? 6 : 4) * s.n * f / s.t), phase);
+  add_gemm(ops, {fc2, s.n, f / s.t, s.h}, phase, s.operand_bytes);
+}
+
+void add_moe_experts(std::vector<Op>& ops, const TrainingWorkload& w, const Shapes& s, Phase phase) {
+  const auto& moe = w.model.moe;
+  const bool swiglu = w.model.mlp == MlpKind::swiglu;
+  const double f = w.model.expert_ffn();
+  const double f_in = swiglu ? 2 * f : f;
+  const double ep = w.parallel.ep;
+  // Balanced routing: the ep ranks' n x top_k token copies spread evenly over the experts;
+  // each rank holds experts / ep of them, each padded by the capacity factor.
+  const double local_experts = moe.experts / ep;
+  const double model_rows = s.n * ep * moe.top_k / moe.experts;
+  const double rows = model_rows * moe.capacity_factor;
+  add_gemm(ops, {"expert_fc1", rows, s.h, f_in / s.t, local_experts, model_rows}, phase, s.operand_bytes);
+  add_elementwise(ops, elementwise("expert_act", (swiglu ? 6 : 4) * rows * local_experts * f / s.t), phase);
+  add_gemm(ops, {"expert_fc2", rows, f / s.t, s.h, local_experts, model_rows}, phase, s.operand_bytes);
+  if (moe.shared_experts > 0) add_mlp(ops, w, s, moe.shared_experts * f, phase, "shared_fc1", "shared_act", "shared_fc2");
+  add_elementwise(ops, elementwise("unpermute", 4 * s.n_sp * moe.top_k * s.h), phase);
+  add_elementwise(ops, elementwise("residual", 6 * s.n_sp * s.h), phase);
+}
+
+}  // namespace
+
+double rank_tokens(const TrainingWorkload& w) {
+  return double(w.batch.micro) * w.model.seq_len / w.parallel.cp;
+}
+
+std::vector<Op> block_ops(const TrainingWorkload& w, Block block, Phase phase) {
+  const Shapes s = shapes(w);
+  const auto& m = w.model;
+  std::vector<Op> ops;
+  switch (block) {
+    case Block::embedding:
+      add_elementwise(ops, elementwise("embedding", 4 * s.n * s.h), phase);
+      break;
+    case Block::attention_in:
+      add_elementwise(ops, elementwise("norm", 4 * s.n_sp * s.h), phase);
+      add_gemm(ops, {"qkv", s.n, s.h, (s.h + 2 * s.kv_width) / s.t}, phase, s.operand_bytes);
+      break;
+    case Block::attention_out:
+      if (phase != Phase::backward_weight) ops.push_back(attention_op(s, phase, "attention"));
+      if (phase == Phase::backward_input && w.recompute == Recompute::selective)
+        ops.push_back(attention_op(s, Phase::forward, "attention_recompute"));
+      add_gemm(ops, {"proj", s.n, s.h / s.t, s.h}, phase, s.operand_bytes);
+      add_elementwise(ops, elementwise("residual", 6 * s.n_sp * s.h), phase);
+      break;
+    case Block::mlp:
+      add_elementwise(ops, elementwise("norm", 4 * s.n_sp * s.h), phase);
+      add_mlp(ops, w, s, m.ffn_or_default(), phase, "fc1", "act", "fc2");
+      add_elementwise(ops, elementwise("residual", 6 * s.n_sp * s.h), phase);
+      break;
+    case Block::moe_router:
+      add_elementwise(ops, elementwise("norm", 4 * s.n_sp * s.h), phase);
+      // Without sequence parallelism every tensor-parallel rank routes the same n tokens: the
+      // FLOP convention counts that work once.
+      add_gemm(ops, {"router", s.n_sp, s.h, double(m.moe.experts), 1, s.n / s.t}, phase, s.operand_bytes);
+      add_elementwise(ops, elementwise("permute", 4 * s.n_sp * m.moe.top_k * s.h), phase);
+      break;
+    case Block::moe_experts:
+      add_moe_experts(ops, w, s, phase);
+      break;
+    case Block::head: {
+      const double v = m.vocab / s.t;  // vocabulary-parallel LM head
+      add_elementwise(ops, elementwise("final_norm", 4 * s.n_sp * s.h), phase);
+      add_gemm(ops, {"lm_head", s.n, s.h, v}, phase, s.operand_bytes);
+      // fp32 logits: softmax and loss read and write them; the backward writes their gradient.
+      add_elementwise(ops, {"loss", 12 * s.n * v, 8 * s.n * v}, phase);
+      break;
+    }
+  }
+  return ops;
+}
+
+Op optimizer_op(double local_params, double gradient_bytes) {
+  Op op;
+  op.name = "adam";
+  op.kind = OpKind::elementwise;
+  op.phase = Phase::optimizer;
+  // Read the gradient and fp32 master, momentum and variance; write the three fp32 states and
+  // the 16-bit weights.
+  op.bytes = local_params * (gradient_bytes + 12 + 12 + 2);
+  return op;
+}
+
+double total_flops(const std::vector<Op>& ops) {
+  return std::accumulate(ops.begin(), ops.end(), 0.0, [](double a, const Op& o) { return a + o.flops; });
+}
+
+double total_work_flops(const std::vector<Op>& ops) {
+  return std::accumulate(ops.begin(), ops.end(), 0.0, [](double a, const Op& o) { return a + o.work_flops; });
+}
+
+}  // namespace cs::work

@@ -1,0 +1,66 @@
+#pragma once
+// The operations of a training step on one rank, per micro-batch, as FLOPs and bytes: what
+// the roofline times (sim/compute) and what the FLOP accounting sums. One source for both.
+//
+// A layer is cut into blocks at its communication points (tensor-parallel collectives, the
+// context-parallel KV gather, the MoE all-to-alls); each block is a list of ops. Shapes are
+// per rank: a micro-batch of b sequences gives each rank n = b x seq_len / cp tokens; GEMM
+// weights are split tp ways (experts also ep ways); with sequence parallelism the norms and
+// residual adds run on n / tp tokens.
+//
+// FLOPs: `flops` follow the MFU convention (Megatron, PaLM): 2 m n k per GEMM, the attention
+// score and value products over the full s x s matrix (4 n s h / tp forward), backward twice
+// forward, no element-wise FLOPs. `work_flops` is what a kernel performs: causal flash
+// attention skips the masked half, its backward does 2.5x its forward (five matmuls to two,
+// Dao 2023, FlashAttention-2), and MoE experts process capacity-factor-padded tokens.
+// Bytes: HBM traffic, 2 bytes per bf16/fp16 element (GEMM operands 1 byte under fp8).
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "workloads/training_plan.hpp"
+
+namespace cs::work {
+
+enum class OpKind : uint8_t { gemm, attention, elementwise };
+enum class Phase : uint8_t { forward, backward_input, backward_weight, optimizer };
+
+struct Op {
+  std::string_view name;     // "qkv", "attention", "proj", "fc1", "act", "fc2", "norm", ...
+  OpKind kind = OpKind::elementwise;
+  Phase phase = Phase::forward;
+  double m = 0, n = 0, k = 0;  // GEMM C[m x n] = A[m x k] B[k x n] of one instance
+  double count = 1;            // identical instances (local experts)
+  double flops = 0;            // model FLOPs, all instances
+  double work_flops = 0;       // FLOPs performed, all instances
+  double bytes = 0;            // HBM bytes, all instances
+};
+
+// Where a layer is cut.
+enum class Block : uint8_t {
+  embedding,       // token (and position) embedding lookup: first model chunk
+  attention_in,    // norm + QKV projection
+  attention_out,   // attention core + output projection + residual
+  mlp,             // norm + dense MLP + residual
+  moe_router,      // norm + router + token permutation (before the dispatch all-to-all)
+  moe_experts,     // local experts, shared experts, combine + residual (after dispatch)
+  head,            // final norm + LM head + cross-entropy: last model chunk
+};
+
+// The ops of `block` in `phase` (forward, backward_input or backward_weight) for one
+// micro-batch on one rank. Selective recomputation adds the attention core's forward to
+// attention_out's backward_input; full recomputation is the caller's (it reruns forward).
+std::vector<Op> block_ops(const TrainingWorkload& w, Block block, Phase phase);
+
+// The optimizer step over `local_params` parameters (Adam, mixed precision: reads the
+// gradient and the fp32 master weights and moments, writes them and the 16-bit weights).
+Op optimizer_op(double local_params, double gradient_bytes);
+
+// Tokens one rank processes per micro-batch (b x seq_len / cp).
+double rank_tokens(const TrainingWorkload& w);
+
+// Sums over ops.
+double total_flops(const std::vector<Op>& ops);
+double total_work_flops(const std::vector<Op>& ops);
+
+}  // namespace cs::work

@@ -1,0 +1,89 @@
+#pragma once
+// How a model is trained (workload.parallel, .batch, .precision, .recompute), as data, and the
+// rules a plan must satisfy on a cluster. Keys follow SCENARIOS.md.
+//
+// Conventions (Megatron-LM's): the cluster's GPUs = tp x cp x dp x pp; expert parallelism is
+// carved out of data parallelism (ep divides dp; dense weights are replicated over dp, expert
+// weights over dp / ep, the "expert data-parallel" replicas). Batches are in sequences:
+// micro-batches per step = global / (micro x dp).
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "workloads/training_model.hpp"
+
+namespace cs::work {
+
+enum class Precision : uint8_t { bf16, fp16, fp8 };
+enum class Schedule : uint8_t { gpipe, one_f_one_b, interleaved, zb_h1 };
+enum class Recompute : uint8_t { none, selective, full };
+
+std::string_view to_string(Precision p);
+std::string_view to_string(Schedule s);
+std::string_view to_string(Recompute r);
+
+struct ParallelPlan {
+  int tp = 1, pp = 1, dp = 1, cp = 1, ep = 1;
+  int zero = 0;                    // ZeRO stage 0-3 (3 = FSDP)
+  bool sequence_parallel = false;  // Megatron sequence parallelism (tp > 1)
+  Schedule schedule = Schedule::one_f_one_b;
+  int virtual_stages = 1;          // model chunks per pipeline stage (interleaved)
+  // Dimensions from fastest- to slowest-varying over the GPUs: tensor-parallel peers are
+  // neighbours by default, so they share a node. "ep" and "dp" must be adjacent.
+  std::string order = "tp-cp-ep-dp-pp";
+  // Layers per model chunk in pipeline order (pp x virtual_stages entries summing to layers);
+  // empty: an even split.
+  std::vector<int> layer_split;
+};
+
+struct BatchSpec {
+  int global = 0;  // sequences per optimizer step; 0: micro x dp (one micro-batch per replica)
+  int micro = 1;   // sequences per micro-batch
+};
+
+struct TrainingWorkload {
+  TransformerSpec model;
+  ParallelPlan parallel;
+  BatchSpec batch;
+  Precision precision = Precision::bf16;
+  Recompute recompute = Recompute::none;
+};
+
+// What a plan is checked against.
+struct ClusterShape {
+  int gpus = 1;
+  int gpus_per_node = 8;
+  // Tensor parallelism across nodes is refused unless allowed (its all-reduces would cross the
+  // fabric on every layer).
+  bool allow_tp_across_nodes = false;
+};
+
+// A plan that cannot run. key() is relative to `workload` ("parallel.tp", "batch.global",
+// "model.heads"); the scenario layer prefixes it with the workload's path.
+class TrainingError : public std::invalid_argument {
+ public:
+  TrainingError(std::string key, const std::string& what, std::string hint = "")
+      : std::invalid_argument(what), key_(std::move(key)), hint_(std::move(hint)) {}
+  const std::string& key() const noexcept { return key_; }
+  const std::string& hint() const noexcept { return hint_; }
+
+ private:
+  std::string key_, hint_;
+};
+
+// Throws TrainingError naming the first key that is wrong.
+void validate_model(const TransformerSpec& model);
+void validate(const TrainingWorkload& workload, const ClusterShape& cluster);
+
+// Derived quantities of a validated workload.
+int global_batch(const TrainingWorkload& w);    // batch.global, or micro x dp when 0
+int micro_batches(const TrainingWorkload& w);   // per replica per step
+int model_chunks(const ParallelPlan& p);        // pp x virtual_stages
+// Layers of each model chunk in pipeline order (layer_split, or the even split).
+std::vector<int> chunk_layers(const TrainingWorkload& w);
+// The dimension names of parallel.order, fastest first; throws TrainingError("parallel.order").
+std::vector<std::string> order_dimensions(std::string_view order);
+
+}  // namespace cs::work
