@@ -33,7 +33,7 @@ std::vector<OpSeconds> op_breakdown(const work::TaskGraph& graph, const Roofline
 
 TrainingResult simulate_training_step(engine::Simulator& sim, net::Comm& comm, const work::TrainingWorkload& w,
                                       const GpuSpec& gpu, const TrainingStepOptions& options) {
-  const Roofline roofline(gpu, w.precision, options.efficiency);
+  const Roofline roofline(gpu, w.precision, options.efficiency, options.host);
   auto graph = std::make_shared<work::TaskGraph>(work::build_training_graph(w, options.graph));
   if (comm.ranks() < graph->ranks)
     throw std::invalid_argument("simulate_training_step: the communication layer holds " +
@@ -67,6 +67,7 @@ TrainingResult simulate_training_step(engine::Simulator& sim, net::Comm& comm, c
   r.ops = op_breakdown(*graph, roofline);
   r.memory = work::memory_per_gpu(w, gpu.memory_bytes, options.memory);
   r.memory_per_gpu_bytes = r.memory.max_bytes;
+  r.host_memory_per_gpu_bytes = r.memory.max_host_bytes;
   r.fits = r.memory.fits;
   r.tasks = graph->tasks.size();
   r.events = sim.events_processed() - events_before;

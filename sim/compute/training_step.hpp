@@ -25,12 +25,13 @@ struct TrainingStepOptions {
   ExecutorOptions executor;
   Efficiency efficiency;
   work::MemoryOptions memory;
+  HostSpec host;               // CPU offload: each GPU's host link and the host's DRAM
   bool keep_timeline = false;  // keep the graph and every task's times (for a trace)
 };
 
 // Roofline seconds of one op kind per step on one GPU (mean over workers).
 struct OpSeconds {
-  std::string phase;  // forward, backward_input, backward_weight, optimizer
+  std::string phase;  // forward, backward_input, backward_weight, optimizer, host
   std::string name;   // qkv, attention, fc1, ...
   double seconds = 0;
 };
@@ -46,6 +47,7 @@ struct TrainingResult {
   double compute_s = 0;        // per GPU (mean): forward, backward, recompute
   double exposed_comm_s = 0;   // per GPU (mean): exposed_by_group.total()
   double memory_per_gpu_bytes = 0;  // the fullest GPU's
+  double host_memory_per_gpu_bytes = 0;  // CPU offload: host memory a GPU's states take
   bool fits = false;
   // Step breakdown (means per GPU): compute_s + optimizer_s + exposed_comm_s + bubble_s =
   // step_time_s.
