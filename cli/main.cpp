@@ -10,8 +10,10 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/sweep.hpp"
+#include "cli/training_report.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/link_report.hpp"
+#include "sim/scenario/plan_search.hpp"
 #include "sim/scenario/run.hpp"
 #include "sim/scenario/topology_report.hpp"
 
@@ -99,6 +101,7 @@ void print_human(const json& s) {
     if (c.contains("background"))
       for (const auto& b : c["background"]) std::printf("background: %s\n", b.dump().c_str());
   }
+  if (s.contains("training")) cs::cli::print_training(s["training"]);
   if (s.contains("links") && !s["links"]["hottest"].empty()) {
     std::printf("hottest links:\n%s", cs::scenario::hottest_links_text(s["links"]).c_str());
   }
@@ -153,6 +156,29 @@ int cmd_sweep(const std::string& file, const std::vector<std::string>& sets,
   return 0;
 }
 
+int cmd_plan(const std::string& file, const std::vector<std::string>& sets, int jobs, int top, int refine,
+             bool as_json, const std::string& out) {
+  const auto config = load(file, sets);
+  cs::scenario::PlanSearchOptions options;
+  options.jobs = jobs;
+  options.refine = std::size_t(refine);
+  const auto search = cs::scenario::search_plans(config, options);
+  if (!out.empty()) {
+    const fs::path target(out);
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::error_code ec;
+    if (!target.has_filename() || fs::is_directory(target, ec) || !fs::is_directory(dir, ec))
+      throw InputError("--out", "a CSV file path in an existing directory: " + out);
+    write_atomically(dir, target.filename().string(), cs::scenario::plan_search_csv(search));
+  }
+  // The table shows the best 20 unless told; --json lists every plan unless told.
+  const std::size_t shown = top > 0 ? std::size_t(top) : (as_json ? 0 : 20);
+  const json result = cs::scenario::plan_search_json(config, search, shown);
+  if (as_json) std::cout << result.dump(2) << "\n";
+  else cs::cli::print_plans(result);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -197,6 +223,26 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1024));
   sweep->add_option("--out", sweep_out, "Write the CSV to this file (atomically) instead of stdout");
 
+  int top = 0, refine = 10;
+  std::string plan_out;
+  auto* plan = app.add_subcommand(
+      "plan", "Every valid parallel plan (tp, pp, dp, cp, ep, micro-batch, ZeRO, schedule, recomputation) of a "
+              "training scenario's model on its cluster: those that do not fit dropped, the rest simulated for one "
+              "step (in parallel: a contention-free screening of every plan, then the best on the scenario's "
+              "network) and ranked by tokens/s with their memory");
+  plan->add_option("FILE", file, "Scenario file (JSON) with a training workload")->required();
+  plan->add_option("--set", sets, "Override a key: PATH=VALUE")->allow_extra_args(false);
+  plan->add_option("-j,--jobs", jobs, "Simulate N plans at once (results are the same for any N)")
+      ->check(CLI::Range(1, 1024));
+  plan->add_option("--top", top, "Show the best K plans (default: 20 in the table, every plan with --json)")
+      ->check(CLI::Range(1, 1 << 30));
+  plan->add_option("--refine", refine,
+                   "Rank the best R plans by the whole simulation on the scenario's network, after a contention-free "
+                   "screening of every plan (default 10; 0: screening only)")
+      ->check(CLI::Range(0, 1 << 30));
+  auto* plan_json = plan->add_flag("--json", as_json, "Print the ranked plans as JSON");
+  plan->add_option("--out", plan_out, "Write every ranked plan as CSV to this file (atomically)")->excludes(plan_json);
+
   app.add_subcommand("schema", "Print the JSON Schema of scenario files");
 
   try {
@@ -214,6 +260,7 @@ int main(int argc, char** argv) {
     if (run->parsed()) return cmd_run(file, sets, out, as_json);
     if (topo->parsed()) return cmd_topo(file, sets, as_json);
     if (sweep->parsed()) return cmd_sweep(file, sets, grids, jobs, sweep_out);
+    if (plan->parsed()) return cmd_plan(file, sets, jobs, top, refine, as_json, plan_out);
     if (validate->parsed()) {
       const auto config = load(file, sets);
       cs::scenario::check_buildable(config);

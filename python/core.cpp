@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include "sim/scenario/load.hpp"
+#include "sim/scenario/plan_search.hpp"
 #include "sim/scenario/run.hpp"
 #include "sim/scenario/topology_report.hpp"
 
@@ -55,6 +56,16 @@ py::tuple run(const std::string& doc_text) {
                         out.links_csv);
 }
 
+// clustersim plan: the ranked plans as JSON (plan_search_json, every row).
+std::string plan(const std::string& doc_text, int jobs, std::size_t refine) {
+  py::gil_scoped_release release;
+  const auto config = cs::scenario::parse_config(json::parse(doc_text));
+  cs::scenario::PlanSearchOptions options;
+  options.jobs = jobs;
+  options.refine = refine;
+  return cs::scenario::plan_search_json(config, cs::scenario::search_plans(config, options)).dump();
+}
+
 std::string topology_report(const std::string& doc_text) {
   return cs::scenario::report_json(cs::scenario::topology_report(json::parse(doc_text))).dump();
 }
@@ -78,6 +89,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("apply_override", &apply_override, py::arg("doc"), py::arg("assignment"));
   m.def("validate", &validate, py::arg("doc"));
   m.def("run", &run, py::arg("doc"));
+  m.def("plan", &plan, py::arg("doc"), py::arg("jobs"), py::arg("refine"));
   m.def("topology_report", &topology_report, py::arg("doc"));
   m.def("route_links", &route_links, py::arg("doc"), py::arg("src_rank"), py::arg("dst_rank"));
   m.def("topology_graph", &topology_graph, py::arg("doc"));

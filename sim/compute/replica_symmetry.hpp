@@ -11,9 +11,11 @@
 // GPUs are interchangeable. Other fabrics may be symmetric too (a non-blocking fat-tree with
 // D-mod-K routing often is); there the shortcut is an approximation unless asked for, and the
 // full simulation is the default.
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "workloads/training_graph.hpp"
 #include "workloads/training_plan.hpp"
 
 namespace cs::compute {
@@ -33,5 +35,17 @@ struct ShortcutVerdict {
 // `gpu_of_rank`: RankLayout(plan).gpu_of_rank(). `w` must be valid.
 ShortcutVerdict one_replica_exact(const work::TrainingWorkload& w, const std::vector<int>& gpu_of_rank,
                                   NodeShape node);
+
+// Under the shortcut, the groups of `graph` (built from `w` with one_replica and mirrored
+// traffic) whose mirrored traffic need not be issued: a group of ranks of replicas not built
+// (another replica's tensor, context or expert group, or pipeline pair) that lies in one star
+// node, as does its replica-0 counterpart, where no other group has two members on that node
+// including one of its members (the step's closing all-ranks gradient-norm all-reduce aside: a
+// stage's other transfers are done before it starts). Such a group's traffic crosses only its
+// own GPUs' links, which nothing else uses, so it takes its uncontended time, never more than
+// its replica-0 counterpart's, which the step waits for anyway: dropping it changes no time.
+// One flag per graph group.
+std::vector<uint8_t> isolated_mirrored_groups(const work::TrainingWorkload& w, const work::TaskGraph& graph,
+                                              const std::vector<int>& gpu_of_rank, NodeShape node);
 
 }  // namespace cs::compute

@@ -126,10 +126,15 @@ void TrainingExecutor::begin(uint32_t task) {
     return;
   }
   const auto& parts = graph_.comm_items[t.item].parts;
+  const auto skipped = [&](const work::CommPart& part) {
+    return !options_.skip_groups.empty() && options_.skip_groups[part.group];
+  };
   // Counted before anything is issued, so a transfer reported at once cannot end the task early.
-  outstanding_[task] = uint32_t(parts.size()) + 1;
+  outstanding_[task] = 1;
+  for (const auto& part : parts) outstanding_[task] += !skipped(part);
   for (uint32_t w : participants(t.item)) set_comm_activity(w, +1);
   for (const auto& part : parts) {
+    if (skipped(part)) continue;
     if (part.op == work::CollectiveOp::send_recv) {
       const auto& pair = graph_.groups[part.group];
       comm_.send(pair[0], pair[1], part.bytes, this, task, part.group);

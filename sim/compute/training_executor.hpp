@@ -37,6 +37,9 @@ struct ExecutorOptions {
   // all-to-all as point-to-point sends (direct). false: the layer's own auto, which also weighs
   // algorithms NCCL lacks for these ops (direct all-gather, halving-doubling, ...).
   bool nccl_algorithms = true;
+  // Per graph group: 1 = do not issue its parts (other replicas' traffic that cannot change the
+  // step, compute/replica_symmetry.hpp). Empty: issue everything.
+  std::vector<uint8_t> skip_groups;
 };
 
 struct TaskTiming {

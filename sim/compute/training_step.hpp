@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/compute/replica_symmetry.hpp"
 #include "sim/compute/roofline.hpp"
 #include "sim/compute/step_analysis.hpp"
 #include "workloads/training_flops.hpp"
@@ -27,6 +28,11 @@ struct TrainingStepOptions {
   work::MemoryOptions memory;
   HostSpec host;               // CPU offload: each GPU's host link and the host's DRAM
   bool keep_timeline = false;  // keep the graph and every task's times (for a trace)
+  // With graph.one_replica (mirrored): where the ranks run (RankLayout::gpu_of_rank) and the
+  // nodes' shape, to leave out other replicas' traffic that cannot change the step
+  // (isolated_mirrored_groups). Empty: every mirrored transfer is issued.
+  std::vector<int> gpu_of_rank;
+  NodeShape node;
 };
 
 // Roofline seconds of one op kind per step on one GPU (mean over workers).
@@ -69,6 +75,12 @@ struct TrainingResult {
 
 // Compute seconds of each of graph.compute_items on `roofline`.
 std::vector<double> item_seconds(const work::TaskGraph& graph, const Roofline& roofline);
+
+// The figures that follow from a step's times (step_time_s, compute_s, optimizer_s, bubble_s,
+// slowdown_s, exposed_by_group) and the workload: FLOPs, tokens/s, TFLOP/s, MFU, the bubble
+// fraction, exposed_comm_s and the memory model.
+void derive_step_figures(TrainingResult& r, const work::TrainingWorkload& w, const GpuSpec& gpu,
+                         const TrainingStepOptions& options);
 
 // `w` must be valid (work::validate). Runs `sim` until the step is done (other models on the
 // simulator keep running alongside). Throws work::TrainingError("precision") when the GPU

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/network/comm_base.hpp"
+#include "sim/scenario/training_config.hpp"
 #include "topology/params.hpp"
 #include "workloads/collective.hpp"
 #include "workloads/traffic.hpp"
@@ -20,6 +21,13 @@ struct GpuConfig {
   double nvlink_bandwidth_Bps = 18 * 20.6e9;  // per direction into the node fabric; 0: none
   topo::NodeFabric fabric = topo::NodeFabric::nvswitch;  // its servers' node fabric
   std::string arch = "hopper";       // keys NCCL's per-architecture tables
+};
+
+// The host CPU's memory of a node (hardware.node.host_memory*): where CPU offload keeps the
+// optimizer and steps it.
+struct HostConfig {
+  double memory_bandwidth_Bps = 102.4e9;
+  double memory_bytes = 0;  // 0: not checked
 };
 
 // network.model and network.granularity: the communication layer's (comm_base.hpp). Only
@@ -37,7 +45,7 @@ struct NetworkConfig {
                                                          // dragonflies, dor on tori, else shortest
 };
 
-enum class WorkloadKind : uint8_t { traffic, collective };
+enum class WorkloadKind : uint8_t { traffic, collective, training };
 
 struct RunConfig {
   double until_s = 0;               // 0 = until the workload is done
@@ -66,12 +74,14 @@ struct Config {
   std::string description;
   uint64_t seed = 1;
   GpuConfig gpu;
+  HostConfig host;
   topo::TopologyParams topology;
   NetworkConfig network;
   InNetworkConfig in_network;
   WorkloadKind workload = WorkloadKind::collective;
   work::TrafficSpec traffic;
   work::CollectiveSpec collective;
+  TrainingConfig training;
   std::vector<BackgroundWorkload> background;
   RunConfig run;
 };

@@ -117,6 +117,9 @@ void parse_hardware(const json& doc, Config& config) {
   p.nic_bandwidth_Bps = get_quantity(node, "nic_bandwidth", at, QuantityKind::bandwidth, Sign::positive, 50e9);
   p.pcie_bandwidth_Bps = get_quantity(node, "pcie_bandwidth", at, QuantityKind::bandwidth, Sign::positive, 64e9);
   p.pcie_latency_s = get_quantity(node, "pcie_latency", at, QuantityKind::time, Sign::non_negative, 0.5e-6);
+  config.host.memory_bandwidth_Bps = get_quantity(node, "host_memory_bandwidth", at, QuantityKind::bandwidth,
+                                                  Sign::positive, config.host.memory_bandwidth_Bps);
+  config.host.memory_bytes = get_quantity(node, "host_memory", at, QuantityKind::bytes, Sign::non_negative, 0);
   // PCIe switches are modelled only when the key is given (0: today's direct PCIe cables).
   p.pcie_switches = 0;
   if (member(node, "pcie_switches")) {

@@ -1,4 +1,4 @@
-// workload.*: traffic patterns and collectives.
+// workload.*: traffic patterns and collectives (training: parse_training.cpp).
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/parse_util.hpp"
 #include "workloads/collective_plan.hpp"
@@ -210,12 +210,13 @@ void parse_workload(const json& doc, Config& config) {
   config.workload = required_choice<WorkloadKind>(w, "kind", kAt,
                                                   {{"traffic", WorkloadKind::traffic},
                                                    {"collective", WorkloadKind::collective},
-                                                   {"training", std::nullopt},
+                                                   {"training", WorkloadKind::training},
                                                    {"serving", std::nullopt},
                                                    {"training_run", std::nullopt},
                                                    {"jobs", std::nullopt}});
   const int64_t ranks = total_gpus(config);
   if (config.workload == WorkloadKind::traffic) parse_traffic(w, std::string(kAt), ranks, config.traffic);
+  else if (config.workload == WorkloadKind::training) parse_training(w, std::string(kAt), config);
   else parse_collective(w, std::string(kAt), ranks, config.collective);
   parse_background(w, ranks, config);
   // Whether each algorithm has a plan for the op and groups, and what the network model can

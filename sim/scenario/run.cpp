@@ -16,6 +16,7 @@
 #include "sim/scenario/input_error.hpp"
 #include "sim/scenario/link_report.hpp"
 #include "sim/scenario/run_collective.hpp"
+#include "sim/scenario/run_training.hpp"
 #include "sim/scenario/summary.hpp"
 #include "topology/topology.hpp"
 
@@ -31,35 +32,50 @@ topo::Topology build_topology(const Config& config) {
   }
 }
 
+Fabric build_fabric(const Config& config, engine::Simulator& sim, const topo::Topology& topology,
+                    net::Placement placement) {
+  Fabric f;
+  try {
+    f.network = std::make_unique<net::Network>(sim, topology, config.network.routing);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("network.routing", e.what());
+  }
+  net::CommConfig c;
+  c.model = config.network.model;
+  c.granularity = config.network.granularity;
+  c.protocol = config.network.protocol;
+  c.in_network = {config.in_network.nvls, config.in_network.sharp,
+                  config.in_network.nvls ? net::nccl_nvls_efficiency(config.gpu.arch) : 1.0};
+  try {
+    f.comm = net::make_comm(*f.network, std::move(placement), c);
+  } catch (const net::CommError& e) {
+    throw detail::input_error(e, "workload");
+  }
+  return f;
+}
+
 namespace {
 
 using nlohmann::json;
+
+// Where the workload's ranks run: a training plan places its own (parallel.order); traffic
+// and collectives use the GPUs' numbering.
+net::Placement workload_placement(const Config& config, int gpus) {
+  if (config.workload == WorkloadKind::training) return detail::training_placement(config.training.workload, gpus);
+  return net::Placement::identity(gpus);
+}
 
 // What one replication runs on: the topology, its network, and the communication layer of
 // the chosen model over the workload's ranks. Built in this order; never moved.
 struct World {
   World(const Config& config, uint64_t seed) : sim(seed), topology(build_topology(config)) {
-    try {
-      network = std::make_unique<net::Network>(sim, topology, config.network.routing);
-    } catch (const std::invalid_argument& e) {
-      throw InputError("network.routing", e.what());
-    }
-    net::CommConfig c;
-    c.model = config.network.model;
-    c.granularity = config.network.granularity;
-    c.protocol = config.network.protocol;
-    c.in_network = {config.in_network.nvls, config.in_network.sharp,
-                    config.in_network.nvls ? net::nccl_nvls_efficiency(config.gpu.arch) : 1.0};
-    try {
-      comm = net::make_comm(*network, net::Placement::identity(topology.ranks()), c);
-    } catch (const net::CommError& e) {
-      throw detail::input_error(e, "workload");
-    }
+    fabric = build_fabric(config, sim, topology, workload_placement(config, topology.ranks()));
+    comm = fabric.comm.get();
   }
   engine::Simulator sim;
   const topo::Topology topology;
-  std::unique_ptr<net::Network> network;
-  std::unique_ptr<net::CommBase> comm;
+  Fabric fabric;
+  net::CommBase* comm = nullptr;
 };
 
 // Chrome traces stay loadable: beyond this many flows, only the first ones are traced.
@@ -128,6 +144,10 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
     case WorkloadKind::traffic:
       kind = "traffic";
       block = run_traffic(config, sim, comm, outputs && options.flow_table ? &outputs->flows_csv : nullptr);
+      break;
+    case WorkloadKind::training:
+      kind = "training";
+      block = detail::run_training(config, sim, comm);
       break;
   }
   const LinkUsage usage = comm.link_usage();  // where the bytes went, per directed link
