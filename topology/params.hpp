@@ -1,7 +1,10 @@
 #pragma once
 // What a topology is built from: plain parameters in SI units (bytes/s, seconds).
 // Filled by the scenario loader (which validates them); consumed by the builders.
+#include <array>
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <optional>
 #include <string>
 #include <vector>
@@ -83,5 +86,23 @@ struct TopologyParams {
 
 enum class RoutingKind : uint8_t { dmodk, ecmp, shortest, minimal, valiant, ugal, dor,
                                    adaptive };
+
+// Every kind, in the order the scenario schema lists them, and their scenario spellings
+// ("fat_tree", "dmodk", ...): the one place the names are written (topology/kind_names.cpp).
+inline constexpr std::array<TopologyKind, 5> kTopologyKinds{TopologyKind::single_node, TopologyKind::fat_tree,
+                                                            TopologyKind::dragonfly, TopologyKind::torus,
+                                                            TopologyKind::custom};
+inline constexpr std::array<RoutingKind, 8> kRoutingKinds{RoutingKind::dmodk,   RoutingKind::ecmp,    RoutingKind::adaptive,
+                                                          RoutingKind::minimal, RoutingKind::valiant, RoutingKind::ugal,
+                                                          RoutingKind::dor,     RoutingKind::shortest};
+std::string_view to_string(TopologyKind kind);
+std::string_view to_string(RoutingKind kind);
+// The topology family a routing works on (dmodk, ecmp and adaptive: fat_tree; minimal,
+// valiant and ugal: dragonfly; dor: torus); nullopt: any (shortest). make_router and the
+// scenario's checks both ask this.
+std::optional<TopologyKind> routing_family(RoutingKind kind);
+// A family's natural routing: dmodk on fat-trees, minimal on dragonflies, dor on tori,
+// shortest elsewhere.
+RoutingKind default_routing(TopologyKind kind);
 
 }  // namespace cs::topo

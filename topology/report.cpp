@@ -16,17 +16,6 @@
 namespace cs::topo {
 namespace {
 
-const char* kind_name(TopologyKind k) {
-  switch (k) {
-    case TopologyKind::single_node: return "single_node";
-    case TopologyKind::fat_tree: return "fat_tree";
-    case TopologyKind::custom: return "custom";
-    case TopologyKind::dragonfly: return "dragonfly";
-    case TopologyKind::torus: return "torus";
-  }
-  return "unknown";
-}
-
 std::string tier_name(const Topology& t, const Vertex& v) {
   switch (t.kind()) {
     case TopologyKind::fat_tree:
@@ -320,7 +309,7 @@ double max_flow_bisection(const Topology& t, const std::vector<std::vector<bool>
 TopologyReport make_report(const Topology& t, const TopologyParams& params,
                            const PriceTable& prices) {
   TopologyReport r;
-  r.kind = kind_name(t.kind());
+  r.kind = std::string(to_string(t.kind()));
   r.nodes = t.nodes();
   r.gpus = t.ranks();
   for (VertexId v = 0; v < t.num_vertices(); ++v) {

@@ -13,25 +13,6 @@ namespace {
 using topo::RoutingKind;
 using topo::TopologyKind;
 
-// The topology family a routing needs; nullopt: any.
-std::optional<TopologyKind> routing_family(RoutingKind r) {
-  switch (r) {
-    case RoutingKind::dmodk:
-    case RoutingKind::ecmp:
-    case RoutingKind::adaptive: return TopologyKind::fat_tree;
-    case RoutingKind::minimal:
-    case RoutingKind::valiant:
-    case RoutingKind::ugal: return TopologyKind::dragonfly;
-    case RoutingKind::dor: return TopologyKind::torus;
-    case RoutingKind::shortest: return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-const char* family_name(TopologyKind k) {
-  return k == TopologyKind::fat_tree ? "fat_tree" : k == TopologyKind::dragonfly ? "dragonfly" : "torus";
-}
-
 }  // namespace
 
 void parse_network(const json& doc, Config& config) {
@@ -51,27 +32,18 @@ void parse_network(const json& doc, Config& config) {
        {"none", net::Protocol::none}},
       net::Protocol::automatic);
   const TopologyKind kind = config.topology.kind;
-  const std::vector<Choice<RoutingKind>> routings = {{"dmodk", RoutingKind::dmodk},
-                                                     {"ecmp", RoutingKind::ecmp},
-                                                     {"adaptive", RoutingKind::adaptive},
-                                                     {"minimal", RoutingKind::minimal},
-                                                     {"valiant", RoutingKind::valiant},
-                                                     {"ugal", RoutingKind::ugal},
-                                                     {"dor", RoutingKind::dor},
-                                                     {"shortest", RoutingKind::shortest}};
-  const RoutingKind family_default = kind == TopologyKind::fat_tree    ? RoutingKind::dmodk
-                                     : kind == TopologyKind::dragonfly ? RoutingKind::minimal
-                                     : kind == TopologyKind::torus     ? RoutingKind::dor
-                                                                       : RoutingKind::shortest;
-  config.network.routing = get_choice<RoutingKind>(n, "routing", "network", routings, family_default);
-  const auto needs = routing_family(config.network.routing);
+  std::vector<Choice<RoutingKind>> routings;
+  for (RoutingKind r : topo::kRoutingKinds) routings.push_back({topo::to_string(r), r});
+  config.network.routing = get_choice<RoutingKind>(n, "routing", "network", routings, topo::default_routing(kind));
+  const auto needs = topo::routing_family(config.network.routing);
   if (needs && *needs != kind) {
     std::string available;
-    for (const auto& c : routings)
-      if (c.value && (!routing_family(*c.value) || routing_family(*c.value) == kind))
-        available += (available.empty() ? "" : ", ") + std::string(c.name);
+    for (RoutingKind r : topo::kRoutingKinds)
+      if (!topo::routing_family(r) || topo::routing_family(r) == kind)
+        available += (available.empty() ? "" : ", ") + std::string(topo::to_string(r));
     throw InputError("network.routing", "'" + n.at("routing").get<std::string>() + "' routing needs a " +
-                                            family_name(*needs) + " topology; available here: " + available);
+                                            std::string(topo::to_string(*needs)) + " topology; available here: " +
+                                            available);
   }
 }
 

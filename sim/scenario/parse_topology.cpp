@@ -217,13 +217,9 @@ void parse_custom(const json& t, topo::TopologyParams& p) {
 void parse_topology(const json& doc, Config& config) {
   const json& t = object_or_empty(doc, "topology", "");
   topo::TopologyParams& p = config.topology;
-  p.kind = get_choice<topo::TopologyKind>(t, "kind", kAt,
-                                          {{"single_node", topo::TopologyKind::single_node},
-                                           {"fat_tree", topo::TopologyKind::fat_tree},
-                                           {"dragonfly", topo::TopologyKind::dragonfly},
-                                           {"torus", topo::TopologyKind::torus},
-                                           {"custom", topo::TopologyKind::custom}},
-                                          topo::TopologyKind::fat_tree);
+  std::vector<Choice<topo::TopologyKind>> kinds;
+  for (topo::TopologyKind k : topo::kTopologyKinds) kinds.push_back({topo::to_string(k), k});
+  p.kind = get_choice<topo::TopologyKind>(t, "kind", kAt, kinds, topo::TopologyKind::fat_tree);
   const int64_t nodes = get_int(t, "nodes", kAt, direct_default_nodes(t, p.kind), 1, kMaxTotalGpus);
   if (p.kind == topo::TopologyKind::single_node && nodes != 1)
     throw InputError("topology.nodes", "a single_node topology has exactly 1 node; got " + std::to_string(nodes),
