@@ -31,8 +31,12 @@ class DragonflyRouter final : public CachedRouter {
   void set_load_oracle(LoadOracle oracle) override { oracle_ = std::move(oracle); }
 
  private:
-  int router_of_rank(int rank) const { return d_.router_of_node(t_.node_of_rank(rank)); }
-  int group_of_rank(int rank) const { return d_.group_of_router(router_of_rank(rank)); }
+  int router_of_rank(int rank) const { return d_.router_of_nic(t_.nic_index_of_rank(rank)); }
+  int group_of_rank(int rank) const { return d_.group_of_node(t_.node_of_rank(rank)); }
+  // A rank's index among its group's ranks (nodes fill groups in order, ranks node by node).
+  int index_in_group(int rank) const {
+    return rank % (d_.routers_per_group * d_.nodes_per_router * t_.gpus_per_node());
+  }
 
   // (most active flows on a link of the route + 1) * links.
   uint64_t cost(const Route& r) const {
@@ -62,50 +66,44 @@ class DragonflyRouter final : public CachedRouter {
     });
   }
 
-  // The global cable copy from group `from` to group `to` that needs the fewest local hops
-  // from router `at` (and, when `dest` >= 0, to router `dest`); ties: first from
-  // (at + dest) mod m.
-  LinkId pick_global(int at, int from, int to, int dest) const {
-    const int m = d_.links_per_group_pair;
-    const int start = (at + std::max(dest, 0)) % m;
-    LinkId best = 0;
-    int best_cost = 3;
-    for (int i = 0; i < m && best_cost > 0; ++i) {
-      const LinkId l = d_.global_link(from, to, (start + i) % m);
-      const int u = t_.vertex(t_.link(l).from).index, v = t_.vertex(t_.link(l).to).index;
-      const int c = (u != at) + (dest >= 0 && v != dest);
-      if (c < best_cost) best_cost = c, best = l;
-    }
-    return best;
-  }
+  // How one pair's route picks among parallel cables. Global: copy (i + j) mod m of the
+  // group pair's m cables, i and j the two ranks' indices within their groups, so the pairs
+  // of two groups load the m cables evenly (a nearest-cable rule would pile the flows on the
+  // few cables of the source and destination routers). Local bundles: copy hash(pair, hop)
+  // mod the bundle, uncorrelated with the global choice.
+  struct Spread {
+    int global;      // i + j
+    uint64_t hash;   // of the pair
+    int hops = 0;    // local hops taken so far
+  };
 
   // Appends a local hop from router `at` to router `to` of the same group, if they differ.
-  void local_hop(int at, int to, std::vector<LinkId>& out) const {
-    if (at != to) out.push_back(d_.local_link(at, to % d_.routers_per_group));
+  void local_hop(int at, int to, Spread& spread, std::vector<LinkId>& out) const {
+    if (at == to) return;
+    const auto copy = static_cast<int>(mix64(spread.hash + static_cast<uint64_t>(spread.hops++)) %
+                                       static_cast<uint64_t>(d_.local_parallel));
+    out.push_back(d_.local_link(at, to % d_.routers_per_group, copy));
   }
 
-  // Router `at` to group `to_group` (landing router `dest` when it lies there, else any);
-  // returns the router reached.
-  int minimal(int at, int to_group, int dest, std::vector<LinkId>& out) const {
+  // Router `at` to group `to_group` through the spread's global cable; returns the router
+  // reached (`at` itself inside its own group).
+  int to_group(int at, int to_group, Spread& spread, std::vector<LinkId>& out) const {
     const int from_group = d_.group_of_router(at);
-    if (from_group == to_group) {
-      local_hop(at, dest, out);
-      return dest;
-    }
-    const LinkId l = pick_global(at, from_group, to_group,
-                                 d_.group_of_router(dest) == to_group ? dest : -1);
-    local_hop(at, t_.vertex(t_.link(l).from).index, out);
+    if (from_group == to_group) return at;
+    const LinkId l = d_.global_link(from_group, to_group, spread.global % d_.links_per_group_pair);
+    local_hop(at, t_.vertex(t_.link(l).from).index, spread, out);
     out.push_back(l);
     return t_.vertex(t_.link(l).to).index;
   }
 
   // Router to router: through group `via` (the source's own for a minimal route).
   void fabric(int src, int dst, int via, std::vector<LinkId>& out) const {
-    const int rs = router_of_rank(src), rd = router_of_rank(dst);
-    int at = rs;
-    if (via != d_.group_of_router(rs)) at = minimal(at, via, rs, out);  // Valiant leg
-    at = minimal(at, d_.group_of_router(rd), rd, out);
-    local_hop(at, rd, out);
+    Spread spread{index_in_group(src) + index_in_group(dst),
+                  mix64((static_cast<uint64_t>(src) << 32) | static_cast<uint64_t>(dst))};
+    const int rd = router_of_rank(dst);
+    int at = to_group(router_of_rank(src), via, spread, out);  // Valiant leg, if any
+    at = to_group(at, d_.group_of_router(rd), spread, out);
+    local_hop(at, rd, spread, out);
   }
 
   const DragonflyLayout& d_;
