@@ -63,10 +63,11 @@ class Router {
 //   shortest: Boost.Graph BFS, fewest hops, transit only through fabric switches and the
 //             source and destination nodes' NICs and node switches.
 //   minimal:  dragonfly local-global-local: at most one global cable and one local hop in
-//             each group; among the m parallel cables between the two groups, cable (i + j)
-//             mod m, i and j the ranks' indices within their groups, so the pairs of two
-//             groups load the m cables evenly (the cable needing fewest local hops would pile
-//             them onto the few cables of the source and destination routers); among the
+//             each group; among the m parallel cables between the two groups, cable
+//             (i + floor(j m / R)) mod m, i and j the ranks' indices within their groups of R
+//             ranks, so the pairs of two groups load the m cables evenly (the cable needing
+//             fewest local hops would pile them onto the few cables of the source and
+//             destination routers); among the
 //             cables of a local bundle, one by a hash of the pair. With one cable per group
 //             pair the shortest route with one global hop; a route over two global cables can
 //             be shorter on some arrangements (Bunde et al., IEEE 2019).

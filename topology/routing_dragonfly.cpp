@@ -34,8 +34,8 @@ class DragonflyRouter final : public CachedRouter {
   int router_of_rank(int rank) const { return d_.router_of_nic(t_.nic_index_of_rank(rank)); }
   int group_of_rank(int rank) const { return d_.group_of_node(t_.node_of_rank(rank)); }
   // A rank's index among its group's ranks (nodes fill groups in order, ranks node by node).
-  int index_in_group(int rank) const {
-    return rank % (d_.routers_per_group * d_.nodes_per_router * t_.gpus_per_node());
+  int64_t index_in_group(int rank) const {
+    return rank % (int64_t{d_.routers_per_group} * d_.nodes_per_router * t_.gpus_per_node());
   }
 
   // (most active flows on a link of the route + 1) * links.
@@ -66,16 +66,26 @@ class DragonflyRouter final : public CachedRouter {
     });
   }
 
-  // How one pair's route picks among parallel cables. Global: copy (i + j) mod m of the
-  // group pair's m cables, i and j the two ranks' indices within their groups, so the pairs
-  // of two groups load the m cables evenly (a nearest-cable rule would pile the flows on the
-  // few cables of the source and destination routers). Local bundles: copy hash(pair, hop)
-  // mod the bundle, uncorrelated with the global choice.
+  // How one pair's route picks among parallel cables. Global: copy (i + floor(j m / R)) mod
+  // m of the group pair's m cables, i and j the two ranks' indices within their groups of R
+  // ranks: every source row and destination column of an all-to-all meets each cable R / m
+  // times (+-1), so the pairs of two groups load the m cables evenly, and so do permutations
+  // that keep a rank's index (i -> i of another group), unlike (i + j) mod m, which uses only
+  // every other cable then when m is even. (The cable needing fewest local hops would pile
+  // the flows onto the few cables of the source and destination routers.) Local bundles:
+  // copy hash(pair, hop) mod the bundle, uncorrelated with the global choice.
   struct Spread {
-    int global;      // i + j
+    int global;      // the global copy
     uint64_t hash;   // of the pair
     int hops = 0;    // local hops taken so far
   };
+
+  int global_copy(int src, int dst) const {
+    const int m = d_.links_per_group_pair;
+    if (m <= 1) return 0;
+    const int64_t ranks = int64_t{d_.routers_per_group} * d_.nodes_per_router * t_.gpus_per_node();
+    return static_cast<int>((index_in_group(src) + index_in_group(dst) * int64_t{m} / ranks) % m);
+  }
 
   // Appends a local hop from router `at` to router `to` of the same group, if they differ.
   void local_hop(int at, int to, Spread& spread, std::vector<LinkId>& out) const {
@@ -90,7 +100,7 @@ class DragonflyRouter final : public CachedRouter {
   int to_group(int at, int to_group, Spread& spread, std::vector<LinkId>& out) const {
     const int from_group = d_.group_of_router(at);
     if (from_group == to_group) return at;
-    const LinkId l = d_.global_link(from_group, to_group, spread.global % d_.links_per_group_pair);
+    const LinkId l = d_.global_link(from_group, to_group, spread.global);
     local_hop(at, t_.vertex(t_.link(l).from).index, spread, out);
     out.push_back(l);
     return t_.vertex(t_.link(l).to).index;
@@ -98,7 +108,7 @@ class DragonflyRouter final : public CachedRouter {
 
   // Router to router: through group `via` (the source's own for a minimal route).
   void fabric(int src, int dst, int via, std::vector<LinkId>& out) const {
-    Spread spread{index_in_group(src) + index_in_group(dst),
+    Spread spread{global_copy(src, dst),
                   mix64((static_cast<uint64_t>(src) << 32) | static_cast<uint64_t>(dst))};
     const int rd = router_of_rank(dst);
     int at = to_group(router_of_rank(src), via, spread, out);  // Valiant leg, if any
