@@ -52,7 +52,9 @@ double tree_cut_bisection(const Topology& topology, const std::vector<Partition>
 // Family closed forms (nullopt for custom / single node): fat-tree min(NICs / 2, each tier's
 // up-links / 2); dragonfly group halves (one group: router halves); torus the cheapest cut
 // across a dimension (2 bundles per ring, 1 when its size is 2); all at most half the NIC
-// bandwidth. Exact for balanced designs with even halves; a bound otherwise.
+// bandwidth. Exact for balanced designs whose halves hold whole groups; a lower bound
+// otherwise (e.g. a rail-optimized fat-tree's pods hold whole rails, so a node split never
+// separates pods and its oversubscribed pod up-links do not bind).
 std::optional<double> closed_form_bisection(const Topology& topology, const TopologyParams& p);
 
 }  // namespace cs::topo
