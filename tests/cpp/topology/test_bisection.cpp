@@ -7,24 +7,18 @@
 
 #include "direct_helpers.hpp"
 #include "helpers.hpp"
+#include "report_helpers.hpp"
 #include "topology/report.hpp"
 
 using namespace cs::topo;
 using cs::topo::test::dragonfly;
 using cs::topo::test::fat_tree_tiers;
+using cs::topo::test::unit_prices;
 using cs::topo::test::torus;
 
 namespace {
 
 constexpr double kBw = 50e9;
-
-PriceTable unit_prices() {
-  PriceTable t;
-  t.switch_port.by_gbps[400] = {1, 1, "test"};
-  t.nic.by_gbps[400] = {1, 1, "test"};
-  t.transceiver.by_gbps[400] = {1, 1, "test"};
-  return t;
-}
 
 }  // namespace
 

@@ -7,20 +7,14 @@
 #include <vector>
 
 #include "helpers.hpp"
+#include "report_helpers.hpp"
 #include "topology/report.hpp"
 
 using namespace cs::topo;
 using cs::topo::test::fat_tree_tiers;
+using cs::topo::test::unit_prices;
 
 namespace {
-
-PriceTable unit_prices() {
-  PriceTable t;
-  t.switch_port.by_gbps[400] = {1, 1, "test"};
-  t.nic.by_gbps[400] = {1, 1, "test"};
-  t.transceiver.by_gbps[400] = {1, 1, "test"};
-  return t;
-}
 
 struct Counts3 {
   int leaf, spine, core;

@@ -7,35 +7,25 @@
 
 #include "direct_helpers.hpp"
 #include "helpers.hpp"
+#include "report_helpers.hpp"
 #include "topology/report.hpp"
 
 using namespace cs::topo;
 using cs::topo::test::dragonfly;
 using cs::topo::test::fat_tree_tiers;
 using cs::topo::test::torus;
+using cs::topo::test::count;
+using cs::topo::test::flat_prices;
 
 namespace {
 
-// Distinct prices so a wrong count shows in the total.
+// Street-like prices (bill.hpp's classes), distinct so a wrong count shows in the total.
 PriceTable test_prices() {
-  PriceTable t;
-  t.switch_port.by_gbps[400] = {700, 11, "test"};
-  t.nic.by_gbps[400] = {2000, 25, "test"};
-  t.transceiver.by_gbps[400] = {650, 10, "test"};
-  t.copper_cable = {100, 0, "test"};
-  t.optical_cable = {60, 0, "test"};
-  t.gpu_node = {250000, 10200, "test"};
-  return t;
+  return flat_prices({700, 11}, {2000, 25}, {650, 10}, {100, 0}, {60, 0}, {250000, 10200});
 }
 
 TopologyReport report(const TopologyParams& p) {
   return make_report(build_topology(p), p, test_prices());
-}
-
-int64_t count(const Counts& counts, const std::string& name) {
-  for (const auto& [k, v] : counts)
-    if (k == name) return v;
-  return 0;
 }
 
 // 4,096 GPUs: 512 DGX-like nodes, rails, radix 64, 3 tiers, with the given bundles.

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "direct_helpers.hpp"
-#include "topology/report.hpp"
+#include "report_helpers.hpp"
 
 using namespace cs::topo;
 using cs::topo::test::check_route;
@@ -166,18 +166,9 @@ TEST_CASE("dragonfly local bundles: parallel cables per router pair, all used, a
       }
     }
   CHECK(locals.size() == 5 * 6 * 3 * 2);  // directed
-  const PriceTable prices = [] {
-    PriceTable pt;
-    pt.switch_port.by_gbps[400] = {1, 0, "test"};
-    pt.nic.by_gbps[400] = {1, 0, "test"};
-    pt.transceiver.by_gbps[400] = {1, 0, "test"};
-    return pt;
-  }();
+  const PriceTable prices = cs::topo::test::unit_prices();
   const TopologyReport r = make_report(t, p, prices);
-  int64_t local = 0;
-  for (const auto& [k, n] : r.links_by_kind)
-    if (k == "local") local = n;
-  CHECK(local == 5 * 6 * 3);
+  CHECK(cs::topo::test::count(r.links_by_kind, "local") == 5 * 6 * 3);
   // Designed router ports: p x NICs + (a - 1) x 3 + h = 2 + 9 + 2.
   CHECK(dragonfly_router_ports(p) == 13);
   CHECK(r.switch_ports == 20 * 13);

@@ -3,6 +3,7 @@
 
 #include "direct_helpers.hpp"
 #include "helpers.hpp"
+#include "report_helpers.hpp"
 #include "topology/report.hpp"
 
 using namespace cs::topo;
@@ -14,25 +15,13 @@ constexpr double kBw = 50e9;  // default NIC and fabric link bandwidth (400 Gb/s
 
 // Distinct prices so a wrong count shows in the total.
 PriceTable test_prices() {
-  PriceTable t;
-  t.switch_port.by_gbps[400] = {1000, 10, "test"};
+  PriceTable t = flat_prices({1000, 10}, {300, 3}, {70, 0.7}, {9, 0}, {11, 0}, {100000, 1000});
   t.switch_port.by_gbps[800] = {5000, 50, "test"};
-  t.nic.by_gbps[400] = {300, 3, "test"};
-  t.transceiver.by_gbps[400] = {70, 0.7, "test"};
-  t.copper_cable = {9, 0, "test"};
-  t.optical_cable = {11, 0, "test"};
-  t.gpu_node = {100000, 1000, "test"};
   return t;
 }
 
 TopologyReport report(const TopologyParams& p) {
   return make_report(build_topology(p), p, test_prices());
-}
-
-int64_t count(const Counts& counts, const std::string& name) {
-  for (const auto& [k, v] : counts)
-    if (k == name) return v;
-  return 0;
 }
 
 }  // namespace
