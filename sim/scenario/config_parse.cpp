@@ -63,9 +63,10 @@ void parse_run(const json& doc, Config& config) {
 
 }  // namespace detail
 
-Config parse_config(const nlohmann::json& raw) {
-  const nlohmann::json doc = detail::normalize_numbers(raw);
-  detail::validate_normalized(doc);
+namespace {
+
+// The sections that describe the machine: top level, hardware, topology, network.
+Config parse_fabric(const nlohmann::json& doc) {
   Config config;
   config.name = detail::get_string(doc, "name", "", "");
   config.description = detail::get_string(doc, "description", "", "");
@@ -73,6 +74,21 @@ Config parse_config(const nlohmann::json& raw) {
   detail::parse_hardware(doc, config);
   detail::parse_topology(doc, config);
   detail::parse_network(doc, config);
+  return config;
+}
+
+}  // namespace
+
+Config parse_fabric_config(const nlohmann::json& raw) {
+  const nlohmann::json doc = detail::normalize_numbers(raw);
+  detail::validate_normalized(doc);
+  return parse_fabric(doc);
+}
+
+Config parse_config(const nlohmann::json& raw) {
+  const nlohmann::json doc = detail::normalize_numbers(raw);
+  detail::validate_normalized(doc);
+  Config config = parse_fabric(doc);
   detail::parse_workload(doc, config);
   if (detail::member(doc, "fleet"))
     throw InputError("fleet", "'fleet' is not implemented yet; available workloads: traffic, collective");

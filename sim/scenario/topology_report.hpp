@@ -16,8 +16,14 @@ topo::TopologyReport topology_report(const nlohmann::json& doc);
 
 // The JSON form: the SCENARIOS.md keys gpus, nodes, switches, links (full-duplex cables),
 // diameter_hops, bisection_bandwidth_Bps (bytes/s, one direction), cost_usd, power_w, and
-// detail: kind, nics, node_switches, switches_by_tier, links_by_kind, cables, transceivers,
-// switch_ports, diameter_method, bisection_method, bill, global_arrangement (dragonfly).
+// detail: kind, nics, node_switches, switches_by_tier, links_by_kind, cables (copper,
+// optical, rule), racks, transceivers, switch_ports (bought), switch_ports_used,
+// diameter_method, bisection_method, bisection_partitions, bill (each line with "network":
+// false for the GPU nodes), pricing_basis, network_cost_usd, network_power_w,
+// network_cost_per_gpu_usd, network_usd_per_bisection_GBps, notes (list of strings), and
+// for fat_tree tiers, tiers_requested and oversubscription_by_tier (per tier below the top:
+// tier, switches, down_ports, up_ports, parallel_links, down_Bps, up_Bps, ratio,
+// worst_switch_ratio); global_arrangement (dragonfly).
 nlohmann::json report_json(const topo::TopologyReport& report);
 // A readable table of the same.
 std::string report_text(const topo::TopologyReport& report);
