@@ -58,7 +58,7 @@ double FluidComm::cancel_send(TransferId id) {
 
 CollectiveRunner& FluidComm::runner(const work::CollectivePlan& plan) {
   auto& r = runners_[&plan];
-  if (!r) r = std::make_unique<FluidCollectiveRun>(fluid_, routed(plan));
+  if (!r) r = std::make_unique<FluidCollectiveRun>(fluid_, network(), plan, routed(plan));
   return *r;
 }
 
