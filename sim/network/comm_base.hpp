@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <span>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -50,6 +51,8 @@ struct CommConfig {
   Granularity granularity = Granularity::pipeline;
   Protocol protocol = Protocol::automatic;  // collectives' default
   InNetworkReduction in_network;
+  // GPU architecture ("hopper", ...): keys NCCL's per-generation tables (LL's ceiling).
+  std::string gpu_arch = "hopper";
 };
 
 class CommBase : public Comm {
@@ -127,12 +130,17 @@ class CommBase : public Comm {
     work::GroupLayout layout;  // over GPUs
     std::map<std::pair<work::CollectiveOp, work::CollectiveAlgorithm>, std::unique_ptr<work::CollectivePlan>> plans;
     std::pair<bool, bool> spans{false, false};  // (spans several nodes, has ranks sharing a node)
+    int nodes = 1;                              // nodes its ranks are on
   };
   struct Pick {
     CollectiveChoice choice;
-    const CollectiveCosts* costs = nullptr;
+    CollectiveCosts costs;  // the protocol's, refined as NCCL's tuner refines them
     const work::CollectivePlan* plan = nullptr;
   };
+  // The costs `algorithm` runs `plan` with under `protocol`: NCCL's bandwidth factors for its
+  // algorithms, and LL's ceiling as a lower efficiency (exact for the collective alone).
+  CollectiveCosts refined_costs(const Group& g, work::CollectiveOp op, const work::CollectivePlan& plan,
+                                work::CollectiveAlgorithm algorithm, const ProtocolCosts& protocol);
   using PickKey = std::tuple<GroupId, work::CollectiveOp, work::CollectiveAlgorithm, int, double>;
   const Pick& pick(GroupId group, work::CollectiveOp op, double bytes, const CollectiveOptions& options);
   const std::vector<ProtocolCosts>& protocols(const CollectiveOptions& options);

@@ -48,6 +48,7 @@ struct World {
     c.model = config.network.model;
     c.granularity = config.network.granularity;
     c.protocol = config.network.protocol;
+    c.gpu_arch = config.gpu.arch;
     c.in_network = {config.in_network.nvls, config.in_network.sharp,
                     config.in_network.nvls ? net::nccl_nvls_efficiency(config.gpu.arch) : 1.0};
     try {
