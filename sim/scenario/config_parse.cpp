@@ -102,9 +102,8 @@ Config parse_config(const nlohmann::json& raw) {
   detail::parse_topology(doc, config);
   detail::parse_network(doc, config);
   detail::parse_workload(doc, config);
-  if (detail::member(doc, "fleet"))
-    throw InputError("fleet", "'fleet' is not implemented yet; available workloads: traffic, collective");
   detail::parse_run(doc, config);
+  detail::parse_fleet(doc, config);
   return config;
 }
 
