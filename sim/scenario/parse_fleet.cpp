@@ -74,8 +74,8 @@ void parse_prices(const json& f, fleet::TrainingRunConfig& c) {
   if (!catalog.find(name))
     throw InputError(join_path(kFleet, "instance"),
                      "unknown instance \"" + name + "\"; the price catalog has " + quoted_list(catalog.names()),
-                     did_you_mean(name, catalog.names()) + (nearest(name, catalog.names()) ? " " : "") +
-                         "or give its prices in fleet.prices");
+                     nearest(name, catalog.names()) ? did_you_mean(name, catalog.names()) + " or give its prices in fleet.prices"
+                                                    : "another instance: give its prices in fleet.prices");
   c.usd_per_node_hour = catalog.usd_per_hour(name);
   const std::string at = join_path(kFleet, "prices");
   const json& prices = object_or_empty(f, "prices", kFleet);
