@@ -44,7 +44,10 @@ std::string duration(const json& v) {
   return printf_text("%.4g", s / scale) + ci(v, "%.2g", scale) + unit;
 }
 
-std::string count(const json& v) { return printf_text("%.6g", mean_of(v)) + ci(v, "%.2g"); }
+// Counts and node-hours: whole above a thousand, four significant digits below.
+std::string plain(double x) { return printf_text(std::fabs(x) >= 1000.0 ? "%.0f" : "%.4g", x); }
+
+std::string count(const json& v) { return plain(mean_of(v)) + ci(v, "%.2g"); }
 
 std::string dollars(const json& v) {
   const double usd = mean_of(v);
@@ -67,7 +70,7 @@ std::string training_run_text(const json& b) {
     for (const auto& [market, usd] : b["cost_usd_by_market"].items())
       if (mean_of(usd) > 0.0)
         out += "   " + market + " " + dollars(usd) + " (" +
-               printf_text("%.6g", mean_of(at(b, "node_hours_by_market", market.c_str()))) + " node-h)";
+               plain(mean_of(at(b, "node_hours_by_market", market.c_str()))) + " node-h)";
   out += "\n  interruptions  " + count(b.value("interruptions", json())) + " (spot reclaims)   failures " +
          count(b.value("failures", json())) + "   restores " + count(at(b, "job", "restores")) + "\n";
   const json& interval = at(b, "checkpoint", "interval_s");
