@@ -2,7 +2,9 @@
 // market, prices, interruptions, failures, cold_start, elastic) into cs::fleet's
 // TrainingRunConfig; checkpoint and restore are parse_checkpoint.cpp's. Only parsing: the model
 // is sim/fleet's.
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 #include "sim/fleet/instance_prices.hpp"
@@ -19,8 +21,9 @@ constexpr std::string_view kFleet = "fleet";
 constexpr double kHour_s = 3600.0;
 constexpr int kMaxNodes = 1'000'000;
 constexpr double kMaxWork_s = 1e12;
-// Beyond this many expected events a run takes minutes per replication: refused up front.
-constexpr double kMaxExpectedEvents = 1e8;
+// Beyond this many expected checkpoints or interruptions a replication takes seconds and
+// hundreds of megabytes (its time series): refused up front.
+constexpr double kMaxExpectedEvents = 1e6;
 // Bare numbers at or above these were surely meant per hour (per_hour_quantity): a node
 // reclaimed every 2.8 hours, a node at $360 an hour (the priciest 8-GPU instances list ~$100).
 constexpr double kBareReclaimRateLimit_per_s = 1e-4;
@@ -220,25 +223,42 @@ void parse_elastic(const json& f, fleet::TrainingRunConfig& c) {
   el.reconfigure_s = get_quantity(o, "reconfigure", at, QuantityKind::time, Sign::non_negative, el.reconfigure_s);
 }
 
-// A run whose expected event count is absurd would take minutes or hours per replication:
-// refuse it with the numbers. Checkpoints: work / interval; interruptions: the job's rate over
-// the time limit (a job that cannot progress runs until then).
+std::string rounded(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
+}
+
+// A run whose expected event count is absurd would take minutes and gigabytes per replication:
+// refuse it with the numbers. Checkpoints: work / interval. Interruptions: the job's rate over
+// its expected wall time (Daly's, doubled; with no restart cost it is what the library's tests
+// check), or until the time limit when that is sooner or the job cannot progress (each restore
+// longer than the time between interruptions).
 void check_event_budget(const Config& config) {
   const fleet::TrainingRunConfig& c = config.training_run;
   const double interval = c.checkpoint_interval_s();
   const double checkpoints = std::isfinite(interval) ? c.work_s() / interval : 0.0;
-  const double interruptions = c.interruption_rate_per_s() * c.max_wall_time_s;
+  const double rate = c.interruption_rate_per_s();
+  double horizon = c.max_wall_time_s;
+  if (rate > 0.0 && std::isfinite(interval)) {
+    const double restart = c.restore_s(c.nodes, true) + c.restore.detection_s;
+    const double expected = fleet::daly_expected_wall_time_s(c.work_s(), interval, c.checkpoint.blocking_s(c.nodes),
+                                                             1.0 / rate, restart);
+    if (std::isfinite(expected)) horizon = std::min(horizon, 2.0 * expected);
+  }
+  const double interruptions = rate * horizon;
   if (checkpoints > kMaxExpectedEvents)
-    throw InputError("fleet.checkpoint.interval", "about " + describe_value(json(checkpoints)) +
-                                                      " checkpoints for this work; at most 1e8",
+    throw InputError("fleet.checkpoint.interval", "about " + rounded(checkpoints) +
+                                                      " checkpoints for this work; at most 1e6",
                      "checkpoint less often, or train fewer steps");
   if (interruptions > kMaxExpectedEvents) {
-    const bool until = config.run.until_s > 0;
+    const bool until = config.run.until_s > 0 && horizon == c.max_wall_time_s;
     throw InputError(until ? "run.until" : std::string(kFleet),
-                     "about " + describe_value(json(interruptions)) + " interruptions (" +
-                         describe_value(json(c.interruption_rate_per_s() * kHour_s)) + " per hour) before " +
-                         (until ? "run.until" : "the default limit of 10 years") + "; at most 1e8",
-                     until ? "lower run.until" : "check the failure and reclaim rates (a bare number is per second), or set run.until");
+                     "about " + rounded(interruptions) + " interruptions (" + rounded(rate * kHour_s) +
+                         " per hour, over " + rounded(horizon / 86400.0) + " days); at most 1e6",
+                     until ? "lower run.until"
+                           : "check the failure and reclaim rates (a bare number is per second) and the restore "
+                             "time: a job whose restores outlast the time between interruptions never finishes");
   }
 }
 
