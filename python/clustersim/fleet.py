@@ -67,9 +67,10 @@ def gantt(result: Result, ax=None, nodes: bool = True, prefix: str = "training_r
     if ax_nodes is not None:
         ts = result.timeseries
         for series, group in ts[ts["series"].str.startswith(f"{prefix}.nodes.")].groupby("series"):
-            if group["value"].max() > 0:
-                ax_nodes.step(list(group["time_s"] / scale) + [end_s / scale], list(group["value"]) + [group["value"].iloc[-1]],
-                              where="post", label=series.rsplit(".", 1)[-1])
+            if group["value"].max() > 0:  # held until the next sample, the last until the end
+                times = list(group["time_s"] / scale) + [end_s / scale]
+                values = list(group["value"]) + [group["value"].iloc[-1]]
+                ax_nodes.step(times, values, where="post", label=series.rsplit(".", 1)[-1])
         ax_nodes.set_ylabel("nodes held")
         ax_nodes.legend(loc="lower left")
         ax_nodes.set_xlabel(unit)
