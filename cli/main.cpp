@@ -14,6 +14,7 @@
 #include "sim/scenario/link_report.hpp"
 #include "sim/scenario/run.hpp"
 #include "sim/scenario/topology_report.hpp"
+#include "sim/scenario/training_run_report.hpp"
 
 namespace fs = std::filesystem;
 using cs::scenario::InputError;
@@ -102,6 +103,7 @@ void print_human(const json& s) {
   if (s.contains("links") && !s["links"]["hottest"].empty()) {
     std::printf("hottest links:\n%s", cs::scenario::hottest_links_text(s["links"]).c_str());
   }
+  if (s.contains("training_run")) std::printf("%s", cs::scenario::training_run_text(s["training_run"]).c_str());
   if (s.contains("traffic")) {
     const auto& t = s["traffic"];
     std::printf("traffic: %.0f flows, makespan %.6g s, mean FCT %.6g s, p99 FCT %.6g s\n", number(t["flows"]),
@@ -122,7 +124,7 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
     if (!result.flows_csv.empty()) write_atomically(out, "flows.csv", result.flows_csv);
     if (!result.links_csv.empty()) write_atomically(out, "links.csv", result.links_csv);
     if (!result.trace_json.empty()) write_atomically(out, fs::path(config.run.trace_path).filename().string(), result.trace_json);
-  } else if (!result.trace_json.empty() || !result.timeseries_csv.empty()) {
+  } else if (!config.run.trace_path.empty() || config.run.timeseries_interval_s > 0) {
     std::cerr << "note: trace and time series are written only with --out DIR\n";
   }
   if (as_json) std::cout << result.summary.dump(2) << "\n";

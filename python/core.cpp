@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "sim/fleet/training_run_config.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/run.hpp"
 #include "sim/scenario/topology_report.hpp"
@@ -67,6 +68,14 @@ std::string topology_graph(const std::string& doc_text) {
   return cs::scenario::topology_graph(json::parse(doc_text)).dump();
 }
 
+// The names of a training run's states, indexed by the value of its "<prefix>.state" series.
+std::vector<std::string> training_run_states() {
+  std::vector<std::string> names;
+  for (std::size_t s = 0; s < cs::fleet::kJobStates; ++s)
+    names.emplace_back(cs::fleet::to_string(static_cast<cs::fleet::JobState>(s)));
+  return names;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -82,4 +91,5 @@ PYBIND11_MODULE(_core, m) {
   m.def("route_links", &route_links, py::arg("doc"), py::arg("src_rank"), py::arg("dst_rank"));
   m.def("topology_graph", &topology_graph, py::arg("doc"));
   m.def("schema", [] { return std::string(cs::scenario::schema_text()); });
+  m.def("training_run_states", &training_run_states);
 }

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 
 from . import _core
 from .scenario import Scenario
@@ -54,11 +55,11 @@ class Result:
         return f"Result({self.summary.get('scenario', '')!r}, sim_time_s={self.summary.get('sim_time_s')})"
 
 
-def run(scenario: Scenario | dict | str) -> Result:
+def run(scenario: Scenario | dict | str | os.PathLike) -> Result:
     """Run a Scenario (or a dict, or a path to a scenario file). The GIL is released while
     the simulation runs, so threads can run several at once."""
     if isinstance(scenario, dict):
         scenario = Scenario(scenario)
-    elif isinstance(scenario, str):
+    elif isinstance(scenario, (str, os.PathLike)):
         scenario = Scenario.load(scenario)
     return Result(*_core.run(scenario.to_json()))

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/fleet/training_run_config.hpp"
 #include "sim/network/comm_base.hpp"
 #include "topology/params.hpp"
 #include "workloads/collective.hpp"
@@ -37,7 +38,7 @@ struct NetworkConfig {
                                                          // dragonflies, dor on tori, else shortest
 };
 
-enum class WorkloadKind : uint8_t { traffic, collective };
+enum class WorkloadKind : uint8_t { traffic, collective, training_run };
 
 struct RunConfig {
   double until_s = 0;               // 0 = until the workload is done
@@ -73,6 +74,9 @@ struct Config {
   work::TrafficSpec traffic;
   work::CollectiveSpec collective;
   std::vector<BackgroundWorkload> background;
+  // training_run: the job (workload.step_time, steps) on its fleet (the fleet section) and
+  // run.until, in the fleet library's terms (parse_fleet.cpp fills it).
+  fleet::TrainingRunConfig training_run;
   RunConfig run;
 };
 

@@ -90,9 +90,8 @@ Config parse_config(const nlohmann::json& raw) {
   detail::validate_normalized(doc);
   Config config = parse_fabric(doc);
   detail::parse_workload(doc, config);
-  if (detail::member(doc, "fleet"))
-    throw InputError("fleet", "'fleet' is not implemented yet; available workloads: traffic, collective");
   detail::parse_run(doc, config);
+  detail::parse_fleet(doc, config);
   return config;
 }
 

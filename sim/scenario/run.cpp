@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/engine/simulator.hpp"
+#include "sim/fleet/replications.hpp"
 #include "sim/network/comm_factory.hpp"
 #include "sim/network/nccl_tuning.hpp"
 #include "sim/network/network.hpp"
@@ -16,6 +17,7 @@
 #include "sim/scenario/input_error.hpp"
 #include "sim/scenario/link_report.hpp"
 #include "sim/scenario/run_collective.hpp"
+#include "sim/scenario/run_training_run.hpp"
 #include "sim/scenario/summary.hpp"
 #include "topology/topology.hpp"
 
@@ -35,10 +37,11 @@ namespace {
 
 using nlohmann::json;
 
-// What one replication runs on: the topology, its network, and the communication layer of
-// the chosen model over the workload's ranks. Built in this order; never moved.
+// What a traffic or collective replication runs on: the topology, its network, and the
+// communication layer of the chosen model over the workload's ranks. Built in this order on
+// `sim` (which outlives it); never moved.
 struct World {
-  World(const Config& config, uint64_t seed) : sim(seed), topology(build_topology(config)) {
+  World(const Config& config, engine::Simulator& sim) : topology(build_topology(config)) {
     try {
       network = std::make_unique<net::Network>(sim, topology, config.network.routing);
     } catch (const std::invalid_argument& e) {
@@ -57,7 +60,6 @@ struct World {
       throw detail::input_error(e, "workload");
     }
   }
-  engine::Simulator sim;
   const topo::Topology topology;
   std::unique_ptr<net::Network> network;
   std::unique_ptr<net::CommBase> comm;
@@ -107,46 +109,53 @@ json run_traffic(const Config& config, engine::Simulator& sim, net::Comm& comm, 
           {"p99_fct_s", percentile(fct, 99)}};
 }
 
-// One replication. `outputs` (time series, trace, flow table) is filled only when given: the
-// first replication's are kept.
-json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const RunOptions& options) {
-  const auto wall0 = std::chrono::steady_clock::now();
-  World world(config, seed);
-  engine::Simulator& sim = world.sim;
+// A traffic or collective replication on `sim`: adds the workload's block, "network" and
+// "links" to `summary`; fills the flow table and links.csv when `outputs` is given.
+void run_network(const Config& config, engine::Simulator& sim, RunOutput* outputs, const RunOptions& options,
+                 json& summary) {
+  World world(config, sim);
   net::Comm& comm = *world.comm;
-  const bool tracing = outputs && !config.run.trace_path.empty();
-  sim.recorder().enable_trace(tracing);
   net::NetworkSampler sampler(comm, sim, config.run.timeseries_interval_s);
   if (outputs && config.run.timeseries_interval_s > 0) sampler.start();
 
-  json block;
-  std::string kind;
   switch (config.workload) {
     case WorkloadKind::collective:
-      kind = "collective";
-      block = detail::run_collective(config, sim, comm);
+      summary["collective"] = detail::run_collective(config, sim, comm);
       break;
     case WorkloadKind::traffic:
-      kind = "traffic";
-      block = run_traffic(config, sim, comm, outputs && options.flow_table ? &outputs->flows_csv : nullptr);
+      summary["traffic"] =
+          run_traffic(config, sim, comm, outputs && options.flow_table ? &outputs->flows_csv : nullptr);
       break;
+    case WorkloadKind::training_run:
+      break;  // run_once's
   }
   const LinkUsage usage = comm.link_usage();  // where the bytes went, per directed link
   json network_block = {{"model", std::string(comm.model_name())},
                         {"protocol", std::string(net::to_string(config.network.protocol))}};
   for (const auto& [name, value] : comm.counters()) network_block[name] = value;
-  json summary = {{"scenario", config.name},
-                  {"seed", seed},
-                  {"sim_time_s", sim.now()},
-                  {"events", sim.events_processed()},
-                  {"wall_time_s", 0.0},
-                  {kind, block},
-                  {"network", network_block},
-                  {"links", link_summary(world.topology, usage)}};
+  summary["network"] = network_block;
+  summary["links"] = link_summary(world.topology, usage);
   if (outputs) outputs->links_csv = link_table_csv(world.topology, usage);
+}
+
+// One replication, in its own Simulator seeded with `seed`. `outputs` (time series, trace,
+// flow table) is filled only when given: the first replication's are kept. A training_run
+// needs no network: the fleet library runs it alone.
+json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const RunOptions& options) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  engine::Simulator sim(seed);
+  const bool tracing = outputs && !config.run.trace_path.empty();
+  sim.recorder().enable_trace(tracing);
+  json summary = {{"scenario", config.name}, {"seed", seed}, {"sim_time_s", 0.0}, {"events", 0}, {"wall_time_s", 0.0}};
+  const bool training_run = config.workload == WorkloadKind::training_run;
+  if (training_run) summary["training_run"] = detail::run_training_run(config, sim, outputs != nullptr);
+  else run_network(config, sim, outputs, options, summary);
+  summary["sim_time_s"] = sim.now();
+  summary["events"] = sim.events_processed();
   if (outputs) {
     std::ostringstream ts, tr;
-    if (config.run.timeseries_interval_s > 0) {
+    // A training run records its series at every change of its state and fleet.
+    if (config.run.timeseries_interval_s > 0 || training_run) {
       sim.recorder().write_timeseries_csv(ts);
       outputs->timeseries_csv = ts.str();
     }
@@ -163,18 +172,21 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
 }  // namespace
 
 void check_buildable(const Config& config) {
-  World world(config, config.seed);
+  if (config.workload == WorkloadKind::training_run) return;  // no network; parse_config checked it all
+  engine::Simulator sim(config.seed);
+  World world(config, sim);
   detail::check_collectives(config, *world.comm);
 }
 
 RunOutput run_scenario(const Config& config, const RunOptions& options) {
   const auto wall0 = std::chrono::steady_clock::now();
-  std::vector<json> summaries;
   RunOutput out;
   const int n = std::max(1, config.run.replications);
-  for (int r = 0; r < n; ++r)
-    summaries.push_back(
-        run_once(config, config.seed + static_cast<uint64_t>(r), r == 0 ? &out : nullptr, options));
+  // In parallel: each replication has its own Simulator and seed and writes its own slot, so
+  // the summaries, combined in seed order, are the same for any thread count.
+  const std::vector<json> summaries = fleet::run_replications(
+      static_cast<std::size_t>(n), config.seed, options.threads,
+      [&](uint64_t seed) { return run_once(config, seed, seed == config.seed ? &out : nullptr, options); });
   out.summary = combine_replications(summaries);
   if (n > 1 && out.summary.contains("collective")) {
     // The combined table keeps the sizes every replication reached: it lacks the most any
@@ -185,8 +197,10 @@ RunOutput run_scenario(const Config& config, const RunOptions& options) {
   }
   if (n > 1) {
     // Hot links differ between seeds (hashed routing): report the first replication's.
-    out.summary["links"] = summaries.front()["links"];
-    out.summary["links"]["replication"] = 0;
+    if (summaries.front().contains("links")) {
+      out.summary["links"] = summaries.front()["links"];
+      out.summary["links"]["replication"] = 0;
+    }
     out.summary["seed"] = config.seed;
     out.summary["replications"] = n;
     out.summary["wall_time_s"] =

@@ -11,7 +11,9 @@ namespace cs::scenario {
 
 struct RunOutput {
   nlohmann::json summary;       // the summary.json object
-  std::string timeseries_csv;   // "series,time_s,value" rows; empty without run.timeseries_interval
+  // "series,time_s,value" rows; empty without run.timeseries_interval, except for a
+  // training_run, which records its state, nodes per market and cost at every change.
+  std::string timeseries_csv;
   std::string trace_json;       // Chrome/Perfetto trace; empty without run.trace
   // traffic workloads: one row per flow, "flow,src,dst,bytes,start_s,finish_s,fct_s"
   // (finish and fct empty for flows still running at run.until); empty unless asked for.
@@ -22,9 +24,11 @@ struct RunOutput {
 
 struct RunOptions {
   bool flow_table = false;  // fill RunOutput::flows_csv
+  int threads = 0;          // replications at once: 0 TBB's default, 1 serial, n at most n
 };
 
-// Runs every replication (run.replications, seeds seed, seed+1, ...) and combines them.
+// Runs every replication (run.replications, seeds seed, seed+1, ...), in parallel, and
+// combines them in seed order (the same summary for any options.threads).
 // Throws InputError for problems only found while building (e.g. a fat-tree that needs more
 // spine ports than switch_radix gives).
 RunOutput run_scenario(const Config& config, const RunOptions& options = {});
