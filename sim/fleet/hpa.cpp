@@ -1,0 +1,181 @@
+#include "sim/fleet/hpa.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <stdexcept>
+
+namespace cs::serving {
+
+namespace {
+
+void validate_rules(const HpaScalingRules& rules, const char* field) {
+  if (!(rules.stabilization_window_s >= 0)) {
+    throw std::invalid_argument(std::string(field) + ".stabilizationWindowSeconds: must be >= 0");
+  }
+  for (const HpaScalingPolicy& p : rules.policies) {
+    if (p.value <= 0 || !(p.period_s > 0)) {
+      throw std::invalid_argument(std::string(field) +
+                                  ".policies: value and periodSeconds must be > 0");
+    }
+  }
+}
+
+double longest_period(const HpaScalingRules& rules) {
+  double longest = 0;
+  for (const HpaScalingPolicy& p : rules.policies) longest = std::max(longest, p.period_s);
+  return longest;
+}
+
+}  // namespace
+
+HpaScalingRules default_scale_up() {
+  HpaScalingRules rules;
+  rules.stabilization_window_s = 0;
+  rules.policies.push_back({HpaScalingPolicy::Type::percent, 100, 15});
+  rules.policies.push_back({HpaScalingPolicy::Type::pods, 4, 15});
+  return rules;
+}
+
+HpaScalingRules default_scale_down() {
+  HpaScalingRules rules;
+  rules.stabilization_window_s = 300;
+  rules.policies.push_back({HpaScalingPolicy::Type::percent, 100, 15});
+  return rules;
+}
+
+Hpa::Hpa(const HpaSpec& spec, int min_replicas, int max_replicas, double target)
+    : spec_(spec), min_(min_replicas), max_(max_replicas), target_(target) {
+  if (!(spec_.sync_period_s > 0)) throw std::invalid_argument("hpa.sync_period: must be > 0");
+  if (!(spec_.tolerance >= 0)) throw std::invalid_argument("hpa.tolerance: must be >= 0");
+  if (!(target_ > 0)) throw std::invalid_argument("autoscaler.target: must be > 0");
+  validate_rules(spec_.scale_up, "behavior.scaleUp");
+  validate_rules(spec_.scale_down, "behavior.scaleDown");
+}
+
+int Hpa::metric_proposal(int current, std::span<const PodMetric> pods) const {
+  double sum = 0;
+  int measured = 0, ignored = 0, missing = 0;
+  for (const PodMetric& p : pods) {
+    if (!p.ready) ++ignored;            // Pending: ignored
+    else if (!p.has_metric) ++missing;  // running without a sample yet
+    else {
+      sum += p.value;
+      ++measured;
+    }
+  }
+  if (measured == 0) return current;  // "did not receive metrics for any ready pods"
+  const double ratio = sum / measured / target_;
+  const bool rebalance_ignored = ignored > 0 && ratio > 1.0;
+  if (!rebalance_ignored && missing == 0) {
+    if (std::abs(1.0 - ratio) <= spec_.tolerance) return current;
+    return static_cast<int>(std::ceil(ratio * measured));
+  }
+  // Missing pods: the target on a scale-down, 0 on a scale-up. Pending pods: 0 on a scale-up.
+  double new_sum = sum;
+  int counted = measured + missing;
+  if (ratio < 1.0) new_sum += missing * target_;
+  if (rebalance_ignored) counted += ignored;
+  const double new_ratio = new_sum / counted / target_;
+  if (std::abs(1.0 - new_ratio) <= spec_.tolerance || (ratio < 1.0 && new_ratio > 1.0) ||
+      (ratio > 1.0 && new_ratio < 1.0)) {
+    return current;
+  }
+  const int proposal = static_cast<int>(std::ceil(new_ratio * counted));
+  if ((new_ratio < 1.0 && proposal > current) || (new_ratio > 1.0 && proposal < current)) {
+    return current;
+  }
+  return proposal;
+}
+
+int Hpa::stabilize(double now, int current, int proposal) {
+  int up = proposal, down = proposal;
+  for (const Recommendation& r : recommendations_) {
+    if (r.time_s > now - spec_.scale_up.stabilization_window_s) up = std::min(up, r.replicas);
+    if (r.time_s > now - spec_.scale_down.stabilization_window_s) down = std::max(down, r.replicas);
+  }
+  int stabilized = current;
+  if (stabilized < up) stabilized = up;
+  if (stabilized > down) stabilized = down;
+  recommendations_.push_back({now, proposal});
+  const double keep = std::max(spec_.scale_up.stabilization_window_s,
+                               spec_.scale_down.stabilization_window_s);
+  while (!recommendations_.empty() && recommendations_.front().time_s <= now - keep) {
+    recommendations_.pop_front();
+  }
+  return stabilized;
+}
+
+int Hpa::change_in_period(const std::deque<ScaleEvent>& events, double now, double period) const {
+  int change = 0;
+  for (const ScaleEvent& e : events) {
+    if (e.time_s > now - period) change += e.change;
+  }
+  return change;
+}
+
+int Hpa::limit_rate(double now, int current, int desired) const {
+  if (desired > current) {
+    const HpaScalingRules& rules = spec_.scale_up;
+    int limit = current;
+    if (rules.select != HpaScalingRules::Select::disabled) {
+      const bool pick_min = rules.select == HpaScalingRules::Select::min;
+      int result = pick_min ? INT_MAX : INT_MIN;
+      for (const HpaScalingPolicy& p : rules.policies) {
+        const int start = current - change_in_period(up_events_, now, p.period_s) +
+                          change_in_period(down_events_, now, p.period_s);
+        const int proposed =
+            p.type == HpaScalingPolicy::Type::pods
+                ? start + p.value
+                : static_cast<int>(std::ceil(start * (1.0 + p.value / 100.0)));
+        result = pick_min ? std::min(result, proposed) : std::max(result, proposed);
+      }
+      limit = std::max(result, current);
+    }
+    const int allowed = std::min(max_, limit);
+    return std::min(desired, allowed);
+  }
+  if (desired < current) {
+    const HpaScalingRules& rules = spec_.scale_down;
+    int limit = current;
+    if (rules.select != HpaScalingRules::Select::disabled) {
+      const bool pick_min = rules.select == HpaScalingRules::Select::min;
+      int result = pick_min ? INT_MIN : INT_MAX;
+      for (const HpaScalingPolicy& p : rules.policies) {
+        const int start = current - change_in_period(up_events_, now, p.period_s) +
+                          change_in_period(down_events_, now, p.period_s);
+        const int proposed = p.type == HpaScalingPolicy::Type::pods
+                                 ? start - p.value
+                                 : static_cast<int>(start * (1.0 - p.value / 100.0));
+        result = pick_min ? std::max(result, proposed) : std::min(result, proposed);
+      }
+      limit = std::min(result, current);
+    }
+    const int allowed = std::max(min_, limit);
+    return std::max(desired, allowed);
+  }
+  return desired;
+}
+
+int Hpa::desired(const ScalingInput& input) {
+  const double now = input.now_s;
+  const int current = input.current_replicas;
+  int out;
+  if (current > max_) {
+    out = max_;
+  } else if (current < min_) {
+    out = min_;
+  } else {
+    const int proposal = metric_proposal(current, input.pods);
+    out = limit_rate(now, current, stabilize(now, current, proposal));
+  }
+  if (out > current) up_events_.push_back({now, out - current});
+  if (out < current) down_events_.push_back({now, current - out});
+  // Both directions' events count in either direction's periods: keep them for the longest.
+  const double keep = std::max(longest_period(spec_.scale_up), longest_period(spec_.scale_down));
+  while (!up_events_.empty() && up_events_.front().time_s <= now - keep) up_events_.pop_front();
+  while (!down_events_.empty() && down_events_.front().time_s <= now - keep) down_events_.pop_front();
+  return out;
+}
+
+}  // namespace cs::serving
