@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cmath>
 #include <stdexcept>
 
@@ -53,30 +54,37 @@ Hpa::Hpa(const HpaSpec& spec, int min_replicas, int max_replicas, double target)
   validate_rules(spec_.scale_down, "behavior.scaleDown");
 }
 
+// Quantities in milli-units, averaged with integer division, as the metrics API and
+// GetMetricUtilizationRatio do: a ratio of 2 is exactly 2.
+namespace {
+int64_t to_milli(double value) { return std::llround(value * 1000.0); }
+}  // namespace
+
 int Hpa::metric_proposal(int current, std::span<const PodMetric> pods) const {
-  double sum = 0;
+  int64_t sum = 0;
   int measured = 0, ignored = 0, missing = 0;
   for (const PodMetric& p : pods) {
     if (!p.ready) ++ignored;            // Pending: ignored
     else if (!p.has_metric) ++missing;  // running without a sample yet
     else {
-      sum += p.value;
+      sum += to_milli(p.value);
       ++measured;
     }
   }
   if (measured == 0) return current;  // "did not receive metrics for any ready pods"
-  const double ratio = sum / measured / target_;
+  const auto target = static_cast<double>(std::max<int64_t>(1, to_milli(target_)));
+  const double ratio = static_cast<double>(sum / measured) / target;
   const bool rebalance_ignored = ignored > 0 && ratio > 1.0;
   if (!rebalance_ignored && missing == 0) {
     if (std::abs(1.0 - ratio) <= spec_.tolerance) return current;
     return static_cast<int>(std::ceil(ratio * measured));
   }
   // Missing pods: the target on a scale-down, 0 on a scale-up. Pending pods: 0 on a scale-up.
-  double new_sum = sum;
+  int64_t new_sum = sum;
   int counted = measured + missing;
-  if (ratio < 1.0) new_sum += missing * target_;
+  if (ratio < 1.0) new_sum += missing * static_cast<int64_t>(target);
   if (rebalance_ignored) counted += ignored;
-  const double new_ratio = new_sum / counted / target_;
+  const double new_ratio = static_cast<double>(new_sum / counted) / target;
   if (std::abs(1.0 - new_ratio) <= spec_.tolerance || (ratio < 1.0 && new_ratio > 1.0) ||
       (ratio > 1.0 && new_ratio < 1.0)) {
     return current;

@@ -7,7 +7,8 @@
 // Every sync period (--horizontal-pod-autoscaler-sync-period, 15 s):
 // 1. If the current count is above maxReplicas (below minReplicas) the answer is max (min).
 // 2. Otherwise the metric proposal (metric_proposal()): usage ratio = average metric over
-//    the pods with a metric / target; with no unready or missing pods, ratio within the
+//    the pods with a metric / target (in milli-units with integer averaging, as Kubernetes
+//    quantities are); with no unready or missing pods, ratio within the
 //    tolerance (0.1) of 1 keeps the count, else ceil(ratio * ready pods). Pending pods are
 //    ignored, and on a scale-up counted as using 0 of the metric; ready pods without a
 //    metric count as using the target on a scale-down and 0 on a scale-up; if that changes
