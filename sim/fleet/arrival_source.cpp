@@ -3,7 +3,6 @@
 #include <limits>
 #include <stdexcept>
 
-#include "sim/fleet/distribution_draw.hpp"
 
 namespace cs::serving {
 
@@ -14,7 +13,10 @@ ArrivalSource::ArrivalSource(engine::Simulator& sim, const work::ArrivalSpec& ar
       requests_(requests),
       demand_(demand),
       time_rng_(sim.random(name + "/arrivals")),
-      demand_rng_(sim.random(name + "/requests")) {
+      demand_rng_(sim.random(name + "/requests")),
+      service_time_(requests.service_time),
+      prompt_tokens_(requests.prompt_tokens),
+      output_tokens_(requests.output_tokens) {
   work::validate_arrivals(spec_);
   work::validate_request(requests_);
   if (spec_.process == work::ArrivalProcess::trace) {
@@ -61,17 +63,17 @@ double ArrivalSource::next_time() {
 void ArrivalSource::fill_demand(Arrival& a, const work::TraceRecord* record) {
   if (demand_ == DemandKind::service_time) {
     a.service_s = record && record->service_time_s >= 0 ? record->service_time_s
-                                                        : draw(requests_.service_time, demand_rng_);
+                                                        : service_time_(demand_rng_);
     return;
   }
   // A trace's count when it has one, else a draw; either way rounded and clamped.
-  const auto tokens = [&](int64_t from_trace, const work::Distribution& d, int64_t max_tokens) {
-    const double value = from_trace >= 0 ? static_cast<double>(from_trace) : draw(d, demand_rng_);
+  const auto tokens = [&](int64_t from_trace, const DistributionSampler& sample, int64_t max_tokens) {
+    const double value = from_trace >= 0 ? static_cast<double>(from_trace) : sample(demand_rng_);
     return static_cast<int32_t>(work::clamp_tokens(value, max_tokens));
   };
-  a.prompt_tokens = tokens(record ? record->prompt_tokens : -1, requests_.prompt_tokens,
+  a.prompt_tokens = tokens(record ? record->prompt_tokens : -1, prompt_tokens_,
                            requests_.max_prompt_tokens);
-  a.output_tokens = tokens(record ? record->output_tokens : -1, requests_.output_tokens,
+  a.output_tokens = tokens(record ? record->output_tokens : -1, output_tokens_,
                            requests_.max_output_tokens);
 }
 

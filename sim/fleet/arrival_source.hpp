@@ -19,6 +19,7 @@
 
 #include "sim/engine/random.hpp"
 #include "sim/engine/simulator.hpp"
+#include "sim/fleet/distribution_draw.hpp"
 #include "workloads/arrivals.hpp"
 #include "workloads/request_load.hpp"
 
@@ -56,6 +57,7 @@ class ArrivalSource {
   DemandKind demand_;
   engine::RandomStream& time_rng_;
   engine::RandomStream& demand_rng_;
+  DistributionSampler service_time_, prompt_tokens_, output_tokens_;
   double t_ = 0;
   // bursty
   bool in_burst_ = false;

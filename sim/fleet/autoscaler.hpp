@@ -59,6 +59,11 @@ class Autoscaler {
   virtual double period_s() const = 0;
   // The replica count the policy wants now. Policies keep state between calls.
   virtual int desired(const ScalingInput& input) = 0;
+  // Called once, when scaling starts with `replicas` running: a policy that keeps a history
+  // of recommendations may take this count as its recent past, as if it had been running
+  // with it (a simulation starts from an empty system; a real autoscaler is rarely created
+  // at the instant traffic starts).
+  virtual void prime(double /*now_s*/, int /*replicas*/) {}
 };
 
 }  // namespace cs::serving

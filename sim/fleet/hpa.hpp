@@ -63,6 +63,9 @@ class Hpa final : public Autoscaler {
 
   double period_s() const override { return spec_.sync_period_s; }
   int desired(const ScalingInput& input) override;
+  // Records `replicas` as a recommendation made now: the scale-down stabilization window
+  // then holds at least that count for its length.
+  void prime(double now_s, int replicas) override { recommendations_.push_back({now_s, replicas}); }
 
   // Step 2 alone (replica_calculator.go), for a given current count: exposed for tests.
   int metric_proposal(int current_replicas, std::span<const PodMetric> pods) const;

@@ -28,7 +28,7 @@ void validate_llm_replica(const LlmReplicaSpec& spec) {
 
 LlmReplica::LlmReplica(engine::Simulator& sim, ReplicaListener& listener, uint32_t id,
                        const LlmReplicaSpec& spec, LlmRole role, LlmReplicaStats* totals)
-    : Replica(sim, listener, id), spec_(spec), role_(role), totals_(totals) {
+    : Replica(sim, listener, id, std::max(1, spec.batching.max_num_seqs)), spec_(spec), role_(role), totals_(totals), cost_(spec.timing) {
   validate_llm_replica(spec_);
   block_ = spec_.batching.block_size;
   total_blocks_ = kv_cache_blocks(spec_.timing, spec_.batching.block_size);
@@ -276,6 +276,7 @@ void LlmReplica::schedule_prefill_first() {
 void LlmReplica::start_iteration() {
   chunks_.clear();
   decode_in_iteration_ = false;
+  preemptions_at_schedule_ = stats_.preemptions;
   if (spec_.batching.scheduler == SchedulerMode::chunked_prefill) schedule_chunked();
   else schedule_prefill_first();
   update_load();
@@ -296,10 +297,43 @@ void LlmReplica::start_iteration() {
     work.prefill_context_tokens += start;
   }
   stats_.prefill_tokens += static_cast<uint64_t>(work.prefill_tokens);
-  ++stats_.iterations;
   busy_ = true;
   iteration_start_s_ = sim_.now();
-  iteration_event_ = sim_.schedule_in(iteration_time_s(spec_.timing, work), *this, 0);
+  iteration_ends_.clear();
+  iteration_ends_.push_back(sim_.now() + cost_.seconds(work));
+  if (spec_.batching.coalesce_decode_iterations && decode_in_iteration_ && chunks_.empty() &&
+      stats_.preemptions == preemptions_at_schedule_) {
+    plan_decode_run(work);
+  }
+  iteration_event_ = sim_.schedule_at(iteration_ends_.back(), *this, 0);
+}
+
+// Decode-only iterations after this one, up to the first that finishes a sequence or whose
+// KV growth would not fit: nothing the scheduler looks at changes before then (admission
+// waits for freed blocks or slots; arrivals cut the run, cut_decode_run()).
+void LlmReplica::plan_decode_run(IterationWork work) {
+  constexpr uint64_t kMaxRun = 1024;
+  const uint64_t first_finish = finishes_.top().clock;
+  const uint64_t iterations = std::min(first_finish - decode_clock_ + 1, kMaxRun);
+  int64_t free = free_blocks();
+  std::size_t phase = decode_clock_ % static_cast<uint64_t>(block_);
+  for (uint64_t i = 1; i < iterations; ++i) {
+    if (++phase == phase_count_.size()) phase = 0;
+    const int64_t need = phase_count_[phase];
+    if (need > free) break;
+    free -= need;
+    work.decode_context_tokens += n_decode_;
+    iteration_ends_.push_back(iteration_ends_.back() + cost_.seconds(work));
+  }
+}
+
+// A request arrived during a run: end the run with the iteration in progress.
+void LlmReplica::cut_decode_run() {
+  const auto in_progress = std::lower_bound(iteration_ends_.begin(), iteration_ends_.end(), sim_.now());
+  if (in_progress == iteration_ends_.end() || in_progress + 1 == iteration_ends_.end()) return;
+  iteration_ends_.erase(in_progress + 1, iteration_ends_.end());
+  sim_.cancel(iteration_event_);
+  iteration_event_ = sim_.schedule_at(iteration_ends_.back(), *this, 0);
 }
 
 void LlmReplica::finish_request(uint32_t s) {
@@ -316,9 +350,18 @@ void LlmReplica::finish_request(uint32_t s) {
 
 void LlmReplica::finish_iteration() {
   stats_.busy_s += sim_.now() - iteration_start_s_;
+  const auto iterations = static_cast<uint64_t>(iteration_ends_.size());
+  stats_.iterations += iterations;
   if (decode_in_iteration_) {
-    ++decode_clock_;
-    stats_.tokens_out += static_cast<uint64_t>(n_decode_);
+    // The growth of a run's later iterations (the first's was taken when it started).
+    std::size_t phase = decode_clock_ % static_cast<uint64_t>(block_);
+    for (uint64_t i = 1; i < iterations; ++i) {
+      if (++phase == phase_count_.size()) phase = 0;
+      used_blocks_ += phase_count_[phase];
+    }
+    decode_kv_sum_ += static_cast<double>(n_decode_) * static_cast<double>(iterations - 1);
+    decode_clock_ += iterations;
+    stats_.tokens_out += static_cast<uint64_t>(n_decode_) * iterations;
     while (!finishes_.empty() && finishes_.top().clock < decode_clock_) {
       const Finish f = finishes_.top();
       finishes_.pop();
@@ -345,6 +388,8 @@ void LlmReplica::finish_iteration() {
 }
 
 void LlmReplica::on_event(uint64_t) {
+  // The sequence finishing now is usually cold in cache: start loading it early.
+  if (!finishes_.empty()) __builtin_prefetch(&seqs_[finishes_.top().seq]);
   finish_iteration();
   busy_ = false;
   start_iteration();
@@ -355,6 +400,7 @@ void LlmReplica::submit(const Request& request) {
   waiting_.push_back(new_seq(request));
   update_load();
   if (!busy_) start_iteration();
+  else if (iteration_ends_.size() > 1) cut_decode_run();
 }
 
 void LlmReplica::take_queued(std::vector<Request>& out) {

@@ -39,7 +39,8 @@
 //
 // Cost per iteration: O(1) for the decoding set (sequences advancing together are counted by
 // KV-block phase, finishes kept in a heap) plus O(log n) per sequence that starts, finishes
-// or is preempted; never a loop over every running sequence.
+// or is preempted; never a loop over every running sequence. Runs of decode-only iterations
+// take one engine event (BatchingSpec::coalesce_decode_iterations).
 #include <cstdint>
 #include <deque>
 #include <queue>
@@ -59,6 +60,12 @@ struct BatchingSpec {
   int64_t max_num_batched_tokens = 8192;  // vLLM --max-num-batched-tokens
   int block_size = 16;                    // vLLM --block-size (tokens per KV block)
   double admission_watermark = 0.01;      // prefill_first: share of blocks kept free (vLLM v0)
+  // Simulate a run of decode-only iterations in which nothing can change (no request joins,
+  // none finishes, the KV growth fits) with one engine event instead of one per iteration.
+  // An arrival in the middle cuts the run at the iteration in progress. Times and results are
+  // those of one event per iteration; only the kv_cache_usage signal is then sampled at the
+  // run's ends rather than at every iteration.
+  bool coalesce_decode_iterations = true;
 };
 
 struct LlmReplicaSpec {
@@ -95,7 +102,6 @@ class LlmReplica final : public Replica {
              LlmReplicaStats* totals = nullptr);
   ~LlmReplica() override;
 
-  int capacity() const override { return spec_.batching.max_num_seqs; }
   bool can_start_now() const override {
     return in_service() < capacity() && queued() == 0;
   }
@@ -158,6 +164,8 @@ class LlmReplica final : public Replica {
   void schedule_prefill_first();
   void grow_decoders();
   void start_iteration();
+  void plan_decode_run(IterationWork work);
+  void cut_decode_run();
   void finish_iteration();
   void finish_request(uint32_t s);
   void update_load();
@@ -165,6 +173,7 @@ class LlmReplica final : public Replica {
   LlmReplicaSpec spec_;
   LlmRole role_;
   LlmReplicaStats* totals_;
+  IterationCost cost_;
   int64_t block_;
   int64_t total_blocks_;
   int64_t used_blocks_ = 0;
@@ -187,7 +196,9 @@ class LlmReplica final : public Replica {
   bool busy_ = false;
   bool decode_in_iteration_ = false;
   std::vector<Chunk> chunks_;
+  std::vector<double> iteration_ends_;  // end of each iteration of the run in flight (>= 1)
   double iteration_start_s_ = 0;
+  uint64_t preemptions_at_schedule_ = 0;
   engine::EventId iteration_event_;
   LlmReplicaStats stats_;
 };

@@ -7,30 +7,41 @@
 
 namespace cs::serving {
 
-double iteration_time_s(const LlmTimingSpec& spec, const IterationWork& work) {
-  const double tokens = static_cast<double>(work.decode_sequences + work.prefill_tokens);
-  if (spec.measured.enabled) {
-    const MeasuredTiming& m = spec.measured;
-    return m.base_s + m.per_prefill_token_s * static_cast<double>(work.prefill_tokens) +
-           m.per_decode_sequence_s * static_cast<double>(work.decode_sequences) +
-           m.per_context_token_s * (work.decode_context_tokens + work.prefill_context_tokens);
-  }
+IterationCost::IterationCost(const LlmTimingSpec& spec)
+    : measured_(spec.measured.enabled), m_(spec.measured) {
   const LlmModelSpec& model = spec.model;
   const double g = spec.gpus;
-  const double flops = 2.0 * model.params * tokens +
-                       4.0 * model.layers * model.hidden *
-                           (work.decode_context_tokens + work.prefill_attended);
+  const double flops_per_s = g * spec.gpu.peak_flops * spec.gpu.compute_efficiency;
+  const double bytes_per_s = g * spec.gpu.hbm_bandwidth_Bps * spec.gpu.memory_efficiency;
+  per_token_compute_s_ = 2.0 * model.params / flops_per_s;
+  per_attended_compute_s_ = 4.0 * model.layers * model.hidden / flops_per_s;
+  weights_s_ = model.weight_bytes() / bytes_per_s;
+  per_kv_token_s_ = model.kv_bytes_per_token() / bytes_per_s;
+  if (spec.gpus > 1 && spec.tp_allreduce_bandwidth_Bps > 0) {
+    // 2 all-reduces per layer of tokens * hidden activations, ring: 2 (g-1)/g of it per GPU.
+    per_token_comm_s_ = 2.0 * model.layers * (2.0 * (g - 1) / g) * model.hidden *
+                        model.activation_bytes_per_element / spec.tp_allreduce_bandwidth_Bps;
+  }
+  overhead_s_ = spec.iteration_overhead_s;
+}
+
+double IterationCost::seconds(const IterationWork& work) const {
+  const double tokens = static_cast<double>(work.decode_sequences + work.prefill_tokens);
+  if (measured_) {
+    return m_.base_s + m_.per_prefill_token_s * static_cast<double>(work.prefill_tokens) +
+           m_.per_decode_sequence_s * static_cast<double>(work.decode_sequences) +
+           m_.per_context_token_s * (work.decode_context_tokens + work.prefill_context_tokens);
+  }
+  const double compute_s = per_token_compute_s_ * tokens +
+                           per_attended_compute_s_ * (work.decode_context_tokens + work.prefill_attended);
   const double kv_tokens = work.decode_context_tokens + work.prefill_context_tokens +
                            static_cast<double>(work.prefill_tokens);
-  const double bytes = model.weight_bytes() + model.kv_bytes_per_token() * kv_tokens;
-  const double compute_s = flops / (g * spec.gpu.peak_flops * spec.gpu.compute_efficiency);
-  const double memory_s = bytes / (g * spec.gpu.hbm_bandwidth_Bps * spec.gpu.memory_efficiency);
-  double comm_s = 0;
-  if (spec.gpus > 1 && spec.tp_allreduce_bandwidth_Bps > 0) {
-    const double message = tokens * model.hidden * model.activation_bytes_per_element;
-    comm_s = 2.0 * model.layers * (2.0 * (g - 1) / g) * message / spec.tp_allreduce_bandwidth_Bps;
-  }
-  return std::max(compute_s, memory_s) + comm_s + spec.iteration_overhead_s;
+  const double memory_s = weights_s_ + per_kv_token_s_ * kv_tokens;
+  return std::max(compute_s, memory_s) + per_token_comm_s_ * tokens + overhead_s_;
+}
+
+double iteration_time_s(const LlmTimingSpec& spec, const IterationWork& work) {
+  return IterationCost(spec).seconds(work);
 }
 
 double kv_cache_bytes(const LlmTimingSpec& spec) {

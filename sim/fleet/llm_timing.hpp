@@ -89,6 +89,23 @@ struct LlmTimingSpec {
   MeasuredTiming measured;
 };
 
+// The rule above with its constants folded (a replica computes them once).
+class IterationCost {
+ public:
+  explicit IterationCost(const LlmTimingSpec& spec);
+  double seconds(const IterationWork& work) const;
+
+ private:
+  bool measured_;
+  MeasuredTiming m_;
+  double per_token_compute_s_ = 0;    // 2 params FLOPs
+  double per_attended_compute_s_ = 0; // 4 layers hidden FLOPs
+  double weights_s_ = 0;              // reading the weights
+  double per_kv_token_s_ = 0;         // reading or writing one token's KV
+  double per_token_comm_s_ = 0;       // tensor-parallel all-reduces
+  double overhead_s_ = 0;
+};
+
 // Seconds for one iteration doing `work`.
 double iteration_time_s(const LlmTimingSpec& spec, const IterationWork& work);
 // KV-cache bytes of one replica (may be <= 0 when the model does not fit).

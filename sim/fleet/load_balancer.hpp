@@ -2,13 +2,14 @@
 // Picks the replica a request goes to, among the replicas taking requests.
 //
 //   round_robin          each replica in turn (the order of the candidate list, cycling).
-//   least_outstanding    fewest requests in flight there (in service + queued): Envoy's and
-//                        NGINX's least-request / least_conn; ties to the lowest index.
+//   least_outstanding    fewest requests in flight there (in service + queued), over every
+//                        replica: NGINX's least_conn; ties to the lowest index.
 //   join_shortest_queue  fewest requests waiting there (queued, not yet in service); ties by
 //                        fewest outstanding, then lowest index. For an LLM server this is the
 //                        scheduler's waiting queue (vLLM's num_requests_waiting).
 //   power_of_two         two distinct replicas drawn uniformly at random, the one with fewer
-//                        outstanding requests taken (Mitzenmacher 2001); ties to the first draw.
+//                        outstanding requests taken (Mitzenmacher 2001; Envoy's LEAST_REQUEST
+//                        with its default choice_count of 2); ties to the first draw.
 //   central_queue        not a pick: the pool holds requests in one FCFS queue and hands the
 //                        head to a replica when it has a free slot (the M/M/c station; Knative's
 //                        activator with a container-concurrency limit). pick() then returns the

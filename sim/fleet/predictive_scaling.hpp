@@ -38,6 +38,9 @@ class PredictiveScaling final : public Autoscaler {
 
   double period_s() const override { return inner_->period_s(); }
   int desired(const ScalingInput& input) override;
+  void prime(double now_s, int replicas) override {
+    if (inner_) inner_->prime(now_s, replicas);
+  }
 
   // Replicas the forecast asks for at `now_s` (0 before the forecast is ready).
   int forecast_replicas(double now_s) const;

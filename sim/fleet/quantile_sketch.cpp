@@ -78,6 +78,38 @@ void QuantileSketch::clear() {
   min_ = max_ = 0;
 }
 
+QuantileSketch::Mark QuantileSketch::mark() const {
+  Mark m;
+  m.counts_.reserve(static_cast<std::size_t>(histogram_.axis().size()) + 2);
+  for (int i = -1; i <= histogram_.axis().size(); ++i) m.counts_.push_back(histogram_.at(i));
+  return m;
+}
+
+uint64_t QuantileSketch::count_since(const Mark& mark) const {
+  uint64_t n = 0;
+  for (int i = -1; i <= histogram_.axis().size(); ++i) {
+    n += histogram_.at(i) - (mark.counts_.empty() ? 0 : mark.counts_[static_cast<std::size_t>(i + 1)]);
+  }
+  return n;
+}
+
+double QuantileSketch::quantile_since(double p, const Mark& mark) const {
+  const auto since = [&](int i) {
+    return histogram_.at(i) - (mark.counts_.empty() ? 0 : mark.counts_[static_cast<std::size_t>(i + 1)]);
+  };
+  const uint64_t n = count_since(mark);
+  if (n == 0) return 0.0;
+  const auto rank = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(std::clamp(p, 0.0, 1.0) * static_cast<double>(n))));
+  const Axis& axis = histogram_.axis();
+  uint64_t seen = since(-1);
+  if (seen >= rank) return min_;
+  for (int i = 0; i < axis.size(); ++i) {
+    seen += since(i);
+    if (seen >= rank) return std::clamp(axis.value(i + 0.5), min_, max_);
+  }
+  return max_;
+}
+
 double QuantileSketch::quantile(double p) const {
   if (count_ == 0) return 0.0;
   p = std::clamp(p, 0.0, 1.0);

@@ -48,6 +48,22 @@ class QuantileSketch {
   double quantile(double p) const;
   // True while quantile() is exact.
   bool exact() const { return count_ <= options_.exact_limit; }
+
+  // The samples added since a mark, from the histogram alone (so within relative_error even
+  // when few): per-window percentiles without a second sketch to fill. A mark is the
+  // histogram's counts when it was taken.
+  class Mark {
+   public:
+    Mark() = default;
+
+   private:
+    friend class QuantileSketch;
+    std::vector<uint64_t> counts_;  // empty: the start
+  };
+  Mark mark() const;
+  uint64_t count_since(const Mark& mark) const;
+  // Nearest-rank p-quantile of the samples added since `mark` (0 when none).
+  double quantile_since(double p, const Mark& mark) const;
   const Options& options() const { return options_; }
 
  private:

@@ -6,8 +6,7 @@ void Replica::advance_integrals() {
   const double now = sim_.now();
   const double dt = now - last_change_s_;
   if (dt > 0) {
-    const double cap = capacity();
-    integrals_.busy += dt * (cap > 0 ? in_service_ / cap : 0.0);
+    integrals_.busy += dt * in_service_ * per_slot_;
     integrals_.in_service += dt * in_service_;
     integrals_.queued += dt * queued_;
     integrals_.kv_usage += dt * kv_share_;
@@ -31,8 +30,7 @@ void Replica::set_kv_usage(double share) {
 LoadIntegrals Replica::integrals() const {
   LoadIntegrals out = integrals_;
   const double dt = sim_.now() - last_change_s_;
-  const double cap = capacity();
-  out.busy += dt * (cap > 0 ? in_service_ / cap : 0.0);
+  out.busy += dt * in_service_ * per_slot_;
   out.in_service += dt * in_service_;
   out.queued += dt * queued_;
   out.kv_usage += dt * kv_share_;

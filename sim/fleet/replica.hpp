@@ -49,11 +49,13 @@ struct LoadIntegrals {
 
 class Replica : public engine::EventTarget {
  public:
-  Replica(engine::Simulator& sim, ReplicaListener& listener, uint32_t id)
-      : sim_(sim), listener_(listener), id_(id), last_change_s_(sim.now()) {}
+  // `capacity`: its slots (plain server) or sequences (LLM), >= 1.
+  Replica(engine::Simulator& sim, ReplicaListener& listener, uint32_t id, int capacity)
+      : sim_(sim), listener_(listener), id_(id), capacity_(capacity),
+        per_slot_(1.0 / capacity), last_change_s_(sim.now()) {}
 
   uint32_t id() const { return id_; }
-  virtual int capacity() const = 0;
+  int capacity() const { return capacity_; }
   int in_service() const { return in_service_; }
   int queued() const { return queued_; }
   int outstanding() const { return in_service_ + queued_; }
@@ -94,6 +96,8 @@ class Replica : public engine::EventTarget {
   void advance_integrals();
 
   uint32_t id_;
+  int capacity_;
+  double per_slot_;  // 1 / capacity
   int in_service_ = 0, queued_ = 0;
   double kv_share_ = 0;
   bool draining_ = false;

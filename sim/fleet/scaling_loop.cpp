@@ -27,6 +27,7 @@ void ScalingLoop::start() {
       has_baseline_[id] = true;
     }
   }
+  autoscaler_->prime(last_time_s_, pool_.desired());
   next_ = sim_.schedule_in(autoscaler_->period_s(), *this, 0);
 }
 

@@ -25,7 +25,7 @@ class ScalingLoop final : public engine::EventTarget {
   ScalingLoop(const ScalingLoop&) = delete;
   ScalingLoop& operator=(const ScalingLoop&) = delete;
 
-  // First decision one period from now.
+  // First decision one period from now; the policy is primed with the pool's count.
   void start();
   void on_event(uint64_t tag) override;
 

@@ -34,6 +34,9 @@ class ScheduledScaling final : public Autoscaler {
 
   double period_s() const override { return inner_ ? inner_->period_s() : spec_.period_s; }
   int desired(const ScalingInput& input) override;
+  void prime(double now_s, int replicas) override {
+    if (inner_) inner_->prime(now_s, replicas);
+  }
 
   // The (min, max) in force at time t.
   std::pair<int, int> bounds_at(double t_s) const;

@@ -6,7 +6,7 @@ namespace cs::serving {
 
 ServerReplica::ServerReplica(engine::Simulator& sim, ReplicaListener& listener, uint32_t id,
                              const ServerSpec& spec)
-    : Replica(sim, listener, id) {
+    : Replica(sim, listener, id, spec.concurrency) {
   if (spec.concurrency < 1) throw std::invalid_argument("replica.concurrency: must be >= 1");
   slots_.resize(static_cast<std::size_t>(spec.concurrency));
   // Lowest slot first: pop from the back.

@@ -21,7 +21,6 @@ class ServerReplica final : public Replica {
   ServerReplica(engine::Simulator& sim, ReplicaListener& listener, uint32_t id, const ServerSpec& spec);
   ~ServerReplica() override;
 
-  int capacity() const override { return static_cast<int>(slots_.size()); }
   void submit(const Request& request) override;
   void take_queued(std::vector<Request>& out) override;
   void abort(std::vector<Request>& out) override;

@@ -204,13 +204,12 @@ void ServingFleet::sample_timeseries() {
   } else {
     sample_pool("serving.", *pool_, *scaling_);
   }
-  const QuantileSketch& lat = stats_.window_latency();
-  rec.sample("serving.latency_p50_s", now, lat.quantile(0.50));
-  rec.sample("serving.latency_p95_s", now, lat.quantile(0.95));
-  rec.sample("serving.latency_p99_s", now, lat.quantile(0.99));
+  rec.sample("serving.latency_p50_s", now, stats_.window_latency_quantile(0.50));
+  rec.sample("serving.latency_p95_s", now, stats_.window_latency_quantile(0.95));
+  rec.sample("serving.latency_p99_s", now, stats_.window_latency_quantile(0.99));
   if (config_.replica.kind == ReplicaKind::llm) {
-    rec.sample("serving.ttft_p50_s", now, stats_.window_ttft().quantile(0.50));
-    rec.sample("serving.ttft_p99_s", now, stats_.window_ttft().quantile(0.99));
+    rec.sample("serving.ttft_p50_s", now, stats_.window_ttft_quantile(0.50));
+    rec.sample("serving.ttft_p99_s", now, stats_.window_ttft_quantile(0.99));
   }
   const double cost = pool_->cost_usd() + (decode_pool_ ? decode_pool_->cost_usd() : 0.0);
   rec.sample("serving.total_cost_usd", now, cost);

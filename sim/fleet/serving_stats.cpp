@@ -1,16 +1,6 @@
 #include "sim/fleet/serving_stats.hpp"
 
-#include <algorithm>
-
 namespace cs::serving {
-
-namespace {
-// Per-window sketches see one interval's requests: keep their exact samples few.
-QuantileSketch::Options window_options(QuantileSketch::Options o) {
-  o.exact_limit = std::min<std::size_t>(o.exact_limit, 10000);
-  return o;
-}
-}  // namespace
 
 ServingStats::ServingStats(const SloSpec& slo, const QuantileSketch::Options& sketch,
                            double stats_start_s, bool llm)
@@ -20,9 +10,7 @@ ServingStats::ServingStats(const SloSpec& slo, const QuantileSketch::Options& sk
       latency_(sketch),
       wait_(sketch),
       ttft_(sketch),
-      tpot_(sketch),
-      window_latency_(window_options(sketch)),
-      window_ttft_(window_options(sketch)) {}
+      tpot_(sketch) {}
 
 void ServingStats::on_arrival(const Request& request) {
   if (!counted(request)) return;
@@ -36,14 +24,12 @@ void ServingStats::on_complete(const Request& r, double now) {
   if (r.attempts > 0) ++retries_;
   const double latency = now - r.arrival_s;
   latency_.add(latency);
-  window_latency_.add(latency);
   wait_.add(r.start_s >= 0 ? r.start_s - r.arrival_s : 0.0);
   bool met = latency <= slo_.latency_s;
   if (llm_) {
     output_tokens_ += static_cast<uint64_t>(r.output_tokens);
     const double ttft = r.first_token_s - r.arrival_s;
     ttft_.add(ttft);
-    window_ttft_.add(ttft);
     met = met && ttft <= slo_.ttft_s;
     if (r.output_tokens > 1) {
       const double tpot = (now - r.first_token_s) / (r.output_tokens - 1);
@@ -61,8 +47,8 @@ void ServingStats::on_dropped(const Request& r, DropReason reason) {
 
 void ServingStats::reset_window() {
   window_arrivals_ = 0;
-  window_latency_.clear();
-  window_ttft_.clear();
+  latency_mark_ = latency_.mark();
+  if (llm_) ttft_mark_ = ttft_.mark();
 }
 
 LatencySummary ServingStats::summarize(const QuantileSketch& s) {

@@ -24,10 +24,11 @@ class ServingStats {
   // Fills the request-level fields of `out` (counts, latencies, SLO, TTFT, TPOT).
   void fill(ServingResult& out, double elapsed_s) const;
 
-  // The window since the last reset_window(): arrivals and completions' latencies.
+  // The window since the last reset_window(): arrivals, and percentiles of the latencies and
+  // TTFTs completed in it (from the histograms: within the sketch's relative error).
   uint64_t window_arrivals() const { return window_arrivals_; }
-  const QuantileSketch& window_latency() const { return window_latency_; }
-  const QuantileSketch& window_ttft() const { return window_ttft_; }
+  double window_latency_quantile(double p) const { return latency_.quantile_since(p, latency_mark_); }
+  double window_ttft_quantile(double p) const { return ttft_.quantile_since(p, ttft_mark_); }
   void reset_window();
 
  private:
@@ -38,7 +39,7 @@ class ServingStats {
   double stats_start_s_;
   bool llm_;
   QuantileSketch latency_, wait_, ttft_, tpot_;
-  QuantileSketch window_latency_, window_ttft_;
+  QuantileSketch::Mark latency_mark_, ttft_mark_;
   uint64_t arrivals_ = 0, completed_ = 0, met_slo_ = 0, retries_ = 0;
   uint64_t dropped_[4] = {0, 0, 0, 0};  // by DropReason
   uint64_t output_tokens_ = 0;

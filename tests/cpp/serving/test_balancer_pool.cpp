@@ -20,16 +20,12 @@ namespace {
 class FakeReplica final : public Replica {
  public:
   FakeReplica(Simulator& sim, ReplicaListener& listener, uint32_t id, int capacity = 4)
-      : Replica(sim, listener, id), capacity_(capacity) {}
-  int capacity() const override { return capacity_; }
+      : Replica(sim, listener, id, capacity) {}
   void submit(const Request&) override {}
   void take_queued(std::vector<Request>&) override {}
   void abort(std::vector<Request>&) override {}
   void on_event(uint64_t) override {}
   void load(int in_service, int queued) { set_load(in_service, queued); }
-
- private:
-  int capacity_;
 };
 
 class NullListener final : public ReplicaListener {

@@ -249,3 +249,41 @@ TEST_CASE("Tensor parallelism, the KV-capacity rule, and admissibility", "[servi
   CHECK(replica.admissible(make_request(1, 0, 100, 60)));
   CHECK_FALSE(replica.admissible(make_request(2, 0, 100, 61)));  // 161 tokens > 160
 }
+
+TEST_CASE("Coalesced decode runs give the times of one event per iteration", "[serving][llm]") {
+  // A busy replica with arrivals cutting runs, finishes ending them, and preemptions.
+  const auto run = [](bool coalesce) {
+    Simulator sim(12);
+    Collector sink(sim);
+    LlmReplicaSpec spec;
+    spec.timing.kv_cache_bytes = 3000 * 16 * spec.timing.model.kv_bytes_per_token();
+    spec.batching.coalesce_decode_iterations = coalesce;
+    LlmReplica replica(sim, sink, 0, spec);
+    cs::engine::RandomStream& rng = sim.random("load");
+    double t = 0;
+    for (uint64_t id = 0; id < 3000; ++id) {
+      t += rng.exponential(0.08);
+      const int prompt = 1 + static_cast<int>(rng.uniform_int(uint64_t{3000}));
+      const int output = 1 + static_cast<int>(rng.uniform_int(uint64_t{600}));
+      sim.schedule_at(t, [&replica, id, t, prompt, output] {
+        replica.submit(make_request(id, t, prompt, output));
+      });
+    }
+    sim.run();
+    return std::make_pair(sink.done, replica.stats());
+  };
+  const auto [coalesced, coalesced_stats] = run(true);
+  const auto [stepped, stepped_stats] = run(false);
+  REQUIRE(coalesced.size() == 3000);
+  REQUIRE(stepped.size() == 3000);
+  CHECK(coalesced_stats.preemptions > 0);
+  CHECK(coalesced_stats.preemptions == stepped_stats.preemptions);
+  CHECK(coalesced_stats.iterations == stepped_stats.iterations);
+  CHECK(coalesced_stats.tokens_out == stepped_stats.tokens_out);
+  for (std::size_t i = 0; i < coalesced.size(); ++i) {
+    INFO("completion " << i);
+    REQUIRE(coalesced[i].request.id == stepped[i].request.id);
+    CHECK(coalesced[i].time_s == stepped[i].time_s);
+    CHECK(coalesced[i].request.first_token_s == stepped[i].request.first_token_s);
+  }
+}

@@ -192,3 +192,23 @@ TEST_CASE("Quantile sketch: exact for small runs, within its relative error beyo
   CHECK(a.count() == sketch.count());
   CHECK(a.quantile(0.99) == sketch.quantile(0.99));
 }
+
+TEST_CASE("Quantile sketch: percentiles of the samples since a mark", "[serving][sketch]") {
+  QuantileSketch sketch;
+  cs::engine::RandomStream rng(7);
+  for (int i = 0; i < 20000; ++i) sketch.add(rng.exponential(1.0));
+  const QuantileSketch::Mark mark = sketch.mark();
+  std::vector<double> later;
+  for (int i = 0; i < 20000; ++i) {
+    later.push_back(10 + rng.exponential(1.0));
+    sketch.add(later.back());
+  }
+  std::sort(later.begin(), later.end());
+  CHECK(sketch.count_since(mark) == 20000);
+  for (const double p : {0.5, 0.99}) {
+    const double exact = later[static_cast<std::size_t>(std::ceil(p * 20000)) - 1];
+    CHECK(std::abs(sketch.quantile_since(p, mark) - exact) <= 0.005 * exact * (1 + 1e-9));
+  }
+  CHECK(sketch.quantile_since(0.5, sketch.mark()) == 0);  // nothing since
+  CHECK(sketch.count_since(QuantileSketch::Mark{}) == sketch.count());
+}
