@@ -10,30 +10,20 @@
 // hours instead of a day). Times are the process's CPU time (the machine is shared).
 //
 // Usage: bench_serving [--quick]
-#include <algorithm>
 #include <cstdio>
-#include <cstring>
-#include <ctime>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "bench/bench_common.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/fleet/serving_fleet.hpp"
 
 namespace {
 
 using namespace cs::serving;
+using cs::bench::median;
 namespace work = cs::work;
-
-double cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 struct Timed {
   ServingResult result;
@@ -41,9 +31,9 @@ struct Timed {
 };
 
 Timed run(const ServingConfig& config, uint64_t seed) {
-  const double start = cpu_seconds();
+  const double start = cs::bench::process_cpu_seconds();
   ServingResult r = run_serving(config, seed);
-  return {r, cpu_seconds() - start};
+  return {r, cs::bench::process_cpu_seconds() - start};
 }
 
 ServingConfig plain(BalancePolicy balance, double until_s) {
@@ -93,15 +83,9 @@ ServingConfig llm_day(bool diurnal, double until_s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) {
-      quick = true;
-    } else {
-      std::fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
-      return 2;
-    }
-  }
+  const std::optional<bool> parsed = cs::bench::parse_quick(argc, argv);
+  if (!parsed) return 2;
+  const bool quick = *parsed;
   const int reps = quick ? 1 : 3;
 
   std::printf("plain servers: 64 replicas x 4 slots, 80%% utilization; median of %d\n", reps);

@@ -1,5 +1,7 @@
 #include "sim/fleet/arrival_source.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -29,17 +31,36 @@ ArrivalSource::ArrivalSource(engine::Simulator& sim, const work::ArrivalSpec& ar
   }
 }
 
+// The highest rate of the cosine profile over [start, start + period / 96]: at an end, or at
+// a peak inside.
+double ArrivalSource::diurnal_majorant(double start) const {
+  const work::DiurnalProfile& d = spec_.diurnal;
+  const double end = start + d.period_s / 96;
+  const double next_peak = d.peak_at_s + std::ceil((start - d.peak_at_s) / d.period_s) * d.period_s;
+  if (next_peak <= end) return spec_.rate_per_s * d.peak_to_mean;
+  return std::max(work::expected_rate_at(spec_, start), work::expected_rate_at(spec_, end));
+}
+
 double ArrivalSource::next_time() {
   switch (spec_.process) {
     case work::ArrivalProcess::poisson:
       return t_ + time_rng_.exponential(1.0 / spec_.rate_per_s);
     case work::ArrivalProcess::diurnal: {
-      // Thinning against the peak rate; the acceptance ratio is rate(t) / peak.
-      const double peak = spec_.rate_per_s * spec_.diurnal.peak_to_mean;
+      const double segment = spec_.diurnal.period_s / 96;
       double t = t_;
       while (true) {
-        t += time_rng_.exponential(1.0 / peak);
-        if (time_rng_.uniform() * peak < work::expected_rate_at(spec_, t)) return t;
+        if (t >= segment_end_s_) {
+          const double start = std::floor(t / segment) * segment;
+          segment_end_s_ = start + segment;
+          segment_rate_ = diurnal_majorant(start);
+        }
+        const double candidate = t + time_rng_.exponential(1.0 / segment_rate_);
+        if (candidate >= segment_end_s_) {
+          t = segment_end_s_;  // memoryless: start again from the next segment
+          continue;
+        }
+        t = candidate;
+        if (time_rng_.uniform() * segment_rate_ < work::expected_rate_at(spec_, t)) return t;
       }
     }
     case work::ArrivalProcess::bursty: {

@@ -5,7 +5,10 @@
 // read record by record.
 //
 // Processes (work::ArrivalSpec): Poisson by exponential gaps; diurnal by thinning (Lewis and
-// Shedler 1979: candidates at the peak rate, each kept with probability rate(t) / peak);
+// Shedler 1979) against a piecewise-constant majorant: in each 1/96 of the period,
+// candidates at the segment's highest rate, each kept with probability rate(t) / that rate
+// (about 98% are kept; a candidate past the segment's end restarts from it, the gaps being
+// memoryless);
 // bursty (MMPP-2) by racing the state's exponential gap against the state's remaining
 // sojourn (memoryless, so a gap that crosses a switch is redrawn from the switch).
 //
@@ -59,6 +62,10 @@ class ArrivalSource {
   engine::RandomStream& demand_rng_;
   DistributionSampler service_time_, prompt_tokens_, output_tokens_;
   double t_ = 0;
+  double diurnal_majorant(double segment_start) const;
+  // diurnal: the current thinning segment and its highest rate
+  double segment_end_s_ = -1;
+  double segment_rate_ = 0;
   // bursty
   bool in_burst_ = false;
   double state_end_s_ = 0;

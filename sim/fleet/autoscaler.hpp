@@ -52,6 +52,26 @@ struct ScalingInput {
   double arrival_rate_per_s = 0;  // requests reaching the pool per second over the window
 };
 
+// Mean of the metric over the pods that have one and that `counts` accepts (AWS policies
+// average over the instances reporting; warm-up excludes some); `pods` 0 when none.
+struct MetricMean {
+  double value = 0;
+  int pods = 0;
+};
+template <class Counts>
+MetricMean mean_metric(std::span<const PodMetric> pods, Counts counts) {
+  MetricMean m;
+  double sum = 0;
+  for (const PodMetric& p : pods) {
+    if (p.has_metric && counts(p)) {
+      sum += p.value;
+      ++m.pods;
+    }
+  }
+  if (m.pods > 0) m.value = sum / m.pods;
+  return m;
+}
+
 class Autoscaler {
  public:
   virtual ~Autoscaler() = default;

@@ -122,45 +122,37 @@ int Hpa::change_in_period(const std::deque<ScaleEvent>& events, double now, doub
   return change;
 }
 
+// The count one direction's policies allow now, from the count at the start of each
+// policy's period (Pods: +/- value; Percent: up rounded up, down truncated, as horizontal.go).
+// selectPolicy Max takes the largest change (the highest count up, the lowest down), Min the
+// smallest; Disabled allows none.
+int Hpa::allowed(const HpaScalingRules& rules, double now, int current, bool up) const {
+  if (rules.select == HpaScalingRules::Select::disabled) return current;
+  const bool highest = (rules.select == HpaScalingRules::Select::max) == up;
+  int result = highest ? INT_MIN : INT_MAX;
+  for (const HpaScalingPolicy& p : rules.policies) {
+    const int start = current - change_in_period(up_events_, now, p.period_s) +
+                      change_in_period(down_events_, now, p.period_s);
+    int proposed;
+    if (p.type == HpaScalingPolicy::Type::pods) {
+      proposed = up ? start + p.value : start - p.value;
+    } else {
+      proposed = up ? static_cast<int>(std::ceil(start * (1.0 + p.value / 100.0)))
+                    : static_cast<int>(start * (1.0 - p.value / 100.0));
+    }
+    result = highest ? std::max(result, proposed) : std::min(result, proposed);
+  }
+  return result;
+}
+
 int Hpa::limit_rate(double now, int current, int desired) const {
   if (desired > current) {
-    const HpaScalingRules& rules = spec_.scale_up;
-    int limit = current;
-    if (rules.select != HpaScalingRules::Select::disabled) {
-      const bool pick_min = rules.select == HpaScalingRules::Select::min;
-      int result = pick_min ? INT_MAX : INT_MIN;
-      for (const HpaScalingPolicy& p : rules.policies) {
-        const int start = current - change_in_period(up_events_, now, p.period_s) +
-                          change_in_period(down_events_, now, p.period_s);
-        const int proposed =
-            p.type == HpaScalingPolicy::Type::pods
-                ? start + p.value
-                : static_cast<int>(std::ceil(start * (1.0 + p.value / 100.0)));
-        result = pick_min ? std::min(result, proposed) : std::max(result, proposed);
-      }
-      limit = std::max(result, current);
-    }
-    const int allowed = std::min(max_, limit);
-    return std::min(desired, allowed);
+    const int limit = std::max(allowed(spec_.scale_up, now, current, true), current);
+    return std::min(desired, std::min(max_, limit));
   }
   if (desired < current) {
-    const HpaScalingRules& rules = spec_.scale_down;
-    int limit = current;
-    if (rules.select != HpaScalingRules::Select::disabled) {
-      const bool pick_min = rules.select == HpaScalingRules::Select::min;
-      int result = pick_min ? INT_MIN : INT_MAX;
-      for (const HpaScalingPolicy& p : rules.policies) {
-        const int start = current - change_in_period(up_events_, now, p.period_s) +
-                          change_in_period(down_events_, now, p.period_s);
-        const int proposed = p.type == HpaScalingPolicy::Type::pods
-                                 ? start - p.value
-                                 : static_cast<int>(start * (1.0 - p.value / 100.0));
-        result = pick_min ? std::max(result, proposed) : std::min(result, proposed);
-      }
-      limit = std::min(result, current);
-    }
-    const int allowed = std::max(min_, limit);
-    return std::max(desired, allowed);
+    const int limit = std::min(allowed(spec_.scale_down, now, current, false), current);
+    return std::max(desired, std::max(min_, limit));
   }
   return desired;
 }

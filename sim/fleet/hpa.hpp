@@ -80,6 +80,7 @@ class Hpa final : public Autoscaler {
     int change;  // > 0
   };
   int stabilize(double now, int current, int proposal);
+  int allowed(const HpaScalingRules& rules, double now, int current, bool up) const;
   int limit_rate(double now, int current, int desired) const;
   int change_in_period(const std::deque<ScaleEvent>& events, double now, double period) const;
 

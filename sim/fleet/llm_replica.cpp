@@ -44,10 +44,8 @@ bool LlmReplica::admissible(const Request& request) const {
   const int64_t p = request.prompt_tokens;
   const int64_t most_tokens = role_ == LlmRole::prefill ? p : p + request.output_tokens;
   if (spec_.batching.scheduler == SchedulerMode::prefill_first) {
-    const auto watermark = static_cast<int64_t>(
-        std::ceil(spec_.batching.admission_watermark * static_cast<double>(total_blocks_)));
     if (most_tokens > spec_.batching.max_num_batched_tokens) return false;
-    return blocks_for(most_tokens) + watermark <= total_blocks_;
+    return blocks_for(most_tokens) + watermark_blocks() <= total_blocks_;
   }
   return blocks_for(most_tokens) <= total_blocks_;
 }
@@ -64,15 +62,15 @@ uint32_t LlmReplica::new_seq(const Request& request) {
     seqs_.emplace_back();
   }
   Seq& q = seqs_[s];
-  const uint32_t generation = q.generation;
-  q = Seq{};
-  q.generation = generation + 1;
+  ++q.generation;
   q.request = request;
   q.prefill_target = request.prompt_tokens;
   // A request whose KV cache came from a prefill pool has its prompt computed and its first
   // token out.
   q.computed = request.prefilled ? request.prompt_tokens : 0;
   q.generated = request.prefilled ? 1 : 0;
+  q.blocks = 0;
+  q.prev = q.next = kNone;
   q.phase = Phase::waiting;
   return s;
 }
@@ -176,6 +174,29 @@ void LlmReplica::grow_decoders() {
   decode_kv_sum_ += n_decode_;  // each decoder's new token
 }
 
+// Requests at the head of the queue whose KV cache arrived join the decoders of this very
+// iteration, while blocks and sequence slots last.
+void LlmReplica::admit_arrived_kv() {
+  while (!waiting_.empty() && running_ < spec_.batching.max_num_seqs) {
+    const uint32_t s = waiting_.front();
+    if (seqs_[s].computed != seqs_[s].prefill_target || !admit_prefilled(s)) break;
+  }
+}
+
+// The head of the queue starts its prompt with a first chunk of `chunk` tokens.
+void LlmReplica::admit_prompt(uint32_t s, int64_t chunk) {
+  Seq& q = seqs_[s];
+  const int64_t need = blocks_for(chunk);
+  waiting_.pop_front();
+  link_back(s);
+  q.phase = Phase::prefilling;
+  prefilling_.push_back(s);
+  used_blocks_ += need;
+  q.blocks = need;
+  if (q.request.start_s < 0) q.request.start_s = sim_.now();
+  chunks_.push_back({s, chunk});
+}
+
 bool LlmReplica::admit_prefilled(uint32_t s) {
   Seq& q = seqs_[s];
   const int64_t held = blocks_for(q.prefill_target);
@@ -194,11 +215,7 @@ bool LlmReplica::admit_prefilled(uint32_t s) {
 
 void LlmReplica::schedule_chunked() {
   const int max_seqs = spec_.batching.max_num_seqs;
-  // Requests whose KV cache arrived join the decoders of this very iteration.
-  while (!waiting_.empty() && running_ < max_seqs) {
-    const uint32_t s = waiting_.front();
-    if (seqs_[s].computed != seqs_[s].prefill_target || !admit_prefilled(s)) break;
-  }
+  admit_arrived_kv();
   const uint64_t preemptions_before = stats_.preemptions;
   if (n_decode_ > 0) grow_decoders();
   int64_t budget = spec_.batching.max_num_batched_tokens - n_decode_;
@@ -227,44 +244,22 @@ void LlmReplica::schedule_chunked() {
     Seq& q = seqs_[s];
     if (q.computed == q.prefill_target) break;  // arrived KV: next iteration, with the decoders
     const int64_t chunk = std::min(q.prefill_target, budget);
-    const int64_t need = blocks_for(chunk);
-    if (need > free_blocks()) break;
-    waiting_.pop_front();
-    link_back(s);
-    q.phase = Phase::prefilling;
-    prefilling_.push_back(s);
-    used_blocks_ += need;
-    q.blocks = need;
-    if (q.request.start_s < 0) q.request.start_s = sim_.now();
-    chunks_.push_back({s, chunk});
+    if (blocks_for(chunk) > free_blocks()) break;
+    admit_prompt(s, chunk);
     budget -= chunk;
   }
 }
 
 void LlmReplica::schedule_prefill_first() {
-  const int max_seqs = spec_.batching.max_num_seqs;
-  while (!waiting_.empty() && running_ < max_seqs) {
-    const uint32_t s = waiting_.front();
-    if (seqs_[s].computed != seqs_[s].prefill_target || !admit_prefilled(s)) break;
-  }
-  const auto watermark = static_cast<int64_t>(
-      std::ceil(spec_.batching.admission_watermark * static_cast<double>(total_blocks_)));
+  admit_arrived_kv();
+  const int64_t watermark = watermark_blocks();
   int64_t budget = spec_.batching.max_num_batched_tokens;
-  while (!waiting_.empty() && running_ < max_seqs) {
+  while (!waiting_.empty() && running_ < spec_.batching.max_num_seqs) {
     const uint32_t s = waiting_.front();
-    Seq& q = seqs_[s];
-    if (q.computed == q.prefill_target) break;
-    const int64_t tokens = q.prefill_target;
-    const int64_t need = blocks_for(tokens);
-    if (tokens > budget || need + watermark > free_blocks()) break;
-    waiting_.pop_front();
-    link_back(s);
-    q.phase = Phase::prefilling;
-    prefilling_.push_back(s);
-    used_blocks_ += need;
-    q.blocks = need;
-    if (q.request.start_s < 0) q.request.start_s = sim_.now();
-    chunks_.push_back({s, tokens});
+    const int64_t tokens = seqs_[s].prefill_target;
+    if (seqs_[s].computed == tokens) break;
+    if (tokens > budget || blocks_for(tokens) + watermark > free_blocks()) break;
+    admit_prompt(s, tokens);
     budget -= tokens;
   }
   // No prompt fits: a decode-only iteration of every running sequence.

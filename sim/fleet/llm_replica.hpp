@@ -41,6 +41,7 @@
 // KV-block phase, finishes kept in a heap) plus O(log n) per sequence that starts, finishes
 // or is preempted; never a loop over every running sequence. Runs of decode-only iterations
 // take one engine event (BatchingSpec::coalesce_decode_iterations).
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <queue>
@@ -150,6 +151,9 @@ class LlmReplica final : public Replica {
 
   int64_t blocks_for(int64_t tokens) const { return (tokens + block_ - 1) / block_; }
   int64_t free_blocks() const { return total_blocks_ - used_blocks_; }
+  int64_t watermark_blocks() const {
+    return static_cast<int64_t>(std::ceil(spec_.batching.admission_watermark * static_cast<double>(total_blocks_)));
+  }
   uint32_t new_seq(const Request& request);
   void release_seq(uint32_t s);
   void link_back(uint32_t s);
@@ -160,6 +164,8 @@ class LlmReplica final : public Replica {
   void preempt(uint32_t s);
   void preempt_last_running();
   bool admit_prefilled(uint32_t s);
+  void admit_arrived_kv();
+  void admit_prompt(uint32_t s, int64_t chunk);
   void schedule_chunked();
   void schedule_prefill_first();
   void grow_decoders();

@@ -25,21 +25,6 @@ IterationCost::IterationCost(const LlmTimingSpec& spec)
   overhead_s_ = spec.iteration_overhead_s;
 }
 
-double IterationCost::seconds(const IterationWork& work) const {
-  const double tokens = static_cast<double>(work.decode_sequences + work.prefill_tokens);
-  if (measured_) {
-    return m_.base_s + m_.per_prefill_token_s * static_cast<double>(work.prefill_tokens) +
-           m_.per_decode_sequence_s * static_cast<double>(work.decode_sequences) +
-           m_.per_context_token_s * (work.decode_context_tokens + work.prefill_context_tokens);
-  }
-  const double compute_s = per_token_compute_s_ * tokens +
-                           per_attended_compute_s_ * (work.decode_context_tokens + work.prefill_attended);
-  const double kv_tokens = work.decode_context_tokens + work.prefill_context_tokens +
-                           static_cast<double>(work.prefill_tokens);
-  const double memory_s = weights_s_ + per_kv_token_s_ * kv_tokens;
-  return std::max(compute_s, memory_s) + per_token_comm_s_ * tokens + overhead_s_;
-}
-
 double iteration_time_s(const LlmTimingSpec& spec, const IterationWork& work) {
   return IterationCost(spec).seconds(work);
 }

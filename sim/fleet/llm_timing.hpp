@@ -93,7 +93,20 @@ struct LlmTimingSpec {
 class IterationCost {
  public:
   explicit IterationCost(const LlmTimingSpec& spec);
-  double seconds(const IterationWork& work) const;
+  double seconds(const IterationWork& work) const {
+    const double tokens = static_cast<double>(work.decode_sequences + work.prefill_tokens);
+    if (measured_) {
+      return m_.base_s + m_.per_prefill_token_s * static_cast<double>(work.prefill_tokens) +
+             m_.per_decode_sequence_s * static_cast<double>(work.decode_sequences) +
+             m_.per_context_token_s * (work.decode_context_tokens + work.prefill_context_tokens);
+    }
+    const double compute_s = per_token_compute_s_ * tokens +
+                             per_attended_compute_s_ * (work.decode_context_tokens + work.prefill_attended);
+    const double kv_tokens = work.decode_context_tokens + work.prefill_context_tokens +
+                             static_cast<double>(work.prefill_tokens);
+    const double memory_s = weights_s_ + per_kv_token_s_ * kv_tokens;
+    return (compute_s > memory_s ? compute_s : memory_s) + per_token_comm_s_ * tokens + overhead_s_;
+  }
 
  private:
   bool measured_;

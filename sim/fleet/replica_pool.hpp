@@ -64,7 +64,7 @@ struct MarketSpec {
 
 struct PoolSpec {
   std::string name = "serving";  // random streams "<name>/cold_start", "<name>/balancer"
-  BalancePolicy balance = BalancePolicy::least_outstanding;
+  BalancePolicy balance = BalancePolicy::power_of_two;  // Envoy's least-request default
   ColdStartSpec cold_start;
   MarketSpec market;
   LostWork lost_work = LostWork::retry;

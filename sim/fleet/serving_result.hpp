@@ -41,7 +41,6 @@ struct ServingResult {
   uint64_t preemptions = 0;
   // ---- breakdowns ----
   LatencySummary latency;
-  LatencySummary wait;
   bool slo_met = false;             // latency at the SLO's percentile <= its bound
   double latency_at_slo_percentile_s = 0;
   uint64_t in_flight = 0;           // arrived, neither completed nor dropped at the end

@@ -8,7 +8,6 @@ ServingStats::ServingStats(const SloSpec& slo, const QuantileSketch::Options& sk
       stats_start_s_(stats_start_s),
       llm_(llm),
       latency_(sketch),
-      wait_(sketch),
       ttft_(sketch),
       tpot_(sketch) {}
 
@@ -24,7 +23,7 @@ void ServingStats::on_complete(const Request& r, double now) {
   if (r.attempts > 0) ++retries_;
   const double latency = now - r.arrival_s;
   latency_.add(latency);
-  wait_.add(r.start_s >= 0 ? r.start_s - r.arrival_s : 0.0);
+  wait_sum_ += r.start_s >= 0 ? r.start_s - r.arrival_s : 0.0;
   bool met = latency <= slo_.latency_s;
   if (llm_) {
     output_tokens_ += static_cast<uint64_t>(r.output_tokens);
@@ -74,12 +73,11 @@ void ServingStats::fill(ServingResult& out, double elapsed_s) const {
   out.in_flight = arrivals_ >= completed_ + out.dropped ? arrivals_ - completed_ - out.dropped : 0;
   out.retries = retries_;
   out.latency = summarize(latency_);
-  out.wait = summarize(wait_);
   out.latency_mean_s = out.latency.mean_s;
   out.latency_p50_s = out.latency.p50_s;
   out.latency_p95_s = out.latency.p95_s;
   out.latency_p99_s = out.latency.p99_s;
-  out.wait_mean_s = out.wait.mean_s;
+  out.wait_mean_s = completed_ ? wait_sum_ / static_cast<double>(completed_) : 0.0;
   const uint64_t finished = completed_ + out.dropped;
   out.slo_attainment = finished ? static_cast<double>(met_slo_) / static_cast<double>(finished) : 0.0;
   out.latency_at_slo_percentile_s = latency_.quantile(slo_.percentile);

@@ -38,7 +38,8 @@ class ServingStats {
   SloSpec slo_;
   double stats_start_s_;
   bool llm_;
-  QuantileSketch latency_, wait_, ttft_, tpot_;
+  QuantileSketch latency_, ttft_, tpot_;
+  double wait_sum_ = 0;  // only its mean is reported
   QuantileSketch::Mark latency_mark_, ttft_mark_;
   uint64_t arrivals_ = 0, completed_ = 0, met_slo_ = 0, retries_ = 0;
   uint64_t dropped_[4] = {0, 0, 0, 0};  // by DropReason

@@ -50,16 +50,9 @@ const StepAdjustment* StepScaling::step_for(const StepPolicy& policy, double dif
 int StepScaling::desired(const ScalingInput& input) {
   const double now = input.now_s;
   const int current = input.current_replicas;
-  double sum = 0;
-  int measured = 0;
-  for (const PodMetric& p : input.pods) {
-    if (p.has_metric) {
-      sum += p.value;
-      ++measured;
-    }
-  }
-  if (measured == 0) return std::clamp(current, min_, max_);
-  const double metric = sum / measured;
+  const MetricMean mean = mean_metric(input.pods, [](const PodMetric&) { return true; });
+  if (mean.pods == 0) return std::clamp(current, min_, max_);  // INSUFFICIENT_DATA: no action
+  const double metric = mean.value;
   datapoints_.push_back(metric);
   const auto breached = [&](const StepPolicy& policy, bool above) {
     const auto n = static_cast<std::size_t>(policy.evaluation_periods);

@@ -22,16 +22,11 @@ TargetTracking::TargetTracking(const TargetTrackingSpec& spec, int min_replicas,
 int TargetTracking::desired(const ScalingInput& input) {
   const double now = input.now_s;
   const int current = input.current_replicas;
-  double sum = 0;
-  int measured = 0;
-  for (const PodMetric& p : input.pods) {
-    if (p.has_metric && now - p.launched_s >= spec_.instance_warmup_s) {
-      sum += p.value;
-      ++measured;
-    }
-  }
-  if (measured == 0) return std::clamp(current, min_, max_);  // INSUFFICIENT_DATA: no action
-  const double metric = sum / measured;
+  const MetricMean mean = mean_metric(
+      input.pods, [&](const PodMetric& p) { return now - p.launched_s >= spec_.instance_warmup_s; });
+  if (mean.pods == 0) return std::clamp(current, min_, max_);  // INSUFFICIENT_DATA: no action
+  const int measured = mean.pods;
+  const double metric = mean.value;
   datapoints_.push_back(metric);
   const std::size_t keep = static_cast<std::size_t>(std::max(spec_.scale_out_datapoints, spec_.scale_in_datapoints));
   while (datapoints_.size() > keep) datapoints_.pop_front();
