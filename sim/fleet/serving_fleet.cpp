@@ -226,6 +226,8 @@ PoolSummary ServingFleet::summarize(const ReplicaPool& pool) const {
   s.ready_mean = pool.ready_over_time().mean(now);
   s.replica_hours_on_demand = pool.replica_seconds(Market::on_demand) / 3600.0;
   s.replica_hours_spot = pool.replica_seconds(Market::spot) / 3600.0;
+  s.cost_on_demand_usd = s.replica_hours_on_demand * pool.spec().market.on_demand_per_hour;
+  s.cost_spot_usd = s.replica_hours_spot * pool.spec().market.spot_per_hour;
   s.cost_usd = pool.cost_usd();
   s.reclaims = pool.reclaims();
   return s;

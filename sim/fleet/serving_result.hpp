@@ -18,7 +18,9 @@ struct PoolSummary {
   double ready_mean = 0;     // ready replicas, time-weighted
   double replica_hours_on_demand = 0;
   double replica_hours_spot = 0;
-  double cost_usd = 0;
+  double cost_on_demand_usd = 0;
+  double cost_spot_usd = 0;
+  double cost_usd = 0;  // both markets
   uint64_t reclaims = 0;
 };
 

@@ -131,6 +131,10 @@ TEST_CASE("A fifth of the spot capacity reclaimed at peak: lost work retried, re
   const ServingResult r = fleet.result();
   CHECK(r.pool.reclaims == 2);
   CHECK(r.dropped == 0);
+  // Replacements came as spot (capacity was available): everything billed at the spot price.
+  CHECK(r.pool.replica_hours_on_demand == 0);
+  CHECK(r.pool.cost_spot_usd == Approx(r.pool.replica_hours_spot * 1.6));
+  CHECK(r.cost_usd == Approx(r.pool.cost_spot_usd));
   CHECK(fleet.pool().ready_count() == 10);  // replaced after their cold start
   CHECK(r.requests == r.completed + r.in_flight);
 }
