@@ -3,7 +3,7 @@
 //      service), per load balancer; figure: simulated requests per second of CPU time.
 //   2. One simulated day of LLM traffic at a mean of 1,000 requests/s (Llama-3-8B on H100s,
 //      lognormal prompts of mean 1,000 and outputs of mean 200 tokens, chunked-prefill
-//      continuous batching, HPA on concurrency 48 per replica, power-of-two balancing), once
+//      continuous batching, HPA on concurrency 64 per replica, power-of-two balancing), once
 //      with steady Poisson arrivals and once with a diurnal wave (peak 1.5x the mean); figure:
 //      CPU seconds for the day.
 // Each figure is the median of the repetitions (3; 1 with --quick, whose LLM runs cover 2
@@ -68,7 +68,7 @@ ServingConfig llm_day(bool diurnal, double until_s) {
   AutoscalerSpec& a = c.fleet.autoscaler;
   a.policy = ScalingPolicy::hpa;
   a.metric = MetricKind::concurrency;
-  a.target = 48;
+  a.target = 64;
   a.min_replicas = 1;
   a.max_replicas = 200;
   a.replicas = 60;
