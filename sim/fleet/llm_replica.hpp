@@ -103,9 +103,6 @@ class LlmReplica final : public Replica {
              LlmReplicaStats* totals = nullptr);
   ~LlmReplica() override;
 
-  bool can_start_now() const override {
-    return in_service() < capacity() && queued() == 0;
-  }
   // False when the request could never run here (its tokens exceed the whole KV cache, or
   // prefill_first's budget); the pool drops such requests instead of submitting them.
   bool admissible(const Request& request) const override;

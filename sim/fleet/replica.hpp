@@ -62,7 +62,7 @@ class Replica : public engine::EventTarget {
   bool accepting() const { return !draining_; }
   bool draining() const { return draining_; }
   // A request submitted now would start at once (central-queue dispatch asks this).
-  virtual bool can_start_now() const { return in_service_ < capacity() && queued_ == 0; }
+  bool can_start_now() const { return in_service_ < capacity_ && queued_ == 0; }
 
   // False when the request could never be served here (too large for it); the pool drops it.
   virtual bool admissible(const Request&) const { return true; }
