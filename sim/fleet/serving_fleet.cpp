@@ -69,7 +69,11 @@ ServingFleet::ServingFleet(engine::Simulator& sim, const ServingConfig& config)
   }
 }
 
-ServingFleet::~ServingFleet() = default;
+ServingFleet::~ServingFleet() {
+  // The pools, loops and link cancel their own events; these are the fleet's.
+  if (arrival_event_.valid()) sim_.cancel(arrival_event_);
+  if (sample_event_.valid()) sim_.cancel(sample_event_);
+}
 
 ReplicaFactory ServingFleet::factory_for(const LlmReplicaSpec* llm, LlmRole role) {
   engine::Simulator& sim = sim_;
@@ -98,10 +102,10 @@ void ServingFleet::start() {
   scaling_->start();
   next_arrival_ = source_.next();
   if (next_arrival_ && next_arrival_->time_s <= config_.until_s) {
-    sim_.schedule_at(next_arrival_->time_s, *this, 0);
+    arrival_event_ = sim_.schedule_at(next_arrival_->time_s, *this, 0);
   }
   if (config_.timeseries_interval_s > 0) {
-    sim_.schedule_in(config_.timeseries_interval_s, *this, 1);
+    sample_event_ = sim_.schedule_in(config_.timeseries_interval_s, *this, 1);
   }
 }
 
@@ -110,9 +114,10 @@ void ServingFleet::on_event(uint64_t tag) {
     arrive();
     return;
   }
+  sample_event_ = {};
   sample_timeseries();
   if (sim_.now() + config_.timeseries_interval_s <= config_.until_s) {
-    sim_.schedule_in(config_.timeseries_interval_s, *this, 1);
+    sample_event_ = sim_.schedule_in(config_.timeseries_interval_s, *this, 1);
   }
 }
 
@@ -126,9 +131,10 @@ void ServingFleet::arrive() {
   r.output_tokens = a.output_tokens;
   stats_.on_arrival(r);
   pool_->route(r);
+  arrival_event_ = {};
   next_arrival_ = source_.next();
   if (next_arrival_ && next_arrival_->time_s <= config_.until_s) {
-    sim_.schedule_at(next_arrival_->time_s, *this, 0);
+    arrival_event_ = sim_.schedule_at(next_arrival_->time_s, *this, 0);
   }
 }
 

@@ -85,7 +85,7 @@ class ServingFleet final : public engine::EventTarget,
   std::vector<Request> in_transit_;
   std::vector<uint32_t> free_transit_;
   double last_sample_s_ = 0;
-  double sample_end_s_ = 0;
+  engine::EventId arrival_event_, sample_event_;
 };
 
 // Runs one serving scenario on a fresh Simulator seeded with `seed` until config.until_s.
