@@ -4,12 +4,14 @@
 // decode pool, each with its own autoscaler, with every prompt's KV cache moved between
 // them), request statistics, cost, and time series through the engine's Recorder.
 //
-// Time series (every timeseries_interval_s, names prefixed "serving." or, disaggregated,
-// "serving.prefill." / "serving.decode." for per-pool ones):
-//   arrival_rate (1/s over the interval), replicas_ready, replicas_starting,
-//   replicas_draining, replicas_desired, queue_length (balancer queue + requests queued at
-//   replicas), latency_p50_s / latency_p95_s / latency_p99_s of the requests completed in the
-//   interval, ttft_p50_s / ttft_p99_s (LLM), cost_usd (cumulative).
+// Time series (every timeseries_interval_s):
+//   per pool, prefixed "serving." (or "serving.prefill." and "serving.decode." when
+//   disaggregated): replicas_ready, replicas_starting, replicas_draining, replicas_desired,
+//   queue_length (balancer queue + requests queued at ready replicas), scaling_metric (the
+//   fleet total the autoscaler last saw), cost_usd (the pool's, cumulative);
+//   fleet-wide: serving.arrival_rate (1/s over the interval), serving.latency_p50_s / _p95_s /
+//   _p99_s of the requests completed in the interval (within the sketch's relative error),
+//   serving.ttft_p50_s / _p99_s (LLM), serving.total_cost_usd (cumulative, all pools).
 //
 // Use: construct, start(), sim.run(config.until_s), result(); or run_serving().
 #include <memory>
