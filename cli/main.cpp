@@ -109,6 +109,13 @@ void print_human(const json& s) {
     std::printf("traffic: %.0f flows, makespan %.6g s, mean FCT %.6g s, p99 FCT %.6g s\n", number(t["flows"]),
                 number(t["makespan_s"]), number(t["mean_fct_s"]), number(t["p99_fct_s"]));
   }
+  if (s.contains("fabric")) {
+    const auto& f = s["fabric"];
+    std::printf("fabric: network $%.4gM, %.4g kW; $%.0f per GPU, $%.4g per GB/s of bisection\n",
+                number(f["network_cost_usd"]) / 1e6, number(f["network_power_w"]) / 1e3,
+                number(f["network_cost_per_gpu_usd"]), number(f["network_usd_per_bisection_GBps"]));
+    for (const auto& note : f["notes"]) std::printf("note: %s\n", note.get<std::string>().c_str());
+  }
 }
 
 int cmd_run(const std::string& file, const std::vector<std::string>& sets, const std::string& out,

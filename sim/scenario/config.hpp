@@ -7,6 +7,7 @@
 
 #include "sim/fleet/training_run_config.hpp"
 #include "sim/network/comm_base.hpp"
+#include "topology/bill.hpp"
 #include "topology/params.hpp"
 #include "workloads/collective.hpp"
 #include "workloads/traffic.hpp"
@@ -68,6 +69,7 @@ struct Config {
   uint64_t seed = 1;
   GpuConfig gpu;
   topo::TopologyParams topology;
+  topo::PriceTable prices;  // data/prices.json with topology.prices over it
   NetworkConfig network;
   InNetworkConfig in_network;
   WorkloadKind workload = WorkloadKind::collective;

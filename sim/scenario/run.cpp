@@ -14,6 +14,7 @@
 #include "sim/network/network.hpp"
 #include "sim/network/network_sampler.hpp"
 #include "sim/network/traffic_run.hpp"
+#include "sim/scenario/fabric_summary.hpp"
 #include "sim/scenario/input_error.hpp"
 #include "sim/scenario/link_report.hpp"
 #include "sim/scenario/run_collective.hpp"
@@ -188,6 +189,10 @@ RunOutput run_scenario(const Config& config, const RunOptions& options) {
       static_cast<std::size_t>(n), config.seed, options.threads,
       [&](uint64_t seed) { return run_once(config, seed, seed == config.seed ? &out : nullptr, options); });
   out.summary = combine_replications(summaries);
+  if (config.workload != WorkloadKind::training_run) {  // the workload ran on a fabric: what it cost
+    out.summary["fabric"] = detail::fabric_summary(config);
+    detail::add_cost_per_busbw(out.summary, out.summary["fabric"]);
+  }
   if (n > 1 && out.summary.contains("collective")) {
     // The combined table keeps the sizes every replication reached: it lacks the most any
     // replication left out.

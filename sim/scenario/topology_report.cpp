@@ -55,9 +55,8 @@ void row(std::string& out, const std::string& name, const std::string& value) {
 
 topo::TopologyReport topology_report(const json& doc) {
   const Config config = parse_fabric_config(doc);
-  const topo::PriceTable prices = load_prices(doc);
   const topo::Topology topology = build_topology(config);
-  return topo::make_report(topology, config.topology, prices);
+  return topo::make_report(topology, config.topology, config.prices);
 }
 
 json report_json(const topo::TopologyReport& r) {
