@@ -101,6 +101,7 @@ void print_human(const json& s) {
       for (const auto& b : c["background"]) std::printf("background: %s\n", b.dump().c_str());
   }
   if (s.contains("links") && !s["links"]["hottest"].empty()) {
+    std::printf("links by class:\n%s", cs::scenario::link_classes_text(s["links"]).c_str());
     std::printf("hottest links:\n%s", cs::scenario::hottest_links_text(s["links"]).c_str());
   }
   if (s.contains("training_run")) std::printf("%s", cs::scenario::training_run_text(s["training_run"]).c_str());

@@ -106,6 +106,25 @@ void fat_tree_notes(const FatTreeLayout& f, const TopologyParams& p, const std::
 
 }  // namespace
 
+std::string link_class(const Topology& t, LinkId l) {
+  const Link& link = t.link(l);
+  const Vertex& a = t.vertex(link.from);
+  const Vertex& b = t.vertex(link.to);
+  const auto role = [&](const Vertex& v) -> std::string {
+    switch (v.kind) {
+      case VertexKind::gpu: return "gpu";
+      case VertexKind::nic: return "nic";
+      case VertexKind::node_switch: return "node_switch";
+      case VertexKind::fabric_switch: return tier_name(t, v);
+    }
+    return "?";
+  };
+  std::string c = role(a) + ">" + role(b);
+  if (const DragonflyLayout* df = t.dragonfly(); df && is_switch(a) && is_switch(b))
+    c += a.index / df->routers_per_group == b.index / df->routers_per_group ? ":local" : ":global";
+  return c;
+}
+
 std::vector<std::string> build_notes(const Topology& topology, const TopologyParams& params) {
   std::vector<std::string> notes;
   if (const FatTreeLayout* f = topology.fat_tree()) fat_tree_notes(*f, params, tier_ratios(topology), notes);

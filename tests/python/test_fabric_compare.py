@@ -63,3 +63,47 @@ def test_default_routing_is_the_familys():
         a = cs.run(sc).summary["collective"]["results"]
         b = cs.run(sc.copy().set("network.routing", explicit)).summary["collective"]["results"]
         assert a == b, family
+
+
+def test_links_roll_up_by_class_and_over_time(tmp_path):
+    sc = cs.Scenario.load(FLAGSHIP).set("run.timeseries_interval", 2e-4)
+    res = cs.run(sc)
+    classes = {c["class"]: c for c in res.summary["links"]["by_class"]}
+    # A ring on rails: NVLink inside nodes, NIC to leaf across them, no spine.
+    assert {"gpu>node_switch", "nic>leaf", "leaf>nic"} <= set(classes)
+    assert not any(c.startswith("leaf>spine") for c in classes)
+    assert classes["nic>leaf"]["links_used"] == 128
+    links = res.links
+    assert classes["nic>leaf"]["bytes"] == pytest.approx(
+        links[links["from"].str.match(r"^n\d+(\.\d+)?$") & links["to"].str.startswith("leaf")]["bytes"].sum(), rel=1e-9)
+    ts = res.timeseries
+    util = ts[ts["series"] == "link_util_max.nic>leaf"]["value"]
+    assert len(util) > 5 and 0 < util.max() <= 1 + 1e-9
+    mean = ts[ts["series"] == "link_util_mean.nic>leaf"]["value"]
+    assert (mean.values <= util.values + 1e-12).all()
+    out = run_cli("run", FLAGSHIP, check=True).stdout
+    assert "links by class:" in out and "nic>leaf" in out
+
+
+def test_flows_csv_names_each_flows_route_and_topology_route_agrees(tmp_path):
+    path = ROOT / "scenarios" / "fat_tree_permutation.json"
+    sc = cs.Scenario.load(path).set("network.routing", "ecmp")
+    flows = cs.run(sc).flows
+    assert flows["route"].str.contains(">").all()
+    topo = cs.Topology.from_scenario(sc)
+    for _, f in flows.head(8).iterrows():
+        hops = topo.route(int(f["src"]), int(f["dst"]), flow_key=int(f["flow"]))
+        vertices = [hops[0].split("->")[0]] + [h.split("->")[1] for h in hops]
+        assert f["route"] == ">".join(vertices)
+
+
+def test_plot_draws_large_fabrics_by_tier_and_group():
+    import matplotlib
+    matplotlib.use("Agg")
+    big = cs.Topology.from_scenario(cs.Scenario.load(FLAGSHIP).set("topology.nodes", 128))
+    ax = big.plot()  # 1,024 GPUs: aggregated
+    texts = " ".join(t.get_text() for t in ax.texts)
+    assert "leaf" in texts and "spine" in texts and "128 nodes" in texts
+    df = cs.Topology.from_scenario(cs.Scenario.load(ROOT / "scenarios" / "dragonfly_group_shift.json"))
+    ax = df.plot(aggregate=True)
+    assert sum("switches" in t.get_text() for t in ax.texts) == 9  # one box per group
