@@ -35,6 +35,9 @@ struct NetworkConfig {
   // NCCL protocol of data/nccl_tuning.json (simple, ll, ll128), automatic (the tuner picks
   // per size) or none (the wire alone).
   net::Protocol protocol = net::Protocol::automatic;
+  // PXN: cross-rail transfers hop over the node fabric to the destination's rail first
+  // (Network::set_pxn).
+  bool pxn = false;
   topo::RoutingKind routing = topo::RoutingKind::dmodk;  // default: dmodk on fat-trees, minimal on
                                                          // dragonflies, dor on tori, else shortest
 };

@@ -31,6 +31,7 @@ void parse_network(const json& doc, Config& config) {
        {"ll128", net::Protocol::ll128},
        {"none", net::Protocol::none}},
       net::Protocol::automatic);
+  config.network.pxn = get_bool(n, "pxn", "network", false);
   const TopologyKind kind = config.topology.kind;
   // "default": the family's natural routing, so one file can be swept across families.
   std::vector<Choice<RoutingKind>> routings{{"default", topo::default_routing(kind)}};

@@ -48,6 +48,7 @@ struct World {
     } catch (const std::invalid_argument& e) {
       throw InputError("network.routing", e.what());
     }
+    network->set_pxn(config.network.pxn);
     net::CommConfig c;
     c.model = config.network.model;
     c.granularity = config.network.granularity;
