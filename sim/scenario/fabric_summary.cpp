@@ -14,9 +14,16 @@ json fabric_summary(const Config& config) {
   const topo::Bill bill = topo::make_bill(topology, config.topology, config.prices);
   const topo::Bisection cut = topo::bisection(topology, config.topology);
   const double gpus = static_cast<double>(topology.ranks());
+  int64_t switches = 0;
+  for (std::size_t v = 0; v < topology.num_vertices(); ++v)
+    switches += topology.vertex(static_cast<topo::VertexId>(v)).kind == topo::VertexKind::fabric_switch;
   json notes = json::array();
   for (const std::string& n : topo::build_notes(topology, config.topology)) notes.push_back(n);
   return {{"gpus", topology.ranks()},
+          {"switches", switches},
+          {"copper_cables", bill.copper_cables},
+          {"optical_cables", bill.optical_cables},
+          {"transceivers", bill.transceivers},
           {"network_cost_usd", bill.network_cost_usd},
           {"network_power_w", bill.network_power_w},
           {"network_cost_per_gpu_usd", gpus > 0 ? bill.network_cost_usd / gpus : 0.0},
