@@ -10,6 +10,7 @@
 #include "sim/scenario/compare.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/run.hpp"
+#include "sim/scenario/sweep.hpp"
 #include "sim/scenario/topology_report.hpp"
 
 namespace py = pybind11;
@@ -94,11 +95,37 @@ py::tuple compare(const std::vector<std::pair<std::string, std::string>>& fabric
   return py::make_tuple(comparison.dump(), cs::scenario::comparison_text(comparison));
 }
 
+// axes: [[path, [values...]], ...] -> the points, [[[path, value], ...], ...].
+std::string grid_points(const std::string& axes_json) {
+  std::vector<cs::scenario::GridAxis> axes;
+  for (const json& a : json::parse(axes_json)) axes.push_back({a.at(0).get<std::string>(), a.at(1).get<std::vector<json>>()});
+  json out = json::array();
+  for (const auto& point : cs::scenario::grid_points(axes, "grid")) out.push_back(point);
+  return out.dump();
+}
+
+// (point [[path, value], ...], summary) -> rows, each [[column, value], ...] in column order.
+std::string summary_rows(const std::string& point_json, const std::string& summary_json) {
+  const auto point = json::parse(point_json).get<cs::scenario::SweepPoint>();
+  json out = json::array();
+  for (const auto& row : cs::scenario::summary_rows(point, json::parse(summary_json))) out.push_back(row.cells());
+  return out.dump();
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "clustersim private core: use the clustersim package instead";
-  py::register_exception<cs::scenario::InputError>(m, "ScenarioError", PyExc_ValueError);
+  // InputError -> clustersim.ScenarioError (a ValueError) with its path, expected and hint.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const cs::scenario::InputError& e) {
+      const py::object type = py::module_::import("clustersim.errors").attr("ScenarioError");
+      const py::object error = type(e.what(), e.path(), e.expected(), e.hint());
+      PyErr_SetObject(type.ptr(), error.ptr());
+    }
+  });
   m.def("load_file", &load_file, py::arg("path"));
   m.def("parse_text", &parse_text, py::arg("text"));
   m.def("set_path", &set_path, py::arg("doc"), py::arg("path"), py::arg("value_json"));
@@ -110,6 +137,8 @@ PYBIND11_MODULE(_core, m) {
         py::arg("flow_key") = 0);
   m.def("topology_graph", &topology_graph, py::arg("doc"));
   m.def("compare", &compare, py::arg("fabrics"), py::arg("workloads"), py::arg("sets"), py::arg("jobs"));
+  m.def("grid_points", &grid_points, py::arg("axes"));
+  m.def("summary_rows", &summary_rows, py::arg("point"), py::arg("summary"));
   m.def("schema", [] { return std::string(cs::scenario::schema_text()); });
   m.def("training_run_states", &training_run_states);
 }

@@ -12,14 +12,14 @@
     df = cs.compare_markets(cs.Scenario.load("scenarios/training_run_spot_405b.json"),
                             mixes=[0, 0.7, 1], replications=20)  # days and dollars, 95% CIs
 """
-from ._core import ScenarioError
+from .errors import ScenarioError
 from .scenario import Scenario
 from .result import Result, run
-from .sweep import sweep, schema
+from .sweep import grid_points, latin_hypercube, random_samples, schema, sweep
 from .topology import Topology
 from .compare import Comparison, compare
 from .fleet import compare_markets, gantt, job_states, state_intervals
 
 __all__ = ["Scenario", "Result", "ScenarioError", "Topology", "Comparison", "compare", "run", "sweep",
-           "schema", "gantt",
+           "grid_points", "random_samples", "latin_hypercube", "schema", "gantt",
            "compare_markets", "job_states", "state_intervals"]

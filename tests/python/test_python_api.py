@@ -111,3 +111,17 @@ def test_override_and_from_json_take_the_cli_forms():
     assert sc.get("topology.nodes") == 2 and sc.get("network.routing") == "ecmp"
     with pytest.raises(cs.ScenarioError, match=r"^error:"):
         sc.override("no_equals_sign")
+
+
+def test_scenario_error_carries_the_json_path_and_survives_pickling():
+    import pickle
+
+    sc = cs.Scenario.load(ROOT / "scenarios" / "incast.json").set("topology.nodes", -3)
+    with pytest.raises(cs.ScenarioError) as e:
+        sc.validate()
+    err = e.value
+    assert isinstance(err, ValueError)
+    assert err.path == "topology.nodes" and "integer" in err.expected
+    assert str(err).startswith("error: topology.nodes: ")
+    again = pickle.loads(pickle.dumps(err))
+    assert (type(again), again.path, again.expected, str(again)) == (cs.ScenarioError, err.path, err.expected, str(err))
