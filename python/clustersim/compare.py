@@ -13,6 +13,8 @@ from .scenario import Scenario
 def _label(item, index: int) -> str:
     if isinstance(item, (str, os.PathLike)):
         return Path(item).stem
+    if isinstance(item, dict) and "kind" in item:  # a workload
+        return str(item.get("op", item["kind"]))
     if isinstance(item, Scenario):
         name = item.get("name")
         if name:
@@ -23,6 +25,8 @@ def _label(item, index: int) -> str:
 
 
 def _scenario(item) -> Scenario:
+    if isinstance(item, dict) and "kind" in item:  # a workload
+        return str(item.get("op", item["kind"]))
     if isinstance(item, Scenario):
         return item
     if isinstance(item, dict):
