@@ -125,3 +125,14 @@ def test_scenario_error_carries_the_json_path_and_survives_pickling():
     assert str(err).startswith("error: topology.nodes: ")
     again = pickle.loads(pickle.dumps(err))
     assert (type(again), again.path, again.expected, str(again)) == (cs.ScenarioError, err.path, err.expected, str(err))
+
+
+def test_core_stub_lists_every_compiled_function():
+    import ast
+    import clustersim._core as core
+
+    stub = ast.parse((ROOT / "python" / "clustersim" / "_core.pyi").read_text())
+    stubbed = {n.name for n in stub.body if isinstance(n, ast.FunctionDef)}
+    compiled = {name for name in dir(core) if not name.startswith("_") and callable(getattr(core, name))}
+    assert stubbed == compiled
+    assert (cs.__file__ and (ROOT / "python" / "clustersim" / "py.typed").exists())
