@@ -19,7 +19,8 @@ from .sweep import grid_points, latin_hypercube, random_samples, schema, sweep
 from .topology import Topology
 from .compare import Comparison, compare
 from .fleet import compare_markets, gantt, job_states, state_intervals
+from .plots import collective_sizes, goodput_vs_interval
 
 __all__ = ["Scenario", "Result", "ScenarioError", "Topology", "Comparison", "compare", "run", "sweep",
            "grid_points", "random_samples", "latin_hypercube", "schema", "gantt",
-           "compare_markets", "job_states", "state_intervals"]
+           "compare_markets", "job_states", "state_intervals", "collective_sizes", "goodput_vs_interval"]
