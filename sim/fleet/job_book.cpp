@@ -36,12 +36,12 @@ void JobBook::remove(Slot s) {
 
 void JobBook::enqueue(Slot s) {
   const Job& j = at(s);
-  if (pending_[static_cast<std::size_t>(j.queue)].emplace(j.id, s).second) ++pending_total_;
+  if (pending_[static_cast<std::size_t>(j.queue)].insert({j.id, s, j.gpus}).second) ++pending_total_;
 }
 
 void JobBook::dequeue(Slot s) {
   const Job& j = at(s);
-  if (pending_[static_cast<std::size_t>(j.queue)].erase({j.id, s}) > 0) --pending_total_;
+  if (pending_[static_cast<std::size_t>(j.queue)].erase({j.id, s, j.gpus}) > 0) --pending_total_;
 }
 
 void JobBook::hold(Slot s) {

@@ -35,8 +35,15 @@ class JobBook {
       if (live_[s]) f(jobs_[s]);
   }
 
-  // Pending, per queue, by (id, slot).
-  using PendingSet = std::set<std::pair<int64_t, Slot>>;
+  // Pending, per queue, by id; an entry carries the job's GPUs so that a pass can skip the
+  // jobs that do not fit without reading them.
+  struct PendingEntry {
+    int64_t id;
+    Slot slot;
+    int gpus;
+    bool operator<(const PendingEntry& o) const { return id < o.id; }
+  };
+  using PendingSet = std::set<PendingEntry>;
   void enqueue(Slot s);
   void dequeue(Slot s);
   const PendingSet& pending(int queue) const { return pending_[static_cast<std::size_t>(queue)]; }

@@ -1,6 +1,5 @@
 #include "sim/fleet/job_scheduler.hpp"
 
-#include <climits>
 #include <cmath>
 #include <optional>
 #include <vector>
@@ -33,38 +32,42 @@ int JobScheduler::pass(double now_s) {
   const auto& queues = config_.queues;
   const std::size_t n = queues.size();
   std::vector<char> blocked(n, 0);
-  // Each queue's cursor: the smallest job id not yet examined (started jobs leave the set).
-  std::vector<int64_t> next_id(n, INT64_MIN);
+  // Each queue's cursor. It moves past a job before the job can start (which erases it from
+  // the set); inserting (a preempted job requeued) leaves cursors valid.
+  std::vector<JobBook::PendingSet::const_iterator> cursor(n);
   std::optional<Reservation> head;
   int head_queue = -1, head_gpus = 0;
   int examined_after_head = 0, started = 0;
   const auto nothing_more = [&] { return cluster_.free_gpus() == 0 && (head || !config_.preemption); };
 
   for (const std::vector<int>& group : order_->groups(now_s)) {
+    for (const int g : group) cursor[static_cast<std::size_t>(g)] = book_.pending(g).begin();
     while (true) {
       // The group's next job: the lowest id among its queues' cursors.
-      Slot slot = -1;
       int q = -1;
-      int64_t id = INT64_MAX;
       for (const int g : group) {
-        if (blocked[static_cast<std::size_t>(g)]) continue;
-        const JobBook::PendingSet& pending = book_.pending(g);
-        const auto it = pending.lower_bound({next_id[static_cast<std::size_t>(g)], INT32_MIN});
-        if (it != pending.end() && it->first < id) std::tie(id, slot, q) = std::tuple{it->first, it->second, g};
+        const auto& it = cursor[static_cast<std::size_t>(g)];
+        if (blocked[static_cast<std::size_t>(g)] || it == book_.pending(g).end()) continue;
+        if (q < 0 || it->id < cursor[static_cast<std::size_t>(q)]->id) q = g;
       }
-      if (slot < 0) break;
-      next_id[static_cast<std::size_t>(q)] = id + 1;
+      if (q < 0) break;
+      const JobBook::PendingEntry entry = *cursor[static_cast<std::size_t>(q)]++;
       ++examined_;
       if (head && ++examined_after_head > config_.bf_max_job_test) return started;
-      Job& job = book_.at(slot);
       const QueueConfig& queue = queues[static_cast<std::size_t>(q)];
-      if (book_.held_gpus(q) + job.gpus > queue.max_gpus) continue;  // held by its cap
+      if (book_.held_gpus(q) + entry.gpus > queue.max_gpus) continue;  // held by its cap
+      const bool fits = entry.gpus <= cluster_.free_gpus();
+      if (head && !fits) continue;  // only jobs that fit now may backfill
+      Job& job = book_.at(entry.slot);
 
-      if (job.gpus <= cluster_.free_gpus()) {
+      if (fits) {
+        // Backfilling: no placement runs faster than a compact one, so a job whose remaining
+        // work alone outlasts the shadow time needs the extra GPUs.
+        if (head && now_s + (job.work_s - job.committed_s) > head->shadow_s && job.gpus > head->extra_gpus) continue;
         Allocation a = place(cluster_, job.gpus, config_.placement);
         if (waits_for_switches(job, a, now_s)) continue;
         if (head) {
-          const double release = host_.release_if_started(slot, a);
+          const double release = host_.release_if_started(entry.slot, a);
           // A job of the head's queue running past the shadow time must leave the head room
           // under the cap.
           if (q == head_queue && release > head->shadow_s &&
@@ -72,7 +75,7 @@ int JobScheduler::pass(double now_s) {
             continue;
           if (!admit_backfill(*head, job.gpus, release)) continue;
         }
-        host_.start(slot, std::move(a));
+        host_.start(entry.slot, std::move(a));
         ++started;
         if (nothing_more()) return started;
         continue;
@@ -81,7 +84,7 @@ int JobScheduler::pass(double now_s) {
         const std::vector<Slot> victims = choose_victims(q, job.gpus, queues, book_, cluster_);
         if (!victims.empty()) {
           for (const Slot v : victims) host_.preempt(v);
-          host_.start(slot, place(cluster_, job.gpus, config_.placement));
+          host_.start(entry.slot, place(cluster_, job.gpus, config_.placement));
           ++started;
           continue;
         }
