@@ -44,6 +44,7 @@ struct Job {
   // While holding GPUs.
   RunSegment run;
   Allocation allocation;
+  int nodes = 0;                  // nodes of the current (last) allocation
   int spread = 0;                 // domains of the current (last) allocation
   double slowdown = 1.0;
   double release_s = 0.0;         // when its GPUs are released: end of run or of the stop

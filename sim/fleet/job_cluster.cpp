@@ -178,6 +178,7 @@ void JobCluster::start(Slot s, Allocation allocation) {
   cluster_.allocate(allocation);
   j.slowdown = slowdown_of(j, allocation);
   j.spread = cluster_.spread(allocation);
+  j.nodes = ClusterState::node_count(allocation);
   j.run = plan_run(j, allocation, j.slowdown);
   if (std::isnan(j.first_start_s)) j.first_start_s = now;
   j.allocation = std::move(allocation);
@@ -430,7 +431,7 @@ JobRecord JobCluster::record_of(const Job& j) const {
   r.start_s = j.first_start_s;
   r.end_s = j.end_s;
   r.gpus = j.gpus;
-  r.nodes = ClusterState::node_count(j.allocation);
+  r.nodes = j.nodes;
   r.spread = j.spread;
   r.slowdown = j.slowdown;
   r.preemptions = j.preemptions;
@@ -483,6 +484,7 @@ JobsResult JobCluster::result() const {
   r.running_at_end = static_cast<int64_t>(book_.size()) - r.pending_at_end;
   r.mean_spread = runs_ > 0 ? spread_sum_ / static_cast<double>(runs_) : 0.0;
   r.mean_slowdown = runs_ > 0 ? slowdown_sum_ / static_cast<double>(runs_) : 1.0;
+  r.placement_shapes = step_time_.distinct_shapes();
   r.runtime_mean_s = r.completed > 0 ? runtime_sum_ / static_cast<double>(r.completed) : 0.0;
   r.cost_usd_by_market = ledger_.usd_by_market(now);
   r.node_hours_by_market = ledger_.instance_hours_by_market(now);

@@ -81,6 +81,7 @@ struct JobsResult {
   double gpu_hours_available = 0.0;   // GPU-time of the nodes in service
   double mean_spread = 0.0;        // domains per started run
   double mean_slowdown = 1.0;      // per started run
+  std::size_t placement_shapes = 0;  // distinct shapes the step-time model was asked about
   double runtime_mean_s = 0.0;     // first start to end, completed jobs
   fleet::PerMarket<double> cost_usd_by_market;
   fleet::PerMarket<double> node_hours_by_market;
