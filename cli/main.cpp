@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/sweep.hpp"
+#include "sim/scenario/compare.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/jobs_report.hpp"
 #include "sim/scenario/link_report.hpp"
@@ -102,6 +103,7 @@ void print_human(const json& s) {
       for (const auto& b : c["background"]) std::printf("background: %s\n", b.dump().c_str());
   }
   if (s.contains("links") && !s["links"]["hottest"].empty()) {
+    std::printf("links by class:\n%s", cs::scenario::link_classes_text(s["links"]).c_str());
     std::printf("hottest links:\n%s", cs::scenario::hottest_links_text(s["links"]).c_str());
   }
   if (s.contains("training_run")) std::printf("%s", cs::scenario::training_run_text(s["training_run"]).c_str());
@@ -110,6 +112,13 @@ void print_human(const json& s) {
     const auto& t = s["traffic"];
     std::printf("traffic: %.0f flows, makespan %.6g s, mean FCT %.6g s, p99 FCT %.6g s\n", number(t["flows"]),
                 number(t["makespan_s"]), number(t["mean_fct_s"]), number(t["p99_fct_s"]));
+  }
+  if (s.contains("fabric")) {
+    const auto& f = s["fabric"];
+    std::printf("fabric: network $%.4gM, %.4g kW; $%.0f per GPU, $%.4g per GB/s of bisection\n",
+                number(f["network_cost_usd"]) / 1e6, number(f["network_power_w"]) / 1e3,
+                number(f["network_cost_per_gpu_usd"]), number(f["network_usd_per_bisection_GBps"]));
+    for (const auto& note : f["notes"]) std::printf("note: %s\n", note.get<std::string>().c_str());
   }
 }
 
@@ -159,6 +168,37 @@ int cmd_sweep(const std::string& file, const std::vector<std::string>& sets,
   return 0;
 }
 
+// A column's label: the file's stem, made unique by its position when two stems repeat.
+std::vector<std::string> labels_of(const std::vector<std::string>& files) {
+  std::vector<std::string> labels;
+  for (const auto& f : files) labels.push_back(fs::path(f).stem().string());
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    for (std::size_t j = i + 1; j < labels.size(); ++j)
+      if (labels[j] == labels[i]) labels[j].append("#").append(std::to_string(j + 1));
+  return labels;
+}
+
+int cmd_compare(const std::vector<std::string>& files, const std::vector<std::string>& workload_files,
+                const std::vector<std::string>& sets, int jobs, bool as_json) {
+  std::vector<cs::scenario::ComparedFabric> fabrics;
+  const auto labels = labels_of(files);
+  for (std::size_t i = 0; i < files.size(); ++i)
+    fabrics.push_back({labels[i], cs::scenario::read_scenario_file(files[i])});
+  // The workloads: each --workload file's, else the first fabric file's.
+  std::vector<cs::scenario::ComparedWorkload> workloads;
+  const std::vector<std::string>& sources = workload_files.empty() ? std::vector<std::string>{files.front()} : workload_files;
+  const auto workload_labels = labels_of(sources);
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const json doc = workload_files.empty() ? fabrics.front().doc : cs::scenario::read_scenario_file(sources[i]);
+    if (!doc.contains("workload")) throw InputError("workload", "a workload in " + sources[i]);
+    workloads.push_back({workload_labels[i], doc["workload"]});
+  }
+  const json comparison = cs::scenario::compare_fabrics(fabrics, workloads, sets, jobs);
+  if (as_json) std::cout << comparison.dump(2) << "\n";
+  else std::cout << cs::scenario::comparison_text(comparison);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -203,6 +243,23 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1024));
   sweep->add_option("--out", sweep_out, "Write the CSV to this file (atomically) instead of stdout");
 
+  std::vector<std::string> compare_files, workload_files;
+  auto* compare = app.add_subcommand(
+      "compare", "Run the same workloads on several fabrics and print them side by side: GPUs, "
+                 "switches, cables, network cost and power, bisection, and per workload row its "
+                 "time, busbw and network cost per GB/s of busbw");
+  compare->add_option("FILES", compare_files, "Scenario files, one per fabric (hardware, topology, network)")
+      ->required()
+      ->expected(1, -1);
+  compare->add_option("--workload", workload_files,
+                      "Run this scenario file's workload on every fabric (repeatable); default: the "
+                      "first file's")
+      ->allow_extra_args(false);
+  compare->add_option("--set", sets, "Override a key on every fabric: PATH=VALUE")->allow_extra_args(false);
+  compare->add_option("-j,--jobs", jobs, "Run N fabric x workload pairs at once (output is the same for any N)")
+      ->check(CLI::Range(1, 1024));
+  compare->add_flag("--json", as_json, "Print the comparison as JSON");
+
   app.add_subcommand("schema", "Print the JSON Schema of scenario files");
 
   try {
@@ -220,6 +277,7 @@ int main(int argc, char** argv) {
     if (run->parsed()) return cmd_run(file, sets, out, as_json);
     if (topo->parsed()) return cmd_topo(file, sets, as_json);
     if (sweep->parsed()) return cmd_sweep(file, sets, grids, jobs, sweep_out);
+    if (compare->parsed()) return cmd_compare(compare_files, workload_files, sets, jobs, as_json);
     if (validate->parsed()) {
       const auto config = load(file, sets);
       cs::scenario::check_buildable(config);

@@ -11,39 +11,19 @@
 #include <utility>
 #include <vector>
 
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
 #include "sim/scenario/load.hpp"
+#include "sim/scenario/parallel.hpp"
 #include "sim/scenario/run.hpp"
 
 namespace cs::cli {
 
 using nlohmann::json;
+using scenario::for_each_index;
 using scenario::InputError;
 
 namespace {
 
 constexpr std::size_t kMaxPoints = 1'000'000;
-
-// Run body(i) for i in [0, n) on `jobs` threads. Each index's exception is kept; afterwards the
-// one with the lowest index is rethrown, so which error is reported does not depend on `jobs`.
-template <class Body>
-void for_each_index(std::size_t n, int jobs, Body body) {
-  std::vector<std::exception_ptr> errors(n);
-  tbb::task_arena arena(jobs);
-  arena.execute([&] {
-    tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
-      try {
-        body(i);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    });
-  });
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
-}
 
 // A row: columns in insertion order; setting an existing column overwrites it in place (as
 // assigning to a Python dict does).

@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include "sim/fleet/training_run_config.hpp"
+#include "sim/scenario/compare.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/run.hpp"
 #include "sim/scenario/topology_report.hpp"
@@ -61,8 +62,8 @@ std::string topology_report(const std::string& doc_text) {
   return cs::scenario::report_json(cs::scenario::topology_report(json::parse(doc_text))).dump();
 }
 
-std::vector<std::string> route_links(const std::string& doc_text, int src_rank, int dst_rank) {
-  return cs::scenario::route_links(json::parse(doc_text), src_rank, dst_rank);
+std::vector<std::string> route_links(const std::string& doc_text, int src_rank, int dst_rank, uint64_t flow_key) {
+  return cs::scenario::route_links(json::parse(doc_text), src_rank, dst_rank, flow_key);
 }
 
 std::string topology_graph(const std::string& doc_text) {
@@ -77,6 +78,23 @@ std::vector<std::string> training_run_states() {
   return names;
 }
 
+// fabrics: (label, scenario JSON); workloads: (label, workload JSON). Returns the comparison
+// JSON and its text table.
+py::tuple compare(const std::vector<std::pair<std::string, std::string>>& fabrics,
+                  const std::vector<std::pair<std::string, std::string>>& workloads,
+                  const std::vector<std::string>& sets, int jobs) {
+  std::vector<cs::scenario::ComparedFabric> f;
+  for (const auto& [label, doc] : fabrics) f.push_back({label, json::parse(doc)});
+  std::vector<cs::scenario::ComparedWorkload> w;
+  for (const auto& [label, workload] : workloads) w.push_back({label, json::parse(workload)});
+  json comparison;
+  {
+    py::gil_scoped_release release;
+    comparison = cs::scenario::compare_fabrics(f, w, sets, jobs);
+  }
+  return py::make_tuple(comparison.dump(), cs::scenario::comparison_text(comparison));
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -89,8 +107,10 @@ PYBIND11_MODULE(_core, m) {
   m.def("validate", &validate, py::arg("doc"));
   m.def("run", &run, py::arg("doc"));
   m.def("topology_report", &topology_report, py::arg("doc"));
-  m.def("route_links", &route_links, py::arg("doc"), py::arg("src_rank"), py::arg("dst_rank"));
+  m.def("route_links", &route_links, py::arg("doc"), py::arg("src_rank"), py::arg("dst_rank"),
+        py::arg("flow_key") = 0);
   m.def("topology_graph", &topology_graph, py::arg("doc"));
+  m.def("compare", &compare, py::arg("fabrics"), py::arg("workloads"), py::arg("sets"), py::arg("jobs"));
   m.def("schema", [] { return std::string(cs::scenario::schema_text()); });
   m.def("training_run_states", &training_run_states);
 }

@@ -16,7 +16,8 @@ struct RunOutput {
   // jobs workload, which samples its queues hourly when no interval is given.
   std::string timeseries_csv;
   std::string trace_json;       // Chrome/Perfetto trace; empty without run.trace
-  // traffic workloads: one row per flow, "flow,src,dst,bytes,start_s,finish_s,fct_s"
+  // traffic workloads: one row per flow, "flow,src,dst,bytes,start_s,finish_s,fct_s,route"
+  // (route: the vertices the flow crossed, "a>b>c")
   // (finish and fct empty for flows still running at run.until); empty unless asked for.
   std::string flows_csv;
   // Every directed link that carried bytes (link_report.hpp, link_table_csv).
