@@ -131,3 +131,24 @@ def test_replications_give_mean_and_ci95():
         assert set(block[key]) == {"mean", "ci95"}, key
     assert set(block["queues"]["llm"]["wait_mean_s"]) == {"mean", "ci95"}
     assert block["submitted"]["ci95"] > 0 and math.isfinite(block["wait_mean_s"]["mean"])
+
+
+def test_a_trace_names_its_queues_and_a_bad_row_is_an_input_error(tmp_path):
+    trace = tmp_path / "queued.csv"
+    trace.write_text("submit_time,gpus,duration,queue\n0,8,100,batch\n5,8,10,urgent\n")
+    sc = trace_scenario(tmp_path, "priority")
+    sc.set("workload.trace", str(trace))
+    sc.set("fleet.nodes", 1)
+    sc.set("fleet.scheduler.queues", [{"name": "batch"}, {"name": "urgent", "priority": 1}])
+    sc.set("fleet.scheduler.preemption", True)
+    result = cs.run(sc)
+    jobs = result.jobs.set_index("job")
+    assert list(jobs["queue"]) == ["batch", "urgent"]
+    # No checkpoints: the preempted batch job loses its 5 s and starts over when urgent ends.
+    assert jobs.loc[0, "preemptions"] == 1 and jobs.loc[0, "lost_work_s"] == pytest.approx(5)
+    assert jobs.loc[1, "start_s"] == 5
+    assert result.summary["jobs"]["queues"]["urgent"]["completed"] == 1
+
+    trace.write_text("submit_time,gpus,duration,queue\n0,8,100,batch\n5,eight,10,urgent\n")
+    with pytest.raises(cs.ScenarioError, match="workload.trace"):
+        cs.run(sc)
