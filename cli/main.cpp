@@ -12,6 +12,7 @@
 #include "cli/sweep.hpp"
 #include "sim/scenario/compare.hpp"
 #include "sim/scenario/load.hpp"
+#include "sim/scenario/jobs_report.hpp"
 #include "sim/scenario/link_report.hpp"
 #include "sim/scenario/run.hpp"
 #include "sim/scenario/topology_report.hpp"
@@ -106,6 +107,7 @@ void print_human(const json& s) {
     std::printf("hottest links:\n%s", cs::scenario::hottest_links_text(s["links"]).c_str());
   }
   if (s.contains("training_run")) std::printf("%s", cs::scenario::training_run_text(s["training_run"]).c_str());
+  if (s.contains("jobs")) std::printf("%s", cs::scenario::jobs_text(s["jobs"]).c_str());
   if (s.contains("traffic")) {
     const auto& t = s["traffic"];
     std::printf("traffic: %.0f flows, makespan %.6g s, mean FCT %.6g s, p99 FCT %.6g s\n", number(t["flows"]),
@@ -126,12 +128,14 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   if (!out.empty()) prepare_out_dir(out);
   cs::scenario::RunOptions options;
   options.flow_table = !out.empty();
+  options.job_table = !out.empty();
   const auto result = cs::scenario::run_scenario(config, options);
   if (!out.empty()) {
     write_atomically(out, "summary.json", result.summary.dump(2) + "\n");
     if (!result.timeseries_csv.empty()) write_atomically(out, "timeseries.csv", result.timeseries_csv);
     if (!result.flows_csv.empty()) write_atomically(out, "flows.csv", result.flows_csv);
     if (!result.links_csv.empty()) write_atomically(out, "links.csv", result.links_csv);
+    if (!result.jobs_csv.empty()) write_atomically(out, "jobs.csv", result.jobs_csv);
     if (!result.trace_json.empty()) write_atomically(out, fs::path(config.run.trace_path).filename().string(), result.trace_json);
   } else if (!config.run.trace_path.empty() || config.run.timeseries_interval_s > 0) {
     std::cerr << "note: trace and time series are written only with --out DIR\n";

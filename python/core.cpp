@@ -52,10 +52,11 @@ py::tuple run(const std::string& doc_text) {
     const auto config = cs::scenario::parse_config(json::parse(doc_text));
     cs::scenario::RunOptions options;
     options.flow_table = true;
+    options.job_table = true;
     out = cs::scenario::run_scenario(config, options);
   }
   return py::make_tuple(out.summary.dump(), out.timeseries_csv, out.trace_json, out.flows_csv,
-                        out.links_csv);
+                        out.links_csv, out.jobs_csv);
 }
 
 std::string topology_report(const std::string& doc_text) {

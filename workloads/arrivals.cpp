@@ -1,6 +1,5 @@
 #include "workloads/arrivals.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -69,86 +68,26 @@ void validate_arrivals(const ArrivalSpec& spec) {
 
 // ---- TraceReader ----
 
-namespace {
-
-void split_csv_line(std::string_view line, std::vector<std::string>& cells) {
-  cells.clear();
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = line.find(',', start);
-    std::string_view cell = line.substr(start, comma == std::string_view::npos ? line.npos : comma - start);
-    while (!cell.empty() && (cell.front() == ' ' || cell.front() == '\t')) cell.remove_prefix(1);
-    while (!cell.empty() && (cell.back() == ' ' || cell.back() == '\t' || cell.back() == '\r'))
-      cell.remove_suffix(1);
-    cells.emplace_back(cell);
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
-}
-
-double parse_number(const std::string& cell, int64_t line, const char* column) {
-  double value = 0;
-  const char* end = cell.data() + cell.size();
-  const auto [ptr, ec] = std::from_chars(cell.data(), end, value);
-  if (ec != std::errc() || ptr != end || !std::isfinite(value)) {
-    throw std::invalid_argument("trace line " + std::to_string(line) + ": column " + column +
-                                ": expected a number, got '" + cell + "'");
-  }
-  return value;
-}
-
-}  // namespace
-
-TraceReader::TraceReader(std::istream& in, double time_scale) : in_(in), time_scale_(time_scale) {
-  std::string header;
-  while (std::getline(in_, header)) {
-    ++line_;
-    if (header.empty() || header[0] == '#' || header.find_first_not_of(" \t\r") == header.npos)
-      continue;
-    split_csv_line(header, cells_);
-    for (int i = 0; i < static_cast<int>(cells_.size()); ++i) {
-      const std::string& name = cells_[static_cast<std::size_t>(i)];
-      if (name == "timestamp") time_col_ = i;
-      else if (name == "prompt_tokens") prompt_col_ = i;
-      else if (name == "output_tokens") output_col_ = i;
-      else if (name == "service_time") service_col_ = i;
-    }
-    break;
-  }
+TraceReader::TraceReader(std::istream& in, double time_scale) : rows_(in), time_scale_(time_scale) {
+  time_col_ = rows_.column("timestamp");
+  prompt_col_ = rows_.column("prompt_tokens");
+  output_col_ = rows_.column("output_tokens");
+  service_col_ = rows_.column("service_time");
   if (time_col_ < 0) {
     throw std::invalid_argument("trace: the header row must name a 'timestamp' column");
   }
 }
 
 std::optional<TraceRecord> TraceReader::next() {
-  std::string text;
-  while (std::getline(in_, text)) {
-    ++line_;
-    if (text.empty() || text[0] == '#' || text.find_first_not_of(" \t\r") == text.npos) continue;
-    split_csv_line(text, cells_);
-    const auto cell = [&](int col, const char* name) -> const std::string& {
-      if (col >= static_cast<int>(cells_.size())) {
-        throw std::invalid_argument("trace line " + std::to_string(line_) + ": missing column " +
-                                    name);
-      }
-      return cells_[static_cast<std::size_t>(col)];
-    };
-    TraceRecord r;
-    r.time_s = parse_number(cell(time_col_, "timestamp"), line_, "timestamp") * time_scale_;
-    if (r.time_s < last_time_) {
-      throw std::invalid_argument("trace line " + std::to_string(line_) +
-                                  ": timestamps must not decrease");
-    }
-    last_time_ = r.time_s;
-    if (prompt_col_ >= 0)
-      r.prompt_tokens = static_cast<int64_t>(parse_number(cell(prompt_col_, "prompt_tokens"), line_, "prompt_tokens"));
-    if (output_col_ >= 0)
-      r.output_tokens = static_cast<int64_t>(parse_number(cell(output_col_, "output_tokens"), line_, "output_tokens"));
-    if (service_col_ >= 0)
-      r.service_time_s = parse_number(cell(service_col_, "service_time"), line_, "service_time");
-    return r;
-  }
-  return std::nullopt;
+  if (!rows_.next()) return std::nullopt;
+  TraceRecord r;
+  r.time_s = rows_.number(time_col_, "timestamp") * time_scale_;
+  if (r.time_s < last_time_) rows_.fail("timestamps must not decrease");
+  last_time_ = r.time_s;
+  if (prompt_col_ >= 0) r.prompt_tokens = static_cast<int64_t>(rows_.number(prompt_col_, "prompt_tokens"));
+  if (output_col_ >= 0) r.output_tokens = static_cast<int64_t>(rows_.number(output_col_, "output_tokens"));
+  if (service_col_ >= 0) r.service_time_s = rows_.number(service_col_, "service_time");
+  return r;
 }
 
 }  // namespace cs::work

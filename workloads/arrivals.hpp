@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "workloads/csv_rows.hpp"
+
 namespace cs::work {
 
 enum class ArrivalProcess : uint8_t { poisson, diurnal, bursty, trace };
@@ -72,15 +74,13 @@ class TraceReader {
  public:
   explicit TraceReader(std::istream& in, double time_scale = 1.0);
   std::optional<TraceRecord> next();
-  int64_t line() const { return line_; }
+  int64_t line() const { return rows_.line(); }
 
  private:
-  std::istream& in_;
+  CsvRows rows_;
   double time_scale_;
-  int64_t line_ = 0;
   int time_col_ = -1, prompt_col_ = -1, output_col_ = -1, service_col_ = -1;
   double last_time_ = 0;
-  std::vector<std::string> cells_;
 };
 
 }  // namespace cs::work

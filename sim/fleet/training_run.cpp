@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "sim/fleet/run_until_done.hpp"
+
 namespace cs::fleet {
 namespace {
 
@@ -389,10 +391,7 @@ TrainingRunResult TrainingRun::result() const {
 }
 
 void run_until_done(engine::Simulator& sim, const TrainingRun& run, engine::Time until) {
-  // One event at a time: Simulator::run(until) would move the clock on to `until` after the
-  // job is done.
-  while (!run.done() && sim.queue().top_time() <= until) sim.step();
-  if (!run.done()) sim.run(until);
+  run_until_done(sim, [&] { return run.done(); }, until);
 }
 
 TrainingRunResult run_training(const TrainingRunConfig& config, uint64_t seed) {

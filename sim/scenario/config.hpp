@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/fleet/jobs_config.hpp"
 #include "sim/fleet/training_run_config.hpp"
 #include "sim/network/comm_base.hpp"
 #include "topology/bill.hpp"
@@ -42,7 +43,7 @@ struct NetworkConfig {
                                                          // dragonflies, dor on tori, else shortest
 };
 
-enum class WorkloadKind : uint8_t { traffic, collective, training_run };
+enum class WorkloadKind : uint8_t { traffic, collective, training_run, jobs };
 
 struct RunConfig {
   double until_s = 0;               // 0 = until the workload is done
@@ -82,6 +83,8 @@ struct Config {
   // training_run: the job (workload.step_time, steps) on its fleet (the fleet section) and
   // run.until, in the fleet library's terms (parse_fleet.cpp fills it).
   fleet::TrainingRunConfig training_run;
+  // jobs: the job stream, the cluster's nodes and the scheduler (parse_jobs.cpp fills it).
+  jobs::JobsConfig jobs;
   RunConfig run;
 };
 

@@ -42,12 +42,11 @@ fleet::StorageTier parse_storage(const json& v, const std::string& path) {
 
 }  // namespace
 
-void parse_checkpoint(const json& fleet, fleet::TrainingRunConfig& c) {
+void parse_checkpoint(const json& fleet, fleet::CheckpointConfig& cp) {
   const std::string at(kCheckpoint);
   const json& in = object_or_empty(fleet, "checkpoint", "fleet");
-  fleet::CheckpointConfig& cp = c.checkpoint;
   if (!member(in, "size") && !member(in, "write_time"))
-    throw InputError(at, "a training_run needs the checkpoint's size (written to fleet.checkpoint.storage) or its write_time",
+    throw InputError(at, "a checkpoint needs its size (written to fleet.checkpoint.storage) or its write_time",
                      "e.g. \"size\": \"5.7TB\" (405B parameters x 14 bytes: bf16 weights, fp32 master weights and "
                      "Adam moments), or \"write_time\": \"90s\"");
   if (const json* i = member(in, "interval")) {
@@ -75,10 +74,9 @@ void parse_checkpoint(const json& fleet, fleet::TrainingRunConfig& c) {
   cp.emergency_on_notice = get_bool(in, "emergency", at, cp.emergency_on_notice);
 }
 
-void parse_restore(const json& fleet, fleet::TrainingRunConfig& c) {
+void parse_restore(const json& fleet, fleet::RestoreConfig& r) {
   const std::string at(kRestore);
   const json& in = object_or_empty(fleet, "restore", "fleet");
-  fleet::RestoreConfig& r = c.restore;
   if (member(in, "time")) r.time_s = get_quantity(in, "time", at, QuantityKind::time, Sign::non_negative, 0.0);
   r.detection_s = get_quantity(in, "detection", at, QuantityKind::time, Sign::non_negative, r.detection_s);
   r.restart.fixed_s = get_quantity(in, "restart", at, QuantityKind::time, Sign::non_negative, r.restart.fixed_s);

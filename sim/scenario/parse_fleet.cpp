@@ -1,7 +1,8 @@
 // workload.kind "training_run" (step_time, steps) and the fleet section (nodes, instance,
 // market, prices, interruptions, failures, cold_start, elastic) into cs::fleet's
-// TrainingRunConfig; checkpoint and restore are parse_checkpoint.cpp's. Only parsing: the model
-// is sim/fleet's.
+// TrainingRunConfig; checkpoint and restore are parse_checkpoint.cpp's. The fleet's nodes
+// (market to cold_start) fill a FleetConfig, which a jobs workload shares (parse_jobs.cpp).
+// Only parsing: the model is sim/fleet's.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -41,7 +42,7 @@ double step_time_s(const json& w, const std::string& at) {
   return get_quantity(w, "step_time", at, QuantityKind::time, Sign::positive, 0.0);
 }
 
-void parse_market(const json& f, fleet::TrainingRunConfig& c) {
+void parse_market(const json& f, fleet::FleetConfig& c) {
   const std::string path = join_path(kFleet, "market");
   const json* m = member(f, "market");
   c.spot_share = c.reserved_share = 0.0;
@@ -71,7 +72,7 @@ void parse_market(const json& f, fleet::TrainingRunConfig& c) {
   c.reserved_share = std::min(c.reserved_share, 1.0 - c.spot_share);  // rounding at the sum of 1
 }
 
-void parse_prices(const json& f, fleet::TrainingRunConfig& c) {
+void parse_prices(const json& f, fleet::FleetConfig& c) {
   const std::string name = get_string(f, "instance", kFleet, "aws.p5.48xlarge");
   const auto& catalog = fleet::InstancePriceCatalog::builtin();
   if (!catalog.find(name))
@@ -107,7 +108,7 @@ void parse_reclaim_rate(const json& v, const std::string& path, fleet::HourlyRat
   for (std::size_t h = 0; h < 24; ++h) rate.multiplier[h] = sum > 0.0 ? hourly[h] / rate.base_per_s : 1.0;
 }
 
-void parse_interruptions(const json& f, fleet::TrainingRunConfig& c) {
+void parse_interruptions(const json& f, fleet::FleetConfig& c) {
   const std::string at = join_path(kFleet, "interruptions");
   const json& in = object_or_empty(f, "interruptions", kFleet);
   fleet::SpotReclaimConfig& r = c.reclaims;
@@ -167,7 +168,7 @@ std::vector<fleet::FailureCause> parse_causes(const json& v, const std::string& 
   return causes;
 }
 
-void parse_failures(const json& f, fleet::TrainingRunConfig& c) {
+void parse_failures(const json& f, fleet::FleetConfig& c) {
   const std::string at = join_path(kFleet, "failures");
   const json& in = object_or_empty(f, "failures", kFleet);
   fleet::FailureConfig& fc = c.failures;
@@ -192,7 +193,7 @@ void parse_failures(const json& f, fleet::TrainingRunConfig& c) {
 
 // cold_start: boot + image pull of a new node, the delay of every new instance. model_load is
 // the serving fleet's: a training run loads its state in the restore.
-void parse_cold_start(const json& f, fleet::TrainingRunConfig& c) {
+void parse_cold_start(const json& f, fleet::FleetConfig& c) {
   if (!member(f, "cold_start")) return;
   const std::string at = join_path(kFleet, "cold_start");
   const json& cs = object_or_empty(f, "cold_start", kFleet);
@@ -264,6 +265,14 @@ void check_event_budget(const Config& config) {
 
 }  // namespace
 
+void parse_fleet_nodes(const json& fleet, fleet::FleetConfig& c) {
+  parse_market(fleet, c);
+  parse_prices(fleet, c);
+  parse_interruptions(fleet, c);
+  parse_failures(fleet, c);
+  parse_cold_start(fleet, c);
+}
+
 void parse_training_run_workload(const json& w, const std::string& at, Config& config) {
   fleet::TrainingRunConfig& c = config.training_run;
   c.step_time_s = step_time_s(w, at);
@@ -278,10 +287,14 @@ void parse_training_run_workload(const json& w, const std::string& at, Config& c
 
 void parse_fleet(const json& doc, Config& config) {
   const json* f = member(doc, "fleet");
+  if (config.workload == WorkloadKind::jobs) {
+    parse_jobs(doc, config);  // parse_jobs.cpp: the workload, fleet and scheduler together
+    return;
+  }
   if (config.workload != WorkloadKind::training_run) {
     if (f)
-      throw InputError(std::string(kFleet), "the fleet section applies to training_run workloads (serving and jobs "
-                                            "are not implemented yet); workload.kind is not training_run");
+      throw InputError(std::string(kFleet), "the fleet section applies to training_run and jobs workloads (serving "
+                                            "is not implemented yet); workload.kind is neither");
     return;
   }
   const json& fleet = object_or_empty(doc, "fleet", "");
@@ -292,14 +305,10 @@ void parse_fleet(const json& doc, Config& config) {
   if (member(fleet, "autoscaler"))
     throw InputError(join_path(kFleet, "autoscaler"), "a training_run holds fleet.nodes nodes; autoscalers are for serving "
                                                       "workloads (not implemented yet)");
-  parse_market(fleet, c);
-  parse_prices(fleet, c);
-  parse_interruptions(fleet, c);
-  parse_failures(fleet, c);
-  parse_cold_start(fleet, c);
+  parse_fleet_nodes(fleet, c);
   parse_elastic(fleet, c);
-  parse_checkpoint(fleet, c);
-  parse_restore(fleet, c);
+  parse_checkpoint(fleet, c.checkpoint);
+  parse_restore(fleet, c.restore);
   if (config.run.until_s > 0) c.max_wall_time_s = config.run.until_s;
   // Every value was checked above with its JSON path; the library's own checks are a safety
   // net whose field names are not the file's.

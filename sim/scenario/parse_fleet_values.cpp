@@ -29,6 +29,7 @@ const std::vector<Family>& families() {
       {"lognormal", Distribution::Kind::lognormal, {"mean", "stddev", "cv"}},
       {"weibull", Distribution::Kind::weibull, {"mean", "shape"}},
       {"uniform", Distribution::Kind::uniform, {"low", "high"}},
+      {"empirical", Distribution::Kind::empirical, {"values", "weights"}},
   };
   return f;
 }
@@ -85,10 +86,41 @@ fleet::EventTrace trace_from_list(const json& list, const std::string& path) {
   return trace;
 }
 
+// {"dist": "empirical", "values": [...], "weights": [...]}: 1 to 10,000 values, as many
+// weights (>= 0, not all 0), equal weights when none are given.
+template <class Amount>
+Distribution empirical_value(const json& v, const std::string& path, Amount amount) {
+  constexpr std::size_t kMaxValues = 10'000;
+  const std::string values_at = join_path(path, "values");
+  const json* values = member(v, "values");
+  if (!values || !values->is_array() || values->empty() || values->size() > kMaxValues)
+    throw InputError(values_at, "an empirical distribution needs a list of 1 to 10000 values",
+                     "e.g. \"values\": [1, 8, 64], \"weights\": [0.6, 0.3, 0.1]");
+  std::vector<double> xs, ws;
+  for (std::size_t i = 0; i < values->size(); ++i) xs.push_back(amount((*values)[i], join_path(values_at, i)));
+  const std::string weights_at = join_path(path, "weights");
+  if (const json* weights = member(v, "weights")) {
+    if (!weights->is_array() || weights->size() != xs.size())
+      throw InputError(weights_at, "expected one weight per value (" + std::to_string(xs.size()) + ")");
+    double total = 0.0;
+    for (std::size_t i = 0; i < weights->size(); ++i) total += ws.emplace_back(number_value((*weights)[i], join_path(weights_at, i), 0.0, 1e12));
+    if (!(total > 0.0)) throw InputError(weights_at, "expected at least one weight > 0");
+  } else {
+    ws.assign(xs.size(), 1.0);
+  }
+  return Distribution::empirical(std::move(xs), std::move(ws));
+}
+
 }  // namespace
 
-Distribution distribution_value(const json& v, const std::string& path) {
-  if (!v.is_object()) return Distribution::constant(quantity_value(v, QuantityKind::time, Sign::non_negative, path));
+Distribution distribution_value(const json& v, const std::string& path, DistributionOf of) {
+  // A value in the distribution's unit: a time, or a plain count.
+  const auto amount = [of](const json& x, const std::string& at) {
+    return of == DistributionOf::times ? quantity_value(x, QuantityKind::time, Sign::non_negative, at)
+                                       : number_value(x, at, 0.0, 1e9);
+  };
+  const std::string unit = of == DistributionOf::times ? "a time" : "a number";
+  if (!v.is_object()) return Distribution::constant(amount(v, path));
   std::vector<std::string> names;
   for (const Family& f : families()) names.emplace_back(f.name);
   const json* dist = member(v, "dist");
@@ -114,8 +146,8 @@ Distribution distribution_value(const json& v, const std::string& path) {
                        }());
   }
   const auto time = [&](std::string_view key) {
-    if (!member(v, key)) throw InputError(join_path(path, key), "required for a " + given + " distribution: a time");
-    return get_quantity(v, key, path, QuantityKind::time, Sign::non_negative, 0.0);
+    if (!member(v, key)) throw InputError(join_path(path, key), "required for a " + given + " distribution: " + unit);
+    return amount(v.at(std::string(key)), join_path(path, key));
   };
   switch (family->kind) {
     case Distribution::Kind::constant: return Distribution::constant(time("mean"));
@@ -128,7 +160,7 @@ Distribution distribution_value(const json& v, const std::string& path) {
                                                 "a lognormal distribution needs its spread: \"stddev\" (a time) or \"cv\" (stddev / mean)"));
       double c = get_number(v, "cv", path, 0.0, 0.0, 1e6);
       if (sd) {
-        const double s = get_quantity(v, "stddev", path, QuantityKind::time, Sign::non_negative, 0.0);
+        const double s = amount(v.at("stddev"), join_path(path, "stddev"));
         if (mean <= 0.0 && s > 0.0)
           throw InputError(join_path(path, "stddev"), "a lognormal of mean 0 has no spread; expected 0");
         c = mean > 0.0 ? s / mean : 0.0;
@@ -147,14 +179,16 @@ Distribution distribution_value(const json& v, const std::string& path) {
       if (high < low) throw InputError(join_path(path, "high"), "expected high >= low");
       return Distribution::uniform(low, high);
     }
+    case Distribution::Kind::empirical: return empirical_value(v, path, amount);
     case Distribution::Kind::sum: break;  // not a family of the file
   }
   throw InputError(dist_path, "unsupported distribution");
 }
 
-Distribution get_distribution(const json& obj, std::string_view key, std::string_view at, Distribution def) {
+Distribution get_distribution(const json& obj, std::string_view key, std::string_view at, Distribution def,
+                              DistributionOf of) {
   const json* v = member(obj, key);
-  return v ? distribution_value(*v, join_path(at, key)) : def;
+  return v ? distribution_value(*v, join_path(at, key), of) : def;
 }
 
 fleet::EventTrace event_trace_value(const json& v, const std::string& path) {

@@ -13,11 +13,16 @@
 namespace cs::scenario::detail {
 
 // A delay: a time (constant), or a distribution of times like the serving contract's
-// service_time: {"dist": "constant" | "exponential" | "lognormal" | "weibull" | "uniform",
-// "mean", and "stddev" or "cv" (lognormal), "shape" (weibull), "low" and "high" (uniform)}.
-fleet::Distribution distribution_value(const json& v, const std::string& path);
+// service_time: {"dist": "constant" | "exponential" | "lognormal" | "weibull" | "uniform" |
+// "empirical", "mean", and "stddev" or "cv" (lognormal), "shape" (weibull), "low" and "high"
+// (uniform), "values" and "weights" (empirical: a histogram; equal weights when not given)}.
+// Of counts (a job's GPUs), the same with plain numbers for the times (stddev, mean, low, high,
+// values): DistributionOf::counts.
+enum class DistributionOf : unsigned char { times, counts };
+fleet::Distribution distribution_value(const json& v, const std::string& path,
+                                       DistributionOf of = DistributionOf::times);
 fleet::Distribution get_distribution(const json& obj, std::string_view key, std::string_view at,
-                                     fleet::Distribution def);
+                                     fleet::Distribution def, DistributionOf of = DistributionOf::times);
 
 // A replayed list of events that each take `instances` instances: a CSV file path (the header
 // line, then "time_s,instances" rows; relative to the working directory, as run.trace is) or

@@ -18,6 +18,7 @@
 #include "sim/scenario/input_error.hpp"
 #include "sim/scenario/link_report.hpp"
 #include "sim/scenario/run_collective.hpp"
+#include "sim/scenario/run_jobs.hpp"
 #include "sim/scenario/run_training_run.hpp"
 #include "sim/scenario/summary.hpp"
 #include "topology/topology.hpp"
@@ -141,6 +142,7 @@ void run_network(const Config& config, engine::Simulator& sim, RunOutput* output
           run_traffic(config, sim, comm, world.topology, outputs && options.flow_table ? &outputs->flows_csv : nullptr);
       break;
     case WorkloadKind::training_run:
+    case WorkloadKind::jobs:
       break;  // run_once's
   }
   const LinkUsage usage = comm.link_usage();  // where the bytes went, per directed link
@@ -162,14 +164,19 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
   sim.recorder().enable_trace(tracing);
   json summary = {{"scenario", config.name}, {"seed", seed}, {"sim_time_s", 0.0}, {"events", 0}, {"wall_time_s", 0.0}};
   const bool training_run = config.workload == WorkloadKind::training_run;
+  const bool jobs = config.workload == WorkloadKind::jobs;
   if (training_run) summary["training_run"] = detail::run_training_run(config, sim, outputs != nullptr);
+  else if (jobs)
+    summary["jobs"] = detail::run_jobs(config, sim, outputs != nullptr,
+                                       outputs && options.job_table ? &outputs->jobs_csv : nullptr);
   else run_network(config, sim, outputs, options, summary);
   summary["sim_time_s"] = sim.now();
   summary["events"] = sim.events_processed();
   if (outputs) {
     std::ostringstream ts, tr;
-    // A training run records its series at every change of its state and fleet.
-    if (config.run.timeseries_interval_s > 0 || training_run) {
+    // A training run records its series at every change of its state and fleet; a jobs
+    // workload samples its queues (hourly by default).
+    if (config.run.timeseries_interval_s > 0 || training_run || jobs) {
       sim.recorder().write_timeseries_csv(ts);
       outputs->timeseries_csv = ts.str();
     }
@@ -186,7 +193,8 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
 }  // namespace
 
 void check_buildable(const Config& config) {
-  if (config.workload == WorkloadKind::training_run) return;  // no network; parse_config checked it all
+  // No network: parse_config checked it all (and built a jobs workload's topology).
+  if (config.workload == WorkloadKind::training_run || config.workload == WorkloadKind::jobs) return;
   engine::Simulator sim(config.seed);
   World world(config, sim);
   detail::check_collectives(config, *world.comm);

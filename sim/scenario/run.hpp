@@ -12,7 +12,8 @@ namespace cs::scenario {
 struct RunOutput {
   nlohmann::json summary;       // the summary.json object
   // "series,time_s,value" rows; empty without run.timeseries_interval, except for a
-  // training_run, which records its state, nodes per market and cost at every change.
+  // training_run, which records its state, nodes per market and cost at every change, and a
+  // jobs workload, which samples its queues hourly when no interval is given.
   std::string timeseries_csv;
   std::string trace_json;       // Chrome/Perfetto trace; empty without run.trace
   // traffic workloads: one row per flow, "flow,src,dst,bytes,start_s,finish_s,fct_s,route"
@@ -21,10 +22,13 @@ struct RunOutput {
   std::string flows_csv;
   // Every directed link that carried bytes (link_report.hpp, link_table_csv).
   std::string links_csv;
+  // jobs workloads: one row per job (run_jobs.hpp, jobs_table_csv); empty unless asked for.
+  std::string jobs_csv;
 };
 
 struct RunOptions {
   bool flow_table = false;  // fill RunOutput::flows_csv
+  bool job_table = false;   // fill RunOutput::jobs_csv
   int threads = 0;          // replications at once: 0 TBB's default, 1 serial, n at most n
 };
 

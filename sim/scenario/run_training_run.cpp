@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "sim/fleet/training_run.hpp"
+#include "sim/scenario/summary.hpp"
 
 namespace cs::scenario::detail {
 
@@ -23,11 +24,8 @@ json run_training_run(const Config& config, engine::Simulator& sim, bool record)
 json training_run_block(const fleet::TrainingRunResult& result) {
   json block = json::object();
   for (const auto& [name, value] : result.summary_numbers()) {
-    // Counts are whole numbers: print them as such (3, not 3.0). Infinities (no failures: an
-    // infinite MTBF; no checkpoints: an infinite interval) have no JSON form: null.
-    json v = value;
-    if (!std::isfinite(value)) v = nullptr;
-    else if (std::floor(value) == value && std::fabs(value) <= 0x1p53) v = static_cast<int64_t>(value);
+    // Infinities: no failures (an infinite MTBF), no checkpoints (an infinite interval).
+    json v = summary_number(value);
     const auto dot = name.find('.');
     if (dot == std::string::npos) block[name] = std::move(v);
     else block[name.substr(0, dot)][name.substr(dot + 1)] = std::move(v);

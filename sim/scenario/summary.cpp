@@ -55,6 +55,12 @@ nlohmann::json combine(const std::vector<const nlohmann::json*>& xs, const std::
 
 }  // namespace
 
+nlohmann::json summary_number(double value) {
+  if (!std::isfinite(value)) return nullptr;
+  if (std::floor(value) == value && std::fabs(value) <= 0x1p53) return static_cast<int64_t>(value);
+  return value;
+}
+
 nlohmann::json combine_replications(const std::vector<nlohmann::json>& summaries) {
   if (summaries.empty()) throw std::invalid_argument("combine_replications: no summaries");
   if (summaries.size() == 1) return summaries.front();

@@ -14,6 +14,10 @@ using engine::ci95_halfwidth;
 using engine::mean;
 using engine::percentile;
 
+// A number of a summary block: whole numbers as integers (3, not 3.0), infinities (which JSON
+// cannot hold: an MTBF with no failures) as null.
+nlohmann::json summary_number(double value);
+
 // Replications -> one summary: every number becomes {"mean", "ci95"}, except identifying
 // numbers (seed, ranks, bytes, flows) which must agree and stay as they are. Structures must
 // match (same keys, same list lengths).

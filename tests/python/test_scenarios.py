@@ -16,6 +16,8 @@ BLOCK_KEYS = {
     "collective": {"op", "algorithm", "ranks", "results"},
     "training_run": {"wall_time_s", "goodput", "interruptions", "failures", "checkpoints", "lost_work_s",
                      "restore_time_s", "cost_usd"},
+    "jobs": {"submitted", "completed", "wait_mean_s", "wait_p95_s", "utilization", "preemptions",
+             "lost_gpu_hours", "cost_usd", "queues"},
 }
 
 
