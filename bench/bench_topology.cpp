@@ -2,7 +2,7 @@
 // x 8 GPUs, 8 NICs, radix 64), a dragonfly of 2,048 such nodes (a=16, p=8, h=8, g=16) and a
 // 16x16x16 torus (4,096 nodes x 4 GPUs). Each case runs in its own process so its peak RSS is
 // its own; times are medians over repetitions: build, 10,000 routes between random ranks
-// (the family's default routing), the `topo` report (bisection by formula at this size).
+// (the family's default routing), the `topo` report (bisection by the family's one method).
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>

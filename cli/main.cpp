@@ -11,11 +11,14 @@
 
 #include "cli/sweep.hpp"
 #include "cli/training_report.hpp"
+#include "sim/scenario/compare.hpp"
 #include "sim/scenario/load.hpp"
+#include "sim/scenario/jobs_report.hpp"
 #include "sim/scenario/link_report.hpp"
 #include "sim/scenario/plan_search.hpp"
 #include "sim/scenario/run.hpp"
 #include "sim/scenario/topology_report.hpp"
+#include "sim/scenario/training_run_report.hpp"
 
 namespace fs = std::filesystem;
 using cs::scenario::InputError;
@@ -103,12 +106,22 @@ void print_human(const json& s) {
   }
   if (s.contains("training")) cs::cli::print_training(s["training"]);
   if (s.contains("links") && !s["links"]["hottest"].empty()) {
+    std::printf("links by class:\n%s", cs::scenario::link_classes_text(s["links"]).c_str());
     std::printf("hottest links:\n%s", cs::scenario::hottest_links_text(s["links"]).c_str());
   }
+  if (s.contains("training_run")) std::printf("%s", cs::scenario::training_run_text(s["training_run"]).c_str());
+  if (s.contains("jobs")) std::printf("%s", cs::scenario::jobs_text(s["jobs"]).c_str());
   if (s.contains("traffic")) {
     const auto& t = s["traffic"];
     std::printf("traffic: %.0f flows, makespan %.6g s, mean FCT %.6g s, p99 FCT %.6g s\n", number(t["flows"]),
                 number(t["makespan_s"]), number(t["mean_fct_s"]), number(t["p99_fct_s"]));
+  }
+  if (s.contains("fabric")) {
+    const auto& f = s["fabric"];
+    std::printf("fabric: network $%.4gM, %.4g kW; $%.0f per GPU, $%.4g per GB/s of bisection\n",
+                number(f["network_cost_usd"]) / 1e6, number(f["network_power_w"]) / 1e3,
+                number(f["network_cost_per_gpu_usd"]), number(f["network_usd_per_bisection_GBps"]));
+    for (const auto& note : f["notes"]) std::printf("note: %s\n", note.get<std::string>().c_str());
   }
 }
 
@@ -118,14 +131,16 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   if (!out.empty()) prepare_out_dir(out);
   cs::scenario::RunOptions options;
   options.flow_table = !out.empty();
+  options.job_table = !out.empty();
   const auto result = cs::scenario::run_scenario(config, options);
   if (!out.empty()) {
     write_atomically(out, "summary.json", result.summary.dump(2) + "\n");
     if (!result.timeseries_csv.empty()) write_atomically(out, "timeseries.csv", result.timeseries_csv);
     if (!result.flows_csv.empty()) write_atomically(out, "flows.csv", result.flows_csv);
     if (!result.links_csv.empty()) write_atomically(out, "links.csv", result.links_csv);
+    if (!result.jobs_csv.empty()) write_atomically(out, "jobs.csv", result.jobs_csv);
     if (!result.trace_json.empty()) write_atomically(out, fs::path(config.run.trace_path).filename().string(), result.trace_json);
-  } else if (!result.trace_json.empty() || !result.timeseries_csv.empty()) {
+  } else if (!config.run.trace_path.empty() || config.run.timeseries_interval_s > 0) {
     std::cerr << "note: trace and time series are written only with --out DIR\n";
   }
   if (as_json) std::cout << result.summary.dump(2) << "\n";
@@ -176,6 +191,37 @@ int cmd_plan(const std::string& file, const std::vector<std::string>& sets, int 
   const json result = cs::scenario::plan_search_json(config, search, shown);
   if (as_json) std::cout << result.dump(2) << "\n";
   else cs::cli::print_plans(result);
+  return 0;
+}
+
+// A column's label: the file's stem, made unique by its position when two stems repeat.
+std::vector<std::string> labels_of(const std::vector<std::string>& files) {
+  std::vector<std::string> labels;
+  for (const auto& f : files) labels.push_back(fs::path(f).stem().string());
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    for (std::size_t j = i + 1; j < labels.size(); ++j)
+      if (labels[j] == labels[i]) labels[j].append("#").append(std::to_string(j + 1));
+  return labels;
+}
+
+int cmd_compare(const std::vector<std::string>& files, const std::vector<std::string>& workload_files,
+                const std::vector<std::string>& sets, int jobs, bool as_json) {
+  std::vector<cs::scenario::ComparedFabric> fabrics;
+  const auto labels = labels_of(files);
+  for (std::size_t i = 0; i < files.size(); ++i)
+    fabrics.push_back({labels[i], cs::scenario::read_scenario_file(files[i])});
+  // The workloads: each --workload file's, else the first fabric file's.
+  std::vector<cs::scenario::ComparedWorkload> workloads;
+  const std::vector<std::string>& sources = workload_files.empty() ? std::vector<std::string>{files.front()} : workload_files;
+  const auto workload_labels = labels_of(sources);
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const json doc = workload_files.empty() ? fabrics.front().doc : cs::scenario::read_scenario_file(sources[i]);
+    if (!doc.contains("workload")) throw InputError("workload", "a workload in " + sources[i]);
+    workloads.push_back({workload_labels[i], doc["workload"]});
+  }
+  const json comparison = cs::scenario::compare_fabrics(fabrics, workloads, sets, jobs);
+  if (as_json) std::cout << comparison.dump(2) << "\n";
+  else std::cout << cs::scenario::comparison_text(comparison);
   return 0;
 }
 
@@ -242,6 +288,22 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1 << 30));
   auto* plan_json = plan->add_flag("--json", as_json, "Print the ranked plans as JSON");
   plan->add_option("--out", plan_out, "Write every ranked plan as CSV to this file (atomically)")->excludes(plan_json);
+  std::vector<std::string> compare_files, workload_files;
+  auto* compare = app.add_subcommand(
+      "compare", "Run the same workloads on several fabrics and print them side by side: GPUs, "
+                 "switches, cables, network cost and power, bisection, and per workload row its "
+                 "time, busbw and network cost per GB/s of busbw");
+  compare->add_option("FILES", compare_files, "Scenario files, one per fabric (hardware, topology, network)")
+      ->required()
+      ->expected(1, -1);
+  compare->add_option("--workload", workload_files,
+                      "Run this scenario file's workload on every fabric (repeatable); default: the "
+                      "first file's")
+      ->allow_extra_args(false);
+  compare->add_option("--set", sets, "Override a key on every fabric: PATH=VALUE")->allow_extra_args(false);
+  compare->add_option("-j,--jobs", jobs, "Run N fabric x workload pairs at once (output is the same for any N)")
+      ->check(CLI::Range(1, 1024));
+  compare->add_flag("--json", as_json, "Print the comparison as JSON");
 
   app.add_subcommand("schema", "Print the JSON Schema of scenario files");
 
@@ -261,6 +323,7 @@ int main(int argc, char** argv) {
     if (topo->parsed()) return cmd_topo(file, sets, as_json);
     if (sweep->parsed()) return cmd_sweep(file, sets, grids, jobs, sweep_out);
     if (plan->parsed()) return cmd_plan(file, sets, jobs, top, refine, as_json, plan_out);
+    if (compare->parsed()) return cmd_compare(compare_files, workload_files, sets, jobs, as_json);
     if (validate->parsed()) {
       const auto config = load(file, sets);
       cs::scenario::check_buildable(config);

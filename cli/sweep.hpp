@@ -7,13 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/scenario/sweep.hpp"
+
 namespace cs::cli {
 
-// One --grid PATH=V1,V2,...
-struct GridAxis {
-  std::string path;                    // dot-separated, as --set takes it
-  std::vector<nlohmann::json> values;  // each VALUE parsed as --set parses it (JSON or a bare string)
-};
+using scenario::GridAxis;
 
 // Split on the commas outside brackets, braces and double-quoted strings: "1,[2,3],\"a,b\""
 // gives "1", "[2,3]", "\"a,b\"".

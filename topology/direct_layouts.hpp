@@ -4,11 +4,16 @@
 //
 // Dragonfly (Kim, Dally, Scott, Abts, "Technology-driven, highly-scalable dragonfly topology",
 // ISCA 2008). g groups of a routers; the routers of a group are joined all-to-all by local
-// cables; each router has h global ports; p nodes per router. Node i attaches to router
-// floor(i / p) (global router index = group * a + router in group), and every NIC of a node
-// goes to that same router (one cable per NIC: a node's NICs do not spread over routers).
-// Nodes fill groups in order; a partial dragonfly (fewer than a*p*g nodes) still has all
-// g*a routers and all their cables.
+// cables (`local_parallel` cables per pair, a bundle); each router has h global ports; a*p
+// nodes per group, filling groups in order (node i in group floor(i / (a*p))). NIC
+// placement (one cable per NIC; global router index = group * a + router in group):
+//   - by default every NIC of node i goes to router floor(i / p);
+//   - rail-optimized, NIC j of the q-th node of a group goes to router (q * nics + j) mod a of
+//     the group: NIC j on router j when nics = a, and always p * nics NICs per router of a
+//     full group, a node's NICs on distinct routers while nics <= a.
+// A partial dragonfly (fewer than a*p*g nodes) still has all g*a routers and all their cables.
+// The cables of a bundle are added one after the other, so copy c of a bundle whose first
+// link is l is the link l + 2c (and its reverse reverse(l) + 2c).
 //
 // Global ports: port q = r*h + k of a group is global port k of router r; q in [0, a*h).
 // With g groups each group needs g-1 "slots" (one per other group); slot s of group G leads
@@ -27,8 +32,9 @@
 // Torus: one switch per position of a dims[0] x dims[1] (x dims[2]) grid, node i at position
 // i (dimension 0 varies fastest: i = x0 + d0 * (x1 + d1 * x2)); every NIC of node i has a
 // cable to the switch at position i. Switches are joined to their +1 neighbour in every
-// dimension with wrap-around: a dimension of size >= 3 is a ring of d cables, size 2 has a
-// single cable between its two positions, size 1 none.
+// dimension with wrap-around by a bundle of parallel[d] cables (added one after the other,
+// as the dragonfly's): a dimension of size >= 3 is a ring of d bundles, size 2 has a single
+// bundle between its two positions, size 1 none.
 #include <cstdint>
 #include <vector>
 
@@ -45,9 +51,12 @@ struct DragonflyLayout {
   GlobalArrangement arrangement = GlobalArrangement::absolute;
   int links_per_group_pair = 0;     // m parallel global cables per pair (0 when g = 1)
   int unused_global_ports_per_group = 0;
+  int local_parallel = 1;           // cables per local bundle (router pair of a group)
+  bool rail_optimized = false;      // NIC placement, see above
+  int nics_per_node = 1;
   std::vector<VertexId> router;     // global router index -> vertex (vertex index = that index)
-  // Directed local link of router R = G*a + r to router r2 != r of its group:
-  // local[R * (a - 1) + (r2 < r ? r2 : r2 - 1)].
+  // First directed local link (copy 0 of the bundle) of router R = G*a + r to router
+  // r2 != r of its group: local[R * (a - 1) + (r2 < r ? r2 : r2 - 1)].
   std::vector<LinkId> local;
   // Directed global link copy c from group G to group T != G:
   // global[(G * (g - 1) + (T < G ? T : T - 1)) * m + c]; both directions are listed.
@@ -55,8 +64,18 @@ struct DragonflyLayout {
   std::vector<LinkId> nic_up;       // global NIC index -> link NIC -> router
 
   int group_of_router(int router_index) const { return router_index / routers_per_group; }
-  int router_of_node(int node) const { return node / nodes_per_router; }
-  LinkId local_link(int router_index, int to_router_in_group) const;
+  int group_of_node(int node) const { return node / (routers_per_group * nodes_per_router); }
+  // The router of global NIC g = node * nics_per_node + j.
+  int router_of_nic(int64_t g) const {
+    const auto node = static_cast<int>(g / nics_per_node), j = static_cast<int>(g % nics_per_node);
+    if (!rail_optimized) return node / nodes_per_router;
+    const int q = node % (routers_per_group * nodes_per_router);
+    return group_of_node(node) * routers_per_group +
+           static_cast<int>((int64_t{q} * nics_per_node + j) % routers_per_group);
+  }
+  // Copy `copy` (< local_parallel) of the local bundle from router_index to router
+  // to_router_in_group of its group.
+  LinkId local_link(int router_index, int to_router_in_group, int copy = 0) const;
   LinkId global_link(int from_group, int to_group, int copy) const {
     return global[global_index(from_group, to_group, copy)];
   }
@@ -76,10 +95,11 @@ const char* arrangement_name(GlobalArrangement arrangement);  // "absolute", ...
 struct TorusLayout {
   static constexpr LinkId kNone = ~LinkId{0};
   std::vector<int> dims;            // 2 or 3 sizes, each >= 1
+  std::vector<int> parallel;        // cables per bundle along each dimension, each >= 1
   std::vector<VertexId> sw;         // position -> switch vertex
-  // Link from position x to its +1 neighbour along dimension d (wrapping), at
-  // plus[x * dims.size() + d]; kNone when dims[d] == 1. For size 2 the +1 neighbour of
-  // position 1 is 0 over the same cable (the reverse link).
+  // First link (copy 0 of the bundle) from position x to its +1 neighbour along dimension d
+  // (wrapping), at plus[x * dims.size() + d]; kNone when dims[d] == 1. For size 2 the +1
+  // neighbour of position 1 is 0 over the same cables (the reverse links).
   std::vector<LinkId> plus;
   std::vector<LinkId> nic_up;       // global NIC index -> link NIC -> switch
 
@@ -99,6 +119,13 @@ struct TorusLayout {
     return s;
   }
 };
+
+// Ports a dragonfly router's design cables: p x NICs + (a - 1) x local bundle + h (global
+// ports left unused by the arrangement included: the router has them).
+int dragonfly_router_ports(const TopologyParams& params);
+// Ports a torus switch's design cables: NICs + per dimension 2 bundles (size >= 3), 1 (size
+// 2) or none.
+int torus_switch_ports(const TopologyParams& params);
 
 // Parameter checks of the builders, without building: throw BuildError naming the key
 // ("groups", "dims.1", "nodes", ...). Also run by build_topology.

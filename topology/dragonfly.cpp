@@ -67,12 +67,18 @@ const char* arrangement_name(GlobalArrangement arrangement) {
   return "?";
 }
 
-LinkId DragonflyLayout::local_link(int router_index, int to_router_in_group) const {
+LinkId DragonflyLayout::local_link(int router_index, int to_router_in_group, int copy) const {
   const int r = router_index % routers_per_group;
   const int slot = to_router_in_group < r ? to_router_in_group : to_router_in_group - 1;
   return local[static_cast<std::size_t>(router_index) *
                    static_cast<std::size_t>(routers_per_group - 1) +
-               static_cast<std::size_t>(slot)];
+               static_cast<std::size_t>(slot)] +
+         2 * static_cast<LinkId>(copy);
+}
+
+int dragonfly_router_ports(const TopologyParams& p) {
+  return p.nodes_per_router * p.node.nics + (p.routers_per_group - 1) * p.local_parallel_links +
+         p.global_links_per_router;
 }
 
 std::size_t DragonflyLayout::global_index(int from_group, int to_group, int copy) const {
@@ -103,8 +109,9 @@ void check_dragonfly(const TopologyParams& p) {
                               " nodes per router hold at most " +
                               std::to_string(capacity) + " nodes, got " + std::to_string(p.nodes) +
                               "; raise groups (up to a*h+1) or nodes_per_router");
-  if (int64_t{g} * a * (a - 1) / 2 > kMaxDragonflyCables)
-    detail::fail("routers_per_group", "too many local cables (g * a * (a-1) / 2 > " +
+  check_count(p.local_parallel_links, kMaxSwitchRadix, "parallel_links", "parallel_links");
+  if (int64_t{g} * a * (a - 1) / 2 * p.local_parallel_links > kMaxDragonflyCables)
+    detail::fail("routers_per_group", "too many local cables (g * a * (a-1) / 2 * parallel_links > " +
                                           std::to_string(kMaxDragonflyCables) + ")");
   if (int64_t{g} * a * h / 2 > kMaxDragonflyCables)
     detail::fail("global_links_per_router", "too many global cables (g * a * h / 2 > " +
@@ -113,6 +120,13 @@ void check_dragonfly(const TopologyParams& p) {
       p.global_arrangement != GlobalArrangement::relative &&
       p.global_arrangement != GlobalArrangement::circulant)
     detail::fail("global_arrangement", "unknown arrangement (absolute, relative or circulant)");
+  const int64_t ports = int64_t{p.nodes_per_router} * p.node.nics +
+                        int64_t{a - 1} * p.local_parallel_links + h;
+  if (p.router_radix != 0 && (p.router_radix < ports || p.router_radix > kMaxSwitchRadix))
+    detail::fail("switch_radix", "a router cables p x NICs + (a - 1) x parallel_links + h = " +
+                                     std::to_string(ports) + " ports; switch_radix must be " +
+                                     "that or more (at most " + std::to_string(kMaxSwitchRadix) +
+                                     "), got " + std::to_string(p.router_radix));
   detail::check_bandwidth(p.link_bandwidth_Bps, "link_bandwidth");
   detail::check_latency(p.link_latency_s, "link_latency");
   if (p.global_bandwidth_Bps) detail::check_bandwidth(*p.global_bandwidth_Bps, "global_bandwidth");
@@ -131,13 +145,16 @@ void build_dragonfly(Topology& t, const TopologyParams& p) {
   d.nodes_per_router = p.nodes_per_router;
   d.global_links_per_router = h;
   d.arrangement = p.global_arrangement;
+  d.local_parallel = p.local_parallel_links;
+  d.rail_optimized = p.rail_optimized;
+  d.nics_per_node = p.node.nics;
   d.links_per_group_pair = g > 1 ? a * h / (g - 1) : 0;
   d.unused_global_ports_per_group = a * h - d.links_per_group_pair * (g - 1);
   const int m = d.links_per_group_pair;
 
   const int64_t routers = int64_t{g} * a;
   const int64_t nics = int64_t{p.nodes} * p.node.nics;
-  const int64_t local_cables = routers * (a - 1) / 2;
+  const int64_t local_cables = routers * (a - 1) / 2 * d.local_parallel;
   t.reserve(static_cast<std::size_t>(p.nodes * node_vertex_count(p.node) + routers),
             static_cast<std::size_t>(p.nodes * node_cable_count(p.node) + nics + local_cables +
                                      d.global_cables()));
@@ -149,16 +166,17 @@ void build_dragonfly(Topology& t, const TopologyParams& p) {
       d.router.push_back(
           t.add_vertex(VertexKind::fabric_switch, -1, G * a + r, 1, router_name(G, r)));
 
-  // NICs: every NIC of node i to router floor(i / p).
+  // NICs: to router_of_nic (every NIC of node i on router floor(i / p), or rail by rail).
   d.nic_up.resize(static_cast<std::size_t>(nics));
   for (std::size_t i = 0; i < d.nic_up.size(); ++i) {
-    const int node = static_cast<int>(i / static_cast<std::size_t>(p.node.nics));
-    const VertexId router = d.router[static_cast<std::size_t>(d.router_of_node(node))];
+    const VertexId router =
+        d.router[static_cast<std::size_t>(d.router_of_nic(static_cast<int64_t>(i)))];
     d.nic_up[i] = t.add_cable(nodes.nics[i], router, p.node.nic_bandwidth_Bps, p.link_latency_s,
                               LinkKind::fabric);
   }
 
-  // Local cables: all-to-all inside each group.
+  // Local cables: all-to-all inside each group, a bundle per pair, its copies one after the
+  // other (copy c of the bundle whose first link is l is l + 2c).
   const auto A = static_cast<std::size_t>(a);
   d.local.resize(static_cast<std::size_t>(routers) * (A - 1));
   for (int G = 0; G < g; ++G)
@@ -168,6 +186,9 @@ void build_dragonfly(Topology& t, const TopologyParams& p) {
         const auto R2 = static_cast<std::size_t>(G * a + r2);
         const LinkId l = t.add_cable(d.router[R], d.router[R2], p.link_bandwidth_Bps,
                                      p.link_latency_s, LinkKind::fabric);
+        for (int c = 1; c < d.local_parallel; ++c)
+          t.add_cable(d.router[R], d.router[R2], p.link_bandwidth_Bps, p.link_latency_s,
+                      LinkKind::fabric);
         d.local[R * (A - 1) + static_cast<std::size_t>(r2 - 1)] = l;
         d.local[R2 * (A - 1) + static_cast<std::size_t>(r)] = reverse(l);
       }

@@ -1,7 +1,10 @@
 #pragma once
 // What a topology is built from: plain parameters in SI units (bytes/s, seconds).
 // Filled by the scenario loader (which validates them); consumed by the builders.
+#include <array>
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,17 +56,25 @@ struct TopologyParams {
   int nodes = 1;
   double link_bandwidth_Bps = 50e9;  // fabric links, per direction
   double link_latency_s = 0.5e-6;    // fabric links, one way (cable + switch traversal)
+  // Racks hold nodes_per_rack consecutive nodes; the report's cable rule (copper inside a
+  // rack, optical between racks: topology/bill.hpp) places switches by them. Default 4: the
+  // DGX SuperPOD compute rack (four DGX H100 / B300 per rack).
+  int nodes_per_rack = 4;
   // fat_tree
-  int tiers = 2;
+  int tiers = 2;                     // tiers asked for; fewer are built when fewer suffice
   int switch_radix = 64;             // ports per switch
-  double oversubscription = 1.0;     // leaf down-ports : up-ports
+  double oversubscription = 1.0;     // leaf down-ports : up-ports, at most
   // Down:up ratios of the tiers above the leaves that have up-ports (tiers 2 .. tiers-1,
   // aggregation first); missing entries are 1 (non-blocking).
   std::vector<double> upper_oversubscription;
-  bool rail_optimized = false;       // NIC j of every node goes to a rail-j leaf
-  // Cables per switch-to-switch connection (leaf-spine, and aggregation-core with 3 tiers):
-  // a switch's up-ports go to up / parallel_links switches above, parallel_links each.
-  int parallel_links = 1;
+  // NIC j of every node goes to a rail-j leaf (fat_tree); on a dragonfly, NIC j of the q-th
+  // node of a group goes to router (q * nics + j) mod a of the group (j's own router when
+  // nics = a).
+  bool rail_optimized = false;
+  // fat_tree: cables per switch-to-switch connection, one entry per tier boundary (leaf to
+  // tier 2 first): a switch's up-ports go to up / P switches above, P cables each. 0 or a
+  // missing entry: the builder's choice, the fewest switches above (topology/fat_tree_shape.hpp).
+  std::vector<int> parallel_links;
   // dragonfly (Kim et al. 2008): g groups of a all-to-all routers, p nodes per router, h global
   // links per router. Local cables: link_bandwidth / link_latency; NIC cables (as in fat_tree):
   // node.nic_bandwidth / link_latency.
@@ -74,8 +85,16 @@ struct TopologyParams {
   std::optional<double> global_bandwidth_Bps;  // global links, per direction; unset: link_bandwidth
   std::optional<double> global_latency_s;      // global links, one way; unset: link_latency
   GlobalArrangement global_arrangement = GlobalArrangement::absolute;
+  int local_parallel_links = 1;      // dragonfly: cables between each pair of a group's routers
+  // dragonfly and torus: ports bought per router (the report prices whole switches); 0: the
+  // ports the design cables (dragonfly p x NICs + a - 1 local x bundle + h; torus: NICs +
+  // its torus cables). Must be at least that.
+  int router_radix = 0;
   // torus: size of each of the 2 or 3 dimensions; nodes = product of dims
   std::vector<int> dims;
+  // torus: cables between neighbouring positions along each dimension (a bundle): empty: 1;
+  // one entry: every dimension; else one per dimension.
+  std::vector<int> dim_parallel_links;
   // custom
   std::vector<std::string> switches;
   std::vector<CustomLink> links;
@@ -83,5 +102,23 @@ struct TopologyParams {
 
 enum class RoutingKind : uint8_t { dmodk, ecmp, shortest, minimal, valiant, ugal, dor,
                                    adaptive };
+
+// Every kind, in the order the scenario schema lists them, and their scenario spellings
+// ("fat_tree", "dmodk", ...): the one place the names are written (topology/kind_names.cpp).
+inline constexpr std::array<TopologyKind, 5> kTopologyKinds{TopologyKind::single_node, TopologyKind::fat_tree,
+                                                            TopologyKind::dragonfly, TopologyKind::torus,
+                                                            TopologyKind::custom};
+inline constexpr std::array<RoutingKind, 8> kRoutingKinds{RoutingKind::dmodk,   RoutingKind::ecmp,    RoutingKind::adaptive,
+                                                          RoutingKind::minimal, RoutingKind::valiant, RoutingKind::ugal,
+                                                          RoutingKind::dor,     RoutingKind::shortest};
+std::string_view to_string(TopologyKind kind);
+std::string_view to_string(RoutingKind kind);
+// The topology family a routing works on (dmodk, ecmp and adaptive: fat_tree; minimal,
+// valiant and ugal: dragonfly; dor: torus); nullopt: any (shortest). make_router and the
+// scenario's checks both ask this.
+std::optional<TopologyKind> routing_family(RoutingKind kind);
+// A family's natural routing: dmodk on fat-trees, minimal on dragonflies, dor on tori,
+// shortest elsewhere.
+RoutingKind default_routing(TopologyKind kind);
 
 }  // namespace cs::topo

@@ -82,57 +82,27 @@ void finish(const Topology& t, Route& r) {
 
 namespace {
 
-const char* routing_name(RoutingKind kind) {
-  switch (kind) {
-    case RoutingKind::dmodk: return "dmodk";
-    case RoutingKind::ecmp: return "ecmp";
-    case RoutingKind::shortest: return "shortest";
-    case RoutingKind::minimal: return "minimal";
-    case RoutingKind::valiant: return "valiant";
-    case RoutingKind::ugal: return "ugal";
-    case RoutingKind::dor: return "dor";
-    case RoutingKind::adaptive: return "adaptive";
-  }
-  return "?";
-}
-
-const char* topology_name(TopologyKind kind) {
-  switch (kind) {
-    case TopologyKind::single_node: return "single_node";
-    case TopologyKind::fat_tree: return "fat_tree";
-    case TopologyKind::custom: return "custom";
-    case TopologyKind::dragonfly: return "dragonfly";
-    case TopologyKind::torus: return "torus";
-  }
-  return "?";
-}
-
-std::invalid_argument needs_family(RoutingKind kind, const char* family, const Topology& t) {
-  return std::invalid_argument(std::string("routing '") + routing_name(kind) + "' needs a " +
-                               family + " topology, not " + topology_name(t.kind()) +
-                               "; use 'shortest'");
+std::invalid_argument needs_family(RoutingKind kind, TopologyKind family, const Topology& t) {
+  return std::invalid_argument(std::string("routing '") + std::string(to_string(kind)) + "' needs a " +
+                               std::string(to_string(family)) + " topology, not " +
+                               std::string(to_string(t.kind())) + "; use 'shortest'");
 }
 
 }  // namespace
 }  // namespace detail
 
 std::unique_ptr<Router> make_router(const Topology& topology, RoutingKind kind, uint64_t seed) {
+  if (const auto family = routing_family(kind); family && topology.kind() != *family)
+    throw detail::needs_family(kind, *family, topology);
   switch (kind) {
     case RoutingKind::dmodk:
     case RoutingKind::ecmp:
-    case RoutingKind::adaptive:
-      if (!topology.fat_tree()) throw detail::needs_family(kind, "fat_tree", topology);
-      return detail::make_fat_tree_router(topology, kind, seed);
-    case RoutingKind::shortest:
-      return detail::make_shortest_router(topology);
+    case RoutingKind::adaptive: return detail::make_fat_tree_router(topology, kind, seed);
+    case RoutingKind::shortest: return detail::make_shortest_router(topology);
     case RoutingKind::minimal:
     case RoutingKind::valiant:
-    case RoutingKind::ugal:
-      if (!topology.dragonfly()) throw detail::needs_family(kind, "dragonfly", topology);
-      return detail::make_dragonfly_router(topology, kind, seed);
-    case RoutingKind::dor:
-      if (!topology.torus()) throw detail::needs_family(kind, "torus", topology);
-      return detail::make_torus_router(topology);
+    case RoutingKind::ugal: return detail::make_dragonfly_router(topology, kind, seed);
+    case RoutingKind::dor: return detail::make_torus_router(topology);
   }
   throw std::invalid_argument("unknown routing kind");
 }

@@ -62,11 +62,15 @@ class Router {
 //             onwards. Without an oracle, dmodk.
 //   shortest: Boost.Graph BFS, fewest hops, transit only through fabric switches and the
 //             source and destination nodes' NICs and node switches.
-//   minimal:  dragonfly local-global-local: at most one global cable; among the parallel
-//             cables to the destination group the one needing fewest local hops (ties: the
-//             first from (source router + destination router) mod m). Shortest among routes
-//             with one global hop; a route over two global cables can be shorter on some
-//             arrangements (Bunde et al., IEEE 2019).
+//   minimal:  dragonfly local-global-local: at most one global cable and one local hop in
+//             each group; among the m parallel cables between the two groups, cable
+//             (i + floor(j m / R)) mod m, i and j the ranks' indices within their groups of R
+//             ranks, so the pairs of two groups load the m cables evenly (the cable needing
+//             fewest local hops would pile them onto the few cables of the source and
+//             destination routers); among the
+//             cables of a local bundle, one by a hash of the pair. With one cable per group
+//             pair the shortest route with one global hop; a route over two global cables can
+//             be shorter on some arrangements (Bunde et al., IEEE 2019).
 //   valiant:  minimal to an intermediate group (uniform over the groups other than the
 //             source's and destination's, from a hash of seed, ranks and flow_key), then
 //             minimal to the destination. Flows inside one group, and dragonflies of 2
@@ -75,7 +79,8 @@ class Router {
 //             (q_valiant + 1) * hops_valiant < (q_minimal + 1) * hops_minimal, where q is the
 //             most active flows on any link of the route (the oracle's view at flow start).
 //   dor:      torus dimension order: dimension 0 first, each the shorter way round (a tie,
-//             half-way round an even ring, goes the + way).
+//             half-way round an even ring, goes the + way); along a dimension of bundles the
+//             pair keeps one cable of each, chosen by a hash of the pair.
 std::unique_ptr<Router> make_router(const Topology& topology, RoutingKind kind, uint64_t seed);
 
 }  // namespace cs::topo

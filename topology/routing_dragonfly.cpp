@@ -31,8 +31,12 @@ class DragonflyRouter final : public CachedRouter {
   void set_load_oracle(LoadOracle oracle) override { oracle_ = std::move(oracle); }
 
  private:
-  int router_of_rank(int rank) const { return d_.router_of_node(t_.node_of_rank(rank)); }
-  int group_of_rank(int rank) const { return d_.group_of_router(router_of_rank(rank)); }
+  int router_of_rank(int rank) const { return d_.router_of_nic(t_.nic_index_of_rank(rank)); }
+  int group_of_rank(int rank) const { return d_.group_of_node(t_.node_of_rank(rank)); }
+  // A rank's index among its group's ranks (nodes fill groups in order, ranks node by node).
+  int64_t index_in_group(int rank) const {
+    return rank % (int64_t{d_.routers_per_group} * d_.nodes_per_router * t_.gpus_per_node());
+  }
 
   // (most active flows on a link of the route + 1) * links.
   uint64_t cost(const Route& r) const {
@@ -62,50 +66,54 @@ class DragonflyRouter final : public CachedRouter {
     });
   }
 
-  // The global cable copy from group `from` to group `to` that needs the fewest local hops
-  // from router `at` (and, when `dest` >= 0, to router `dest`); ties: first from
-  // (at + dest) mod m.
-  LinkId pick_global(int at, int from, int to, int dest) const {
+  // How one pair's route picks among parallel cables. Global: copy (i + floor(j m / R)) mod
+  // m of the group pair's m cables, i and j the two ranks' indices within their groups of R
+  // ranks: every source row and destination column of an all-to-all meets each cable R / m
+  // times (+-1), so the pairs of two groups load the m cables evenly, and so do permutations
+  // that keep a rank's index (i -> i of another group), unlike (i + j) mod m, which uses only
+  // every other cable then when m is even. (The cable needing fewest local hops would pile
+  // the flows onto the few cables of the source and destination routers.) Local bundles:
+  // copy hash(pair, hop) mod the bundle, uncorrelated with the global choice.
+  struct Spread {
+    int global;      // the global copy
+    uint64_t hash;   // of the pair
+    int hops = 0;    // local hops taken so far
+  };
+
+  int global_copy(int src, int dst) const {
     const int m = d_.links_per_group_pair;
-    const int start = (at + std::max(dest, 0)) % m;
-    LinkId best = 0;
-    int best_cost = 3;
-    for (int i = 0; i < m && best_cost > 0; ++i) {
-      const LinkId l = d_.global_link(from, to, (start + i) % m);
-      const int u = t_.vertex(t_.link(l).from).index, v = t_.vertex(t_.link(l).to).index;
-      const int c = (u != at) + (dest >= 0 && v != dest);
-      if (c < best_cost) best_cost = c, best = l;
-    }
-    return best;
+    if (m <= 1) return 0;
+    const int64_t ranks = int64_t{d_.routers_per_group} * d_.nodes_per_router * t_.gpus_per_node();
+    return static_cast<int>((index_in_group(src) + index_in_group(dst) * int64_t{m} / ranks) % m);
   }
 
   // Appends a local hop from router `at` to router `to` of the same group, if they differ.
-  void local_hop(int at, int to, std::vector<LinkId>& out) const {
-    if (at != to) out.push_back(d_.local_link(at, to % d_.routers_per_group));
+  void local_hop(int at, int to, Spread& spread, std::vector<LinkId>& out) const {
+    if (at == to) return;
+    const auto copy = static_cast<int>(mix64(spread.hash + static_cast<uint64_t>(spread.hops++)) %
+                                       static_cast<uint64_t>(d_.local_parallel));
+    out.push_back(d_.local_link(at, to % d_.routers_per_group, copy));
   }
 
-  // Router `at` to group `to_group` (landing router `dest` when it lies there, else any);
-  // returns the router reached.
-  int minimal(int at, int to_group, int dest, std::vector<LinkId>& out) const {
+  // Router `at` to group `to_group` through the spread's global cable; returns the router
+  // reached (`at` itself inside its own group).
+  int to_group(int at, int to_group, Spread& spread, std::vector<LinkId>& out) const {
     const int from_group = d_.group_of_router(at);
-    if (from_group == to_group) {
-      local_hop(at, dest, out);
-      return dest;
-    }
-    const LinkId l = pick_global(at, from_group, to_group,
-                                 d_.group_of_router(dest) == to_group ? dest : -1);
-    local_hop(at, t_.vertex(t_.link(l).from).index, out);
+    if (from_group == to_group) return at;
+    const LinkId l = d_.global_link(from_group, to_group, spread.global);
+    local_hop(at, t_.vertex(t_.link(l).from).index, spread, out);
     out.push_back(l);
     return t_.vertex(t_.link(l).to).index;
   }
 
   // Router to router: through group `via` (the source's own for a minimal route).
   void fabric(int src, int dst, int via, std::vector<LinkId>& out) const {
-    const int rs = router_of_rank(src), rd = router_of_rank(dst);
-    int at = rs;
-    if (via != d_.group_of_router(rs)) at = minimal(at, via, rs, out);  // Valiant leg
-    at = minimal(at, d_.group_of_router(rd), rd, out);
-    local_hop(at, rd, out);
+    Spread spread{global_copy(src, dst),
+                  mix64((static_cast<uint64_t>(src) << 32) | static_cast<uint64_t>(dst))};
+    const int rd = router_of_rank(dst);
+    int at = to_group(router_of_rank(src), via, spread, out);  // Valiant leg, if any
+    at = to_group(at, d_.group_of_router(rd), spread, out);
+    local_hop(at, rd, spread, out);
   }
 
   const DragonflyLayout& d_;

@@ -1,4 +1,6 @@
 // Torus dimension-order routing, computed from TorusLayout without a graph search.
+#include <cstdint>
+
 #include "topology/direct_layouts.hpp"
 #include "topology/routing_detail.hpp"
 
@@ -15,26 +17,34 @@ class TorusRouter final : public CachedRouter {
     return cached(route_key(src, dst, 0), [&] {
       return nic_route(t_, src, dst, l_.nic_up, [&](std::vector<LinkId>& out) {
         // Node i sits at position i.
-        dimension_order(t_.node_of_rank(src), t_.node_of_rank(dst), out);
+        dimension_order(t_.node_of_rank(src), t_.node_of_rank(dst), pair_hash(src, dst), out);
       });
     });
   }
 
  private:
-  void dimension_order(int at, int to, std::vector<LinkId>& out) const {
+  static uint64_t pair_hash(int src, int dst) {
+    return mix64((static_cast<uint64_t>(src) << 32) | static_cast<uint64_t>(dst));
+  }
+
+  // Along each dimension the flow keeps one copy of the bundles it crosses, copy
+  // hash(src, dst, d) mod parallel[d]: a pair's flows stay on one cable per dimension, and
+  // the pairs spread over the bundle's cables.
+  void dimension_order(int at, int to, uint64_t hash, std::vector<LinkId>& out) const {
     const std::size_t D = l_.dims.size();
     for (std::size_t d = 0; d < D; ++d) {
       const int size = l_.dims[d];
       const int ahead = ((l_.coord(to, d) - l_.coord(at, d)) % size + size) % size;
       if (ahead == 0) continue;
+      const auto copy = static_cast<LinkId>(mix64(hash + d) % static_cast<uint64_t>(l_.parallel[d]));
       const bool forward = 2 * ahead <= size;  // half-way round: the + way
       for (int n = forward ? ahead : size - ahead; n > 0; --n) {
         if (forward) {
-          out.push_back(l_.plus[static_cast<std::size_t>(at) * D + d]);
+          out.push_back(l_.plus[static_cast<std::size_t>(at) * D + d] + 2 * copy);
           at = l_.step(at, d, +1);
         } else {
           at = l_.step(at, d, -1);
-          out.push_back(reverse(l_.plus[static_cast<std::size_t>(at) * D + d]));
+          out.push_back(reverse(l_.plus[static_cast<std::size_t>(at) * D + d]) + 2 * copy);
         }
       }
     }

@@ -81,4 +81,12 @@ void Topology::set_placement(TopologyKind kind, int nodes, int gpus_per_node, in
   node_switch_ = std::move(node_switches);
 }
 
+std::vector<VertexId> fabric_nics(const Topology& t) {
+  std::vector<VertexId> nics;
+  nics.reserve(static_cast<std::size_t>(t.nodes()) * static_cast<std::size_t>(t.nics_per_node()));
+  for (int n = 0; n < t.nodes(); ++n)
+    for (int j = 0; j < t.nics_per_node(); ++j) nics.push_back(t.nic(n, j));
+  return nics;
+}
+
 }  // namespace cs::topo

@@ -85,17 +85,19 @@ struct TorusLayout;
 // switches come in groups, one group above each subtree of the tier below (a leaf is its own
 // group; with 3 tiers a tier-2 group is a pod's aggregation switches), numbered group by
 // group: switch i is local switch i % per_group of group i / per_group. Groups of tier t+1
-// take the groups of tier t in order, at most next.down / P each, where P is the number of
-// parallel cables per connection (TopologyParams::parallel_links). Up-port p of local switch s
-// of group a leads to local switch s * (up / P) + p mod (up / P) of the group above a (cable
-// p / (up / P) of the P parallel ones), so a group of tier t+1 has per_group(t) * up(t) / P
-// switches, each with P cables to every group below it.
+// take the groups of tier t in order, `fan` each (the last may take fewer). A switch of tier
+// t has `up` up-ports in `up / parallel` bundles of `parallel` cables: up-port p of local
+// switch s of group a leads to local switch s * (up / parallel) + p mod (up / parallel) of
+// the group above a (cable p / (up / parallel) of its bundle), so a group of tier t+1 has
+// per_group(t) * up(t) / parallel(t) switches, each with one bundle to every group below it.
+// Sizes come from the configurator (topology/fat_tree_shape.hpp).
 struct FatTreeTier {
   int switches = 0;
-  int per_group = 1;             // switches per group (product of the lower tiers' up / P)
-  int down = 0;                  // ports per switch toward the tier below, by design
-  int fan = 0;                   // leaf: down; above: groups below one group (down / P)
+  int per_group = 1;             // switches per group (product of the lower tiers' up / parallel)
+  int down = 0;                  // ports in use toward the tier below, the most on one switch
+  int fan = 0;                   // leaf: down; above: groups below one group
   int up = 0;                    // ports per switch toward the tier above (0 at the top)
+  int parallel = 1;              // cables per bundle to one switch above (0 ports up: 1)
   int64_t leaves_per_group = 1;  // leaf l lies below group l / leaves_per_group of this tier
   std::vector<VertexId> vertex;  // switch index -> vertex (whose Vertex::index is that index)
   std::vector<LinkId> up_link;   // switch * up + p -> link from the switch up through port p
@@ -105,11 +107,13 @@ struct FatTreeTier {
 // Global NIC index g = node * nics_per_node + local NIC index. Switches are named leaf<i>,
 // spine<i> (tier 2) and core<i> (tier 3). Tiers 1 and 2 keep their own fields (leaf, spine)
 // for the 2-tier view; tier[] holds every tier, and is all the routers use. Fewer tiers are
-// built than asked when one group of a lower tier already reaches every NIC (one leaf: no
-// tier 2; one pod: no tier 3).
+// built than asked when fewer reach every NIC (one leaf: no tier 2; the leaves fit under one
+// top switch's ports: no tier 3); tiers_requested keeps the number asked for.
+// NICs are spread evenly over the leaves (of their rail): leaves hold equal numbers of nodes
+// (of NICs when a node's NICs exceed a leaf), the first ones one more when it does not divide.
 struct FatTreeLayout {
   int leaves = 0, spines = 0;         // spines: tier-2 switches (aggregation with 3 tiers)
-  int down_ports = 0;                 // NIC-facing ports per leaf
+  int down_ports = 0;                 // NIC-facing ports in use on the fullest leaf
   int up_ports = 0;                   // tier-2-facing ports per leaf in use (0 if 1 leaf)
   bool rail_optimized = false;
   std::vector<VertexId> leaf, spine;  // switch vertices
@@ -117,15 +121,15 @@ struct FatTreeLayout {
   std::vector<int> nic_port;          // global NIC index -> down-port on its leaf
   std::vector<LinkId> nic_up;         // global NIC index -> link NIC -> leaf
   std::vector<LinkId> leaf_up;        // leaf * up_ports + p -> link from the leaf up through
-                                      // port p (to spine p with 2 tiers and no parallel links;
-                                      // see FatTreeTier)
+                                      // port p (see FatTreeTier)
   int tiers = 1;                      // switch tiers built, = tier.size()
+  int tiers_requested = 2;            // TopologyParams::tiers
   std::vector<FatTreeTier> tier;      // tier[t - 1] for t = 1 .. tiers
   // Global NIC index -> D-mod-K key: the NIC's position in mixed radix, port on its leaf
   // first, each weight rounded up to a multiple of tier[t].per_group (the product of the
-  // up-ports below it, each divided by the parallel links), so the up-port of level t,
-  // floor(key / per_group(t)) mod up(t), is the leaf port mod up(1) at the leaf, and digit t
-  // of the position on a full non-blocking tree without parallel links.
+  // up-ports below it, each divided by its tier's parallel cables), so the up-port of level
+  // t, floor(key / per_group(t)) mod up(t), is the leaf port mod up(1) at the leaf, and digit
+  // t of the position on a full non-blocking tree without parallel links.
   std::vector<uint64_t> nic_key;
 };
 
@@ -227,6 +231,9 @@ class Topology {
   std::shared_ptr<const DragonflyLayout> dragonfly_;  // shared: immutable once built
   std::shared_ptr<const TorusLayout> torus_;
 };
+
+// Every node's NIC vertices in global order (node * nics_per_node + j).
+std::vector<VertexId> fabric_nics(const Topology& topology);
 
 // Build from parameters. Every violation throws BuildError naming the parameter (see above),
 // before any large allocation.

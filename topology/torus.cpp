@@ -11,6 +11,8 @@ namespace {
 
 // Largest dimension accepted: a ring longer than this is a typo.
 constexpr int kMaxTorusDim = 1 << 16;
+// Most cables per bundle between two neighbours.
+constexpr int kMaxTorusParallel = 1 << 10;
 
 std::string switch_name(const std::vector<int>& coords) {
   std::string s(1, 't');
@@ -21,14 +23,27 @@ std::string switch_name(const std::vector<int>& coords) {
   return s;
 }
 
-// Cables along one dimension: a ring of `size` cables, 1 for size 2, none for size 1, in each
-// of the positions / size lines along it.
-int64_t cables_along(int64_t positions, int size) {
+// Bundles along one dimension: a ring of `size` bundles, 1 for size 2, none for size 1, in
+// each of the positions / size lines along it.
+int64_t bundles_along(int64_t positions, int size) {
   if (size <= 1) return 0;
   return size == 2 ? positions / 2 : positions;
 }
 
+// Empty: 1; one entry: every dimension; else entry d.
+int dim_parallel(const TopologyParams& p, std::size_t d) {
+  const std::vector<int>& v = p.dim_parallel_links;
+  return v.empty() ? 1 : v.size() == 1 ? v[0] : v[d];
+}
+
 }  // namespace
+
+int torus_switch_ports(const TopologyParams& p) {
+  int ports = p.node.nics;
+  for (std::size_t d = 0; d < p.dims.size(); ++d)
+    ports += (p.dims[d] >= 3 ? 2 : p.dims[d] == 2 ? 1 : 0) * dim_parallel(p, d);
+  return ports;
+}
 
 int TorusLayout::coord(int position, std::size_t d) const {
   for (std::size_t i = 0; i < d; ++i) position /= dims[i];
@@ -65,6 +80,29 @@ void check_torus(const TopologyParams& p) {
   if (positions != p.nodes)
     detail::fail("nodes", "a " + shape + " torus holds one node per position, " +
                               std::to_string(positions) + " nodes; got " + std::to_string(p.nodes));
+  if (p.dim_parallel_links.size() > 1 && p.dim_parallel_links.size() != p.dims.size())
+    detail::fail("parallel_links", "a torus of " + std::to_string(p.dims.size()) +
+                                       " dimensions takes one parallel_links number or one "
+                                       "per dimension, got " +
+                                       std::to_string(p.dim_parallel_links.size()) + " entries");
+  int64_t bundles = 0;
+  for (std::size_t d = 0; d < p.dims.size(); ++d) {
+    const int P = dim_parallel(p, d);
+    if (P < 1 || P > kMaxTorusParallel)
+      detail::fail(p.dim_parallel_links.size() > 1 ? "parallel_links." + std::to_string(d)
+                                                   : "parallel_links",
+                   "cables per bundle must be from 1 to " + std::to_string(kMaxTorusParallel) +
+                       ", got " + std::to_string(P));
+    bundles += bundles_along(positions, p.dims[d]) * P;
+  }
+  if (bundles > kMaxGpus) detail::fail("parallel_links", "too many torus cables");
+  if (p.router_radix != 0 &&
+      (p.router_radix < torus_switch_ports(p) || p.router_radix > kMaxSwitchRadix))
+    detail::fail("switch_radix", "a torus switch cables NICs + its torus bundles = " +
+                                     std::to_string(torus_switch_ports(p)) +
+                                     " ports; switch_radix must be that or more (at most " +
+                                     std::to_string(kMaxSwitchRadix) + "), got " +
+                                     std::to_string(p.router_radix));
   detail::check_bandwidth(p.link_bandwidth_Bps, "link_bandwidth");
   detail::check_latency(p.link_latency_s, "link_latency");
 }
@@ -78,9 +116,10 @@ void build_torus(Topology& t, const TopologyParams& p) {
   tl.dims = p.dims;
   const int n = tl.positions();
   const std::size_t D = tl.dims.size();
+  for (std::size_t d = 0; d < D; ++d) tl.parallel.push_back(dim_parallel(p, d));
   const int64_t nics = int64_t{p.nodes} * p.node.nics;
   int64_t torus_cables = 0;
-  for (int size : tl.dims) torus_cables += cables_along(n, size);
+  for (std::size_t d = 0; d < D; ++d) torus_cables += bundles_along(n, tl.dims[d]) * tl.parallel[d];
   t.reserve(static_cast<std::size_t>(p.nodes * node_vertex_count(p.node) + n),
             static_cast<std::size_t>(p.nodes * node_cable_count(p.node) + nics + torus_cables));
   const NodeVertices nodes = add_nodes(t, TopologyKind::torus, p.node, p.nodes);
@@ -103,9 +142,13 @@ void build_torus(Topology& t, const TopologyParams& p) {
       const int size = tl.dims[d];
       if (size == 1 || (size == 2 && tl.coord(x, d) == 1)) continue;  // none, or cabled from 0
       const int next = tl.step(x, d, +1);
-      const LinkId l = t.add_cable(tl.sw[static_cast<std::size_t>(x)],
-                                   tl.sw[static_cast<std::size_t>(next)], p.link_bandwidth_Bps,
-                                   p.link_latency_s, LinkKind::fabric);
+      LinkId l = 0;
+      for (int c = 0; c < tl.parallel[d]; ++c) {  // the bundle, copy 0 first
+        const LinkId copy = t.add_cable(tl.sw[static_cast<std::size_t>(x)],
+                                        tl.sw[static_cast<std::size_t>(next)],
+                                        p.link_bandwidth_Bps, p.link_latency_s, LinkKind::fabric);
+        if (c == 0) l = copy;
+      }
       tl.plus[static_cast<std::size_t>(x) * D + d] = l;
       // Size 2: the +1 neighbour of position 1 is position 0, over the same cable.
       if (size == 2) tl.plus[static_cast<std::size_t>(next) * D + d] = reverse(l);

@@ -7,12 +7,22 @@
     df = cs.sweep(sc, {"topology.nodes": [16, 32, 64]}, jobs=2)
     plans = cs.plan("scenarios/gpt3_175b_1024_h100.json", jobs=2)   # ranked parallel plans
     topo = cs.Topology.from_scenario(sc)   # topo.report: dict, as `clustersim topo --json`
+    cmp = cs.compare(["scenarios/compare_fat_tree_1k.json", "scenarios/compare_dragonfly_1k.json"])
+    cmp.results                 # one row per fabric x case: time, busbw, $ per GB/s of busbw
+    fig = cs.gantt(cs.run("scenarios/training_run_by_hand.json"))   # a training run's states
+    df = cs.compare_markets(cs.Scenario.load("scenarios/training_run_spot_405b.json"),
+                            mixes=[0, 0.7, 1], replications=20)  # days and dollars, 95% CIs
 """
-from ._core import ScenarioError
+from .errors import ScenarioError
 from .scenario import Scenario
 from .result import Result, run
-from .sweep import sweep, schema
+from .sweep import grid_points, latin_hypercube, random_samples, schema, sweep
 from .plan import plan
 from .topology import Topology
+from .compare import Comparison, compare
+from .fleet import compare_markets, gantt, job_states, state_intervals
+from .plots import collective_sizes, goodput_vs_interval
 
-__all__ = ["Scenario", "Result", "ScenarioError", "Topology", "run", "sweep", "plan", "schema"]
+__all__ = ["Scenario", "Result", "ScenarioError", "Topology", "Comparison", "compare", "run", "sweep", "plan",
+           "grid_points", "random_samples", "latin_hypercube", "schema", "gantt",
+           "compare_markets", "job_states", "state_intervals", "collective_sizes", "goodput_vs_interval"]

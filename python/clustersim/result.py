@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 
 from . import _core
 from .scenario import Scenario
@@ -15,14 +16,18 @@ class Result:
     a DataFrame with one row per flow (flow, src, dst, bytes, start_s, finish_s, fct_s; NaN
     finish for flows still running at run.until), else None; links: a DataFrame with one row
     per directed link that carried bytes (link, from, to, kind, capacity_Bps, bytes, busy_s,
-    busy_share, peak_utilization, mean_utilization)."""
+    busy_share, peak_utilization, mean_utilization); jobs: for jobs workloads, a DataFrame with one
+    row per job (job, class, queue, submit_s, start_s, end_s, gpus, nodes, spread, slowdown,
+    preemptions, interruptions, wait_s, lost_work_s, completed; NaN start or end for a job that
+    never started or did not finish), else None."""
 
     def __init__(self, summary_json: str, timeseries_csv: str, trace_json: str, flows_csv: str,
-                 links_csv: str = ""):
+                 links_csv: str = "", jobs_csv: str = ""):
         self.summary = json.loads(summary_json)
         self._timeseries_csv = timeseries_csv
         self._flows_csv = flows_csv
         self._links_csv = links_csv
+        self._jobs_csv = jobs_csv
         self.trace = json.loads(trace_json) if trace_json else None
 
     @property
@@ -32,6 +37,15 @@ class Result:
         import pandas as pd
 
         return pd.read_csv(io.StringIO(self._flows_csv))
+
+    @property
+    def jobs(self):
+        if not self._jobs_csv:
+            return None
+        import pandas as pd
+
+        return pd.read_csv(io.StringIO(self._jobs_csv), keep_default_na=False,
+                           na_values={"start_s": [""], "end_s": [""]})
 
     @property
     def links(self):
@@ -54,11 +68,11 @@ class Result:
         return f"Result({self.summary.get('scenario', '')!r}, sim_time_s={self.summary.get('sim_time_s')})"
 
 
-def run(scenario: Scenario | dict | str) -> Result:
+def run(scenario: Scenario | dict | str | os.PathLike) -> Result:
     """Run a Scenario (or a dict, or a path to a scenario file). The GIL is released while
     the simulation runs, so threads can run several at once."""
     if isinstance(scenario, dict):
         scenario = Scenario(scenario)
-    elif isinstance(scenario, str):
+    elif isinstance(scenario, (str, os.PathLike)):
         scenario = Scenario.load(scenario)
     return Result(*_core.run(scenario.to_json()))

@@ -1,11 +1,18 @@
-"""Parameter sweeps: one simulation per grid point, in parallel threads."""
+"""Parameter sweeps: one simulation per point of a grid or of a sample, on threads, on any
+concurrent.futures executor, or on a Dask cluster; rows defined by the C++ core (the same
+rows as `clustersim sweep`)."""
 from __future__ import annotations
 
-import itertools
-from concurrent.futures import ThreadPoolExecutor
+import hashlib
+import json
+import math
+import os
+from concurrent.futures import Executor, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
 
 from . import _core
-from .result import run
+from .errors import ScenarioError
 from .scenario import Scenario
 
 
@@ -14,45 +21,167 @@ def schema() -> str:
     return _core.schema()
 
 
-def _flatten(prefix: str, value, out: dict) -> None:
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _flatten(f"{prefix}.{k}" if prefix else k, v, out)
-    elif not isinstance(value, list):
-        out[prefix] = value
+# ---------------------------------------------------------------------------------- points
+def grid_points(grid: Mapping[str, Sequence[Any]]) -> list[dict]:
+    """The cartesian product of {path: [values]}, the first path varying slowest (as
+    itertools.product and `clustersim sweep --grid`). At most 1,000,000 points: a larger
+    grid raises ScenarioError before any point is built."""
+    axes = [[str(path), list(values)] for path, values in grid.items()]
+    return [dict(point) for point in json.loads(_core.grid_points(json.dumps(axes)))]
 
 
-def _rows(point: dict, summary: dict) -> list[dict]:
-    base = dict(point)
-    _flatten("", summary, base)
-    # A collective reports one result per size: one row each.
-    results = summary.get("collective", {}).get("results")
-    if not results:
-        return [base]
-    rows = []
-    for r in results:
-        row = dict(base)
-        for k, v in r.items():
-            row[f"collective.{k}"] = v
-        rows.append(row)
-    return rows
+def _draw(spec, u: float):
+    """The value at quantile u in [0, 1) of one path's range: (low, high) uniform, (low, high,
+    "log") log-uniform, integers when low and high are ints; a list: one of its items."""
+    if isinstance(spec, list):
+        return spec[min(int(u * len(spec)), len(spec) - 1)]
+    if not (isinstance(spec, tuple) and len(spec) in (2, 3)):
+        raise ValueError(f"a sample range is (low, high), (low, high, 'log') or a list of values; got {spec!r}")
+    low, high = spec[0], spec[1]
+    if not high >= low:
+        raise ValueError(f"a sample range needs low <= high; got {spec!r}")
+    log = len(spec) == 3
+    if log and (spec[2] != "log" or not low > 0):
+        raise ValueError(f"a log range is (low, high, 'log') with 0 < low; got {spec!r}")
+    if isinstance(low, int) and isinstance(high, int) and not log:
+        return min(low + int(u * (high - low + 1)), high)
+    if log:
+        value = math.exp(math.log(low) + u * (math.log(high) - math.log(low)))
+        return min(round(value), high) if isinstance(low, int) and isinstance(high, int) else value
+    return low + u * (high - low)
 
 
-def sweep(scenario: Scenario, grid: dict, jobs: int = 1):
-    """Run `scenario` at every point of the Cartesian product of `grid` ({path: [values]}).
-    Returns a pandas DataFrame, one row per point (per size for collectives), in grid order
-    whatever `jobs` is; the grid paths are columns."""
+def random_samples(ranges: Mapping[str, Any], n: int, seed: int = 0) -> list[dict]:
+    """n points drawn independently and uniformly from `ranges` ({path: (low, high) |
+    (low, high, "log") | [values]}), from numpy's PCG64 seeded with `seed`."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    u = rng.random((int(n), len(ranges)))
+    return [{path: _draw(spec, u[i, d]) for d, (path, spec) in enumerate(ranges.items())} for i in range(int(n))]
+
+
+def latin_hypercube(ranges: Mapping[str, Any], n: int, seed: int = 0) -> list[dict]:
+    """n points of a Latin hypercube over `ranges` (as random_samples): along every path the
+    n points fall one in each of n equal-probability strata, at a uniform position inside
+    it, the strata matched at random across paths (McKay, Beckman and Conover, 1979)."""
+    import numpy as np
+
+    n = int(n)
+    rng = np.random.default_rng(seed)
+    u = np.empty((n, len(ranges)))
+    for d in range(len(ranges)):
+        u[:, d] = (rng.permutation(n) + rng.random(n)) / n
+    return [{path: _draw(spec, u[i, d]) for d, (path, spec) in enumerate(ranges.items())} for i in range(n)]
+
+
+# ---------------------------------------------------------------------------------- running
+def _run_point(doc_json: str) -> tuple[str | None, ScenarioError | None]:
+    """One point, in whichever process runs it: (summary JSON, None) or (None, its input
+    error). A module-level function so that process pools and Dask workers can pickle it."""
+    try:
+        return _core.run(doc_json)[0], None
+    except ScenarioError as e:
+        return None, e
+
+
+def _build_id() -> str:
+    """What identifies this build of the core for the cache: its file's size and mtime."""
+    st = os.stat(_core.__file__)
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def _cache_path(cache: Path, doc_json: str) -> Path:
+    canonical = json.dumps(json.loads(doc_json), sort_keys=True, separators=(",", ":"))
+    key = hashlib.sha256((_build_id() + "\n" + canonical).encode()).hexdigest()
+    return cache / f"{key}.json"
+
+
+def _as_executor(executor, jobs: int) -> tuple[Executor, bool]:
+    """(an Executor, whether we own it). A Dask distributed Client becomes its executor."""
+    if executor is None:
+        return ThreadPoolExecutor(max_workers=max(1, int(jobs))), True
+    if hasattr(executor, "get_executor"):  # dask.distributed.Client
+        return executor.get_executor(pure=False), False
+    if not hasattr(executor, "submit"):
+        raise TypeError("executor: a concurrent.futures.Executor or a dask.distributed.Client")
+    return executor, False
+
+
+def sweep(scenario: Scenario | str | os.PathLike, grid: Mapping[str, Sequence[Any]] | Iterable[Mapping[str, Any]],
+          jobs: int = 1, *, executor=None, progress: bool = False, cache: str | os.PathLike | None = None,
+          errors: str = "row"):
+    """Run `scenario` at every point and return a pandas DataFrame: the point's paths, then
+    the summary flattened, one row per point (per size for collectives), in point order
+    whatever runs them. The rows are the core's (the same as `clustersim sweep`).
+
+    grid: {path: [values]} (the cartesian product, first path slowest) or a list of points
+    [{path: value}, ...] (random_samples, latin_hypercube, or your own).
+    jobs: threads when no executor is given (the GIL is released while simulating).
+    executor: any concurrent.futures.Executor (a ProcessPoolExecutor, ...) or a
+    dask.distributed.Client (a LocalCluster, or a scheduler with workers on other machines:
+    every worker needs clustersim importable).
+    progress: a tqdm progress bar.
+    cache: a directory; a point whose scenario (and build of the core) ran before is read
+    from it instead of simulated again.
+    errors: "row" (a failed point becomes a row with its "error" message and "error_path",
+    and the others go on) or
+    "raise" (the first failed point, in point order, raises ScenarioError)."""
     import pandas as pd
 
-    paths = list(grid)
-    points = [dict(zip(paths, values)) for values in itertools.product(*(grid[p] for p in paths))]
-    scenarios = []
+    if errors not in ("row", "raise"):
+        raise ValueError('errors: "row" or "raise"')
+    base = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+    points = grid_points(grid) if isinstance(grid, Mapping) else [dict(p) for p in grid]
+    docs = []
     for point in points:
-        sc = scenario.copy()
+        sc = base.copy()
         for path, value in point.items():
             sc.set(path, value)
-        scenarios.append(sc)
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        results = list(pool.map(run, scenarios))
-    rows = [row for point, res in zip(points, results) for row in _rows(point, res.summary)]
+        docs.append(sc.to_json())
+
+    cache_dir = Path(cache) if cache is not None else None
+    if cache_dir is not None:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+    outcomes: list[tuple[str | None, ScenarioError | None] | None] = [None] * len(docs)
+    todo = []
+    for i, doc in enumerate(docs):
+        if cache_dir is not None and _cache_path(cache_dir, doc).exists():
+            outcomes[i] = (_cache_path(cache_dir, doc).read_text(), None)
+        else:
+            todo.append(i)
+
+    if todo:
+        pool, owned = _as_executor(executor, jobs)
+        try:
+            futures = {pool.submit(_run_point, docs[i]): i for i in todo}
+            done = futures
+            if progress:
+                from concurrent.futures import as_completed
+                from tqdm.auto import tqdm
+
+                done = tqdm(as_completed(futures), total=len(futures), desc="sweep", unit="point")
+            for future in done:
+                outcomes[futures[future]] = future.result()
+        finally:
+            if owned:
+                pool.shutdown()
+        if cache_dir is not None:
+            for i in todo:
+                summary, _ = outcomes[i]
+                if summary is not None:
+                    path = _cache_path(cache_dir, docs[i])
+                    tmp = path.with_suffix(".tmp")
+                    tmp.write_text(summary)
+                    tmp.replace(path)
+
+    rows = []
+    for point, (summary, error) in zip(points, outcomes):
+        pairs = [[path, value] for path, value in point.items()]
+        if error is not None:
+            if errors == "raise":
+                raise error
+            rows.append({**point, "error": str(error), "error_path": error.path})
+            continue
+        rows.extend(dict(row) for row in json.loads(_core.summary_rows(json.dumps(pairs), summary)))
     return pd.DataFrame(rows)

@@ -21,6 +21,8 @@
 #include <cmath>
 #include <optional>
 
+#include "sim/fleet/checkpoint.hpp"
+
 namespace cs::fleet {
 
 struct RestartOverhead {
@@ -43,5 +45,11 @@ struct RestoreConfig {
 
   void validate(const char* what) const;
 };
+
+// Seconds one restore takes on `nodes` nodes: `time_s` when given, else restart + warm-up,
+// plus the checkpoint's read (with its tier's retrieval delay) when there is one to read.
+// Detection is not included: it runs before, while the failure is noticed.
+double restore_seconds(const RestoreConfig& restore, const CheckpointConfig& checkpoint,
+                       int nodes, bool from_checkpoint);
 
 }  // namespace cs::fleet

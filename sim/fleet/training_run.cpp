@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "sim/fleet/run_until_done.hpp"
+
 namespace cs::fleet {
 namespace {
 
@@ -388,11 +390,15 @@ TrainingRunResult TrainingRun::result() const {
   return r;
 }
 
+void run_until_done(engine::Simulator& sim, const TrainingRun& run, engine::Time until) {
+  run_until_done(sim, [&] { return run.done(); }, until);
+}
+
 TrainingRunResult run_training(const TrainingRunConfig& config, uint64_t seed) {
   engine::Simulator sim(seed);
   TrainingRun run(sim, config);
   run.start();
-  sim.run(run.config().max_wall_time_s);
+  run_until_done(sim, run, run.config().max_wall_time_s);
   return run.result();
 }
 

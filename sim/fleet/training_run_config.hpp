@@ -3,9 +3,9 @@
 // sources in the headers they come from) and its result.
 //
 // The job needs `nodes` nodes for steps x step_time_s seconds of useful work. Its nodes sit in
-// up to three instance pools, one per market: round(spot_share x nodes) spot,
-// round(reserved_share x nodes) reserved, the rest on demand (the on-demand pool also takes the
-// spot capacity that does not come back within fallback_after_s).
+// up to three instance pools, one per market (fleet_config.hpp: the shares, prices, failures
+// and reclaims); the on-demand pool also takes the spot capacity that does not come back
+// within fallback_after_s.
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -15,11 +15,8 @@
 #include <vector>
 
 #include "sim/fleet/checkpoint.hpp"
-#include "sim/fleet/distribution.hpp"
-#include "sim/fleet/failures.hpp"
-#include "sim/fleet/market.hpp"
+#include "sim/fleet/fleet_config.hpp"
 #include "sim/fleet/restore.hpp"
-#include "sim/fleet/spot_reclaims.hpp"
 
 namespace cs::fleet {
 
@@ -38,22 +35,10 @@ struct ElasticConfig {
   double reconfigure_s = 30.0;  // estimate: Oobleck re-plans from precomputed templates
 };
 
-struct TrainingRunConfig {
+// The fleet's nodes, markets, prices, failures and reclaims are FleetConfig's.
+struct TrainingRunConfig : FleetConfig {
   double step_time_s = 1.0;
   double steps = 0.0;
-  int nodes = 1;
-
-  double spot_share = 0.0;      // of the nodes, in the spot market
-  double reserved_share = 0.0;  // of the nodes, reserved; the rest on demand
-  PerMarket<double> usd_per_node_hour;  // price of one node per market (instance_prices.hpp)
-
-  FailureConfig failures;
-  SpotReclaimConfig reclaims;
-  // Delay of a new instance per market (the on-demand fallback uses it). Estimate: 5 min to
-  // boot a GPU instance with its fabric drivers.
-  PerMarket<Distribution> provisioning{
-      {Distribution::constant(300.0), Distribution::constant(300.0), Distribution::constant(300.0)}};
-  double fallback_after_s = std::numeric_limits<double>::infinity();  // spot -> on demand
 
   CheckpointConfig checkpoint;
   RestoreConfig restore;
@@ -64,11 +49,6 @@ struct TrainingRunConfig {
   std::string series_prefix = "training_run";
 
   double work_s() const { return steps * step_time_s; }
-  // Nodes per market at the start (the shares rounded; on demand takes the remainder).
-  PerMarket<int> initial_nodes() const;
-  // Job interruptions per second with all nodes held: node failures of every cause, failure
-  // domains, independent and correlated spot reclaims (the M of Young/Daly is 1 / this).
-  double interruption_rate_per_s() const;
   // The checkpoint interval the run uses: the given or Young/Daly one, in whole steps (at
   // least one); for async checkpoints never shorter than one background write.
   double checkpoint_interval_s() const;
@@ -122,7 +102,11 @@ struct TrainingRunResult {
 
   // The numbers of the summary: SCENARIOS.md's training_run keys first (wall_time_s, goodput,
   // interruptions, failures, checkpoints, lost_work_s, restore_time_s, cost_usd), then the
-  // breakdowns ("time_in_state_s.running", "cost_usd_by_market.spot", ...).
+  // breakdowns, each named "<group>.<name>" (a summary nests them under the group):
+  //   job.{completed (1 or 0), useful_time_s, restores, reconfigurations},
+  //   checkpoint.{interval_s, write_s, blocking_s, emergency, async_writes_lost, writes_lost},
+  //   fleet.{node_failures, reclaims, fallbacks, job_mtbf_s},
+  //   time_in_state_s.<state>, cost_usd_by_market.<market>, node_hours_by_market.<market>.
   std::vector<std::pair<std::string, double>> summary_numbers() const;
 };
 

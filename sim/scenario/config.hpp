@@ -5,8 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "sim/fleet/jobs_config.hpp"
+#include "sim/fleet/training_run_config.hpp"
 #include "sim/network/comm_base.hpp"
 #include "sim/scenario/training_config.hpp"
+#include "topology/bill.hpp"
 #include "topology/params.hpp"
 #include "workloads/collective.hpp"
 #include "workloads/traffic.hpp"
@@ -41,11 +44,14 @@ struct NetworkConfig {
   // NCCL protocol of data/nccl_tuning.json (simple, ll, ll128), automatic (the tuner picks
   // per size) or none (the wire alone).
   net::Protocol protocol = net::Protocol::automatic;
+  // PXN: cross-rail transfers hop over the node fabric to the destination's rail first
+  // (Network::set_pxn).
+  bool pxn = false;
   topo::RoutingKind routing = topo::RoutingKind::dmodk;  // default: dmodk on fat-trees, minimal on
                                                          // dragonflies, dor on tori, else shortest
 };
 
-enum class WorkloadKind : uint8_t { traffic, collective, training };
+enum class WorkloadKind : uint8_t { traffic, collective, training, training_run, jobs };
 
 struct RunConfig {
   double until_s = 0;               // 0 = until the workload is done
@@ -76,6 +82,7 @@ struct Config {
   GpuConfig gpu;
   HostConfig host;
   topo::TopologyParams topology;
+  topo::PriceTable prices;  // data/prices.json with topology.prices over it
   NetworkConfig network;
   InNetworkConfig in_network;
   WorkloadKind workload = WorkloadKind::collective;
@@ -83,6 +90,11 @@ struct Config {
   work::CollectiveSpec collective;
   TrainingConfig training;
   std::vector<BackgroundWorkload> background;
+  // training_run: the job (workload.step_time, steps) on its fleet (the fleet section) and
+  // run.until, in the fleet library's terms (parse_fleet.cpp fills it).
+  fleet::TrainingRunConfig training_run;
+  // jobs: the job stream, the cluster's nodes and the scheduler (parse_jobs.cpp fills it).
+  jobs::JobsConfig jobs;
   RunConfig run;
 };
 

@@ -13,25 +13,6 @@ namespace {
 using topo::RoutingKind;
 using topo::TopologyKind;
 
-// The topology family a routing needs; nullopt: any.
-std::optional<TopologyKind> routing_family(RoutingKind r) {
-  switch (r) {
-    case RoutingKind::dmodk:
-    case RoutingKind::ecmp:
-    case RoutingKind::adaptive: return TopologyKind::fat_tree;
-    case RoutingKind::minimal:
-    case RoutingKind::valiant:
-    case RoutingKind::ugal: return TopologyKind::dragonfly;
-    case RoutingKind::dor: return TopologyKind::torus;
-    case RoutingKind::shortest: return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-const char* family_name(TopologyKind k) {
-  return k == TopologyKind::fat_tree ? "fat_tree" : k == TopologyKind::dragonfly ? "dragonfly" : "torus";
-}
-
 }  // namespace
 
 void parse_network(const json& doc, Config& config) {
@@ -50,28 +31,21 @@ void parse_network(const json& doc, Config& config) {
        {"ll128", net::Protocol::ll128},
        {"none", net::Protocol::none}},
       net::Protocol::automatic);
+  config.network.pxn = get_bool(n, "pxn", "network", false);
   const TopologyKind kind = config.topology.kind;
-  const std::vector<Choice<RoutingKind>> routings = {{"dmodk", RoutingKind::dmodk},
-                                                     {"ecmp", RoutingKind::ecmp},
-                                                     {"adaptive", RoutingKind::adaptive},
-                                                     {"minimal", RoutingKind::minimal},
-                                                     {"valiant", RoutingKind::valiant},
-                                                     {"ugal", RoutingKind::ugal},
-                                                     {"dor", RoutingKind::dor},
-                                                     {"shortest", RoutingKind::shortest}};
-  const RoutingKind family_default = kind == TopologyKind::fat_tree    ? RoutingKind::dmodk
-                                     : kind == TopologyKind::dragonfly ? RoutingKind::minimal
-                                     : kind == TopologyKind::torus     ? RoutingKind::dor
-                                                                       : RoutingKind::shortest;
-  config.network.routing = get_choice<RoutingKind>(n, "routing", "network", routings, family_default);
-  const auto needs = routing_family(config.network.routing);
+  // "default": the family's natural routing, so one file can be swept across families.
+  std::vector<Choice<RoutingKind>> routings{{"default", topo::default_routing(kind)}};
+  for (RoutingKind r : topo::kRoutingKinds) routings.push_back({topo::to_string(r), r});
+  config.network.routing = get_choice<RoutingKind>(n, "routing", "network", routings, topo::default_routing(kind));
+  const auto needs = topo::routing_family(config.network.routing);
   if (needs && *needs != kind) {
     std::string available;
-    for (const auto& c : routings)
-      if (c.value && (!routing_family(*c.value) || routing_family(*c.value) == kind))
-        available += (available.empty() ? "" : ", ") + std::string(c.name);
+    for (RoutingKind r : topo::kRoutingKinds)
+      if (!topo::routing_family(r) || topo::routing_family(r) == kind)
+        available += (available.empty() ? "" : ", ") + std::string(topo::to_string(r));
     throw InputError("network.routing", "'" + n.at("routing").get<std::string>() + "' routing needs a " +
-                                            family_name(*needs) + " topology; available here: " + available);
+                                            std::string(topo::to_string(*needs)) + " topology; available here: " +
+                                            available);
   }
 }
 
@@ -91,9 +65,10 @@ void parse_run(const json& doc, Config& config) {
 
 }  // namespace detail
 
-Config parse_config(const nlohmann::json& raw) {
-  const nlohmann::json doc = detail::normalize_numbers(raw);
-  detail::validate_normalized(doc);
+namespace {
+
+// The sections that describe the machine: top level, hardware, topology, network.
+Config parse_fabric(const nlohmann::json& doc) {
   Config config;
   config.name = detail::get_string(doc, "name", "", "");
   config.description = detail::get_string(doc, "description", "", "");
@@ -101,10 +76,24 @@ Config parse_config(const nlohmann::json& raw) {
   detail::parse_hardware(doc, config);
   detail::parse_topology(doc, config);
   detail::parse_network(doc, config);
+  return config;
+}
+
+}  // namespace
+
+Config parse_fabric_config(const nlohmann::json& raw) {
+  const nlohmann::json doc = detail::normalize_numbers(raw);
+  detail::validate_normalized(doc);
+  return parse_fabric(doc);
+}
+
+Config parse_config(const nlohmann::json& raw) {
+  const nlohmann::json doc = detail::normalize_numbers(raw);
+  detail::validate_normalized(doc);
+  Config config = parse_fabric(doc);
   detail::parse_workload(doc, config);
-  if (detail::member(doc, "fleet"))
-    throw InputError("fleet", "'fleet' is not implemented yet; available workloads: traffic, collective");
   detail::parse_run(doc, config);
+  detail::parse_fleet(doc, config);
   return config;
 }
 

@@ -35,5 +35,9 @@ void validate_schema(const nlohmann::json& doc);
 
 // Schema validation + typed parsing + cross-field rules. Throws InputError.
 Config parse_config(const nlohmann::json& doc);
+// The machine alone (top level, hardware, topology, network; the file is still checked
+// against the whole schema): what `clustersim topo` and the topology queries need, so a file
+// describing only a fabric works there.
+Config parse_fabric_config(const nlohmann::json& doc);
 
 }  // namespace cs::scenario

@@ -23,6 +23,20 @@ void parse_workload(const nlohmann::json& doc, Config& config);  // after topolo
 // parse_training.cpp: workload.* of kind "training" (at: the workload's path).
 void parse_training(const nlohmann::json& workload, const std::string& at, Config& config);
 void parse_run(const nlohmann::json& doc, Config& config);
+// parse_fleet.cpp: a training_run's workload keys (step_time, steps) from parse_workload; the
+// fleet section after run (it needs workload.kind and run.until).
+void parse_training_run_workload(const nlohmann::json& workload, const std::string& at, Config& config);
+void parse_fleet(const nlohmann::json& doc, Config& config);
+// The fleet's nodes: market, prices, interruptions, failures, cold_start (parse_fleet.cpp).
+void parse_fleet_nodes(const nlohmann::json& fleet, fleet::FleetConfig& c);
+// parse_checkpoint.cpp: fleet.checkpoint (its size or write_time required) and fleet.restore.
+void parse_checkpoint(const nlohmann::json& fleet, fleet::CheckpointConfig& checkpoint);
+void parse_restore(const nlohmann::json& fleet, fleet::RestoreConfig& restore);
+// parse_arrivals.cpp: workload.arrivals (process, rate, peak_rate, period) at `at`.
+work::ArrivalSpec parse_arrivals(const nlohmann::json& arrivals, const std::string& at);
+// parse_jobs.cpp: a jobs workload (classes or trace, arrivals) with its fleet and
+// fleet.scheduler, after run (the whole document: queues are named in the fleet section).
+void parse_jobs(const nlohmann::json& doc, Config& config);
 
 inline int64_t total_gpus(const Config& c) {
   return int64_t{c.topology.nodes} * c.topology.node.gpus;

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "sim/scenario/parse_sections.hpp"
+#include "sim/scenario/prices.hpp"
 #include "sim/scenario/parse_util.hpp"
 #include "sim/scenario/suggest.hpp"
 #include "topology/topology.hpp"
@@ -81,6 +82,33 @@ void parse_oversubscription(const json& t, topo::TopologyParams& p) {
     p.upper_oversubscription.push_back(number_value((*v)[i], join_path(path, i), 1.0, max));
 }
 
+// topology.parallel_links as given: absent or "auto" (fat_tree only): {} (the builder
+// chooses); a number: {n} with *number set; a list: its entries, "auto" entries (fat_tree
+// only) as 0.
+constexpr int64_t kMaxParallel = 2048;
+
+std::vector<int> parallel_links_value(const json& t, bool auto_allowed, bool* number) {
+  const std::string path = join_path(kAt, "parallel_links");
+  const json* v = member(t, "parallel_links");
+  *number = false;
+  auto entry = [&](const json& x, const std::string& at) {
+    if (auto_allowed && x.is_string() && x.get_ref<const std::string&>() == "auto") return 0;
+    if (x.is_string())
+      throw InputError(at, "expected a number of cables from 1 to " + std::to_string(kMaxParallel) +
+                               (auto_allowed ? " or \"auto\"" : "") + "; got " + describe_value(x));
+    return static_cast<int>(int_value(x, at, 1, kMaxParallel));
+  };
+  if (!v) return {};
+  if (!v->is_array()) {
+    const int n = entry(*v, path);
+    *number = n > 0;
+    return n > 0 ? std::vector<int>{n} : std::vector<int>{};
+  }
+  std::vector<int> out;
+  for (std::size_t i = 0; i < v->size(); ++i) out.push_back(entry((*v)[i], join_path(path, i)));
+  return out;
+}
+
 void parse_fat_tree(const json& t, topo::TopologyParams& p) {
   p.tiers = static_cast<int>(get_int(t, "tiers", kAt, 2, 2, 3));
   p.switch_radix = static_cast<int>(get_int(t, "switch_radix", kAt, 64, 4, 4096));
@@ -89,7 +117,17 @@ void parse_fat_tree(const json& t, topo::TopologyParams& p) {
                      "expected an even number of ports; got " + std::to_string(p.switch_radix));
   parse_oversubscription(t, p);
   p.rail_optimized = get_bool(t, "rail_optimized", kAt, false);
-  p.parallel_links = static_cast<int>(get_int(t, "parallel_links", kAt, 1, 1, 2048));
+  // One number: every tier boundary; a list: one entry per boundary, leaf to tier 2 first.
+  bool number = false;
+  p.parallel_links = parallel_links_value(t, true, &number);
+  if (number) p.parallel_links.assign(static_cast<std::size_t>(p.tiers - 1), p.parallel_links[0]);
+  if (member(t, "parallel_links") && member(t, "parallel_links")->is_array() &&
+      p.parallel_links.size() != static_cast<std::size_t>(p.tiers - 1))
+    throw InputError("topology.parallel_links",
+                     "expected " + std::to_string(p.tiers - 1) + " entries for " +
+                         std::to_string(p.tiers) + " tiers (one per tier boundary, leaf first); got " +
+                         std::to_string(p.parallel_links.size()),
+                     "or give one number for every boundary, or \"auto\"");
   // Any L-tier fat-tree has fewer endpoints than radix^L (radix subtrees of the tier below).
   const int64_t nics = int64_t{p.nodes} * p.node.nics;
   const int64_t radix = p.switch_radix;
@@ -216,14 +254,11 @@ void parse_custom(const json& t, topo::TopologyParams& p) {
 
 void parse_topology(const json& doc, Config& config) {
   const json& t = object_or_empty(doc, "topology", "");
+  config.prices = load_prices(doc);
   topo::TopologyParams& p = config.topology;
-  p.kind = get_choice<topo::TopologyKind>(t, "kind", kAt,
-                                          {{"single_node", topo::TopologyKind::single_node},
-                                           {"fat_tree", topo::TopologyKind::fat_tree},
-                                           {"dragonfly", topo::TopologyKind::dragonfly},
-                                           {"torus", topo::TopologyKind::torus},
-                                           {"custom", topo::TopologyKind::custom}},
-                                          topo::TopologyKind::fat_tree);
+  std::vector<Choice<topo::TopologyKind>> kinds;
+  for (topo::TopologyKind k : topo::kTopologyKinds) kinds.push_back({topo::to_string(k), k});
+  p.kind = get_choice<topo::TopologyKind>(t, "kind", kAt, kinds, topo::TopologyKind::fat_tree);
   const int64_t nodes = get_int(t, "nodes", kAt, direct_default_nodes(t, p.kind), 1, kMaxTotalGpus);
   if (p.kind == topo::TopologyKind::single_node && nodes != 1)
     throw InputError("topology.nodes", "a single_node topology has exactly 1 node; got " + std::to_string(nodes),
@@ -235,10 +270,26 @@ void parse_topology(const json& doc, Config& config) {
   p.nodes = static_cast<int>(nodes);
   p.link_bandwidth_Bps = get_quantity(t, "link_bandwidth", kAt, QuantityKind::bandwidth, Sign::positive, 50e9);
   p.link_latency_s = get_quantity(t, "link_latency", kAt, QuantityKind::time, Sign::non_negative, 0.5e-6);
+  p.nodes_per_rack = static_cast<int>(get_int(t, "nodes_per_rack", kAt, 4, 1, 4096));
   if (p.kind == topo::TopologyKind::fat_tree) parse_fat_tree(t, p);
   if (p.kind == topo::TopologyKind::custom) parse_custom(t, p);
-  if (p.kind == topo::TopologyKind::dragonfly) parse_dragonfly(t, p);
-  if (p.kind == topo::TopologyKind::torus) parse_torus(t, p);
+  if (p.kind == topo::TopologyKind::dragonfly || p.kind == topo::TopologyKind::torus) {
+    // Keys the direct networks share with fat_tree, read here; their own: parse_*_direct.
+    p.router_radix = static_cast<int>(get_int(t, "switch_radix", kAt, 0, 4, 4096));
+    bool number = false;
+    std::vector<int> parallel = parallel_links_value(t, false, &number);
+    if (p.kind == topo::TopologyKind::dragonfly) {
+      if (!parallel.empty() && !number)
+        throw InputError("topology.parallel_links",
+                         "a dragonfly takes one number: cables between each pair of a group's routers");
+      p.local_parallel_links = parallel.empty() ? 1 : parallel[0];
+      p.rail_optimized = get_bool(t, "rail_optimized", kAt, false);
+      parse_dragonfly(t, p);
+    } else {
+      p.dim_parallel_links = std::move(parallel);  // one entry: every dimension
+      parse_torus(t, p);
+    }
+  }
   config.in_network.sharp = get_bool(t, "sharp", kAt, false);
   if (config.in_network.sharp && (p.kind == topo::TopologyKind::single_node || p.kind == topo::TopologyKind::torus))
     throw InputError("topology.sharp", "SHARP reduces in fabric switches; a single_node or torus topology has none");

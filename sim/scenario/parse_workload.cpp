@@ -1,4 +1,5 @@
-// workload.*: traffic patterns and collectives (training: parse_training.cpp).
+// workload.*: traffic patterns and collectives (training: parse_training.cpp; a training_run's keys:
+// parse_fleet.cpp; a jobs workload's: parse_jobs.cpp).
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/parse_util.hpp"
 #include "workloads/collective_plan.hpp"
@@ -212,8 +213,13 @@ void parse_workload(const json& doc, Config& config) {
                                                    {"collective", WorkloadKind::collective},
                                                    {"training", WorkloadKind::training},
                                                    {"serving", std::nullopt},
-                                                   {"training_run", std::nullopt},
-                                                   {"jobs", std::nullopt}});
+                                                   {"training_run", WorkloadKind::training_run},
+                                                   {"jobs", WorkloadKind::jobs}});
+  if (config.workload == WorkloadKind::training_run) {
+    parse_training_run_workload(w, std::string(kAt), config);  // parse_fleet.cpp
+    return;
+  }
+  if (config.workload == WorkloadKind::jobs) return;  // parse_jobs.cpp, with the fleet section
   const int64_t ranks = total_gpus(config);
   if (config.workload == WorkloadKind::traffic) parse_traffic(w, std::string(kAt), ranks, config.traffic);
   else if (config.workload == WorkloadKind::training) parse_training(w, std::string(kAt), config);

@@ -14,20 +14,29 @@ namespace cs::scenario {
 
 struct RunOutput {
   nlohmann::json summary;       // the summary.json object
-  std::string timeseries_csv;   // "series,time_s,value" rows; empty without run.timeseries_interval
+  // "series,time_s,value" rows; empty without run.timeseries_interval, except for a
+  // training_run, which records its state, nodes per market and cost at every change, and a
+  // jobs workload, which samples its queues hourly when no interval is given.
+  std::string timeseries_csv;
   std::string trace_json;       // Chrome/Perfetto trace; empty without run.trace
-  // traffic workloads: one row per flow, "flow,src,dst,bytes,start_s,finish_s,fct_s"
+  // traffic workloads: one row per flow, "flow,src,dst,bytes,start_s,finish_s,fct_s,route"
+  // (route: the vertices the flow crossed, "a>b>c")
   // (finish and fct empty for flows still running at run.until); empty unless asked for.
   std::string flows_csv;
   // Every directed link that carried bytes (link_report.hpp, link_table_csv).
   std::string links_csv;
+  // jobs workloads: one row per job (run_jobs.hpp, jobs_table_csv); empty unless asked for.
+  std::string jobs_csv;
 };
 
 struct RunOptions {
   bool flow_table = false;  // fill RunOutput::flows_csv
+  bool job_table = false;   // fill RunOutput::jobs_csv
+  int threads = 0;          // replications at once: 0 TBB's default, 1 serial, n at most n
 };
 
-// Runs every replication (run.replications, seeds seed, seed+1, ...) and combines them.
+// Runs every replication (run.replications, seeds seed, seed+1, ...), in parallel, and
+// combines them in seed order (the same summary for any options.threads).
 // Throws InputError for problems only found while building (e.g. a fat-tree that needs more
 // spine ports than switch_radix gives).
 RunOutput run_scenario(const Config& config, const RunOptions& options = {});

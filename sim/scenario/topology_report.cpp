@@ -54,10 +54,9 @@ void row(std::string& out, const std::string& name, const std::string& value) {
 }  // namespace
 
 topo::TopologyReport topology_report(const json& doc) {
-  const Config config = parse_config(doc);
-  const topo::PriceTable prices = load_prices(doc);
+  const Config config = parse_fabric_config(doc);
   const topo::Topology topology = build_topology(config);
-  return topo::make_report(topology, config.topology, prices);
+  return topo::make_report(topology, config.topology, config.prices);
 }
 
 json report_json(const topo::TopologyReport& r) {
@@ -73,23 +72,42 @@ json report_json(const topo::TopologyReport& r) {
   j["bisection_bandwidth_Bps"] = r.bisection_Bps;
   j["cost_usd"] = r.cost_usd;
   j["power_w"] = r.power_w;
+  j["network_cost_usd"] = r.network_cost_usd;
+  j["network_power_w"] = r.network_power_w;
+  j["network_cost_per_gpu_usd"] = r.network_cost_per_gpu_usd;
+  j["network_usd_per_bisection_GBps"] = r.network_usd_per_bisection_GBps;
+  j["pricing_basis"] = r.pricing_basis;
   j["switches_by_tier"] = counts_json(r.switches_by_tier);
+  if (r.kind == "fat_tree") {
+    j["tiers"] = r.tiers;
+    j["tiers_requested"] = r.tiers_requested;
+    json tiers = json::array();
+    for (const topo::TierRatio& t : r.oversubscription_by_tier)
+      tiers.push_back({{"tier", t.tier}, {"switches", t.switches}, {"down_ports", t.down_ports},
+                       {"up_ports", t.up_ports}, {"parallel_links", t.parallel_links},
+                       {"down_Bps", t.down_Bps}, {"up_Bps", t.up_Bps}, {"ratio", t.ratio},
+                       {"worst_switch_ratio", t.worst_switch_ratio}});
+    j["oversubscription_by_tier"] = std::move(tiers);
+  }
   j["links_by_kind"] = counts_json(r.links_by_kind);
   j["cables"] = {{"copper", r.copper_cables}, {"optical", r.optical_cables},
                  {"rule", r.cable_rule}};
+  j["racks"] = r.racks;
   j["transceivers"] = r.transceivers;
   j["switch_ports"] = r.switch_ports;
+  j["switch_ports_used"] = r.switch_ports_used;
   j["diameter_method"] = r.diameter_method;
   if (r.diameter_closed_form) j["diameter_closed_form_hops"] = *r.diameter_closed_form;
   j["bisection_method"] = r.bisection_method;
-  if (r.bisection_method == "max_flow") j["bisection_partitions"] = r.bisection_partitions;
+  if (r.bisection_partitions > 0) j["bisection_partitions"] = r.bisection_partitions;
   if (!r.global_arrangement.empty()) j["global_arrangement"] = r.global_arrangement;
   json bill = json::array();
   for (const topo::CostLine& c : r.bill)
     bill.push_back({{"item", c.item}, {"count", c.count}, {"unit_usd", c.unit_usd},
                     {"unit_watts", c.unit_watts}, {"usd", c.usd}, {"watts", c.watts},
-                    {"source", c.source}});
+                    {"network", c.network}, {"source", c.source}});
   j["bill"] = std::move(bill);
+  j["notes"] = r.notes;
   return j;
 }
 
@@ -101,18 +119,32 @@ std::string report_text(const topo::TopologyReport& r) {
   row(out, "node switches", std::to_string(r.node_switches));
   row(out, "fabric switches", std::to_string(r.switches));
   for (const auto& [name, n] : r.switches_by_tier) row(out, "  " + name, std::to_string(n));
+  if (r.kind == "fat_tree")
+    row(out, "tiers", std::to_string(r.tiers) + " (asked " + std::to_string(r.tiers_requested) + ")");
+  for (const topo::TierRatio& t : r.oversubscription_by_tier)
+    row(out, "  " + t.tier + " down:up",
+        fmt("%.3g:1", t.ratio) + fmt("  (worst switch %.3g:1", t.worst_switch_ratio) + ", " +
+            std::to_string(t.down_ports) + " down / " + std::to_string(t.up_ports) +
+            " up ports, bundles of " + std::to_string(t.parallel_links) + ")");
   row(out, "links (cables)", std::to_string(r.links));
   for (const auto& [name, n] : r.links_by_kind) row(out, "  " + name, std::to_string(n));
   row(out, "copper cables", std::to_string(r.copper_cables));
   row(out, "optical cables", std::to_string(r.optical_cables));
   row(out, "transceivers", std::to_string(r.transceivers));
-  row(out, "switch ports", std::to_string(r.switch_ports));
+  row(out, "switch ports", std::to_string(r.switch_ports) + " bought, " +
+                               std::to_string(r.switch_ports_used) + " used");
+  row(out, "racks", std::to_string(r.racks));
   if (!r.global_arrangement.empty()) row(out, "global arrangement", r.global_arrangement);
   row(out, "diameter (hops)", std::to_string(r.diameter_hops) + "  (" + r.diameter_method + ")");
   row(out, "bisection (GB/s)",
       fmt("%.6g", r.bisection_Bps / 1e9) + "  (" + r.bisection_method + ")");
   row(out, "cost (USD)", fmt("%.0f", r.cost_usd));
   row(out, "power (kW)", fmt("%.3f", r.power_w / 1e3));
+  row(out, "network cost (USD)", fmt("%.0f", r.network_cost_usd));
+  row(out, "network power (kW)", fmt("%.3f", r.network_power_w / 1e3));
+  row(out, "network USD per GPU", fmt("%.0f", r.network_cost_per_gpu_usd));
+  if (r.network_usd_per_bisection_GBps > 0)
+    row(out, "network USD per bisection GB/s", fmt("%.1f", r.network_usd_per_bisection_GBps));
   out += "bill:\n";
   char buf[256];
   std::snprintf(buf, sizeof buf, "  %-26s %10s %12s %14s %12s\n", "item", "count", "unit USD",
@@ -124,11 +156,13 @@ std::string report_text(const topo::TopologyReport& r) {
     out += buf;
   }
   out += "rule: " + r.cable_rule + "\n";
+  out += "pricing: " + r.pricing_basis + "\n";
+  for (const std::string& note : r.notes) out += "note: " + note + "\n";
   return out;
 }
 
-std::vector<std::string> route_links(const json& doc, int src_rank, int dst_rank) {
-  const Config config = parse_config(doc);
+std::vector<std::string> route_links(const json& doc, int src_rank, int dst_rank, uint64_t flow_key) {
+  const Config config = parse_fabric_config(doc);
   const topo::Topology topology = build_topology(config);
   for (const auto& [name, rank] : {std::pair{"src_rank", src_rank}, {"dst_rank", dst_rank}})
     if (rank < 0 || rank >= topology.ranks())
@@ -142,7 +176,7 @@ std::vector<std::string> route_links(const json& doc, int src_rank, int dst_rank
   }
   std::vector<std::string> out;
   try {
-    for (topo::LinkId l : router->route(src_rank, dst_rank, 0).links) {
+    for (topo::LinkId l : router->route(src_rank, dst_rank, flow_key).links) {
       const topo::Link& link = topology.link(l);
       out.push_back(topology.vertex(link.from).name + "->" + topology.vertex(link.to).name);
     }
@@ -153,7 +187,7 @@ std::vector<std::string> route_links(const json& doc, int src_rank, int dst_rank
 }
 
 json topology_graph(const json& doc) {
-  const Config config = parse_config(doc);
+  const Config config = parse_fabric_config(doc);
   const topo::Topology t = build_topology(config);
   json vertices = json::array(), cables = json::array();
   for (topo::VertexId v = 0; v < t.num_vertices(); ++v) {

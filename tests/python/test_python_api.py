@@ -99,7 +99,7 @@ def test_replications_give_mean_and_ci():
 def test_flow_table_is_a_dataframe():
     res = cs.run(cs.Scenario.load(ROOT / "scenarios" / "incast.json"))
     df = res.flows
-    assert list(df.columns) == ["flow", "src", "dst", "bytes", "start_s", "finish_s", "fct_s"]
+    assert list(df.columns) == ["flow", "src", "dst", "bytes", "start_s", "finish_s", "fct_s", "route"]
     assert len(df) == 15 and (df["dst"] == 0).all()
     assert df["finish_s"].max() == pytest.approx(res.summary["traffic"]["makespan_s"])
     assert cs.run(cs.Scenario.load(FLAGSHIP).set("topology.nodes", 1)).flows is None
@@ -111,3 +111,28 @@ def test_override_and_from_json_take_the_cli_forms():
     assert sc.get("topology.nodes") == 2 and sc.get("network.routing") == "ecmp"
     with pytest.raises(cs.ScenarioError, match=r"^error:"):
         sc.override("no_equals_sign")
+
+
+def test_scenario_error_carries_the_json_path_and_survives_pickling():
+    import pickle
+
+    sc = cs.Scenario.load(ROOT / "scenarios" / "incast.json").set("topology.nodes", -3)
+    with pytest.raises(cs.ScenarioError) as e:
+        sc.validate()
+    err = e.value
+    assert isinstance(err, ValueError)
+    assert err.path == "topology.nodes" and "integer" in err.expected
+    assert str(err).startswith("error: topology.nodes: ")
+    again = pickle.loads(pickle.dumps(err))
+    assert (type(again), again.path, again.expected, str(again)) == (cs.ScenarioError, err.path, err.expected, str(err))
+
+
+def test_core_stub_lists_every_compiled_function():
+    import ast
+    import clustersim._core as core
+
+    stub = ast.parse((ROOT / "python" / "clustersim" / "_core.pyi").read_text())
+    stubbed = {n.name for n in stub.body if isinstance(n, ast.FunctionDef)}
+    compiled = {name for name in dir(core) if not name.startswith("_") and callable(getattr(core, name))}
+    assert stubbed == compiled
+    assert (cs.__file__ and (ROOT / "python" / "clustersim" / "py.typed").exists())

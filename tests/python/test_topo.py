@@ -15,9 +15,12 @@ def test_topo_json_keys_on_every_scenario(path):
     r = json.loads(run_cli("topo", path, "--json", check=True).stdout)
     assert CONTRACT_KEYS <= set(r)
     for key in ("switches_by_tier", "links_by_kind", "cables", "transceivers", "bill",
-                "bisection_method", "diameter_method"):
+                "bisection_method", "diameter_method", "network_cost_usd", "network_power_w",
+                "network_cost_per_gpu_usd", "network_usd_per_bisection_GBps", "pricing_basis",
+                "switch_ports", "switch_ports_used", "racks", "notes"):
         assert key in r
-    assert r["bisection_method"] in {"max_flow", "closed_form", "none"}
+    assert r["bisection_method"] in {"tree_cut", "max_flow", "closed_form", "none"}
+    assert r["bisection_method"] != "max_flow" or r["kind"] != "fat_tree"
     assert r["diameter_method"] in {"bfs", "closed_form", "bfs_sampled"}
     assert r["gpus"] >= r["nodes"] >= 1
     assert r["switches"] == sum(r["switches_by_tier"].values())
@@ -26,24 +29,35 @@ def test_topo_json_keys_on_every_scenario(path):
     assert r["transceivers"] == 2 * r["cables"]["optical"]
     assert r["cost_usd"] == pytest.approx(sum(line["usd"] for line in r["bill"]))
     assert r["power_w"] == pytest.approx(sum(line["watts"] for line in r["bill"]))
+    assert r["network_cost_usd"] == pytest.approx(
+        sum(line["usd"] for line in r["bill"] if line["network"]))
+    assert r["switch_ports_used"] <= r["switch_ports"]
     assert all(line["source"] for line in r["bill"])
+    if r["kind"] == "fat_tree":
+        assert r["tiers"] == len(r["oversubscription_by_tier"]) + 1
+        assert r["tiers"] <= r["tiers_requested"] or r["tiers"] == 1
     if r["kind"] == "dragonfly":
         assert r["global_arrangement"] in {"absolute", "relative", "circulant"}
 
 
 def test_flagship_numbers():
     r = json.loads(run_cli("topo", FLAGSHIP, "--json", check=True).stdout)
-    # 16 nodes x 8 rails of 400G NICs, radix 64: 8 leaves (one per rail), 32 up-ports each.
+    # 16 nodes x 8 rails of 400G NICs, radix 64: 8 leaves (one per rail) of 16 NICs and 16
+    # up-ports, which reach 2 spines by bundles of 8.
     assert (r["gpus"], r["nodes"], r["nics"]) == (128, 16, 128)
-    assert r["bisection_method"] == "max_flow"
+    assert r["switches_by_tier"] == {"leaf": 8, "spine": 2}
+    assert r["oversubscription_by_tier"][0]["parallel_links"] == 8
+    assert r["bisection_method"] == "tree_cut"
     assert r["bisection_bandwidth_Bps"] == pytest.approx(64 * 50e9)
     assert r["diameter_hops"] == 4
+    # Rail leaves serve 4 racks: every NIC cable is optical.
+    assert r["cables"]["copper"] == 0 and r["cables"]["optical"] == 128 + 128
 
 
 def test_topo_text_is_a_table():
     proc = run_cli("topo", FLAGSHIP, check=True)
     for word in ("GPUs", "fabric switches", "diameter (hops)", "bisection (GB/s)", "cost (USD)",
-                 "power (kW)", "bill:", "rule:"):
+                 "power (kW)", "network cost (USD)", "bill:", "rule:", "pricing:"):
         assert word in proc.stdout
     assert len(proc.stdout.splitlines()) >= 15
 
@@ -59,6 +73,24 @@ def test_prices_override_and_set():
     bigger = json.loads(run_cli("topo", FLAGSHIP, "--json", "--set", "topology.nodes=32",
                                 check=True).stdout)
     assert bigger["nodes"] == 32
+
+
+def test_architect_keys_by_set():
+    def topo(*sets):
+        args = []
+        for s in sets:
+            args += ["--set", s]
+        return json.loads(run_cli("topo", FLAGSHIP, "--json", *args, check=True).stdout)
+    auto = topo("topology.nodes=128")
+    assert auto["switches_by_tier"] == {"leaf": 32, "spine": 16}  # the DGX SuperPOD's 4 SUs
+    single = topo("topology.nodes=128", "topology.parallel_links=1")
+    assert single["switches_by_tier"] == {"leaf": 32, "spine": 32}
+    assert single["bisection_bandwidth_Bps"] == pytest.approx(auto["bisection_bandwidth_Bps"])
+    assert single["network_cost_usd"] > auto["network_cost_usd"]
+    three = topo("topology.nodes=512", "topology.tiers=3", 'topology.parallel_links=[1,"auto"]')
+    assert three["switches_by_tier"] == {"leaf": 128, "spine": 128, "core": 64}
+    racks = topo("topology.rail_optimized=false", "topology.nodes_per_rack=4")
+    assert racks["cables"]["copper"] == 128  # a leaf's 4 nodes share its rack
 
 
 @pytest.mark.parametrize("args,path", [
@@ -90,7 +122,7 @@ def topo():
 def test_python_topology_counts_and_report(topo):
     cli = json.loads(run_cli("topo", FLAGSHIP, "--json", check=True).stdout)
     assert topo.report == cli
-    assert (topo.gpus, topo.nodes, topo.nics, topo.switches) == (128, 16, 128, 8 + 32)
+    assert (topo.gpus, topo.nodes, topo.nics, topo.switches) == (128, 16, 128, 8 + 2)
     assert topo.links == cli["links"]
     assert "fat_tree" in repr(topo)
 

@@ -152,10 +152,14 @@ TEST_CASE("fat_tree partial: 3 nodes fill 6 of 8 leaves") {
 
 TEST_CASE("fat_tree partial leaf: 10 NICs, k=8 -> leaves of 4, 4, 2") {
   const Topology t = build_topology(fat_tree(5, 2, 2, 8));
-  // Vertices 5 * (2 + 2 + 1) + 3 + 4 = 32; cables 5 * 4 + 10 + 3 * 4 = 42.
-  CHECK(t.num_vertices() == 32);
+  // Whole nodes per leaf: 2, 2, 1 nodes. 4 up-ports per leaf; 3 leaves reach the spines in
+  // bundles of 2 (3 x 2 = 6 of 8 ports), so 2 spines. Vertices 5 * (2 + 2 + 1) + 3 + 2 = 30;
+  // cables 5 * 4 + 10 + 3 * 4 = 42.
+  CHECK(t.num_vertices() == 30);
   CHECK(t.num_cables() == 42);
   CHECK(t.fat_tree()->leaves == 3);
+  CHECK(t.fat_tree()->spines == 2);
+  CHECK(t.fat_tree()->tier[0].parallel == 2);
   CHECK(t.out_links(t.fat_tree()->leaf[2]).size() == 2 + 4);
 }
 
@@ -181,17 +185,20 @@ TEST_CASE("fat_tree with one NIC per node names the NIC after the node") {
 }
 
 TEST_CASE("fat_tree rail-optimized vs not: 6 nodes of 2 NICs, k=8") {
-  // Rail-optimized: leaves_per_rail = ceil(6 / 4) = 2, leaves = 2 rails * 2 = 4, spines 4.
-  // Vertices 6 * (8 + 2 + 1) + 4 + 4 = 74; cables 6 * 16 + 12 + 4 * 4 = 124.
+  // Rail-optimized: leaves_per_rail = ceil(6 / 4) = 2 holding 3 nodes each, leaves = 2 rails
+  // * 2 = 4 with 3 up-ports, rounded to 4 for bundles of 2 (4 leaves x 2 = 8 ports): 2 spines.
+  // Vertices 6 * (8 + 2 + 1) + 4 + 2 = 72; cables 6 * 16 + 12 + 4 * 4 = 124.
   const Topology rail = build_topology(fat_tree(6, 8, 2, 8, 1.0, true));
-  CHECK(rail.num_vertices() == 74);
+  CHECK(rail.num_vertices() == 72);
   CHECK(rail.num_cables() == 124);
   const FatTreeLayout& f = *rail.fat_tree();
   CHECK(f.leaves == 4);
+  CHECK(f.down_ports == 3);
+  CHECK(f.up_ports == 4);
   CHECK(f.rail_optimized);
-  // NIC 1 of node 5 (g = 11): leaf 1 * 2 + 5 / 4 = 3, port 5 % 4 = 1.
+  // NIC 1 of node 5 (g = 11): rail 1's second leaf (nodes 3-5), 1 * 2 + 1 = 3, port 2.
   CHECK(f.nic_leaf[11] == 3);
-  CHECK(f.nic_port[11] == 1);
+  CHECK(f.nic_port[11] == 2);
   // Rail j only on leaves [2j, 2j + 2).
   for (int n = 0; n < 6; ++n)
     for (int j = 0; j < 2; ++j) {
@@ -199,45 +206,48 @@ TEST_CASE("fat_tree rail-optimized vs not: 6 nodes of 2 NICs, k=8") {
       CHECK(leaf / 2 == j);
     }
 
-  // Not rail-optimized: 12 NICs / 4 = 3 leaves; NIC 11 -> leaf 2, port 3.
+  // Not rail-optimized: two whole nodes per leaf, 3 leaves; NIC 11 -> leaf 2, port 3; 2
+  // spines (bundles of 2).
   const Topology flat = build_topology(fat_tree(6, 8, 2, 8));
   CHECK(flat.fat_tree()->leaves == 3);
   CHECK(flat.fat_tree()->nic_leaf[11] == 2);
   CHECK(flat.fat_tree()->nic_port[11] == 3);
-  CHECK(flat.num_vertices() == 6 * 11 + 3 + 4);
+  CHECK(flat.num_vertices() == 6 * 11 + 3 + 2);
   CHECK(flat.num_cables() == 6 * 16 + 12 + 3 * 4);
 }
 
 TEST_CASE("fat_tree oversubscription splits the radix into down:up ports") {
-  // k = 8, o = 1: 4 down, 4 up.
+  // k = 8, o = 1: 4 down, 4 up; 4 leaves reach 2 spines in bundles of 2.
   CHECK(build_topology(fat_tree(16, 1, 1, 8, 1.0)).fat_tree()->down_ports == 4);
-  CHECK(build_topology(fat_tree(16, 1, 1, 8, 1.0)).fat_tree()->spines == 4);
-  // k = 8, o = 3: floor(8 * 3 / 4) = 6 down, 2 up. 12 NICs -> 2 leaves, 2 spines.
-  // Vertices 12 * 3 + 2 + 2 = 40; cables 12 * 2 + 12 + 2 * 2 = 40.
+  CHECK(build_topology(fat_tree(16, 1, 1, 8, 1.0)).fat_tree()->spines == 2);
+  // k = 8, o = 3: floor(8 * 3 / 4) = 6 down, 2 up. 12 NICs -> 2 leaves, one spine taking a
+  // bundle of 2 from each. Vertices 12 * 3 + 2 + 1 = 39; cables 12 * 2 + 12 + 2 * 2 = 40.
   const Topology t = build_topology(fat_tree(12, 1, 1, 8, 3.0));
   CHECK(t.fat_tree()->down_ports == 6);
   CHECK(t.fat_tree()->up_ports == 2);
   CHECK(t.fat_tree()->leaves == 2);
-  CHECK(t.fat_tree()->spines == 2);
-  CHECK(t.num_vertices() == 40);
+  CHECK(t.fat_tree()->spines == 1);
+  CHECK(t.num_vertices() == 39);
   CHECK(t.num_cables() == 40);
-  // k = 8, o = 2: floor(16 / 3) = 5 down, 3 up.
+  // k = 8, o = 2: floor(16 / 3) = 5 down, 3 up, one spine (2 bundles of 3).
   const Topology t2 = build_topology(fat_tree(10, 1, 1, 8, 2.0));
   CHECK(t2.fat_tree()->down_ports == 5);
-  CHECK(t2.fat_tree()->spines == 3);
+  CHECK(t2.fat_tree()->up_ports == 3);
+  CHECK(t2.fat_tree()->spines == 1);
   // k = 8, o = 3 holds at most 8 leaves * 6 = 48 NICs.
   CHECK(build_topology(fat_tree(48, 1, 1, 8, 3.0)).fat_tree()->leaves == 8);
   CHECK_THROWS_AS(build_topology(fat_tree(49, 1, 1, 8, 3.0)), BuildError);
 }
 
 TEST_CASE("fat_tree of 16,384 GPUs builds with the closed-form sizes") {
-  // 2048 nodes of 8 GPUs + 8 NICs, k = 256: 128 down / 128 up, 16384 / 128 = 128 leaves,
-  // 128 spines. Vertices 2048 * 17 + 256 = 35072; cables 2048 * 16 + 16384 + 128 * 128.
+  // 2048 nodes of 8 GPUs + 8 NICs, k = 256: 128 down / 128 up, 16384 / 128 = 128 leaves;
+  // 128 leaves x bundles of 2 fill a spine's 256 ports: 128 * 128 / 256 = 64 spines.
+  // Vertices 2048 * 17 + 192 = 35008; cables 2048 * 16 + 16384 + 128 * 128.
   const Topology t = build_topology(fat_tree(2048, 8, 8, 256));
   CHECK(t.ranks() == 16384);
-  CHECK(t.num_vertices() == 35072);
+  CHECK(t.num_vertices() == 35008);
   CHECK(t.num_cables() == 2048 * 16 + 16384 + 128 * 128);
   CHECK(t.fat_tree()->leaves == 128);
-  CHECK(t.fat_tree()->spines == 128);
+  CHECK(t.fat_tree()->spines == 64);
   CHECK(t.vertex(t.gpu(16383)).name == "n2047.gpu7");
 }

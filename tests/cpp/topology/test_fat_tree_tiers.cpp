@@ -30,13 +30,16 @@ void check_wiring(const Topology& t) {
     const FatTreeTier& tier = f.tier[i];
     const FatTreeTier& above = f.tier[i + 1];
     REQUIRE(tier.up_link.size() == static_cast<std::size_t>(tier.switches) * tier.up);
-    REQUIRE(above.per_group == tier.per_group * tier.up);
+    REQUIRE(tier.up % tier.parallel == 0);
+    const int reach = tier.up / tier.parallel;
+    REQUIRE(above.per_group == tier.per_group * reach);
+    REQUIRE(above.down == above.fan * tier.parallel);
     for (int sw = 0; sw < tier.switches; ++sw)
       for (int p = 0; p < tier.up; ++p) {
         const Link& l = t.link(tier.up_link[static_cast<std::size_t>(sw * tier.up + p)]);
         CHECK(l.from == tier.vertex[static_cast<std::size_t>(sw)]);
         const int group = sw / tier.per_group, local = sw % tier.per_group;
-        const int expected = group / above.down * above.per_group + local * tier.up + p;
+        const int expected = group / above.fan * above.per_group + local * reach + p % reach;
         CHECK(l.to == above.vertex[static_cast<std::size_t>(expected)]);
         CHECK(t.vertex(l.to).tier == static_cast<int>(i) + 2);
       }
@@ -74,30 +77,35 @@ TEST_CASE("3-tier full fat-tree = the k-ary fat-tree: k^3/4 hosts, 5k^2/4 switch
   }
 }
 
-TEST_CASE("3-tier partial fat-tree: as many pods and leaves as needed") {
-  // k = 8: 4 down / 4 up per leaf and aggregation switch. 40 NICs -> 10 leaves -> 3 pods
-  // (4 + 4 + 2 leaves) of 4 aggregation switches, and all 16 cores.
+TEST_CASE("3-tier partial fat-tree: as many pods, leaves and cores as needed") {
+  // k = 8: 4 down / 4 up per leaf and aggregation switch. 40 NICs -> 10 leaves, more than
+  // one spine tier's 8 ports reach -> 3 pods (4 + 4 + 2 leaves) of 4 aggregation switches.
+  // 3 pods take bundles of 2 (3 x 2 = 6 of a core's 8 ports): 4 x 4 / 2 = 8 cores, not the
+  // full tree's 16 with 3 of 8 ports used.
   const Topology t = build_topology(fat_tree_tiers(3, 40, 1, 1, 8));
   const FatTreeLayout& f = *t.fat_tree();
   CHECK(f.tier[0].switches == 10);
   CHECK(f.tier[1].switches == 12);
-  CHECK(f.tier[2].switches == 16);
-  CHECK(t.num_vertices() == 40 * 3 + 38);
+  CHECK(f.tier[2].switches == 8);
+  CHECK(f.tier[1].parallel == 2);
+  CHECK(t.num_vertices() == 40 * 3 + 30);
   CHECK(t.num_cables() == 40 * 3 + 10 * 4 + 12 * 4);
-  for (VertexId core : f.tier[2].vertex) CHECK(t.out_links(core).size() == 3);  // 3 pods
+  for (VertexId core : f.tier[2].vertex) CHECK(t.out_links(core).size() == 3 * 2);  // 3 pods
   // The last pod's aggregation switches reach only its 2 leaves.
   CHECK(t.out_links(f.tier[1].vertex[8]).size() == 2 + 4);
   check_wiring(t);
 }
 
-TEST_CASE("3 tiers asked, one pod enough: the core tier is left out") {
-  // 16 NICs fill 4 leaves of one pod: exactly the 2-tier tree.
+TEST_CASE("3 tiers asked, one spine tier enough: the core tier is left out") {
+  // 16 NICs fill 4 leaves, which one tier of spines reaches (2 spines, bundles of 2):
+  // exactly the 2-tier tree; tiers_requested keeps the 3 for the report's note.
   const Topology three = build_topology(fat_tree_tiers(3, 2, 8, 8, 8));
   const Topology two = build_topology(fat_tree_tiers(2, 2, 8, 8, 8));
   CHECK(three.fat_tree()->tiers == 2);
+  CHECK(three.fat_tree()->tiers_requested == 3);
   CHECK(three.num_vertices() == two.num_vertices());
   CHECK(three.num_cables() == two.num_cables());
-  CHECK(three.fat_tree()->spines == 4);
+  CHECK(three.fat_tree()->spines == 2);
   CHECK(three.fat_tree()->tier[1].up == 0);
   // One leaf: no tier above it.
   const Topology one = build_topology(fat_tree_tiers(3, 1, 4, 4, 8));
@@ -154,16 +162,17 @@ TEST_CASE("3-tier rail-optimized: rail j's NICs on rail-j leaves, rails fill pod
 
 TEST_CASE("16,384 GPUs in a 3-tier rail-optimized fat-tree of radix 64") {
   // 2048 nodes x 8 NICs, k = 64: 32 down per leaf, 64 leaves per rail, 512 leaves; 16 pods
-  // of 32 leaves and 32 aggregation switches (512); 32 * 32 = 1024 cores using 16 ports.
+  // of 32 leaves and 32 aggregation switches (512); 16 pods x bundles of 4 fill a core's 64
+  // ports: 512 * 32 / 64 = 256 cores (NVIDIA's 64-SU DGX SuperPOD: 512 / 512 / 256).
   const Topology t = build_topology(fat_tree_tiers(3, 2048, 8, 8, 64, 1.0, true));
   const FatTreeLayout& f = *t.fat_tree();
   CHECK(t.ranks() == 16384);
   CHECK(f.tier[0].switches == 512);
   CHECK(f.tier[1].switches == 512);
-  CHECK(f.tier[2].switches == 1024);
-  CHECK(t.num_vertices() == 2048 * 17 + 2048);
+  CHECK(f.tier[2].switches == 256);
+  CHECK(t.num_vertices() == 2048 * 17 + 1280);
   CHECK(t.num_cables() == 2048 * 16 + 16384 + 512 * 32 + 512 * 32);
-  CHECK(t.out_links(f.tier[2].vertex[0]).size() == 16);
+  CHECK(t.out_links(f.tier[2].vertex[0]).size() == 64);
 }
 
 TEST_CASE("3-tier errors name switch_radix, tiers or the oversubscription entry") {

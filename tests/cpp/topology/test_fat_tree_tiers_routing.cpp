@@ -37,9 +37,9 @@ TEST_CASE("3-tier routes: valid and minimal for all pairs, every fat-tree routin
   const TopologyParams cases[] = {
       fat_tree_tiers(3, 16, 1, 1, 4),                         // full k = 4
       fat_tree_tiers(3, 11, 2, 1, 4),                         // partial: 6 leaves, 3 pods
-      fat_tree_tiers(3, 4, 2, 2, 4, 1.0, true),               // rail-optimized, 2 pods
+      fat_tree_tiers(3, 8, 2, 2, 4, 1.0, true),               // rail-optimized, 4 pods
       fat_tree_tiers(3, 15, 2, 2, 6, 2.0, false, {1.0}),      // leaf 4:2, aggregation 3:3
-      fat_tree_tiers(3, 15, 1, 1, 6, 1.0, false, {2.0}),      // aggregation 4:2
+      fat_tree_tiers(3, 21, 1, 1, 6, 1.0, false, {2.0}),      // aggregation 4:2
       pcie,
       mesh,
   };

@@ -19,8 +19,9 @@ using cs::topo::test::max_link_load;
 
 namespace {
 
+// P cables per bundle at every tier boundary.
 TopologyParams parallel(TopologyParams p, int links) {
-  p.parallel_links = links;
+  p.parallel_links.assign(static_cast<std::size_t>(p.tiers - 1), links);
   return p;
 }
 
@@ -78,8 +79,12 @@ TEST_CASE("parallel links: closed-form counts") {
     REQUIRE(core_ports.size() == 4);
     for (const auto& [v, n] : core_ports) CHECK(n == 8);
   }
-  SECTION("more than fits is the radix error") {
-    CHECK(failing_param(parallel(fat_tree_tiers(2, 17, 1, 1, 8), 2)) == "switch_radix");
+  SECTION("more than fits: the bundles' error when single cables fit, else the radix's") {
+    // 17 NICs: 5 leaves, which 2 tiers reach with single cables but not with bundles of 2.
+    CHECK(failing_param(parallel(fat_tree_tiers(2, 17, 1, 1, 8), 2)) == "parallel_links");
+    CHECK(failing_param(fat_tree_tiers(2, 17, 1, 1, 8)).empty());
+    // 33 NICs: 9 leaves, more than a spine's 8 ports.
+    CHECK(failing_param(fat_tree_tiers(2, 33, 1, 1, 8)) == "switch_radix");
   }
 }
 
@@ -148,8 +153,18 @@ TEST_CASE("parallel links: dmodk picks the cable from the destination key, ecmp 
 }
 
 TEST_CASE("parallel links: parameter errors name parallel_links") {
-  CHECK(failing_param(parallel(fat_tree_tiers(2, 8, 1, 1, 8), 3)) == "parallel_links");   // 4 % 3
-  CHECK(failing_param(parallel(fat_tree_tiers(2, 8, 1, 1, 8), 0)) == "parallel_links");
+  // 2 leaves of 4 NICs need 4 up-ports; bundles of 3 round that to 6, beyond the radix 8.
+  CHECK(failing_param(parallel(fat_tree_tiers(2, 8, 1, 1, 8), 3)) == "parallel_links");
   CHECK(failing_param(parallel(fat_tree_tiers(2, 8, 1, 1, 8), 5)) == "parallel_links");   // > k/2
-  CHECK(failing_param(parallel(fat_tree_tiers(3, 8, 1, 1, 12, 2.0), 3)) == "parallel_links");
+  CHECK(failing_param(parallel(fat_tree_tiers(2, 8, 1, 1, 8), -1)) == "parallel_links");
+  // 8 leaves x bundles of 2 exceed a spine's 8 ports (single cables would fit).
+  CHECK(failing_param(parallel(fat_tree_tiers(2, 32, 1, 1, 8), 2)) == "parallel_links");
+  // Per boundary: the entry at fault is named; more entries than boundaries.
+  TopologyParams listed = fat_tree_tiers(3, 40, 1, 1, 8);
+  listed.parallel_links = {1, 3};
+  CHECK(failing_param(listed) == "parallel_links.1");
+  listed.parallel_links = {1, 1, 1};
+  CHECK(failing_param(listed) == "parallel_links");
+  // 0 is the builder's choice, as an absent entry.
+  CHECK(failing_param(parallel(fat_tree_tiers(2, 8, 1, 1, 8), 0)).empty());
 }

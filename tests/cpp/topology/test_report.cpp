@@ -3,6 +3,7 @@
 
 #include "direct_helpers.hpp"
 #include "helpers.hpp"
+#include "report_helpers.hpp"
 #include "topology/report.hpp"
 
 using namespace cs::topo;
@@ -14,14 +15,8 @@ constexpr double kBw = 50e9;  // default NIC and fabric link bandwidth (400 Gb/s
 
 // Distinct prices so a wrong count shows in the total.
 PriceTable test_prices() {
-  PriceTable t;
-  t.switch_port.by_gbps[400] = {1000, 10, "test"};
+  PriceTable t = flat_prices({1000, 10}, {300, 3}, {70, 0.7}, {9, 0}, {11, 0}, {100000, 1000});
   t.switch_port.by_gbps[800] = {5000, 50, "test"};
-  t.nic.by_gbps[400] = {300, 3, "test"};
-  t.transceiver.by_gbps[400] = {70, 0.7, "test"};
-  t.copper_cable = {9, 0, "test"};
-  t.optical_cable = {11, 0, "test"};
-  t.gpu_node = {100000, 1000, "test"};
   return t;
 }
 
@@ -29,20 +24,17 @@ TopologyReport report(const TopologyParams& p) {
   return make_report(build_topology(p), p, test_prices());
 }
 
-int64_t count(const Counts& counts, const std::string& name) {
-  for (const auto& [k, v] : counts)
-    if (k == name) return v;
-  return 0;
-}
-
 }  // namespace
 
 TEST_CASE("non-blocking 2-tier fat-tree: bisection N/2 NIC links", "[report]") {
-  SECTION("small full tree, by max-flow") {
-    const auto r = report(fat_tree(32, 1, 1, 8));  // radix 8: 8 leaves x 4 NICs, 4 spines
-    CHECK(r.bisection_method == "max_flow");
+  SECTION("small full tree: the tree cut equals max-flow") {
+    const TopologyParams p = fat_tree(32, 1, 1, 8);  // radix 8: 8 leaves x 4 NICs, 4 spines
+    const auto r = report(p);
+    CHECK(r.bisection_method == "tree_cut");
     CHECK(r.bisection_partitions == 18);
     CHECK(r.bisection_Bps == Approx(16 * kBw));
+    const Topology t = build_topology(p);
+    CHECK(max_flow_bisection(t, candidate_partitions(t)) == Approx(r.bisection_Bps));
     CHECK(r.switches == 12);
     CHECK(count(r.switches_by_tier, "leaf") == 8);
     CHECK(count(r.switches_by_tier, "spine") == 4);
@@ -55,25 +47,32 @@ TEST_CASE("non-blocking 2-tier fat-tree: bisection N/2 NIC links", "[report]") {
     CHECK(r.bisection_partitions == 35);           // C(8,4) / 2
     CHECK(r.bisection_Bps == Approx(4 * kBw));
   }
-  SECTION("large full tree, by closed form") {
-    const auto r = report(fat_tree(2048, 8, 1, 64));
-    CHECK(r.bisection_method == "closed_form");
+  SECTION("large full tree: the tree cut equals the closed form") {
+    const TopologyParams p = fat_tree(2048, 8, 1, 64);
+    const auto r = report(p);
+    CHECK(r.bisection_method == "tree_cut");
     CHECK(r.bisection_Bps == Approx(1024 * kBw));
+    CHECK(closed_form_bisection(build_topology(p), p).value() == Approx(1024 * kBw));
     CHECK(r.diameter_method == "bfs");  // 2,048 NICs x 4,096 cables: still exact
     CHECK(r.diameter_hops == 4);
   }
 }
 
 TEST_CASE("o:1 oversubscribed fat-tree: 1/o of N/2 NIC links", "[report]") {
-  SECTION("small, by max-flow") {
-    const auto r = report(fat_tree(36, 1, 1, 8, 3.0));  // 6 leaves of 6 down, 2 up
-    CHECK(r.bisection_method == "max_flow");
+  SECTION("small: tree cut = max-flow") {
+    const TopologyParams p = fat_tree(36, 1, 1, 8, 3.0);  // 6 leaves of 6 down, 2 up
+    const auto r = report(p);
+    CHECK(r.bisection_method == "tree_cut");
     CHECK(r.bisection_Bps == Approx(18 * kBw / 3));
+    const Topology t = build_topology(p);
+    CHECK(max_flow_bisection(t, candidate_partitions(t)) == Approx(r.bisection_Bps));
   }
-  SECTION("large, by closed form") {
-    const auto r = report(fat_tree(3072, 8, 1, 64, 3.0));  // 64 leaves of 48 down, 16 up
-    CHECK(r.bisection_method == "closed_form");
+  SECTION("large: tree cut = closed form") {
+    const TopologyParams p = fat_tree(3072, 8, 1, 64, 3.0);  // 64 leaves of 48 down, 16 up
+    const auto r = report(p);
+    CHECK(r.bisection_method == "tree_cut");
     CHECK(r.bisection_Bps == Approx(1536 * kBw / 3));
+    CHECK(closed_form_bisection(build_topology(p), p).value() == Approx(1536 * kBw / 3));
   }
 }
 
@@ -84,8 +83,9 @@ TEST_CASE("3-tier k-ary fat-tree: closed form agrees with max-flow and BFS", "[r
   const auto r = make_report(t, p, test_prices());
   CHECK(r.switches == 80);  // 5k^2/4
   CHECK(count(r.switches_by_tier, "core") == 16);
-  CHECK(r.bisection_method == "closed_form");
+  CHECK(r.bisection_method == "tree_cut");
   CHECK(r.bisection_Bps == Approx(64 * kBw));
+  CHECK(closed_form_bisection(t, p).value() == Approx(64 * kBw));
   auto halves = balanced_partitions(128);
   halves.resize(4);
   CHECK(max_flow_bisection(t, halves) == Approx(64 * kBw));
@@ -93,7 +93,7 @@ TEST_CASE("3-tier k-ary fat-tree: closed form agrees with max-flow and BFS", "[r
   CHECK(bfs_diameter(t) == 6);
 }
 
-TEST_CASE("torus bisection: 2 x (N / longest dim) links", "[report]") {
+TEST_CASE("torus bisection: 2 x (N / longest dim) links, max-flow up to 65,536 cables", "[report]") {
   TopologyParams p = torus({4, 4, 4}, 1, 1);
   p.node.nic_bandwidth_Bps = 4 * kBw;  // the fabric links bind, not the NICs
   const Topology t = build_topology(p);
@@ -102,12 +102,27 @@ TEST_CASE("torus bisection: 2 x (N / longest dim) links", "[report]") {
   CHECK(r.bisection_Bps == Approx(32 * kBw));
   CHECK(closed_form_bisection(t, p).value() == Approx(32 * kBw));
 
+  // 12,288 switch cables: max-flow, equal to the closed form (its cut across a dimension is
+  // a candidate).
   TopologyParams big = torus({16, 16, 16}, 1, 1);
   big.node.nic_bandwidth_Bps = 4 * kBw;
   const auto rb = report(big);
-  CHECK(rb.bisection_method == "closed_form");
+  CHECK(rb.bisection_method == "max_flow");
   CHECK(rb.bisection_Bps == Approx(512 * kBw));
   CHECK(rb.diameter_hops == 2 + 24);
+  // 98,304 switch cables: the closed form, the same rule.
+  TopologyParams huge = torus({32, 32, 32}, 1, 1);
+  huge.node.nic_bandwidth_Bps = 4 * kBw;
+  const auto rh = report(huge);
+  CHECK(rh.bisection_method == "closed_form");
+  CHECK(rh.bisection_Bps == Approx(2 * 1024 * kBw));
+  // Bundles per dimension: the cheapest cut is across the dimension with the fewest cables.
+  TopologyParams bundled = torus({4, 4, 4}, 1, 1);
+  bundled.node.nic_bandwidth_Bps = 8 * kBw;
+  bundled.dim_parallel_links = {2, 3, 4};
+  const auto rbun = report(bundled);
+  CHECK(rbun.bisection_Bps == Approx(32 * 2 * kBw));
+  CHECK(closed_form_bisection(build_topology(bundled), bundled).value() == Approx(64 * kBw));
 
   const TopologyParams odd = torus({4, 4, 3});
   const Topology to = build_topology(odd);
@@ -127,14 +142,25 @@ TEST_CASE("dragonfly counts", "[report]") {
   CHECK(count(r.links_by_kind, "local") == 9 * 6);
   CHECK(count(r.links_by_kind, "global") == 36);
   CHECK(count(r.links_by_kind, "nic_switch") == 72);
-  CHECK(r.optical_cables == 90);
-  CHECK(r.transceivers == 180);
+  // Racks of 4 nodes: routers 2i and 2i+1 of a group share a rack with their 4 nodes, so the
+  // NIC cables and 2 of a group's 6 local cables are copper; the other local cables and the
+  // 36 global ones are optical.
+  CHECK(r.copper_cables == 72 + 9 * 2);
+  CHECK(r.optical_cables == 9 * 4 + 36);
+  CHECK(r.transceivers == 2 * r.optical_cables);
   CHECK(r.global_arrangement == "relative");
-  CHECK(r.bisection_method == "closed_form");
-  CHECK(r.bisection_Bps == Approx(4 * 5 * kBw));  // 4 x 5 group pairs, one cable each
+  // 9 groups: a balanced cut splits group 4 (36 of 72 nodes on each side). Its routers 2
+  // and 3 lead to groups 0-3 (relative arrangement), so with groups 0-3 they leave 4 x 4
+  // group-pair cables and 4 local ones: 20 cables, as the 4 | 5 groups closed form.
+  CHECK(r.bisection_method == "max_flow");
+  CHECK(r.bisection_Bps == Approx(20 * kBw));
+  CHECK(closed_form_bisection(t, p).value() == Approx(20 * kBw));
   std::vector<bool> groups_0_to_3(72);
   for (int n = 0; n < 32; ++n) groups_0_to_3[static_cast<std::size_t>(n)] = true;
-  CHECK(max_flow_bisection(t, {groups_0_to_3}) == Approx(r.bisection_Bps));
+  CHECK(max_flow_bisection(t, {groups_0_to_3}) == Approx(4 * 5 * kBw));
+  std::vector<bool> index_halves(72);
+  for (int n = 0; n < 36; ++n) index_halves[static_cast<std::size_t>(n)] = true;
+  CHECK(max_flow_bisection(t, {index_halves}) == Approx(24 * kBw));  // routers 0-1 of group 4
   CHECK(r.diameter_method == "bfs");
   CHECK(r.diameter_hops <= r.diameter_closed_form.value());
   CHECK(r.diameter_closed_form == 5);
@@ -144,6 +170,7 @@ TEST_CASE("cost and power: items x prices on a hand-counted custom fabric", "[re
   TopologyParams p;
   p.kind = TopologyKind::custom;
   p.nodes = 3;
+  p.nodes_per_rack = 2;  // n0, n1 and s0 in rack 0; n2 and s1 in rack 1
   p.node.gpus = 1;
   p.node.nics = 1;
   p.switches = {"s0", "s1"};

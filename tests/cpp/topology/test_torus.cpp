@@ -153,3 +153,56 @@ TEST_CASE("torus errors name dims or nodes") {
   p.link_latency_s = -1;
   CHECK(failing_param(p) == "link_latency");
 }
+
+TEST_CASE("torus bundles per dimension: cables, copies, routes, ports") {
+  // 4 x 4 x 3 with 2, 1 and 3 cables per neighbour pair along dimensions 0, 1, 2.
+  TopologyParams p = torus({4, 4, 3}, 2, 2);
+  p.dim_parallel_links = {2, 1, 3};
+  const Topology t = build_topology(p);
+  const TorusLayout& l = *t.torus();
+  CHECK(l.parallel == std::vector<int>{2, 1, 3});
+  const int n = 48;
+  CHECK(t.num_cables() == static_cast<std::size_t>(4 * n + 2 * n + 2 * n + n + 3 * n));
+  // Copy c of a bundle: the link 2c after its first, between the same two switches.
+  for (int i = 0; i < n; ++i)
+    for (std::size_t d = 0; d < 3; ++d)
+      for (int c = 0; c < l.parallel[d]; ++c) {
+        const Link& k = t.link(l.plus[static_cast<std::size_t>(i) * 3 + d] + 2 * static_cast<LinkId>(c));
+        CHECK(k.from == l.sw[static_cast<std::size_t>(i)]);
+        CHECK(k.to == l.sw[static_cast<std::size_t>(l.step(i, d, +1))]);
+      }
+  // DOR stays shortest and valid; the pairs spread over every copy.
+  auto router = make_router(t, RoutingKind::dor, 0);
+  std::vector<int> uses(t.num_links(), 0);
+  for (int s = 0; s < t.ranks(); ++s)
+    for (int d = 0; d < t.ranks(); ++d) {
+      const Route& r = router->route(s, d, 0);
+      check_route(t, r, s, d);
+      REQUIRE(static_cast<int>(r.links.size()) == hop_distance(t, s, d));
+      for (LinkId k : r.links) ++uses[k];
+    }
+  for (int i = 0; i < n; ++i)
+    for (std::size_t d = 0; d < 3; ++d)
+      for (int c = 0; c < l.parallel[d]; ++c)
+        CHECK(uses[l.plus[static_cast<std::size_t>(i) * 3 + d] + 2 * static_cast<LinkId>(c)] > 0);
+  // Designed ports: 2 NICs + 2 x 2 + 2 x 1 + 2 x 3.
+  CHECK(torus_switch_ports(p) == 2 + 4 + 2 + 6);
+  // One number bundles every dimension; a list must name each.
+  p.dim_parallel_links = {2};
+  CHECK(build_topology(p).num_cables() == static_cast<std::size_t>(4 * n + 2 * n + 2 * 3 * n));
+  p.dim_parallel_links = {2, 2};
+  CHECK(failing_param(p) == "parallel_links");
+  p.dim_parallel_links = {2, 0, 1};
+  CHECK(failing_param(p) == "parallel_links.1");
+  // A dimension of size 2 has one bundle between its two positions, used both ways.
+  TopologyParams two = torus({2, 3}, 1, 1);
+  two.dim_parallel_links = {3};
+  const Topology t2 = build_topology(two);
+  CHECK(t2.num_cables() == static_cast<std::size_t>(2 * 6 + 6 + 3 * 3 + 3 * 6));
+  auto r2 = make_router(t2, RoutingKind::dor, 0);
+  for (int s = 0; s < t2.ranks(); ++s)
+    for (int d = 0; d < t2.ranks(); ++d) {
+      check_route(t2, r2->route(s, d, 0), s, d);
+      REQUIRE(static_cast<int>(r2->route(s, d, 0).links.size()) == hop_distance(t2, s, d));
+    }
+}

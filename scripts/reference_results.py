@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Regenerate the reference results (results/): for each flagship scenario, a short markdown
+report with its headline numbers and plots, all computed now from the scenario files.
+
+    PYTHONPATH=build/python /usr/bin/python3 scripts/reference_results.py [--out results] [names...]
+
+Each report is a function below: it runs its scenarios through the Python package, writes its
+plots as PNG next to the markdown, and returns the markdown. The README shows the headline
+plot and links the reports."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIOS = ROOT / "scenarios"
+
+
+def _table(df: pd.DataFrame, floatfmt: str = "{:.4g}") -> str:
+    """A DataFrame as a markdown table (no tabulate dependency: pandas' to_markdown needs it)."""
+    cells = [[floatfmt.format(v) if isinstance(v, float) else str(v) for v in row] for row in df.itertuples(index=False)]
+    lines = ["| " + " | ".join(map(str, df.columns)) + " |", "|" + "---|" * len(df.columns)]
+    lines += ["| " + " | ".join(row) + " |" for row in cells]
+    return "\n".join(lines)
+
+
+def _save(fig, out: Path, name: str) -> str:
+    fig.tight_layout()
+    fig.savefig(out / name, dpi=110)
+    plt.close(fig)
+    return name
+
+
+def nccl_tests(cs, out: Path) -> str:
+    """All-reduce on one 8 x H100 node, 8 B to 8 GiB, every algorithm."""
+    res = cs.run(SCENARIOS / "nccl_tests_sweep.json")
+    df = pd.DataFrame(res.summary["collective"]["results"])
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for algorithm, d in df.groupby("requested_algorithm", sort=False):
+        ax.plot(d["bytes"], d["busbw_GBps"], marker=".", label=algorithm)
+    ax.axhspan(365, 370, color="grey", alpha=0.3, label="published ring (365-370)")
+    ax.axhspan(476, 480, color="tan", alpha=0.4, label="published NVLS (476-480)")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("message size (bytes)")
+    ax.set_ylabel("busbw (GB/s)")
+    ax.set_title("all_reduce on 8 x H100 (one node)")
+    ax.legend(fontsize=8)
+    plot = _save(fig, out, "nccl_tests.png")
+    largest = df[df["bytes"] == df["bytes"].max()][["requested_algorithm", "algorithm", "protocol", "time_s", "busbw_GBps"]]
+    return f"""# all_reduce on one 8 x H100 node
+
+`clustersim run scenarios/nccl_tests_sweep.json`: nccl-tests' all_reduce_perf from 8 B to 8 GiB
+for the ring, the double binary tree, NVLS and NCCL's own choice (`auto`), each size at the
+protocol NCCL's tuner would pick.
+
+![busbw against size]({plot})
+
+At 8 GiB:
+
+{_table(largest)}
+
+Published: ring 365-370 GB/s (NVIDIA/nccl #1455, nccl-tests #212), NVLS 476-480 GB/s (Azure ND
+H100 v5, nccl-tests #212).
+"""
+
+
+def fabric_comparison(cs, out: Path) -> str:
+    """Fat-tree vs dragonfly at 1,024 GPUs (clustersim compare)."""
+    cmp = cs.compare([SCENARIOS / "compare_fat_tree_1k.json", SCENARIOS / "compare_dragonfly_1k.json"],
+                     [SCENARIOS / "compare_fat_tree_1k.json", SCENARIOS / "compare_all_to_all.json"], jobs=2)
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    cmp.plot(ax)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_title("1,024 H100 GPUs: network cost per delivered GB/s")
+    plot = _save(fig, out, "fabric_comparison.png")
+    return f"""# Fat-tree or dragonfly, 1,024 GPUs
+
+```
+clustersim compare scenarios/compare_fat_tree_1k.json scenarios/compare_dragonfly_1k.json \\
+    --workload scenarios/compare_fat_tree_1k.json --workload scenarios/compare_all_to_all.json
+```
+
+![cost per delivered GB/s]({plot})
+
+```
+{cmp.table}```
+"""
+
+
+def spot_training(cs, out: Path) -> str:
+    """Llama 3 405B's pre-training on on-demand, mixed and spot fleets."""
+    sc = cs.Scenario.load(SCENARIOS / "training_run_spot_405b.json")
+    markets = cs.compare_markets(sc, mixes=[0, 0.7, 1], replications=40)
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    ax.errorbar(markets["days"], markets["cost_usd"] / 1e6, xerr=markets["days_ci95"],
+                yerr=markets["cost_usd_ci95"] / 1e6, fmt="o", capsize=3)
+    for _, r in markets.iterrows():
+        ax.annotate(r["market"], (r["days"], r["cost_usd"] / 1e6), xytext=(5, 5), textcoords="offset points")
+    ax.set_xlabel("days to train")
+    ax.set_ylabel("cost ($M)")
+    ax.set_title("Llama 3 405B on 2,048 nodes: days against dollars (95% CI)")
+    plot = _save(fig, out, "spot_training.png")
+    return f"""# Llama 3 405B on spot, mixed and on-demand fleets
+
+`scenarios/training_run_spot_405b.json` through `cs.compare_markets` (40 replications per
+market mix; Llama 3's failure rate and causes, AWS's reclaim notice, Daly's checkpoint interval).
+
+![days against dollars]({plot})
+
+{_table(markets)}
+"""
+
+
+REPORTS = {"nccl_tests": nccl_tests, "fabric_comparison": fabric_comparison, "spot_training": spot_training}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(ROOT / "results"), help="directory for the reports (default results/)")
+    parser.add_argument("names", nargs="*", help=f"reports to make (default all: {', '.join(REPORTS)})")
+    args = parser.parse_args(argv)
+    import clustersim as cs
+
+    unknown = [n for n in args.names if n not in REPORTS]
+    if unknown:
+        parser.error(f"unknown report {unknown[0]!r}; one of {', '.join(REPORTS)}")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    names = args.names or list(REPORTS)
+    for name in names:
+        (out / f"{name}.md").write_text(REPORTS[name](cs, out))
+        print(f"{name}: {out / (name + '.md')}")
+    index = ["# Reference results", "",
+             "Regenerated by `scripts/reference_results.py` from the scenario files; every number is computed.", ""]
+    index += [f"- [{name}]({name}.md): {REPORTS[name].__doc__}" for name in REPORTS if (out / f"{name}.md").exists()]
+    (out / "README.md").write_text("\n".join(index) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+#pragma once
+// The GPUs of a shared cluster: which are free, which are allocated, which nodes are out.
+//
+// nodes x gpus_per_node GPUs; GPUs of one node are interchangeable (one NVSwitch), so the
+// state is a count per node. Each node belongs to one placement domain (a leaf, rail group or
+// dragonfly group). A node is available or not (failed, reclaimed, under a reclaim notice): an
+// unavailable node's GPUs are never free, while those still allocated on it stay allocated
+// until their job releases them.
+//
+// Free GPUs are also kept in buckets (available nodes with exactly k free GPUs, per domain and
+// over the cluster), so a placement finds the best-fitting node without scanning.
+// Invariants: 0 <= allocated(n) <= gpus_per_node; free(n) = available(n) ? gpus_per_node -
+// allocated(n) : 0; the domain and cluster totals are the sums of the nodes'. check()
+// verifies them all (tests).
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace cs::jobs {
+
+// GPUs of one node given to a job.
+struct NodeShare {
+  int node = 0;
+  int gpus = 0;
+};
+using Allocation = std::vector<NodeShare>;
+
+class ClusterState {
+ public:
+  // node_domain: each node's domain (0-based); empty: all in domain 0.
+  ClusterState(int nodes, int gpus_per_node, std::vector<int> node_domain);
+
+  int nodes() const { return static_cast<int>(allocated_.size()); }
+  int gpus_per_node() const { return gpus_per_node_; }
+  int domains() const { return static_cast<int>(domain_nodes_.size()); }
+  int domain_of(int node) const { return node_domain_[static_cast<std::size_t>(node)]; }
+  const std::vector<int>& nodes_of_domain(int d) const { return domain_nodes_[static_cast<std::size_t>(d)]; }
+  int domain_capacity(int d) const { return static_cast<int>(nodes_of_domain(d).size()) * gpus_per_node_; }
+
+  bool available(int node) const { return available_[static_cast<std::size_t>(node)] != 0; }
+  int allocated(int node) const { return allocated_[static_cast<std::size_t>(node)]; }
+  int free_on(int node) const {
+    return available(node) ? gpus_per_node_ - allocated(node) : 0;
+  }
+  int free_in_domain(int d) const { return domain_free_[static_cast<std::size_t>(d)]; }
+  int free_gpus() const { return free_; }
+  int allocated_gpus() const { return allocated_total_; }
+  int available_gpus() const { return available_nodes_ * gpus_per_node_; }
+  int total_gpus() const { return nodes() * gpus_per_node_; }
+
+  // Available nodes of domain d (d = -1: of the cluster) with exactly k free GPUs.
+  std::span<const int> nodes_with_free(int d, int k) const;
+
+  void set_available(int node, bool available);
+  // Takes (gives back) the GPUs of an allocation; throws std::logic_error on an over- or
+  // under-allocation, or on taking GPUs of an unavailable node.
+  void allocate(const Allocation& a);
+  void release(const Allocation& a);
+
+  // Distinct domains (nodes) an allocation spans.
+  int spread(const Allocation& a) const;
+  static int node_count(const Allocation& a) { return static_cast<int>(a.size()); }
+  // The fewest domains `gpus` GPUs could span on an empty cluster: filled largest first.
+  int min_spread(int gpus) const;
+
+  // Throws std::logic_error when an invariant does not hold.
+  void check() const;
+
+ private:
+  // An indexed set of nodes: O(1) insert and erase (swap with the last).
+  struct Bucket {
+    std::vector<int> nodes;
+  };
+  Bucket& bucket(int d, int k) {
+    return buckets_[(static_cast<std::size_t>(d) + 1) * stride_ + static_cast<std::size_t>(k)];
+  }
+  void unbucket(int node);
+  void rebucket(int node);
+  void change(int node, int delta_allocated);
+
+  int gpus_per_node_;
+  std::vector<int> node_domain_;
+  std::vector<std::vector<int>> domain_nodes_;
+  std::vector<int> allocated_;
+  std::vector<unsigned char> available_;
+  std::vector<int> domain_free_;
+  int free_ = 0;
+  int allocated_total_ = 0;
+  int available_nodes_ = 0;
+  // buckets_[(d + 1) * stride_ + k]: d = -1 is the whole cluster; stride_ = gpus_per_node + 1.
+  std::size_t stride_;
+  std::vector<Bucket> buckets_;
+  // Each node's position in its two buckets (domain, cluster); -1 while unavailable.
+  std::vector<int> pos_domain_, pos_cluster_;
+  std::vector<int> bucketed_free_;  // the k each node is bucketed under (-1: none)
+  std::vector<int> domains_by_size_;  // domain capacities, largest first (min_spread)
+};
+
+}  // namespace cs::jobs

@@ -1,0 +1,44 @@
+#pragma once
+// The nodes a fleet holds and what happens to them: how many, in which markets and at what
+// prices, how they fail, how spot capacity is reclaimed and how long a new one takes to come.
+// One configuration for every owner of nodes: a long training run (training_run_config.hpp)
+// and a shared cluster's job scheduler (jobs_config.hpp) both start from it, and the scenario
+// layer fills it with one set of parsers.
+//
+// Nodes are split between markets by shares: round(spot_share x nodes) spot,
+// round(reserved_share x nodes) reserved, the rest on demand (initial_nodes()). Each market is
+// one InstancePool (instance_pool.hpp) with these failures and, for spot, these reclaims.
+// Units: seconds, USD per node-hour, rates per second.
+#include <limits>
+
+#include "sim/fleet/distribution.hpp"
+#include "sim/fleet/failures.hpp"
+#include "sim/fleet/market.hpp"
+#include "sim/fleet/spot_reclaims.hpp"
+
+namespace cs::fleet {
+
+struct FleetConfig {
+  int nodes = 1;
+  double spot_share = 0.0;      // of the nodes, in the spot market
+  double reserved_share = 0.0;  // of the nodes, reserved; the rest on demand
+  PerMarket<double> usd_per_node_hour;  // price of one node per market (instance_prices.hpp)
+
+  FailureConfig failures;
+  SpotReclaimConfig reclaims;
+  // Delay of a new instance per market (the on-demand fallback uses it). Estimate: 5 min to
+  // boot a GPU instance with its fabric drivers.
+  PerMarket<Distribution> provisioning{
+      {Distribution::constant(300.0), Distribution::constant(300.0), Distribution::constant(300.0)}};
+  double fallback_after_s = std::numeric_limits<double>::infinity();  // spot -> on demand
+
+  // Nodes per market at the start (the shares rounded; on demand takes the remainder).
+  PerMarket<int> initial_nodes() const;
+  // Interruptions per second of work on all `nodes`: node failures of every cause, failure
+  // domains, independent and correlated spot reclaims (the M of Young/Daly is 1 / this).
+  double interruption_rate_per_s() const;
+  // Throws std::invalid_argument naming the field ("fleet.<field>") on anything out of range.
+  void validate() const;
+};
+
+}  // namespace cs::fleet

@@ -1,0 +1,16 @@
+#pragma once
+// Runs a simulator until a model says it is done, leaving the clock at the event that finished
+// it (events after it, such as a pool's next failure, are not run), or until `until`, leaving
+// the clock there. Simulator::run(until) alone would move the clock on to `until` after the
+// model is done, so this steps one event at a time.
+#include "sim/engine/simulator.hpp"
+
+namespace cs::fleet {
+
+template <class Done>
+void run_until_done(engine::Simulator& sim, Done done, engine::Time until) {
+  while (!done() && sim.queue().top_time() <= until) sim.step();
+  if (!done()) sim.run(until);
+}
+
+}  // namespace cs::fleet

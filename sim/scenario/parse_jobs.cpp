@@ -1,0 +1,254 @@
+// workload.kind "jobs" (classes with arrivals, or a trace; the number of jobs) with its fleet
+// section (the cluster's size, the fleet's nodes, checkpoint, restore) and fleet.scheduler
+// (policy, queues, preemption, placement) into cs::jobs::JobsConfig. The fleet's nodes,
+// checkpoints, restores, arrivals and distributions are the shared parsers'. Only parsing:
+// the model is sim/fleet's (job_cluster.hpp).
+#include <cmath>
+#include <fstream>
+
+#include "sim/fleet/topology_domains.hpp"
+#include "sim/scenario/parse_fleet_values.hpp"
+#include "sim/scenario/parse_sections.hpp"
+#include "sim/scenario/run.hpp"
+#include "sim/scenario/suggest.hpp"
+#include "workloads/job_trace.hpp"
+
+namespace cs::scenario::detail {
+namespace {
+
+using jobs::JobsConfig;
+using jobs::QueueConfig;
+
+constexpr std::string_view kWorkload = "workload";
+constexpr std::string_view kFleet = "fleet";
+constexpr std::string_view kScheduler = "fleet.scheduler";
+constexpr int64_t kMaxQueues = 1000;
+constexpr int64_t kMaxClasses = 1000;
+// Beyond this many submissions a run takes many minutes: refused up front.
+constexpr double kMaxExpectedJobs = 1e8;
+
+const json& array_or_empty(const json& obj, std::string_view key, std::string_view at) {
+  static const json empty = json::array();  // immutable
+  const json* v = member(obj, key);
+  if (!v) return empty;
+  if (!v->is_array()) throw InputError(join_path(at, key), "expected a list; got " + describe_value(*v));
+  return *v;
+}
+
+std::vector<QueueConfig> parse_queues(const json& scheduler) {
+  const std::string at = join_path(kScheduler, "queues");
+  const json& list = array_or_empty(scheduler, "queues", kScheduler);
+  if (!member(scheduler, "queues")) return jobs::SchedulerConfig{}.queues;
+  if (list.empty() || static_cast<int64_t>(list.size()) > kMaxQueues)
+    throw InputError(at, "expected a list of 1 to 1000 queues {name, priority, quota, max_gpus}");
+  std::vector<QueueConfig> queues;
+  double quotas = 0.0;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string item = join_path(at, i);
+    const json& q = list[i];
+    if (!q.is_object()) throw InputError(item, "expected a queue {name, priority, quota, max_gpus}; got " + describe_value(q));
+    if (!member(q, "name")) throw InputError(item, "missing required key \"name\"");
+    QueueConfig c;
+    c.name = get_string(q, "name", item, "");
+    if (c.name.empty()) throw InputError(join_path(item, "name"), "expected a non-empty name");
+    for (const QueueConfig& other : queues)
+      if (other.name == c.name) throw InputError(join_path(item, "name"), "a second queue named \"" + c.name + "\"");
+    c.priority = static_cast<int>(get_int(q, "priority", item, 0, -1'000'000, 1'000'000));
+    if (member(q, "quota")) {
+      c.quota = get_number(q, "quota", item, 0.0, 0.0, 1.0);
+      quotas += *c.quota;
+    }
+    c.max_gpus = static_cast<int>(get_int(q, "max_gpus", item, jobs::kNoGpuCap, 1, jobs::kNoGpuCap));
+    queues.push_back(std::move(c));
+  }
+  if (quotas > 1.0 + 1e-9)
+    throw InputError(at, "the quotas add up to " + describe_value(json(quotas)) + "; expected at most 1",
+                     "a quota is a share of the cluster's GPUs");
+  return queues;
+}
+
+void parse_scheduler(const json& fleet, JobsConfig& c) {
+  const json& s = object_or_empty(fleet, "scheduler", kFleet);
+  jobs::SchedulerConfig& sc = c.scheduler;
+  sc.policy = get_choice<jobs::Policy>(s, "policy", kScheduler,
+                                       {{"fifo", jobs::Policy::fifo},
+                                        {"backfill", jobs::Policy::backfill},
+                                        {"priority", jobs::Policy::priority},
+                                        {"fair_share", jobs::Policy::fair_share}},
+                                       jobs::Policy::fifo);
+  sc.backfill = get_bool(s, "backfill", kScheduler, sc.policy == jobs::Policy::backfill);
+  if (sc.policy == jobs::Policy::backfill && !sc.backfill)
+    throw InputError(join_path(kScheduler, "backfill"), "the backfill policy is FIFO with EASY backfilling",
+                     "use policy \"fifo\" for FIFO alone");
+  sc.preemption = get_bool(s, "preemption", kScheduler, false);
+  sc.placement = get_choice<jobs::PlacementPolicy>(s, "placement", kScheduler,
+                                                   {{"any", jobs::PlacementPolicy::any},
+                                                    {"pack", jobs::PlacementPolicy::pack},
+                                                    {"topology", jobs::PlacementPolicy::topology}},
+                                                   jobs::PlacementPolicy::any);
+  sc.queues = parse_queues(s);
+  sc.bf_max_job_test = static_cast<int>(get_int(s, "bf_max_job_test", kScheduler, sc.bf_max_job_test, 1, 1'000'000));
+  sc.max_switch_wait_s =
+      get_quantity(s, "max_switch_wait", kScheduler, QuantityKind::time, Sign::non_negative, sc.max_switch_wait_s);
+  if (sc.max_switch_wait_s > 0.0 && sc.placement != jobs::PlacementPolicy::topology)
+    throw InputError(join_path(kScheduler, "max_switch_wait"), "a job waits for fewer leaves only with topology placement",
+                     "set \"placement\": \"topology\"");
+  sc.usage_half_life_s =
+      get_quantity(s, "usage_half_life", kScheduler, QuantityKind::time, Sign::non_negative, sc.usage_half_life_s);
+}
+
+int queue_index(const json& v, const std::string& path, const std::vector<QueueConfig>& queues) {
+  std::vector<std::string> names;
+  for (const QueueConfig& q : queues) names.push_back(q.name);
+  if (!v.is_string()) throw InputError(path, "expected a queue name (" + quoted_list(names) + "); got " + describe_value(v));
+  for (std::size_t i = 0; i < queues.size(); ++i)
+    if (queues[i].name == v.get_ref<const std::string&>()) return static_cast<int>(i);
+  throw InputError(path, "no queue named " + describe_value(v) + " in fleet.scheduler.queues (" + quoted_list(names) + ")",
+                   did_you_mean(v.get<std::string>(), names));
+}
+
+void parse_classes(const json& w, JobsConfig& c) {
+  const std::string at = join_path(kWorkload, "classes");
+  const json& list = array_or_empty(w, "classes", kWorkload);
+  if (list.empty() || static_cast<int64_t>(list.size()) > kMaxClasses)
+    throw InputError(at, "expected a list of 1 to 1000 job classes {name, queue, share, gpus, duration}");
+  const auto& queues = c.scheduler.queues;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string item = join_path(at, i);
+    const json& k = list[i];
+    if (!k.is_object()) throw InputError(item, "expected a job class {name, queue, share, gpus, duration}; got " + describe_value(k));
+    if (member(k, "training"))
+      throw InputError(join_path(item, "training"), "a class's step time simulated from a training workload is not available yet",
+                       "give spread_penalty, the slowdown per extra leaf the class's jobs span");
+    if (!member(k, "duration"))
+      throw InputError(join_path(item, "duration"), "required: how long a job runs (a time or a distribution of times), "
+                                                    "e.g. {\"dist\": \"lognormal\", \"mean\": \"6h\", \"cv\": 2}");
+    jobs::JobClass jc;
+    jc.name = get_string(k, "name", item, "class " + std::to_string(i));
+    jc.queue = member(k, "queue") ? queue_index(k.at("queue"), join_path(item, "queue"), queues) : 0;
+    jc.share = get_number(k, "share", item, 1.0, 0.0, 1e12);
+    if (!(jc.share > 0.0)) throw InputError(join_path(item, "share"), "expected a share of the arrivals > 0");
+    jc.gpus = get_distribution(k, "gpus", item, jc.gpus, DistributionOf::counts);
+    const int limit = std::min(c.total_gpus(), queues[static_cast<std::size_t>(jc.queue)].max_gpus);
+    if (jc.gpus.kind == fleet::Distribution::Kind::constant) {
+      const double g = jc.gpus.mean;
+      if (g < 1.0 || std::floor(g) != g || g > limit)
+        throw InputError(join_path(item, "gpus"), "expected a whole number of GPUs from 1 to " + std::to_string(limit) +
+                                                      " (what its queue may hold and the cluster has); got " + describe_value(json(g)));
+    }
+    jc.duration = get_distribution(k, "duration", item, jc.duration);
+    jc.spread_penalty = get_number(k, "spread_penalty", item, 0.0, 0.0, 100.0);
+    c.classes.push_back(std::move(jc));
+  }
+}
+
+void parse_trace(const json& w, JobsConfig& c) {
+  const std::string at = join_path(kWorkload, "trace");
+  const json& v = w.at("trace");
+  if (!v.is_string() || v.get_ref<const std::string&>().empty())
+    throw InputError(at, "expected the path of a CSV file (submit_time, gpus, duration, queue, class)");
+  c.trace_path = v.get<std::string>();
+  std::ifstream in(c.trace_path);
+  if (!in)
+    throw InputError(at, "cannot open '" + c.trace_path + "'", "paths are relative to the working directory");
+  try {
+    work::JobTraceReader header(in);  // the columns now; the rows as the run reads them
+  } catch (const std::invalid_argument& e) {
+    throw InputError(at, "in '" + c.trace_path + "': " + e.what());
+  }
+  if (member(w, "arrivals"))
+    throw InputError(join_path(kWorkload, "arrivals"), "a trace gives the submission times: no arrivals with it");
+}
+
+// The cluster: the topology's nodes (and its domains), or fleet.nodes without a topology.
+void parse_cluster(const json& doc, const json& fleet, Config& config) {
+  JobsConfig& c = config.jobs;
+  c.gpus_per_node = config.topology.node.gpus;
+  const json* nodes = member(fleet, "nodes");
+  if (member(doc, "topology")) {
+    if (nodes && int_value(*nodes, "fleet.nodes", 1, kMaxTotalGpus) != config.topology.nodes)
+      throw InputError("fleet.nodes", "the topology has " + std::to_string(config.topology.nodes) + " nodes; fleet.nodes says " +
+                                          describe_value(*nodes),
+                       "leave out fleet.nodes: the topology sets the cluster's size");
+    c.fleet.nodes = config.topology.nodes;
+    c.node_domain = jobs::node_domains(build_topology(config));
+    return;
+  }
+  if (!nodes)
+    throw InputError("fleet.nodes", "required for a jobs workload without a topology: how many nodes the cluster has",
+                     "or describe the cluster in the topology section (kind, nodes)");
+  c.fleet.nodes = static_cast<int>(get_int(fleet, "nodes", kFleet, 1, 1, kMaxTotalGpus / std::max(1, c.gpus_per_node)));
+  if (c.scheduler.placement == jobs::PlacementPolicy::topology)
+    throw InputError(join_path(kScheduler, "placement"), "topology placement needs the topology section (its leaves or groups)",
+                     "describe the cluster in topology, or use \"any\" or \"pack\"");
+}
+
+void check_size(const Config& config) {
+  const JobsConfig& c = config.jobs;
+  if (!c.trace_path.empty()) return;
+  const double expected = c.max_jobs >= 0 ? static_cast<double>(c.max_jobs) : c.arrivals.rate_per_s * c.until_s;
+  if (expected > kMaxExpectedJobs)
+    throw InputError(c.max_jobs >= 0 ? "workload.jobs" : "run.until",
+                     "about " + describe_value(json(expected)) + " jobs; at most 1e8",
+                     "a bare rate is per second: write \"30/h\"");
+}
+
+}  // namespace
+
+void parse_jobs(const json& doc, Config& config) {
+  const json& w = object_or_empty(doc, "workload", "");
+  const json& fleet = object_or_empty(doc, "fleet", "");
+  JobsConfig& c = config.jobs;
+  for (const char* key : {"elastic", "autoscaler"})
+    if (member(fleet, key))
+      throw InputError(join_path(kFleet, key), std::string("fleet.") + key + " applies to a " +
+                                                   (std::string(key) == "elastic" ? "training_run" : "serving workload") +
+                                                   ", not to a cluster's jobs");
+  if (member(object_or_empty(fleet, "interruptions", kFleet), "fallback_after"))
+    throw InputError("fleet.interruptions.fallback_after", "a job cluster's spot nodes wait for their capacity to come back",
+                     "leave it out: buying on demand instead is modelled for training runs only");
+  parse_scheduler(fleet, c);
+  parse_cluster(doc, fleet, config);
+  parse_fleet_nodes(fleet, c.fleet);
+  if (member(fleet, "checkpoint")) {
+    c.checkpoint = fleet::CheckpointConfig{};
+    parse_checkpoint(fleet, *c.checkpoint);
+  }
+  parse_restore(fleet, c.restore);
+
+  const bool trace = member(w, "trace") != nullptr;
+  if (!trace && !member(w, "classes"))
+    throw InputError(join_path(kWorkload, "classes"), "a jobs workload needs classes (with arrivals) or a trace",
+                     "e.g. \"classes\": [{\"name\": \"train\", \"gpus\": 8, \"duration\": \"6h\"}], \"arrivals\": {\"rate\": \"2/h\"}");
+  // Beside a trace, classes only name what its class column refers to.
+  if (member(w, "classes")) parse_classes(w, c);
+  if (trace) {
+    parse_trace(w, c);
+  } else {
+    const std::string at = join_path(kWorkload, "arrivals");
+    const json& a = object_or_empty(w, "arrivals", kWorkload);
+    if (member(a, "process") && a.at("process") == "trace")
+      throw InputError(join_path(at, "process"), "a job trace is workload.trace, a CSV of submit_time, gpus, duration, queue");
+    if (!member(w, "arrivals"))
+      throw InputError(at, "required with classes: how often jobs arrive, e.g. {\"process\": \"poisson\", \"rate\": \"30/h\"}");
+    c.arrivals = parse_arrivals(a, at);
+  }
+  c.max_jobs = get_int(w, "jobs", kWorkload, -1, 1, INT64_MAX);
+  if (member(w, "background"))
+    throw InputError(join_path(kWorkload, "background"), "background work runs beside traffic and collective workloads, not jobs");
+
+  c.until_s = config.run.until_s > 0 ? config.run.until_s : std::numeric_limits<double>::infinity();
+  if (!trace && c.max_jobs < 0 && !std::isfinite(c.until_s))
+    throw InputError("run.until", "jobs keep arriving: give run.until (how long to run) or workload.jobs (how many to submit)");
+  c.sample_interval_s = config.run.timeseries_interval_s > 0 ? config.run.timeseries_interval_s : 3600.0;
+  check_size(config);
+  // Every value was checked above with its JSON path; the library's own checks are a safety net
+  // whose field names are not always the file's.
+  try {
+    c.validate();
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string(kFleet), std::string("inconsistent jobs settings: ") + e.what());
+  }
+}
+
+}  // namespace cs::scenario::detail

@@ -1,0 +1,57 @@
+#include <stdexcept>
+
+#include "topology/params.hpp"
+
+namespace cs::topo {
+
+std::string_view to_string(TopologyKind kind) {
+  switch (kind) {
+    case TopologyKind::single_node: return "single_node";
+    case TopologyKind::fat_tree: return "fat_tree";
+    case TopologyKind::custom: return "custom";
+    case TopologyKind::dragonfly: return "dragonfly";
+    case TopologyKind::torus: return "torus";
+  }
+  throw std::logic_error("unknown topology kind");
+}
+
+std::string_view to_string(RoutingKind kind) {
+  switch (kind) {
+    case RoutingKind::dmodk: return "dmodk";
+    case RoutingKind::ecmp: return "ecmp";
+    case RoutingKind::shortest: return "shortest";
+    case RoutingKind::minimal: return "minimal";
+    case RoutingKind::valiant: return "valiant";
+    case RoutingKind::ugal: return "ugal";
+    case RoutingKind::dor: return "dor";
+    case RoutingKind::adaptive: return "adaptive";
+  }
+  throw std::logic_error("unknown routing kind");
+}
+
+std::optional<TopologyKind> routing_family(RoutingKind kind) {
+  switch (kind) {
+    case RoutingKind::dmodk:
+    case RoutingKind::ecmp:
+    case RoutingKind::adaptive: return TopologyKind::fat_tree;
+    case RoutingKind::minimal:
+    case RoutingKind::valiant:
+    case RoutingKind::ugal: return TopologyKind::dragonfly;
+    case RoutingKind::dor: return TopologyKind::torus;
+    case RoutingKind::shortest: return std::nullopt;
+  }
+  throw std::logic_error("unknown routing kind");
+}
+
+RoutingKind default_routing(TopologyKind kind) {
+  switch (kind) {
+    case TopologyKind::fat_tree: return RoutingKind::dmodk;
+    case TopologyKind::dragonfly: return RoutingKind::minimal;
+    case TopologyKind::torus: return RoutingKind::dor;
+    case TopologyKind::single_node:
+    case TopologyKind::custom: return RoutingKind::shortest;
+  }
+  throw std::logic_error("unknown topology kind");
+}
+
+}  // namespace cs::topo

@@ -1,0 +1,73 @@
+#include "workloads/csv_rows.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+
+namespace cs::work {
+namespace {
+
+void split_csv_line(std::string_view line, std::vector<std::string>& cells) {
+  cells.clear();
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = line.find(',', start);
+    std::string_view cell = line.substr(start, comma == std::string_view::npos ? line.npos : comma - start);
+    while (!cell.empty() && (cell.front() == ' ' || cell.front() == '\t')) cell.remove_prefix(1);
+    while (!cell.empty() && (cell.back() == ' ' || cell.back() == '\t' || cell.back() == '\r'))
+      cell.remove_suffix(1);
+    cells.emplace_back(cell);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+}
+
+}  // namespace
+
+CsvRows::CsvRows(std::istream& in) : in_(in) {
+  std::string text;
+  if (read_line(text)) split_csv_line(text, header_);
+}
+
+bool CsvRows::read_line(std::string& text) {
+  while (std::getline(in_, text)) {
+    ++line_;
+    if (text.empty() || text[0] == '#' || text.find_first_not_of(" \t\r") == text.npos) continue;
+    return true;
+  }
+  return false;
+}
+
+int CsvRows::column(std::string_view name) const {
+  for (std::size_t i = 0; i < header_.size(); ++i)
+    if (header_[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+bool CsvRows::next() {
+  std::string text;
+  if (!read_line(text)) return false;
+  split_csv_line(text, cells_);
+  return true;
+}
+
+void CsvRows::fail(const std::string& what) const {
+  throw std::invalid_argument("trace line " + std::to_string(line_) + ": " + what);
+}
+
+const std::string& CsvRows::cell(int col, const char* name) const {
+  if (col < 0 || col >= static_cast<int>(cells_.size())) fail(std::string("missing column ") + name);
+  return cells_[static_cast<std::size_t>(col)];
+}
+
+double CsvRows::number(int col, const char* name) const {
+  const std::string& text = cell(col, name);
+  double value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || !std::isfinite(value))
+    fail(std::string("column ") + name + ": expected a number, got '" + text + "'");
+  return value;
+}
+
+}  // namespace cs::work
