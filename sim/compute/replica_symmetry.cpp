@@ -29,8 +29,8 @@ std::vector<uint8_t> isolated_mirrored_groups(const work::TrainingWorkload& w, c
   std::vector<uint8_t> isolated(g.groups.size(), 0);
   if (!node.star || g.replicas_built == g.replicas) return isolated;
   std::vector<uint8_t> built(std::size_t(g.ranks), 0);
-  for (const auto& w : g.workers)
-    for (int r : w.ranks) built[std::size_t(r)] = 1;
+  for (const auto& worker : g.workers)
+    for (int r : worker.ranks) built[std::size_t(r)] = 1;
   const auto node_of = [&](int rank) { return gpu_of_rank[std::size_t(rank)] / node.gpus_per_node; };
   // Per rank: the groups that have it and another member on its node (the all-ranks group aside).
   std::vector<int> node_sharing(std::size_t(g.ranks), 0);

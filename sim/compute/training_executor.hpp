@@ -39,7 +39,7 @@ struct ExecutorOptions {
   bool nccl_algorithms = true;
   // Per graph group: 1 = do not issue its parts (other replicas' traffic that cannot change the
   // step, compute/replica_symmetry.hpp). Empty: issue everything.
-  std::vector<uint8_t> skip_groups;
+  std::vector<uint8_t> skip_groups = {};
 };
 
 struct TaskTiming {
