@@ -190,6 +190,7 @@ void ServingFleet::sample_pool(const char* prefix, const ReplicaPool& pool, cons
   for (const Replica* r : pool.ready_replicas()) queued += r->queued();
   rec.sample(p + "replicas_ready", now, pool.ready_count());
   rec.sample(p + "replicas_starting", now, pool.starting_count());
+  rec.sample(p + "replicas_waiting", now, pool.waiting_count());
   rec.sample(p + "replicas_draining", now, pool.draining_count());
   rec.sample(p + "replicas_desired", now, pool.desired());
   rec.sample(p + "queue_length", now, queued);
@@ -230,12 +231,16 @@ PoolSummary ServingFleet::summarize(const ReplicaPool& pool) const {
   s.replicas_mean = pool.billed_over_time().mean(now);
   s.replicas_max = pool.billed_over_time().max();
   s.ready_mean = pool.ready_over_time().mean(now);
-  s.replica_hours_on_demand = pool.replica_seconds(Market::on_demand) / 3600.0;
-  s.replica_hours_spot = pool.replica_seconds(Market::spot) / 3600.0;
-  s.cost_on_demand_usd = s.replica_hours_on_demand * pool.spec().market.on_demand_per_hour;
-  s.cost_spot_usd = s.replica_hours_spot * pool.spec().market.spot_per_hour;
+  for (const fleet::Market m : fleet::kAllMarkets) {
+    s.replica_hours[m] = pool.replica_seconds(m) / 3600.0;
+    s.cost_usd_by_market[m] = pool.cost_usd(m);
+    const fleet::PoolStats& stats = pool.instances(m).stats();
+    s.failures += static_cast<uint64_t>(stats.failures);
+    s.fallbacks += static_cast<uint64_t>(stats.fallbacks);
+  }
   s.cost_usd = pool.cost_usd();
   s.reclaims = pool.reclaims();
+  s.reclaim_exposure_hours = pool.instances(fleet::Market::spot).reclaim_exposure_s() / 3600.0;
   return s;
 }
 

@@ -6,7 +6,8 @@
 //
 // Time series (every timeseries_interval_s):
 //   per pool, prefixed "serving." (or "serving.prefill." and "serving.decode." when
-//   disaggregated): replicas_ready, replicas_starting, replicas_draining, replicas_desired,
+//   disaggregated): replicas_ready, replicas_starting, replicas_waiting (for capacity: a
+//   reclaimed or failed replica's successor), replicas_draining, replicas_desired,
 //   queue_length (balancer queue + requests queued at ready replicas), scaling_metric (the
 //   fleet total the autoscaler last saw), cost_usd (the pool's, cumulative);
 //   fleet-wide: serving.arrival_rate (1/s over the interval), serving.latency_p50_s / _p95_s /
