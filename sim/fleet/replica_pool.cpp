@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -92,6 +93,13 @@ uint32_t ReplicaPool::new_replica(Market market, int instance, ReplicaState stat
   s.info.launched_s = sim_.now();
   s.info.state = ReplicaState::stopped;  // set_state counts it in
   s.instance = instance;
+  if (free_placement_.empty()) {
+    s.info.slot = next_placement_++;
+  } else {
+    std::pop_heap(free_placement_.begin(), free_placement_.end(), std::greater<>());
+    s.info.slot = free_placement_.back();
+    free_placement_.pop_back();
+  }
   live_.push_back(id);
   set_state(s, state);
   (state == ReplicaState::waiting ? waiter(market, instance) : holder(market, instance)) = id;
@@ -182,6 +190,8 @@ void ReplicaPool::stop(uint32_t id) {
   }
   s.info.stopped_s = sim_.now();
   s.info.replica = nullptr;
+  free_placement_.push_back(s.info.slot);
+  std::push_heap(free_placement_.begin(), free_placement_.end(), std::greater<>());
   set_state(s, ReplicaState::stopped);
   live_.erase(std::find(live_.begin(), live_.end(), id));
   if (s.replica) graveyard_.push_back(std::move(s.replica));
@@ -234,6 +244,20 @@ void ReplicaPool::reconcile() {
 void ReplicaPool::route(const Request& request) {
   ++routed_;
   forward(request);
+}
+
+uint32_t ReplicaPool::pick() {
+  if (spec_.balance == BalancePolicy::central_queue || ready_list_.empty()) return kNoReplica;
+  return ready_list_[static_cast<std::size_t>(balancer_.pick(ready_list_))]->id();
+}
+
+void ReplicaPool::route_to(uint32_t id, const Request& request) {
+  if (id >= slots_.size() || slots_[id].info.state != ReplicaState::ready) {
+    route(request);
+    return;
+  }
+  ++routed_;
+  dispatch(*slots_[id].replica, request);
 }
 
 void ReplicaPool::forward(Request request) {

@@ -85,6 +85,9 @@ struct ReplicaInfo {
   Market market = Market::on_demand;
   ReplicaState state = ReplicaState::starting;
   bool noticed = false;  // under a spot reclaim notice
+  // Placement: the lowest slot no other live replica holds at its launch (slot k stands for
+  // the pool's k-th group of GPUs when the replicas are placed on a topology).
+  uint32_t slot = 0;
   double launched_s = 0;
   double ready_s = -1;
   double stopped_s = -1;
@@ -104,6 +107,13 @@ class ReplicaPool final : public ReplicaListener,
   void start(int warm);
   // A request reaching the pool.
   void route(const Request& request);
+  // The ready replica the balancer would send a request to now (kNoReplica: none, or a
+  // central queue, which picks when a slot frees), and a request sent to it later: to that
+  // replica if it is still ready, else through the balancer (route()). Disaggregated serving
+  // picks the decode replica when a prefill ends, so the KV cache moves to it.
+  uint32_t pick();
+  void route_to(uint32_t id, const Request& request);
+  static constexpr uint32_t kNoReplica = ~uint32_t{0};
   void set_desired(int replicas);
   int desired() const { return desired_; }
 
@@ -201,6 +211,8 @@ class ReplicaPool final : public ReplicaListener,
   std::deque<Request> queue_;
   std::vector<Request> scratch_;
 
+  std::vector<uint32_t> free_placement_;  // min-heap of slots given back
+  uint32_t next_placement_ = 0;
   int desired_ = 0;
   int waiting_ = 0, starting_ = 0, ready_ = 0, draining_ = 0;
   uint64_t routed_ = 0;
