@@ -13,6 +13,7 @@
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/link_report.hpp"
 #include "sim/scenario/run.hpp"
+#include "sim/scenario/serving_report.hpp"
 #include "sim/scenario/topology_report.hpp"
 #include "sim/scenario/training_run_report.hpp"
 
@@ -104,6 +105,7 @@ void print_human(const json& s) {
     std::printf("hottest links:\n%s", cs::scenario::hottest_links_text(s["links"]).c_str());
   }
   if (s.contains("training_run")) std::printf("%s", cs::scenario::training_run_text(s["training_run"]).c_str());
+  if (s.contains("serving")) std::printf("%s", cs::scenario::serving_text(s["serving"]).c_str());
   if (s.contains("traffic")) {
     const auto& t = s["traffic"];
     std::printf("traffic: %.0f flows, makespan %.6g s, mean FCT %.6g s, p99 FCT %.6g s\n", number(t["flows"]),

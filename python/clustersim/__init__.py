@@ -9,6 +9,7 @@
     fig = cs.gantt(cs.run("scenarios/training_run_by_hand.json"))   # a training run's states
     df = cs.compare_markets(cs.Scenario.load("scenarios/training_run_spot_405b.json"),
                             mixes=[0, 0.7, 1], replications=20)  # days and dollars, 95% CIs
+    fig = cs.serving_plot(cs.run("scenarios/serving_llm_diurnal_hpa.json"))  # replicas, latency, cost
 """
 from ._core import ScenarioError
 from .scenario import Scenario
@@ -16,6 +17,7 @@ from .result import Result, run
 from .sweep import sweep, schema
 from .topology import Topology
 from .fleet import compare_markets, gantt, job_states, state_intervals
+from .serving import serving_frame, serving_plot
 
 __all__ = ["Scenario", "Result", "ScenarioError", "Topology", "run", "sweep", "schema", "gantt",
-           "compare_markets", "job_states", "state_intervals"]
+           "compare_markets", "job_states", "state_intervals", "serving_frame", "serving_plot"]

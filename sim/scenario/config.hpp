@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/fleet/serving_config.hpp"
 #include "sim/fleet/training_run_config.hpp"
 #include "sim/network/comm_base.hpp"
 #include "topology/params.hpp"
@@ -38,7 +39,7 @@ struct NetworkConfig {
                                                          // dragonflies, dor on tori, else shortest
 };
 
-enum class WorkloadKind : uint8_t { traffic, collective, training_run };
+enum class WorkloadKind : uint8_t { traffic, collective, training_run, serving };
 
 struct RunConfig {
   double until_s = 0;               // 0 = until the workload is done
@@ -77,6 +78,11 @@ struct Config {
   // training_run: the job (workload.step_time, steps) on its fleet (the fleet section) and
   // run.until, in the fleet library's terms (parse_fleet.cpp fills it).
   fleet::TrainingRunConfig training_run;
+  // serving: the fleet library's config (parse_serving*.cpp fill it from workload, fleet and
+  // run); kv_over_network: disaggregated with a topology, the KV caches cross the simulated
+  // network (the prefill pool on the first GPUs, the decode pool on the next).
+  serving::ServingConfig serving;
+  bool serving_kv_over_network = false;
   RunConfig run;
 };
 

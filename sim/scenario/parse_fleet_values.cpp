@@ -87,8 +87,15 @@ fleet::EventTrace trace_from_list(const json& list, const std::string& path) {
 
 }  // namespace
 
-Distribution distribution_value(const json& v, const std::string& path) {
-  if (!v.is_object()) return Distribution::constant(quantity_value(v, QuantityKind::time, Sign::non_negative, path));
+namespace {
+// Plain numbers (token counts): at most 1e12, as the quantities are bounded.
+double value_of(const json& v, const std::string& path, std::optional<QuantityKind> unit) {
+  return unit ? quantity_value(v, *unit, Sign::non_negative, path) : number_value(v, path, 0.0, 1e12);
+}
+}  // namespace
+
+Distribution distribution_value(const json& v, const std::string& path, std::optional<QuantityKind> unit) {
+  if (!v.is_object()) return Distribution::constant(value_of(v, path, unit));
   std::vector<std::string> names;
   for (const Family& f : families()) names.emplace_back(f.name);
   const json* dist = member(v, "dist");
@@ -113,9 +120,10 @@ Distribution distribution_value(const json& v, const std::string& path) {
                          return quoted_list(keys);
                        }());
   }
+  const std::string what = unit ? std::string(quantity_kind_name(*unit)) : "a number";
   const auto time = [&](std::string_view key) {
-    if (!member(v, key)) throw InputError(join_path(path, key), "required for a " + given + " distribution: a time");
-    return get_quantity(v, key, path, QuantityKind::time, Sign::non_negative, 0.0);
+    if (!member(v, key)) throw InputError(join_path(path, key), "required for a " + given + " distribution: " + what);
+    return value_of(v.at(std::string(key)), join_path(path, key), unit);
   };
   switch (family->kind) {
     case Distribution::Kind::constant: return Distribution::constant(time("mean"));
@@ -128,7 +136,7 @@ Distribution distribution_value(const json& v, const std::string& path) {
                                                 "a lognormal distribution needs its spread: \"stddev\" (a time) or \"cv\" (stddev / mean)"));
       double c = get_number(v, "cv", path, 0.0, 0.0, 1e6);
       if (sd) {
-        const double s = get_quantity(v, "stddev", path, QuantityKind::time, Sign::non_negative, 0.0);
+        const double s = value_of(v.at("stddev"), join_path(path, "stddev"), unit);
         if (mean <= 0.0 && s > 0.0)
           throw InputError(join_path(path, "stddev"), "a lognormal of mean 0 has no spread; expected 0");
         c = mean > 0.0 ? s / mean : 0.0;
@@ -152,9 +160,10 @@ Distribution distribution_value(const json& v, const std::string& path) {
   throw InputError(dist_path, "unsupported distribution");
 }
 
-Distribution get_distribution(const json& obj, std::string_view key, std::string_view at, Distribution def) {
+Distribution get_distribution(const json& obj, std::string_view key, std::string_view at, Distribution def,
+                              std::optional<QuantityKind> unit) {
   const json* v = member(obj, key);
-  return v ? distribution_value(*v, join_path(at, key)) : def;
+  return v ? distribution_value(*v, join_path(at, key), unit) : def;
 }
 
 fleet::EventTrace event_trace_value(const json& v, const std::string& path) {

@@ -1,4 +1,6 @@
-// workload.*: traffic patterns and collectives (a training_run's keys: parse_fleet.cpp).
+// workload.*: traffic patterns and collectives (a training_run's keys: parse_fleet.cpp; a
+// serving workload's: parse_serving.cpp).
+#include "sim/scenario/parse_fleet_sections.hpp"
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/parse_util.hpp"
 #include "workloads/collective_plan.hpp"
@@ -211,11 +213,15 @@ void parse_workload(const json& doc, Config& config) {
                                                   {{"traffic", WorkloadKind::traffic},
                                                    {"collective", WorkloadKind::collective},
                                                    {"training", std::nullopt},
-                                                   {"serving", std::nullopt},
+                                                   {"serving", WorkloadKind::serving},
                                                    {"training_run", WorkloadKind::training_run},
                                                    {"jobs", std::nullopt}});
   if (config.workload == WorkloadKind::training_run) {
     parse_training_run_workload(w, std::string(kAt), config);  // parse_fleet.cpp
+    return;
+  }
+  if (config.workload == WorkloadKind::serving) {
+    parse_serving_workload(doc, w, std::string(kAt), config);  // parse_serving.cpp
     return;
   }
   const int64_t ranks = total_gpus(config);

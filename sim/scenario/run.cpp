@@ -17,6 +17,7 @@
 #include "sim/scenario/input_error.hpp"
 #include "sim/scenario/link_report.hpp"
 #include "sim/scenario/run_collective.hpp"
+#include "sim/scenario/run_serving.hpp"
 #include "sim/scenario/run_training_run.hpp"
 #include "sim/scenario/summary.hpp"
 #include "topology/topology.hpp"
@@ -126,6 +127,9 @@ void run_network(const Config& config, engine::Simulator& sim, RunOutput* output
       summary["traffic"] =
           run_traffic(config, sim, comm, outputs && options.flow_table ? &outputs->flows_csv : nullptr);
       break;
+    case WorkloadKind::serving:  // disaggregated, its KV caches over the network
+      summary["serving"] = detail::run_serving(config, sim, &comm, outputs != nullptr);
+      break;
     case WorkloadKind::training_run:
       break;  // run_once's
   }
@@ -148,14 +152,17 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
   sim.recorder().enable_trace(tracing);
   json summary = {{"scenario", config.name}, {"seed", seed}, {"sim_time_s", 0.0}, {"events", 0}, {"wall_time_s", 0.0}};
   const bool training_run = config.workload == WorkloadKind::training_run;
+  const bool serving = config.workload == WorkloadKind::serving;
   if (training_run) summary["training_run"] = detail::run_training_run(config, sim, outputs != nullptr);
+  else if (serving && !config.serving_kv_over_network) summary["serving"] = detail::run_serving(config, sim, nullptr, outputs != nullptr);
   else run_network(config, sim, outputs, options, summary);
   summary["sim_time_s"] = sim.now();
   summary["events"] = sim.events_processed();
   if (outputs) {
     std::ostringstream ts, tr;
-    // A training run records its series at every change of its state and fleet.
-    if (config.run.timeseries_interval_s > 0 || training_run) {
+    // A training run records its series at every change of its state and fleet; a serving
+    // fleet every config.serving.timeseries_interval_s (60 s unless the file says).
+    if (config.run.timeseries_interval_s > 0 || training_run || (serving && config.serving.timeseries_interval_s > 0)) {
       sim.recorder().write_timeseries_csv(ts);
       outputs->timeseries_csv = ts.str();
     }
@@ -172,7 +179,9 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
 }  // namespace
 
 void check_buildable(const Config& config) {
-  if (config.workload == WorkloadKind::training_run) return;  // no network; parse_config checked it all
+  // No network (a serving fleet's only when its KV caches cross one); parse_config checked it all.
+  if (config.workload == WorkloadKind::training_run) return;
+  if (config.workload == WorkloadKind::serving && !config.serving_kv_over_network) return;
   engine::Simulator sim(config.seed);
   World world(config, sim);
   detail::check_collectives(config, *world.comm);

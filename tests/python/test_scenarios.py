@@ -16,6 +16,8 @@ BLOCK_KEYS = {
     "collective": {"op", "algorithm", "ranks", "results"},
     "training_run": {"wall_time_s", "goodput", "interruptions", "failures", "checkpoints", "lost_work_s",
                      "restore_time_s", "cost_usd"},
+    "serving": {"requests", "completed", "dropped", "latency_mean_s", "latency_p50_s", "latency_p95_s",
+                "latency_p99_s", "wait_mean_s", "slo_attainment", "replicas_mean", "replicas_max", "cost_usd"},
 }
 
 
