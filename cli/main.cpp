@@ -102,6 +102,7 @@ void print_human(const json& s) {
       for (const auto& b : c["background"]) std::printf("background: %s\n", b.dump().c_str());
   }
   if (s.contains("links") && !s["links"]["hottest"].empty()) {
+    std::printf("links by class:\n%s", cs::scenario::link_classes_text(s["links"]).c_str());
     std::printf("hottest links:\n%s", cs::scenario::hottest_links_text(s["links"]).c_str());
   }
   if (s.contains("training_run")) std::printf("%s", cs::scenario::training_run_text(s["training_run"]).c_str());
@@ -110,6 +111,13 @@ void print_human(const json& s) {
     const auto& t = s["traffic"];
     std::printf("traffic: %.0f flows, makespan %.6g s, mean FCT %.6g s, p99 FCT %.6g s\n", number(t["flows"]),
                 number(t["makespan_s"]), number(t["mean_fct_s"]), number(t["p99_fct_s"]));
+  }
+  if (s.contains("fabric")) {
+    const auto& f = s["fabric"];
+    std::printf("fabric: network $%.4gM, %.4g kW; $%.0f per GPU, $%.4g per GB/s of bisection\n",
+                number(f["network_cost_usd"]) / 1e6, number(f["network_power_w"]) / 1e3,
+                number(f["network_cost_per_gpu_usd"]), number(f["network_usd_per_bisection_GBps"]));
+    for (const auto& note : f["notes"]) std::printf("note: %s\n", note.get<std::string>().c_str());
   }
 }
 

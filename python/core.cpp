@@ -60,8 +60,8 @@ std::string topology_report(const std::string& doc_text) {
   return cs::scenario::report_json(cs::scenario::topology_report(json::parse(doc_text))).dump();
 }
 
-std::vector<std::string> route_links(const std::string& doc_text, int src_rank, int dst_rank) {
-  return cs::scenario::route_links(json::parse(doc_text), src_rank, dst_rank);
+std::vector<std::string> route_links(const std::string& doc_text, int src_rank, int dst_rank, uint64_t flow_key) {
+  return cs::scenario::route_links(json::parse(doc_text), src_rank, dst_rank, flow_key);
 }
 
 std::string topology_graph(const std::string& doc_text) {
@@ -88,7 +88,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("validate", &validate, py::arg("doc"));
   m.def("run", &run, py::arg("doc"));
   m.def("topology_report", &topology_report, py::arg("doc"));
-  m.def("route_links", &route_links, py::arg("doc"), py::arg("src_rank"), py::arg("dst_rank"));
+  m.def("route_links", &route_links, py::arg("doc"), py::arg("src_rank"), py::arg("dst_rank"),
+        py::arg("flow_key") = 0);
   m.def("topology_graph", &topology_graph, py::arg("doc"));
   m.def("schema", [] { return std::string(cs::scenario::schema_text()); });
   m.def("training_run_states", &training_run_states);

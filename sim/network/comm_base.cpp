@@ -211,6 +211,7 @@ TransferId CommBase::open_slot(TransferObserver* observer, uint64_t tag, double 
   }
   Slot& s = slots_[index];
   s.active = true;
+  s.route = nullptr;
   s.observer = observer;
   s.tag = tag;
   s.bytes = bytes;
@@ -250,6 +251,12 @@ TransferId CommBase::collective(GroupId group, CollectiveOp op, double bytes, Tr
   s.choice = p.choice;
   s.run = run.start(bytes, p.costs, [this, id] { complete(id); });
   return id;
+}
+
+const topo::Route* CommBase::route_of(TransferId id) const {
+  const std::size_t index = id & 0xffffffffu;
+  if (index >= slots_.size() || !slots_[index].active || slots_[index].generation != id >> 32) return nullptr;
+  return slots_[index].route;
 }
 
 CollectiveChoice CommBase::choice(TransferId id) const {

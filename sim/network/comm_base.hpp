@@ -74,6 +74,7 @@ class CommBase : public Comm {
   double alone_time_s(GroupId group, work::CollectiveOp op, double bytes,
                       const CollectiveOptions& options = {}) override;
   double cancel(TransferId id) override;
+  const topo::Route* route_of(TransferId id) const override;
   std::size_t active_transfers() const override { return active_; }
   uint64_t transfers_completed() const override { return completed_; }
 
@@ -101,12 +102,13 @@ class CommBase : public Comm {
     CollectiveRunner* runner = nullptr;  // collectives; null for sends
     RunHandle run;                       // collectives, and sends on the stage fluid
     FlowId flow = 0;                     // sends on the flow model
+    const topo::Route* route = nullptr;  // sends: the path taken
     CollectiveChoice choice;
   };
   const Slot& slot_of(TransferId id) const { return slots_[id & 0xffffffffu]; }
   Slot& slot_of(TransferId id) { return slots_[id & 0xffffffffu]; }
 
-  // The model's part. start_send fills the slot's flow or run; cancel_send returns the bytes
+  // The model's part. start_send fills the slot's route and its flow or run; cancel_send returns the bytes
   // delivered, or -1 when the send finished at this instant and its word is still to come.
   virtual void start_send(TransferId id, int src_gpu, int dst_gpu, double bytes, uint64_t flow_key) = 0;
   virtual double cancel_send(TransferId id) = 0;

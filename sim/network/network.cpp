@@ -50,7 +50,26 @@ void Network::StagePlacement::clear() {
 }
 
 RouteId Network::path(int src_rank, int dst_rank, uint64_t flow_key) {
-  return path_of(router_->route(src_rank, dst_rank, flow_key));
+  return path_of(route(src_rank, dst_rank, flow_key));
+}
+
+const topo::Route& Network::route(int src_rank, int dst_rank, uint64_t flow_key) {
+  if (!pxn_ || topology_.node_of_rank(src_rank) == topology_.node_of_rank(dst_rank))
+    return router_->route(src_rank, dst_rank, flow_key);
+  const int src_nic = topology_.nic_of_local_gpu(topology_.local_of_rank(src_rank));
+  const int dst_local = topology_.local_of_rank(dst_rank);
+  if (src_nic == topology_.nic_of_local_gpu(dst_local)) return router_->route(src_rank, dst_rank, flow_key);
+  const uint64_t pair = uint64_t{static_cast<uint32_t>(src_rank)} << 32 | static_cast<uint32_t>(dst_rank);
+  auto& by_key = proxied_[pair];
+  if (const auto it = by_key.find(flow_key); it != by_key.end()) return it->second;
+  const int proxy = topology_.node_of_rank(src_rank) * (topology_.ranks() / topology_.nodes()) + dst_local;
+  const topo::Route& a = router_->route(src_rank, proxy, flow_key);
+  const topo::Route& b = router_->route(proxy, dst_rank, flow_key);
+  topo::Route joined;
+  joined.links = a.links;
+  joined.links.insert(joined.links.end(), b.links.begin(), b.links.end());
+  joined.latency_s = a.latency_s + b.latency_s;
+  return by_key.emplace(flow_key, std::move(joined)).first->second;
 }
 
 RouteId Network::path_of(const topo::Route& r) {
@@ -73,7 +92,7 @@ RouteId Network::chain_path(std::span<const topo::Route* const> routes) {
 RouteId Network::chain_path(std::span<const std::pair<int, int>> pairs) {
   std::vector<topo::LinkId> links;
   for (const auto& [src, dst] : pairs) {
-    const topo::Route& r = router_->route(src, dst, 0);
+    const topo::Route& r = route(src, dst, 0);
     links.insert(links.end(), r.links.begin(), r.links.end());
   }
   return flows_.add_route(links, 0.0);

@@ -37,9 +37,17 @@ class Network {
   RouteId chain_path(std::span<const topo::Route* const> routes);
   // The flow model's id of a route the router gave (registered on first use).
   RouteId path_of(const topo::Route& route);
-  const topo::Route& route(int src_rank, int dst_rank, uint64_t flow_key = 0) {
-    return router_->route(src_rank, dst_rank, flow_key);
-  }
+  // Every route the network uses comes from here: the router's, or with PXN a proxied one.
+  const topo::Route& route(int src_rank, int dst_rank, uint64_t flow_key = 0);
+
+  // PXN (NCCL's PCIe x NVLink proxying): a transfer between nodes whose source GPU's NIC is on
+  // another rail than the destination GPU's first crosses the node fabric to the source
+  // node's GPU with the destination's local index (on the destination's rail), then leaves
+  // through that GPU's NIC: the fabric carries it on the destination's rail alone (a
+  // rail-optimized fabric then needs no spine for it). Off by default, as in NCCL before it
+  // decides per message; routes are fixed once chosen.
+  void set_pxn(bool on) { pxn_ = on; }
+  bool pxn() const { return pxn_; }
 
   // Load-aware routings (adaptive, UGAL) read how many transfers use each link when they pick
   // a path. By default they read the flow model's flows; a model that moves bytes otherwise
@@ -87,6 +95,9 @@ class Network {
   std::vector<uint32_t> placed_;          // per link: transfers of the stage being placed
   std::unordered_map<const topo::Route*, RouteId> paths_;  // router's cached routes -> ids
   std::map<std::vector<const topo::Route*>, RouteId> chains_;
+  bool pxn_ = false;
+  // PXN's routes (two router routes joined), by (src, dst, flow key); nodes never move.
+  std::unordered_map<uint64_t, std::unordered_map<uint64_t, topo::Route>> proxied_;
 };
 
 }  // namespace cs::net

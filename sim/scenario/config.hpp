@@ -8,6 +8,7 @@
 #include "sim/fleet/serving_config.hpp"
 #include "sim/fleet/training_run_config.hpp"
 #include "sim/network/comm_base.hpp"
+#include "topology/bill.hpp"
 #include "topology/params.hpp"
 #include "workloads/collective.hpp"
 #include "workloads/traffic.hpp"
@@ -35,6 +36,9 @@ struct NetworkConfig {
   // NCCL protocol of data/nccl_tuning.json (simple, ll, ll128), automatic (the tuner picks
   // per size) or none (the wire alone).
   net::Protocol protocol = net::Protocol::automatic;
+  // PXN: cross-rail transfers hop over the node fabric to the destination's rail first
+  // (Network::set_pxn).
+  bool pxn = false;
   topo::RoutingKind routing = topo::RoutingKind::dmodk;  // default: dmodk on fat-trees, minimal on
                                                          // dragonflies, dor on tori, else shortest
 };
@@ -69,6 +73,7 @@ struct Config {
   uint64_t seed = 1;
   GpuConfig gpu;
   topo::TopologyParams topology;
+  topo::PriceTable prices;  // data/prices.json with topology.prices over it
   NetworkConfig network;
   InNetworkConfig in_network;
   WorkloadKind workload = WorkloadKind::collective;

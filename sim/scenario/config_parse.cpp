@@ -31,8 +31,10 @@ void parse_network(const json& doc, Config& config) {
        {"ll128", net::Protocol::ll128},
        {"none", net::Protocol::none}},
       net::Protocol::automatic);
+  config.network.pxn = get_bool(n, "pxn", "network", false);
   const TopologyKind kind = config.topology.kind;
-  std::vector<Choice<RoutingKind>> routings;
+  // "default": the family's natural routing, so one file can be swept across families.
+  std::vector<Choice<RoutingKind>> routings{{"default", topo::default_routing(kind)}};
   for (RoutingKind r : topo::kRoutingKinds) routings.push_back({topo::to_string(r), r});
   config.network.routing = get_choice<RoutingKind>(n, "routing", "network", routings, topo::default_routing(kind));
   const auto needs = topo::routing_family(config.network.routing);

@@ -14,6 +14,7 @@
 #include "sim/network/network.hpp"
 #include "sim/network/network_sampler.hpp"
 #include "sim/network/traffic_run.hpp"
+#include "sim/scenario/fabric_summary.hpp"
 #include "sim/scenario/input_error.hpp"
 #include "sim/scenario/link_report.hpp"
 #include "sim/scenario/run_collective.hpp"
@@ -48,6 +49,7 @@ struct World {
     } catch (const std::invalid_argument& e) {
       throw InputError("network.routing", e.what());
     }
+    network->set_pxn(config.network.pxn);
     net::CommConfig c;
     c.model = config.network.model;
     c.granularity = config.network.granularity;
@@ -69,21 +71,33 @@ struct World {
 // Chrome traces stay loadable: beyond this many flows, only the first ones are traced.
 constexpr std::size_t kMaxTracedFlows = 200000;
 
-std::string flow_table(const net::TrafficRun& traffic) {
+// The vertices a route crosses, "a>b>c" (quoted when a name holds a comma or a quote).
+std::string route_field(const topo::Topology& t, const topo::Route* route) {
+  if (!route || route->links.empty()) return "";
+  std::string s = t.vertex(t.link(route->links.front()).from).name;
+  for (topo::LinkId l : route->links) s += ">" + t.vertex(t.link(l).to).name;
+  if (s.find_first_of(",\"") == std::string::npos) return s;
+  std::string quoted = "\"";
+  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string flow_table(const net::TrafficRun& traffic, const topo::Topology& topology) {
   std::ostringstream out;
   out.precision(17);
-  out << "flow,src,dst,bytes,start_s,finish_s,fct_s\n";
+  out << "flow,src,dst,bytes,start_s,finish_s,fct_s,route\n";
   for (std::size_t i = 0; i < traffic.flows(); ++i) {
     const work::FlowSpec& f = traffic.spec(i);
     out << i << ',' << f.src << ',' << f.dst << ',' << f.bytes << ',' << f.start_s << ',';
     if (traffic.finished(i)) out << f.start_s + traffic.fct_s()[i] << ',' << traffic.fct_s()[i];
     else out << ',';
-    out << '\n';
+    out << ',' << route_field(topology, traffic.route(i)) << '\n';
   }
   return out.str();
 }
 
-json run_traffic(const Config& config, engine::Simulator& sim, net::Comm& comm, std::string* flows_csv) {
+json run_traffic(const Config& config, engine::Simulator& sim, net::Comm& comm, const topo::Topology& topology,
+                 std::string* flows_csv) {
   net::TrafficRun traffic(comm, sim, work::expand_traffic(config.traffic, comm.ranks()));
   traffic.start();
   sim.run(config.run.until_s > 0 ? config.run.until_s : engine::kForever);
@@ -102,7 +116,7 @@ json run_traffic(const Config& config, engine::Simulator& sim, net::Comm& comm, 
                          "flow", 0, f.src, f.start_s, traffic.fct_s()[i]);
     }
   }
-  if (flows_csv) *flows_csv = flow_table(traffic);
+  if (flows_csv) *flows_csv = flow_table(traffic, topology);
   return {{"flows", traffic.flows()},
           {"completed", traffic.completed()},
           {"makespan_s", traffic.makespan_s()},
@@ -116,7 +130,7 @@ void run_network(const Config& config, engine::Simulator& sim, RunOutput* output
                  json& summary) {
   World world(config, sim);
   net::Comm& comm = *world.comm;
-  net::NetworkSampler sampler(comm, sim, config.run.timeseries_interval_s);
+  net::NetworkSampler sampler(comm, sim, config.run.timeseries_interval_s, &world.topology);
   if (outputs && config.run.timeseries_interval_s > 0) sampler.start();
 
   switch (config.workload) {
@@ -125,7 +139,7 @@ void run_network(const Config& config, engine::Simulator& sim, RunOutput* output
       break;
     case WorkloadKind::traffic:
       summary["traffic"] =
-          run_traffic(config, sim, comm, outputs && options.flow_table ? &outputs->flows_csv : nullptr);
+          run_traffic(config, sim, comm, world.topology, outputs && options.flow_table ? &outputs->flows_csv : nullptr);
       break;
     case WorkloadKind::serving:  // disaggregated, its KV caches over the network
       summary["serving"] = detail::run_serving(config, sim, &comm, outputs != nullptr);
@@ -197,6 +211,10 @@ RunOutput run_scenario(const Config& config, const RunOptions& options) {
       static_cast<std::size_t>(n), config.seed, options.threads,
       [&](uint64_t seed) { return run_once(config, seed, seed == config.seed ? &out : nullptr, options); });
   out.summary = combine_replications(summaries);
+  if (config.workload != WorkloadKind::training_run) {  // the workload ran on a fabric: what it cost
+    out.summary["fabric"] = detail::fabric_summary(config);
+    detail::add_cost_per_busbw(out.summary, out.summary["fabric"]);
+  }
   if (n > 1 && out.summary.contains("collective")) {
     // The combined table keeps the sizes every replication reached: it lacks the most any
     // replication left out.

@@ -15,7 +15,8 @@ struct RunOutput {
   // training_run, which records its state, nodes per market and cost at every change.
   std::string timeseries_csv;
   std::string trace_json;       // Chrome/Perfetto trace; empty without run.trace
-  // traffic workloads: one row per flow, "flow,src,dst,bytes,start_s,finish_s,fct_s"
+  // traffic workloads: one row per flow, "flow,src,dst,bytes,start_s,finish_s,fct_s,route"
+  // (route: the vertices the flow crossed, "a>b>c")
   // (finish and fct empty for flows still running at run.until); empty unless asked for.
   std::string flows_csv;
   // Every directed link that carried bytes (link_report.hpp, link_table_csv).
