@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/fleet/slot_pool.hpp"
+
 namespace cs::serving {
 
 namespace {
@@ -45,14 +47,7 @@ int CommKvTransfer::decode_rank(uint32_t slot, int gpu) const {
 
 void CommKvTransfer::send(uint32_t from, uint32_t to, double bytes, KvTransferObserver& observer,
                           uint64_t tag) {
-  uint32_t slot;
-  if (!free_.empty()) {
-    slot = free_.back();
-    free_.pop_back();
-  } else {
-    slot = static_cast<uint32_t>(pending_.size());
-    pending_.emplace_back();
-  }
+  const uint32_t slot = detail::take_slot(pending_, free_);
   Pending& p = pending_[slot];
   p.observer = &observer;
   p.tag = tag;

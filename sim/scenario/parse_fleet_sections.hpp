@@ -30,7 +30,7 @@ void parse_interruptions(const json& fleet, fleet::SpotReclaimConfig& reclaims, 
 void parse_failures(const json& fleet, fleet::FailureConfig& failures);
 
 // workload.* of a serving workload (parse_serving.cpp), after hardware and topology.
-void parse_serving_workload(const json& doc, const json& workload, const std::string& at, Config& config);
+void parse_serving_workload(const json& workload, const std::string& at, Config& config);
 // fleet.* of a serving workload and the run keys it uses (parse_serving_fleet.cpp), after run.
 void parse_serving_fleet(const json& doc, Config& config);
 

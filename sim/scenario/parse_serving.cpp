@@ -269,7 +269,7 @@ void parse_disaggregated(const json& w, const std::string& at, Config& config) {
 
 }  // namespace
 
-void parse_serving_workload(const json& doc, const json& w, const std::string& at, Config& config) {
+void parse_serving_workload(const json& w, const std::string& at, Config& config) {
   refuse_keys(w, at, {"background"}, "to traffic and collective workloads, beside them on the fabric");
   config.serving = serving::ServingConfig{};
   parse_arrivals(w, at, config.serving.arrivals);

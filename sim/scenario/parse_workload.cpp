@@ -221,7 +221,7 @@ void parse_workload(const json& doc, Config& config) {
     return;
   }
   if (config.workload == WorkloadKind::serving) {
-    parse_serving_workload(doc, w, std::string(kAt), config);  // parse_serving.cpp
+    parse_serving_workload(w, std::string(kAt), config);  // parse_serving.cpp
     return;
   }
   const int64_t ranks = total_gpus(config);

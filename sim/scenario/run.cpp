@@ -190,12 +190,17 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
   return summary;
 }
 
+// Whether the workload runs on the simulated fabric: not a training run, nor a serving fleet
+// but for its KV caches when they cross one.
+bool runs_on_fabric(const Config& config) {
+  if (config.workload == WorkloadKind::training_run) return false;
+  return config.workload != WorkloadKind::serving || config.serving_kv_over_network;
+}
+
 }  // namespace
 
 void check_buildable(const Config& config) {
-  // No network (a serving fleet's only when its KV caches cross one); parse_config checked it all.
-  if (config.workload == WorkloadKind::training_run) return;
-  if (config.workload == WorkloadKind::serving && !config.serving_kv_over_network) return;
+  if (!runs_on_fabric(config)) return;  // no network; parse_config checked it all
   engine::Simulator sim(config.seed);
   World world(config, sim);
   detail::check_collectives(config, *world.comm);
@@ -211,7 +216,7 @@ RunOutput run_scenario(const Config& config, const RunOptions& options) {
       static_cast<std::size_t>(n), config.seed, options.threads,
       [&](uint64_t seed) { return run_once(config, seed, seed == config.seed ? &out : nullptr, options); });
   out.summary = combine_replications(summaries);
-  if (config.workload != WorkloadKind::training_run) {  // the workload ran on a fabric: what it cost
+  if (runs_on_fabric(config)) {  // the workload ran on a fabric: what it cost
     out.summary["fabric"] = detail::fabric_summary(config);
     detail::add_cost_per_busbw(out.summary, out.summary["fabric"]);
   }
