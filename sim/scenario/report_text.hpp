@@ -22,5 +22,8 @@ std::string duration(const nlohmann::json& v);
 std::string plain(double x);
 std::string count(const nlohmann::json& v);
 std::string dollars(const nlohmann::json& v);
+// "   <market> $x (<hours> <unit>)" for each market of b.cost_usd_by_market that cost anything,
+// its hours from b[hours_key] (node-hours of a training run, replica-hours of a serving fleet).
+std::string cost_by_market(const nlohmann::json& b, const char* hours_key, const char* unit);
 
 }  // namespace cs::scenario::detail

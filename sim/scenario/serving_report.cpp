@@ -27,16 +27,6 @@ std::string percentiles(const json& group) {
          latency(key(group, "p99_s"));
 }
 
-std::string by_market(const json& b) {
-  std::string out;
-  if (!b.contains("cost_usd_by_market")) return out;
-  for (const auto& [market, usd] : b["cost_usd_by_market"].items())
-    if (mean_of(usd) > 0.0)
-      out += "   " + market + " " + dollars(usd) + " (" +
-             plain(mean_of(at(b, "replica_hours_by_market", market.c_str()))) + " replica-h)";
-  return out;
-}
-
 }  // namespace
 
 std::string serving_text(const json& b) {
@@ -65,7 +55,7 @@ std::string serving_text(const json& b) {
            "\n";
   out += "  replicas     mean " + count(key(b, "replicas_mean")) + "   max " + count(key(b, "replicas_max")) + "   ready mean " +
          count(at(b, "fleet", "ready_mean")) + "\n";
-  out += "  cost         " + dollars(key(b, "cost_usd")) + by_market(b) + "\n";
+  out += "  cost         " + dollars(key(b, "cost_usd")) + cost_by_market(b, "replica_hours_by_market", "replica-h") + "\n";
   const double reclaims = mean_of(at(b, "fleet", "reclaims")), failures = mean_of(at(b, "fleet", "failures"));
   if (reclaims > 0 || failures > 0 || mean_of(at(b, "replica_hours_by_market", "spot")) > 0)
     out += "  spot         " + count(at(b, "fleet", "reclaims")) + " reclaims over " +
