@@ -15,6 +15,7 @@
 #include "sim/scenario/jobs_report.hpp"
 #include "sim/scenario/link_report.hpp"
 #include "sim/scenario/run.hpp"
+#include "sim/scenario/serving_report.hpp"
 #include "sim/scenario/topology_report.hpp"
 #include "sim/scenario/training_run_report.hpp"
 
@@ -108,6 +109,7 @@ void print_human(const json& s) {
   }
   if (s.contains("training_run")) std::printf("%s", cs::scenario::training_run_text(s["training_run"]).c_str());
   if (s.contains("jobs")) std::printf("%s", cs::scenario::jobs_text(s["jobs"]).c_str());
+  if (s.contains("serving")) std::printf("%s", cs::scenario::serving_text(s["serving"]).c_str());
   if (s.contains("traffic")) {
     const auto& t = s["traffic"];
     std::printf("traffic: %.0f flows, makespan %.6g s, mean FCT %.6g s, p99 FCT %.6g s\n", number(t["flows"]),

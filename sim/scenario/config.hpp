@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/fleet/jobs_config.hpp"
+#include "sim/fleet/serving_config.hpp"
 #include "sim/fleet/training_run_config.hpp"
 #include "sim/network/comm_base.hpp"
 #include "topology/bill.hpp"
@@ -43,7 +44,7 @@ struct NetworkConfig {
                                                          // dragonflies, dor on tori, else shortest
 };
 
-enum class WorkloadKind : uint8_t { traffic, collective, training_run, jobs };
+enum class WorkloadKind : uint8_t { traffic, collective, training_run, serving, jobs };
 
 struct RunConfig {
   double until_s = 0;               // 0 = until the workload is done
@@ -85,6 +86,11 @@ struct Config {
   fleet::TrainingRunConfig training_run;
   // jobs: the job stream, the cluster's nodes and the scheduler (parse_jobs.cpp fills it).
   jobs::JobsConfig jobs;
+  // serving: the fleet library's config (parse_serving*.cpp fill it from workload, fleet and
+  // run); kv_over_network: disaggregated with a topology, the KV caches cross the simulated
+  // network (the prefill pool on the first GPUs, the decode pool on the next).
+  serving::ServingConfig serving;
+  bool serving_kv_over_network = false;
   RunConfig run;
 };
 

@@ -61,6 +61,8 @@ void parse_run(const json& doc, Config& config) {
   }
   run.timeseries_interval_s =
       get_quantity(r, "timeseries_interval", "run", QuantityKind::time, Sign::non_negative, 0);
+  if (member(r, "warmup") && config.workload != WorkloadKind::serving)  // parse_serving_fleet.cpp reads it
+    throw InputError("run.warmup", "applies to serving workloads (requests arriving before it are not counted)");
 }
 
 }  // namespace detail

@@ -1,5 +1,6 @@
-// workload.*: traffic patterns and collectives (a training_run's keys: parse_fleet.cpp; a jobs
-// workload's: parse_jobs.cpp).
+// workload.*: traffic patterns and collectives (a training_run's keys: parse_fleet.cpp; a
+// serving workload's: parse_serving.cpp; a jobs workload's: parse_jobs.cpp).
+#include "sim/scenario/parse_fleet_sections.hpp"
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/parse_util.hpp"
 #include "workloads/collective_plan.hpp"
@@ -212,7 +213,7 @@ void parse_workload(const json& doc, Config& config) {
                                                   {{"traffic", WorkloadKind::traffic},
                                                    {"collective", WorkloadKind::collective},
                                                    {"training", std::nullopt},
-                                                   {"serving", std::nullopt},
+                                                   {"serving", WorkloadKind::serving},
                                                    {"training_run", WorkloadKind::training_run},
                                                    {"jobs", WorkloadKind::jobs}});
   if (config.workload == WorkloadKind::training_run) {
@@ -220,6 +221,10 @@ void parse_workload(const json& doc, Config& config) {
     return;
   }
   if (config.workload == WorkloadKind::jobs) return;  // parse_jobs.cpp, with the fleet section
+  if (config.workload == WorkloadKind::serving) {
+    parse_serving_workload(w, std::string(kAt), config);  // parse_serving.cpp
+    return;
+  }
   const int64_t ranks = total_gpus(config);
   if (config.workload == WorkloadKind::traffic) parse_traffic(w, std::string(kAt), ranks, config.traffic);
   else parse_collective(w, std::string(kAt), ranks, config.collective);

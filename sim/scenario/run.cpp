@@ -19,6 +19,7 @@
 #include "sim/scenario/link_report.hpp"
 #include "sim/scenario/run_collective.hpp"
 #include "sim/scenario/run_jobs.hpp"
+#include "sim/scenario/run_serving.hpp"
 #include "sim/scenario/run_training_run.hpp"
 #include "sim/scenario/summary.hpp"
 #include "topology/topology.hpp"
@@ -141,6 +142,9 @@ void run_network(const Config& config, engine::Simulator& sim, RunOutput* output
       summary["traffic"] =
           run_traffic(config, sim, comm, world.topology, outputs && options.flow_table ? &outputs->flows_csv : nullptr);
       break;
+    case WorkloadKind::serving:  // disaggregated, its KV caches over the network
+      summary["serving"] = detail::run_serving(config, sim, &comm, outputs != nullptr);
+      break;
     case WorkloadKind::training_run:
     case WorkloadKind::jobs:
       break;  // run_once's
@@ -165,18 +169,22 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
   json summary = {{"scenario", config.name}, {"seed", seed}, {"sim_time_s", 0.0}, {"events", 0}, {"wall_time_s", 0.0}};
   const bool training_run = config.workload == WorkloadKind::training_run;
   const bool jobs = config.workload == WorkloadKind::jobs;
+  const bool serving = config.workload == WorkloadKind::serving;
   if (training_run) summary["training_run"] = detail::run_training_run(config, sim, outputs != nullptr);
   else if (jobs)
     summary["jobs"] = detail::run_jobs(config, sim, outputs != nullptr,
                                        outputs && options.job_table ? &outputs->jobs_csv : nullptr);
+  else if (serving && !config.serving_kv_over_network) summary["serving"] = detail::run_serving(config, sim, nullptr, outputs != nullptr);
   else run_network(config, sim, outputs, options, summary);
   summary["sim_time_s"] = sim.now();
   summary["events"] = sim.events_processed();
   if (outputs) {
     std::ostringstream ts, tr;
     // A training run records its series at every change of its state and fleet; a jobs
-    // workload samples its queues (hourly by default).
-    if (config.run.timeseries_interval_s > 0 || training_run || jobs) {
+    // workload samples its queues (hourly by default); a serving fleet every
+    // config.serving.timeseries_interval_s (60 s unless the file says).
+    if (config.run.timeseries_interval_s > 0 || training_run || jobs ||
+        (serving && config.serving.timeseries_interval_s > 0)) {
       sim.recorder().write_timeseries_csv(ts);
       outputs->timeseries_csv = ts.str();
     }
@@ -190,11 +198,28 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
   return summary;
 }
 
+// Whether the workload runs on the simulated fabric: not a training run, nor a serving fleet
+// but for its KV caches when they cross one.
+// The workload moves bytes over the simulated network (a World runs it).
+bool runs_on_network(const Config& config) {
+  switch (config.workload) {
+    case WorkloadKind::training_run:
+    case WorkloadKind::jobs: return false;
+    case WorkloadKind::serving: return config.serving_kv_over_network;
+    default: return true;
+  }
+}
+
+// The summary reports what the fabric costs: for every workload on the network, and for a
+// jobs cluster placed on a topology (its nodes' fabric, though jobs send no bytes on it).
+bool reports_fabric(const Config& config) {
+  return runs_on_network(config) || (config.workload == WorkloadKind::jobs && !config.jobs.node_domain.empty());
+}
+
 }  // namespace
 
 void check_buildable(const Config& config) {
-  // No network: parse_config checked it all (and built a jobs workload's topology).
-  if (config.workload == WorkloadKind::training_run || config.workload == WorkloadKind::jobs) return;
+  if (!runs_on_network(config)) return;  // no network; parse_config checked it all
   engine::Simulator sim(config.seed);
   World world(config, sim);
   detail::check_collectives(config, *world.comm);
@@ -210,7 +235,7 @@ RunOutput run_scenario(const Config& config, const RunOptions& options) {
       static_cast<std::size_t>(n), config.seed, options.threads,
       [&](uint64_t seed) { return run_once(config, seed, seed == config.seed ? &out : nullptr, options); });
   out.summary = combine_replications(summaries);
-  if (config.workload != WorkloadKind::training_run) {  // the workload ran on a fabric: what it cost
+  if (reports_fabric(config)) {  // what the fabric it ran on costs
     out.summary["fabric"] = detail::fabric_summary(config);
     detail::add_cost_per_busbw(out.summary, out.summary["fabric"]);
   }

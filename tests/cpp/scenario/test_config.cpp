@@ -182,7 +182,7 @@ TEST_CASE("cross-field rules name their path", "[config]") {
            "links": [{"a": "n0", "b": "spin"}]}})", "topology.links.0.b", "unknown link endpoint"},
       {R"({"hardware": {"node": {"gpus": 1}}, "topology": {"kind": "custom", "nodes": 2, "switches": ["s"],
            "links": [{"a": "n0", "b": "s"}]}})", "topology.links", "\"n1\" is not connected"},
-      {R"({"fleet": {"nodes": 4}})", "fleet", "not implemented yet"},
+      {R"({"fleet": {"nodes": 4}})", "fleet", "applies to training_run, serving and jobs workloads"},
       {R"({"run": {"until": "-1s"}})", "run.until", ">= 0"},
       {R"({"run": {"trace": true}})", "run.trace", "or false"},
       {R"({"seed": -1})", "seed", "expected an integer from 0"},
