@@ -1,8 +1,17 @@
 #pragma once
-// Samples the communication layer's state into the recorder's time series every `interval`
-// seconds while work is in flight or pending, whichever model runs: "active_flows" (flows,
-// or stages moving bytes), "active_transfers" (sends and collectives in flight) and
-// "transfers_completed".
+// Samples the communication layer's state every `interval` seconds while work is in flight or
+// pending, whichever model runs: "active_flows" (flows, or stages moving bytes),
+// "active_transfers" (sends and collectives in flight) and "transfers_completed".
+//
+// Bounded whatever the interval and the run's length: samples are taken at t0 + k x interval
+// (never by accumulating a step, which stalls once the step is below the clock's resolution),
+// and when a series reaches max_samples the sampler keeps every other sample and doubles its
+// interval (coarsened(), interval_s() say so), so memory stays below max_samples per series
+// and the events it costs grow with the logarithm of the run's length over the interval.
+// Samples reach the recorder at flush().
+#include <cstddef>
+#include <vector>
+
 #include "sim/engine/priority.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/network/comm.hpp"
@@ -11,24 +20,27 @@ namespace cs::net {
 
 class NetworkSampler final : public engine::EventTarget {
  public:
-  NetworkSampler(const Comm& comm, engine::Simulator& sim, double interval_s)
-      : comm_(comm), sim_(sim), interval_s_(interval_s) {}
+  static constexpr std::size_t kDefaultMaxSamples = 100000;
+  // interval_s > 0 and finite; max_samples >= 2.
+  NetworkSampler(const Comm& comm, engine::Simulator& sim, double interval_s,
+                 std::size_t max_samples = kDefaultMaxSamples);
   // First sample at the current instant, after everything else that happens then.
-  void start() { sim_.schedule_at(sim_.now(), *this, 0, engine::priority::observe); }
-  void on_event(uint64_t) override {
-    const double now = sim_.now();
-    auto& rec = sim_.recorder();
-    rec.sample("active_flows", now, static_cast<double>(comm_.active_flows()));
-    rec.sample("active_transfers", now, static_cast<double>(comm_.active_transfers()));
-    rec.sample("transfers_completed", now, static_cast<double>(comm_.transfers_completed()));
-    if (comm_.active_transfers() > 0 || sim_.pending() > 0)
-      sim_.schedule_in(interval_s_, *this, 0, engine::priority::observe);
-  }
+  void start();
+  void on_event(uint64_t) override;
+  // Writes the samples kept into the recorder's three series (call once, after the run).
+  void flush();
+  double interval_s() const { return interval_s_; }
+  bool coarsened() const { return interval_s_ != requested_s_; }
+  std::size_t samples() const { return time_.size(); }
 
  private:
   const Comm& comm_;
   engine::Simulator& sim_;
-  double interval_s_;
+  double requested_s_, interval_s_;
+  std::size_t max_samples_;
+  double t0_ = 0;
+  uint64_t index_ = 0;  // of the sample taken last, on the grid t0 + k x interval
+  std::vector<double> time_, flows_, transfers_, completed_;
 };
 
 }  // namespace cs::net

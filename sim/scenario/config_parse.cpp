@@ -4,6 +4,7 @@
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/parse_util.hpp"
+#include "sim/scenario/quantity_range.hpp"
 
 namespace cs::scenario {
 namespace detail {
@@ -57,8 +58,8 @@ void parse_run(const json& doc, Config& config) {
     else if (t->is_string() && !t->get_ref<const std::string&>().empty()) run.trace_path = t->get<std::string>();
     else throw InputError("run.trace", "expected a file path for the trace, or false; got " + describe_value(*t));
   }
-  run.timeseries_interval_s =
-      get_quantity(r, "timeseries_interval", "run", QuantityKind::time, Sign::non_negative, 0);
+  run.max_memory_bytes = get_quantity(r, "max_memory", "run", QuantityKind::bytes, Sign::positive, 8e9);
+  run.timeseries_interval_s = get_ranged(r, "timeseries_interval", "run", "interval", 0, /*zero_means_none=*/true);
 }
 
 }  // namespace detail

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -15,6 +16,9 @@
 #include "sim/network/traffic_run.hpp"
 #include "sim/scenario/input_error.hpp"
 #include "sim/scenario/link_report.hpp"
+#include "sim/scenario/quantity_range.hpp"
+#include "sim/scenario/run_budget.hpp"
+#include "sim/scenario/run_checks.hpp"
 #include "sim/scenario/run_collective.hpp"
 #include "sim/scenario/summary.hpp"
 #include "topology/topology.hpp"
@@ -39,6 +43,7 @@ using nlohmann::json;
 // the chosen model over the workload's ranks. Built in this order; never moved.
 struct World {
   World(const Config& config, uint64_t seed) : sim(seed), topology(build_topology(config)) {
+    detail::check_reachable(config, topology);
     try {
       network = std::make_unique<net::Network>(sim, topology, config.network.routing);
     } catch (const std::invalid_argument& e) {
@@ -79,10 +84,26 @@ std::string flow_table(const net::TrafficRun& traffic) {
   return out.str();
 }
 
+// Without run.until every flow must finish: one that has not once nothing is left to happen
+// gets no bandwidth (input bounds make that impossible; this says which if it ever is).
+void check_finished(const Config& config, const net::TrafficRun& traffic) {
+  if (config.run.until_s > 0 || traffic.completed() == traffic.flows()) return;
+  for (std::size_t i = 0; i < traffic.flows(); ++i) {
+    if (traffic.finished(i)) continue;
+    const work::FlowSpec& f = traffic.spec(i);
+    const bool listed = config.traffic.pattern == work::TrafficPattern::flows;
+    throw InputError(listed ? "workload.flows." + std::to_string(i) : std::string("workload.pattern"),
+                     "flow " + std::to_string(i) + " (rank " + std::to_string(f.src) + " -> rank " +
+                         std::to_string(f.dst) + ", " + format_quantity(f.bytes, QuantityKind::bytes) +
+                         ") cannot finish: the network gives it no bandwidth");
+  }
+}
+
 json run_traffic(const Config& config, engine::Simulator& sim, net::Comm& comm, std::string* flows_csv) {
   net::TrafficRun traffic(comm, sim, work::expand_traffic(config.traffic, comm.ranks()));
   traffic.start();
   sim.run(config.run.until_s > 0 ? config.run.until_s : engine::kForever);
+  check_finished(config, traffic);
   std::vector<double> fct;
   fct.reserve(traffic.completed());
   auto& rec = sim.recorder();
@@ -112,11 +133,15 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
   const auto wall0 = std::chrono::steady_clock::now();
   World world(config, seed);
   engine::Simulator& sim = world.sim;
+  if (options.interrupted) sim.set_interrupt_check(options.interrupted);
   net::Comm& comm = *world.comm;
   const bool tracing = outputs && !config.run.trace_path.empty();
   sim.recorder().enable_trace(tracing);
-  net::NetworkSampler sampler(comm, sim, config.run.timeseries_interval_s);
-  if (outputs && config.run.timeseries_interval_s > 0) sampler.start();
+  std::optional<net::NetworkSampler> sampler;
+  if (outputs && options.timeseries && config.run.timeseries_interval_s > 0) {
+    sampler.emplace(comm, sim, config.run.timeseries_interval_s);
+    sampler->start();
+  }
 
   json block;
   std::string kind;
@@ -145,7 +170,14 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
   if (outputs) outputs->links_csv = link_table_csv(world.topology, usage);
   if (outputs) {
     std::ostringstream ts, tr;
-    if (config.run.timeseries_interval_s > 0) {
+    if (sampler) {
+      sampler->flush();
+      if (sampler->coarsened())
+        outputs->warnings.push_back(
+            "warning: run.timeseries_interval: coarsened from " +
+            format_quantity(config.run.timeseries_interval_s, QuantityKind::time) + " to " +
+            format_quantity(sampler->interval_s(), QuantityKind::time) + " to keep at most " +
+            std::to_string(net::NetworkSampler::kDefaultMaxSamples) + " samples per series");
       sim.recorder().write_timeseries_csv(ts);
       outputs->timeseries_csv = ts.str();
     }
@@ -156,17 +188,29 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
   }
   summary["wall_time_s"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  detail::check_finite(summary);
   return summary;
 }
 
 }  // namespace
 
 void check_buildable(const Config& config) {
+  check_cost(config);
+  // A large fabric is checked from its parameters only (the parser ran the builders' checks):
+  // building a million-node topology to validate a file would take minutes.
+  double cables = 0;
+  try {
+    cables = double(topo::topology_size(config.topology).cables);
+  } catch (const topo::BuildError&) {
+    // Building reports it, at its key.
+  }
+  if (cables > kMaxValidateBuildCables) return;
   World world(config, config.seed);
   detail::check_collectives(config, *world.comm);
 }
 
 RunOutput run_scenario(const Config& config, const RunOptions& options) {
+  check_cost(config);
   const auto wall0 = std::chrono::steady_clock::now();
   std::vector<json> summaries;
   RunOutput out;
@@ -175,6 +219,7 @@ RunOutput run_scenario(const Config& config, const RunOptions& options) {
     summaries.push_back(
         run_once(config, config.seed + static_cast<uint64_t>(r), r == 0 ? &out : nullptr, options));
   out.summary = combine_replications(summaries);
+  detail::check_finite(out.summary);
   if (n > 1 && out.summary.contains("collective")) {
     // The combined table keeps the sizes every replication reached: it lacks the most any
     // replication left out.
