@@ -15,9 +15,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <queue>
 #include <vector>
 
+#include "bench/bench_util.hpp"
 #include "sim/engine/event_queue.hpp"
 #include "sim/engine/random.hpp"
 #include "sim/engine/simulator.hpp"
@@ -82,16 +84,8 @@ class HoldTarget final : public EventTarget {
 
 // Thread CPU time, not wall time: the machine may be shared, and time spent descheduled
 // says nothing about the queue. (Cache pollution by neighbours still shows.)
-double cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using cs::bench::median;
+double cpu_seconds() { return cs::bench::thread_cpu_s(); }
 
 struct Config {
   std::size_t pending;
@@ -182,15 +176,9 @@ volatile double g_sink = 0.0;  // keeps the loops from being optimized away
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) {
-      quick = true;
-    } else {
-      std::fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
-      return 2;
-    }
-  }
+  const std::optional<bool> parsed = cs::bench::parse_quick(argc, argv);
+  if (!parsed) return 2;
+  const bool quick = *parsed;
 
   const std::vector<Config> configs =
       quick ? std::vector<Config>{{1'000, 100'000, 500'000, 3},

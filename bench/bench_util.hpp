@@ -13,6 +13,7 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "topology/params.hpp"
@@ -22,6 +23,13 @@ namespace cs::bench {
 inline double thread_cpu_s() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// CPU seconds of the whole process (all its threads: a TBB benchmark).
+inline double process_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
@@ -80,6 +88,21 @@ inline topo::TopologyParams dgx_fat_tree(int gpus) {
   p.oversubscription = 1.0;
   p.rail_optimized = true;
   return p;
+}
+
+// True with --quick, false with no argument; nullopt (after printing the usage) otherwise: for
+// benchmarks that take no sizes.
+inline std::optional<bool> parse_quick(int argc, char** argv) {
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      quick = true;
+    } else {
+      std::fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
+      return std::nullopt;
+    }
+  }
+  return quick;
 }
 
 // The benchmarks' command line: [--quick] [GPUs...].

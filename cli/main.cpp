@@ -4,16 +4,20 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "cli/output_set.hpp"
 #include "cli/sweep.hpp"
+#include "sim/scenario/compare.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/link_report.hpp"
 #include "sim/scenario/run.hpp"
 #include "sim/scenario/topology_report.hpp"
+#include "sim/scenario/training_run_report.hpp"
 
 namespace fs = std::filesystem;
 using cs::scenario::InputError;
@@ -29,31 +33,6 @@ json load_doc(const std::string& file, const std::vector<std::string>& sets) {
 
 cs::scenario::Config load(const std::string& file, const std::vector<std::string>& sets) {
   return cs::scenario::parse_config(load_doc(file, sets));
-}
-
-// Write `text` to dir/name so that readers see either the old file or the whole new one.
-void write_atomically(const fs::path& dir, const std::string& name, const std::string& text) {
-  const fs::path target = dir / name;
-  const fs::path tmp = dir / ("." + name + ".tmp");
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) throw InputError("--out", "could not write " + tmp.string());
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw InputError("--out", "could not write " + target.string());
-  }
-}
-
-void prepare_out_dir(const fs::path& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir))
-    throw InputError("--out", "a directory that can be created or written: " + dir.string());
 }
 
 // A summary number, or the mean of a replicated one ({mean, ci95}); 0 when absent.
@@ -100,29 +79,48 @@ void print_human(const json& s) {
       for (const auto& b : c["background"]) std::printf("background: %s\n", b.dump().c_str());
   }
   if (s.contains("links") && !s["links"]["hottest"].empty()) {
+    std::printf("links by class:\n%s", cs::scenario::link_classes_text(s["links"]).c_str());
     std::printf("hottest links:\n%s", cs::scenario::hottest_links_text(s["links"]).c_str());
   }
+  if (s.contains("training_run")) std::printf("%s", cs::scenario::training_run_text(s["training_run"]).c_str());
   if (s.contains("traffic")) {
     const auto& t = s["traffic"];
     std::printf("traffic: %.0f flows, makespan %.6g s, mean FCT %.6g s, p99 FCT %.6g s\n", number(t["flows"]),
                 number(t["makespan_s"]), number(t["mean_fct_s"]), number(t["p99_fct_s"]));
   }
+  if (s.contains("fabric")) {
+    const auto& f = s["fabric"];
+    std::printf("fabric: network $%.4gM, %.4g kW; $%.0f per GPU, $%.4g per GB/s of bisection\n",
+                number(f["network_cost_usd"]) / 1e6, number(f["network_power_w"]) / 1e3,
+                number(f["network_cost_per_gpu_usd"]), number(f["network_usd_per_bisection_GBps"]));
+    for (const auto& note : f["notes"]) std::printf("note: %s\n", note.get<std::string>().c_str());
+  }
 }
 
+// The summary (and --out's files) of one run. Every output path is checked before the run;
+// the files are written as a set after it (output_set.hpp).
 int cmd_run(const std::string& file, const std::vector<std::string>& sets, const std::string& out,
             bool as_json) {
   const auto config = load(file, sets);
-  if (!out.empty()) prepare_out_dir(out);
+  std::optional<cs::cli::OutputSet> files;
+  if (!out.empty()) {
+    files.emplace(out, "--out");
+    for (const char* name : {"summary.json", "timeseries.csv", "flows.csv", "links.csv"}) files->plan(name, "--out");
+    if (!config.run.trace_path.empty()) files->plan(fs::path(config.run.trace_path).filename().string(), "run.trace");
+  }
   cs::scenario::RunOptions options;
   options.flow_table = !out.empty();
+  options.timeseries = !out.empty();  // sampled only to be written
   const auto result = cs::scenario::run_scenario(config, options);
-  if (!out.empty()) {
-    write_atomically(out, "summary.json", result.summary.dump(2) + "\n");
-    if (!result.timeseries_csv.empty()) write_atomically(out, "timeseries.csv", result.timeseries_csv);
-    if (!result.flows_csv.empty()) write_atomically(out, "flows.csv", result.flows_csv);
-    if (!result.links_csv.empty()) write_atomically(out, "links.csv", result.links_csv);
-    if (!result.trace_json.empty()) write_atomically(out, fs::path(config.run.trace_path).filename().string(), result.trace_json);
-  } else if (!result.trace_json.empty() || !result.timeseries_csv.empty()) {
+  for (const auto& line : result.warnings) std::cerr << line << "\n";
+  if (files) {
+    files->write("summary.json", result.summary.dump(2) + "\n");
+    if (!result.timeseries_csv.empty()) files->write("timeseries.csv", result.timeseries_csv);
+    if (!result.flows_csv.empty()) files->write("flows.csv", result.flows_csv);
+    if (!result.links_csv.empty()) files->write("links.csv", result.links_csv);
+    if (!result.trace_json.empty()) files->write(fs::path(config.run.trace_path).filename().string(), result.trace_json);
+    files->commit();
+  } else if (!config.run.trace_path.empty() || config.run.timeseries_interval_s > 0) {
     std::cerr << "note: trace and time series are written only with --out DIR\n";
   }
   if (as_json) std::cout << result.summary.dump(2) << "\n";
@@ -145,11 +143,51 @@ int cmd_sweep(const std::string& file, const std::vector<std::string>& sets,
   const fs::path target(out);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::error_code ec;
-  if (!out.empty() && (!target.has_filename() || fs::is_directory(target, ec) || !fs::is_directory(dir, ec)))
+  if (!out.empty() && (!target.has_filename() || !fs::is_directory(dir, ec)))
     throw InputError("--out", "a CSV file path in an existing directory: " + out);
+  std::optional<cs::cli::OutputSet> files;
+  if (!out.empty()) {
+    files.emplace(dir, "--out");
+    files->plan(target.filename().string(), "--out");
+  }
   const std::string csv = cs::cli::run_sweep(base, axes, jobs);
-  if (out.empty()) std::cout << csv;
-  else write_atomically(dir, target.filename().string(), csv);
+  if (out.empty()) {
+    std::cout << csv;
+  } else {
+    files->write(target.filename().string(), csv);
+    files->commit();
+  }
+  return 0;
+}
+
+// A column's label: the file's stem, made unique by its position when two stems repeat.
+std::vector<std::string> labels_of(const std::vector<std::string>& files) {
+  std::vector<std::string> labels;
+  for (const auto& f : files) labels.push_back(fs::path(f).stem().string());
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    for (std::size_t j = i + 1; j < labels.size(); ++j)
+      if (labels[j] == labels[i]) labels[j].append("#").append(std::to_string(j + 1));
+  return labels;
+}
+
+int cmd_compare(const std::vector<std::string>& files, const std::vector<std::string>& workload_files,
+                const std::vector<std::string>& sets, int jobs, bool as_json) {
+  std::vector<cs::scenario::ComparedFabric> fabrics;
+  const auto labels = labels_of(files);
+  for (std::size_t i = 0; i < files.size(); ++i)
+    fabrics.push_back({labels[i], cs::scenario::read_scenario_file(files[i])});
+  // The workloads: each --workload file's, else the first fabric file's.
+  std::vector<cs::scenario::ComparedWorkload> workloads;
+  const std::vector<std::string>& sources = workload_files.empty() ? std::vector<std::string>{files.front()} : workload_files;
+  const auto workload_labels = labels_of(sources);
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const json doc = workload_files.empty() ? fabrics.front().doc : cs::scenario::read_scenario_file(sources[i]);
+    if (!doc.contains("workload")) throw InputError("workload", "a workload in " + sources[i]);
+    workloads.push_back({workload_labels[i], doc["workload"]});
+  }
+  const json comparison = cs::scenario::compare_fabrics(fabrics, workloads, sets, jobs);
+  if (as_json) std::cout << comparison.dump(2) << "\n";
+  else std::cout << cs::scenario::comparison_text(comparison);
   return 0;
 }
 
@@ -197,6 +235,23 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1024));
   sweep->add_option("--out", sweep_out, "Write the CSV to this file (atomically) instead of stdout");
 
+  std::vector<std::string> compare_files, workload_files;
+  auto* compare = app.add_subcommand(
+      "compare", "Run the same workloads on several fabrics and print them side by side: GPUs, "
+                 "switches, cables, network cost and power, bisection, and per workload row its "
+                 "time, busbw and network cost per GB/s of busbw");
+  compare->add_option("FILES", compare_files, "Scenario files, one per fabric (hardware, topology, network)")
+      ->required()
+      ->expected(1, -1);
+  compare->add_option("--workload", workload_files,
+                      "Run this scenario file's workload on every fabric (repeatable); default: the "
+                      "first file's")
+      ->allow_extra_args(false);
+  compare->add_option("--set", sets, "Override a key on every fabric: PATH=VALUE")->allow_extra_args(false);
+  compare->add_option("-j,--jobs", jobs, "Run N fabric x workload pairs at once (output is the same for any N)")
+      ->check(CLI::Range(1, 1024));
+  compare->add_flag("--json", as_json, "Print the comparison as JSON");
+
   app.add_subcommand("schema", "Print the JSON Schema of scenario files");
 
   try {
@@ -206,22 +261,44 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // A first word that is no command: name it (CLI11 would say only that one is required).
+    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
+      std::string commands;
+      for (const auto* sub : app.get_subcommands({})) commands += (commands.empty() ? "" : ", ") + sub->get_name();
+      std::cerr << "error: unknown command \"" << argv[1] << "\"\n  hint: the commands are " << commands << "\n";
+      return 2;
+    }
     std::cerr << "error: " << e.what() << "\n  hint: clustersim --help\n";
     return 2;
   }
 
-  try {
+  auto dispatch = [&]() -> int {
     if (run->parsed()) return cmd_run(file, sets, out, as_json);
     if (topo->parsed()) return cmd_topo(file, sets, as_json);
     if (sweep->parsed()) return cmd_sweep(file, sets, grids, jobs, sweep_out);
+    if (compare->parsed()) return cmd_compare(compare_files, workload_files, sets, jobs, as_json);
     if (validate->parsed()) {
       const auto config = load(file, sets);
+      for (const auto& line : config.warnings) std::cerr << line << "\n";
       cs::scenario::check_buildable(config);
       std::cout << "ok: " << file << "\n";
       return 0;
     }
     std::cout << cs::scenario::schema_text();
     return 0;
+  };
+  try {
+    const int code = dispatch();
+    // What was printed must have reached stdout: a full device or a closed stdout is a
+    // failure, not a success that showed nothing.
+    if (!cs::cli::stdout_ok()) {
+      std::cerr << "error: could not write to standard output\n";
+      return 1;
+    }
+    return code;
+  } catch (const cs::cli::OutputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
     return 2;

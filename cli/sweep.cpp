@@ -11,39 +11,18 @@
 #include <utility>
 #include <vector>
 
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
+#include "sim/scenario/grid_check.hpp"
 #include "sim/scenario/load.hpp"
+#include "sim/scenario/parallel.hpp"
 #include "sim/scenario/run.hpp"
 
 namespace cs::cli {
 
 using nlohmann::json;
+using scenario::for_each_index;
 using scenario::InputError;
 
 namespace {
-
-constexpr std::size_t kMaxPoints = 1'000'000;
-
-// Run body(i) for i in [0, n) on `jobs` threads. Each index's exception is kept; afterwards the
-// one with the lowest index is rethrown, so which error is reported does not depend on `jobs`.
-template <class Body>
-void for_each_index(std::size_t n, int jobs, Body body) {
-  std::vector<std::exception_ptr> errors(n);
-  tbb::task_arena arena(jobs);
-  arena.execute([&] {
-    tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
-      try {
-        body(i);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    });
-  });
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
-}
 
 // A row: columns in insertion order; setting an existing column overwrites it in place (as
 // assigning to a Python dict does).
@@ -195,16 +174,9 @@ GridAxis parse_grid(std::string_view arg) {
 }
 
 std::string run_sweep(const json& base, const std::vector<GridAxis>& axes, int jobs) {
-  std::set<std::string> seen;
-  std::size_t total = 1;
-  for (const auto& axis : axes) {
-    if (!seen.insert(axis.path).second)
-      throw InputError("--grid", axis.path + " is given twice; give all its values in one --grid");
-    if (axis.values.empty()) throw InputError("--grid", axis.path + " has no values");
-    if (axis.values.size() > kMaxPoints / total)
-      throw InputError("--grid", "the grid has more than " + std::to_string(kMaxPoints) + " points");
-    total *= axis.values.size();
-  }
+  std::vector<scenario::GridAxisShape> shape;
+  for (const auto& axis : axes) shape.push_back({axis.path, axis.values.size()});
+  const std::size_t total = scenario::check_grid(shape, "--grid");
 
   // Points in itertools.product order: the last axis varies fastest.
   std::vector<std::vector<std::pair<std::string, json>>> points(total);

@@ -1,11 +1,19 @@
 // clustersim._core: converts between Python and the C++ scenario layer, nothing more.
 // Documents cross the boundary as JSON text so there is one implementation of every rule.
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "sim/engine/simulator.hpp"
+#include "sim/fleet/training_run_config.hpp"
+#include "sim/scenario/grid_check.hpp"
+#include "sim/scenario/compare.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/run.hpp"
 #include "sim/scenario/topology_report.hpp"
@@ -41,45 +49,139 @@ void validate(const std::string& doc_text) {
   cs::scenario::check_buildable(config);
 }
 
-py::tuple run(const std::string& doc_text) {
-  cs::scenario::RunOutput out;
+// A run's cancellation: set by the thread that waits for the run (on a signal) or by a
+// sweep (on any failure); polled by the run's simulators (RunOptions::interrupted) from
+// whichever threads run its replications. One per run or per sweep, never process-wide.
+class CancelToken {
+ public:
+  void cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+  bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<bool> cancelled_{false};
+};
+
+// Runs the scenario on a thread of its own while this one, holding the GIL every 100 ms,
+// asks Python whether a signal came (PyErr_CheckSignals: only the main thread can see one).
+// On Ctrl-C the token stops the simulators within their next poll (every 4,096 events), the
+// run thread is joined and the KeyboardInterrupt raised: within a second, not at the run's end.
+py::tuple run(const std::string& doc_text, std::shared_ptr<CancelToken> token) {
+  if (!token) token = std::make_shared<CancelToken>();
+  cs::scenario::RunOptions options;
+  options.flow_table = true;
+  options.interrupted = [token] { return token->cancelled(); };
+  std::future<cs::scenario::RunOutput> running;
   {
-    // Parsing is cheap; the simulation is not: let other Python threads run meanwhile.
     py::gil_scoped_release release;
-    const auto config = cs::scenario::parse_config(json::parse(doc_text));
-    cs::scenario::RunOptions options;
-    options.flow_table = true;
-    out = cs::scenario::run_scenario(config, options);
+    running = std::async(std::launch::async, [&doc_text, &options] {
+      const auto config = cs::scenario::parse_config(json::parse(doc_text));
+      return cs::scenario::run_scenario(config, options);
+    });
   }
+  for (;;) {
+    std::future_status status;
+    {
+      py::gil_scoped_release release;
+      status = running.wait_for(std::chrono::milliseconds(100));
+    }
+    if (status == std::future_status::ready) break;
+    if (PyErr_CheckSignals() != 0) {
+      token->cancel();
+      {
+        py::gil_scoped_release release;
+        running.wait();
+      }
+      try {
+        running.get();
+      } catch (...) {
+        // Interrupted, or whatever came first: the signal's exception is the one raised.
+      }
+      throw py::error_already_set();
+    }
+  }
+  const cs::scenario::RunOutput out = running.get();
   return py::make_tuple(out.summary.dump(), out.timeseries_csv, out.trace_json, out.flows_csv,
-                        out.links_csv);
+                        out.links_csv, out.warnings);
+}
+
+// The grid's checks of `clustersim sweep` (grid_check.hpp): returns the number of points.
+std::size_t check_grid(const std::vector<std::pair<std::string, std::size_t>>& axes) {
+  std::vector<cs::scenario::GridAxisShape> shape;
+  for (const auto& [path, values] : axes) shape.push_back({path, values});
+  return cs::scenario::check_grid(shape, "grid");
 }
 
 std::string topology_report(const std::string& doc_text) {
   return cs::scenario::report_json(cs::scenario::topology_report(json::parse(doc_text))).dump();
 }
 
-std::vector<std::string> route_links(const std::string& doc_text, int src_rank, int dst_rank) {
-  return cs::scenario::route_links(json::parse(doc_text), src_rank, dst_rank);
+std::vector<std::string> route_links(const std::string& doc_text, int src_rank, int dst_rank, uint64_t flow_key) {
+  return cs::scenario::route_links(json::parse(doc_text), src_rank, dst_rank, flow_key);
 }
 
 std::string topology_graph(const std::string& doc_text) {
   return cs::scenario::topology_graph(json::parse(doc_text)).dump();
 }
 
+// The names of a training run's states, indexed by the value of its "<prefix>.state" series.
+std::vector<std::string> training_run_states() {
+  std::vector<std::string> names;
+  for (std::size_t s = 0; s < cs::fleet::kJobStates; ++s)
+    names.emplace_back(cs::fleet::to_string(static_cast<cs::fleet::JobState>(s)));
+  return names;
+}
+
+// fabrics: (label, scenario JSON); workloads: (label, workload JSON). Returns the comparison
+// JSON and its text table.
+py::tuple compare(const std::vector<std::pair<std::string, std::string>>& fabrics,
+                  const std::vector<std::pair<std::string, std::string>>& workloads,
+                  const std::vector<std::string>& sets, int jobs) {
+  std::vector<cs::scenario::ComparedFabric> f;
+  for (const auto& [label, doc] : fabrics) f.push_back({label, json::parse(doc)});
+  std::vector<cs::scenario::ComparedWorkload> w;
+  for (const auto& [label, workload] : workloads) w.push_back({label, json::parse(workload)});
+  json comparison;
+  {
+    py::gil_scoped_release release;
+    comparison = cs::scenario::compare_fabrics(f, w, sets, jobs);
+  }
+  return py::make_tuple(comparison.dump(), cs::scenario::comparison_text(comparison));
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "clustersim private core: use the clustersim package instead";
-  py::register_exception<cs::scenario::InputError>(m, "ScenarioError", PyExc_ValueError);
+  // ScenarioError carries the JSON path of the input at fault as `.path` ("" for the whole
+  // document). The type lives in the module; the translator finds it there.
+  static py::exception<cs::scenario::InputError> scenario_error(m, "ScenarioError", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const cs::scenario::InputError& e) {
+      py::object error = py::reinterpret_borrow<py::object>(scenario_error.ptr())(e.what());
+      error.attr("path") = e.path();
+      PyErr_SetObject(scenario_error.ptr(), error.ptr());
+    } catch (const cs::engine::Interrupted&) {
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
+    }
+  });
+  py::class_<CancelToken, std::shared_ptr<CancelToken>>(m, "CancelToken")
+      .def(py::init<>())
+      .def("cancel", &CancelToken::cancel)
+      .def_property_readonly("cancelled", &CancelToken::cancelled);
   m.def("load_file", &load_file, py::arg("path"));
   m.def("parse_text", &parse_text, py::arg("text"));
   m.def("set_path", &set_path, py::arg("doc"), py::arg("path"), py::arg("value_json"));
   m.def("apply_override", &apply_override, py::arg("doc"), py::arg("assignment"));
   m.def("validate", &validate, py::arg("doc"));
-  m.def("run", &run, py::arg("doc"));
+  m.def("run", &run, py::arg("doc"), py::arg("cancel") = nullptr);
+  m.def("check_grid", &check_grid, py::arg("axes"));
   m.def("topology_report", &topology_report, py::arg("doc"));
-  m.def("route_links", &route_links, py::arg("doc"), py::arg("src_rank"), py::arg("dst_rank"));
+  m.def("route_links", &route_links, py::arg("doc"), py::arg("src_rank"), py::arg("dst_rank"),
+        py::arg("flow_key") = 0);
   m.def("topology_graph", &topology_graph, py::arg("doc"));
+  m.def("compare", &compare, py::arg("fabrics"), py::arg("workloads"), py::arg("sets"), py::arg("jobs"));
   m.def("schema", [] { return std::string(cs::scenario::schema_text()); });
+  m.def("training_run_states", &training_run_states);
 }

@@ -72,7 +72,8 @@ std::string fmt_ratio(double r) {
 }
 
 // What the fat-tree builder decided that the parameters did not say.
-void fat_tree_notes(const FatTreeLayout& f, const TopologyParams& p, TopologyReport& r) {
+void fat_tree_notes(const FatTreeLayout& f, const TopologyParams& p, const std::vector<TierRatio>& ratios,
+                    std::vector<std::string>& notes) {
   if (f.tiers < f.tiers_requested) {
     const FatTreeTier& below_top = f.tier[static_cast<std::size_t>(std::max(f.tiers - 2, 0))];
     const std::string why =
@@ -83,12 +84,12 @@ void fat_tree_notes(const FatTreeLayout& f, const TopologyParams& p, TopologyRep
                                                         : "groups of tier " + std::to_string(f.tiers - 1)) +
                            " fit under one top switch's " + std::to_string(p.switch_radix) +
                            " ports";
-    r.notes.push_back("tiers: " + std::to_string(f.tiers_requested) + " asked, " +
+    notes.push_back("tiers: " + std::to_string(f.tiers_requested) + " asked, " +
                       std::to_string(f.tiers) + " built: " + why +
                       "; another tier would add switches and hops, not bandwidth");
   }
-  for (std::size_t i = 0; i < r.oversubscription_by_tier.size(); ++i) {
-    const TierRatio& tr = r.oversubscription_by_tier[i];
+  for (std::size_t i = 0; i < ratios.size(); ++i) {
+    const TierRatio& tr = ratios[i];
     const std::size_t upper = i - 1;  // index into upper_oversubscription for i >= 1
     const double want = i == 0 ? p.oversubscription
                         : upper < p.upper_oversubscription.size() ? p.upper_oversubscription[upper]
@@ -96,7 +97,7 @@ void fat_tree_notes(const FatTreeLayout& f, const TopologyParams& p, TopologyRep
     // Ratios are asked in ports; bundles round the up-ports up.
     const double ports = static_cast<double>(tr.down_ports) / tr.up_ports;
     if (ports < want * (1 - 1e-9))
-      r.notes.push_back(tr.tier + ": " + std::to_string(tr.down_ports) + " down / " +
+      notes.push_back(tr.tier + ": " + std::to_string(tr.down_ports) + " down / " +
                         std::to_string(tr.up_ports) + " up ports, " + fmt_ratio(ports) +
                         ":1 (asked " + fmt_ratio(want) + ":1): up-ports rounded up to whole " +
                         "bundles of " + std::to_string(tr.parallel_links));
@@ -104,6 +105,31 @@ void fat_tree_notes(const FatTreeLayout& f, const TopologyParams& p, TopologyRep
 }
 
 }  // namespace
+
+std::string link_class(const Topology& t, LinkId l) {
+  const Link& link = t.link(l);
+  const Vertex& a = t.vertex(link.from);
+  const Vertex& b = t.vertex(link.to);
+  const auto role = [&](const Vertex& v) -> std::string {
+    switch (v.kind) {
+      case VertexKind::gpu: return "gpu";
+      case VertexKind::nic: return "nic";
+      case VertexKind::node_switch: return "node_switch";
+      case VertexKind::fabric_switch: return tier_name(t, v);
+    }
+    return "?";
+  };
+  std::string c = role(a) + ">" + role(b);
+  if (const DragonflyLayout* df = t.dragonfly(); df && is_switch(a) && is_switch(b))
+    c += a.index / df->routers_per_group == b.index / df->routers_per_group ? ":local" : ":global";
+  return c;
+}
+
+std::vector<std::string> build_notes(const Topology& topology, const TopologyParams& params) {
+  std::vector<std::string> notes;
+  if (const FatTreeLayout* f = topology.fat_tree()) fat_tree_notes(*f, params, tier_ratios(topology), notes);
+  return notes;
+}
 
 std::vector<TierRatio> tier_ratios(const Topology& t) {
   std::vector<TierRatio> out;
@@ -211,7 +237,7 @@ TopologyReport make_report(const Topology& t, const TopologyParams& params,
     r.tiers = f->tiers;
     r.tiers_requested = f->tiers_requested;
     r.oversubscription_by_tier = tier_ratios(t);
-    fat_tree_notes(*f, params, r);
+    r.notes = build_notes(t, params);
   }
 
   Bill bill = make_bill(t, params, prices);

@@ -75,6 +75,16 @@ inline constexpr int64_t kBfsWork = int64_t{20} * 1000 * 1000;
 TopologyReport make_report(const Topology& topology, const TopologyParams& params,
                            const PriceTable& prices);
 
+// A directed link's class, for roll-ups: "<from role>><to role>", a role being gpu, nic,
+// node_switch, or a fabric switch's tier (leaf, spine, core; router; switch), with
+// ":local" / ":global" on a dragonfly's router-to-router links ("leaf>spine", "nic>leaf",
+// "gpu>node_switch", "router>router:global").
+std::string link_class(const Topology& topology, LinkId link);
+
+// What the builder decided that the parameters did not say (fewer tiers than asked, ratios
+// rounded by bundles): the report's notes.
+std::vector<std::string> build_notes(const Topology& topology, const TopologyParams& params);
+
 // Network USD per GB/s of bus bandwidth delivered to every GPU: network_cost_usd /
 // (gpus x busbw in GB/s), i.e. network cost per GPU over busbw; busbw_Bps is a measured
 // collective's busbw (nccl-tests definition, bytes/s). 0 when busbw_Bps <= 0.

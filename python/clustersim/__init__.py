@@ -6,11 +6,20 @@
     res = cs.run(sc)            # res.summary: dict, as `clustersim run --json` prints it
     df = cs.sweep(sc, {"topology.nodes": [16, 32, 64]}, jobs=2)
     topo = cs.Topology.from_scenario(sc)   # topo.report: dict, as `clustersim topo --json`
+    cmp = cs.compare(["scenarios/compare_fat_tree_1k.json", "scenarios/compare_dragonfly_1k.json"])
+    cmp.results                 # one row per fabric x case: time, busbw, $ per GB/s of busbw
+    fig = cs.gantt(cs.run("scenarios/training_run_by_hand.json"))   # a training run's states
+    df = cs.compare_markets(cs.Scenario.load("scenarios/training_run_spot_405b.json"),
+                            mixes=[0, 0.7, 1], replications=20)  # days and dollars, 95% CIs
 """
 from ._core import ScenarioError
 from .scenario import Scenario
 from .result import Result, run
 from .sweep import sweep, schema
 from .topology import Topology
+from .compare import Comparison, compare
+from .fleet import compare_markets, gantt, job_states, state_intervals
 
-__all__ = ["Scenario", "Result", "ScenarioError", "Topology", "run", "sweep", "schema"]
+__all__ = ["Scenario", "Result", "ScenarioError", "Topology", "Comparison", "compare", "run", "sweep",
+           "schema", "gantt",
+           "compare_markets", "job_states", "state_intervals"]

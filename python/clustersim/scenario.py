@@ -8,6 +8,13 @@ import os
 from . import _core
 
 
+def scenario_error(path: str, expected: str) -> _core.ScenarioError:
+    """A ScenarioError raised from Python, formatted as the C++ layer's, with its `.path`."""
+    error = _core.ScenarioError(f"error: {path or '<scenario>'}: {expected}")
+    error.path = path
+    return error
+
+
 class Scenario:
     """A scenario file's contents. Paths are dot-separated keys, a number indexes a list,
     exactly as `clustersim run --set PATH=VALUE` takes them."""
@@ -32,8 +39,14 @@ class Scenario:
         return sc
 
     def set(self, path: str, value) -> "Scenario":
-        """Set the value at `path` (in place); returns self for chaining."""
-        self._doc = json.loads(_core.set_path(json.dumps(self._doc), path, json.dumps(value)))
+        """Set the value at `path` (in place); returns self for chaining. A value JSON cannot
+        hold (NaN, infinity, an object) is a ScenarioError at `path`."""
+        try:
+            value_json = json.dumps(value, allow_nan=False)
+        except (ValueError, TypeError) as e:
+            raise scenario_error(path, f"a value JSON can hold (a number, string, bool, list or dict); got {value!r} "
+                                       f"({e})") from None
+        self._doc = json.loads(_core.set_path(json.dumps(self._doc), path, value_json))
         return self
 
     def override(self, assignment: str) -> "Scenario":

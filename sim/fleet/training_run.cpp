@@ -388,11 +388,18 @@ TrainingRunResult TrainingRun::result() const {
   return r;
 }
 
+void run_until_done(engine::Simulator& sim, const TrainingRun& run, engine::Time until) {
+  // One event at a time: Simulator::run(until) would move the clock on to `until` after the
+  // job is done.
+  while (!run.done() && sim.queue().top_time() <= until) sim.step();
+  if (!run.done()) sim.run(until);
+}
+
 TrainingRunResult run_training(const TrainingRunConfig& config, uint64_t seed) {
   engine::Simulator sim(seed);
   TrainingRun run(sim, config);
   run.start();
-  sim.run(run.config().max_wall_time_s);
+  run_until_done(sim, run, run.config().max_wall_time_s);
   return run.result();
 }
 

@@ -123,6 +123,10 @@ class TrainingRun final : public engine::EventTarget, public InstancePoolListene
   TrainingRunResult counts_;  // counters filled as the run goes; result() completes them
 };
 
+// Runs `sim` until the job is done, leaving the clock at its end (the pools' events after it
+// are not run), or until `until`, leaving the clock there.
+void run_until_done(engine::Simulator& sim, const TrainingRun& run, engine::Time until);
+
 // One run in its own Simulator seeded with `seed`, until done or config.max_wall_time_s.
 TrainingRunResult run_training(const TrainingRunConfig& config, uint64_t seed);
 

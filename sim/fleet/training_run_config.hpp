@@ -122,7 +122,11 @@ struct TrainingRunResult {
 
   // The numbers of the summary: SCENARIOS.md's training_run keys first (wall_time_s, goodput,
   // interruptions, failures, checkpoints, lost_work_s, restore_time_s, cost_usd), then the
-  // breakdowns ("time_in_state_s.running", "cost_usd_by_market.spot", ...).
+  // breakdowns, each named "<group>.<name>" (a summary nests them under the group):
+  //   job.{completed (1 or 0), useful_time_s, restores, reconfigurations},
+  //   checkpoint.{interval_s, write_s, blocking_s, emergency, async_writes_lost, writes_lost},
+  //   fleet.{node_failures, reclaims, fallbacks, job_mtbf_s},
+  //   time_in_state_s.<state>, cost_usd_by_market.<market>, node_hours_by_market.<market>.
   std::vector<std::pair<std::string, double>> summary_numbers() const;
 };
 

@@ -69,6 +69,9 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan, const
   latency_.reserve(plan.stages.size());
 
   RouteMemo route_of(network);
+  // Load-aware routings choose each stage's routes transfer by transfer, seeing the ones
+  // placed before them (Network::StagePlacement); the memo would reuse the first choice.
+  Network::StagePlacement placement(network);
   std::vector<const topo::Route*> routes;  // per transfer of the stage
   std::vector<StageLatency::Wire> wires;
   // A stage's (link, unit load, crossings) per hop, merged by link: sorting the hops costs the
@@ -81,13 +84,17 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan, const
   std::vector<Hop> hops_of;
   for (const work::Stage& stage : plan.stages) {
     const std::size_t stage_index = routing_.size(), n = stage.transfers.size();
+    placement.clear();
     routes.resize(n);
     wires.resize(n);
     Eigen::VectorXd shares(static_cast<Eigen::Index>(n));
     std::size_t hops = 0;
     for (std::size_t t = 0; t < n; ++t) {
       const work::Transfer& tr = stage.transfers[t];
-      const topo::Route& route = flow_key ? network.route(tr.src, tr.dst, flow_key(stage_index, t)) : route_of(tr.src, tr.dst);
+      const topo::Route& route =
+          network.load_aware() ? placement.route(tr.src, tr.dst, flow_key ? flow_key(stage_index, t) : 0)
+          : flow_key           ? network.route(tr.src, tr.dst, flow_key(stage_index, t))
+                               : route_of(tr.src, tr.dst);
       routes[t] = &route;
       wires[t] = {route.latency_s, transfer_class(topology, tr.src, tr.dst)};
       shares[static_cast<Eigen::Index>(t)] = tr.share;

@@ -7,28 +7,42 @@
 namespace cs::net {
 
 CollectiveRun::CollectiveRun(Network& network, const work::CollectivePlan& plan) : network_(network), plan_(plan) {
+  if (network_.load_aware()) return;  // each stage is routed when it starts
   stages_.reserve(plan.stages.size());
-  for (const work::Stage& stage : plan.stages) {
-    StageRoutes sr{{}, StageLatency(network_, stage)};
-    std::map<int32_t, std::vector<std::pair<int, int>>> chains;
-    std::map<int32_t, double> chain_share;
-    for (const work::Transfer& t : stage.transfers) {
-      if (t.chain < 0) continue;
-      chains[t.chain].emplace_back(t.src, t.dst);
-      chain_share[t.chain] = t.share;  // equal across a chain (collective_plan.hpp)
-    }
-    for (const auto& [chain, pairs] : chains)
-      sr.flights.push_back({network_.chain_path(pairs), chain_share[chain], 0.0, static_cast<double>(pairs.size())});
-    for (const work::Transfer& t : stage.transfers)
-      if (t.chain < 0)
-        sr.flights.push_back({network_.path(t.src, t.dst), t.share, network_.route(t.src, t.dst).latency_s, 1.0});
-    stages_.push_back(std::move(sr));
+  Network::StagePlacement placement(network_);  // places nothing: the routing ignores load
+  for (const work::Stage& stage : plan.stages) stages_.push_back(route_stage(stage, placement));
+}
+
+CollectiveRun::StageRoutes CollectiveRun::route_stage(const work::Stage& stage, Network::StagePlacement& placement) {
+  std::map<int32_t, std::vector<std::size_t>> chains;  // chain id -> its transfers, in order
+  for (std::size_t i = 0; i < stage.transfers.size(); ++i)
+    if (stage.transfers[i].chain >= 0) chains[stage.transfers[i].chain].push_back(i);
+  std::vector<const topo::Route*> routes(stage.transfers.size());
+  for (const auto& [chain, members] : chains)
+    for (std::size_t i : members) routes[i] = &placement.route(stage.transfers[i].src, stage.transfers[i].dst);
+  for (std::size_t i = 0; i < stage.transfers.size(); ++i)
+    if (stage.transfers[i].chain < 0) routes[i] = &placement.route(stage.transfers[i].src, stage.transfers[i].dst);
+  std::vector<StageLatency::Wire> wires(stage.transfers.size());
+  for (std::size_t i = 0; i < stage.transfers.size(); ++i)
+    wires[i] = {routes[i]->latency_s, transfer_class(network_.topology(), stage.transfers[i].src, stage.transfers[i].dst)};
+  StageRoutes sr{{}, StageLatency(stage, wires)};
+  std::vector<const topo::Route*> edges;
+  for (const auto& [chain, members] : chains) {
+    edges.clear();
+    for (std::size_t i : members) edges.push_back(routes[i]);
+    // A chain's transfers share one share (collective_plan.hpp).
+    sr.flights.push_back({network_.chain_path(edges), stage.transfers[members.front()].share, 0.0,
+                          static_cast<double>(members.size())});
   }
+  for (std::size_t i = 0; i < stage.transfers.size(); ++i)
+    if (stage.transfers[i].chain < 0)
+      sr.flights.push_back({network_.path_of(*routes[i]), stage.transfers[i].share, routes[i]->latency_s, 1.0});
+  return sr;
 }
 
 RunHandle CollectiveRun::start(double bytes, const CollectiveCosts& costs, std::function<void()> on_done) {
   if (!(bytes > 0)) throw std::invalid_argument("CollectiveRun::start: bytes must be > 0");
-  if (stages_.empty()) throw std::invalid_argument("CollectiveRun::start: the plan has no stages");
+  if (plan_.stages.empty()) throw std::invalid_argument("CollectiveRun::start: the plan has no stages");
   std::size_t slot;
   if (free_.empty()) {
     slot = instances_.size();
@@ -52,7 +66,14 @@ RunHandle CollectiveRun::start(double bytes, const CollectiveCosts& costs, std::
 
 void CollectiveRun::start_stage(std::size_t slot, double extra_latency_s) {
   Instance& in = instances_[slot];
-  const StageRoutes& stage = stages_[in.stage];
+  if (network_.load_aware()) {
+    Network::StagePlacement placement(network_);
+    in.routed = std::make_unique<StageRoutes>(route_stage(plan_.stages[in.stage], placement));
+    in.routes = in.routed.get();
+  } else {
+    in.routes = &stages_[in.stage];
+  }
+  const StageRoutes& stage = *in.routes;
   const double latency = stage.latency.seconds(in.costs) + extra_latency_s;
   const double scale = in.bytes / in.costs.bandwidth_efficiency;
   in.outstanding = stage.flights.size();
@@ -74,10 +95,10 @@ void CollectiveRun::on_flow_done(FlowId /*flow*/, uint64_t tag) {
     return;
   }
   in.delivered[flight] = 1;
-  const Flight& f = stages_[in.stage].flights[flight];
+  const Flight& f = in.routes->flights[flight];
   in.payload_done += f.share * in.bytes * f.transfers;
   if (--in.outstanding > 0) return;
-  if (++in.stage < stages_.size()) {
+  if (++in.stage < plan_.stages.size()) {
     start_stage(slot, 0.0);
     return;
   }
@@ -96,7 +117,7 @@ double CollectiveRun::cancel(RunHandle run) {
   in.unheard = 0;
   for (std::size_t i = 0; i < in.flows.size(); ++i) {
     if (in.delivered[i]) continue;
-    const Flight& f = stages_[in.stage].flights[i];
+    const Flight& f = in.routes->flights[i];
     const double wire = network_.flows().cancel(in.flows[i], this, tag_of(run.slot, i));
     if (wire >= 0) {
       delivered += wire * in.costs.bandwidth_efficiency * f.transfers;

@@ -12,10 +12,14 @@
 //
 // The plan's routes are registered once, when the CollectiveRun is built; any number of runs
 // of it may then be active at once (two all-reduces on one group), each with its own size.
+// With a load-aware routing (adaptive, UGAL) a stage's routes are chosen instead when it
+// starts, flow by flow, seeing the flows in flight and the stage's transfers placed before
+// (Network::StagePlacement).
 //
 // Uncontended, a run takes exactly what the analytical model says (analytical_model.hpp).
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "sim/network/collective_costs.hpp"
@@ -51,8 +55,13 @@ class CollectiveRun final : public CollectiveRunner, public FlowObserver {
     std::vector<Flight> flights;  // chains first, then independent transfers
     StageLatency latency;
   };
+  // The stage's flights over routes `placement` chooses (in plan order: chains' edges, then
+  // independent transfers).
+  StageRoutes route_stage(const work::Stage& stage, Network::StagePlacement& placement);
   struct Instance {
     std::size_t stage = 0;
+    const StageRoutes* routes = nullptr;  // the current stage's: stages_[stage], or `routed`
+    std::unique_ptr<StageRoutes> routed;  // chosen at the stage's start (load-aware routing)
     std::size_t outstanding = 0;
     double bytes = 0;
     CollectiveCosts costs;

@@ -136,6 +136,10 @@ class Comm {
   // `id` is not active (finished, cancelled or unknown).
   virtual double cancel(TransferId id) = 0;
 
+  // The path a send in flight takes (the router's route: stable while the network lives), or
+  // null when `id` is not an active send (a collective, finished, cancelled).
+  virtual const topo::Route* route_of(TransferId id) const = 0;
+
   // Sends and collectives started and neither done nor cancelled.
   virtual std::size_t active_transfers() const = 0;
   // Flows (flow model) or moving stages (analytical model) using bandwidth now.

@@ -64,6 +64,7 @@ GroupId CommBase::group(std::span<const int> ranks, int channels) {
     ++per_node[g.layout.node_of.back()];
   }
   g.spans.first = per_node.size() > 1;
+  g.nodes = static_cast<int>(per_node.size());
   for (const auto& [node, count] : per_node) g.spans.second |= count > 1;
   const auto id = static_cast<GroupId>(groups_.size());
   groups_.push_back(std::move(g));
@@ -140,10 +141,11 @@ const CommBase::Pick& CommBase::pick(GroupId group, CollectiveOp op, double byte
   const std::vector<ProtocolCosts>& protos = protocols(options);
   const bool any_algorithm = options.algorithm == CollectiveAlgorithm::automatic;
   Pick best;
+  const Group& g = groups_.at(group);
   if (!any_algorithm && protos.size() == 1) {  // nothing to choose: no estimate
     best.plan = &plan(group, op, options.algorithm);
     best.choice = {options.algorithm, protos.front().protocol};
-    best.costs = &protos.front().costs[options.algorithm];
+    best.costs = refined_costs(g, op, *best.plan, options.algorithm, protos.front());
   } else {
     const std::vector<CollectiveAlgorithm> algorithms =
         any_algorithm ? candidates(group, op) : std::vector{options.algorithm};
@@ -153,16 +155,38 @@ const CommBase::Pick& CommBase::pick(GroupId group, CollectiveOp op, double byte
     for (CollectiveAlgorithm a : algorithms) {
       const work::CollectivePlan& p = plan(group, op, a);
       for (const ProtocolCosts& proto : protos) {
-        const double t = AnalyticalModel::time_s(routed(p), bytes, proto.costs[a]);
+        const CollectiveCosts costs = refined_costs(g, op, p, a, proto);
+        const double t = AnalyticalModel::time_s(routed(p), bytes, costs);
         if (t < best_t || best.plan == nullptr) {
           best_t = t;
-          best = {{a, proto.protocol}, &proto.costs[a], &p};
+          best = {{a, proto.protocol}, costs, &p};
         }
       }
     }
   }
   best.choice.protocol = nccl_protocol_run(best.choice.algorithm, best.choice.protocol);
   return picks_.emplace(key, best).first->second;
+}
+
+CollectiveCosts CommBase::refined_costs(const Group& g, CollectiveOp op, const work::CollectivePlan& plan,
+                                       CollectiveAlgorithm algorithm, const ProtocolCosts& protocol) {
+  CollectiveCosts c = protocol.costs[algorithm];
+  if (algorithm == CollectiveAlgorithm::in_network) return c;  // NVLS and SHARP: Simple, their own efficiency
+  c.bandwidth_efficiency = nccl_efficiency(algorithm, protocol.protocol, g.spans.first, c.bandwidth_efficiency);
+  const double ceiling = nccl_busbw_ceiling_Bps(protocol.protocol, config_.gpu_arch, g.nodes);
+  if (std::isfinite(ceiling)) {
+    // Alone, the collective's bus bandwidth is busbw factor x efficiency / (seconds per byte of
+    // S over its stages); above the ceiling, the efficiency drops until it is at it.
+    const RoutedPlan& r = routed(plan);
+    double per_byte_s = 0;
+    for (std::size_t s = 0; s < r.stages(); ++s) per_byte_s += r.per_byte_s(s);
+    const double factor = work::busbw_factor(op, static_cast<int>(g.members.size()));
+    if (per_byte_s > 0 && factor > 0) {
+      const double busbw = factor * c.bandwidth_efficiency / per_byte_s;
+      if (busbw > ceiling) c.bandwidth_efficiency *= ceiling / busbw;
+    }
+  }
+  return c;
 }
 
 CollectiveChoice CommBase::choose(GroupId group, CollectiveOp op, double bytes, const CollectiveOptions& options) {
@@ -173,7 +197,7 @@ CollectiveChoice CommBase::choose(GroupId group, CollectiveOp op, double bytes, 
 double CommBase::alone_time_s(GroupId group, CollectiveOp op, double bytes, const CollectiveOptions& options) {
   check_bytes(bytes);
   const Pick& p = pick(group, op, bytes, options);
-  return AnalyticalModel::time_s(routed(*p.plan), bytes, *p.costs);
+  return AnalyticalModel::time_s(routed(*p.plan), bytes, p.costs);
 }
 
 TransferId CommBase::open_slot(TransferObserver* observer, uint64_t tag, double bytes) {
@@ -187,6 +211,7 @@ TransferId CommBase::open_slot(TransferObserver* observer, uint64_t tag, double 
   }
   Slot& s = slots_[index];
   s.active = true;
+  s.route = nullptr;
   s.observer = observer;
   s.tag = tag;
   s.bytes = bytes;
@@ -224,8 +249,14 @@ TransferId CommBase::collective(GroupId group, CollectiveOp op, double bytes, Tr
   Slot& s = slot_of(id);
   s.runner = &run;
   s.choice = p.choice;
-  s.run = run.start(bytes, *p.costs, [this, id] { complete(id); });
+  s.run = run.start(bytes, p.costs, [this, id] { complete(id); });
   return id;
+}
+
+const topo::Route* CommBase::route_of(TransferId id) const {
+  const std::size_t index = id & 0xffffffffu;
+  if (index >= slots_.size() || !slots_[index].active || slots_[index].generation != id >> 32) return nullptr;
+  return slots_[index].route;
 }
 
 CollectiveChoice CommBase::choice(TransferId id) const {

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <span>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -50,6 +51,8 @@ struct CommConfig {
   Granularity granularity = Granularity::pipeline;
   Protocol protocol = Protocol::automatic;  // collectives' default
   InNetworkReduction in_network;
+  // GPU architecture ("hopper", ...): keys NCCL's per-generation tables (LL's ceiling).
+  std::string gpu_arch = "hopper";
 };
 
 class CommBase : public Comm {
@@ -71,6 +74,7 @@ class CommBase : public Comm {
   double alone_time_s(GroupId group, work::CollectiveOp op, double bytes,
                       const CollectiveOptions& options = {}) override;
   double cancel(TransferId id) override;
+  const topo::Route* route_of(TransferId id) const override;
   std::size_t active_transfers() const override { return active_; }
   uint64_t transfers_completed() const override { return completed_; }
 
@@ -98,12 +102,13 @@ class CommBase : public Comm {
     CollectiveRunner* runner = nullptr;  // collectives; null for sends
     RunHandle run;                       // collectives, and sends on the stage fluid
     FlowId flow = 0;                     // sends on the flow model
+    const topo::Route* route = nullptr;  // sends: the path taken
     CollectiveChoice choice;
   };
   const Slot& slot_of(TransferId id) const { return slots_[id & 0xffffffffu]; }
   Slot& slot_of(TransferId id) { return slots_[id & 0xffffffffu]; }
 
-  // The model's part. start_send fills the slot's flow or run; cancel_send returns the bytes
+  // The model's part. start_send fills the slot's route and its flow or run; cancel_send returns the bytes
   // delivered, or -1 when the send finished at this instant and its word is still to come.
   virtual void start_send(TransferId id, int src_gpu, int dst_gpu, double bytes, uint64_t flow_key) = 0;
   virtual double cancel_send(TransferId id) = 0;
@@ -127,12 +132,17 @@ class CommBase : public Comm {
     work::GroupLayout layout;  // over GPUs
     std::map<std::pair<work::CollectiveOp, work::CollectiveAlgorithm>, std::unique_ptr<work::CollectivePlan>> plans;
     std::pair<bool, bool> spans{false, false};  // (spans several nodes, has ranks sharing a node)
+    int nodes = 1;                              // nodes its ranks are on
   };
   struct Pick {
     CollectiveChoice choice;
-    const CollectiveCosts* costs = nullptr;
+    CollectiveCosts costs;  // the protocol's, refined as NCCL's tuner refines them
     const work::CollectivePlan* plan = nullptr;
   };
+  // The costs `algorithm` runs `plan` with under `protocol`: NCCL's bandwidth factors for its
+  // algorithms, and LL's ceiling as a lower efficiency (exact for the collective alone).
+  CollectiveCosts refined_costs(const Group& g, work::CollectiveOp op, const work::CollectivePlan& plan,
+                                work::CollectiveAlgorithm algorithm, const ProtocolCosts& protocol);
   using PickKey = std::tuple<GroupId, work::CollectiveOp, work::CollectiveAlgorithm, int, double>;
   const Pick& pick(GroupId group, work::CollectiveOp op, double bytes, const CollectiveOptions& options);
   const std::vector<ProtocolCosts>& protocols(const CollectiveOptions& options);

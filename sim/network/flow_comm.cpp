@@ -11,7 +11,9 @@ FlowComm::FlowComm(Network& network, Placement placement, const CommConfig& conf
 void FlowComm::start_send(TransferId id, int src_gpu, int dst_gpu, double bytes, uint64_t flow_key) {
   // The flow's tag is the transfer's id: a stale completion (cancelled at the instant it
   // finished) is told apart by its generation.
-  slot_of(id).flow = flows_.start(network().path(src_gpu, dst_gpu, flow_key), bytes, this, id);
+  Slot& s = slot_of(id);
+  s.route = &network().route(src_gpu, dst_gpu, flow_key);
+  s.flow = flows_.start(network().path_of(*s.route), bytes, this, id);
 }
 
 double FlowComm::cancel_send(TransferId id) { return flows_.cancel(slot_of(id).flow, this, id); }

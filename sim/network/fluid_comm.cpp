@@ -43,6 +43,7 @@ void FluidComm::drop_user(TransferId id) {
 void FluidComm::start_send(TransferId id, int src_gpu, int dst_gpu, double bytes, uint64_t flow_key) {
   const topo::Route* route = use_send_plan(src_gpu, dst_gpu, flow_key);
   route_of_.emplace(id, route);
+  slot_of(id).route = route;
   // No protocol: the wire's latency and the bytes alone, as a flow in the flow model.
   slot_of(id).run = fluid_.start(*sends_.at(route)->routed, bytes, CollectiveCosts{}, [this, id] {
     drop_user(id);  // the fluid no longer refers to the plan
@@ -58,7 +59,7 @@ double FluidComm::cancel_send(TransferId id) {
 
 CollectiveRunner& FluidComm::runner(const work::CollectivePlan& plan) {
   auto& r = runners_[&plan];
-  if (!r) r = std::make_unique<FluidCollectiveRun>(fluid_, routed(plan));
+  if (!r) r = std::make_unique<FluidCollectiveRun>(fluid_, network(), plan, routed(plan));
   return *r;
 }
 

@@ -2,6 +2,7 @@
 // malformed entry is a bug: nlohmann's exceptions (missing key, wrong type) are not caught.
 #include "sim/network/nccl_tuning.hpp"
 
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -65,6 +66,28 @@ double nccl_nvls_efficiency(std::string_view arch) {
 
 std::string nccl_pinned_protocol(work::CollectiveAlgorithm algorithm) {
   return table().at("algorithms").at(std::string(work::to_string(algorithm))).value("protocol", "");
+}
+
+double nccl_efficiency(work::CollectiveAlgorithm algorithm, Protocol protocol, bool multi_node, double base) {
+  const char* nccl_algorithm = algorithm == work::CollectiveAlgorithm::ring   ? "ring"
+                               : algorithm == work::CollectiveAlgorithm::tree ? "tree"
+                                                                              : nullptr;
+  if (!nccl_algorithm || protocol == Protocol::none || protocol == Protocol::automatic) return base;
+  const json& by_algorithm = table().at("bandwidth_refinements").at("efficiency").at(nccl_algorithm);
+  const auto it = by_algorithm.find(std::string(to_string(protocol)));
+  if (it == by_algorithm.end()) return base;
+  if (it->is_object()) return it->at(multi_node ? "multi_node" : "single_node").get<double>();
+  return it->get<double>();
+}
+
+double nccl_busbw_ceiling_Bps(Protocol protocol, std::string_view arch, int nodes) {
+  if (protocol != Protocol::ll) return std::numeric_limits<double>::infinity();
+  const json& ceiling = table().at("bandwidth_refinements").at("ll_max_busbw_GBps");
+  if (nodes > 2) return ceiling.at("more_nodes").get<double>() * 1e9;
+  if (nodes == 2) return ceiling.at("two_nodes").get<double>() * 1e9;
+  const json& by_arch = ceiling.at("single_node");
+  const auto it = by_arch.find(std::string(arch));
+  return it == by_arch.end() ? std::numeric_limits<double>::infinity() : it->get<double>() * 1e9;
 }
 
 std::vector<ProtocolCosts> nccl_protocols(Protocol requested, double nvls_efficiency) {

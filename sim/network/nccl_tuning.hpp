@@ -41,6 +41,15 @@ std::vector<ProtocolCosts> nccl_protocols(Protocol requested, double nvls_effici
 // and SHARP), none stays none, else `chosen`.
 Protocol nccl_protocol_run(work::CollectiveAlgorithm algorithm, Protocol chosen);
 
+// NCCL's bus bandwidth factor for `algorithm` run with `protocol` where NCCL refines it
+// (bandwidth_refinements.efficiency: ring LL128 0.92; tree Simple 0.92, LL 1/3.8, LL128 120/128
+// across nodes and 7/9 in one node), else the protocol's payload efficiency (`base`).
+// `multi_node`: the group spans nodes.
+double nccl_efficiency(work::CollectiveAlgorithm algorithm, Protocol protocol, bool multi_node, double base);
+// LL's ceiling on bus bandwidth (bytes/s) for a group on `nodes` nodes of `arch` GPUs
+// (bandwidth_refinements.ll_max_busbw_GBps); infinity for other protocols.
+double nccl_busbw_ceiling_Bps(Protocol protocol, std::string_view arch, int nodes);
+
 // The share of the NVLink bandwidth NVLS reaches on GPUs of architecture `arch` ("hopper",
 // "blackwell"); 0 where NCCL has no NVLS (every other architecture).
 double nccl_nvls_efficiency(std::string_view arch);

@@ -5,7 +5,9 @@
 #include <memory>
 #include <span>
 #include <utility>
+#include <map>
 #include <unordered_map>
+#include <vector>
 
 #include "sim/engine/simulator.hpp"
 #include "sim/network/flow_model.hpp"
@@ -31,9 +33,21 @@ class Network {
   // its own: a flow on it crosses every link of every pair and so moves all of them at one
   // rate (a pipeline). Not cached: register once per pipeline.
   RouteId chain_path(std::span<const std::pair<int, int>> pairs);
-  const topo::Route& route(int src_rank, int dst_rank, uint64_t flow_key = 0) {
-    return router_->route(src_rank, dst_rank, flow_key);
-  }
+  // The same through routes already chosen (router references); cached by the routes.
+  RouteId chain_path(std::span<const topo::Route* const> routes);
+  // The flow model's id of a route the router gave (registered on first use).
+  RouteId path_of(const topo::Route& route);
+  // Every route the network uses comes from here: the router's, or with PXN a proxied one.
+  const topo::Route& route(int src_rank, int dst_rank, uint64_t flow_key = 0);
+
+  // PXN (NCCL's PCIe x NVLink proxying): a transfer between nodes whose source GPU's NIC is on
+  // another rail than the destination GPU's first crosses the node fabric to the source
+  // node's GPU with the destination's local index (on the destination's rail), then leaves
+  // through that GPU's NIC: the fabric carries it on the destination's rail alone (a
+  // rail-optimized fabric then needs no spine for it). Off by default, as in NCCL before it
+  // decides per message; routes are fixed once chosen.
+  void set_pxn(bool on) { pxn_ = on; }
+  bool pxn() const { return pxn_; }
 
   // Load-aware routings (adaptive, UGAL) read how many transfers use each link when they pick
   // a path. By default they read the flow model's flows; a model that moves bytes otherwise
@@ -41,6 +55,26 @@ class Network {
   // the flow model's. No effect on other routings.
   bool load_aware() const { return load_aware_; }
   void set_load_oracle(topo::Router::LoadOracle oracle);
+
+  // Placing the transfers of one stage (a collective's transfers that start together): each
+  // route a load-aware routing picks counts, for the stage's later transfers, as one more
+  // flow on its links, beside the flows in flight. So a ring's edges, or an all-to-all's
+  // pairs, spread over the fabric's paths as adaptive routing spreads flows that start one
+  // after another, instead of all taking the idle fabric's first choice. No effect on other
+  // routings.
+  class StagePlacement {
+   public:
+    explicit StagePlacement(Network& network) : network_(network) {}
+    StagePlacement(const StagePlacement&) = delete;
+    StagePlacement& operator=(const StagePlacement&) = delete;
+    ~StagePlacement() { clear(); }
+    const topo::Route& route(int src_rank, int dst_rank, uint64_t flow_key = 0);
+    void clear();  // the next stage starts from the flows in flight alone
+
+   private:
+    Network& network_;
+    std::vector<topo::LinkId> placed_;
+  };
 
   // Send bytes over a path. The observer hears of completion with `tag`.
   FlowId send(RouteId path, double bytes, FlowObserver* observer, uint64_t tag) {
@@ -57,7 +91,13 @@ class Network {
   std::unique_ptr<topo::Router> router_;
   FlowModel flows_;
   bool load_aware_ = false;
+  topo::Router::LoadOracle base_oracle_;  // the model's count of transfers per link
+  std::vector<uint32_t> placed_;          // per link: transfers of the stage being placed
   std::unordered_map<const topo::Route*, RouteId> paths_;  // router's cached routes -> ids
+  std::map<std::vector<const topo::Route*>, RouteId> chains_;
+  bool pxn_ = false;
+  // PXN's routes (two router routes joined), by (src, dst, flow key); nodes never move.
+  std::unordered_map<uint64_t, std::unordered_map<uint64_t, topo::Route>> proxied_;
 };
 
 }  // namespace cs::net

@@ -104,6 +104,7 @@ void StageFluid::release(std::size_t id) {
   Run& r = runs_[id];
   r.plan = nullptr;
   r.wait_event = {};
+  r.on_done = nullptr;  // a cancelled run's callback (and what it holds) goes now
   ++r.serial;
   --active_;
   free_.push_back(id);

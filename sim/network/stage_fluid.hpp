@@ -27,6 +27,7 @@
 // seconds.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "sim/engine/simulator.hpp"
@@ -145,14 +146,27 @@ class StageFluid final : public engine::EventTarget {
   void assign(const Run& r, int delta);  // its current stage's links +delta
 };
 
-// A plan on the stage fluid: the analytical model's CollectiveRunner.
+// A plan on the stage fluid: the analytical model's CollectiveRunner. Runs `routed`; with a
+// load-aware routing (adaptive, UGAL) each run is routed afresh when it starts, seeing the
+// stages in flight (as the flow model routes each stage's flows when they start).
 class FluidCollectiveRun final : public CollectiveRunner {
  public:
-  // Runs `routed`, which must outlive this.
-  FluidCollectiveRun(StageFluid& fluid, const RoutedPlan& routed) : fluid_(fluid), routed_(routed) {}
+  // `plan` and `routed` (its routing on an idle fabric) must outlive this.
+  FluidCollectiveRun(StageFluid& fluid, Network& network, const work::CollectivePlan& plan, const RoutedPlan& routed)
+      : fluid_(fluid), network_(network), plan_(plan), routed_(routed) {}
   RunHandle start(double bytes, const CollectiveCosts& costs, std::function<void()> on_done) override {
     ++active_;
-    return fluid_.start(routed_, bytes, costs, [this, done = std::move(on_done)] {
+    if (!network_.load_aware())
+      return fluid_.start(routed_, bytes, costs, [this, done = std::move(on_done)] {
+        --active_;
+        if (done) done();
+      });
+    // The run's own routing lives as long as its callback: the fluid drops that when the run
+    // ends or is cancelled.
+    auto fresh = std::make_shared<RoutedPlan>(network_, plan_);
+    const RoutedPlan& routing = *fresh;
+    return fluid_.start(routing, bytes, costs, [this, done = std::move(on_done), keep = std::move(fresh)] {
+      (void)keep;
       --active_;
       if (done) done();
     });
@@ -166,6 +180,8 @@ class FluidCollectiveRun final : public CollectiveRunner {
 
  private:
   StageFluid& fluid_;
+  Network& network_;
+  const work::CollectivePlan& plan_;
   const RoutedPlan& routed_;
   std::size_t active_ = 0;
 };

@@ -13,6 +13,7 @@ TrafficRun::TrafficRun(Comm& comm, engine::Simulator& sim, std::vector<work::Flo
                    [&](uint32_t a, uint32_t b) { return specs_[a].start_s < specs_[b].start_s; });
   fct_.assign(specs_.size(), 0.0);
   finished_.assign(specs_.size(), 0);
+  routes_.assign(specs_.size(), nullptr);
 }
 
 void TrafficRun::start() {
@@ -30,7 +31,7 @@ void TrafficRun::on_event(uint64_t first) {
   for (std::size_t i = first; i < order_.size() && specs_[order_[i]].start_s == t; ++i) {
     const uint32_t idx = order_[i];
     const work::FlowSpec& f = specs_[idx];
-    comm_.send(f.src, f.dst, f.bytes, this, idx, idx);
+    routes_[idx] = comm_.route_of(comm_.send(f.src, f.dst, f.bytes, this, idx, idx));
   }
 }
 

@@ -21,6 +21,8 @@ class TrafficRun final : public TransferObserver, public engine::EventTarget {
   std::size_t flows() const { return specs_.size(); }
   const work::FlowSpec& spec(std::size_t i) const { return specs_[i]; }
   bool finished(std::size_t i) const { return finished_[i] != 0; }
+  // The path flow i took (null before it started).
+  const topo::Route* route(std::size_t i) const { return routes_[i]; }
   std::size_t completed() const { return completed_; }
   // Flow completion times (finish - start), seconds, in input order; valid once completed.
   const std::vector<double>& fct_s() const { return fct_; }
@@ -36,6 +38,7 @@ class TrafficRun final : public TransferObserver, public engine::EventTarget {
   std::vector<uint32_t> order_;  // flow indices sorted by start time (stable)
   std::vector<double> fct_;
   std::vector<uint8_t> finished_;
+  std::vector<const topo::Route*> routes_;
   std::size_t completed_ = 0;
   double first_start_ = 0, last_finish_ = 0;
 };

@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "sim/fleet/training_run_config.hpp"
 #include "sim/network/comm_base.hpp"
+#include "topology/bill.hpp"
 #include "topology/params.hpp"
 #include "workloads/collective.hpp"
 #include "workloads/traffic.hpp"
@@ -33,11 +35,14 @@ struct NetworkConfig {
   // NCCL protocol of data/nccl_tuning.json (simple, ll, ll128), automatic (the tuner picks
   // per size) or none (the wire alone).
   net::Protocol protocol = net::Protocol::automatic;
+  // PXN: cross-rail transfers hop over the node fabric to the destination's rail first
+  // (Network::set_pxn).
+  bool pxn = false;
   topo::RoutingKind routing = topo::RoutingKind::dmodk;  // default: dmodk on fat-trees, minimal on
                                                          // dragonflies, dor on tori, else shortest
 };
 
-enum class WorkloadKind : uint8_t { traffic, collective };
+enum class WorkloadKind : uint8_t { traffic, collective, training_run };
 
 struct RunConfig {
   double until_s = 0;               // 0 = until the workload is done
@@ -68,12 +73,16 @@ struct Config {
   uint64_t seed = 1;
   GpuConfig gpu;
   topo::TopologyParams topology;
+  topo::PriceTable prices;  // data/prices.json with topology.prices over it
   NetworkConfig network;
   InNetworkConfig in_network;
   WorkloadKind workload = WorkloadKind::collective;
   work::TrafficSpec traffic;
   work::CollectiveSpec collective;
   std::vector<BackgroundWorkload> background;
+  // training_run: the job (workload.step_time, steps) on its fleet (the fleet section) and
+  // run.until, in the fleet library's terms (parse_fleet.cpp fills it).
+  fleet::TrainingRunConfig training_run;
   RunConfig run;
   // Keys that have no effect where they stand (key_effects.hpp), as "warning: <path>: ..."
   // lines for stderr: the run goes on.

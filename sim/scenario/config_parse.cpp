@@ -1,6 +1,7 @@
 // parse_config: schema validation, then the typed sections, then what is left (top level,
 // network, run, fleet).
 #include "sim/scenario/document_util.hpp"
+#include "sim/scenario/key_effects.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/parse_util.hpp"
@@ -32,8 +33,10 @@ void parse_network(const json& doc, Config& config) {
        {"ll128", net::Protocol::ll128},
        {"none", net::Protocol::none}},
       net::Protocol::automatic);
+  config.network.pxn = get_bool(n, "pxn", "network", false);
   const TopologyKind kind = config.topology.kind;
-  std::vector<Choice<RoutingKind>> routings;
+  // "default": the family's natural routing, so one file can be swept across families.
+  std::vector<Choice<RoutingKind>> routings{{"default", topo::default_routing(kind)}};
   for (RoutingKind r : topo::kRoutingKinds) routings.push_back({topo::to_string(r), r});
   config.network.routing = get_choice<RoutingKind>(n, "routing", "network", routings, topo::default_routing(kind));
   const auto needs = topo::routing_family(config.network.routing);
@@ -91,9 +94,9 @@ Config parse_config(const nlohmann::json& raw) {
   detail::validate_normalized(doc);
   Config config = parse_fabric(doc);
   detail::parse_workload(doc, config);
-  if (detail::member(doc, "fleet"))
-    throw InputError("fleet", "'fleet' is not implemented yet; available workloads: traffic, collective");
   detail::parse_run(doc, config);
+  detail::parse_fleet(doc, config);
+  detail::check_key_effects(doc, config);
   return config;
 }
 

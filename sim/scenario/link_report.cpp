@@ -1,7 +1,10 @@
 // Per-link usage reports: JSON summary, CSV table, text table.
 #include "sim/scenario/link_report.hpp"
 
+#include "topology/report.hpp"
+
 #include <algorithm>
+#include <map>
 #include <cstdio>
 #include <optional>
 #include <sstream>
@@ -104,8 +107,41 @@ json link_summary(const topo::Topology& t, const LinkUsage& u, std::size_t top) 
                        {"peak_utilization", or_null(r.peak_utilization)},
                        {"mean_utilization", r.mean_utilization}});
   }
+  // Roll-up by class (tier and direction): where in the fabric the load sits, which the
+  // hottest list alone hides when many links tie (every GPU's NVLink in a ring).
+  struct Class {
+    std::size_t links = 0;
+    double bytes = 0, share_max = 0, share_sum = 0, mean_util_max = 0;
+    std::optional<double> peak_max;
+  };
+  std::map<std::string, Class> classes;
+  for (const Row& r : rows) {
+    Class& c = classes[topo::link_class(t, r.id)];
+    ++c.links;
+    c.bytes += r.bytes;
+    c.share_max = std::max(c.share_max, r.busy_share);
+    c.share_sum += r.busy_share;
+    c.mean_util_max = std::max(c.mean_util_max, r.mean_utilization);
+    if (r.peak_utilization) c.peak_max = std::max(c.peak_max.value_or(0.0), *r.peak_utilization);
+  }
+  std::vector<std::pair<std::string, Class>> by_class(classes.begin(), classes.end());
+  std::stable_sort(by_class.begin(), by_class.end(), [](const auto& a, const auto& b) {
+    if (a.second.share_max != b.second.share_max) return a.second.share_max > b.second.share_max;
+    return a.second.bytes > b.second.bytes;
+  });
+  const bool busy_measured = !u.busy_s.empty();
+  json classes_json = json::array();
+  for (const auto& [name, c] : by_class)
+    classes_json.push_back({{"class", name},
+                            {"links_used", c.links},
+                            {"bytes", c.bytes},
+                            {"busy_share_max", busy_measured ? json(c.share_max) : json(nullptr)},
+                            {"busy_share_mean", busy_measured ? json(c.share_sum / static_cast<double>(c.links)) : json(nullptr)},
+                            {"peak_utilization_max", or_null(c.peak_max)},
+                            {"mean_utilization_max", c.mean_util_max}});
   json out;
   out["links_used"] = rows.size();
+  out["by_class"] = std::move(classes_json);
   out["busy_share_max"] = share_max;
   out["busy_share_mean"] = rows.empty() ? 0.0 : share_sum / static_cast<double>(rows.size());
   out["bytes_total"] = bytes_total;
@@ -133,6 +169,27 @@ std::string link_table_csv(const topo::Topology& t, const LinkUsage& u) {
     out << ',' << r.mean_utilization << '\n';
   }
   return out.str();
+}
+
+std::string link_classes_text(const json& summary_links) {
+  const json& rows = summary_links.at("by_class");
+  if (rows.empty()) return "";
+  const auto percent = [](const json& v) {
+    if (v.is_null()) return std::string("-");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", 100.0 * v.get<double>());
+    return std::string(buf);
+  };
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "  %-24s %6s %10s %10s %12s\n", "class", "links", "busy max %", "busy mean %", "GB");
+  std::string out = buf;
+  for (const json& r : rows) {
+    std::snprintf(buf, sizeof buf, "  %-24s %6zu %10s %10s %12.3f\n", r.at("class").get<std::string>().c_str(),
+                  r.at("links_used").get<std::size_t>(), percent(r.at("busy_share_max")).c_str(),
+                  percent(r.at("busy_share_mean")).c_str(), r.at("bytes").get<double>() / 1e9);
+    out += buf;
+  }
+  return out;
 }
 
 std::string hottest_links_text(const json& summary_links) {

@@ -23,6 +23,9 @@ using LinkUsage = net::LinkUsage;
 // { "links_used": links with bytes > 0,
 //   "busy_share_max", "busy_share_mean": busy_s / elapsed_s over the used links (0 if none),
 //   "bytes_total": sum over all links (a byte crossing k links counts k times),
+//   "by_class": the used links by class (topo::link_class: tier and direction), busiest
+//     first: [{ "class", "links_used", "bytes", "busy_share_max", "busy_share_mean",
+//     "peak_utilization_max", "mean_utilization_max" }],
 //   "hottest": up to `top` used links by busy share, then bytes, descending, then link id:
 //     [{ "id", "link": "<from>-><to>", "kind", "capacity_Bps", "bytes", "busy_s",
 //        "busy_share", "peak_utilization", "mean_utilization": bytes / (capacity * elapsed) }] }
@@ -34,6 +37,9 @@ nlohmann::json link_summary(const topo::Topology& topology, const LinkUsage& usa
 // and one row per used link in link id order (link = id, from/to = vertex names), numbers
 // with 17 significant digits.
 std::string link_table_csv(const topo::Topology& topology, const LinkUsage& usage);
+
+// A small table of link_summary()'s "by_class" roll-up: class, links, busy max and mean %, GB.
+std::string link_classes_text(const nlohmann::json& summary_links);
 
 // A small table of link_summary()'s "hottest" entries for the terminal: link, kind, busy %,
 // peak %, GB. Takes the summary (or its "hottest" array).

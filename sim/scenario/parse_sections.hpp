@@ -21,6 +21,13 @@ void parse_torus(const nlohmann::json& topology, topo::TopologyParams& p);
 void parse_network(const nlohmann::json& doc, Config& config);   // after topology
 void parse_workload(const nlohmann::json& doc, Config& config);  // after topology
 void parse_run(const nlohmann::json& doc, Config& config);
+// parse_fleet.cpp: a training_run's workload keys (step_time, steps) from parse_workload; the
+// fleet section after run (it needs workload.kind and run.until).
+void parse_training_run_workload(const nlohmann::json& workload, const std::string& at, Config& config);
+void parse_fleet(const nlohmann::json& doc, Config& config);
+// parse_checkpoint.cpp: fleet.checkpoint and fleet.restore, after fleet.nodes.
+void parse_checkpoint(const nlohmann::json& fleet, fleet::TrainingRunConfig& c);
+void parse_restore(const nlohmann::json& fleet, fleet::TrainingRunConfig& c);
 
 inline int64_t total_gpus(const Config& c) {
   return int64_t{c.topology.nodes} * c.topology.node.gpus;

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "sim/scenario/parse_sections.hpp"
+#include "sim/scenario/prices.hpp"
 #include "sim/scenario/parse_util.hpp"
 #include "sim/scenario/quantity_range.hpp"
 #include "sim/scenario/suggest.hpp"
@@ -254,6 +255,7 @@ void parse_custom(const json& t, topo::TopologyParams& p) {
 
 void parse_topology(const json& doc, Config& config) {
   const json& t = object_or_empty(doc, "topology", "");
+  config.prices = load_prices(doc);
   topo::TopologyParams& p = config.topology;
   std::vector<Choice<topo::TopologyKind>> kinds;
   for (topo::TopologyKind k : topo::kTopologyKinds) kinds.push_back({topo::to_string(k), k});

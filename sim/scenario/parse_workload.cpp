@@ -1,4 +1,4 @@
-// workload.*: traffic patterns and collectives.
+// workload.*: traffic patterns and collectives (a training_run's keys: parse_fleet.cpp).
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/parse_util.hpp"
 #include "workloads/collective_plan.hpp"
@@ -212,8 +212,12 @@ void parse_workload(const json& doc, Config& config) {
                                                    {"collective", WorkloadKind::collective},
                                                    {"training", std::nullopt},
                                                    {"serving", std::nullopt},
-                                                   {"training_run", std::nullopt},
+                                                   {"training_run", WorkloadKind::training_run},
                                                    {"jobs", std::nullopt}});
+  if (config.workload == WorkloadKind::training_run) {
+    parse_training_run_workload(w, std::string(kAt), config);  // parse_fleet.cpp
+    return;
+  }
   const int64_t ranks = total_gpus(config);
   if (config.workload == WorkloadKind::traffic) parse_traffic(w, std::string(kAt), ranks, config.traffic);
   else parse_collective(w, std::string(kAt), ranks, config.collective);

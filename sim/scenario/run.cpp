@@ -9,17 +9,20 @@
 #include <vector>
 
 #include "sim/engine/simulator.hpp"
+#include "sim/fleet/replications.hpp"
 #include "sim/network/comm_factory.hpp"
 #include "sim/network/nccl_tuning.hpp"
 #include "sim/network/network.hpp"
 #include "sim/network/network_sampler.hpp"
 #include "sim/network/traffic_run.hpp"
+#include "sim/scenario/fabric_summary.hpp"
 #include "sim/scenario/input_error.hpp"
 #include "sim/scenario/link_report.hpp"
 #include "sim/scenario/quantity_range.hpp"
 #include "sim/scenario/run_budget.hpp"
 #include "sim/scenario/run_checks.hpp"
 #include "sim/scenario/run_collective.hpp"
+#include "sim/scenario/run_training_run.hpp"
 #include "sim/scenario/summary.hpp"
 #include "topology/topology.hpp"
 
@@ -39,20 +42,23 @@ namespace {
 
 using nlohmann::json;
 
-// What one replication runs on: the topology, its network, and the communication layer of
-// the chosen model over the workload's ranks. Built in this order; never moved.
+// What a traffic or collective replication runs on: the topology, its network, and the
+// communication layer of the chosen model over the workload's ranks. Built in this order on
+// `sim` (which outlives it); never moved.
 struct World {
-  World(const Config& config, uint64_t seed) : sim(seed), topology(build_topology(config)) {
+  World(const Config& config, engine::Simulator& sim) : topology(build_topology(config)) {
     detail::check_reachable(config, topology);
     try {
       network = std::make_unique<net::Network>(sim, topology, config.network.routing);
     } catch (const std::invalid_argument& e) {
       throw InputError("network.routing", e.what());
     }
+    network->set_pxn(config.network.pxn);
     net::CommConfig c;
     c.model = config.network.model;
     c.granularity = config.network.granularity;
     c.protocol = config.network.protocol;
+    c.gpu_arch = config.gpu.arch;
     c.in_network = {config.in_network.nvls, config.in_network.sharp,
                     config.in_network.nvls ? net::nccl_nvls_efficiency(config.gpu.arch) : 1.0};
     try {
@@ -61,7 +67,6 @@ struct World {
       throw detail::input_error(e, "workload");
     }
   }
-  engine::Simulator sim;
   const topo::Topology topology;
   std::unique_ptr<net::Network> network;
   std::unique_ptr<net::CommBase> comm;
@@ -70,16 +75,27 @@ struct World {
 // Chrome traces stay loadable: beyond this many flows, only the first ones are traced.
 constexpr std::size_t kMaxTracedFlows = 200000;
 
-std::string flow_table(const net::TrafficRun& traffic) {
+// The vertices a route crosses, "a>b>c" (quoted when a name holds a comma or a quote).
+std::string route_field(const topo::Topology& t, const topo::Route* route) {
+  if (!route || route->links.empty()) return "";
+  std::string s = t.vertex(t.link(route->links.front()).from).name;
+  for (topo::LinkId l : route->links) s += ">" + t.vertex(t.link(l).to).name;
+  if (s.find_first_of(",\"") == std::string::npos) return s;
+  std::string quoted = "\"";
+  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string flow_table(const net::TrafficRun& traffic, const topo::Topology& topology) {
   std::ostringstream out;
   out.precision(17);
-  out << "flow,src,dst,bytes,start_s,finish_s,fct_s\n";
+  out << "flow,src,dst,bytes,start_s,finish_s,fct_s,route\n";
   for (std::size_t i = 0; i < traffic.flows(); ++i) {
     const work::FlowSpec& f = traffic.spec(i);
     out << i << ',' << f.src << ',' << f.dst << ',' << f.bytes << ',' << f.start_s << ',';
     if (traffic.finished(i)) out << f.start_s + traffic.fct_s()[i] << ',' << traffic.fct_s()[i];
     else out << ',';
-    out << '\n';
+    out << ',' << route_field(topology, traffic.route(i)) << '\n';
   }
   return out.str();
 }
@@ -99,7 +115,8 @@ void check_finished(const Config& config, const net::TrafficRun& traffic) {
   }
 }
 
-json run_traffic(const Config& config, engine::Simulator& sim, net::Comm& comm, std::string* flows_csv) {
+json run_traffic(const Config& config, engine::Simulator& sim, net::Comm& comm, const topo::Topology& topology,
+                 std::string* flows_csv) {
   net::TrafficRun traffic(comm, sim, work::expand_traffic(config.traffic, comm.ranks()));
   traffic.start();
   sim.run(config.run.until_s > 0 ? config.run.until_s : engine::kForever);
@@ -119,7 +136,7 @@ json run_traffic(const Config& config, engine::Simulator& sim, net::Comm& comm, 
                          "flow", 0, f.src, f.start_s, traffic.fct_s()[i]);
     }
   }
-  if (flows_csv) *flows_csv = flow_table(traffic);
+  if (flows_csv) *flows_csv = flow_table(traffic, topology);
   return {{"flows", traffic.flows()},
           {"completed", traffic.completed()},
           {"makespan_s", traffic.makespan_s()},
@@ -127,57 +144,66 @@ json run_traffic(const Config& config, engine::Simulator& sim, net::Comm& comm, 
           {"p99_fct_s", percentile(fct, 99)}};
 }
 
-// One replication. `outputs` (time series, trace, flow table) is filled only when given: the
-// first replication's are kept.
-json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const RunOptions& options) {
-  const auto wall0 = std::chrono::steady_clock::now();
-  World world(config, seed);
-  engine::Simulator& sim = world.sim;
-  if (options.interrupted) sim.set_interrupt_check(options.interrupted);
+// A traffic or collective replication on `sim`: adds the workload's block, "network" and
+// "links" to `summary`; fills the flow table, links.csv and the time series (with a warning
+// when the sampler coarsened it) when `outputs` is given.
+void run_network(const Config& config, engine::Simulator& sim, RunOutput* outputs, const RunOptions& options,
+                 json& summary) {
+  World world(config, sim);
   net::Comm& comm = *world.comm;
-  const bool tracing = outputs && !config.run.trace_path.empty();
-  sim.recorder().enable_trace(tracing);
   std::optional<net::NetworkSampler> sampler;
   if (outputs && options.timeseries && config.run.timeseries_interval_s > 0) {
-    sampler.emplace(comm, sim, config.run.timeseries_interval_s);
+    sampler.emplace(comm, sim, config.run.timeseries_interval_s, &world.topology);
     sampler->start();
   }
 
-  json block;
-  std::string kind;
   switch (config.workload) {
     case WorkloadKind::collective:
-      kind = "collective";
-      block = detail::run_collective(config, sim, comm);
+      summary["collective"] = detail::run_collective(config, sim, comm);
       break;
     case WorkloadKind::traffic:
-      kind = "traffic";
-      block = run_traffic(config, sim, comm, outputs && options.flow_table ? &outputs->flows_csv : nullptr);
+      summary["traffic"] =
+          run_traffic(config, sim, comm, world.topology, outputs && options.flow_table ? &outputs->flows_csv : nullptr);
       break;
+    case WorkloadKind::training_run:
+      break;  // run_once's
   }
   const LinkUsage usage = comm.link_usage();  // where the bytes went, per directed link
   json network_block = {{"model", std::string(comm.model_name())},
                         {"protocol", std::string(net::to_string(config.network.protocol))}};
   for (const auto& [name, value] : comm.counters()) network_block[name] = value;
-  json summary = {{"scenario", config.name},
-                  {"seed", seed},
-                  {"sim_time_s", sim.now()},
-                  {"events", sim.events_processed()},
-                  {"wall_time_s", 0.0},
-                  {kind, block},
-                  {"network", network_block},
-                  {"links", link_summary(world.topology, usage)}};
+  summary["network"] = network_block;
+  summary["links"] = link_summary(world.topology, usage);
   if (outputs) outputs->links_csv = link_table_csv(world.topology, usage);
+  if (sampler) {
+    sampler->flush();
+    if (sampler->coarsened())
+      outputs->warnings.push_back("warning: run.timeseries_interval: coarsened from " +
+                                  format_quantity(config.run.timeseries_interval_s, QuantityKind::time) + " to " +
+                                  format_quantity(sampler->interval_s(), QuantityKind::time) + " to keep at most " +
+                                  std::to_string(net::NetworkSampler::kDefaultMaxSamples) + " samples per series");
+  }
+}
+
+// One replication, in its own Simulator seeded with `seed`. `outputs` (time series, trace,
+// flow table) is filled only when given: the first replication's are kept. A training_run
+// needs no network: the fleet library runs it alone.
+json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const RunOptions& options) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  engine::Simulator sim(seed);
+  if (options.interrupted) sim.set_interrupt_check(options.interrupted);
+  const bool tracing = outputs && !config.run.trace_path.empty();
+  sim.recorder().enable_trace(tracing);
+  json summary = {{"scenario", config.name}, {"seed", seed}, {"sim_time_s", 0.0}, {"events", 0}, {"wall_time_s", 0.0}};
+  const bool training_run = config.workload == WorkloadKind::training_run;
+  if (training_run) summary["training_run"] = detail::run_training_run(config, sim, outputs != nullptr);
+  else run_network(config, sim, outputs, options, summary);
+  summary["sim_time_s"] = sim.now();
+  summary["events"] = sim.events_processed();
   if (outputs) {
     std::ostringstream ts, tr;
-    if (sampler) {
-      sampler->flush();
-      if (sampler->coarsened())
-        outputs->warnings.push_back(
-            "warning: run.timeseries_interval: coarsened from " +
-            format_quantity(config.run.timeseries_interval_s, QuantityKind::time) + " to " +
-            format_quantity(sampler->interval_s(), QuantityKind::time) + " to keep at most " +
-            std::to_string(net::NetworkSampler::kDefaultMaxSamples) + " samples per series");
+    // A training run records its series at every change of its state and fleet.
+    if ((options.timeseries && config.run.timeseries_interval_s > 0) || training_run) {
       sim.recorder().write_timeseries_csv(ts);
       outputs->timeseries_csv = ts.str();
     }
@@ -195,6 +221,7 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
 }  // namespace
 
 void check_buildable(const Config& config) {
+  if (config.workload == WorkloadKind::training_run) return;  // no network; parse_config checked it all
   check_cost(config);
   // A large fabric is checked from its parameters only (the parser ran the builders' checks):
   // building a million-node topology to validate a file would take minutes.
@@ -205,20 +232,27 @@ void check_buildable(const Config& config) {
     // Building reports it, at its key.
   }
   if (cables > kMaxValidateBuildCables) return;
-  World world(config, config.seed);
+  engine::Simulator sim(config.seed);
+  World world(config, sim);
   detail::check_collectives(config, *world.comm);
 }
 
 RunOutput run_scenario(const Config& config, const RunOptions& options) {
   check_cost(config);
   const auto wall0 = std::chrono::steady_clock::now();
-  std::vector<json> summaries;
   RunOutput out;
+  out.warnings = config.warnings;
   const int n = std::max(1, config.run.replications);
-  for (int r = 0; r < n; ++r)
-    summaries.push_back(
-        run_once(config, config.seed + static_cast<uint64_t>(r), r == 0 ? &out : nullptr, options));
+  // In parallel: each replication has its own Simulator and seed and writes its own slot, so
+  // the summaries, combined in seed order, are the same for any thread count.
+  const std::vector<json> summaries = fleet::run_replications(
+      static_cast<std::size_t>(n), config.seed, options.threads,
+      [&](uint64_t seed) { return run_once(config, seed, seed == config.seed ? &out : nullptr, options); });
   out.summary = combine_replications(summaries);
+  if (config.workload != WorkloadKind::training_run) {  // the workload ran on a fabric: what it cost
+    out.summary["fabric"] = detail::fabric_summary(config);
+    detail::add_cost_per_busbw(out.summary, out.summary["fabric"]);
+  }
   detail::check_finite(out.summary);
   if (n > 1 && out.summary.contains("collective")) {
     // The combined table keeps the sizes every replication reached: it lacks the most any
@@ -229,8 +263,10 @@ RunOutput run_scenario(const Config& config, const RunOptions& options) {
   }
   if (n > 1) {
     // Hot links differ between seeds (hashed routing): report the first replication's.
-    out.summary["links"] = summaries.front()["links"];
-    out.summary["links"]["replication"] = 0;
+    if (summaries.front().contains("links")) {
+      out.summary["links"] = summaries.front()["links"];
+      out.summary["links"]["replication"] = 0;
+    }
     out.summary["seed"] = config.seed;
     out.summary["replications"] = n;
     out.summary["wall_time_s"] =

@@ -13,9 +13,12 @@ namespace cs::scenario {
 
 struct RunOutput {
   nlohmann::json summary;       // the summary.json object
-  std::string timeseries_csv;   // "series,time_s,value" rows; empty without run.timeseries_interval
+  // "series,time_s,value" rows; empty without run.timeseries_interval, except for a
+  // training_run, which records its state, nodes per market and cost at every change.
+  std::string timeseries_csv;
   std::string trace_json;       // Chrome/Perfetto trace; empty without run.trace
-  // traffic workloads: one row per flow, "flow,src,dst,bytes,start_s,finish_s,fct_s"
+  // traffic workloads: one row per flow, "flow,src,dst,bytes,start_s,finish_s,fct_s,route"
+  // (route: the vertices the flow crossed, "a>b>c")
   // (finish and fct empty for flows still running at run.until); empty unless asked for.
   std::string flows_csv;
   // Every directed link that carried bytes (link_report.hpp, link_table_csv).
@@ -28,12 +31,15 @@ struct RunOutput {
 struct RunOptions {
   bool flow_table = false;  // fill RunOutput::flows_csv
   bool timeseries = true;   // sample run.timeseries_interval (the CLI asks only with --out)
-  // Polled while simulating (engine::Simulator::set_interrupt_check); when it returns true
-  // the run throws engine::Interrupted. Empty: never.
+  int threads = 0;          // replications at once: 0 TBB's default, 1 serial, n at most n
+  // Polled while simulating (engine::Simulator::set_interrupt_check), from whichever thread
+  // runs a replication (so thread-safe); when it returns true the run throws
+  // engine::Interrupted. Empty: never.
   std::function<bool()> interrupted;
 };
 
-// Runs every replication (run.replications, seeds seed, seed+1, ...) and combines them.
+// Runs every replication (run.replications, seeds seed, seed+1, ...), in parallel, and
+// combines them in seed order (the same summary for any options.threads).
 // First checks the run's estimated cost against run.max_memory (run_budget.hpp), and, on a
 // custom fabric, that every pair of ranks the workload needs is connected. Throws InputError
 // for those and for problems only found while building (e.g. a fat-tree that needs more

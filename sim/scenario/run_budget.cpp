@@ -107,6 +107,8 @@ const CostItem& CostEstimate::largest() const {
 
 CostEstimate estimate_cost(const Config& config) {
   CostEstimate out;
+  // A training run has no fabric and bounds its own events (run_training_run.cpp).
+  if (config.workload == WorkloadKind::training_run) return out;
   topo::TopologySize size;
   try {
     size = topo::topology_size(config.topology);
@@ -132,7 +134,7 @@ CostEstimate estimate_cost(const Config& config) {
 void check_cost(const Config& config) {
   const CostEstimate e = estimate_cost(config);
   const double total = e.total_bytes(), limit = config.run.max_memory_bytes;
-  if (total <= limit) return;
+  if (e.items.empty() || total <= limit) return;
   const CostItem& worst = e.largest();
   throw InputError(worst.key,
                    "this run needs about " + format_quantity(total, QuantityKind::bytes) + " of memory (" + worst.what +

@@ -8,34 +8,6 @@
 
 namespace cs::scenario {
 
-double percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0.0;
-  const std::size_t n = values.size();
-  std::size_t rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(n)));
-  rank = std::clamp<std::size_t>(rank, 1, n);
-  std::nth_element(values.begin(), values.begin() + (rank - 1), values.end());
-  return values[rank - 1];
-}
-
-double mean(const std::vector<double>& values) {
-  if (values.empty()) return 0.0;
-  double s = 0;
-  for (double v : values) s += v;
-  return s / static_cast<double>(values.size());
-}
-
-double ci95_halfwidth(double sd, std::size_t n) {
-  if (n < 2) return 0.0;
-  // Two-sided 95% quantiles of Student's t for df = 1..30; beyond, the normal 1.96 is within 2%.
-  static constexpr double t975[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
-                                    2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
-                                    2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-                                    2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
-  const std::size_t df = n - 1;
-  const double t = df <= 30 ? t975[df - 1] : 1.96;
-  return t * sd / std::sqrt(static_cast<double>(n));
-}
-
 namespace {
 
 const std::set<std::string>& identifying_keys() {
@@ -75,11 +47,8 @@ nlohmann::json combine(const std::vector<const nlohmann::json*>& xs, const std::
   if (first.is_number() && !first.is_boolean() && !identifying_keys().count(key)) {
     std::vector<double> v;
     for (const auto* x : xs) v.push_back(x->get<double>());
-    const double m = mean(v);
-    double ss = 0;
-    for (double d : v) ss += (d - m) * (d - m);
-    const double sd = v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0.0;
-    return {{"mean", m}, {"ci95", ci95_halfwidth(sd, v.size())}};
+    const engine::MeanCi s = engine::mean_ci95(v);
+    return {{"mean", s.mean}, {"ci95", s.ci95}};
   }
   return first;
 }

@@ -55,9 +55,8 @@ void row(std::string& out, const std::string& name, const std::string& value) {
 
 topo::TopologyReport topology_report(const json& doc) {
   const Config config = parse_fabric_config(doc);
-  const topo::PriceTable prices = load_prices(doc);
   const topo::Topology topology = build_topology(config);
-  return topo::make_report(topology, config.topology, prices);
+  return topo::make_report(topology, config.topology, config.prices);
 }
 
 json report_json(const topo::TopologyReport& r) {
@@ -162,7 +161,7 @@ std::string report_text(const topo::TopologyReport& r) {
   return out;
 }
 
-std::vector<std::string> route_links(const json& doc, int src_rank, int dst_rank) {
+std::vector<std::string> route_links(const json& doc, int src_rank, int dst_rank, uint64_t flow_key) {
   const Config config = parse_fabric_config(doc);
   const topo::Topology topology = build_topology(config);
   for (const auto& [name, rank] : {std::pair{"src_rank", src_rank}, {"dst_rank", dst_rank}})
@@ -177,7 +176,7 @@ std::vector<std::string> route_links(const json& doc, int src_rank, int dst_rank
   }
   std::vector<std::string> out;
   try {
-    for (topo::LinkId l : router->route(src_rank, dst_rank, 0).links) {
+    for (topo::LinkId l : router->route(src_rank, dst_rank, flow_key).links) {
       const topo::Link& link = topology.link(l);
       out.push_back(topology.vertex(link.from).name + "->" + topology.vertex(link.to).name);
     }

@@ -29,8 +29,11 @@ nlohmann::json report_json(const topo::TopologyReport& report);
 std::string report_text(const topo::TopologyReport& report);
 
 // The links ("from->to" vertex names) of the route from GPU src_rank to GPU dst_rank under
-// the scenario's routing (seed: the scenario's). InputError for a rank out of range.
-std::vector<std::string> route_links(const nlohmann::json& doc, int src_rank, int dst_rank);
+// the scenario's routing (seed: the scenario's) for the flow `flow_key` (hashed routings,
+// ECMP and Valiant, pick a path per flow; a traffic workload's flow i has key i). A
+// load-aware routing (adaptive, UGAL) answers for an idle fabric. InputError for a rank out
+// of range.
+std::vector<std::string> route_links(const nlohmann::json& doc, int src_rank, int dst_rank, uint64_t flow_key = 0);
 
 // The graph: { "vertices": [{ "name", "kind", "tier", "node" }], "cables": [{ "a", "b",
 // "kind", "bandwidth_Bps", "latency_s" }] }, one cable per full-duplex pair of links.

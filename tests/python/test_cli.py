@@ -85,7 +85,7 @@ def test_bad_override_exit_2(tmp_path):
 def test_flow_table_for_traffic(tmp_path):
     run_cli("run", ROOT / "scenarios" / "custom_two_switches.json", "--out", tmp_path, check=True)
     rows = (tmp_path / "flows.csv").read_text().splitlines()
-    assert rows[0] == "flow,src,dst,bytes,start_s,finish_s,fct_s"
+    assert rows[0] == "flow,src,dst,bytes,start_s,finish_s,fct_s,route"
     assert len(rows) == 4
     # Worked by hand in scenarios/custom_two_switches.json's terms: the 0->1 flow shares n0's
     # uplink with 0->2 and finishes first.

@@ -99,7 +99,7 @@ def test_replications_give_mean_and_ci():
 def test_flow_table_is_a_dataframe():
     res = cs.run(cs.Scenario.load(ROOT / "scenarios" / "incast.json"))
     df = res.flows
-    assert list(df.columns) == ["flow", "src", "dst", "bytes", "start_s", "finish_s", "fct_s"]
+    assert list(df.columns) == ["flow", "src", "dst", "bytes", "start_s", "finish_s", "fct_s", "route"]
     assert len(df) == 15 and (df["dst"] == 0).all()
     assert df["finish_s"].max() == pytest.approx(res.summary["traffic"]["makespan_s"])
     assert cs.run(cs.Scenario.load(FLAGSHIP).set("topology.nodes", 1)).flows is None

@@ -9,7 +9,7 @@ and go.
 
 Compared: the summary's makespan_s, mean_fct_s and p99_fct_s, and every flow's completion
 time. One `clustersim run FILE --json --out DIR` per case gives both: the summary on stdout and
-DIR/flows.csv (`flow,src,dst,bytes,start_s,finish_s,fct_s`, one row per flow in input order,
+DIR/flows.csv (`flow,src,dst,bytes,start_s,finish_s,fct_s,route`, one row per flow in input order,
 the order in which simgrid_peer.simulate returns SimGrid's finish times), so each flow's
 finish_s and fct_s are checked against SimGrid's directly.
 """
@@ -63,7 +63,7 @@ def read_flows_csv(path: Path) -> list[dict]:
     with path.open(newline="") as fh:
         reader = csv.DictReader(fh)
         assert reader.fieldnames == ["flow", "src", "dst", "bytes", "start_s", "finish_s",
-                                     "fct_s"], reader.fieldnames
+                                     "fct_s", "route"], reader.fieldnames
         return [{"flow": int(r["flow"]), "src": int(r["src"]), "dst": int(r["dst"]),
                  "bytes": int(r["bytes"]), "start_s": float(r["start_s"]),
                  "finish_s": _float_or_none(r["finish_s"]), "fct_s": _float_or_none(r["fct_s"])}

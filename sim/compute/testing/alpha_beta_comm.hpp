@@ -61,6 +61,7 @@ class AlphaBetaComm final : public net::Comm, public engine::EventTarget {
   double alone_time_s(net::GroupId group, work::CollectiveOp op, double bytes,
                       const net::CollectiveOptions& options = {}) override;
   double cancel(net::TransferId id) override;
+  const topo::Route* route_of(net::TransferId) const override { return nullptr; }  // no topology
   std::size_t active_transfers() const override { return active_.size(); }
   std::size_t active_flows() const override { return active_.size(); }
   uint64_t transfers_completed() const override { return completed_; }

@@ -3,6 +3,7 @@
 // ledger, and the validation of configurations.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -179,6 +180,19 @@ TEST_CASE("Delay distributions have the means they are given", "[fleet][distribu
   CHECK(Distribution::uniform(100.0, 300.0).expected() == 200.0);
   CHECK_THROWS_AS(Distribution::exponential(-1).validate("d"), std::invalid_argument);
   CHECK_THROWS_AS(Distribution::weibull(1, 0).validate("d"), std::invalid_argument);
+  // A sum (boot + image pull): constant when every term is, else the terms drawn and added.
+  const Distribution constant_sum = Distribution::sum({Distribution::constant(240), Distribution::constant(60)});
+  CHECK(constant_sum.kind == Distribution::Kind::constant);
+  CHECK(constant_sum.expected() == 300.0);
+  const Distribution sum = Distribution::sum({Distribution::exponential(240), Distribution::constant(60)});
+  CHECK(sum.kind == Distribution::Kind::sum);
+  CHECK(sum.expected() == 300.0);
+  CHECK(sample_mean(sum) == Approx(300).epsilon(0.01));
+  double smallest = 1e300;
+  for (int i = 0; i < 1000; ++i) smallest = std::min(smallest, sum.sample(rng));
+  CHECK(smallest >= 60.0);  // never below its constant term
+  CHECK_THROWS_AS(Distribution::sum({Distribution::exponential(-1), Distribution::exponential(1)}).validate("d"),
+                  std::invalid_argument);
 }
 
 TEST_CASE("Event traces read from CSV", "[fleet][trace]") {

@@ -65,6 +65,24 @@ TEST_CASE("Without failures, wall time = steps x step time + checkpoints x write
   }
 }
 
+TEST_CASE("run_until_done leaves the clock at the job's end, or at the limit", "[fleet][training_run]") {
+  TrainingRunConfig c = quiet_config(4, 1000, 100, 7);
+  c.failures.node_mtbf_s = 1e7;  // the pools keep scheduling failures after the job is done
+  cs::engine::Simulator sim(3);
+  TrainingRun job(sim, c);
+  job.start();
+  run_until_done(sim, job, 1e9);
+  REQUIRE(job.done());
+  CHECK(sim.now() == Approx(job.result().wall_time_s).epsilon(1e-12));
+  cs::engine::Simulator cut_sim(3);
+  TrainingRun cut(cut_sim, c);
+  cut.start();
+  run_until_done(cut_sim, cut, 500.0);
+  CHECK_FALSE(cut.done());
+  CHECK(cut_sim.now() == 500.0);
+  CHECK(cut.result().wall_time_s == 500.0);
+}
+
 TEST_CASE("Async checkpoints stop the job only for the snapshot", "[fleet][training_run]") {
   TrainingRunConfig c = quiet_config(4, 1000, 100, 5);
   c.checkpoint.mode = CheckpointMode::async;

@@ -209,3 +209,39 @@ TEST_CASE("comm: ids, observers, errors", "[comm]") {
   CHECK(field_of([&] { comm.collective(six, CollectiveOp::all_reduce, 1e6, &counter, 0, with(CollectiveAlgorithm::in_network)); }) ==
         "algorithm");
 }
+
+TEST_CASE("comm: PXN keeps a cross-rail transfer on the destination's rail", "[comm][pxn]") {
+  // The rail fabric: GPU g of every node on NIC g, leaf g. A ring 0..7 in rank order leaves
+  // node k from GPU 1 (rail 1) and enters node k+1 at GPU 0 (rail 0): without PXN each such
+  // hop climbs to a spine; with PXN it crosses node k's NVSwitch to GPU 0 and stays on rail 0.
+  // Leaves at 4:1 (one up-port each) make the spine the bottleneck: the four cross-rail hops
+  // share rail 1's one up-link without PXN and use four NICs with it.
+  topo::TopologyParams p = rail_fat_tree();
+  p.oversubscription = 4;
+  std::map<bool, double> time;
+  for (bool pxn : {false, true}) {
+    for (auto model : {net::NetworkModel::flow, net::NetworkModel::analytical}) {
+      World w(model, p);
+      w.fabric.network.set_pxn(pxn);
+      double done = -1;
+      w.comm->collective(w.comm->group(first_ranks(8), 1), CollectiveOp::all_reduce, 1e8,
+                         [&] { done = w.sim().now(); }, with(CollectiveAlgorithm::ring));
+      w.sim().run();
+      const net::LinkUsage u = w.comm->link_usage();
+      double spine_bytes = 0;
+      for (topo::LinkId l = 0; l < w.fabric.topology.num_links(); ++l) {
+        const auto& link = w.fabric.topology.link(l);
+        const auto& from = w.fabric.topology.vertex(link.from);
+        const auto& to = w.fabric.topology.vertex(link.to);
+        if (from.kind == topo::VertexKind::fabric_switch && to.kind == topo::VertexKind::fabric_switch)
+          spine_bytes += u.bytes[l];
+      }
+      INFO("pxn " << pxn << " model " << std::string(net::to_string(model)));
+      if (pxn) CHECK(spine_bytes == 0);
+      else CHECK(spine_bytes > 0);
+      if (time.count(pxn)) CHECK(done == Approx(time[pxn]).epsilon(1e-9));
+      time[pxn] = done;
+    }
+  }
+  CHECK(time[true] < 0.5 * time[false]);
+}

@@ -15,7 +15,7 @@ struct SampledSend {
   SampledSend(double interval_s, std::size_t max_samples, double bytes)
       : fabric(test::nvswitch_node()),
         comm(net::make_comm(fabric.network, net::Placement::identity(fabric.topology.ranks()), {})),
-        sampler(*comm, fabric.sim, interval_s, max_samples) {
+        sampler(*comm, fabric.sim, interval_s, nullptr, max_samples) {
     sampler.start();
     comm->send(0, 1, bytes, [] {});
     fabric.sim.run();
@@ -57,7 +57,7 @@ TEST_CASE("an interval below the clock's resolution still moves the clock", "[sa
   test::Fabric fabric(test::nvswitch_node());
   auto comm = net::make_comm(fabric.network, net::Placement::identity(fabric.topology.ranks()), {});
   fabric.sim.run(1e6);
-  net::NetworkSampler sampler(*comm, fabric.sim, 1e-20, 100);
+  net::NetworkSampler sampler(*comm, fabric.sim, 1e-20, nullptr, 100);
   sampler.start();
   comm->send(0, 1, 450e9 * 1e-3, [] {});
   fabric.sim.run();

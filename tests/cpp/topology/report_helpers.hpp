@@ -8,9 +8,13 @@ namespace cs::topo::test {
 
 // Every priced item in the 400 Gb/s class (switch ports, NICs, transceivers), the others as
 // given; sources "test".
-inline PriceTable flat_prices(PriceItem port, PriceItem nic, PriceItem transceiver,
-                              PriceItem copper = {}, PriceItem optical = {},
-                              PriceItem node = {}) {
+struct UsdWatts {
+  double usd = 0;
+  double watts = 0;
+};
+
+inline PriceTable flat_prices(UsdWatts port, UsdWatts nic, UsdWatts transceiver,
+                              UsdWatts copper = {}, UsdWatts optical = {}, UsdWatts node = {}) {
   PriceTable t;
   t.switch_port.by_gbps[400] = {port.usd, port.watts, "test"};
   t.nic.by_gbps[400] = {nic.usd, nic.watts, "test"};

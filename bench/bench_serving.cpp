@@ -1,0 +1,128 @@
+// Serving fleets: how fast the simulator runs them.
+//   1. Plain servers: 64 replicas x 4 slots at 80% utilization (Poisson arrivals, exponential
+//      service), per load balancer; figure: simulated requests per second of CPU time.
+//   2. One simulated day of LLM traffic at a mean of 1,000 requests/s (Llama-3-8B on H100s,
+//      lognormal prompts of mean 1,000 and outputs of mean 200 tokens, chunked-prefill
+//      continuous batching, HPA on concurrency 64 per replica, power-of-two balancing), once
+//      with steady Poisson arrivals and once with a diurnal wave (peak 1.5x the mean); figure:
+//      CPU seconds for the day.
+// Each figure is the median of the repetitions (3; 1 with --quick, whose LLM runs cover 2
+// hours instead of a day). Times are the process's CPU time (the machine is shared).
+//
+// Usage: bench_serving [--quick]
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/bench_util.hpp"
+#include "sim/engine/simulator.hpp"
+#include "sim/fleet/serving_fleet.hpp"
+
+namespace {
+
+using namespace cs::serving;
+using cs::bench::median;
+namespace work = cs::work;
+
+struct Timed {
+  ServingResult result;
+  double cpu_s;
+};
+
+Timed run(const ServingConfig& config, uint64_t seed) {
+  const double start = cs::bench::process_cpu_s();
+  ServingResult r = run_serving(config, seed);
+  return {r, cs::bench::process_cpu_s() - start};
+}
+
+ServingConfig plain(BalancePolicy balance, double until_s) {
+  ServingConfig c;
+  const int replicas = 64, slots = 4;
+  const double service_s = 0.05;
+  c.arrivals.rate_per_s = 0.8 * replicas * slots / service_s;  // 4,096 requests/s
+  c.request.service_time = work::Distribution::exponential(service_s);
+  c.replica.kind = ReplicaKind::server;
+  c.replica.server.concurrency = slots;
+  c.fleet.autoscaler.policy = ScalingPolicy::fixed;
+  c.fleet.autoscaler.replicas = replicas;
+  c.fleet.pool.balance = balance;
+  c.fleet.pool.cold_start = ColdStartSpec::none();
+  c.until_s = until_s;
+  c.timeseries_interval_s = 60;
+  return c;
+}
+
+ServingConfig llm_day(bool diurnal, double until_s) {
+  ServingConfig c;
+  c.arrivals.rate_per_s = 1000;
+  if (diurnal) {
+    c.arrivals.process = work::ArrivalProcess::diurnal;
+    c.arrivals.diurnal.peak_to_mean = 1.5;
+  }
+  c.request.prompt_tokens = work::Distribution::lognormal(1000, 1.0);
+  c.request.output_tokens = work::Distribution::lognormal(200, 1.0);
+  c.request.max_prompt_tokens = 8192;
+  c.request.max_output_tokens = 2048;
+  c.replica.kind = ReplicaKind::llm;  // defaults: Llama-3-8B, one H100, chunked prefill
+  AutoscalerSpec& a = c.fleet.autoscaler;
+  a.policy = ScalingPolicy::hpa;
+  a.metric = MetricKind::concurrency;
+  a.target = 64;
+  a.min_replicas = 1;
+  a.max_replicas = 200;
+  a.replicas = 60;
+  c.fleet.pool.balance = BalancePolicy::power_of_two;  // Envoy's least-request
+  c.slo.latency_s = 30;
+  c.slo.ttft_s = 1;
+  c.until_s = until_s;
+  c.timeseries_interval_s = 60;
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::optional<bool> parsed = cs::bench::parse_quick(argc, argv);
+  if (!parsed) return 2;
+  const bool quick = *parsed;
+  const int reps = quick ? 1 : 3;
+
+  std::printf("plain servers: 64 replicas x 4 slots, 80%% utilization; median of %d\n", reps);
+  std::printf("%-22s %12s %14s %10s\n", "balancer", "requests", "requests/s", "vs 3e6");
+  for (const BalancePolicy balance : {BalancePolicy::round_robin, BalancePolicy::power_of_two,
+                                      BalancePolicy::least_outstanding,
+                                      BalancePolicy::join_shortest_queue,
+                                      BalancePolicy::central_queue}) {
+    std::vector<double> rates;
+    uint64_t requests = 0;
+    for (int r = 0; r < reps; ++r) {
+      const Timed t = run(plain(balance, quick ? 600 : 3600), static_cast<uint64_t>(r + 1));
+      requests = t.result.requests;
+      rates.push_back(static_cast<double>(t.result.requests) / t.cpu_s);
+    }
+    const double rate = median(rates);
+    std::printf("%-22s %12lu %14.3e %9.2fx\n", std::string(to_string(balance)).c_str(),
+                static_cast<unsigned long>(requests), rate, rate / 3e6);
+  }
+
+  const double day = quick ? 7200 : 86400;
+  std::printf("\nLLM serving: %.0f s at a mean of 1,000 requests/s, HPA; median of %d\n", day, reps);
+  std::printf("%-10s %12s %9s %10s %9s %9s %9s %9s %9s\n", "arrivals", "requests", "cpu_s",
+              "req/cpu_s", "replicas", "ttft_p99", "tpot_p50", "lat_p99", "vs 60 s");
+  for (const bool diurnal : {false, true}) {
+    std::vector<double> seconds;
+    ServingResult last;
+    for (int r = 0; r < reps; ++r) {
+      const Timed t = run(llm_day(diurnal, day), static_cast<uint64_t>(r + 1));
+      seconds.push_back(t.cpu_s);
+      last = t.result;
+    }
+    const double cpu = median(seconds);
+    std::printf("%-10s %12lu %9.2f %10.3e %9.1f %9.3f %9.4f %9.2f %8.2fx\n",
+                diurnal ? "diurnal" : "poisson", static_cast<unsigned long>(last.requests), cpu,
+                static_cast<double>(last.requests) / cpu, last.replicas_mean, last.ttft.p99_s,
+                last.tpot.p50_s, last.latency_p99_s, cpu / 60.0);
+  }
+  return 0;
+}

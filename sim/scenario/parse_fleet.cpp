@@ -1,0 +1,314 @@
+// workload.kind "training_run" (step_time, steps) and the fleet section (nodes, instance,
+// market, prices, interruptions, failures, cold_start, elastic) into cs::fleet's
+// TrainingRunConfig; checkpoint and restore are parse_checkpoint.cpp's. Only parsing: the model
+// is sim/fleet's.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "sim/fleet/instance_prices.hpp"
+#include "sim/scenario/parse_fleet_values.hpp"
+#include "sim/scenario/parse_sections.hpp"
+#include "sim/scenario/suggest.hpp"
+
+namespace cs::scenario::detail {
+namespace {
+
+using fleet::Market;
+
+constexpr std::string_view kFleet = "fleet";
+constexpr double kHour_s = 3600.0;
+constexpr int kMaxNodes = 1'000'000;
+constexpr double kMaxWork_s = 1e12;
+// Beyond this many expected checkpoints or interruptions a replication takes seconds and
+// hundreds of megabytes (its time series): refused up front.
+constexpr double kMaxExpectedEvents = 1e6;
+// Bare numbers at or above these were surely meant per hour (per_hour_quantity): a node
+// reclaimed every 2.8 hours, a node at $360 an hour (the priciest 8-GPU instances list ~$100).
+constexpr double kBareReclaimRateLimit_per_s = 1e-4;
+constexpr double kBarePriceLimit_usd_per_s = 0.1;
+
+// The step time of a training_run: given, or (later) simulated from a training workload.
+// The one place where workload.training will be wired to the training model.
+double step_time_s(const json& w, const std::string& at) {
+  if (member(w, "training"))
+    throw InputError(join_path(at, "training"),
+                     "a step time simulated from a training workload is not available yet",
+                     "give workload.step_time, the seconds one training step takes (e.g. \"5.9s\")");
+  if (!member(w, "step_time"))
+    throw InputError(join_path(at, "step_time"), "required for a training_run: the time of one training step, e.g. \"5.9s\"");
+  return get_quantity(w, "step_time", at, QuantityKind::time, Sign::positive, 0.0);
+}
+
+void parse_market(const json& f, fleet::TrainingRunConfig& c) {
+  const std::string path = join_path(kFleet, "market");
+  const json* m = member(f, "market");
+  c.spot_share = c.reserved_share = 0.0;
+  if (!m) return;
+  if (m->is_string()) {
+    const auto market = get_choice<Market>(f, "market", kFleet,
+                                           {{"on_demand", Market::on_demand}, {"spot", Market::spot},
+                                            {"reserved", Market::reserved}},
+                                           Market::on_demand);
+    if (market == Market::spot) c.spot_share = 1.0;
+    if (market == Market::reserved) c.reserved_share = 1.0;
+    return;
+  }
+  if (!m->is_object())
+    throw InputError(path, "expected \"on_demand\", \"spot\", \"reserved\" or shares such as {\"spot\": 0.7}; got " +
+                               describe_value(*m));
+  c.spot_share = get_number(*m, "spot", path, 0.0, 0.0, 1.0);
+  c.reserved_share = get_number(*m, "reserved", path, 0.0, 0.0, 1.0);
+  const double rest = 1.0 - c.spot_share - c.reserved_share;
+  if (rest < -1e-9)
+    throw InputError(path, "the spot and reserved shares add up to more than 1", "the on-demand share is the rest");
+  if (member(*m, "on_demand") && std::fabs(get_number(*m, "on_demand", path, 0.0, 0.0, 1.0) - rest) > 1e-9)
+    throw InputError(join_path(path, "on_demand"), "the shares add up to " +
+                                                       describe_value(json(1.0 - rest + m->at("on_demand").get<double>())) +
+                                                       "; expected 1",
+                     "leave out on_demand: it takes the rest");
+  c.reserved_share = std::min(c.reserved_share, 1.0 - c.spot_share);  // rounding at the sum of 1
+}
+
+void parse_prices(const json& f, fleet::TrainingRunConfig& c) {
+  const std::string name = get_string(f, "instance", kFleet, "aws.p5.48xlarge");
+  const auto& catalog = fleet::InstancePriceCatalog::builtin();
+  if (!catalog.find(name))
+    throw InputError(join_path(kFleet, "instance"),
+                     "unknown instance \"" + name + "\"; the price catalog has " + quoted_list(catalog.names()),
+                     nearest(name, catalog.names()) ? did_you_mean(name, catalog.names()) + " or give its prices in fleet.prices"
+                                                    : "another instance: give its prices in fleet.prices");
+  c.usd_per_node_hour = catalog.usd_per_hour(name);
+  const std::string at = join_path(kFleet, "prices");
+  const json& prices = object_or_empty(f, "prices", kFleet);
+  for (const Market m : fleet::kAllMarkets)
+    if (const json* p = member(prices, fleet::to_string(m)))
+      c.usd_per_node_hour[m] = kHour_s * per_hour_quantity(*p, QuantityKind::money_rate, join_path(at, fleet::to_string(m)),
+                                                           kBarePriceLimit_usd_per_s, "$39.33/h");
+}
+
+void parse_reclaim_rate(const json& v, const std::string& path, fleet::HourlyRate& rate) {
+  if (!v.is_array()) {
+    rate.base_per_s = per_hour_quantity(v, QuantityKind::rate, path, kBareReclaimRateLimit_per_s, "0.0003/h");
+    return;
+  }
+  if (v.size() != 24)
+    throw InputError(path, "expected one rate or 24 hour-of-day rates (hour 0 first); got " +
+                               std::to_string(v.size()) + " values");
+  std::array<double, 24> hourly{};
+  double sum = 0.0;
+  for (std::size_t h = 0; h < 24; ++h) {
+    hourly[h] = per_hour_quantity(v[h], QuantityKind::rate, join_path(path, h), kBareReclaimRateLimit_per_s, "0.0003/h");
+    sum += hourly[h];
+  }
+  // The profile's mean is the base rate; the hours are multipliers of it (mean 1).
+  rate.base_per_s = sum / 24.0;
+  for (std::size_t h = 0; h < 24; ++h) rate.multiplier[h] = sum > 0.0 ? hourly[h] / rate.base_per_s : 1.0;
+}
+
+void parse_interruptions(const json& f, fleet::TrainingRunConfig& c) {
+  const std::string at = join_path(kFleet, "interruptions");
+  const json& in = object_or_empty(f, "interruptions", kFleet);
+  fleet::SpotReclaimConfig& r = c.reclaims;
+  if (const json* rate = member(in, "rate")) parse_reclaim_rate(*rate, join_path(at, "rate"), r.rate);
+  r.rate.start_hour = get_number(in, "start_hour", at, 0.0, 0.0, 23.999999);
+  if (const json* t = member(in, "trace")) {
+    if (member(in, "rate") || member(in, "correlated"))
+      throw InputError(join_path(at, "trace"), "a trace replays the reclaims instead of rate and correlated",
+                       "give either trace or rate (and correlated)");
+    r.trace = event_trace_value(*t, join_path(at, "trace"));
+  }
+  if (const json* w = member(in, "warning"))
+    r.warning_s = time_or_named(*w, join_path(at, "warning"), Sign::non_negative,
+                                {{"aws", fleet::kAwsSpotWarning_s},
+                                 {"gcp", fleet::kGcpSpotWarning_s},
+                                 {"azure", fleet::kAzureSpotWarning_s}});
+  if (member(in, "correlated")) {
+    const std::string cat = join_path(at, "correlated");
+    const json& corr = object_or_empty(in, "correlated", at);
+    for (const char* key : {"share", "rate"})
+      if (!member(corr, key))
+        throw InputError(join_path(cat, key), "required: correlated reclaims need the share of the pool each takes "
+                                              "and how often they come (per pool)",
+                         "e.g. {\"share\": 0.25, \"rate\": \"0.1/d\"}");
+    r.correlated.pool_share = get_number(corr, "share", cat, 0.0, 0.0, 1.0);
+    r.correlated.events_per_s = get_quantity(corr, "rate", cat, QuantityKind::rate, Sign::non_negative, 0.0);
+  }
+  r.capacity_return = get_distribution(in, "capacity_return", at, r.capacity_return);
+  if (const json* fb = member(in, "fallback_after"))
+    c.fallback_after_s = time_or_named(*fb, join_path(at, "fallback_after"), Sign::non_negative,
+                                       {{"never", std::numeric_limits<double>::infinity()}});
+}
+
+std::vector<fleet::FailureCause> parse_causes(const json& v, const std::string& path) {
+  if (v.is_string()) {
+    if (v.get<std::string>() == "llama3") return fleet::llama3_failure_causes();
+    throw InputError(path, "expected \"llama3\" or a list of causes {\"name\", \"share\", \"replaces_node\"}; got " +
+                               describe_value(v),
+                     did_you_mean(v.get<std::string>(), {"llama3"}));
+  }
+  if (!v.is_array() || v.size() > 1000)
+    throw InputError(path, "expected \"llama3\" or a list of causes {\"name\", \"share\", \"replaces_node\"}");
+  std::vector<fleet::FailureCause> causes;
+  double total = 0.0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string item = join_path(path, i);
+    if (!v[i].is_object()) throw InputError(item, "expected a cause {\"name\", \"share\", \"replaces_node\"}");
+    if (!member(v[i], "share")) throw InputError(item, "missing required key \"share\"");
+    fleet::FailureCause cause;
+    cause.name = get_string(v[i], "name", item, "cause " + std::to_string(i));
+    cause.share = get_number(v[i], "share", item, 0.0, 0.0, 1e12);
+    cause.replaces_node = get_bool(v[i], "replaces_node", item, true);
+    total += cause.share;
+    causes.push_back(std::move(cause));
+  }
+  if (!causes.empty() && !(total > 0.0)) throw InputError(path, "expected at least one share > 0");
+  return causes;
+}
+
+void parse_failures(const json& f, fleet::TrainingRunConfig& c) {
+  const std::string at = join_path(kFleet, "failures");
+  const json& in = object_or_empty(f, "failures", kFleet);
+  fleet::FailureConfig& fc = c.failures;
+  if (const json* m = member(in, "node_mtbf"))
+    fc.node_mtbf_s = time_or_named(*m, join_path(at, "node_mtbf"), Sign::positive,
+                                   {{"none", std::numeric_limits<double>::infinity()}});
+  fc.weibull_shape = get_number(in, "weibull_shape", at, 1.0, 0.05, 100.0);
+  if (const json* causes = member(in, "causes")) fc.causes = parse_causes(*causes, join_path(at, "causes"));
+  fc.replacement = get_distribution(in, "replacement_delay", at, fc.replacement);
+  if (member(in, "correlated")) {
+    const std::string cat = join_path(at, "correlated");
+    const json& corr = object_or_empty(in, "correlated", at);
+    for (const char* key : {"nodes", "mtbf"})
+      if (!member(corr, key))
+        throw InputError(join_path(cat, key), "required: a failure domain needs its size in nodes and its mean time between failures",
+                         "e.g. {\"nodes\": 16, \"mtbf\": \"30d\"} for a leaf switch under 16 nodes");
+    fc.correlated.domain_nodes = static_cast<int>(get_int(corr, "nodes", cat, 1, 1, kMaxNodes));
+    fc.correlated.domain_mtbf_s = get_quantity(corr, "mtbf", cat, QuantityKind::time, Sign::positive, 0.0);
+  }
+  if (const json* t = member(in, "trace")) fc.trace = event_trace_value(*t, join_path(at, "trace"));
+}
+
+// cold_start: boot + image pull of a new node, the delay of every new instance. model_load is
+// the serving fleet's: a training run loads its state in the restore.
+void parse_cold_start(const json& f, fleet::TrainingRunConfig& c) {
+  if (!member(f, "cold_start")) return;
+  const std::string at = join_path(kFleet, "cold_start");
+  const json& cs = object_or_empty(f, "cold_start", kFleet);
+  if (member(cs, "model_load"))
+    throw InputError(join_path(at, "model_load"), "a training run loads its model and optimizer state in the restore",
+                     "set fleet.restore (time, or checkpoint size and storage) instead; model_load is for serving");
+  const fleet::Distribution delay =
+      fleet::Distribution::sum({get_distribution(cs, "boot", at, c.provisioning[Market::on_demand]),
+                                get_distribution(cs, "image_pull", at, fleet::Distribution::constant(0.0))});
+  for (const Market m : fleet::kAllMarkets) c.provisioning[m] = delay;
+}
+
+void parse_elastic(const json& f, fleet::TrainingRunConfig& c) {
+  const json* e = member(f, "elastic");
+  const std::string at = join_path(kFleet, "elastic");
+  if (!e || (e->is_boolean() && !e->get<bool>())) return;
+  if (!e->is_boolean() && !e->is_object())
+    throw InputError(at, "expected true, false or {nodes_per_replica, min_replicas, throughput_exponent, reconfigure}");
+  const json& o = e->is_object() ? *e : json::object();
+  fleet::ElasticConfig& el = c.elastic;
+  el.enabled = true;
+  el.nodes_per_replica = static_cast<int>(get_int(o, "nodes_per_replica", at, 1, 1, kMaxNodes));
+  if (c.nodes % el.nodes_per_replica != 0)
+    throw InputError(join_path(at, "nodes_per_replica"), "expected a divisor of fleet.nodes (" + std::to_string(c.nodes) + ")");
+  const int replicas = c.nodes / el.nodes_per_replica;
+  el.min_replicas = static_cast<int>(get_int(o, "min_replicas", at, 1, 1, replicas));
+  el.throughput_exponent = get_number(o, "throughput_exponent", at, 1.0, 0.0, 10.0);
+  el.reconfigure_s = get_quantity(o, "reconfigure", at, QuantityKind::time, Sign::non_negative, el.reconfigure_s);
+}
+
+std::string rounded(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
+}
+
+// A run whose expected event count is absurd would take minutes and gigabytes per replication:
+// refuse it with the numbers. Checkpoints: work / interval. Interruptions: the job's rate over
+// its expected wall time (Daly's, doubled; with no restart cost it is what the library's tests
+// check), or until the time limit when that is sooner or the job cannot progress (each restore
+// longer than the time between interruptions).
+void check_event_budget(const Config& config) {
+  const fleet::TrainingRunConfig& c = config.training_run;
+  const double interval = c.checkpoint_interval_s();
+  const double checkpoints = std::isfinite(interval) ? c.work_s() / interval : 0.0;
+  const double rate = c.interruption_rate_per_s();
+  double horizon = c.max_wall_time_s;
+  if (rate > 0.0 && std::isfinite(interval)) {
+    const double restart = c.restore_s(c.nodes, true) + c.restore.detection_s;
+    const double expected = fleet::daly_expected_wall_time_s(c.work_s(), interval, c.checkpoint.blocking_s(c.nodes),
+                                                             1.0 / rate, restart);
+    if (std::isfinite(expected)) horizon = std::min(horizon, 2.0 * expected);
+  }
+  const double interruptions = rate * horizon;
+  if (checkpoints > kMaxExpectedEvents)
+    throw InputError("fleet.checkpoint.interval", "about " + rounded(checkpoints) +
+                                                      " checkpoints for this work; at most 1e6",
+                     "checkpoint less often, or train fewer steps");
+  if (interruptions > kMaxExpectedEvents) {
+    const bool until = config.run.until_s > 0 && horizon == c.max_wall_time_s;
+    throw InputError(until ? "run.until" : std::string(kFleet),
+                     "about " + rounded(interruptions) + " interruptions (" + rounded(rate * kHour_s) +
+                         " per hour, over " + rounded(horizon / 86400.0) + " days); at most 1e6",
+                     until ? "lower run.until"
+                           : "check the failure and reclaim rates (a bare number is per second) and the restore "
+                             "time: a job whose restores outlast the time between interruptions never finishes");
+  }
+}
+
+}  // namespace
+
+void parse_training_run_workload(const json& w, const std::string& at, Config& config) {
+  fleet::TrainingRunConfig& c = config.training_run;
+  c.step_time_s = step_time_s(w, at);
+  if (!member(w, "steps")) throw InputError(join_path(at, "steps"), "required for a training_run: how many steps to train");
+  c.steps = static_cast<double>(get_int(w, "steps", at, 1, 1, INT64_MAX));
+  if (!(c.work_s() <= kMaxWork_s))
+    throw InputError(join_path(at, "steps"), "steps x step_time is " + describe_value(json(c.work_s())) +
+                                                 " s of work; at most 1e12 s");
+  if (member(w, "background"))
+    throw InputError(join_path(at, "background"), "background work runs beside traffic and collective workloads, not a training_run");
+}
+
+void parse_fleet(const json& doc, Config& config) {
+  const json* f = member(doc, "fleet");
+  if (config.workload != WorkloadKind::training_run) {
+    if (f)
+      throw InputError(std::string(kFleet), "the fleet section applies to training_run workloads (serving and jobs "
+                                            "are not implemented yet); workload.kind is not training_run");
+    return;
+  }
+  const json& fleet = object_or_empty(doc, "fleet", "");
+  fleet::TrainingRunConfig& c = config.training_run;
+  if (!member(fleet, "nodes"))
+    throw InputError(join_path(kFleet, "nodes"), "required for a training_run: how many nodes the job holds");
+  c.nodes = static_cast<int>(get_int(fleet, "nodes", kFleet, 1, 1, kMaxNodes));
+  if (member(fleet, "autoscaler"))
+    throw InputError(join_path(kFleet, "autoscaler"), "a training_run holds fleet.nodes nodes; autoscalers are for serving "
+                                                      "workloads (not implemented yet)");
+  parse_market(fleet, c);
+  parse_prices(fleet, c);
+  parse_interruptions(fleet, c);
+  parse_failures(fleet, c);
+  parse_cold_start(fleet, c);
+  parse_elastic(fleet, c);
+  parse_checkpoint(fleet, c);
+  parse_restore(fleet, c);
+  if (config.run.until_s > 0) c.max_wall_time_s = config.run.until_s;
+  // Every value was checked above with its JSON path; the library's own checks are a safety
+  // net whose field names are not the file's.
+  try {
+    c.validate();
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string(kFleet), std::string("inconsistent fleet settings: ") + e.what());
+  }
+  check_event_budget(config);
+}
+
+}  // namespace cs::scenario::detail

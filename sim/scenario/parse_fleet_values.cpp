@@ -1,0 +1,193 @@
+// The value forms of the fleet section: distributions of delays, event traces, times with
+// names, and quantities the contract states per node-hour.
+#include "sim/scenario/parse_fleet_values.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "sim/scenario/load.hpp"
+#include "sim/scenario/suggest.hpp"
+
+namespace cs::scenario::detail {
+namespace {
+
+using fleet::Distribution;
+
+// The keys each family takes besides "dist"; any other key is a mistake worth naming.
+struct Family {
+  std::string_view name;
+  Distribution::Kind kind;
+  std::vector<std::string_view> keys;
+};
+
+const std::vector<Family>& families() {
+  static const std::vector<Family> f{
+      {"constant", Distribution::Kind::constant, {"mean"}},
+      {"exponential", Distribution::Kind::exponential, {"mean"}},
+      {"lognormal", Distribution::Kind::lognormal, {"mean", "stddev", "cv"}},
+      {"weibull", Distribution::Kind::weibull, {"mean", "shape"}},
+      {"uniform", Distribution::Kind::uniform, {"low", "high"}},
+  };
+  return f;
+}
+
+constexpr std::size_t kMaxTraceEvents = 10'000'000;
+
+fleet::EventTrace trace_from_file(const std::string& file, const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto status = fs::status(file, ec);
+  if (ec || !fs::is_regular_file(status))
+    throw InputError(path, "expected the path of a readable CSV file of events (\"time_s,instances\" "
+                           "rows); '" + file + "' is " + (ec || !fs::exists(status) ? "missing" : "not a regular file"),
+                     "paths are relative to the working directory; or give the events as a list "
+                     "[{\"time\", \"instances\"}]");
+  if (fs::file_size(file, ec) > kMaxScenarioBytes || ec)
+    throw InputError(path, "'" + file + "' is larger than " + std::to_string(kMaxScenarioBytes) + " bytes");
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(path, "cannot open '" + file + "' (permissions?)");
+  std::string text(kMaxScenarioBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  std::istringstream lines(text);
+  try {
+    fleet::EventTrace trace = fleet::read_event_trace_csv(lines);
+    if (trace.size() > kMaxTraceEvents)
+      throw InputError(path, "'" + file + "' has more than " + std::to_string(kMaxTraceEvents) + " events");
+    return trace;
+  } catch (const std::invalid_argument& e) {
+    // The library names the line ("event trace line 7: ..."): say which file.
+    throw InputError(path, "in '" + file + "': " + e.what(),
+                     "a header line, then one \"time_s,instances\" row per event, times non-decreasing");
+  }
+}
+
+fleet::EventTrace trace_from_list(const json& list, const std::string& path) {
+  if (list.empty() || list.size() > kMaxTraceEvents)
+    throw InputError(path, "expected a list of 1 to " + std::to_string(kMaxTraceEvents) +
+                               " events {\"time\", \"instances\"}");
+  fleet::EventTrace trace;
+  trace.reserve(list.size());
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string item = join_path(path, i);
+    const json& e = list[i];
+    if (!e.is_object()) throw InputError(item, "expected an event {\"time\", \"instances\"}; got " + describe_value(e));
+    if (!member(e, "time")) throw InputError(item, "missing required key \"time\"");
+    fleet::TraceEvent ev;
+    ev.time_s = get_quantity(e, "time", item, QuantityKind::time, Sign::non_negative, 0.0);
+    ev.instances = static_cast<int>(get_int(e, "instances", item, 1, 1, 1'000'000));
+    if (!trace.empty() && ev.time_s < trace.back().time_s)
+      throw InputError(join_path(item, "time"), "expected times in order: this event comes before the one above it");
+    trace.push_back(ev);
+  }
+  return trace;
+}
+
+}  // namespace
+
+Distribution distribution_value(const json& v, const std::string& path) {
+  if (!v.is_object()) return Distribution::constant(quantity_value(v, QuantityKind::time, Sign::non_negative, path));
+  std::vector<std::string> names;
+  for (const Family& f : families()) names.emplace_back(f.name);
+  const json* dist = member(v, "dist");
+  if (!dist) throw InputError(path, "missing required key \"dist\"; expected one of " + quoted_list(names));
+  const std::string dist_path = join_path(path, "dist");
+  if (!dist->is_string()) throw InputError(dist_path, "expected one of " + quoted_list(names) + "; got " + describe_value(*dist));
+  const auto& given = dist->get_ref<const std::string&>();
+  const Family* family = nullptr;
+  for (const Family& f : families())
+    if (f.name == given) family = &f;
+  if (!family)
+    throw InputError(dist_path, "expected one of " + quoted_list(names) + "; got \"" + given + "\"",
+                     did_you_mean(given, names));
+  for (const auto& [key, value] : v.items()) {
+    if (key == "dist" || value.is_null()) continue;
+    bool takes = false;
+    for (const auto k : family->keys) takes = takes || k == key;
+    if (!takes)
+      throw InputError(join_path(path, key), "a " + given + " distribution takes no \"" + key + "\"",
+                       "it takes " + [&] {
+                         std::vector<std::string> keys(family->keys.begin(), family->keys.end());
+                         return quoted_list(keys);
+                       }());
+  }
+  const auto time = [&](std::string_view key) {
+    if (!member(v, key)) throw InputError(join_path(path, key), "required for a " + given + " distribution: a time");
+    return get_quantity(v, key, path, QuantityKind::time, Sign::non_negative, 0.0);
+  };
+  switch (family->kind) {
+    case Distribution::Kind::constant: return Distribution::constant(time("mean"));
+    case Distribution::Kind::exponential: return Distribution::exponential(time("mean"));
+    case Distribution::Kind::lognormal: {
+      const double mean = time("mean");
+      const bool sd = member(v, "stddev") != nullptr, cv = member(v, "cv") != nullptr;
+      if (sd == cv)
+        throw InputError(path, std::string(sd ? "give \"stddev\" or \"cv\", not both" :
+                                                "a lognormal distribution needs its spread: \"stddev\" (a time) or \"cv\" (stddev / mean)"));
+      double c = get_number(v, "cv", path, 0.0, 0.0, 1e6);
+      if (sd) {
+        const double s = get_quantity(v, "stddev", path, QuantityKind::time, Sign::non_negative, 0.0);
+        if (mean <= 0.0 && s > 0.0)
+          throw InputError(join_path(path, "stddev"), "a lognormal of mean 0 has no spread; expected 0");
+        c = mean > 0.0 ? s / mean : 0.0;
+        if (c > 1e6) throw InputError(join_path(path, "stddev"), "expected at most 1e6 x the mean");
+      }
+      return Distribution::lognormal(mean, c);
+    }
+    case Distribution::Kind::weibull: {
+      if (!member(v, "shape")) throw InputError(join_path(path, "shape"), "required for a weibull distribution: a number > 0");
+      const double mean = time("mean");
+      const double shape = get_number(v, "shape", path, 1.0, 0.05, 100.0);
+      return Distribution::weibull(mean, shape);
+    }
+    case Distribution::Kind::uniform: {
+      const double low = time("low"), high = time("high");
+      if (high < low) throw InputError(join_path(path, "high"), "expected high >= low");
+      return Distribution::uniform(low, high);
+    }
+    case Distribution::Kind::sum: break;  // not a family of the file
+  }
+  throw InputError(dist_path, "unsupported distribution");
+}
+
+Distribution get_distribution(const json& obj, std::string_view key, std::string_view at, Distribution def) {
+  const json* v = member(obj, key);
+  return v ? distribution_value(*v, join_path(at, key)) : def;
+}
+
+fleet::EventTrace event_trace_value(const json& v, const std::string& path) {
+  if (v.is_string()) return trace_from_file(v.get<std::string>(), path);
+  if (v.is_array()) return trace_from_list(v, path);
+  throw InputError(path, "expected a CSV file path or a list of events [{\"time\", \"instances\"}]; got " +
+                             describe_value(v));
+}
+
+double time_or_named(const json& v, const std::string& path, Sign sign, const std::vector<NamedTime>& names) {
+  if (v.is_string()) {
+    const auto& text = v.get_ref<const std::string&>();
+    for (const auto& [name, seconds] : names)
+      if (name == text) return seconds;
+    if (!parse_quantity_text(text, QuantityKind::time)) {
+      std::vector<std::string> words;
+      for (const auto& [name, seconds] : names) words.emplace_back(name);
+      throw InputError(path, "expected a time (such as \"90s\" or \"2min\") or one of " + quoted_list(words) +
+                                 "; got " + describe_value(v),
+                       did_you_mean(text, words));
+    }
+  }
+  return quantity_value(v, QuantityKind::time, sign, path);
+}
+
+double per_hour_quantity(const json& v, QuantityKind kind, const std::string& path, double bare_limit_si,
+                         std::string_view example) {
+  const double x = quantity_value(v, kind, Sign::non_negative, path);
+  if (v.is_number() && x >= bare_limit_si)
+    throw InputError(path, "a bare number is SI, per second: " + describe_value(v) + " per second is " +
+                               describe_value(json(x * 3600.0)) + " per node-hour, surely not what was meant",
+                     "write the unit, e.g. \"" + std::string(example) + "\" for per node-hour");
+  return x;
+}
+
+}  // namespace cs::scenario::detail

@@ -1,0 +1,289 @@
+// LLM replica: the roofline's two sides (batch-1 decode at the memory-bandwidth bound, a long
+// prefill compute-bound), the KV cache (requests wait when it is full; decoding sequences
+// that outgrow it preempt the newest), chunked prefill against prefill-first scheduling,
+// disaggregated decode admission, tensor parallelism and the KV-capacity rule.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "sim/fleet/llm_replica.hpp"
+
+using namespace cs::serving;
+using cs::engine::Simulator;
+
+namespace {
+
+struct Done {
+  Request request;
+  double time_s;
+};
+
+class Collector final : public ReplicaListener {
+ public:
+  explicit Collector(Simulator& sim) : sim_(sim) {}
+  void on_complete(Replica&, const Request& r) override { done.push_back({r, sim_.now()}); }
+  void on_slot_free(Replica&) override {}
+  void on_drained(Replica&) override { drained = true; }
+  std::vector<Done> done;
+  bool drained = false;
+
+ private:
+  Simulator& sim_;
+};
+
+Request make_request(uint64_t id, double arrival, int prompt, int output) {
+  Request r;
+  r.id = id;
+  r.arrival_s = arrival;
+  r.prompt_tokens = prompt;
+  r.output_tokens = output;
+  return r;
+}
+
+// Every iteration takes 10 ms, whatever it does: schedules are then easy to follow by hand.
+LlmReplicaSpec ten_ms_iterations() {
+  LlmReplicaSpec spec;
+  spec.timing.measured.enabled = true;
+  spec.timing.measured.base_s = 0.010;
+  return spec;
+}
+
+const Done& find(const std::vector<Done>& done, uint64_t id) {
+  for (const Done& d : done) {
+    if (d.request.id == id) return d;
+  }
+  FAIL("request " << id << " did not complete");
+  return done.front();
+}
+
+}  // namespace
+
+TEST_CASE("Batch-1 decode runs at the memory-bandwidth bound", "[serving][llm]") {
+  Simulator sim;
+  Collector sink(sim);
+  LlmReplicaSpec spec;  // Llama-3-8B on one H100, roofline
+  LlmReplica replica(sim, sink, 0, spec);
+  const int prompt = 128, output = 1001;
+  replica.submit(make_request(1, 0, prompt, output));
+  sim.run();
+  REQUIRE(sink.done.size() == 1);
+  const Done& d = sink.done[0];
+  // 1000 decode iterations, iteration i reading the weights and (prompt + i) tokens of KV.
+  const LlmModelSpec& m = spec.timing.model;
+  const double bandwidth = spec.timing.gpu.hbm_bandwidth_Bps * spec.timing.gpu.memory_efficiency;
+  double expected = 0;
+  for (int i = 1; i < output; ++i) expected += (m.weight_bytes() + m.kv_bytes_per_token() * (prompt + i)) / bandwidth;
+  CHECK(d.time_s - d.request.first_token_s == Approx(expected).epsilon(1e-9));
+  // Tokens per second at short context: HBM bandwidth x efficiency / weight bytes.
+  const double tpot = (d.time_s - d.request.first_token_s) / (output - 1);
+  CHECK(1 / tpot == Approx(bandwidth / (m.weight_bytes() + m.kv_bytes_per_token() * (prompt + output / 2.0))).epsilon(1e-3));
+  CHECK(1 / tpot == Approx(bandwidth / m.weight_bytes()).epsilon(0.02));
+  // The compute side is far below: a decode step is memory-bound.
+  IterationWork one;
+  one.decode_sequences = 1;
+  one.decode_context_tokens = prompt + 1;
+  const double flops_s = (2 * m.params + 4.0 * m.layers * m.hidden * (prompt + 1)) /
+                         (spec.timing.gpu.peak_flops * spec.timing.gpu.compute_efficiency);
+  CHECK(iteration_time_s(spec.timing, one) > 50 * flops_s);
+}
+
+TEST_CASE("A long prefill is compute-bound", "[serving][llm]") {
+  LlmReplicaSpec spec;
+  Simulator sim;
+  Collector sink(sim);
+  LlmReplica replica(sim, sink, 0, spec);
+  const int prompt = 4096;
+  replica.submit(make_request(1, 0, prompt, 1));
+  sim.run();
+  REQUIRE(sink.done.size() == 1);
+  const LlmModelSpec& m = spec.timing.model;
+  const double flops = 2 * m.params * prompt + 4.0 * m.layers * m.hidden * (prompt * (prompt + 1.0) / 2);
+  const double compute_s = flops / (spec.timing.gpu.peak_flops * spec.timing.gpu.compute_efficiency);
+  const double memory_s = (m.weight_bytes() + m.kv_bytes_per_token() * prompt) /
+                          (spec.timing.gpu.hbm_bandwidth_Bps * spec.timing.gpu.memory_efficiency);
+  CHECK(compute_s > 10 * memory_s);
+  CHECK(sink.done[0].request.first_token_s == Approx(compute_s).epsilon(1e-12));
+  CHECK(sink.done[0].time_s == sink.done[0].request.first_token_s);  // one output token
+}
+
+TEST_CASE("A full KV cache makes requests wait", "[serving][llm]") {
+  Simulator sim;
+  Collector sink(sim);
+  LlmReplicaSpec spec = ten_ms_iterations();
+  spec.timing.kv_cache_bytes = 64 * 16 * spec.timing.model.kv_bytes_per_token();  // 64 blocks
+  LlmReplica replica(sim, sink, 0, spec);
+  REQUIRE(replica.kv_blocks_total() == 64);
+  for (uint64_t id = 1; id <= 3; ++id) replica.submit(make_request(id, 0, 400, 10));  // 25 blocks each
+  // The first starts at once; the others wait for the next iteration, where only the second
+  // fits beside it.
+  CHECK(replica.in_service() == 1);
+  sim.run(0.015);
+  CHECK(replica.in_service() == 2);
+  CHECK(replica.queued() == 1);
+  sim.run();
+  REQUIRE(sink.done.size() == 3);
+  const Done& first = find(sink.done, 1);
+  const Done& third = find(sink.done, 3);
+  CHECK(first.time_s == Approx(0.100));  // prefill + 9 decodes
+  CHECK(third.request.start_s == Approx(first.time_s));  // admitted when the first left
+  CHECK(replica.stats().preemptions == 0);
+  CHECK(replica.kv_blocks_used() == 0);
+}
+
+TEST_CASE("Decoding sequences that outgrow the cache preempt the newest, which recomputes",
+          "[serving][llm]") {
+  Simulator sim;
+  Collector sink(sim);
+  LlmReplicaSpec spec = ten_ms_iterations();
+  spec.timing.kv_cache_bytes = 12 * 16 * spec.timing.model.kv_bytes_per_token();  // 12 blocks
+  LlmReplica replica(sim, sink, 0, spec);
+  // 64-token prompts (4 blocks each), 100 output tokens: together they need 2 x 11 blocks.
+  replica.submit(make_request(1, 0, 64, 100));
+  replica.submit(make_request(2, 0, 64, 100));
+  sim.run();
+  REQUIRE(sink.done.size() == 2);
+  CHECK(replica.stats().preemptions >= 1);
+  const Done& older = find(sink.done, 1);
+  const Done& newer = find(sink.done, 2);
+  CHECK(older.time_s == Approx(1.0));  // never preempted: 1 prefill + 99 decodes
+  CHECK(newer.time_s > older.time_s);
+  // The preempted request (admitted at the second iteration) keeps its first-token time and
+  // still produces all 100 tokens.
+  CHECK(newer.request.first_token_s == Approx(0.020));
+  CHECK(replica.stats().tokens_out >= 200);
+  CHECK(replica.kv_blocks_used() == 0);
+}
+
+TEST_CASE("Chunked prefill splits a long prompt over iterations beside running decodes",
+          "[serving][llm]") {
+  Simulator sim;
+  Collector sink(sim);
+  LlmReplicaSpec spec = ten_ms_iterations();
+  spec.batching.max_num_batched_tokens = 512;
+  LlmReplica replica(sim, sink, 0, spec);
+  replica.submit(make_request(1, 0, 10, 20));  // decoding from 10 ms on
+  sim.run(0.015);
+  replica.submit(make_request(2, 0.015, 2000, 2));
+  sim.run();
+  const Done& small = find(sink.done, 1);
+  const Done& big = find(sink.done, 2);
+  // The big prompt: 511 tokens per iteration beside the decode, 4 iterations from 20 ms on.
+  CHECK(big.request.first_token_s == Approx(0.060));
+  CHECK(big.time_s == Approx(0.070));
+  // The small request never paused: 1 prefill + 19 decodes.
+  CHECK(small.time_s == Approx(0.200));
+}
+
+TEST_CASE("Prefill-first pauses decodes for a prefill-only iteration (vLLM v0)",
+          "[serving][llm]") {
+  for (const SchedulerMode mode : {SchedulerMode::chunked_prefill, SchedulerMode::prefill_first}) {
+    Simulator sim;
+    Collector sink(sim);
+    LlmReplicaSpec spec = ten_ms_iterations();
+    spec.batching.scheduler = mode;
+    LlmReplica replica(sim, sink, 0, spec);
+    replica.submit(make_request(1, 0, 10, 5));
+    sim.run(0.015);
+    replica.submit(make_request(2, 0.015, 10, 5));
+    sim.run();
+    const Done& a = find(sink.done, 1);
+    const Done& b = find(sink.done, 2);
+    CHECK(b.request.first_token_s == Approx(0.030));
+    CHECK(b.time_s == Approx(0.070));
+    // A: prefill, decode, then (prefill-first) a pause while B's prompt runs alone.
+    CHECK(a.time_s == Approx(mode == SchedulerMode::prefill_first ? 0.060 : 0.050));
+  }
+}
+
+TEST_CASE("A decode replica admits a request whose KV cache arrived straight into decoding",
+          "[serving][llm]") {
+  Simulator sim;
+  Collector sink(sim);
+  LlmReplica replica(sim, sink, 0, ten_ms_iterations(), LlmRole::decode);
+  Request r = make_request(1, 0, 1000, 5);
+  r.prefilled = true;
+  r.first_token_s = 0.0;
+  replica.submit(r);
+  CHECK(replica.decoding() == 1);
+  sim.run();
+  REQUIRE(sink.done.size() == 1);
+  CHECK(sink.done[0].time_s == Approx(0.040));  // 4 decode iterations, no prefill
+  CHECK(replica.stats().prefill_tokens == 0);
+}
+
+TEST_CASE("A prefill replica completes a request at its first token", "[serving][llm]") {
+  Simulator sim;
+  Collector sink(sim);
+  LlmReplica replica(sim, sink, 0, ten_ms_iterations(), LlmRole::prefill);
+  replica.submit(make_request(1, 0, 100, 50));
+  sim.run();
+  REQUIRE(sink.done.size() == 1);
+  CHECK(sink.done[0].time_s == Approx(0.010));
+  CHECK(sink.done[0].request.first_token_s == Approx(0.010));
+}
+
+TEST_CASE("Tensor parallelism, the KV-capacity rule, and admissibility", "[serving][llm]") {
+  LlmTimingSpec one;
+  LlmTimingSpec two = one;
+  two.gpus = 2;
+  IterationWork decode;
+  decode.decode_sequences = 8;
+  decode.decode_context_tokens = 8 * 1000;
+  // Memory-bound: two GPUs read their halves at once.
+  CHECK(iteration_time_s(two, decode) == Approx(iteration_time_s(one, decode) / 2));
+  two.tp_allreduce_bandwidth_Bps = 100e9;
+  const double comm = 2.0 * 32 * (2.0 * 1 / 2) * (8 * 4096 * 2.0) / 100e9;
+  CHECK(iteration_time_s(two, decode) == Approx(iteration_time_s(one, decode) / 2 + comm));
+  // KV cache = GPUs x HBM x utilization - weights - reserve.
+  CHECK(kv_cache_bytes(one) == Approx(80e9 * 0.9 - 8.03e9 * 2 - 4e9));
+  CHECK(kv_cache_bytes(two) == Approx(2 * 80e9 * 0.9 - 8.03e9 * 2 - 4e9));
+  LlmTimingSpec tiny = one;
+  tiny.gpu.hbm_bytes = 16e9;
+  CHECK_THROWS_AS(validate_timing(tiny), std::invalid_argument);  // 8B BF16 does not fit
+
+  Simulator sim;
+  Collector sink(sim);
+  LlmReplicaSpec spec = ten_ms_iterations();
+  spec.timing.kv_cache_bytes = 10 * 16 * spec.timing.model.kv_bytes_per_token();
+  LlmReplica replica(sim, sink, 0, spec);
+  CHECK(replica.admissible(make_request(1, 0, 100, 60)));
+  CHECK_FALSE(replica.admissible(make_request(2, 0, 100, 61)));  // 161 tokens > 160
+}
+
+TEST_CASE("Coalesced decode runs give the times of one event per iteration", "[serving][llm]") {
+  // A busy replica with arrivals cutting runs, finishes ending them, and preemptions.
+  const auto run = [](bool coalesce) {
+    Simulator sim(12);
+    Collector sink(sim);
+    LlmReplicaSpec spec;
+    spec.timing.kv_cache_bytes = 3000 * 16 * spec.timing.model.kv_bytes_per_token();
+    spec.batching.coalesce_decode_iterations = coalesce;
+    LlmReplica replica(sim, sink, 0, spec);
+    cs::engine::RandomStream& rng = sim.random("load");
+    double t = 0;
+    for (uint64_t id = 0; id < 3000; ++id) {
+      t += rng.exponential(0.08);
+      const int prompt = 1 + static_cast<int>(rng.uniform_int(uint64_t{3000}));
+      const int output = 1 + static_cast<int>(rng.uniform_int(uint64_t{600}));
+      sim.schedule_at(t, [&replica, id, t, prompt, output] {
+        replica.submit(make_request(id, t, prompt, output));
+      });
+    }
+    sim.run();
+    return std::make_pair(sink.done, replica.stats());
+  };
+  const auto [coalesced, coalesced_stats] = run(true);
+  const auto [stepped, stepped_stats] = run(false);
+  REQUIRE(coalesced.size() == 3000);
+  REQUIRE(stepped.size() == 3000);
+  CHECK(coalesced_stats.preemptions > 0);
+  CHECK(coalesced_stats.preemptions == stepped_stats.preemptions);
+  CHECK(coalesced_stats.iterations == stepped_stats.iterations);
+  CHECK(coalesced_stats.tokens_out == stepped_stats.tokens_out);
+  for (std::size_t i = 0; i < coalesced.size(); ++i) {
+    INFO("completion " << i);
+    REQUIRE(coalesced[i].request.id == stepped[i].request.id);
+    CHECK(coalesced[i].time_s == stepped[i].time_s);
+    CHECK(coalesced[i].request.first_token_s == stepped[i].request.first_token_s);
+  }
+}
