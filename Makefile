@@ -56,6 +56,9 @@ fuzz: sanitize
 	@rm -rf $(SANBUILD)/fuzz-corpus && mkdir -p $(SANBUILD)/fuzz-corpus && cp fuzz/corpus/* $(SANBUILD)/fuzz-corpus/
 	$(SANBUILD)/fuzz/fuzz_scenario -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
 	  $(SANBUILD)/fuzz-corpus 2>&1 | tail -n 15
+	@rm -rf $(SANBUILD)/fuzz-set-corpus && mkdir -p $(SANBUILD)/fuzz-set-corpus && cp fuzz/set_corpus/* $(SANBUILD)/fuzz-set-corpus/
+	$(SANBUILD)/fuzz/fuzz_set -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 \
+	  $(SANBUILD)/fuzz-set-corpus 2>&1 | tail -n 15
 
 # Regenerate the expected summaries of every scenario (tests/golden/), after a change that is
 # meant to move numbers; the script prints what moved.

@@ -110,7 +110,6 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   }
   cs::scenario::RunOptions options;
   options.flow_table = !out.empty();
-  options.timeseries = !out.empty();  // sampled only to be written
   const auto result = cs::scenario::run_scenario(config, options);
   for (const auto& line : result.warnings) std::cerr << line << "\n";
   if (files) {

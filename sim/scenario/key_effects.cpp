@@ -55,10 +55,9 @@ void check_key_effects(const json& doc, Config& config) {
   if (const json* node = object_at(doc, "hardware", "node"); node && config.topology.node.fabric == topo::NodeFabric::pcie)
     for (const char* key : {"gpu_bandwidth", "gpu_latency"})
       if (node->contains(key))
-        throw InputError(std::string("hardware.node.") + key,
-                         "a PCIe node has no GPU-to-GPU fabric: GPUs reach each other over PCIe "
-                         "(hardware.node.pcie_bandwidth, pcie_latency)",
-                         std::string("remove hardware.node.") + key + ", or choose an NVLink fabric");
+        config.warnings.push_back(std::string("warning: hardware.node.") + key +
+                                  ": has no effect on a PCIe node (no NVLink: GPUs reach each other over "
+                                  "pcie_bandwidth and pcie_latency; ignored)");
   if (const json* t = object_at(doc, "topology")) {
     const TopologyKind kind = config.topology.kind;
     for (const FamilyKey& fk : family_keys()) {

@@ -1,12 +1,13 @@
 #pragma once
 // Keys that have no effect where they stand: set in the file, valid by the schema, but made
 // inert by the document's other choices. The rule, for every such key:
-//   - a key of a topology family other than the one chosen (dims on a fat-tree, groups on a
-//     torus, switches on a dragonfly...) is a warning naming the key: sweeping topology.kind
-//     over one file leaves the other families' parameters behind by design;
-//   - any other inert key is an input error at the key: it says something about the model
-//     that the run would silently not do (a background on a traffic run would not run;
-//     gpu_bandwidth or gpu_latency on a PCIe node would not be used), as hardware.node.mesh,
+//   - a parameter of a part the chosen configuration does not have is a warning on stderr
+//     naming the key, and the run goes on: another topology family's keys (dims on a
+//     fat-tree, groups on a torus, switches on a dragonfly...), a PCIe node's NVLink
+//     parameters (gpu_bandwidth, gpu_latency). Such keys are left behind by design when one
+//     file is swept or compared over topology.kind or hardware.node.fabric;
+//   - a request the run would not honour is an input error at the key: a workload that
+//     would not run (workload.background on a traffic run), as hardware.node.mesh,
 //     hardware.node.nvls and topology.sharp already are where they cannot apply.
 #include <nlohmann/json.hpp>
 
@@ -14,8 +15,8 @@
 
 namespace cs::scenario::detail {
 
-// `doc` the normalized document, `config` parsed from it: throws InputError for an inert key
-// of the second kind, appends "warning: <path>: ..." to config.warnings for the first.
+// `doc` the normalized document, `config` parsed from it: throws InputError for a request
+// not honoured; appends "warning: <path>: ..." to config.warnings for an absent part's key.
 void check_key_effects(const nlohmann::json& doc, Config& config);
 
 }  // namespace cs::scenario::detail

@@ -6,10 +6,10 @@
 // generated reference cannot disagree. Strings with units are checked here, after conversion.
 //
 // Why these bounds (the schema's descriptions repeat them):
-//   link_bandwidth 1 kB/s .. 100 TB/s, per link and direction: the fastest links built (NVLink
-//     5: 0.9 TB/s each way per GPU) with a hundredfold margin; the slowest (a 9,600-baud
-//     serial line) is 1.2 kB/s. Bytes <= 1e21 over >= 1 kB/s keep every transfer under 1e18 s,
-//     which a double still resolves, so no time computation overflows.
+//   link_bandwidth 1 B/s .. 100 TB/s, per link and direction: the fastest links built (NVLink
+//     5: 0.9 TB/s each way per GPU) with a hundredfold margin; rates of bytes per second are
+//     kept for hand-worked cases (the SimGrid cross-check's 100 B/s cable). Bytes <= 1e21 over
+//     >= 1 B/s keep every transfer time <= 1e21 s, finite, so no time computation overflows.
 //   latency 0 .. 1 h, one way: a link slower than an hour to answer is down, not slow.
 //   interval >= 1 ns (or 0: none): nothing in the model happens faster.
 //   bytes >= 1 B: a transfer moves whole bytes; below one byte times underflow to 0.

@@ -152,7 +152,7 @@ void run_network(const Config& config, engine::Simulator& sim, RunOutput* output
   World world(config, sim);
   net::Comm& comm = *world.comm;
   std::optional<net::NetworkSampler> sampler;
-  if (outputs && options.timeseries && config.run.timeseries_interval_s > 0) {
+  if (outputs && config.run.timeseries_interval_s > 0) {
     sampler.emplace(comm, sim, config.run.timeseries_interval_s, &world.topology);
     sampler->start();
   }
@@ -203,7 +203,7 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
   if (outputs) {
     std::ostringstream ts, tr;
     // A training run records its series at every change of its state and fleet.
-    if ((options.timeseries && config.run.timeseries_interval_s > 0) || training_run) {
+    if (config.run.timeseries_interval_s > 0 || training_run) {
       sim.recorder().write_timeseries_csv(ts);
       outputs->timeseries_csv = ts.str();
     }

@@ -30,7 +30,6 @@ struct RunOutput {
 
 struct RunOptions {
   bool flow_table = false;  // fill RunOutput::flows_csv
-  bool timeseries = true;   // sample run.timeseries_interval (the CLI asks only with --out)
   int threads = 0;          // replications at once: 0 TBB's default, 1 serial, n at most n
   // Polled while simulating (engine::Simulator::set_interrupt_check), from whichever thread
   // runs a replication (so thread-safe); when it returns true the run throws
