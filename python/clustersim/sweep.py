@@ -64,6 +64,10 @@ def sweep(scenario: Scenario, grid: dict, jobs: int = 1):
         for path, value in point.items():
             sc.set(path, value)
         scenarios.append(sc)
+    # Every point is checked before any runs, as `clustersim sweep` does: a bad last point
+    # must not cost the sweep's hours.
+    for sc in scenarios:
+        sc.validate()
     # One token for the sweep: Ctrl-C or any point's failure stops the points in flight
     # within their next poll and drops those not started.
     cancel = _core.CancelToken()
