@@ -51,6 +51,7 @@ struct RunConfig {
   int replications = 1;
   std::string trace_path;           // "" = no trace
   double timeseries_interval_s = 0; // 0 = no time series
+  double max_memory_bytes = 8e9;    // the run's estimated memory must fit (run_budget.hpp)
 };
 
 // A workload running beside the main one on the same fabric (workload.background). A
@@ -92,6 +93,9 @@ struct Config {
   serving::ServingConfig serving;
   bool serving_kv_over_network = false;
   RunConfig run;
+  // Keys that have no effect where they stand (key_effects.hpp), as "warning: <path>: ..."
+  // lines for stderr: the run goes on.
+  std::vector<std::string> warnings;
 };
 
 }  // namespace cs::scenario

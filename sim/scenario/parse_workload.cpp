@@ -156,7 +156,7 @@ void parse_collective(const json& w, const std::string& at, int64_t ranks, work:
       spec.ranks = static_cast<int>(int_value(*r, ranks_at, 2, ranks));
     }
   }
-  spec.channels = static_cast<int>(get_int(w, "channels", at, 0, 1, 64));
+  spec.channels = static_cast<int>(get_int(w, "channels", at, 0, 1, work::kMaxChannels));
   spec.group_size = 0;
   spec.group_stride = 1;
   if (const json* g = member(w, "groups")) {
