@@ -4,11 +4,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "cli/output_set.hpp"
 #include "cli/sweep.hpp"
 #include "cli/training_report.hpp"
 #include "sim/scenario/compare.hpp"
@@ -17,6 +19,7 @@
 #include "sim/scenario/link_report.hpp"
 #include "sim/scenario/plan_search.hpp"
 #include "sim/scenario/run.hpp"
+#include "sim/scenario/serving_report.hpp"
 #include "sim/scenario/topology_report.hpp"
 #include "sim/scenario/training_run_report.hpp"
 
@@ -34,31 +37,6 @@ json load_doc(const std::string& file, const std::vector<std::string>& sets) {
 
 cs::scenario::Config load(const std::string& file, const std::vector<std::string>& sets) {
   return cs::scenario::parse_config(load_doc(file, sets));
-}
-
-// Write `text` to dir/name so that readers see either the old file or the whole new one.
-void write_atomically(const fs::path& dir, const std::string& name, const std::string& text) {
-  const fs::path target = dir / name;
-  const fs::path tmp = dir / ("." + name + ".tmp");
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) throw InputError("--out", "could not write " + tmp.string());
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw InputError("--out", "could not write " + target.string());
-  }
-}
-
-void prepare_out_dir(const fs::path& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir))
-    throw InputError("--out", "a directory that can be created or written: " + dir.string());
 }
 
 // A summary number, or the mean of a replicated one ({mean, ci95}); 0 when absent.
@@ -111,6 +89,7 @@ void print_human(const json& s) {
   }
   if (s.contains("training_run")) std::printf("%s", cs::scenario::training_run_text(s["training_run"]).c_str());
   if (s.contains("jobs")) std::printf("%s", cs::scenario::jobs_text(s["jobs"]).c_str());
+  if (s.contains("serving")) std::printf("%s", cs::scenario::serving_text(s["serving"]).c_str());
   if (s.contains("traffic")) {
     const auto& t = s["traffic"];
     std::printf("traffic: %.0f flows, makespan %.6g s, mean FCT %.6g s, p99 FCT %.6g s\n", number(t["flows"]),
@@ -125,21 +104,30 @@ void print_human(const json& s) {
   }
 }
 
+// The summary (and --out's files) of one run. Every output path is checked before the run;
+// the files are written as a set after it (output_set.hpp).
 int cmd_run(const std::string& file, const std::vector<std::string>& sets, const std::string& out,
             bool as_json) {
   const auto config = load(file, sets);
-  if (!out.empty()) prepare_out_dir(out);
+  std::optional<cs::cli::OutputSet> files;
+  if (!out.empty()) {
+    files.emplace(out, "--out");
+    for (const char* name : {"summary.json", "timeseries.csv", "flows.csv", "links.csv", "jobs.csv"}) files->plan(name, "--out");
+    if (!config.run.trace_path.empty()) files->plan(fs::path(config.run.trace_path).filename().string(), "run.trace");
+  }
   cs::scenario::RunOptions options;
   options.flow_table = !out.empty();
   options.job_table = !out.empty();
   const auto result = cs::scenario::run_scenario(config, options);
-  if (!out.empty()) {
-    write_atomically(out, "summary.json", result.summary.dump(2) + "\n");
-    if (!result.timeseries_csv.empty()) write_atomically(out, "timeseries.csv", result.timeseries_csv);
-    if (!result.flows_csv.empty()) write_atomically(out, "flows.csv", result.flows_csv);
-    if (!result.links_csv.empty()) write_atomically(out, "links.csv", result.links_csv);
-    if (!result.jobs_csv.empty()) write_atomically(out, "jobs.csv", result.jobs_csv);
-    if (!result.trace_json.empty()) write_atomically(out, fs::path(config.run.trace_path).filename().string(), result.trace_json);
+  for (const auto& line : result.warnings) std::cerr << line << "\n";
+  if (files) {
+    files->write("summary.json", result.summary.dump(2) + "\n");
+    if (!result.timeseries_csv.empty()) files->write("timeseries.csv", result.timeseries_csv);
+    if (!result.flows_csv.empty()) files->write("flows.csv", result.flows_csv);
+    if (!result.links_csv.empty()) files->write("links.csv", result.links_csv);
+    if (!result.jobs_csv.empty()) files->write("jobs.csv", result.jobs_csv);
+    if (!result.trace_json.empty()) files->write(fs::path(config.run.trace_path).filename().string(), result.trace_json);
+    files->commit();
   } else if (!config.run.trace_path.empty() || config.run.timeseries_interval_s > 0) {
     std::cerr << "note: trace and time series are written only with --out DIR\n";
   }
@@ -155,19 +143,40 @@ int cmd_topo(const std::string& file, const std::vector<std::string>& sets, bool
   return 0;
 }
 
+// `--out FILE.csv` of sweep and plan: the path is checked before any work (a CSV file in an
+// existing directory), then the table is written whole or not at all (OutputSet). Empty: none.
+class CsvOut {
+ public:
+  explicit CsvOut(const std::string& out) {
+    if (out.empty()) return;
+    const fs::path target(out);
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::error_code ec;
+    if (!target.has_filename() || !fs::is_directory(dir, ec))
+      throw InputError("--out", "a CSV file path in an existing directory: " + out);
+    name_ = target.filename().string();
+    files_.emplace(dir, "--out");
+    files_->plan(name_, "--out");
+  }
+  void write(const std::string& csv) {
+    files_->write(name_, csv);
+    files_->commit();
+  }
+
+ private:
+  std::string name_;
+  std::optional<cs::cli::OutputSet> files_;
+};
+
 int cmd_sweep(const std::string& file, const std::vector<std::string>& sets,
               const std::vector<std::string>& grid_args, int jobs, const std::string& out) {
   const json base = load_doc(file, sets);
   std::vector<cs::cli::GridAxis> axes;
   for (const auto& g : grid_args) axes.push_back(cs::cli::parse_grid(g));
-  const fs::path target(out);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::error_code ec;
-  if (!out.empty() && (!target.has_filename() || fs::is_directory(target, ec) || !fs::is_directory(dir, ec)))
-    throw InputError("--out", "a CSV file path in an existing directory: " + out);
+  CsvOut csv_out(out);  // checked before the points run
   const std::string csv = cs::cli::run_sweep(base, axes, jobs);
   if (out.empty()) std::cout << csv;
-  else write_atomically(dir, target.filename().string(), csv);
+  else csv_out.write(csv);
   return 0;
 }
 
@@ -177,15 +186,9 @@ int cmd_plan(const std::string& file, const std::vector<std::string>& sets, int 
   cs::scenario::PlanSearchOptions options;
   options.jobs = jobs;
   options.refine = std::size_t(refine);
+  CsvOut csv_out(out);  // checked before the plans run
   const auto search = cs::scenario::search_plans(config, options);
-  if (!out.empty()) {
-    const fs::path target(out);
-    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    std::error_code ec;
-    if (!target.has_filename() || fs::is_directory(target, ec) || !fs::is_directory(dir, ec))
-      throw InputError("--out", "a CSV file path in an existing directory: " + out);
-    write_atomically(dir, target.filename().string(), cs::scenario::plan_search_csv(search));
-  }
+  if (!out.empty()) csv_out.write(cs::scenario::plan_search_csv(search));
   // The table shows the best 20 unless told; --json lists every plan unless told.
   const std::size_t shown = top > 0 ? std::size_t(top) : (as_json ? 0 : 20);
   const json result = cs::scenario::plan_search_json(config, search, shown);
@@ -314,11 +317,18 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // A first word that is no command: name it (CLI11 would say only that one is required).
+    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
+      std::string commands;
+      for (const auto* sub : app.get_subcommands({})) commands += (commands.empty() ? "" : ", ") + sub->get_name();
+      std::cerr << "error: unknown command \"" << argv[1] << "\"\n  hint: the commands are " << commands << "\n";
+      return 2;
+    }
     std::cerr << "error: " << e.what() << "\n  hint: clustersim --help\n";
     return 2;
   }
 
-  try {
+  auto dispatch = [&]() -> int {
     if (run->parsed()) return cmd_run(file, sets, out, as_json);
     if (topo->parsed()) return cmd_topo(file, sets, as_json);
     if (sweep->parsed()) return cmd_sweep(file, sets, grids, jobs, sweep_out);
@@ -326,12 +336,26 @@ int main(int argc, char** argv) {
     if (compare->parsed()) return cmd_compare(compare_files, workload_files, sets, jobs, as_json);
     if (validate->parsed()) {
       const auto config = load(file, sets);
+      for (const auto& line : config.warnings) std::cerr << line << "\n";
       cs::scenario::check_buildable(config);
       std::cout << "ok: " << file << "\n";
       return 0;
     }
     std::cout << cs::scenario::schema_text();
     return 0;
+  };
+  try {
+    const int code = dispatch();
+    // What was printed must have reached stdout: a full device or a closed stdout is a
+    // failure, not a success that showed nothing.
+    if (!cs::cli::stdout_ok()) {
+      std::cerr << "error: could not write to standard output\n";
+      return 1;
+    }
+    return code;
+  } catch (const cs::cli::OutputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
   } catch (const InputError& e) {
     std::cerr << e.what() << "\n";
     return 2;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/scenario/grid_check.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/parallel.hpp"
 #include "sim/scenario/run.hpp"

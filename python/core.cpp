@@ -1,11 +1,16 @@
 // clustersim._core: converts between Python and the C++ scenario layer, nothing more.
 // Documents cross the boundary as JSON text so there is one implementation of every rule.
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "sim/engine/simulator.hpp"
 #include "sim/fleet/training_run_config.hpp"
 #include "sim/scenario/compare.hpp"
 #include "sim/scenario/load.hpp"
@@ -45,19 +50,78 @@ void validate(const std::string& doc_text) {
   cs::scenario::check_buildable(config);
 }
 
-py::tuple run(const std::string& doc_text) {
-  cs::scenario::RunOutput out;
+// A run's cancellation: set by the thread that waits for the run (on a signal) or by a
+// sweep (on any failure); polled by the run's simulators (RunOptions::interrupted) from
+// whichever threads run its replications. One per run or per sweep, never process-wide.
+class CancelToken {
+ public:
+  void cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+  bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<bool> cancelled_{false};
+};
+
+// Runs the scenario on a thread of its own while this one, holding the GIL every 100 ms,
+// asks Python whether a signal came (PyErr_CheckSignals: only the main thread can see one).
+// On Ctrl-C the token stops the simulators within their next poll (every 4,096 events), the
+// run thread is joined and the KeyboardInterrupt raised: within a second, not at the run's end.
+py::tuple run(const std::string& doc_text, std::shared_ptr<CancelToken> token) {
+  if (!token) token = std::make_shared<CancelToken>();
+  cs::scenario::RunOptions options;
+  options.flow_table = true;
+  options.job_table = true;
+  options.interrupted = [token] { return token->cancelled(); };
+  std::future<cs::scenario::RunOutput> running;
   {
-    // Parsing is cheap; the simulation is not: let other Python threads run meanwhile.
     py::gil_scoped_release release;
-    const auto config = cs::scenario::parse_config(json::parse(doc_text));
-    cs::scenario::RunOptions options;
-    options.flow_table = true;
-    options.job_table = true;
-    out = cs::scenario::run_scenario(config, options);
+    running = std::async(std::launch::async, [&doc_text, &options] {
+      const auto config = cs::scenario::parse_config(json::parse(doc_text));
+      return cs::scenario::run_scenario(config, options);
+    });
   }
+  for (;;) {
+    std::future_status status;
+    {
+      py::gil_scoped_release release;
+      status = running.wait_for(std::chrono::milliseconds(100));
+    }
+    if (status == std::future_status::ready) break;
+    if (PyErr_CheckSignals() != 0) {
+      token->cancel();
+      {
+        py::gil_scoped_release release;
+        running.wait();
+      }
+      try {
+        running.get();
+      } catch (...) {
+        // Interrupted, or whatever came first: the signal's exception is the one raised.
+      }
+      throw py::error_already_set();
+    }
+  }
+  const cs::scenario::RunOutput out = running.get();
   return py::make_tuple(out.summary.dump(), out.timeseries_csv, out.trace_json, out.flows_csv,
-                        out.links_csv, out.jobs_csv);
+                        out.links_csv, out.jobs_csv, out.warnings);
+}
+
+// axes: [[path, [values...]], ...] -> the points, [[[path, value], ...], ...], after the
+// grid's checks (grid_check.hpp, as `clustersim sweep`).
+std::string grid_points(const std::string& axes_json) {
+  std::vector<cs::scenario::GridAxis> axes;
+  for (const json& a : json::parse(axes_json)) axes.push_back({a.at(0).get<std::string>(), a.at(1).get<std::vector<json>>()});
+  json out = json::array();
+  for (const auto& point : cs::scenario::grid_points(axes, "grid")) out.push_back(point);
+  return out.dump();
+}
+
+// (point [[path, value], ...], summary) -> rows, each [[column, value], ...] in column order.
+std::string summary_rows(const std::string& point_json, const std::string& summary_json) {
+  const auto point = json::parse(point_json).get<cs::scenario::SweepPoint>();
+  json out = json::array();
+  for (const auto& row : cs::scenario::summary_rows(point, json::parse(summary_json))) out.push_back(row.cells());
+  return out.dump();
 }
 
 // clustersim plan: the ranked plans as JSON (plan_search_json, every row).
@@ -107,28 +171,12 @@ py::tuple compare(const std::vector<std::pair<std::string, std::string>>& fabric
   return py::make_tuple(comparison.dump(), cs::scenario::comparison_text(comparison));
 }
 
-// axes: [[path, [values...]], ...] -> the points, [[[path, value], ...], ...].
-std::string grid_points(const std::string& axes_json) {
-  std::vector<cs::scenario::GridAxis> axes;
-  for (const json& a : json::parse(axes_json)) axes.push_back({a.at(0).get<std::string>(), a.at(1).get<std::vector<json>>()});
-  json out = json::array();
-  for (const auto& point : cs::scenario::grid_points(axes, "grid")) out.push_back(point);
-  return out.dump();
-}
-
-// (point [[path, value], ...], summary) -> rows, each [[column, value], ...] in column order.
-std::string summary_rows(const std::string& point_json, const std::string& summary_json) {
-  const auto point = json::parse(point_json).get<cs::scenario::SweepPoint>();
-  json out = json::array();
-  for (const auto& row : cs::scenario::summary_rows(point, json::parse(summary_json))) out.push_back(row.cells());
-  return out.dump();
-}
-
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "clustersim private core: use the clustersim package instead";
-  // InputError -> clustersim.ScenarioError (a ValueError) with its path, expected and hint.
+  // InputError -> clustersim.ScenarioError (a ValueError, clustersim/errors.py) with its path,
+  // expected and hint; an interrupted run -> KeyboardInterrupt.
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -136,22 +184,28 @@ PYBIND11_MODULE(_core, m) {
       const py::object type = py::module_::import("clustersim.errors").attr("ScenarioError");
       const py::object error = type(e.what(), e.path(), e.expected(), e.hint());
       PyErr_SetObject(type.ptr(), error.ptr());
+    } catch (const cs::engine::Interrupted&) {
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
     }
   });
+  py::class_<CancelToken, std::shared_ptr<CancelToken>>(m, "CancelToken")
+      .def(py::init<>())
+      .def("cancel", &CancelToken::cancel)
+      .def_property_readonly("cancelled", &CancelToken::cancelled);
   m.def("load_file", &load_file, py::arg("path"));
   m.def("parse_text", &parse_text, py::arg("text"));
   m.def("set_path", &set_path, py::arg("doc"), py::arg("path"), py::arg("value_json"));
   m.def("apply_override", &apply_override, py::arg("doc"), py::arg("assignment"));
   m.def("validate", &validate, py::arg("doc"));
-  m.def("run", &run, py::arg("doc"));
+  m.def("run", &run, py::arg("doc"), py::arg("cancel") = nullptr);
   m.def("plan", &plan, py::arg("doc"), py::arg("jobs"), py::arg("refine"));
+  m.def("grid_points", &grid_points, py::arg("axes"));
+  m.def("summary_rows", &summary_rows, py::arg("point"), py::arg("summary"));
   m.def("topology_report", &topology_report, py::arg("doc"));
   m.def("route_links", &route_links, py::arg("doc"), py::arg("src_rank"), py::arg("dst_rank"),
         py::arg("flow_key") = 0);
   m.def("topology_graph", &topology_graph, py::arg("doc"));
   m.def("compare", &compare, py::arg("fabrics"), py::arg("workloads"), py::arg("sets"), py::arg("jobs"));
-  m.def("grid_points", &grid_points, py::arg("axes"));
-  m.def("summary_rows", &summary_rows, py::arg("point"), py::arg("summary"));
   m.def("schema", [] { return std::string(cs::scenario::schema_text()); });
   m.def("training_run_states", &training_run_states);
 }

@@ -33,6 +33,15 @@ std::string node_prefix(int node);  // "n<node>"
 std::string gpu_name(int node, int j);
 std::string nic_name(int node, int j, int nics_per_node);
 
+// Vertices and cables a family's fabric adds beyond the nodes' own, from the parameters alone
+// (after the family's checks): what the builder reserves, and what topology_size() reports.
+struct FabricSize {
+  int64_t vertices = 0, cables = 0;
+};
+FabricSize fat_tree_fabric_size(const TopologyParams& p);   // fat_tree.cpp
+FabricSize dragonfly_fabric_size(const TopologyParams& p);  // dragonfly.cpp
+FabricSize torus_fabric_size(const TopologyParams& p);      // torus.cpp
+
 void build_fat_tree(Topology& t, const TopologyParams& p);
 void build_custom(Topology& t, const TopologyParams& p);
 void build_dragonfly(Topology& t, const TopologyParams& p);  // dragonfly.cpp

@@ -24,6 +24,23 @@ void check_latency(double value, const std::string& param) {
 
 }  // namespace detail
 
+TopologySize topology_size(const TopologyParams& p) {
+  detail::check_nodes(p);
+  detail::FabricSize fabric;
+  switch (p.kind) {
+    case TopologyKind::single_node: break;
+    case TopologyKind::fat_tree: fabric = detail::fat_tree_fabric_size(p); break;
+    case TopologyKind::dragonfly: fabric = detail::dragonfly_fabric_size(p); break;
+    case TopologyKind::torus: fabric = detail::torus_fabric_size(p); break;
+    case TopologyKind::custom:
+      fabric = {static_cast<int64_t>(p.switches.size()), static_cast<int64_t>(p.links.size())};
+      break;
+  }
+  const int64_t nodes = p.kind == TopologyKind::single_node ? 1 : p.nodes;
+  return {nodes * detail::node_vertex_count(p.node) + fabric.vertices,
+          nodes * detail::node_cable_count(p.node) + fabric.cables};
+}
+
 Topology build_topology(const TopologyParams& p) {
   detail::check_nodes(p);
   Topology t;

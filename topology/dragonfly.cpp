@@ -135,6 +135,15 @@ void check_dragonfly(const TopologyParams& p) {
 
 namespace detail {
 
+FabricSize dragonfly_fabric_size(const TopologyParams& p) {
+  check_dragonfly(p);
+  const int64_t a = p.routers_per_group, h = p.global_links_per_router, g = p.groups;
+  const int64_t per_pair = g > 1 ? a * h / (g - 1) : 0;  // DragonflyLayout::links_per_group_pair
+  const int64_t routers = g * a;
+  return {routers, int64_t{p.nodes} * p.node.nics + routers * (a - 1) / 2 * p.local_parallel_links +
+                       g * (g - 1) / 2 * per_pair};
+}
+
 void build_dragonfly(Topology& t, const TopologyParams& p) {
   check_dragonfly(p);
   auto layout = std::make_shared<DragonflyLayout>();
@@ -153,11 +162,9 @@ void build_dragonfly(Topology& t, const TopologyParams& p) {
   const int m = d.links_per_group_pair;
 
   const int64_t routers = int64_t{g} * a;
-  const int64_t nics = int64_t{p.nodes} * p.node.nics;
-  const int64_t local_cables = routers * (a - 1) / 2 * d.local_parallel;
-  t.reserve(static_cast<std::size_t>(p.nodes * node_vertex_count(p.node) + routers),
-            static_cast<std::size_t>(p.nodes * node_cable_count(p.node) + nics + local_cables +
-                                     d.global_cables()));
+  const FabricSize fabric = dragonfly_fabric_size(p);
+  t.reserve(static_cast<std::size_t>(p.nodes * node_vertex_count(p.node) + fabric.vertices),
+            static_cast<std::size_t>(p.nodes * node_cable_count(p.node) + fabric.cables));
   const NodeVertices nodes = add_nodes(t, TopologyKind::dragonfly, p.node, p.nodes);
 
   d.router.reserve(static_cast<std::size_t>(routers));
@@ -167,7 +174,7 @@ void build_dragonfly(Topology& t, const TopologyParams& p) {
           t.add_vertex(VertexKind::fabric_switch, -1, G * a + r, 1, router_name(G, r)));
 
   // NICs: to router_of_nic (every NIC of node i on router floor(i / p), or rail by rail).
-  d.nic_up.resize(static_cast<std::size_t>(nics));
+  d.nic_up.resize(static_cast<std::size_t>(p.nodes) * static_cast<std::size_t>(p.node.nics));
   for (std::size_t i = 0; i < d.nic_up.size(); ++i) {
     const VertexId router =
         d.router[static_cast<std::size_t>(d.router_of_nic(static_cast<int64_t>(i)))];

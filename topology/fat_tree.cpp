@@ -69,15 +69,26 @@ void dmodk_keys(const FatTreeShape& s, FatTreeLayout& f) {
 
 }  // namespace
 
+namespace {
+
+FabricSize size_of(const FatTreeShape& s) {
+  FabricSize out{0, s.nics};
+  for (const TierShape& tier : s.tier) {
+    out.vertices += tier.groups * tier.per_group;
+    out.cables += tier.groups * tier.per_group * tier.up;
+  }
+  return out;
+}
+
+}  // namespace
+
+FabricSize fat_tree_fabric_size(const TopologyParams& p) { return size_of(fat_tree_shape(p)); }
+
 void build_fat_tree(Topology& t, const TopologyParams& p) {
   const FatTreeShape s = fat_tree_shape(p);
-  int64_t switches = 0, cables = s.nics;
-  for (const TierShape& tier : s.tier) {
-    switches += tier.groups * tier.per_group;
-    cables += tier.groups * tier.per_group * tier.up;
-  }
-  t.reserve(static_cast<std::size_t>(p.nodes * node_vertex_count(p.node) + switches),
-            static_cast<std::size_t>(p.nodes * node_cable_count(p.node) + cables));
+  const FabricSize fabric = size_of(s);
+  t.reserve(static_cast<std::size_t>(p.nodes * node_vertex_count(p.node) + fabric.vertices),
+            static_cast<std::size_t>(p.nodes * node_cable_count(p.node) + fabric.cables));
   const NodeVertices nodes = add_nodes(t, TopologyKind::fat_tree, p.node, p.nodes);
 
   FatTreeLayout f;

@@ -238,6 +238,14 @@ std::vector<VertexId> fabric_nics(const Topology& topology);
 // Build from parameters. Every violation throws BuildError naming the parameter (see above),
 // before any large allocation.
 Topology build_topology(const TopologyParams& params);
+// What build_topology(params) would build, from the parameters alone (no allocation beyond a
+// fat-tree's per-tier shape): vertices and cables (each cable is two directed links). Throws
+// BuildError as build_topology would on parameters it checks first.
+struct TopologySize {
+  int64_t vertices = 0, cables = 0;
+};
+TopologySize topology_size(const TopologyParams& params);
+
 // The fat-tree builder's own checks (tiers, radix, oversubscription ratios, size), without
 // building; throws BuildError as build_topology would. Assumes the node checks pass.
 void check_fat_tree(const TopologyParams& params);

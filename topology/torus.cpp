@@ -109,6 +109,15 @@ void check_torus(const TopologyParams& p) {
 
 namespace detail {
 
+FabricSize torus_fabric_size(const TopologyParams& p) {
+  check_torus(p);
+  int64_t n = 1;
+  for (int d : p.dims) n *= d;
+  FabricSize out{n, int64_t{p.nodes} * p.node.nics};
+  for (std::size_t d = 0; d < p.dims.size(); ++d) out.cables += bundles_along(n, p.dims[d]) * dim_parallel(p, d);
+  return out;
+}
+
 void build_torus(Topology& t, const TopologyParams& p) {
   check_torus(p);
   auto layout = std::make_shared<TorusLayout>();
@@ -117,11 +126,9 @@ void build_torus(Topology& t, const TopologyParams& p) {
   const int n = tl.positions();
   const std::size_t D = tl.dims.size();
   for (std::size_t d = 0; d < D; ++d) tl.parallel.push_back(dim_parallel(p, d));
-  const int64_t nics = int64_t{p.nodes} * p.node.nics;
-  int64_t torus_cables = 0;
-  for (std::size_t d = 0; d < D; ++d) torus_cables += bundles_along(n, tl.dims[d]) * tl.parallel[d];
-  t.reserve(static_cast<std::size_t>(p.nodes * node_vertex_count(p.node) + n),
-            static_cast<std::size_t>(p.nodes * node_cable_count(p.node) + nics + torus_cables));
+  const FabricSize fabric = torus_fabric_size(p);
+  t.reserve(static_cast<std::size_t>(p.nodes * node_vertex_count(p.node) + fabric.vertices),
+            static_cast<std::size_t>(p.nodes * node_cable_count(p.node) + fabric.cables));
   const NodeVertices nodes = add_nodes(t, TopologyKind::torus, p.node, p.nodes);
 
   tl.sw.reserve(static_cast<std::size_t>(n));
@@ -131,7 +138,7 @@ void build_torus(Topology& t, const TopologyParams& p) {
     tl.sw.push_back(t.add_vertex(VertexKind::fabric_switch, -1, x, 1, switch_name(coords)));
   }
 
-  tl.nic_up.resize(static_cast<std::size_t>(nics));
+  tl.nic_up.resize(static_cast<std::size_t>(p.nodes) * static_cast<std::size_t>(p.node.nics));
   for (std::size_t i = 0; i < tl.nic_up.size(); ++i)
     tl.nic_up[i] = t.add_cable(nodes.nics[i], tl.sw[i / static_cast<std::size_t>(p.node.nics)],
                                p.node.nic_bandwidth_Bps, p.link_latency_s, LinkKind::fabric);

@@ -18,6 +18,10 @@ enum class CollectiveAlgorithm : uint8_t {
   in_network, // the switch reduces: NVLS in an NVSwitch node, SHARP in fabric switches
 };
 
+// The most NCCL channels a group runs (workload.channels' maximum, and the cap of the default,
+// which follows the node's NIC count: 1,024 NICs per node still give 64 rings, not 1,024).
+inline constexpr int kMaxChannels = 64;
+
 struct CollectiveSpec {
   CollectiveOp op = CollectiveOp::all_reduce;
   // Run one after another for every size; more than one: an nccl-tests table per algorithm.
@@ -29,7 +33,7 @@ struct CollectiveSpec {
   // group_size members, taking every group_stride-th rank (see collective_groups).
   int group_size = 0;
   int group_stride = 1;
-  int channels = 0;  // NCCL channels (rings one per NIC rail); 0 = the node's NIC count
+  int channels = 0;  // NCCL channels (rings one per NIC rail); 0 = the node's NIC count, at most kMaxChannels
 };
 
 // The communicator groups of a spec over `total_ranks` ranks. The base list is rank_list, or

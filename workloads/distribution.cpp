@@ -3,59 +3,112 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace cs::work {
 
-double distribution_mean(const Distribution& d) {
-  if (d.kind == DistributionKind::uniform) return 0.5 * (d.min + d.max);
-  return d.mean;
-}
-
-double distribution_scv(const Distribution& d) {
-  switch (d.kind) {
-    case DistributionKind::constant: return 0;
-    case DistributionKind::exponential: return d.mean > 0 ? 1 : 0;
-    case DistributionKind::lognormal: return d.cv * d.cv;
-    case DistributionKind::uniform: {
-      const double m = distribution_mean(d);
-      if (m == 0) return 0;
-      const double width = d.max - d.min;
-      return width * width / 12.0 / (m * m);
-    }
-  }
-  return 0;
-}
-
-void validate_distribution(const Distribution& d, std::string_view field) {
-  const auto fail = [&](const std::string& what) {
-    throw std::invalid_argument(std::string(field) + ": " + what);
-  };
-  switch (d.kind) {
-    case DistributionKind::constant:
-      if (!std::isfinite(d.mean) || d.mean < 0) fail("a constant needs a finite mean >= 0");
-      break;
-    case DistributionKind::exponential:
-      if (!std::isfinite(d.mean) || d.mean <= 0) fail("an exponential needs a finite mean > 0");
-      break;
-    case DistributionKind::lognormal:
-      if (!std::isfinite(d.mean) || d.mean <= 0) fail("a lognormal needs a finite mean > 0");
-      if (!std::isfinite(d.cv) || d.cv < 0) fail("a lognormal needs a finite cv >= 0");
-      break;
-    case DistributionKind::uniform:
-      if (!std::isfinite(d.min) || !std::isfinite(d.max) || d.min < 0 || d.max < d.min)
-        fail("a uniform needs finite 0 <= min <= max");
-      break;
-  }
-}
-
-std::string_view to_string(DistributionKind kind) {
+std::string_view to_string(Distribution::Kind kind) {
   switch (kind) {
-    case DistributionKind::constant: return "constant";
-    case DistributionKind::exponential: return "exponential";
-    case DistributionKind::lognormal: return "lognormal";
-    case DistributionKind::uniform: return "uniform";
+    case Distribution::Kind::constant: return "constant";
+    case Distribution::Kind::exponential: return "exponential";
+    case Distribution::Kind::lognormal: return "lognormal";
+    case Distribution::Kind::weibull: return "weibull";
+    case Distribution::Kind::uniform: return "uniform";
+    case Distribution::Kind::sum: return "sum";
+    case Distribution::Kind::empirical: return "empirical";
   }
   return "?";
+}
+
+Distribution Distribution::sum(std::vector<Distribution> terms) {
+  double total = 0.0;
+  bool all_constant = true;
+  for (const Distribution& t : terms) {
+    total += t.expected();
+    all_constant = all_constant && t.kind == Kind::constant;
+  }
+  if (all_constant) return constant(total);
+  Distribution d{Kind::sum, total};
+  d.terms = std::move(terms);
+  return d;
+}
+
+Distribution Distribution::empirical(std::vector<double> values, std::vector<double> weights) {
+  double total = 0.0, weighted = 0.0;
+  for (std::size_t i = 0; i < values.size() && i < weights.size(); ++i) {
+    total += weights[i];
+    weighted += weights[i] * values[i];
+  }
+  Distribution d{Kind::empirical, total > 0.0 ? weighted / total : 0.0};
+  d.values = std::move(values);
+  d.weights = std::move(weights);
+  return d;
+}
+
+double Distribution::expected() const { return kind == Kind::uniform ? 0.5 * (low + high) : mean; }
+
+double Distribution::scv() const {
+  const double m = expected();
+  if (m == 0.0) return 0.0;
+  switch (kind) {
+    case Kind::constant: return 0.0;
+    case Kind::exponential: return 1.0;
+    case Kind::lognormal: return cv * cv;
+    case Kind::weibull: {
+      // E[X^2] / E[X]^2 = Gamma(1 + 2/k) / Gamma(1 + 1/k)^2.
+      const double g1 = std::tgamma(1.0 + 1.0 / shape);
+      return std::tgamma(1.0 + 2.0 / shape) / (g1 * g1) - 1.0;
+    }
+    case Kind::uniform: {
+      const double width = high - low;
+      return width * width / 12.0 / (m * m);
+    }
+    case Kind::sum: {
+      // Independent terms: variances add.
+      double variance = 0.0;
+      for (const Distribution& t : terms) variance += t.scv() * t.expected() * t.expected();
+      return variance / (m * m);
+    }
+    case Kind::empirical: {
+      double total = 0.0, second = 0.0;
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        total += weights[i];
+        second += weights[i] * values[i] * values[i];
+      }
+      return total > 0.0 ? second / total / (m * m) - 1.0 : 0.0;
+    }
+  }
+  return 0.0;
+}
+
+void Distribution::validate(std::string_view what) const {
+  const auto fail = [&](const char* field, const char* expected) {
+    throw std::invalid_argument(std::string(what) + "." + field + ": expected " + expected);
+  };
+  if (kind == Kind::sum) {
+    for (std::size_t i = 0; i < terms.size(); ++i)
+      terms[i].validate(std::string(what) + ".terms[" + std::to_string(i) + "]");
+    return;
+  }
+  if (kind == Kind::empirical) {
+    if (values.empty() || values.size() != weights.size())
+      fail("values", "a non-empty list with one weight per value");
+    double total = 0.0;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (!(values[i] >= 0.0) || !std::isfinite(values[i])) fail("values", "finite numbers >= 0");
+      if (!(weights[i] >= 0.0) || !std::isfinite(weights[i])) fail("weights", "finite weights >= 0");
+      total += weights[i];
+    }
+    if (!(total > 0.0)) fail("weights", "at least one weight > 0");
+    return;
+  }
+  if (kind == Kind::uniform) {
+    if (!(low >= 0.0) || !std::isfinite(high) || !(high >= low)) fail("low/high", "0 <= low <= high < inf");
+    return;
+  }
+  if (!(mean >= 0.0) || !std::isfinite(mean)) fail("mean", "a finite number >= 0");
+  if (kind == Kind::lognormal && (!(cv >= 0.0) || !std::isfinite(cv))) fail("cv", "a finite number >= 0");
+  if (kind == Kind::weibull && (!(shape > 0.0) || !std::isfinite(shape))) fail("shape", "a finite number > 0");
 }
 
 }  // namespace cs::work

@@ -1,47 +1,73 @@
 #pragma once
-// A probability distribution as plain data: service times, token counts, cold-start delays.
-// Sampling needs a random stream and lives with the runtime (sim/fleet/distribution_draw.hpp);
-// this header only describes the distribution and gives its moments.
+// A probability distribution as plain data: service times and token counts of requests,
+// provisioning and cold-start delays, replacement and capacity-return delays. One type for
+// the serving load and the fleet: drawing a value needs an engine random stream and lives
+// with the runtime (sim/fleet/distribution.hpp: fleet::sample, fleet::DistributionSampler);
+// this header describes the distribution and gives its moments.
 //
 // Units: whatever the quantity is (seconds for times, tokens for token counts, bytes/s for
-// bandwidths); every parameter is in that unit except `cv`, which has none.
+// bandwidths); every parameter is in that unit except `cv` and `shape`, which have none.
+// Every kind but uniform is parameterised by its mean, so that configurations stay comparable
+// when the shape changes:
+// - constant: always `mean`.
+// - exponential: mean `mean` (memoryless).
+// - lognormal: mean `mean`, coefficient of variation `cv` (sd / mean).
+// - weibull: mean `mean`, shape `shape` (scale = mean / Gamma(1 + 1/shape)).
+// - uniform: on [`low`, `high`] (`mean` is ignored).
+// - sum: the sum of independent `terms`, drawn in order (a cold start = boot + image pull);
+//   `mean` holds the sum of their means.
+// - empirical: one of `values`, drawn with probability weights[i] / sum(weights) (a measured
+//   histogram: the GPU counts of a cluster's jobs, duration buckets of a trace); `mean` holds
+//   the weighted mean.
+// A mean of 0 draws 0 whatever the kind.
 //
-// Scenario form: { "dist": "constant" | "exponential" | "lognormal" | "uniform", "mean",
-//                  "cv" (lognormal), "min", "max" (uniform) }.
+// Scenario form: { "dist": "constant" | "exponential" | "lognormal" | "weibull" | "uniform",
+//                  "mean", "stddev" or "cv" (lognormal), "shape" (weibull), "low", "high"
+//                  (uniform) }, or a bare quantity for a constant.
+// Invariant: a valid distribution draws finite values >= 0; validate() throws
+// std::invalid_argument otherwise, naming the field.
 #include <cstdint>
-#include <limits>
 #include <string_view>
+#include <vector>
 
 namespace cs::work {
 
-enum class DistributionKind : uint8_t { constant, exponential, lognormal, uniform };
-
 struct Distribution {
-  DistributionKind kind = DistributionKind::constant;
-  double mean = 0;  // >= 0 (> 0 for exponential and lognormal); ignored by uniform
-  double cv = 1;    // lognormal: standard deviation / mean, >= 0
-  double min = 0;   // uniform: lower bound
-  double max = 0;   // uniform: upper bound, >= min
+  enum class Kind : uint8_t { constant, exponential, lognormal, weibull, uniform, sum, empirical };
 
-  static Distribution constant(double value) { return {DistributionKind::constant, value, 0, 0, 0}; }
-  static Distribution exponential(double mean) { return {DistributionKind::exponential, mean, 1, 0, 0}; }
-  static Distribution lognormal(double mean, double cv) {
-    return {DistributionKind::lognormal, mean, cv, 0, 0};
+  Kind kind = Kind::constant;
+  double mean = 0.0;
+  double cv = 1.0;     // lognormal only
+  double shape = 1.0;  // weibull only
+  double low = 0.0;    // uniform only
+  double high = 0.0;   // uniform only
+  std::vector<Distribution> terms = {};  // sum only
+  std::vector<double> values = {};       // empirical only
+  std::vector<double> weights = {};      // empirical only, one per value
+
+  static Distribution constant(double value) { return {Kind::constant, value}; }
+  static Distribution exponential(double mean) { return {Kind::exponential, mean}; }
+  static Distribution lognormal(double mean, double cv) { return {Kind::lognormal, mean, cv}; }
+  static Distribution weibull(double mean, double shape) { return {Kind::weibull, mean, 1.0, shape}; }
+  static Distribution uniform(double low, double high) {
+    return {Kind::uniform, 0.5 * (low + high), 1.0, 1.0, low, high};
   }
-  static Distribution uniform(double lo, double hi) {
-    return {DistributionKind::uniform, 0, 0, lo, hi};
-  }
+  // The sum of the terms; constant when every term is (no terms: constant 0).
+  static Distribution sum(std::vector<Distribution> terms);
+  // `values` with relative `weights` (same length, weights >= 0, not all 0).
+  static Distribution empirical(std::vector<double> values, std::vector<double> weights);
+
+  // E[X].
+  double expected() const;
+  // Var[X] / E[X]^2 (squared coefficient of variation): 0 constant, 1 exponential, cv^2
+  // lognormal; 0 when the mean is 0.
+  double scv() const;
+  // Throws std::invalid_argument "<what>.<field>: expected ..." when a parameter is out of
+  // range (negative or non-finite mean, cv < 0, shape <= 0, high < low, ...).
+  void validate(std::string_view what) const;
 };
 
-// E[X].
-double distribution_mean(const Distribution& d);
-// Var[X] / E[X]^2 (squared coefficient of variation): 0 constant, 1 exponential, cv^2
-// lognormal; 0 when the mean is 0.
-double distribution_scv(const Distribution& d);
-// Throws std::invalid_argument naming `field` (e.g. "service_time") when the parameters are
-// out of range (negative or non-finite mean, cv < 0, max < min, ...).
-void validate_distribution(const Distribution& d, std::string_view field);
-
-std::string_view to_string(DistributionKind kind);
+// "constant", "exponential", "lognormal", "weibull", "uniform", "sum", "empirical".
+std::string_view to_string(Distribution::Kind kind);
 
 }  // namespace cs::work

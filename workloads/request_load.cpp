@@ -7,9 +7,9 @@
 namespace cs::work {
 
 void validate_request(const RequestSpec& spec) {
-  validate_distribution(spec.service_time, "service_time");
-  validate_distribution(spec.prompt_tokens, "prompt_tokens");
-  validate_distribution(spec.output_tokens, "output_tokens");
+  spec.service_time.validate("service_time");
+  spec.prompt_tokens.validate("prompt_tokens");
+  spec.output_tokens.validate("output_tokens");
   if (spec.max_prompt_tokens < 1) throw std::invalid_argument("max_prompt_tokens: must be >= 1");
   if (spec.max_output_tokens < 1) throw std::invalid_argument("max_output_tokens: must be >= 1");
 }

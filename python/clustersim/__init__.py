@@ -12,6 +12,7 @@
     fig = cs.gantt(cs.run("scenarios/training_run_by_hand.json"))   # a training run's states
     df = cs.compare_markets(cs.Scenario.load("scenarios/training_run_spot_405b.json"),
                             mixes=[0, 0.7, 1], replications=20)  # days and dollars, 95% CIs
+    fig = cs.serving_plot(cs.run("scenarios/serving_llm_diurnal_hpa.json"))  # replicas, latency, cost
 """
 from .errors import ScenarioError
 from .scenario import Scenario
@@ -22,7 +23,9 @@ from .topology import Topology
 from .compare import Comparison, compare
 from .fleet import compare_markets, gantt, job_states, state_intervals
 from .plots import collective_sizes, goodput_vs_interval
+from .serving import serving_frame, serving_plot
 
 __all__ = ["Scenario", "Result", "ScenarioError", "Topology", "Comparison", "compare", "run", "sweep", "plan",
            "grid_points", "random_samples", "latin_hypercube", "schema", "gantt",
-           "compare_markets", "job_states", "state_intervals", "collective_sizes", "goodput_vs_interval"]
+           "compare_markets", "job_states", "state_intervals", "collective_sizes", "goodput_vs_interval",
+           "serving_frame", "serving_plot"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import warnings
 
 from . import _core
 from .scenario import Scenario
@@ -22,7 +23,10 @@ class Result:
     never started or did not finish), else None."""
 
     def __init__(self, summary_json: str, timeseries_csv: str, trace_json: str, flows_csv: str,
-                 links_csv: str = "", jobs_csv: str = ""):
+                 links_csv: str = "", jobs_csv: str = "", run_warnings: list[str] | None = None):
+        # What the run bounded instead of refusing (a coarsened time series), as the CLI
+        # prints them on stderr.
+        self.warnings = list(run_warnings or [])
         self.summary = json.loads(summary_json)
         self._timeseries_csv = timeseries_csv
         self._flows_csv = flows_csv
@@ -68,11 +72,24 @@ class Result:
         return f"Result({self.summary.get('scenario', '')!r}, sim_time_s={self.summary.get('sim_time_s')})"
 
 
-def run(scenario: Scenario | dict | str | os.PathLike) -> Result:
-    """Run a Scenario (or a dict, or a path to a scenario file). The GIL is released while
-    the simulation runs, so threads can run several at once."""
+def as_scenario(scenario) -> Scenario:
+    """A Scenario from a Scenario, a dict, or a path to a scenario file (str or os.PathLike);
+    a TypeError naming what was given otherwise."""
+    if isinstance(scenario, Scenario):
+        return scenario
     if isinstance(scenario, dict):
-        scenario = Scenario(scenario)
-    elif isinstance(scenario, (str, os.PathLike)):
-        scenario = Scenario.load(scenario)
-    return Result(*_core.run(scenario.to_json()))
+        return Scenario(scenario)
+    if isinstance(scenario, (str, os.PathLike)):
+        return Scenario.load(scenario)
+    raise TypeError("expected a clustersim.Scenario, a dict or a path to a scenario file; got "
+                    f"{type(scenario).__name__} {scenario!r}")
+
+
+def run(scenario: Scenario | dict | str | os.PathLike, _cancel=None) -> Result:
+    """Run a Scenario (or a dict, or a path to a scenario file). The GIL is released while
+    the simulation runs, so threads can run several at once; Ctrl-C raises KeyboardInterrupt
+    within a second."""
+    result = Result(*_core.run(as_scenario(scenario).to_json(), _cancel))
+    for line in result.warnings:
+        warnings.warn(line, RuntimeWarning, stacklevel=2)
+    return result

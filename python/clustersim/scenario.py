@@ -6,6 +6,12 @@ import json
 import os
 
 from . import _core
+from .errors import ScenarioError
+
+
+def scenario_error(path: str, expected: str) -> ScenarioError:
+    """A ScenarioError raised from Python, formatted as the C++ layer's, with its `.path`."""
+    return ScenarioError(f"error: {path or '<scenario>'}: {expected}", path, expected)
 
 
 class Scenario:
@@ -32,8 +38,14 @@ class Scenario:
         return sc
 
     def set(self, path: str, value) -> "Scenario":
-        """Set the value at `path` (in place); returns self for chaining."""
-        self._doc = json.loads(_core.set_path(json.dumps(self._doc), path, json.dumps(value)))
+        """Set the value at `path` (in place); returns self for chaining. A value JSON cannot
+        hold (NaN, infinity, an object) is a ScenarioError at `path`."""
+        try:
+            value_json = json.dumps(value, allow_nan=False)
+        except (ValueError, TypeError) as e:
+            raise scenario_error(path, f"a value JSON can hold (a number, string, bool, list or dict); got {value!r} "
+                                       f"({e})") from None
+        self._doc = json.loads(_core.set_path(json.dumps(self._doc), path, value_json))
         return self
 
     def override(self, assignment: str) -> "Scenario":

@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from . import _core
 from .errors import ScenarioError
-from .scenario import Scenario
+from .scenario import Scenario, scenario_error
 
 
 def schema() -> str:
@@ -76,11 +76,12 @@ def latin_hypercube(ranges: Mapping[str, Any], n: int, seed: int = 0) -> list[di
 
 
 # ---------------------------------------------------------------------------------- running
-def _run_point(doc_json: str) -> tuple[str | None, ScenarioError | None]:
+def _run_point(doc_json: str, cancel=None) -> tuple[str | None, ScenarioError | None]:
     """One point, in whichever process runs it: (summary JSON, None) or (None, its input
-    error). A module-level function so that process pools and Dask workers can pickle it."""
+    error). A module-level function so that process pools and Dask workers can pickle it;
+    `cancel`, a _core.CancelToken, only in this process."""
     try:
-        return _core.run(doc_json)[0], None
+        return _core.run(doc_json, cancel)[0], None
     except ScenarioError as e:
         return None, e
 
@@ -131,14 +132,38 @@ def sweep(scenario: Scenario | str | os.PathLike, grid: Mapping[str, Sequence[An
 
     if errors not in ("row", "raise"):
         raise ValueError('errors: "row" or "raise"')
+    if executor is None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise ValueError(f"jobs: expected a whole number of threads >= 1; got {jobs!r}")
     base = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
-    points = grid_points(grid) if isinstance(grid, Mapping) else [dict(p) for p in grid]
+    if isinstance(grid, Mapping):
+        for path, values in grid.items():
+            if not isinstance(path, str):
+                raise scenario_error("grid", f"a path is a dot-separated string; got {path!r}")
+            if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__len__"):
+                raise scenario_error(path, f"a grid axis is a list of values; got {type(values).__name__} {values!r}"
+                                           f" (write [{values!r}] for one value)")
+        points = grid_points(grid)  # the CLI's checks: a path once, none inside another, at most 1M points
+    elif isinstance(grid, (list, tuple)) and all(isinstance(p, Mapping) for p in grid):
+        points = [dict(p) for p in grid]
+    else:
+        raise scenario_error("grid", f"expected a dict {{path: [values]}} or a list of points [{{path: value}}]; "
+                                     f"got {type(grid).__name__}")
     docs = []
     for point in points:
         sc = base.copy()
         for path, value in point.items():
             sc.set(path, value)
         docs.append(sc.to_json())
+    # Every point is checked before any runs, as `clustersim sweep` does: a bad last point must
+    # not cost the sweep's hours. Under errors="row" it becomes its row and is not run.
+    invalid: dict[int, ScenarioError] = {}
+    for i, doc in enumerate(docs):
+        try:
+            _core.validate(doc)
+        except ScenarioError as e:
+            if errors == "raise":
+                raise
+            invalid[i] = e
 
     cache_dir = Path(cache) if cache is not None else None
     if cache_dir is not None:
@@ -146,15 +171,21 @@ def sweep(scenario: Scenario | str | os.PathLike, grid: Mapping[str, Sequence[An
     outcomes: list[tuple[str | None, ScenarioError | None] | None] = [None] * len(docs)
     todo = []
     for i, doc in enumerate(docs):
-        if cache_dir is not None and _cache_path(cache_dir, doc).exists():
+        if i in invalid:
+            outcomes[i] = (None, invalid[i])
+        elif cache_dir is not None and _cache_path(cache_dir, doc).exists():
             outcomes[i] = (_cache_path(cache_dir, doc).read_text(), None)
         else:
             todo.append(i)
 
     if todo:
         pool, owned = _as_executor(executor, jobs)
+        # In this process, one token for the sweep: Ctrl-C or a point's internal fault stops the
+        # points in flight within their next poll and drops those not started.
+        cancel = _core.CancelToken() if owned else None
+        futures = {(pool.submit(_run_point, docs[i], cancel) if owned else pool.submit(_run_point, docs[i])): i
+                   for i in todo}
         try:
-            futures = {pool.submit(_run_point, docs[i]): i for i in todo}
             done = futures
             if progress:
                 from concurrent.futures import as_completed
@@ -163,9 +194,15 @@ def sweep(scenario: Scenario | str | os.PathLike, grid: Mapping[str, Sequence[An
                 done = tqdm(as_completed(futures), total=len(futures), desc="sweep", unit="point")
             for future in done:
                 outcomes[futures[future]] = future.result()
+        except BaseException:
+            if cancel is not None:
+                cancel.cancel()
+            for f in futures:
+                f.cancel()
+            raise
         finally:
             if owned:
-                pool.shutdown()
+                pool.shutdown(wait=True)
         if cache_dir is not None:
             for i in todo:
                 summary, _ = outcomes[i]

@@ -5,12 +5,14 @@
 // fill and drain, the last gradient reductions, the optimizer, ZeRO's gathers) does not grow
 // with the step. So each time a simulation reports (the step, compute, optimizer, exposed
 // communication per group type, bubble, slowdown, and each op's seconds) is affine in the
-// number of micro-batches m beyond a = 2 pp micro-batches:
+// number of micro-batches m beyond a = max(2, pp) micro-batches (2 pp for interleaved 1F1B):
 //   T(m) = T(a) + (T(b) - T(a)) (m - a) / (b - a),   b = a + pp.
-// Two simulations, of a and b micro-batches, give the step of m. Exact where the simulated
-// times are periodic after a: against the full simulation on the flow network, to 1e-9 for
-// every schedule and ZeRO stage but ZeRO-3 under gpipe and ZB-H1 (0.1% and 0.3%: its per-layer
-// gathers meet the pipeline's traffic a little differently each micro-batch). The memory model
+// Two simulations, of a and b micro-batches, give the step of m. Exact (to 1e-9) where the
+// simulated times are periodic after a: 1F1B and interleaved 1F1B at every ZeRO stage, and
+// gpipe at ZeRO 0-2, contention-free. Measured elsewhere (tests/cpp/compute/
+// test_extrapolation.cpp): ZB-H1 0.24% (its deferred weight gradients fill the drain), gpipe
+// with ZeRO-3 1.3% (per-layer gathers); on the flow network up to 0.4%, and 3.8% for ZB-H1
+// with ZeRO-3. plan search uses it only to screen, with a margin (plan_search.hpp). The memory model
 // and FLOPs are the full step's.
 #include <optional>
 

@@ -83,7 +83,8 @@ void derive_step_figures(TrainingResult& r, const work::TrainingWorkload& w, con
                          const TrainingStepOptions& options);
 
 // `w` must be valid (work::validate). Runs `sim` until the step is done (other models on the
-// simulator keep running alongside). Throws work::TrainingError("precision") when the GPU
+// simulator keep running alongside). One step per Simulator and Comm: a second step on the same
+// ones is not supported (sim/scenario/plan_search.cpp builds a pair per step). Throws work::TrainingError("precision") when the GPU
 // lacks the precision.
 TrainingResult simulate_training_step(engine::Simulator& sim, net::Comm& comm, const work::TrainingWorkload& w,
                                       const GpuSpec& gpu, const TrainingStepOptions& options = {});

@@ -104,7 +104,12 @@ void Simulator::run(Time until) {
   if (dispatching_) throw std::logic_error("Simulator::run: called from inside an event");
   if (std::isnan(until)) throw std::invalid_argument("Simulator::run: until is NaN");
   stop_requested_ = false;
+  uint64_t until_poll = interrupt_every_;
   while (!queue_.empty() && queue_.top_time() <= until) {
+    if (interrupt_check_ && --until_poll == 0) {
+      until_poll = interrupt_every_;
+      poll_interrupt();
+    }
     step();
     if (stop_requested_) {
       stop_requested_ = false;
@@ -114,6 +119,12 @@ void Simulator::run(Time until) {
   // Advancing also when the queue ran dry keeps loops like `while (now() < T) run(now()+dt)`
   // from spinning without progress.
   if (std::isfinite(until) && until > now_) now_ = until;
+}
+
+void Simulator::set_interrupt_check(std::function<bool()> check, uint64_t every_events) {
+  if (every_events == 0) throw std::invalid_argument("Simulator::set_interrupt_check: every_events must be >= 1");
+  interrupt_check_ = std::move(check);
+  interrupt_every_ = every_events;
 }
 
 RandomStream& Simulator::random(std::string_view entity) {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -25,6 +26,13 @@
 #include "sim/engine/time.hpp"
 
 namespace cs::engine {
+
+// Thrown by Simulator::run() (or poll_interrupt()) when the simulator's interrupt check says
+// to stop: a user's Ctrl-C, a cancelled sweep. The simulation is abandoned, not resumable.
+class Interrupted : public std::runtime_error {
+ public:
+  Interrupted() : std::runtime_error("interrupted") {}
+};
 
 class Simulator {
  public:
@@ -62,6 +70,17 @@ class Simulator {
   // The request is cleared when run() starts and when it honours it.
   void stop() { stop_requested_ = true; }
 
+  // Cancellation. run() calls `check` every `every_events` events (and long computations
+  // inside an event may call poll_interrupt()); when it returns true, run() throws
+  // Interrupted. The check belongs to this simulator, never to the process: a binding sets
+  // one per run (Python's: PyErr_CheckSignals under the GIL, or a sweep's cancel flag). An
+  // empty function removes it. every_events >= 1.
+  void set_interrupt_check(std::function<bool()> check, uint64_t every_events = 4096);
+  // Throws Interrupted when the check says so; a no-op without a check.
+  void poll_interrupt() {
+    if (interrupt_check_ && interrupt_check_()) throw Interrupted();
+  }
+
   uint64_t events_processed() const { return events_processed_; }
   std::size_t pending() const { return queue_.size(); }
 
@@ -88,6 +107,8 @@ class Simulator {
   uint64_t events_processed_ = 0;
   bool stop_requested_ = false;
   bool dispatching_ = false;  // inside on_event: run() and step() may not be re-entered
+  std::function<bool()> interrupt_check_;
+  uint64_t interrupt_every_ = 4096;
   EventQueue queue_;
   std::unique_ptr<FunctionTarget> functions_;
   std::unordered_map<std::string, std::unique_ptr<RandomStream>, NameHash, std::equal_to<>>

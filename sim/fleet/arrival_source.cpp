@@ -88,7 +88,7 @@ void ArrivalSource::fill_demand(Arrival& a, const work::TraceRecord* record) {
     return;
   }
   // A trace's count when it has one, else a draw; either way rounded and clamped.
-  const auto tokens = [&](int64_t from_trace, const DistributionSampler& sample, int64_t max_tokens) {
+  const auto tokens = [&](int64_t from_trace, const fleet::DistributionSampler& sample, int64_t max_tokens) {
     const double value = from_trace >= 0 ? static_cast<double>(from_trace) : sample(demand_rng_);
     return static_cast<int32_t>(work::clamp_tokens(value, max_tokens));
   };

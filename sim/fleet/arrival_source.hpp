@@ -22,7 +22,7 @@
 
 #include "sim/engine/random.hpp"
 #include "sim/engine/simulator.hpp"
-#include "sim/fleet/distribution_draw.hpp"
+#include "sim/fleet/distribution.hpp"
 #include "workloads/arrivals.hpp"
 #include "workloads/request_load.hpp"
 
@@ -60,7 +60,7 @@ class ArrivalSource {
   DemandKind demand_;
   engine::RandomStream& time_rng_;
   engine::RandomStream& demand_rng_;
-  DistributionSampler service_time_, prompt_tokens_, output_tokens_;
+  fleet::DistributionSampler service_time_, prompt_tokens_, output_tokens_;
   double t_ = 0;
   double diurnal_majorant(double segment_start) const;
   // diurnal: the current thinning segment and its highest rate

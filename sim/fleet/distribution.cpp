@@ -1,101 +1,39 @@
 #include "sim/fleet/distribution.hpp"
 
 #include <cmath>
-#include <stdexcept>
-#include <string>
-#include <utility>
 
 namespace cs::fleet {
 
-std::string_view to_string(Distribution::Kind k) {
-  switch (k) {
-    case Distribution::Kind::constant: return "constant";
-    case Distribution::Kind::exponential: return "exponential";
-    case Distribution::Kind::lognormal: return "lognormal";
-    case Distribution::Kind::weibull: return "weibull";
-    case Distribution::Kind::uniform: return "uniform";
-    case Distribution::Kind::sum: return "sum";
-    case Distribution::Kind::empirical: return "empirical";
+DistributionSampler::DistributionSampler(const Distribution& d) : d_(d) {
+  if (d_.mean <= 0.0) return;
+  if (d_.kind == Distribution::Kind::lognormal) {
+    // As RandomStream::lognormal_from_mean_cv: E[X] = exp(mu + s^2/2), CV^2 = exp(s^2) - 1.
+    const double s2 = std::log1p(d_.cv * d_.cv);
+    a_ = std::log(d_.mean) - 0.5 * s2;
+    b_ = std::sqrt(s2);
+  } else if (d_.kind == Distribution::Kind::weibull) {
+    b_ = d_.mean / std::tgamma(1.0 + 1.0 / d_.shape);
   }
-  return "?";
 }
 
-Distribution Distribution::sum(std::vector<Distribution> terms) {
-  double total = 0.0;
-  bool all_constant = true;
-  for (const Distribution& t : terms) {
-    total += t.expected();
-    all_constant = all_constant && t.kind == Kind::constant;
-  }
-  if (all_constant) return constant(total);
-  Distribution d{Kind::sum, total};
-  d.terms = std::move(terms);
-  return d;
-}
-
-Distribution Distribution::empirical(std::vector<double> values, std::vector<double> weights) {
-  double total = 0.0, weighted = 0.0;
-  for (std::size_t i = 0; i < values.size() && i < weights.size(); ++i) {
-    total += weights[i];
-    weighted += weights[i] * values[i];
-  }
-  Distribution d{Kind::empirical, total > 0.0 ? weighted / total : 0.0};
-  d.values = std::move(values);
-  d.weights = std::move(weights);
-  return d;
-}
-
-double Distribution::expected() const { return kind == Kind::uniform ? 0.5 * (low + high) : mean; }
-
-double Distribution::sample(engine::RandomStream& rng) const {
-  switch (kind) {
-    case Kind::constant: return mean;
-    case Kind::exponential: return rng.exponential(mean);
-    case Kind::lognormal: return mean > 0.0 ? rng.lognormal_from_mean_cv(mean, cv) : 0.0;
-    case Kind::weibull:
-      return mean > 0.0 ? rng.weibull(shape, mean / std::tgamma(1.0 + 1.0 / shape)) : 0.0;
-    case Kind::uniform: return rng.uniform(low, high);
+double DistributionSampler::operator()(engine::RandomStream& rng) const {
+  using Kind = Distribution::Kind;
+  switch (d_.kind) {
+    case Kind::constant: return d_.mean;
+    case Kind::exponential: return rng.exponential(d_.mean);
+    case Kind::lognormal: return d_.mean > 0.0 ? rng.lognormal(a_, b_) : 0.0;
+    case Kind::weibull: return d_.mean > 0.0 ? rng.weibull(d_.shape, b_) : 0.0;
+    case Kind::uniform: return rng.uniform(d_.low, d_.high);
     case Kind::sum: {
       double total = 0.0;
-      for (const Distribution& t : terms) total += t.sample(rng);
+      for (const Distribution& t : d_.terms) total += sample(t, rng);
       return total;
     }
-    case Kind::empirical: return values[rng.discrete(weights.data(), weights.size())];
+    case Kind::empirical: return d_.values[rng.discrete(d_.weights.data(), d_.weights.size())];
   }
-  return mean;
+  return d_.mean;
 }
 
-void Distribution::validate(std::string_view what) const {
-  const auto fail = [&](const char* field, const char* expected) {
-    throw std::invalid_argument(std::string(what) + "." + field + ": expected " + expected);
-  };
-  if (kind == Kind::sum) {
-    for (std::size_t i = 0; i < terms.size(); ++i)
-      terms[i].validate(std::string(what) + ".terms[" + std::to_string(i) + "]");
-    return;
-  }
-  if (kind == Kind::empirical) {
-    if (values.empty() || values.size() != weights.size())
-      fail("values", "a non-empty list with one weight per value");
-    double total = 0.0;
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      if (!(values[i] >= 0.0) || !std::isfinite(values[i])) fail("values", "finite numbers >= 0");
-      if (!(weights[i] >= 0.0) || !std::isfinite(weights[i])) fail("weights", "finite weights >= 0");
-      total += weights[i];
-    }
-    if (!(total > 0.0)) fail("weights", "at least one weight > 0");
-    return;
-  }
-  if (kind == Kind::uniform) {
-    if (!(low >= 0.0) || !std::isfinite(high) || !(high >= low))
-      fail("low/high", "0 <= low <= high < inf");
-    return;
-  }
-  if (!(mean >= 0.0) || !std::isfinite(mean)) fail("mean", "a finite number >= 0");
-  if (kind == Kind::lognormal && (!(cv >= 0.0) || !std::isfinite(cv)))
-    fail("cv", "a finite number >= 0");
-  if (kind == Kind::weibull && (!(shape > 0.0) || !std::isfinite(shape)))
-    fail("shape", "a finite number > 0");
-}
+double sample(const Distribution& d, engine::RandomStream& rng) { return DistributionSampler(d)(rng); }
 
 }  // namespace cs::fleet

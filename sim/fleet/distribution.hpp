@@ -1,65 +1,28 @@
 #pragma once
-// A distribution of delays (provisioning, capacity coming back, replacement of a failed node,
-// cold starts): plain data, sampled from a named engine random stream.
+// Drawing from a distribution (workloads/distribution.hpp: the plain-data description shared
+// by the serving load and the fleet) with an engine random stream.
 //
-// Units: whatever the parameters are in (seconds for delays). Every kind is parameterised by
-// its mean so that configurations stay comparable when the shape changes:
-// - constant: always `mean`.
-// - exponential: mean `mean` (memoryless).
-// - lognormal: mean `mean`, coefficient of variation `cv` (sd / mean).
-// - weibull: mean `mean`, shape `shape` (scale = mean / Gamma(1 + 1/shape)).
-// - uniform: on [`low`, `high`] (mean is ignored).
-// - sum: the sum of independent `terms`, drawn in order (a cold start = boot + image pull);
-//   `mean` holds the sum of their means.
-// - empirical: one of `values`, drawn with probability weights[i] / sum(weights) (a measured
-//   histogram: the GPU counts of a cluster's jobs, duration buckets of a trace); `mean`
-//   holds the weighted mean.
-// Invariant: a valid distribution draws finite values >= 0; validate() throws
-// std::invalid_argument otherwise, naming the field.
-#include <string_view>
-#include <vector>
-
+// sample(d, rng) is the one-off form; a DistributionSampler folds the distribution's constants
+// once (a lognormal's mu and sigma, a Weibull's scale) for distributions drawn per request.
+// Both consume the words of the RandomStream call they make and give the same values. A
+// mean of 0 draws 0 (no random word is consumed then).
 #include "sim/engine/random.hpp"
+#include "workloads/distribution.hpp"
 
 namespace cs::fleet {
 
-struct Distribution {
-  enum class Kind : unsigned char { constant, exponential, lognormal, weibull, uniform, sum,
-                                    empirical };
+using Distribution = work::Distribution;
 
-  Kind kind = Kind::constant;
-  double mean = 0.0;
-  double cv = 1.0;     // lognormal only
-  double shape = 1.0;  // weibull only
-  double low = 0.0;    // uniform only
-  double high = 0.0;   // uniform only
-  std::vector<Distribution> terms = {};  // sum only
-  std::vector<double> values = {};       // empirical only
-  std::vector<double> weights = {};      // empirical only, one per value
+double sample(const Distribution& d, engine::RandomStream& rng);
 
-  static Distribution constant(double value) { return {Kind::constant, value}; }
-  static Distribution exponential(double mean) { return {Kind::exponential, mean}; }
-  static Distribution lognormal(double mean, double cv) {
-    return {Kind::lognormal, mean, cv};
-  }
-  static Distribution weibull(double mean, double shape) {
-    return {Kind::weibull, mean, 1.0, shape};
-  }
-  static Distribution uniform(double low, double high) {
-    return {Kind::uniform, 0.5 * (low + high), 1.0, 1.0, low, high};
-  }
-  // The sum of the terms; constant when every term is (no terms: constant 0).
-  static Distribution sum(std::vector<Distribution> terms);
-  // `values` with relative `weights` (same length, weights >= 0, not all 0).
-  static Distribution empirical(std::vector<double> values, std::vector<double> weights);
+class DistributionSampler {
+ public:
+  explicit DistributionSampler(const Distribution& d);
+  double operator()(engine::RandomStream& rng) const;
 
-  // The expected value (for Young/Daly estimates and reports).
-  double expected() const;
-  double sample(engine::RandomStream& rng) const;
-  void validate(std::string_view what) const;
+ private:
+  Distribution d_;
+  double a_ = 0, b_ = 0;  // lognormal: mu and sigma of the underlying normal; weibull: scale
 };
-
-// "constant", "exponential", "lognormal", "weibull", "uniform", "sum", "empirical".
-std::string_view to_string(Distribution::Kind k);
 
 }  // namespace cs::fleet

@@ -79,21 +79,37 @@ int InstancePool::new_slot() {
   return slot;
 }
 
-void InstancePool::start_held(int n) {
+std::vector<int> InstancePool::start_held(int n) {
   set_exposed_accounting();
-  for (int i = 0; i < n; ++i) make_ready(new_slot());
-  book_count();
-  redraw_failures();
-  redraw_reclaims();
-}
-
-std::vector<int> InstancePool::request(int n) {
   std::vector<int> ids;
   for (int i = 0; i < n; ++i) {
     ids.push_back(new_slot());
-    ask_for(ids.back(), config_.provisioning);
+    make_ready(ids.back());
+  }
+  book_count();
+  redraw_failures();
+  redraw_reclaims();
+  return ids;
+}
+
+std::vector<int> InstancePool::request(int n) { return request(n, config_.provisioning); }
+
+std::vector<int> InstancePool::request(int n, const Distribution& delay) {
+  std::vector<int> ids;
+  for (int i = 0; i < n; ++i) {
+    ids.push_back(new_slot());
+    ask_for(ids.back(), delay);
   }
   return ids;
+}
+
+void InstancePool::reclaim(std::span<const int> ids) {
+  if (config_.market != Market::spot || released_) return;
+  std::vector<int> held;
+  for (const int id : ids)
+    if (state(id) == SlotState::held) held.push_back(id);
+  const bool several = held.size() > 1;
+  notice(std::move(held), several);
 }
 
 InstancePool::InstanceState InstancePool::state(int id) const {
@@ -128,7 +144,7 @@ void InstancePool::ask_for(int slot, const Distribution& delay) {
   Slot& s = slots_[static_cast<std::size_t>(slot)];
   s.state = SlotState::requested;
   ++pending_;
-  s.ready = schedule(sim_.now() + delay.sample(provisioning_rng_), Kind::ready,
+  s.ready = schedule(sim_.now() + sample(delay, provisioning_rng_), Kind::ready,
                      static_cast<uint64_t>(slot));
   if (fallback_.pool != nullptr && std::isfinite(fallback_.after_s))
     s.fallback = schedule(sim_.now() + fallback_.after_s, Kind::fallback,
@@ -146,7 +162,7 @@ void InstancePool::make_ready(int slot) {
 void InstancePool::schedule_node_failure(int slot) {
   const FailureConfig& f = config_.failures;
   if (!std::isfinite(f.node_mtbf_s)) return;
-  const double life = Distribution::weibull(f.node_mtbf_s, f.weibull_shape).sample(failure_rng_);
+  const double life = sample(Distribution::weibull(f.node_mtbf_s, f.weibull_shape), failure_rng_);
   slots_[static_cast<std::size_t>(slot)].failure =
       schedule(sim_.now() + life, Kind::node_failure, static_cast<uint64_t>(slot));
 }
@@ -303,7 +319,8 @@ void InstancePool::fall_back(int slot) {
   --pending_;
   free_slots_.push_back(slot);
   ++stats_.fallbacks;
-  fallback_.pool->request(1);
+  const int moved = fallback_.pool->request(1).front();
+  if (listener_) listener_->on_fallback(*this, slot, *fallback_.pool, moved);
 }
 
 void InstancePool::on_event(uint64_t t) {

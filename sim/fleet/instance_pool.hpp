@@ -10,6 +10,7 @@
 //   on_reclaim_notice  "instances i.. will be reclaimed in w seconds" (they stay held until then)
 //   on_interruption    "instances i.. failed / were reclaimed now"
 //   on_ready           "instances i.. are ready" (capacity back, or new capacity)
+//   on_fallback        "the request for instance i moved to pool P as instance j"
 // The owner decides what an interruption means for its work (a training job restarts from a
 // checkpoint, a serving fleet loses a replica); the pool only keeps its capacity: unless
 // `replace_lost` is false, every instance lost is asked for again.
@@ -58,6 +59,9 @@ class InstancePoolListener {
                                const Interruption& event) = 0;
   // `ids` are ready: held and billed from now.
   virtual void on_ready(InstancePool& pool, std::span<const int> ids) = 0;
+  // The pending request for `id` waited longer than the fallback policy allows: it was
+  // cancelled here and asked for in `to` as `new_id` (whose on_ready comes from `to`).
+  virtual void on_fallback(InstancePool& /*from*/, int /*id*/, InstancePool& /*to*/, int /*new_id*/) {}
 };
 
 struct InstancePoolConfig {
@@ -103,10 +107,17 @@ class InstancePool final : public engine::EventTarget {
   void set_listener(InstancePoolListener* listener) { listener_ = listener; }
   void set_fallback(FallbackPolicy fallback) { fallback_ = fallback; }
 
-  // n instances held from now on, without a provisioning delay (the fleet at t = 0).
-  void start_held(int n);
-  // n more instances, each ready after a provisioning delay; returns their ids.
+  // n instances held from now on, without a provisioning delay (the fleet at t = 0, or a
+  // launch that finds capacity at once); returns their ids.
+  std::vector<int> start_held(int n);
+  // n more instances, each ready after a provisioning delay (config().provisioning, or
+  // `delay`); returns their ids.
   std::vector<int> request(int n);
+  std::vector<int> request(int n, const Distribution& delay);
+  // A scripted reclaim: these held instances get their notice now and are taken after the
+  // warning, as a reclaim drawn by the pool would (spot pools only; instances not held, or
+  // already under notice, are ignored).
+  void reclaim(std::span<const int> ids);
   // Gives up these instances (held, noticed or requested): billing stops now, pending requests
   // are cancelled, and nothing replaces them (a scale-down). Unknown or empty ids are ignored.
   void release(std::span<const int> ids);

@@ -44,9 +44,9 @@ std::optional<JobRequest> JobStream::from_classes() {
   r.job_class = shares_.size() == 1 ? 0 : static_cast<int>(class_rng_->discrete(shares_.data(), shares_.size()));
   const JobClass& c = config_.classes[static_cast<std::size_t>(r.job_class)];
   r.queue = c.queue;
-  const double drawn = c.gpus.sample(*gpus_rng_);
+  const double drawn = fleet::sample(c.gpus, *gpus_rng_);
   r.gpus = std::clamp<int64_t>(std::llround(drawn), 1, gpu_limit(c.queue));
-  r.duration_s = c.duration.sample(*duration_rng_);
+  r.duration_s = fleet::sample(c.duration, *duration_rng_);
   return r;
 }
 

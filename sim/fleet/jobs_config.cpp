@@ -4,14 +4,10 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/fleet/config_checks.hpp"
+
 namespace cs::jobs {
-namespace {
-
-void require(bool ok, const std::string& what) {
-  if (!ok) throw std::invalid_argument(what);
-}
-
-}  // namespace
+using fleet::detail::require;
 
 std::string_view to_string(Policy p) {
   switch (p) {

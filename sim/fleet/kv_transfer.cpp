@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "sim/fleet/slot_pool.hpp"
+
 namespace cs::serving {
 
 LinkKvTransfer::LinkKvTransfer(engine::Simulator& sim, const KvLinkSpec& spec)
@@ -23,14 +25,7 @@ void LinkKvTransfer::send(uint32_t from, uint32_t, double bytes, KvTransferObser
   const double start = std::max(sim_.now(), link_free_s_[from]);
   link_free_s_[from] = start + std::max(0.0, bytes) / spec_.bandwidth_Bps;
   bytes_sent_ += std::max(0.0, bytes);
-  uint32_t slot;
-  if (!free_.empty()) {
-    slot = free_.back();
-    free_.pop_back();
-  } else {
-    slot = static_cast<uint32_t>(pending_.size());
-    pending_.emplace_back();
-  }
+  const uint32_t slot = detail::take_slot(pending_, free_);
   pending_[slot].observer = &observer;
   pending_[slot].tag = tag;
   pending_[slot].event = sim_.schedule_at(link_free_s_[from] + spec_.latency_s, *this, slot);

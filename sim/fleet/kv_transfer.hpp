@@ -1,12 +1,15 @@
 #pragma once
 // Moves a request's KV cache from a prefill replica to a decode replica (disaggregated
-// serving). The interface takes bytes and calls back at delivery, as the communication layer
-// (sim/network/comm.hpp: Comm::send with a TransferObserver and a tag) will once the lead
-// plugs the simulated network in; replica ids then map to the ranks of their GPUs.
+// serving). The interface takes bytes and calls back at delivery. Replicas are named by their
+// placement slots (ReplicaInfo::slot): which group of GPUs each holds.
 //
-// LinkKvTransfer, the stand-in: each prefill replica sends over its own link, one transfer
-// at a time in FIFO order at `bandwidth_Bps`, and a transfer arrives `latency_s` after its
-// last byte leaves. Defaults: one 400 Gb/s RDMA NIC (50 GB/s) and 10 us, estimates.
+// Two implementations:
+// - CommKvTransfer (kv_transfer_comm.hpp): over the simulated network, through the
+//   communication layer (sim/network/comm.hpp), when the scenario gives a topology.
+// - LinkKvTransfer, the stand-in without a topology: each prefill slot sends over its own
+//   link, one transfer at a time in FIFO order at `bandwidth_Bps`, and a transfer arrives
+//   `latency_s` after its last byte leaves. Defaults: one 400 Gb/s RDMA NIC (50 GB/s) and
+//   10 us, estimates.
 #include <cstdint>
 #include <vector>
 
@@ -23,8 +26,9 @@ class KvTransferObserver {
 class KvTransfer {
  public:
   virtual ~KvTransfer() = default;
-  // Sends `bytes` (>= 0) from prefill replica `from` to decode replica `to` (kNoReplica: the
-  // decode pool picks at delivery); observer.on_kv_delivered(tag) fires once, at delivery.
+  // Sends `bytes` (>= 0) from the prefill replica in slot `from` to the decode replica in slot
+  // `to` (kNoReplica: none chosen yet, the decode pool picks at delivery);
+  // observer.on_kv_delivered(tag) fires once, at delivery.
   virtual void send(uint32_t from, uint32_t to, double bytes, KvTransferObserver& observer,
                     uint64_t tag) = 0;
   virtual double bytes_sent() const = 0;

@@ -13,7 +13,7 @@ IterationCost::IterationCost(const LlmTimingSpec& spec)
   const double g = spec.gpus;
   const double flops_per_s = g * spec.gpu.peak_flops * spec.gpu.compute_efficiency;
   const double bytes_per_s = g * spec.gpu.hbm_bandwidth_Bps * spec.gpu.memory_efficiency;
-  per_token_compute_s_ = 2.0 * model.params / flops_per_s;
+  per_token_compute_s_ = 2.0 * model.flop_params() / flops_per_s;
   per_attended_compute_s_ = 4.0 * model.layers * model.hidden / flops_per_s;
   weights_s_ = model.weight_bytes() / bytes_per_s;
   per_kv_token_s_ = model.kv_bytes_per_token() / bytes_per_s;

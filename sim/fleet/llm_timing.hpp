@@ -7,7 +7,7 @@
 // memory add up; weights are split, each GPU reads its shard.
 //
 // Roofline iteration (the default):
-//   flops = 2 * params * (decode sequences + prefill tokens)            dense layers
+//   flops = 2 * active params * (decode sequences + prefill tokens)     weight GEMMs
 //         + 4 * layers * hidden * (attended positions)                  QK^T and AV
 //   bytes = weight bytes                                               read once per iteration
 //         + kv_bytes_per_token * (KV tokens the batch reads and writes)
@@ -44,7 +44,8 @@ struct GpuSpec {
 };
 
 struct LlmModelSpec {
-  double params = 8.03e9;
+  double params = 8.03e9;       // every weight: what the replica holds in memory and reads
+  double active_params = 0;     // weights a token's GEMMs use (MoE: top-k experts); 0: params
   double bytes_per_param = 2;   // BF16 weights
   int layers = 32;
   int hidden = 4096;
@@ -54,6 +55,7 @@ struct LlmModelSpec {
   double activation_bytes_per_element = 2;
 
   double weight_bytes() const { return params * bytes_per_param; }
+  double flop_params() const { return active_params > 0 ? active_params : params; }
   // K and V of every layer for one token.
   double kv_bytes_per_token() const {
     return 2.0 * layers * kv_heads * head_dim * kv_bytes_per_element;

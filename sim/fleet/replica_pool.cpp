@@ -1,13 +1,12 @@
 #include "sim/fleet/replica_pool.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <stdexcept>
+#include <string>
 
 namespace cs::serving {
-
-std::string_view to_string(Market market) {
-  return market == Market::spot ? "spot" : "on_demand";
-}
 
 std::string_view to_string(DropReason reason) {
   switch (reason) {
@@ -18,10 +17,6 @@ std::string_view to_string(DropReason reason) {
   }
   return "?";
 }
-
-namespace {
-uint64_t event_tag(uint32_t id, uint64_t kind) { return (uint64_t{id} << 1) | kind; }
-}  // namespace
 
 ReplicaPool::ReplicaPool(engine::Simulator& sim, PoolSpec spec, ReplicaFactory factory,
                          RequestSink& sink)
@@ -35,17 +30,29 @@ ReplicaPool::ReplicaPool(engine::Simulator& sim, PoolSpec spec, ReplicaFactory f
       ready_tw_(sim.now()),
       queue_tw_(sim.now()) {
   validate_cold_start(spec_.cold_start);
-  const MarketSpec& m = spec_.market;
-  if (!(m.spot_share >= 0 && m.spot_share <= 1))
-    throw std::invalid_argument("fleet.market: the spot share must be in [0, 1]");
-  if (!(m.on_demand_per_hour >= 0) || !(m.spot_per_hour >= 0))
-    throw std::invalid_argument("fleet.prices: prices must be >= 0");
+  validate_market(spec_.market);
   if (!(spec_.queue_timeout_s > 0)) throw std::invalid_argument("queue_timeout: must be > 0");
+  const MarketSpec& m = spec_.market;
+  for (const Market market : fleet::kAllMarkets) {
+    fleet::InstancePoolConfig c;
+    c.name = spec_.name + "/" + std::string(fleet::to_string(market));
+    c.market = market;
+    c.usd_per_hour = m.usd_per_hour[market];
+    c.failures = m.failures;
+    c.reclaims = m.reclaims;
+    c.provisioning = fleet::Distribution::constant(0);  // the cold start covers the boot
+    c.replace_lost = false;  // the pool decides what replaces a replica
+    instances_[fleet::index(market)] = std::make_unique<fleet::InstancePool>(
+        sim_, std::move(c), ledger_, static_cast<fleet::InstancePoolListener*>(this));
+  }
+  if (std::isfinite(m.fallback_after_s))
+    instances_[fleet::index(Market::spot)]->set_fallback(
+        {instances_[fleet::index(Market::on_demand)].get(), m.fallback_after_s});
 }
 
 ReplicaPool::~ReplicaPool() {
   for (Slot& s : slots_) {
-    if (s.pending.valid()) sim_.cancel(s.pending);
+    if (s.cold_start.valid()) sim_.cancel(s.cold_start);
   }
 }
 
@@ -56,49 +63,77 @@ void ReplicaPool::start(int warm) {
   for (int i = 0; i < desired_; ++i) launch(/*warm=*/true);
 }
 
-int ReplicaPool::active_in(Market market) const {
-  int n = 0;
+fleet::PerMarket<int> ReplicaPool::active_by_market() const {
+  fleet::PerMarket<int> n;
   for (const uint32_t id : live_) {
     const ReplicaInfo& info = slots_[id].info;
-    if (info.market == market && info.state != ReplicaState::draining) ++n;
+    if (info.state != ReplicaState::draining) ++n[info.market];
   }
   return n;
 }
 
-bool ReplicaPool::launch(bool warm) {
-  const MarketSpec& m = spec_.market;
-  Market market = Market::on_demand;
-  if (m.spot_share > 0) {
-    const int active = starting_ + ready_;
-    const bool wants_spot = active_in(Market::spot) + 1 <= m.spot_share * (active + 1) + 1e-9;
-    if (wants_spot) {
-      if (spot_available_) market = Market::spot;
-      else if (!m.fallback_to_on_demand) return false;
-    }
-  }
+uint32_t& ReplicaPool::holder(Market m, int instance) {
+  auto& v = holders_[fleet::index(m)];
+  if (v.size() <= static_cast<std::size_t>(instance)) v.resize(static_cast<std::size_t>(instance) + 1, kNone);
+  return v[static_cast<std::size_t>(instance)];
+}
+
+uint32_t& ReplicaPool::waiter(Market m, int instance) {
+  auto& v = waiters_[fleet::index(m)];
+  if (v.size() <= static_cast<std::size_t>(instance)) v.resize(static_cast<std::size_t>(instance) + 1, kNone);
+  return v[static_cast<std::size_t>(instance)];
+}
+
+uint32_t ReplicaPool::new_replica(Market market, int instance, ReplicaState state) {
   const auto id = static_cast<uint32_t>(slots_.size());
   slots_.emplace_back();
   Slot& s = slots_.back();
   s.info.id = id;
   s.info.market = market;
   s.info.launched_s = sim_.now();
-  live_.push_back(id);
-  set_state(s, ReplicaState::starting);
-  if (warm) {
-    make_ready(id);
+  s.info.state = ReplicaState::stopped;  // set_state counts it in
+  s.instance = instance;
+  if (free_placement_.empty()) {
+    s.info.slot = next_placement_++;
   } else {
-    s.pending = sim_.schedule_in(draw_cold_start(spec_.cold_start, cold_start_rng_), *this,
-                                 event_tag(id, kReady));
+    std::pop_heap(free_placement_.begin(), free_placement_.end(), std::greater<>());
+    s.info.slot = free_placement_.back();
+    free_placement_.pop_back();
   }
-  return true;
+  live_.push_back(id);
+  set_state(s, state);
+  (state == ReplicaState::waiting ? waiter(market, instance) : holder(market, instance)) = id;
+  return id;
+}
+
+void ReplicaPool::launch(bool warm) {
+  const Market market = market_for_launch(spec_.market, active_by_market());
+  const int instance = instances_[fleet::index(market)]->start_held(1).front();
+  const uint32_t id = new_replica(market, instance, ReplicaState::starting);
+  if (warm) make_ready(id);
+  else begin_cold_start(id);
+}
+
+void ReplicaPool::begin_cold_start(uint32_t id) {
+  slots_[id].cold_start = sim_.schedule_in(draw_cold_start(spec_.cold_start, cold_start_rng_), *this, id);
+}
+
+// A successor that waits for an instance of `market` to be granted after `delay`.
+void ReplicaPool::wait_for(Market market, const fleet::Distribution& delay) {
+  const int instance = instances_[fleet::index(market)]->request(1, delay).front();
+  new_replica(market, instance, ReplicaState::waiting);
 }
 
 void ReplicaPool::set_state(Slot& s, ReplicaState state) {
   const auto count = [&](ReplicaState st) -> int& {
-    return st == ReplicaState::starting ? starting_ : st == ReplicaState::ready ? ready_ : draining_;
+    switch (st) {
+      case ReplicaState::waiting: return waiting_;
+      case ReplicaState::starting: return starting_;
+      case ReplicaState::ready: return ready_;
+      default: return draining_;
+    }
   };
-  const bool is_new = s.info.state == ReplicaState::starting && state == ReplicaState::starting;
-  if (!is_new && s.info.state != ReplicaState::stopped) --count(s.info.state);
+  if (s.info.state != ReplicaState::stopped) --count(s.info.state);
   if (state != ReplicaState::stopped) ++count(state);
   s.info.state = state;
   const double now = sim_.now();
@@ -108,7 +143,7 @@ void ReplicaPool::set_state(Slot& s, ReplicaState state) {
 
 void ReplicaPool::make_ready(uint32_t id) {
   Slot& s = slots_[id];
-  s.pending = {};
+  s.cold_start = {};
   s.replica = factory_(*this, id);
   s.info.replica = s.replica.get();
   s.info.ready_s = sim_.now();
@@ -136,20 +171,42 @@ void ReplicaPool::drain(uint32_t id) {
 void ReplicaPool::stop(uint32_t id) {
   Slot& s = slots_[id];
   if (s.info.state == ReplicaState::stopped) return;
-  if (s.pending.valid()) {
-    sim_.cancel(s.pending);
-    s.pending = {};
+  if (s.cold_start.valid()) {
+    sim_.cancel(s.cold_start);
+    s.cold_start = {};
   }
   if (s.info.state == ReplicaState::ready) {
     const auto pos = std::find(ready_list_.begin(), ready_list_.end(), s.replica.get());
     if (pos != ready_list_.end()) ready_list_.erase(pos);
   }
-  closed_seconds_[static_cast<int>(s.info.market)] += sim_.now() - s.info.launched_s;
+  if (s.instance >= 0) {
+    // Waiting: cancel the request; otherwise give the instance back (billing stops now).
+    uint32_t& owner = s.info.state == ReplicaState::waiting ? waiter(s.info.market, s.instance)
+                                                            : holder(s.info.market, s.instance);
+    owner = kNone;
+    const int ids[] = {s.instance};
+    s.instance = -1;
+    instances_[fleet::index(s.info.market)]->release(ids);
+  }
   s.info.stopped_s = sim_.now();
   s.info.replica = nullptr;
+  free_placement_.push_back(s.info.slot);
+  std::push_heap(free_placement_.begin(), free_placement_.end(), std::greater<>());
   set_state(s, ReplicaState::stopped);
   live_.erase(std::find(live_.begin(), live_.end(), id));
   if (s.replica) graveyard_.push_back(std::move(s.replica));
+}
+
+void ReplicaPool::lose(uint32_t id) {
+  Slot& s = slots_[id];
+  s.instance = -1;  // gone with the instance: nothing to release
+  std::vector<Request> lost;
+  if (s.replica && (s.info.state == ReplicaState::ready || s.info.state == ReplicaState::draining)) {
+    s.replica->abort(scratch_);
+    lost.swap(scratch_);
+  }
+  stop(id);
+  reroute(lost, /*lost=*/true);
 }
 
 void ReplicaPool::set_desired(int replicas) {
@@ -159,13 +216,14 @@ void ReplicaPool::set_desired(int replicas) {
 
 void ReplicaPool::reconcile() {
   graveyard_.clear();  // never called from inside a replica
-  int active = starting_ + ready_;
-  while (active < desired_ && launch(/*warm=*/false)) ++active;
-  // Not-ready replicas go first, newest first.
+  int active = waiting_ + starting_ + ready_;
+  for (; active < desired_; ++active) launch(/*warm=*/false);
+  // Not-ready replicas go first (waiting or starting), newest first.
   for (auto it = live_.rbegin(); it != live_.rend() && active > desired_;) {
     const uint32_t id = *it;
     ++it;
-    if (slots_[id].info.state == ReplicaState::starting) {
+    const ReplicaState st = slots_[id].info.state;
+    if (st == ReplicaState::waiting || st == ReplicaState::starting) {
       stop(id);
       --active;
     }
@@ -186,6 +244,20 @@ void ReplicaPool::reconcile() {
 void ReplicaPool::route(const Request& request) {
   ++routed_;
   forward(request);
+}
+
+uint32_t ReplicaPool::pick() {
+  if (spec_.balance == BalancePolicy::central_queue || ready_list_.empty()) return kNoReplica;
+  return ready_list_[static_cast<std::size_t>(balancer_.pick(ready_list_))]->id();
+}
+
+void ReplicaPool::route_to(uint32_t id, const Request& request) {
+  if (id >= slots_.size() || slots_[id].info.state != ReplicaState::ready) {
+    route(request);
+    return;
+  }
+  ++routed_;
+  dispatch(*slots_[id].replica, request);
 }
 
 void ReplicaPool::forward(Request request) {
@@ -310,33 +382,98 @@ void ReplicaPool::on_drained(Replica& replica) {
   if (slots_[replica.id()].info.state == ReplicaState::draining) stop(replica.id());
 }
 
-// ---- spot seam ----
+// ---- spot reclaims and failures ----
 
-bool ReplicaPool::reclaim(uint32_t id, double warning_s) {
+bool ReplicaPool::reclaim(uint32_t id) {
   if (id >= slots_.size()) return false;
-  Slot& s = slots_[id];
-  switch (s.info.state) {
-    case ReplicaState::stopped: return false;
-    case ReplicaState::starting: stop(id); break;
-    case ReplicaState::ready:
-      drain(id);
-      [[fallthrough]];
-    case ReplicaState::draining:
-      if (slots_[id].info.state == ReplicaState::draining) {
-        Slot& d = slots_[id];
-        if (d.pending.valid()) sim_.cancel(d.pending);
-        d.pending = sim_.schedule_in(std::max(0.0, warning_s), *this, event_tag(id, kDeadline));
-      }
-      break;
-  }
-  ++reclaims_;
-  reconcile();
+  const Slot& s = slots_[id];
+  const ReplicaState st = s.info.state;
+  if (s.info.market != Market::spot || s.instance < 0 || st == ReplicaState::stopped ||
+      st == ReplicaState::waiting || s.info.noticed)
+    return false;
+  const int ids[] = {s.instance};
+  instances_[fleet::index(Market::spot)]->reclaim(ids);
   return true;
 }
 
-void ReplicaPool::set_spot_available(bool available) {
-  spot_available_ = available;
-  if (available) reconcile();
+void ReplicaPool::on_reclaim_notice(fleet::InstancePool& pool, std::span<const int> ids, double) {
+  const Market m = pool.market();
+  for (const int instance : ids) {
+    const uint32_t id = holder(m, instance);
+    if (id == kNone) continue;
+    const ReplicaState state = slots_[id].info.state;
+    slots_[id].info.noticed = true;
+    // The successor waits for spot capacity to come back (or falls back to on demand); a
+    // replica already draining (scaled in) has none. (wait_for adds a slot: no reference to
+    // slots_ is held across it.)
+    if (state != ReplicaState::draining) wait_for(m, spec_.market.reclaims.capacity_return);
+    if (state == ReplicaState::starting) stop(id);  // it would never serve: give it back
+    else if (state == ReplicaState::ready) drain(id);
+  }
+  reconcile();
+}
+
+void ReplicaPool::on_interruption(fleet::InstancePool& pool, std::span<const int> ids,
+                                  const fleet::Interruption& event) {
+  const Market m = pool.market();
+  // Unbind every instance first: the pool has freed them and may hand them out again.
+  std::vector<uint32_t> hit;
+  for (const int instance : ids) {
+    uint32_t& id = holder(m, instance);
+    if (id != kNone) hit.push_back(id);
+    if (event.instances_lost) id = kNone;
+  }
+  for (const uint32_t id : hit) {
+    Slot& s = slots_[id];
+    if (s.info.state == ReplicaState::stopped) continue;
+    const bool replace = !s.info.noticed && s.info.state != ReplicaState::draining;
+    if (event.instances_lost) {
+      lose(id);
+      if (event.kind == fleet::LossKind::hardware_failure && replace)
+        wait_for(m, spec_.market.failures.replacement);
+      continue;
+    }
+    // A fault that leaves the node in service: the replica restarts on the same instance.
+    const int instance = s.instance;
+    s.instance = -1;
+    lose(id);
+    holder(m, instance) = kNone;
+    if (replace) begin_cold_start(new_replica(m, instance, ReplicaState::starting));
+    else instances_[fleet::index(m)]->release(std::span<const int>(&instance, 1));
+  }
+  reconcile();
+}
+
+void ReplicaPool::on_ready(fleet::InstancePool& pool, std::span<const int> ids) {
+  const Market m = pool.market();
+  for (const int instance : ids) {
+    uint32_t& w = waiter(m, instance);
+    const uint32_t id = w;
+    w = kNone;
+    if (id == kNone || slots_[id].info.state != ReplicaState::waiting) {  // nobody waits for it
+      instances_[fleet::index(m)]->release(std::span<const int>(&instance, 1));
+      continue;
+    }
+    Slot& s = slots_[id];
+    holder(m, instance) = id;
+    s.info.launched_s = sim_.now();
+    set_state(s, ReplicaState::starting);
+    begin_cold_start(id);
+  }
+}
+
+void ReplicaPool::on_fallback(fleet::InstancePool& from, int id, fleet::InstancePool& to, int new_id) {
+  uint32_t& w = waiter(from.market(), id);
+  const uint32_t replica = w;
+  w = kNone;
+  if (replica == kNone || slots_[replica].info.state != ReplicaState::waiting) {
+    to.release(std::span<const int>(&new_id, 1));
+    return;
+  }
+  Slot& s = slots_[replica];
+  s.info.market = to.market();
+  s.instance = new_id;
+  waiter(to.market(), new_id) = replica;
 }
 
 std::vector<uint32_t> ReplicaPool::replicas_in(Market market) const {
@@ -347,40 +484,29 @@ std::vector<uint32_t> ReplicaPool::replicas_in(Market market) const {
   return out;
 }
 
+uint64_t ReplicaPool::reclaims() const {
+  return static_cast<uint64_t>(instances_[fleet::index(Market::spot)]->stats().reclaim_notices);
+}
+
 // ---- events ----
 
 void ReplicaPool::on_event(uint64_t tag) {
   graveyard_.clear();
-  const auto id = static_cast<uint32_t>(tag >> 1);
-  Slot& s = slots_[id];
-  s.pending = {};
-  if ((tag & 1) == kReady) {
-    if (s.info.state == ReplicaState::starting) make_ready(id);
-    return;
-  }
-  // A reclaim warning ran out: what is still there is lost.
-  if (s.info.state != ReplicaState::draining) return;
-  s.replica->abort(scratch_);
-  std::vector<Request> lost;
-  lost.swap(scratch_);
-  stop(id);
-  reroute(lost, /*lost=*/true);
+  const auto id = static_cast<uint32_t>(tag);
+  slots_[id].cold_start = {};
+  if (slots_[id].info.state == ReplicaState::starting) make_ready(id);
 }
 
 // ---- billing ----
 
 double ReplicaPool::replica_seconds(Market market) const {
-  double seconds = closed_seconds_[static_cast<int>(market)];
-  for (const uint32_t id : live_) {
-    if (slots_[id].info.market == market) seconds += sim_.now() - slots_[id].info.launched_s;
-  }
-  return seconds;
+  return ledger_.instance_seconds(instances_[fleet::index(market)]->account(), sim_.now());
 }
 
-double ReplicaPool::cost_usd() const {
-  const MarketSpec& m = spec_.market;
-  return replica_seconds(Market::on_demand) / 3600.0 * m.on_demand_per_hour +
-         replica_seconds(Market::spot) / 3600.0 * m.spot_per_hour;
+double ReplicaPool::cost_usd(Market market) const {
+  return ledger_.usd(instances_[fleet::index(market)]->account(), sim_.now());
 }
+
+double ReplicaPool::cost_usd() const { return ledger_.usd(sim_.now()); }
 
 }  // namespace cs::serving

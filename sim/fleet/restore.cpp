@@ -3,16 +3,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/fleet/config_checks.hpp"
+
 namespace cs::fleet {
-namespace {
-
-void require(bool ok, const std::string& what) {
-  if (!ok) throw std::invalid_argument(what);
-}
-
-bool finite_nonneg(double v) { return v >= 0.0 && std::isfinite(v); }
-
-}  // namespace
+using detail::finite_nonneg;
+using detail::require;
 
 void RestoreConfig::validate(const char* what) const {
   const std::string w(what);

@@ -93,7 +93,7 @@ void ScalingLoop::measure() {
   input_.window_s = window;
   input_.current_replicas = pool_.desired();
   input_.ready_replicas = pool_.ready_count();
-  input_.starting_replicas = pool_.starting_count();
+  input_.starting_replicas = pool_.starting_count() + pool_.waiting_count();  // pending pods
   input_.pods = pods_;
   input_.fleet_total = total;
   input_.arrival_rate_per_s = rate;

@@ -14,6 +14,7 @@ namespace cs::serving {
 
 struct ServerSpec {
   int concurrency = 1;  // slots, >= 1
+  int gpus = 1;         // GPUs it holds: what it costs (its service time is given)
 };
 
 class ServerReplica final : public Replica {

@@ -28,6 +28,8 @@ struct ReplicaConfig {
   ReplicaKind kind = ReplicaKind::server;
   ServerSpec server;   // kind == server: `concurrency`
   LlmReplicaSpec llm;  // kind == llm: `gpus`, batching, GPU and model numbers
+
+  int gpus() const { return kind == ReplicaKind::llm ? llm.timing.gpus : server.gpus; }
 };
 
 // A request meets the SLO when its latency (and, for LLM serving, its TTFT and TPOT) are

@@ -37,7 +37,7 @@ PoolSpec named(PoolSpec spec, const char* name) {
 }
 }  // namespace
 
-ServingFleet::ServingFleet(engine::Simulator& sim, const ServingConfig& config)
+ServingFleet::ServingFleet(engine::Simulator& sim, const ServingConfig& config, KvTransfer* kv_transfer)
     : sim_(sim),
       config_(config),
       stats_(config.slo, config.sketch, config.stats_start_s, config.replica.kind == ReplicaKind::llm),
@@ -57,7 +57,12 @@ ServingFleet::ServingFleet(engine::Simulator& sim, const ServingConfig& config)
                                              d.prefill.autoscaler.metric);
     decode_scaling_ = std::make_unique<ScalingLoop>(
         sim_, *decode_pool_, make_autoscaler(d.decode.autoscaler), d.decode.autoscaler.metric);
-    kv_link_ = std::make_unique<LinkKvTransfer>(sim_, d.link);
+    if (kv_transfer) {
+      kv_ = kv_transfer;
+    } else {
+      own_kv_ = std::make_unique<LinkKvTransfer>(sim_, d.link);
+      kv_ = own_kv_.get();
+    }
   } else {
     const LlmReplicaSpec* llm =
         config_.replica.kind == ReplicaKind::llm ? &config_.replica.llm : nullptr;
@@ -162,11 +167,17 @@ void ServingFleet::PrefillSink::on_complete(const Request& request, uint32_t rep
     slot = static_cast<uint32_t>(f.in_transit_.size());
     f.in_transit_.emplace_back();
   }
-  Request moving = request;
-  moving.prefilled = true;
-  f.in_transit_[slot] = moving;
+  InTransit& moving = f.in_transit_[slot];
+  moving.request = request;
+  moving.request.prefilled = true;
+  // The decode replica is chosen now (as Splitwise and DistServe pick the decode instance when
+  // the prefill ends), so the KV cache goes to its GPUs.
+  moving.decode_replica = f.decode_pool_->pick();
+  const uint32_t to = moving.decode_replica == ReplicaPool::kNoReplica
+                          ? KvTransfer::kNoReplica
+                          : f.decode_pool_->info(moving.decode_replica).slot;
   const double bytes = request.prompt_tokens * f.config_.replica.llm.timing.model.kv_bytes_per_token();
-  f.kv_link_->send(replica, KvTransfer::kNoReplica, bytes, f, slot);
+  f.kv_->send(f.pool_->info(replica).slot, to, bytes, f, slot);
 }
 
 void ServingFleet::PrefillSink::on_dropped(const Request& request, DropReason reason) {
@@ -175,9 +186,10 @@ void ServingFleet::PrefillSink::on_dropped(const Request& request, DropReason re
 
 void ServingFleet::on_kv_delivered(uint64_t tag) {
   const auto slot = static_cast<uint32_t>(tag);
-  const Request request = in_transit_[slot];
+  const InTransit moving = in_transit_[slot];
   free_transit_.push_back(slot);
-  decode_pool_->route(request);
+  if (moving.decode_replica == ReplicaPool::kNoReplica) decode_pool_->route(moving.request);
+  else decode_pool_->route_to(moving.decode_replica, moving.request);
 }
 
 // ---- time series ----
@@ -190,6 +202,7 @@ void ServingFleet::sample_pool(const char* prefix, const ReplicaPool& pool, cons
   for (const Replica* r : pool.ready_replicas()) queued += r->queued();
   rec.sample(p + "replicas_ready", now, pool.ready_count());
   rec.sample(p + "replicas_starting", now, pool.starting_count());
+  rec.sample(p + "replicas_waiting", now, pool.waiting_count());
   rec.sample(p + "replicas_draining", now, pool.draining_count());
   rec.sample(p + "replicas_desired", now, pool.desired());
   rec.sample(p + "queue_length", now, queued);
@@ -230,12 +243,16 @@ PoolSummary ServingFleet::summarize(const ReplicaPool& pool) const {
   s.replicas_mean = pool.billed_over_time().mean(now);
   s.replicas_max = pool.billed_over_time().max();
   s.ready_mean = pool.ready_over_time().mean(now);
-  s.replica_hours_on_demand = pool.replica_seconds(Market::on_demand) / 3600.0;
-  s.replica_hours_spot = pool.replica_seconds(Market::spot) / 3600.0;
-  s.cost_on_demand_usd = s.replica_hours_on_demand * pool.spec().market.on_demand_per_hour;
-  s.cost_spot_usd = s.replica_hours_spot * pool.spec().market.spot_per_hour;
+  for (const fleet::Market m : fleet::kAllMarkets) {
+    s.replica_hours[m] = pool.replica_seconds(m) / 3600.0;
+    s.cost_usd_by_market[m] = pool.cost_usd(m);
+    const fleet::PoolStats& stats = pool.instances(m).stats();
+    s.failures += static_cast<uint64_t>(stats.failures);
+    s.fallbacks += static_cast<uint64_t>(stats.fallbacks);
+  }
   s.cost_usd = pool.cost_usd();
   s.reclaims = pool.reclaims();
+  s.reclaim_exposure_hours = pool.instances(fleet::Market::spot).reclaim_exposure_s() / 3600.0;
   return s;
 }
 
@@ -252,7 +269,7 @@ ServingResult ServingFleet::result() const {
     out.replicas_mean += out.decode_pool.replicas_mean;
     out.replicas_max += out.decode_pool.replicas_max;
     out.cost_usd += out.decode_pool.cost_usd;
-    out.kv_bytes_transferred = kv_link_->bytes_sent();
+    out.kv_bytes_transferred = kv_->bytes_sent();
   }
   if (config_.replica.kind == ReplicaKind::llm) {
     LlmReplicaStats totals = llm_totals_;

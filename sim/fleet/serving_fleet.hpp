@@ -6,7 +6,8 @@
 //
 // Time series (every timeseries_interval_s):
 //   per pool, prefixed "serving." (or "serving.prefill." and "serving.decode." when
-//   disaggregated): replicas_ready, replicas_starting, replicas_draining, replicas_desired,
+//   disaggregated): replicas_ready, replicas_starting, replicas_waiting (for capacity: a
+//   reclaimed or failed replica's successor), replicas_draining, replicas_desired,
 //   queue_length (balancer queue + requests queued at ready replicas), scaling_metric (the
 //   fleet total the autoscaler last saw), cost_usd (the pool's, cumulative);
 //   fleet-wide: serving.arrival_rate (1/s over the interval), serving.latency_p50_s / _p95_s /
@@ -33,8 +34,10 @@ class ServingFleet final : public engine::EventTarget,
                            private RequestSink,
                            private KvTransferObserver {
  public:
-  // Throws std::invalid_argument on an invalid config.
-  ServingFleet(engine::Simulator& sim, const ServingConfig& config);
+  // Throws std::invalid_argument on an invalid config. Disaggregated, the KV caches move
+  // through `kv_transfer` when given (it outlives the fleet: CommKvTransfer over the simulated
+  // network), else through a LinkKvTransfer on config.disaggregated.link.
+  ServingFleet(engine::Simulator& sim, const ServingConfig& config, KvTransfer* kv_transfer = nullptr);
   ~ServingFleet() override;
   ServingFleet(const ServingFleet&) = delete;
   ServingFleet& operator=(const ServingFleet&) = delete;
@@ -83,8 +86,13 @@ class ServingFleet final : public engine::EventTarget,
   uint64_t next_id_ = 0;
   std::unique_ptr<ReplicaPool> pool_, decode_pool_;
   std::unique_ptr<ScalingLoop> scaling_, decode_scaling_;
-  std::unique_ptr<LinkKvTransfer> kv_link_;
-  std::vector<Request> in_transit_;
+  std::unique_ptr<LinkKvTransfer> own_kv_;
+  KvTransfer* kv_ = nullptr;
+  struct InTransit {
+    Request request;
+    uint32_t decode_replica = ReplicaPool::kNoReplica;  // picked when the prefill ended
+  };
+  std::vector<InTransit> in_transit_;
   std::vector<uint32_t> free_transit_;
   double last_sample_s_ = 0;
   engine::EventId arrival_event_, sample_event_;

@@ -5,6 +5,8 @@
 // (percentiles_exact says which).
 #include <cstdint>
 
+#include "sim/fleet/market.hpp"
+
 namespace cs::serving {
 
 struct LatencySummary {
@@ -16,12 +18,13 @@ struct PoolSummary {
   double replicas_mean = 0;  // billed replicas (starting, ready or draining), time-weighted
   double replicas_max = 0;
   double ready_mean = 0;     // ready replicas, time-weighted
-  double replica_hours_on_demand = 0;
-  double replica_hours_spot = 0;
-  double cost_on_demand_usd = 0;
-  double cost_spot_usd = 0;
-  double cost_usd = 0;  // both markets
-  uint64_t reclaims = 0;
+  fleet::PerMarket<double> replica_hours;  // billed, by market
+  fleet::PerMarket<double> cost_usd_by_market;  // replica-hours x the market's price
+  double cost_usd = 0;       // every market
+  uint64_t reclaims = 0;     // spot replicas given a reclaim notice
+  double reclaim_exposure_hours = 0;  // spot replica-hours exposed to reclaims (no notice yet)
+  uint64_t failures = 0;     // replicas whose instance failed
+  uint64_t fallbacks = 0;    // reclaimed spot capacity bought on demand instead
 };
 
 struct ServingResult {

@@ -4,16 +4,11 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/fleet/config_checks.hpp"
+
 namespace cs::fleet {
-namespace {
-
-void require(bool ok, const std::string& what) {
-  if (!ok) throw std::invalid_argument(what);
-}
-
-bool finite_nonneg(double v) { return v >= 0.0 && std::isfinite(v); }
-
-}  // namespace
+using detail::finite_nonneg;
+using detail::require;
 
 std::string_view to_string(JobState s) {
   switch (s) {

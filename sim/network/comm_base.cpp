@@ -55,7 +55,7 @@ GroupId CommBase::group(std::span<const int> ranks, int channels) {
   const topo::Topology& topology = network_.topology();
   Group g;
   g.members = std::move(members);
-  g.layout.channels = channels > 0 ? channels : topology.nics_per_node();
+  g.layout.channels = channels > 0 ? channels : std::min(topology.nics_per_node(), work::kMaxChannels);
   std::map<int, int> per_node;
   for (int r : g.members) {
     const int gpu = placement_.gpu(r);

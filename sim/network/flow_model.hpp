@@ -12,6 +12,15 @@
 // at the flow's rate). Such a flow counts once per crossing: it takes m times its rate from a
 // link it crosses m times, and max-min gives it the share of m flows there.
 //
+// Flows on one route form one class. Max-min gives flows with the same links the same rate
+// (the allocation is unique and symmetric), so a class is solved as one demand of weight n
+// (its flows) and its flows are a processor-sharing queue: a virtual clock V counts the bytes
+// each of them has received since the class formed, a flow that joins at V0 with b bytes is
+// done when V reaches V0 + b, and the class keeps one completion entry, for its smallest
+// finish tag. Staggered flows on one route therefore cost O(log n) each, not O(n): no flow is
+// rescheduled when the others' rate changes. The solve itself costs the classes of the
+// component, not its flows.
+//
 // Routes are registered once (add_route) and referred to by id: a collective sends thousands
 // of flows over the same few routes, and the model keeps per-route byte counts from which
 // per-link counts are derived.
@@ -49,7 +58,7 @@ struct FlowModelStats {
 
 class FlowModel final : public engine::EventTarget {
  public:
-  // capacity_Bps[l] > 0 for every directed link l.
+  // capacity_Bps[l] > 0 and finite for every directed link l.
   FlowModel(engine::Simulator& sim, std::vector<double> capacity_Bps);
   FlowModel(const FlowModel&) = delete;
   FlowModel& operator=(const FlowModel&) = delete;
@@ -58,7 +67,7 @@ class FlowModel final : public engine::EventTarget {
   RouteId add_route(std::span<const LinkIndex> links, double latency_s);
   std::size_t num_routes() const { return routes_.size(); }
 
-  // Start a flow over `route` now; bytes > 0. `observer` (may be null) is told at
+  // Start a flow over `route` now; bytes > 0 and finite. `observer` (may be null) is told at
   // completion, with `tag`. The flow is in flight for the route's latency plus
   // `extra_latency_s` (>= 0: per-step software latency, a collective stage's critical path)
   // before it takes bandwidth.
@@ -77,12 +86,13 @@ class FlowModel final : public engine::EventTarget {
   // in flight to it. Off by default: it costs two more updates per flow and link.
   void track_link_load(bool on);
   uint32_t flows_assigned(LinkIndex l) const;
-  double rate_Bps(FlowId flow) const { return flows_[flow].rate; }
+  // The flow's rate now (0 while in flight or once finished).
+  double rate_Bps(FlowId flow) const;
   const FlowModelStats& stats() const { return stats_; }
   std::size_t num_links() const { return internal_of_.size(); }
 
   // Per-link usage, by the caller's link index; links no route uses read 0. Kept always:
-  // flows alone on their links (the common, fast case) are accounted per flow and route,
+  // classes alone on their links (the common, fast case) are accounted per flow and route,
   // not per hop; only shared links pay per hop, beside the max-min solve they need anyway.
   //
   // Bytes that crossed each link so far: completed flows, and the part of active flows
@@ -103,45 +113,62 @@ class FlowModel final : public engine::EventTarget {
  private:
   enum class Phase : uint8_t { free, in_flight, sharing };
   static constexpr uint32_t kNone = ~0u;
+  // A queued entry names a flow (its admission) or, with this bit, a class (its completion).
+  static constexpr uint32_t kClassBit = 1u << 31;
   // Entries whose times differ by less than this (relative) share a bucket. Floating-point
   // sums along different dependency paths make "simultaneous" completions differ by a few
   // ulps; 1e-13 is hundreds of ulps yet 0.1 ns after a simulated day.
   static constexpr double kSameInstantRel = 1e-13;
-  // 64 bytes: every flow is touched a few times in its life, and a large collective keeps
-  // thousands alive; they must stay in cache.
-  struct alignas(64) Flow {
-    double bytes = 0, remaining = 0, rate = 0;
-    engine::Time last_update = 0;
+  struct Flow {
+    double bytes = 0;
+    double finish = 0;  // sharing: its class's virtual time when its last byte is delivered
     FlowObserver* observer = nullptr;
     uint64_t tag = 0;
     RouteId route = 0;
     uint32_t version = 0;  // bumped whenever queued entries for this flow go stale
-    uint32_t mark = 0;     // component-search epoch
     Phase phase = Phase::free;
-    bool fixed = false;    // progressive filling: rate settled
-    // Took the fast path and no flow has joined any of its links since: it alone keeps all
-    // of them busy, since its activation (last_update), at its route's bottleneck rate.
-    bool alone = false;
   };
-  static_assert(sizeof(Flow) == 64);
+  struct Waiting {  // a sharing flow in its class's queue, by finish tag
+    double finish;
+    FlowId flow;
+    uint32_t version;
+  };
+  // The sharing flows of one route (see the header comment); a slot of classes_ while the
+  // route has any.
+  struct Class {
+    RouteId route = 0;
+    uint32_t n = 0;        // flows sharing
+    uint32_t version = 0;  // bumped whenever its queued completion goes stale
+    uint32_t mark = 0;     // component-search epoch
+    bool fixed = false;    // progressive filling: rate settled
+    // Formed on idle links and no flow has joined any of its links since: its one flow alone
+    // keeps all of them busy, since its activation (vtime_at), at the route's bottleneck rate.
+    bool alone = false;
+    bool reschedule = false;  // its flows changed: its completion is queued anew at the solve
+    double rate = 0;          // per flow
+    double vtime = 0;         // virtual clock: bytes each flow received since the class formed
+    engine::Time vtime_at = 0;  // when vtime was brought up to date
+    std::vector<Waiting> queue;  // min-heap by (finish, flow); cancelled flows' entries stale
+  };
   struct Route {
     uint32_t first = 0, count = 0;  // range in route_links_
+    uint32_t cls = kNone;           // its class while it has sharing flows
     double latency_s = 0;
     double bottleneck_Bps = 0;
     double bytes_done = 0;
-    // Time its flows spent alone (Flow::alone) from activation to finish, s; an active
+    // Time its flows spent alone (Class::alone) from activation to finish, s; an active
     // alone flow's whole expected time is in already (its links' busy time, and a sign that
     // they carried the bottleneck rate).
     double alone_s = 0;
   };
-  // 8 bytes per link, touched twice per flow per hop: the array must stay in cache. The
-  // uncontended case (one flow) needs no list; shared links keep one in lists_.
+  // 8 bytes per link, touched twice per class per hop: the array must stay in cache. The
+  // uncontended case (one class) needs no list; shared links keep one in lists_.
   struct Link {
-    uint32_t count = 0;     // flows in the sharing phase on this link
-    FlowId single = kNone;  // the flow, when count == 1
+    uint32_t count = 0;     // class entries (one per crossing) on this link
+    uint32_t single = kNone;  // the class, when count == 1
   };
   struct Entry {
-    FlowId flow;
+    uint32_t id;  // a flow, or kClassBit | a class
     uint32_t version;
   };
   struct Bucket {  // admissions and completions due at one instant
@@ -159,50 +186,61 @@ class FlowModel final : public engine::EventTarget {
     const Route& r = routes_[route];
     return {route_links_.data() + r.first, r.count};
   }
-  std::span<const LinkIndex> links_of(const Flow& f) const { return links_of_route(f.route); }
-  std::span<const FlowId> flows_on(LinkIndex l) const;
-  std::vector<FlowId>& list_of(LinkIndex l);
-  // Queue `flow` (at its current version) for time t. Inline: nearly every call lands in the
-  // bucket used just before.
-  void enqueue(engine::Time t, FlowId flow) {
+  std::span<const LinkIndex> links_of(const Class& c) const { return links_of_route(c.route); }
+  std::span<const uint32_t> classes_on(LinkIndex l) const;
+  std::vector<uint32_t>& list_of(LinkIndex l);
+  // Queue `id` (a flow, or kClassBit | class, at its current version) for time t. Inline:
+  // nearly every call lands in the bucket used just before.
+  void enqueue(engine::Time t, uint32_t id, uint32_t version) {
     if (last_bucket_ != kNone) {
       Bucket& b = buckets_[last_bucket_];
       if (b.live && std::abs(b.time - t) <= t * kSameInstantRel) {
-        b.entries.push_back({flow, flows_[flow].version});
+        b.entries.push_back({id, version});
         return;
       }
     }
-    enqueue_slow(t, flow);
+    enqueue_slow(t, id, version);
   }
-  void enqueue_slow(engine::Time t, FlowId flow);
+  void enqueue_slow(engine::Time t, uint32_t id, uint32_t version);
   void prefetch_ahead(std::size_t i) const;
+  // Class queue and clock (flow_model_class.cpp).
+  double vtime_now(const Class& c) const { return c.vtime + c.rate * (sim_.now() - c.vtime_at); }
+  void advance(Class& c);
+  const Waiting* first_waiting(Class& c);  // smallest live finish tag (stale ones dropped)
+  void queue_completion(uint32_t c);       // its first flow's completion, at its rate now
+  void complete_due(uint32_t c);           // its flows due now finish
+  uint32_t new_class(RouteId route);
   void activate(FlowId f);
-  void finish(FlowId f);
-  // Leaves every link of f (busy periods closed, shared links marked for a solve); true if
-  // some link keeps other flows.
-  bool release_links(FlowId f);
+  void join(FlowId f, uint32_t c);  // f joins the active class c
+  void leave(FlowId f);             // f leaves its class (finished or cancelled)
+  // The class's links are left (busy periods closed, shared links marked for a solve); its
+  // slot is freed.
+  void release(uint32_t c);
   void retire(FlowId f);  // f's slot no longer active (the caller frees it)
-  void attach_shared(FlowId f, uint32_t hop, LinkIndex l);  // link already has a flow
-  void detach_shared(FlowId f, uint32_t hop, LinkIndex l);  // link keeps other flows
+  void attach_shared(uint32_t c, uint32_t hop, LinkIndex l);  // link already has a class
+  void detach_shared(uint32_t c, uint32_t hop, LinkIndex l);  // link keeps other classes
+  void touch_links(uint32_t c);  // its weight changed: its links are re-solved
   // Routes up to this many hops are scanned for the hop on a link; longer ones (a pipeline
   // as one flow: up to hundreds of thousands of hops) are looked up in hop_index.
   static constexpr std::size_t kScanHops = 64;
-  // Move f's entry in l's list from position `from` (kNone: its only entry) to `to`.
-  void set_pos(FlowId f, LinkIndex l, uint32_t from, uint32_t to);
+  // Move c's entry in l's list from position `from` (kNone: its only entry) to `to`.
+  void set_pos(uint32_t c, LinkIndex l, uint32_t from, uint32_t to);
   // A long route's hops as (link << 32 | hop), ascending; built on first use.
   const std::vector<uint64_t>& hop_index(RouteId route);
   void mark_dirty(LinkIndex l);
   void recompute();
   void solve_component();
-  void set_rate(FlowId f, double rate);
-  // An alone flow g is joined: from now on its links' busy periods and use are per link.
-  void end_alone(FlowId g);
+  void set_rate(uint32_t c, double rate);
+  // An alone class is joined: from now on its links' busy periods and use are per link.
+  void end_alone(uint32_t c);
   void reschedule();
 
   engine::Simulator& sim_;
   std::vector<Flow> flows_;
   std::vector<FlowId> free_flows_;
-  std::vector<std::vector<uint32_t>> flow_pos_;  // per flow, per hop: index in a shared list
+  std::vector<Class> classes_;
+  std::vector<uint32_t> free_classes_;
+  std::vector<std::vector<uint32_t>> class_pos_;  // per class, per hop: index in a shared list
   std::vector<std::vector<uint64_t>> hop_index_;  // per route, see hop_index (long ones only)
   std::vector<Route> routes_;
   std::vector<LinkIndex> route_links_;
@@ -211,19 +249,20 @@ class FlowModel final : public engine::EventTarget {
   std::vector<LinkIndex> external_of_;           // model's index -> caller's
   std::vector<double> capacity_;                 // from here on, by the model's link index
   std::vector<Link> links_;
+  std::vector<uint32_t> link_flows_;             // sharing flows per link, crossings counted
   std::vector<uint32_t> link_list_;              // link -> index in lists_, or kNone
   std::vector<uint32_t> assigned_;               // flows started and not finished, per link
   // Per-link usage beyond what alone flows leave in Route::alone_s (the query adds those).
-  // A busy period (count > 0) that an alone flow started has no period_start_ until another
+  // A busy period (count > 0) that an alone class started has no period_start_ until another
   // flow joins (end_alone); every other period has one from its start.
   std::vector<double> busy_s_;        // completed busy periods with a period_start_
   std::vector<double> period_start_;  // start of the current busy period
   std::vector<double> peak_util_;     // largest use solve_component or end_alone saw
-  std::vector<std::vector<FlowId>> lists_;
+  std::vector<std::vector<uint32_t>> lists_;
   std::vector<uint8_t> dirty_;
   std::vector<LinkIndex> dirty_links_;
   // Bucket queue: a min-heap of (time, bucket) plus a few recently used buckets, because
-  // nearly every flow queued at one instant goes to one of a handful of times.
+  // nearly every entry queued at one instant goes to one of a handful of times.
   std::vector<Bucket> buckets_;
   std::vector<uint32_t> free_buckets_;
   std::vector<std::pair<engine::Time, uint32_t>> bucket_heap_;
@@ -235,7 +274,7 @@ class FlowModel final : public engine::EventTarget {
   // Scratch
   std::vector<Entry> due_;
   std::vector<Done> done_;
-  std::vector<FlowId> comp_flows_;
+  std::vector<uint32_t> comp_classes_;
   std::vector<LinkIndex> comp_links_;
   std::vector<std::pair<double, LinkIndex>> heap_;
   std::vector<double> residual_;

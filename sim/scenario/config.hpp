@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/fleet/jobs_config.hpp"
+#include "sim/fleet/serving_config.hpp"
 #include "sim/fleet/training_run_config.hpp"
 #include "sim/network/comm_base.hpp"
 #include "sim/scenario/training_config.hpp"
@@ -51,13 +52,14 @@ struct NetworkConfig {
                                                          // dragonflies, dor on tori, else shortest
 };
 
-enum class WorkloadKind : uint8_t { traffic, collective, training, training_run, jobs };
+enum class WorkloadKind : uint8_t { traffic, collective, training, training_run, serving, jobs };
 
 struct RunConfig {
   double until_s = 0;               // 0 = until the workload is done
   int replications = 1;
   std::string trace_path;           // "" = no trace
   double timeseries_interval_s = 0; // 0 = no time series
+  double max_memory_bytes = 8e9;    // the run's estimated memory must fit (run_budget.hpp)
 };
 
 // A workload running beside the main one on the same fabric (workload.background). A
@@ -95,7 +97,15 @@ struct Config {
   fleet::TrainingRunConfig training_run;
   // jobs: the job stream, the cluster's nodes and the scheduler (parse_jobs.cpp fills it).
   jobs::JobsConfig jobs;
+  // serving: the fleet library's config (parse_serving*.cpp fill it from workload, fleet and
+  // run); kv_over_network: disaggregated with a topology, the KV caches cross the simulated
+  // network (the prefill pool on the first GPUs, the decode pool on the next).
+  serving::ServingConfig serving;
+  bool serving_kv_over_network = false;
   RunConfig run;
+  // Keys that have no effect where they stand (key_effects.hpp), as "warning: <path>: ..."
+  // lines for stderr: the run goes on.
+  std::vector<std::string> warnings;
 };
 
 }  // namespace cs::scenario

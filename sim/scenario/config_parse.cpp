@@ -1,9 +1,11 @@
 // parse_config: schema validation, then the typed sections, then what is left (top level,
 // network, run, fleet).
 #include "sim/scenario/document_util.hpp"
+#include "sim/scenario/key_effects.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/parse_util.hpp"
+#include "sim/scenario/quantity_range.hpp"
 
 namespace cs::scenario {
 namespace detail {
@@ -59,8 +61,10 @@ void parse_run(const json& doc, Config& config) {
     else if (t->is_string() && !t->get_ref<const std::string&>().empty()) run.trace_path = t->get<std::string>();
     else throw InputError("run.trace", "expected a file path for the trace, or false; got " + describe_value(*t));
   }
-  run.timeseries_interval_s =
-      get_quantity(r, "timeseries_interval", "run", QuantityKind::time, Sign::non_negative, 0);
+  run.max_memory_bytes = get_quantity(r, "max_memory", "run", QuantityKind::bytes, Sign::positive, 8e9);
+  run.timeseries_interval_s = get_ranged(r, "timeseries_interval", "run", "interval", 0, /*zero_means_none=*/true);
+  if (member(r, "warmup") && config.workload != WorkloadKind::serving)  // parse_serving_fleet.cpp reads it
+    throw InputError("run.warmup", "applies to serving workloads (requests arriving before it are not counted)");
 }
 
 }  // namespace detail
@@ -94,6 +98,7 @@ Config parse_config(const nlohmann::json& raw) {
   detail::parse_workload(doc, config);
   detail::parse_run(doc, config);
   detail::parse_fleet(doc, config);
+  detail::check_key_effects(doc, config);
   return config;
 }
 

@@ -128,6 +128,11 @@ nlohmann::json parse_scenario_text(std::string_view text, std::string_view origi
     throw InputError("", "invalid UTF-8 at byte offset " + std::to_string(bad) + " (" +
                              where(origin, text, bad) + "); scenario files must be UTF-8 text");
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte-order mark
+  // The JSON parser takes a NUL byte for the end of its input: whatever follows one would be
+  // ignored, so a document followed by a NUL and garbage would pass. No text has one.
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos)
+    throw InputError("", "a NUL byte at " + where(origin, text, nul) +
+                             "; a scenario is JSON text, and nothing may follow its document");
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
     throw InputError("", std::string(origin) + " is empty; expected a JSON object");
   if (auto deep = too_deep_offset(text); deep != std::string_view::npos)

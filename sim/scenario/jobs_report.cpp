@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "sim/scenario/report_format.hpp"
+#include "sim/scenario/report_text.hpp"
 
 namespace cs::scenario {
 
 using nlohmann::json;
-using namespace report;
+using namespace detail;
 
 namespace {
 
@@ -64,12 +64,7 @@ std::string jobs_text(const json& b) {
          ", slowed by placement " + count(at(b, "gpu_hours", "slowdown")) + "\n";
   out += "  placement      " + printf_text("%.3f", mean_of(at(b, "placement", "mean_spread"))) +
          " leaves (groups) per run, slowdown " + printf_text("%.4f", mean_of(at(b, "placement", "mean_slowdown"))) + "\n";
-  out += "  cost           " + dollars(key(b, "cost_usd"));
-  if (b.contains("cost_usd_by_market"))
-    for (const auto& [market, usd] : b["cost_usd_by_market"].items())
-      if (mean_of(usd) > 0.0)
-        out += "   " + market + " " + dollars(usd) + " (" + plain(mean_of(at(b, "node_hours_by_market", market.c_str()))) +
-               " node-h)";
+  out += "  cost           " + dollars(key(b, "cost_usd")) + cost_by_market(b, "node_hours_by_market", "node-h");
   return out + "\n";
 }
 

@@ -1,14 +1,16 @@
 // workload.kind "training_run" (step_time, steps) and the fleet section (nodes, instance,
 // market, prices, interruptions, failures, cold_start, elastic) into cs::fleet's
 // TrainingRunConfig; checkpoint and restore are parse_checkpoint.cpp's. The fleet's nodes
-// (market to cold_start) fill a FleetConfig, which a jobs workload shares (parse_jobs.cpp).
-// Only parsing: the model is sim/fleet's.
+// (market to cold_start) fill a FleetConfig, which a jobs workload shares (parse_jobs.cpp); a
+// serving fleet takes the sections it needs (parse_fleet_sections.hpp). Only parsing: the
+// model is sim/fleet's.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
 #include "sim/fleet/instance_prices.hpp"
+#include "sim/scenario/parse_fleet_sections.hpp"
 #include "sim/scenario/parse_fleet_values.hpp"
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/suggest.hpp"
@@ -42,26 +44,28 @@ double step_time_s(const json& w, const std::string& at) {
   return get_quantity(w, "step_time", at, QuantityKind::time, Sign::positive, 0.0);
 }
 
-void parse_market(const json& f, fleet::FleetConfig& c) {
+}  // namespace
+
+MarketShares parse_market(const json& f) {
   const std::string path = join_path(kFleet, "market");
   const json* m = member(f, "market");
-  c.spot_share = c.reserved_share = 0.0;
-  if (!m) return;
+  MarketShares c;
+  if (!m) return c;
   if (m->is_string()) {
     const auto market = get_choice<Market>(f, "market", kFleet,
                                            {{"on_demand", Market::on_demand}, {"spot", Market::spot},
                                             {"reserved", Market::reserved}},
                                            Market::on_demand);
-    if (market == Market::spot) c.spot_share = 1.0;
-    if (market == Market::reserved) c.reserved_share = 1.0;
-    return;
+    if (market == Market::spot) c.spot = 1.0;
+    if (market == Market::reserved) c.reserved = 1.0;
+    return c;
   }
   if (!m->is_object())
     throw InputError(path, "expected \"on_demand\", \"spot\", \"reserved\" or shares such as {\"spot\": 0.7}; got " +
                                describe_value(*m));
-  c.spot_share = get_number(*m, "spot", path, 0.0, 0.0, 1.0);
-  c.reserved_share = get_number(*m, "reserved", path, 0.0, 0.0, 1.0);
-  const double rest = 1.0 - c.spot_share - c.reserved_share;
+  c.spot = get_number(*m, "spot", path, 0.0, 0.0, 1.0);
+  c.reserved = get_number(*m, "reserved", path, 0.0, 0.0, 1.0);
+  const double rest = 1.0 - c.spot - c.reserved;
   if (rest < -1e-9)
     throw InputError(path, "the spot and reserved shares add up to more than 1", "the on-demand share is the rest");
   if (member(*m, "on_demand") && std::fabs(get_number(*m, "on_demand", path, 0.0, 0.0, 1.0) - rest) > 1e-9)
@@ -69,24 +73,35 @@ void parse_market(const json& f, fleet::FleetConfig& c) {
                                                        describe_value(json(1.0 - rest + m->at("on_demand").get<double>())) +
                                                        "; expected 1",
                      "leave out on_demand: it takes the rest");
-  c.reserved_share = std::min(c.reserved_share, 1.0 - c.spot_share);  // rounding at the sum of 1
+  c.reserved = std::min(c.reserved, 1.0 - c.spot);  // rounding at the sum of 1
+  return c;
 }
 
-void parse_prices(const json& f, fleet::FleetConfig& c) {
-  const std::string name = get_string(f, "instance", kFleet, "aws.p5.48xlarge");
+std::string parse_instance(const json& f, const std::string& default_name) {
+  const std::string name = get_string(f, "instance", kFleet, default_name);
   const auto& catalog = fleet::InstancePriceCatalog::builtin();
   if (!catalog.find(name))
     throw InputError(join_path(kFleet, "instance"),
                      "unknown instance \"" + name + "\"; the price catalog has " + quoted_list(catalog.names()),
                      nearest(name, catalog.names()) ? did_you_mean(name, catalog.names()) + " or give its prices in fleet.prices"
                                                     : "another instance: give its prices in fleet.prices");
-  c.usd_per_node_hour = catalog.usd_per_hour(name);
+  return name;
+}
+
+void parse_price_overrides(const json& f, fleet::PerMarket<double>& usd_per_hour) {
   const std::string at = join_path(kFleet, "prices");
   const json& prices = object_or_empty(f, "prices", kFleet);
   for (const Market m : fleet::kAllMarkets)
     if (const json* p = member(prices, fleet::to_string(m)))
-      c.usd_per_node_hour[m] = kHour_s * per_hour_quantity(*p, QuantityKind::money_rate, join_path(at, fleet::to_string(m)),
-                                                           kBarePriceLimit_usd_per_s, "$39.33/h");
+      usd_per_hour[m] = kHour_s * per_hour_quantity(*p, QuantityKind::money_rate, join_path(at, fleet::to_string(m)),
+                                                    kBarePriceLimit_usd_per_s, "$39.33/h");
+}
+
+namespace {
+
+void parse_prices(const json& f, fleet::FleetConfig& c) {
+  c.usd_per_node_hour = fleet::InstancePriceCatalog::builtin().usd_per_hour(parse_instance(f, "aws.p5.48xlarge"));
+  parse_price_overrides(f, c.usd_per_node_hour);
 }
 
 void parse_reclaim_rate(const json& v, const std::string& path, fleet::HourlyRate& rate) {
@@ -108,10 +123,11 @@ void parse_reclaim_rate(const json& v, const std::string& path, fleet::HourlyRat
   for (std::size_t h = 0; h < 24; ++h) rate.multiplier[h] = sum > 0.0 ? hourly[h] / rate.base_per_s : 1.0;
 }
 
-void parse_interruptions(const json& f, fleet::FleetConfig& c) {
+}  // namespace
+
+void parse_interruptions(const json& f, fleet::SpotReclaimConfig& r, double& fallback_after_s) {
   const std::string at = join_path(kFleet, "interruptions");
   const json& in = object_or_empty(f, "interruptions", kFleet);
-  fleet::SpotReclaimConfig& r = c.reclaims;
   if (const json* rate = member(in, "rate")) parse_reclaim_rate(*rate, join_path(at, "rate"), r.rate);
   r.rate.start_hour = get_number(in, "start_hour", at, 0.0, 0.0, 23.999999);
   if (const json* t = member(in, "trace")) {
@@ -138,9 +154,11 @@ void parse_interruptions(const json& f, fleet::FleetConfig& c) {
   }
   r.capacity_return = get_distribution(in, "capacity_return", at, r.capacity_return);
   if (const json* fb = member(in, "fallback_after"))
-    c.fallback_after_s = time_or_named(*fb, join_path(at, "fallback_after"), Sign::non_negative,
+    fallback_after_s = time_or_named(*fb, join_path(at, "fallback_after"), Sign::non_negative,
                                        {{"never", std::numeric_limits<double>::infinity()}});
 }
+
+namespace {
 
 std::vector<fleet::FailureCause> parse_causes(const json& v, const std::string& path) {
   if (v.is_string()) {
@@ -168,10 +186,11 @@ std::vector<fleet::FailureCause> parse_causes(const json& v, const std::string& 
   return causes;
 }
 
-void parse_failures(const json& f, fleet::FleetConfig& c) {
+}  // namespace
+
+void parse_failures(const json& f, fleet::FailureConfig& fc) {
   const std::string at = join_path(kFleet, "failures");
   const json& in = object_or_empty(f, "failures", kFleet);
-  fleet::FailureConfig& fc = c.failures;
   if (const json* m = member(in, "node_mtbf"))
     fc.node_mtbf_s = time_or_named(*m, join_path(at, "node_mtbf"), Sign::positive,
                                    {{"none", std::numeric_limits<double>::infinity()}});
@@ -190,6 +209,8 @@ void parse_failures(const json& f, fleet::FleetConfig& c) {
   }
   if (const json* t = member(in, "trace")) fc.trace = event_trace_value(*t, join_path(at, "trace"));
 }
+
+namespace {
 
 // cold_start: boot + image pull of a new node, the delay of every new instance. model_load is
 // the serving fleet's: a training run loads its state in the restore.
@@ -266,10 +287,12 @@ void check_event_budget(const Config& config) {
 }  // namespace
 
 void parse_fleet_nodes(const json& fleet, fleet::FleetConfig& c) {
-  parse_market(fleet, c);
+  const MarketShares shares = parse_market(fleet);
+  c.spot_share = shares.spot;
+  c.reserved_share = shares.reserved;
   parse_prices(fleet, c);
-  parse_interruptions(fleet, c);
-  parse_failures(fleet, c);
+  parse_interruptions(fleet, c.reclaims, c.fallback_after_s);
+  parse_failures(fleet, c.failures);
   parse_cold_start(fleet, c);
 }
 
@@ -287,14 +310,18 @@ void parse_training_run_workload(const json& w, const std::string& at, Config& c
 
 void parse_fleet(const json& doc, Config& config) {
   const json* f = member(doc, "fleet");
+  if (config.workload == WorkloadKind::serving) {
+    parse_serving_fleet(doc, config);  // parse_serving_fleet.cpp
+    return;
+  }
   if (config.workload == WorkloadKind::jobs) {
     parse_jobs(doc, config);  // parse_jobs.cpp: the workload, fleet and scheduler together
     return;
   }
   if (config.workload != WorkloadKind::training_run) {
     if (f)
-      throw InputError(std::string(kFleet), "the fleet section applies to training_run and jobs workloads (serving "
-                                            "is not implemented yet); workload.kind is neither");
+      throw InputError(std::string(kFleet), "the fleet section applies to training_run, serving and jobs workloads; "
+                                            "workload.kind is none of them");
     return;
   }
   const json& fleet = object_or_empty(doc, "fleet", "");
@@ -304,7 +331,7 @@ void parse_fleet(const json& doc, Config& config) {
   c.nodes = static_cast<int>(get_int(fleet, "nodes", kFleet, 1, 1, kMaxNodes));
   if (member(fleet, "autoscaler"))
     throw InputError(join_path(kFleet, "autoscaler"), "a training_run holds fleet.nodes nodes; autoscalers are for serving "
-                                                      "workloads (not implemented yet)");
+                                                      "workloads");
   parse_fleet_nodes(fleet, c);
   parse_elastic(fleet, c);
   parse_checkpoint(fleet, c.checkpoint);

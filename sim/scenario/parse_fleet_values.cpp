@@ -86,10 +86,16 @@ fleet::EventTrace trace_from_list(const json& list, const std::string& path) {
   return trace;
 }
 
-// {"dist": "empirical", "values": [...], "weights": [...]}: 1 to 10,000 values, as many
-// weights (>= 0, not all 0), equal weights when none are given.
-template <class Amount>
-Distribution empirical_value(const json& v, const std::string& path, Amount amount) {
+}  // namespace
+
+namespace {
+// Plain numbers (token counts): at most 1e12, as the quantities are bounded.
+double value_of(const json& v, const std::string& path, std::optional<QuantityKind> unit) {
+  return unit ? quantity_value(v, *unit, Sign::non_negative, path) : number_value(v, path, 0.0, 1e12);
+}
+
+// {"values": [...], "weights": [...]}: a histogram; equal weights when none are given.
+Distribution empirical_value(const json& v, const std::string& path, std::optional<QuantityKind> unit) {
   constexpr std::size_t kMaxValues = 10'000;
   const std::string values_at = join_path(path, "values");
   const json* values = member(v, "values");
@@ -97,30 +103,24 @@ Distribution empirical_value(const json& v, const std::string& path, Amount amou
     throw InputError(values_at, "an empirical distribution needs a list of 1 to 10000 values",
                      "e.g. \"values\": [1, 8, 64], \"weights\": [0.6, 0.3, 0.1]");
   std::vector<double> xs, ws;
-  for (std::size_t i = 0; i < values->size(); ++i) xs.push_back(amount((*values)[i], join_path(values_at, i)));
+  for (std::size_t i = 0; i < values->size(); ++i) xs.push_back(value_of((*values)[i], join_path(values_at, i), unit));
   const std::string weights_at = join_path(path, "weights");
   if (const json* weights = member(v, "weights")) {
     if (!weights->is_array() || weights->size() != xs.size())
       throw InputError(weights_at, "expected one weight per value (" + std::to_string(xs.size()) + ")");
     double total = 0.0;
-    for (std::size_t i = 0; i < weights->size(); ++i) total += ws.emplace_back(number_value((*weights)[i], join_path(weights_at, i), 0.0, 1e12));
+    for (std::size_t i = 0; i < weights->size(); ++i)
+      total += ws.emplace_back(number_value((*weights)[i], join_path(weights_at, i), 0.0, 1e12));
     if (!(total > 0.0)) throw InputError(weights_at, "expected at least one weight > 0");
   } else {
     ws.assign(xs.size(), 1.0);
   }
   return Distribution::empirical(std::move(xs), std::move(ws));
 }
-
 }  // namespace
 
-Distribution distribution_value(const json& v, const std::string& path, DistributionOf of) {
-  // A value in the distribution's unit: a time, or a plain count.
-  const auto amount = [of](const json& x, const std::string& at) {
-    return of == DistributionOf::times ? quantity_value(x, QuantityKind::time, Sign::non_negative, at)
-                                       : number_value(x, at, 0.0, 1e9);
-  };
-  const std::string unit = of == DistributionOf::times ? "a time" : "a number";
-  if (!v.is_object()) return Distribution::constant(amount(v, path));
+Distribution distribution_value(const json& v, const std::string& path, std::optional<QuantityKind> unit) {
+  if (!v.is_object()) return Distribution::constant(value_of(v, path, unit));
   std::vector<std::string> names;
   for (const Family& f : families()) names.emplace_back(f.name);
   const json* dist = member(v, "dist");
@@ -145,9 +145,10 @@ Distribution distribution_value(const json& v, const std::string& path, Distribu
                          return quoted_list(keys);
                        }());
   }
+  const std::string what = unit ? std::string(quantity_kind_name(*unit)) : "a number";
   const auto time = [&](std::string_view key) {
-    if (!member(v, key)) throw InputError(join_path(path, key), "required for a " + given + " distribution: " + unit);
-    return amount(v.at(std::string(key)), join_path(path, key));
+    if (!member(v, key)) throw InputError(join_path(path, key), "required for a " + given + " distribution: " + what);
+    return value_of(v.at(std::string(key)), join_path(path, key), unit);
   };
   switch (family->kind) {
     case Distribution::Kind::constant: return Distribution::constant(time("mean"));
@@ -160,7 +161,7 @@ Distribution distribution_value(const json& v, const std::string& path, Distribu
                                                 "a lognormal distribution needs its spread: \"stddev\" (a time) or \"cv\" (stddev / mean)"));
       double c = get_number(v, "cv", path, 0.0, 0.0, 1e6);
       if (sd) {
-        const double s = amount(v.at("stddev"), join_path(path, "stddev"));
+        const double s = value_of(v.at("stddev"), join_path(path, "stddev"), unit);
         if (mean <= 0.0 && s > 0.0)
           throw InputError(join_path(path, "stddev"), "a lognormal of mean 0 has no spread; expected 0");
         c = mean > 0.0 ? s / mean : 0.0;
@@ -179,16 +180,16 @@ Distribution distribution_value(const json& v, const std::string& path, Distribu
       if (high < low) throw InputError(join_path(path, "high"), "expected high >= low");
       return Distribution::uniform(low, high);
     }
-    case Distribution::Kind::empirical: return empirical_value(v, path, amount);
+    case Distribution::Kind::empirical: return empirical_value(v, path, unit);
     case Distribution::Kind::sum: break;  // not a family of the file
   }
   throw InputError(dist_path, "unsupported distribution");
 }
 
 Distribution get_distribution(const json& obj, std::string_view key, std::string_view at, Distribution def,
-                              DistributionOf of) {
+                              std::optional<QuantityKind> unit) {
   const json* v = member(obj, key);
-  return v ? distribution_value(*v, join_path(at, key), of) : def;
+  return v ? distribution_value(*v, join_path(at, key), unit) : def;
 }
 
 fleet::EventTrace event_trace_value(const json& v, const std::string& path) {

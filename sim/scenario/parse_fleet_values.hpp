@@ -1,6 +1,7 @@
 #pragma once
 // Internal: the value forms of the fleet section (parse_fleet.cpp, parse_checkpoint.cpp), each
 // read from the JSON value at `path` and reported there when wrong (InputError).
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,17 +13,17 @@
 
 namespace cs::scenario::detail {
 
-// A delay: a time (constant), or a distribution of times like the serving contract's
-// service_time: {"dist": "constant" | "exponential" | "lognormal" | "weibull" | "uniform" |
-// "empirical", "mean", and "stddev" or "cv" (lognormal), "shape" (weibull), "low" and "high"
-// (uniform), "values" and "weights" (empirical: a histogram; equal weights when not given)}.
-// Of counts (a job's GPUs), the same with plain numbers for the times (stddev, mean, low, high,
-// values): DistributionOf::counts.
-enum class DistributionOf : unsigned char { times, counts };
+// A distribution: a value (constant), or {"dist": "constant" | "exponential" | "lognormal" |
+// "weibull" | "uniform" | "empirical", "mean", and "stddev" or "cv" (lognormal), "shape"
+// (weibull), "low" and "high" (uniform), "values" and "weights" (empirical: a histogram; equal
+// weights when not given)}: delays (times), a serving request's service_time, its token
+// counts, a job's GPU count. `unit`: the quantity mean, stddev, low and high are (nullopt: plain numbers >= 0,
+// such as token counts).
 fleet::Distribution distribution_value(const json& v, const std::string& path,
-                                       DistributionOf of = DistributionOf::times);
+                                       std::optional<QuantityKind> unit = QuantityKind::time);
 fleet::Distribution get_distribution(const json& obj, std::string_view key, std::string_view at,
-                                     fleet::Distribution def, DistributionOf of = DistributionOf::times);
+                                     fleet::Distribution def,
+                                     std::optional<QuantityKind> unit = QuantityKind::time);
 
 // A replayed list of events that each take `instances` instances: a CSV file path (the header
 // line, then "time_s,instances" rows; relative to the working directory, as run.trace is) or

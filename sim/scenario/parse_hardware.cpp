@@ -3,6 +3,7 @@
 #include "sim/network/nccl_tuning.hpp"
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/parse_util.hpp"
+#include "sim/scenario/quantity_range.hpp"
 #include "sim/scenario/suggest.hpp"
 
 namespace cs::scenario::detail {
@@ -43,11 +44,10 @@ GpuConfig parse_gpu(const json& hardware) {
   GpuConfig gpu = base.value_or(GpuConfig{});
   gpu.name = name;
   gpu.peak_flops = get_quantity(*v, "peak_flops", path, QuantityKind::flops, Sign::positive, gpu.peak_flops);
-  gpu.hbm_bandwidth_Bps = get_quantity(*v, "hbm_bandwidth", path, QuantityKind::bandwidth,
-                                       Sign::positive, gpu.hbm_bandwidth_Bps);
+  gpu.hbm_bandwidth_Bps = get_ranged(*v, "hbm_bandwidth", path, "link_bandwidth", gpu.hbm_bandwidth_Bps);
   gpu.memory_bytes = get_quantity(*v, "memory", path, QuantityKind::bytes, Sign::positive, gpu.memory_bytes);
-  gpu.nvlink_bandwidth_Bps = get_quantity(*v, "nvlink_bandwidth", path, QuantityKind::bandwidth,
-                                          Sign::non_negative, gpu.nvlink_bandwidth_Bps);
+  gpu.nvlink_bandwidth_Bps = get_ranged(*v, "nvlink_bandwidth", path, "link_bandwidth", gpu.nvlink_bandwidth_Bps,
+                                        /*zero_means_none=*/true);
   if (member(*v, "nvlink_bandwidth") && !(gpu.nvlink_bandwidth_Bps > 0)) gpu.fabric = topo::NodeFabric::pcie;
   return gpu;
 }
@@ -103,22 +103,22 @@ void parse_hardware(const json& doc, Config& config) {
                      "give hardware.node.gpu_bandwidth, or set hardware.node.fabric to \"pcie\"");
   // Without an NVLink figure the node is PCIe (checked above), where no cable uses this
   // value: the fallback only keeps the parameter valid.
-  p.gpu_bandwidth_Bps = get_quantity(node, "gpu_bandwidth", at, QuantityKind::bandwidth, Sign::positive,
-                                     gpu.nvlink_bandwidth_Bps > 0 ? gpu.nvlink_bandwidth_Bps : 450e9);
+  p.gpu_bandwidth_Bps = get_ranged(node, "gpu_bandwidth", at, "link_bandwidth",
+                                   gpu.nvlink_bandwidth_Bps > 0 ? gpu.nvlink_bandwidth_Bps : 450e9);
   // 0.3 us each way: a GPU-switch-GPU hop then takes 0.6 us, NCCL's LL step on NVLink
   // (tuning.cc hwLat), an end-to-end figure the wire alone cannot exceed.
-  p.gpu_latency_s = get_quantity(node, "gpu_latency", at, QuantityKind::time, Sign::non_negative, 0.3e-6);
+  p.gpu_latency_s = get_ranged(node, "gpu_latency", at, "latency", 0.3e-6);
   p.nics = static_cast<int>(get_int(node, "nics", at, p.gpus, 1, 1024));
   if (p.nics > p.gpus)
     throw InputError(join_path(at, "nics"),
                      "expected at most one NIC per GPU (" + std::to_string(p.gpus) + " here); got " +
                          std::to_string(p.nics),
                      "GPU i uses NIC floor(i * nics / gpus); extra NICs would carry no traffic");
-  p.nic_bandwidth_Bps = get_quantity(node, "nic_bandwidth", at, QuantityKind::bandwidth, Sign::positive, 50e9);
-  p.pcie_bandwidth_Bps = get_quantity(node, "pcie_bandwidth", at, QuantityKind::bandwidth, Sign::positive, 64e9);
-  p.pcie_latency_s = get_quantity(node, "pcie_latency", at, QuantityKind::time, Sign::non_negative, 0.5e-6);
-  config.host.memory_bandwidth_Bps = get_quantity(node, "host_memory_bandwidth", at, QuantityKind::bandwidth,
-                                                  Sign::positive, config.host.memory_bandwidth_Bps);
+  p.nic_bandwidth_Bps = get_ranged(node, "nic_bandwidth", at, "link_bandwidth", 50e9);
+  p.pcie_bandwidth_Bps = get_ranged(node, "pcie_bandwidth", at, "link_bandwidth", 64e9);
+  p.pcie_latency_s = get_ranged(node, "pcie_latency", at, "latency", 0.5e-6);
+  config.host.memory_bandwidth_Bps =
+      get_ranged(node, "host_memory_bandwidth", at, "link_bandwidth", config.host.memory_bandwidth_Bps);
   config.host.memory_bytes = get_quantity(node, "host_memory", at, QuantityKind::bytes, Sign::non_negative, 0);
   // PCIe switches are modelled only when the key is given (0: today's direct PCIe cables).
   p.pcie_switches = 0;

@@ -128,7 +128,7 @@ void parse_classes(const json& w, JobsConfig& c) {
     jc.queue = member(k, "queue") ? queue_index(k.at("queue"), join_path(item, "queue"), queues) : 0;
     jc.share = get_number(k, "share", item, 1.0, 0.0, 1e12);
     if (!(jc.share > 0.0)) throw InputError(join_path(item, "share"), "expected a share of the arrivals > 0");
-    jc.gpus = get_distribution(k, "gpus", item, jc.gpus, DistributionOf::counts);
+    jc.gpus = get_distribution(k, "gpus", item, jc.gpus, std::nullopt);
     const int limit = std::min(c.total_gpus(), queues[static_cast<std::size_t>(jc.queue)].max_gpus);
     if (jc.gpus.kind == fleet::Distribution::Kind::constant) {
       const double g = jc.gpus.mean;

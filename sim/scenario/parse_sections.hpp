@@ -2,6 +2,9 @@
 // Internal: parse_config() section by section. Each reads its part of the (schema-valid,
 // number-normalized) document into `config`, applying defaults and cross-field rules;
 // sections run in this order and may rely on the ones before.
+#include <initializer_list>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "sim/scenario/config.hpp"
@@ -32,8 +35,13 @@ void parse_fleet_nodes(const nlohmann::json& fleet, fleet::FleetConfig& c);
 // parse_checkpoint.cpp: fleet.checkpoint (its size or write_time required) and fleet.restore.
 void parse_checkpoint(const nlohmann::json& fleet, fleet::CheckpointConfig& checkpoint);
 void parse_restore(const nlohmann::json& fleet, fleet::RestoreConfig& restore);
-// parse_arrivals.cpp: workload.arrivals (process, rate, peak_rate, period) at `at`.
-work::ArrivalSpec parse_arrivals(const nlohmann::json& arrivals, const std::string& at);
+// parse_arrivals.cpp: the workload.arrivals object at `path` (process poisson, diurnal with
+// period, peak_to_mean and peak_at, bursty with burst_factor, burst_duration and
+// burst_interval, or trace with a CSV file and time_scale; rate but for a trace).
+work::ArrivalSpec parse_arrivals(const nlohmann::json& arrivals, const std::string& path);
+// Keys of `obj` that have no effect where they stand are errors ("applies only " + why).
+void refuse_keys(const nlohmann::json& obj, const std::string& at, std::initializer_list<const char*> keys,
+                 const std::string& why);
 // parse_jobs.cpp: a jobs workload (classes or trace, arrivals) with its fleet and
 // fleet.scheduler, after run (the whole document: queues are named in the fleet section).
 void parse_jobs(const nlohmann::json& doc, Config& config);

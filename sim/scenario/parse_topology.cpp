@@ -6,6 +6,7 @@
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/prices.hpp"
 #include "sim/scenario/parse_util.hpp"
+#include "sim/scenario/quantity_range.hpp"
 #include "sim/scenario/suggest.hpp"
 #include "topology/topology.hpp"
 
@@ -227,8 +228,8 @@ void parse_custom(const json& t, topo::TopologyParams& p) {
       link.a = check_endpoint(l["a"], join_path(at, "a"), p, switches);
       link.b = check_endpoint(l["b"], join_path(at, "b"), p, switches);
       if (link.a == link.b) throw InputError(join_path(at, "b"), "a link from \"" + link.a + "\" to itself");
-      link.bandwidth_Bps = get_quantity(l, "bandwidth", at, QuantityKind::bandwidth, Sign::positive, p.link_bandwidth_Bps);
-      link.latency_s = get_quantity(l, "latency", at, QuantityKind::time, Sign::non_negative, p.link_latency_s);
+      link.bandwidth_Bps = get_ranged(l, "bandwidth", at, "link_bandwidth", p.link_bandwidth_Bps);
+      link.latency_s = get_ranged(l, "latency", at, "latency", p.link_latency_s);
       components.unite(link.a, link.b);
       p.links.push_back(std::move(link));
     }
@@ -268,8 +269,8 @@ void parse_topology(const json& doc, Config& config) {
                                            " GPUs in total; got " + std::to_string(nodes) + " nodes x " +
                                            std::to_string(p.node.gpus) + " GPUs");
   p.nodes = static_cast<int>(nodes);
-  p.link_bandwidth_Bps = get_quantity(t, "link_bandwidth", kAt, QuantityKind::bandwidth, Sign::positive, 50e9);
-  p.link_latency_s = get_quantity(t, "link_latency", kAt, QuantityKind::time, Sign::non_negative, 0.5e-6);
+  p.link_bandwidth_Bps = get_ranged(t, "link_bandwidth", kAt, "link_bandwidth", 50e9);
+  p.link_latency_s = get_ranged(t, "link_latency", kAt, "latency", 0.5e-6);
   p.nodes_per_rack = static_cast<int>(get_int(t, "nodes_per_rack", kAt, 4, 1, 4096));
   if (p.kind == topo::TopologyKind::fat_tree) parse_fat_tree(t, p);
   if (p.kind == topo::TopologyKind::custom) parse_custom(t, p);

@@ -3,6 +3,7 @@
 // topo::check_torus) decide what is valid, reported at topology.<key>.
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/parse_util.hpp"
+#include "sim/scenario/quantity_range.hpp"
 #include "topology/direct_layouts.hpp"
 
 namespace cs::scenario::detail {
@@ -79,11 +80,9 @@ void parse_dragonfly(const json& t, topo::TopologyParams& p) {
     p.groups = static_cast<int>(get_int(t, "groups", kAt, 1, 1, kMaxGroups));
   }
   if (member(t, "global_bandwidth"))
-    p.global_bandwidth_Bps = get_quantity(t, "global_bandwidth", kAt, QuantityKind::bandwidth,
-                                          Sign::positive, p.link_bandwidth_Bps);
+    p.global_bandwidth_Bps = get_ranged(t, "global_bandwidth", kAt, "link_bandwidth", p.link_bandwidth_Bps);
   if (member(t, "global_latency"))
-    p.global_latency_s = get_quantity(t, "global_latency", kAt, QuantityKind::time,
-                                      Sign::non_negative, p.link_latency_s);
+    p.global_latency_s = get_ranged(t, "global_latency", kAt, "latency", p.link_latency_s);
   using topo::GlobalArrangement;
   p.global_arrangement = get_choice<GlobalArrangement>(
       t, "global_arrangement", kAt,

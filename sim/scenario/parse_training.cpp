@@ -5,6 +5,7 @@
 
 #include "sim/compute/gpu_catalog.hpp"
 #include "sim/compute/training_host.hpp"
+#include "sim/scenario/parse_model.hpp"
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/parse_util.hpp"
 #include "sim/scenario/suggest.hpp"
@@ -25,51 +26,6 @@ std::vector<std::string> preset_names() {
 
 int get_count(const json& obj, std::string_view key, const std::string& at, int def, int min = 1) {
   return static_cast<int>(get_int(obj, key, at, def, min, kMaxDegree));
-}
-
-void parse_model(const json& w, const std::string& workload_at, work::TransformerSpec& m) {
-  const std::string at = join_path(workload_at, "model");
-  const json* node = member(w, "model");
-  if (!node) throw InputError(at, "required: a preset (" + quoted_list(preset_names()) + ") or the model's shape");
-  if (!node->is_object()) throw InputError(at, "expected an object {preset, ...} or {layers, hidden, ...}");
-  const json& model = *node;
-  if (const json* preset = member(model, "preset")) {
-    const std::string name = preset->get<std::string>();
-    auto found = work::find_model_preset(name);
-    if (!found)
-      throw InputError(join_path(at, "preset"),
-                       "unknown model \"" + name + "\"; the presets are " + quoted_list(preset_names()),
-                       did_you_mean(name, preset_names()));
-    m = *found;
-  } else {
-    for (const char* key : {"layers", "hidden", "heads", "seq_len", "vocab"})
-      if (!member(model, key))
-        throw InputError(join_path(at, key), "required when no preset is given",
-                         "give model.preset (" + quoted_list(preset_names()) + ") or every shape key");
-    m.name = "custom";
-  }
-  m.name = get_string(model, "name", at, m.name);
-  m.layers = get_count(model, "layers", at, m.layers);
-  m.hidden = get_count(model, "hidden", at, m.hidden);
-  m.heads = get_count(model, "heads", at, m.heads);
-  m.kv_heads = get_count(model, "kv_heads", at, m.kv_heads, 0);
-  m.ffn_hidden = get_count(model, "ffn_hidden", at, m.ffn_hidden, 0);
-  m.mlp = get_choice<work::MlpKind>(model, "mlp", at, {{"gelu", work::MlpKind::gelu}, {"swiglu", work::MlpKind::swiglu}},
-                                    m.mlp);
-  m.seq_len = get_count(model, "seq_len", at, m.seq_len);
-  m.vocab = get_count(model, "vocab", at, m.vocab);
-  m.tied_embeddings = get_bool(model, "tied_embeddings", at, m.tied_embeddings);
-  m.bias = get_bool(model, "bias", at, m.bias);
-  m.learned_positions = get_bool(model, "learned_positions", at, m.learned_positions);
-  auto& e = m.moe;
-  // One expert is a dense MLP (the schema's "1 = dense").
-  const int experts = get_count(model, "experts", at, std::max(1, e.experts));
-  e.experts = experts > 1 ? experts : 0;
-  e.top_k = get_count(model, "top_k", at, e.top_k);
-  e.capacity_factor = get_number(model, "capacity_factor", at, e.capacity_factor, 1.0, 1e3);
-  e.shared_experts = get_count(model, "shared_experts", at, e.shared_experts, 0);
-  e.expert_ffn_hidden = get_count(model, "expert_ffn_hidden", at, e.expert_ffn_hidden, 0);
-  e.dense_layers = get_count(model, "dense_layers", at, e.dense_layers, 0);
 }
 
 std::vector<int> parse_layer_split(const json& parallel, const std::string& at) {
@@ -182,7 +138,10 @@ void parse_training(const json& w, const std::string& at, Config& config) {
   TrainingConfig& t = config.training;
   t = TrainingConfig{};
   const int64_t gpus = total_gpus(config);
-  parse_model(w, at, t.workload.model);
+  const json* model = member(w, "model");
+  if (!model)
+    throw InputError(join_path(at, "model"), "required: a preset (" + quoted_list(preset_names()) + ") or the model's shape");
+  t.workload.model = parse_transformer(*model, join_path(at, "model"));
   parse_parallel(w, at, gpus, t);
   const json& batch = object_or_empty(w, "batch", at);
   const std::string batch_at = join_path(at, "batch");

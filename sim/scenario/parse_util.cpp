@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "sim/scenario/quantity_range.hpp"
 #include "sim/scenario/suggest.hpp"
 
 namespace cs::scenario::detail {
@@ -71,6 +72,8 @@ double quantity_value(const json& v, QuantityKind kind, Sign sign, const std::st
     throw InputError(path, "expected " + what + " > 0; got " + describe_value(v));
   if (sign == Sign::non_negative && !(x >= 0))
     throw InputError(path, "expected " + what + " >= 0; got " + describe_value(v));
+  // Sizes: whole bytes up to 1 ZB (quantity_range.hpp says why).
+  if (kind == QuantityKind::bytes && x != 0) check_range(x, v, "bytes", path);
   // Sanity limits far above any real system, so sums and products stay finite.
   double limit = 1e30;
   switch (kind) {

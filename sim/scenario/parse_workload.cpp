@@ -1,5 +1,6 @@
 // workload.*: traffic patterns and collectives (training: parse_training.cpp; a training_run's keys:
-// parse_fleet.cpp; a jobs workload's: parse_jobs.cpp).
+// parse_fleet.cpp; a serving workload's: parse_serving.cpp; a jobs workload's: parse_jobs.cpp).
+#include "sim/scenario/parse_fleet_sections.hpp"
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/parse_util.hpp"
 #include "workloads/collective_plan.hpp"
@@ -155,7 +156,7 @@ void parse_collective(const json& w, const std::string& at, int64_t ranks, work:
       spec.ranks = static_cast<int>(int_value(*r, ranks_at, 2, ranks));
     }
   }
-  spec.channels = static_cast<int>(get_int(w, "channels", at, 0, 1, 64));
+  spec.channels = static_cast<int>(get_int(w, "channels", at, 0, 1, work::kMaxChannels));
   spec.group_size = 0;
   spec.group_stride = 1;
   if (const json* g = member(w, "groups")) {
@@ -212,7 +213,7 @@ void parse_workload(const json& doc, Config& config) {
                                                   {{"traffic", WorkloadKind::traffic},
                                                    {"collective", WorkloadKind::collective},
                                                    {"training", WorkloadKind::training},
-                                                   {"serving", std::nullopt},
+                                                   {"serving", WorkloadKind::serving},
                                                    {"training_run", WorkloadKind::training_run},
                                                    {"jobs", WorkloadKind::jobs}});
   if (config.workload == WorkloadKind::training_run) {
@@ -220,6 +221,10 @@ void parse_workload(const json& doc, Config& config) {
     return;
   }
   if (config.workload == WorkloadKind::jobs) return;  // parse_jobs.cpp, with the fleet section
+  if (config.workload == WorkloadKind::serving) {
+    parse_serving_workload(w, std::string(kAt), config);  // parse_serving.cpp
+    return;
+  }
   const int64_t ranks = total_gpus(config);
   if (config.workload == WorkloadKind::traffic) parse_traffic(w, std::string(kAt), ranks, config.traffic);
   else if (config.workload == WorkloadKind::training) parse_training(w, std::string(kAt), config);

@@ -45,24 +45,26 @@ json row_of(const work::TrainingWorkload& w, const compute::TrainingResult& r, c
   return row;
 }
 
-// Pass 1: contention-free, one replica, long steps from their steady state.
+// Pass 1: contention-free, one replica, long steps from their steady state. Each simulated
+// step runs on its own Simulator and communication layer (a step's figures are its own run's).
 json screen(const Config& config, const topo::Topology& topology, const work::TrainingWorkload& w) {
-  engine::Simulator sim(config.seed);
-  Fabric fabric = build_fabric(config, sim, topology, detail::training_placement(w, topology.ranks()));
-  compute::AloneTimeComm comm(sim, *fabric.comm);
   const compute::GpuSpec gpu = detail::gpu_spec(config.gpu);
   compute::TrainingStepOptions options = config.training.step;
   options.graph.one_replica = true;
   options.graph.mirror_replica_traffic = false;  // nothing contends: the others' traffic changes nothing
+  const auto step = [&](const work::TrainingWorkload& at) {
+    engine::Simulator sim(config.seed);
+    Fabric fabric = build_fabric(config, sim, topology, detail::training_placement(at, topology.ranks()));
+    compute::AloneTimeComm comm(sim, *fabric.comm);
+    return compute::simulate_training_step(sim, comm, at, gpu, options);
+  };
   compute::TrainingResult r;
   try {
-    if (const auto points = compute::extrapolation_points(w)) {
-      const auto at_a = compute::simulate_training_step(sim, comm, compute::with_micro_batches(w, points->a), gpu, options);
-      const auto at_b = compute::simulate_training_step(sim, comm, compute::with_micro_batches(w, points->b), gpu, options);
-      r = compute::extrapolate_step(w, *points, at_a, at_b, gpu, options);
-    } else {
-      r = compute::simulate_training_step(sim, comm, w, gpu, options);
-    }
+    if (const auto points = compute::extrapolation_points(w))
+      r = compute::extrapolate_step(w, *points, step(compute::with_micro_batches(w, points->a)),
+                                    step(compute::with_micro_batches(w, points->b)), gpu, options);
+    else
+      r = step(w);
   } catch (const net::CommError& e) {
     throw detail::input_error(e, "workload");
   }
@@ -134,7 +136,9 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return tokens(rows[a]) > tokens(rows[b]); });
   std::vector<double> refined;  // network tokens/s of the refined plans, best first
   for (std::size_t next = 0; options.refine > 0 && next < order.size();) {
-    if (refined.size() >= options.refine && tokens(rows[order[next]]) <= refined[options.refine - 1]) break;
+    if (refined.size() >= options.refine &&
+        tokens(rows[order[next]]) * (1 + kScreeningMargin) <= refined[options.refine - 1])
+      break;
     const std::vector<std::size_t> round(order.begin() + std::ptrdiff_t(next),
                                          order.begin() + std::ptrdiff_t(std::min(order.size(), next + kRefineRound)));
     for_each(round, options.jobs, [&](std::size_t i) {

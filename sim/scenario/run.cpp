@@ -4,6 +4,7 @@
 #include <chrono>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -17,9 +18,13 @@
 #include "sim/scenario/fabric_summary.hpp"
 #include "sim/scenario/input_error.hpp"
 #include "sim/scenario/link_report.hpp"
+#include "sim/scenario/quantity_range.hpp"
+#include "sim/scenario/run_budget.hpp"
+#include "sim/scenario/run_checks.hpp"
 #include "sim/scenario/run_collective.hpp"
 #include "sim/scenario/run_training.hpp"
 #include "sim/scenario/run_jobs.hpp"
+#include "sim/scenario/run_serving.hpp"
 #include "sim/scenario/run_training_run.hpp"
 #include "sim/scenario/summary.hpp"
 #include "topology/topology.hpp"
@@ -76,6 +81,7 @@ net::Placement workload_placement(const Config& config, int gpus) {
 // `sim` (which outlives it); never moved.
 struct World {
   World(const Config& config, engine::Simulator& sim) : topology(build_topology(config)) {
+    detail::check_reachable(config, topology);
     fabric = build_fabric(config, sim, topology, workload_placement(config, topology.ranks()));
     comm = fabric.comm.get();
   }
@@ -112,11 +118,27 @@ std::string flow_table(const net::TrafficRun& traffic, const topo::Topology& top
   return out.str();
 }
 
+// Without run.until every flow must finish: one that has not once nothing is left to happen
+// gets no bandwidth (input bounds make that impossible; this says which if it ever is).
+void check_finished(const Config& config, const net::TrafficRun& traffic) {
+  if (config.run.until_s > 0 || traffic.completed() == traffic.flows()) return;
+  for (std::size_t i = 0; i < traffic.flows(); ++i) {
+    if (traffic.finished(i)) continue;
+    const work::FlowSpec& f = traffic.spec(i);
+    const bool listed = config.traffic.pattern == work::TrafficPattern::flows;
+    throw InputError(listed ? "workload.flows." + std::to_string(i) : std::string("workload.pattern"),
+                     "flow " + std::to_string(i) + " (rank " + std::to_string(f.src) + " -> rank " +
+                         std::to_string(f.dst) + ", " + format_quantity(f.bytes, QuantityKind::bytes) +
+                         ") cannot finish: the network gives it no bandwidth");
+  }
+}
+
 json run_traffic(const Config& config, engine::Simulator& sim, net::Comm& comm, const topo::Topology& topology,
                  std::string* flows_csv) {
   net::TrafficRun traffic(comm, sim, work::expand_traffic(config.traffic, comm.ranks()));
   traffic.start();
   sim.run(config.run.until_s > 0 ? config.run.until_s : engine::kForever);
+  check_finished(config, traffic);
   std::vector<double> fct;
   fct.reserve(traffic.completed());
   auto& rec = sim.recorder();
@@ -141,13 +163,17 @@ json run_traffic(const Config& config, engine::Simulator& sim, net::Comm& comm, 
 }
 
 // A traffic or collective replication on `sim`: adds the workload's block, "network" and
-// "links" to `summary`; fills the flow table and links.csv when `outputs` is given.
+// "links" to `summary`; fills the flow table, links.csv and the time series (with a warning
+// when the sampler coarsened it) when `outputs` is given.
 void run_network(const Config& config, engine::Simulator& sim, RunOutput* outputs, const RunOptions& options,
                  json& summary) {
   World world(config, sim);
   net::Comm& comm = *world.comm;
-  net::NetworkSampler sampler(comm, sim, config.run.timeseries_interval_s, &world.topology);
-  if (outputs && config.run.timeseries_interval_s > 0) sampler.start();
+  std::optional<net::NetworkSampler> sampler;
+  if (outputs && config.run.timeseries_interval_s > 0) {
+    sampler.emplace(comm, sim, config.run.timeseries_interval_s, &world.topology);
+    sampler->start();
+  }
 
   switch (config.workload) {
     case WorkloadKind::collective:
@@ -160,6 +186,9 @@ void run_network(const Config& config, engine::Simulator& sim, RunOutput* output
     case WorkloadKind::training:
       summary["training"] = detail::run_training(config, sim, comm);
       break;
+    case WorkloadKind::serving:  // disaggregated, its KV caches over the network
+      summary["serving"] = detail::run_serving(config, sim, &comm, outputs != nullptr);
+      break;
     case WorkloadKind::training_run:
     case WorkloadKind::jobs:
       break;  // run_once's
@@ -171,6 +200,14 @@ void run_network(const Config& config, engine::Simulator& sim, RunOutput* output
   summary["network"] = network_block;
   summary["links"] = link_summary(world.topology, usage);
   if (outputs) outputs->links_csv = link_table_csv(world.topology, usage);
+  if (sampler) {
+    sampler->flush();
+    if (sampler->coarsened())
+      outputs->warnings.push_back("warning: run.timeseries_interval: coarsened from " +
+                                  format_quantity(config.run.timeseries_interval_s, QuantityKind::time) + " to " +
+                                  format_quantity(sampler->interval_s(), QuantityKind::time) + " to keep at most " +
+                                  std::to_string(net::NetworkSampler::kDefaultMaxSamples) + " samples per series");
+  }
 }
 
 // One replication, in its own Simulator seeded with `seed`. `outputs` (time series, trace,
@@ -179,23 +216,28 @@ void run_network(const Config& config, engine::Simulator& sim, RunOutput* output
 json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const RunOptions& options) {
   const auto wall0 = std::chrono::steady_clock::now();
   engine::Simulator sim(seed);
+  if (options.interrupted) sim.set_interrupt_check(options.interrupted);
   const bool tracing = outputs && !config.run.trace_path.empty();
   sim.recorder().enable_trace(tracing);
   json summary = {{"scenario", config.name}, {"seed", seed}, {"sim_time_s", 0.0}, {"events", 0}, {"wall_time_s", 0.0}};
   const bool training_run = config.workload == WorkloadKind::training_run;
   const bool jobs = config.workload == WorkloadKind::jobs;
+  const bool serving = config.workload == WorkloadKind::serving;
   if (training_run) summary["training_run"] = detail::run_training_run(config, sim, outputs != nullptr);
   else if (jobs)
     summary["jobs"] = detail::run_jobs(config, sim, outputs != nullptr,
                                        outputs && options.job_table ? &outputs->jobs_csv : nullptr);
+  else if (serving && !config.serving_kv_over_network) summary["serving"] = detail::run_serving(config, sim, nullptr, outputs != nullptr);
   else run_network(config, sim, outputs, options, summary);
   summary["sim_time_s"] = sim.now();
   summary["events"] = sim.events_processed();
   if (outputs) {
     std::ostringstream ts, tr;
     // A training run records its series at every change of its state and fleet; a jobs
-    // workload samples its queues (hourly by default).
-    if (config.run.timeseries_interval_s > 0 || training_run || jobs) {
+    // workload samples its queues (hourly by default); a serving fleet every
+    // config.serving.timeseries_interval_s (60 s unless the file says).
+    if (config.run.timeseries_interval_s > 0 || training_run || jobs ||
+        (serving && config.serving.timeseries_interval_s > 0)) {
       sim.recorder().write_timeseries_csv(ts);
       outputs->timeseries_csv = ts.str();
     }
@@ -206,22 +248,52 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
   }
   summary["wall_time_s"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  detail::check_finite(summary);
   return summary;
+}
+
+// Whether the workload runs on the simulated fabric: not a training run, nor a serving fleet
+// but for its KV caches when they cross one.
+// The workload moves bytes over the simulated network (a World runs it).
+bool runs_on_network(const Config& config) {
+  switch (config.workload) {
+    case WorkloadKind::training_run:
+    case WorkloadKind::jobs: return false;
+    case WorkloadKind::serving: return config.serving_kv_over_network;
+    default: return true;
+  }
+}
+
+// The summary reports what the fabric costs: for every workload on the network, and for a
+// jobs cluster placed on a topology (its nodes' fabric, though jobs send no bytes on it).
+bool reports_fabric(const Config& config) {
+  return runs_on_network(config) || (config.workload == WorkloadKind::jobs && !config.jobs.node_domain.empty());
 }
 
 }  // namespace
 
 void check_buildable(const Config& config) {
-  // No network: parse_config checked it all (and built a jobs workload's topology).
-  if (config.workload == WorkloadKind::training_run || config.workload == WorkloadKind::jobs) return;
+  if (!runs_on_network(config)) return;  // no network; parse_config checked it all
+  check_cost(config);
+  // A large fabric is checked from its parameters only (the parser ran the builders' checks):
+  // building a million-node topology to validate a file would take minutes.
+  double cables = 0;
+  try {
+    cables = double(topo::topology_size(config.topology).cables);
+  } catch (const topo::BuildError&) {
+    // Building reports it, at its key.
+  }
+  if (cables > kMaxValidateBuildCables) return;
   engine::Simulator sim(config.seed);
   World world(config, sim);
   detail::check_collectives(config, *world.comm);
 }
 
 RunOutput run_scenario(const Config& config, const RunOptions& options) {
+  check_cost(config);
   const auto wall0 = std::chrono::steady_clock::now();
   RunOutput out;
+  out.warnings = config.warnings;
   const int n = std::max(1, config.run.replications);
   // In parallel: each replication has its own Simulator and seed and writes its own slot, so
   // the summaries, combined in seed order, are the same for any thread count.
@@ -229,10 +301,11 @@ RunOutput run_scenario(const Config& config, const RunOptions& options) {
       static_cast<std::size_t>(n), config.seed, options.threads,
       [&](uint64_t seed) { return run_once(config, seed, seed == config.seed ? &out : nullptr, options); });
   out.summary = combine_replications(summaries);
-  if (config.workload != WorkloadKind::training_run) {  // the workload ran on a fabric: what it cost
+  if (reports_fabric(config)) {  // what the fabric it ran on costs
     out.summary["fabric"] = detail::fabric_summary(config);
     detail::add_cost_per_busbw(out.summary, out.summary["fabric"]);
   }
+  detail::check_finite(out.summary);
   if (n > 1 && out.summary.contains("collective")) {
     // The combined table keeps the sizes every replication reached: it lacks the most any
     // replication left out.

@@ -1,7 +1,9 @@
 #pragma once
 // Assemble the world a Config describes, run it, and summarize (SCENARIOS.md "Summary").
 #include <memory>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,18 +29,28 @@ struct RunOutput {
   std::string links_csv;
   // jobs workloads: one row per job (run_jobs.hpp, jobs_table_csv); empty unless asked for.
   std::string jobs_csv;
+  // What the run bounded instead of refusing, as "warning: <path>: ..." lines for stderr (a
+  // time series coarsened to stay within its sample limit).
+  std::vector<std::string> warnings;
 };
 
 struct RunOptions {
   bool flow_table = false;  // fill RunOutput::flows_csv
   bool job_table = false;   // fill RunOutput::jobs_csv
   int threads = 0;          // replications at once: 0 TBB's default, 1 serial, n at most n
+  // Polled while simulating (engine::Simulator::set_interrupt_check), from whichever thread
+  // runs a replication (so thread-safe); when it returns true the run throws
+  // engine::Interrupted. Empty: never.
+  std::function<bool()> interrupted;
 };
 
 // Runs every replication (run.replications, seeds seed, seed+1, ...), in parallel, and
 // combines them in seed order (the same summary for any options.threads).
-// Throws InputError for problems only found while building (e.g. a fat-tree that needs more
-// spine ports than switch_radix gives).
+// First checks the run's estimated cost against run.max_memory (run_budget.hpp), and, on a
+// custom fabric, that every pair of ranks the workload needs is connected. Throws InputError
+// for those and for problems only found while building (e.g. a fat-tree that needs more
+// spine ports than switch_radix gives), and when a transfer cannot finish (no run.until and
+// no progress: named).
 RunOutput run_scenario(const Config& config, const RunOptions& options = {});
 
 // The topology a Config describes; a builder's BuildError becomes an InputError at
@@ -56,6 +68,10 @@ Fabric build_fabric(const Config& config, engine::Simulator& sim, const topo::To
                     net::Placement placement);
 
 // What `validate` checks beyond parse_config: the topology builds and the routing applies.
+// What `validate` checks beyond parse_config: the run's estimated cost fits run.max_memory,
+// and, on fabrics small enough to build quickly (run_budget.hpp), the topology builds, the
+// routing applies, the workload's pairs are connected and its plans exist. Fast at any size:
+// a large fabric is checked from its parameters only.
 void check_buildable(const Config& config);
 
 }  // namespace cs::scenario

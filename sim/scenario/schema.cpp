@@ -15,6 +15,7 @@
 #include "sim/scenario/document_util.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/quantity.hpp"
+#include "sim/scenario/quantity_range.hpp"
 #include "sim/scenario/suggest.hpp"
 
 namespace cs::scenario {
@@ -137,8 +138,17 @@ std::string range_text(const json& s) {
 
 std::string brief(const json* node, int depth = 0);
 
+// The quantity kind of definition `ref`: its own name ("time", "bandwidth", ...) or, for a
+// ranged definition ("link_bandwidth", "latency", ...), its "x-quantity".
+std::optional<QuantityKind> quantity_kind_of(const std::string& ref) {
+  const json& defs = compiled().doc.at("definitions");
+  if (defs.contains(ref) && defs.at(ref).contains("x-quantity"))
+    return quantity_kind_from_name(defs.at(ref).at("x-quantity").get<std::string>());
+  return quantity_kind_from_name(ref);
+}
+
 std::string brief_branch(const json& s, const std::string& ref, int depth) {
-  if (auto kind = quantity_kind_from_name(ref))
+  if (auto kind = quantity_kind_of(ref))
     return std::string(quantity_kind_name(*kind)) + " (" + std::string(quantity_accepted(*kind)) + ")";
   if (s.contains("enum")) {
     std::vector<std::string> names;
@@ -187,9 +197,11 @@ InputError describe(const json* node, const json& value, const std::string& path
   std::string ref;
   const json* s = resolve(node, &ref);
   if (!s) return InputError(path, "invalid value " + describe_value(value));
-  if (auto kind = quantity_kind_from_name(ref)) {
+  if (auto kind = quantity_kind_of(ref)) {
     try {
-      parse_quantity(value, *kind, path);
+      const double si = parse_quantity(value, *kind, path);
+      // A ranged definition: the range, with its units, rather than the bare numbers.
+      if (s->contains("minimum") && s->contains("maximum")) check_range(si, value, ref, path);
     } catch (const InputError& e) {
       return e;
     }
@@ -201,6 +213,8 @@ InputError describe(const json* node, const json& value, const std::string& path
     int matches = 0;
     for (const auto& b : s->at(key)) {
       const json* rb = resolve(&b);
+      // A "const" branch (0 for "none") matches only its value: it cannot be what was meant.
+      if (rb && rb->contains("const") && rb->at("const") != value) continue;
       if (rb && (!rb->contains("type") || type_matches(rb->at("type"), value))) {
         match = &b;
         ++matches;

@@ -2,26 +2,18 @@
 #include "sim/scenario/sweep.hpp"
 
 #include <algorithm>
-#include <set>
 #include <unordered_map>
 
-#include "sim/scenario/input_error.hpp"
+#include "sim/scenario/grid_check.hpp"
 
 namespace cs::scenario {
 
 using nlohmann::json;
 
 std::vector<SweepPoint> grid_points(const std::vector<GridAxis>& axes, const std::string& at) {
-  std::set<std::string> seen;
-  std::size_t total = 1;
-  for (const auto& axis : axes) {
-    if (!seen.insert(axis.path).second)
-      throw InputError(at, axis.path + " is given twice; give all its values in one axis");
-    if (axis.values.empty()) throw InputError(at, axis.path + " has no values");
-    if (axis.values.size() > kMaxSweepPoints / total)
-      throw InputError(at, "at most " + std::to_string(kMaxSweepPoints) + " points; this grid has more");
-    total *= axis.values.size();
-  }
+  std::vector<GridAxisShape> shape;
+  for (const auto& axis : axes) shape.push_back({axis.path, axis.values.size()});
+  const std::size_t total = check_grid(shape, at);
   std::vector<SweepPoint> points(total);
   for (std::size_t p = 0; p < total; ++p) {
     std::size_t rest = p;

@@ -21,12 +21,9 @@ struct GridAxis {
 // A point: (path, value) per axis, in the axes' order.
 using SweepPoint = std::vector<std::pair<std::string, nlohmann::json>>;
 
-// At most this many points in one sweep.
-inline constexpr std::size_t kMaxSweepPoints = 1'000'000;
-
-// The cartesian product of `axes` in itertools.product order (the first axis varies slowest).
-// Throws InputError at `at` ("--grid", or "grid" from Python) for a path given twice, an axis
-// without values, or more than kMaxSweepPoints points (checked before any is built).
+// The cartesian product of `axes` in itertools.product order (the first axis varies slowest),
+// after check_grid (grid_check.hpp: at most kMaxGridPoints points, no path twice or inside
+// another, no empty axis; InputError at `at`, "--grid" or "grid"), before any is built.
 std::vector<SweepPoint> grid_points(const std::vector<GridAxis>& axes, const std::string& at);
 
 // A row: columns in insertion order; putting an existing column overwrites it in place.

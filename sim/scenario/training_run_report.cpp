@@ -1,11 +1,11 @@
 #include "sim/scenario/training_run_report.hpp"
 
-#include "sim/scenario/report_format.hpp"
+#include "sim/scenario/report_text.hpp"
 
 namespace cs::scenario {
 
+using namespace detail;
 using nlohmann::json;
-using namespace report;
 
 std::string training_run_text(const json& b) {
   std::string out = "training run: ";
@@ -15,12 +15,7 @@ std::string training_run_text(const json& b) {
   out += ", " + duration(at(b, "job", "useful_time_s")) + " of training kept\n";
   out += "  wall time      " + duration(b.value("wall_time_s", json())) + "   goodput " +
          printf_text("%.4g", mean_of(b.value("goodput", json()))) + ci(b.value("goodput", json()), "%.2g") + "\n";
-  out += "  cost           " + dollars(b.value("cost_usd", json()));
-  if (b.contains("cost_usd_by_market"))
-    for (const auto& [market, usd] : b["cost_usd_by_market"].items())
-      if (mean_of(usd) > 0.0)
-        out += "   " + market + " " + dollars(usd) + " (" +
-               plain(mean_of(at(b, "node_hours_by_market", market.c_str()))) + " node-h)";
+  out += "  cost           " + dollars(b.value("cost_usd", json())) + cost_by_market(b, "node_hours_by_market", "node-h");
   out += "\n  interruptions  " + count(b.value("interruptions", json())) + " (spot reclaims)   failures " +
          count(b.value("failures", json())) + "   restores " + count(at(b, "job", "restores")) + "\n";
   const json& interval = at(b, "checkpoint", "interval_s");

@@ -132,7 +132,7 @@ def test_core_stub_lists_every_compiled_function():
     import clustersim._core as core
 
     stub = ast.parse((ROOT / "python" / "clustersim" / "_core.pyi").read_text())
-    stubbed = {n.name for n in stub.body if isinstance(n, ast.FunctionDef)}
+    stubbed = {n.name for n in stub.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
     compiled = {name for name in dir(core) if not name.startswith("_") and callable(getattr(core, name))}
     assert stubbed == compiled
     assert (cs.__file__ and (ROOT / "python" / "clustersim" / "py.typed").exists())

@@ -20,6 +20,8 @@ BLOCK_KEYS = {
                      "restore_time_s", "cost_usd"},
     "jobs": {"submitted", "completed", "wait_mean_s", "wait_p95_s", "utilization", "preemptions",
              "lost_gpu_hours", "cost_usd", "queues"},
+    "serving": {"requests", "completed", "dropped", "latency_mean_s", "latency_p50_s", "latency_p95_s",
+                "latency_p99_s", "wait_mean_s", "slo_attainment", "replicas_mean", "replicas_max", "cost_usd"},
 }
 
 

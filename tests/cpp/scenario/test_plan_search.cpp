@@ -41,7 +41,7 @@ TEST_CASE("plan search: dropped, screened, refined, ranked, whatever the threads
   for (std::size_t i = 0; i < 5; ++i) CHECK(a.rows[i]["simulation"] == "network");
   // No plan left screened promises more than the fifth best network figure.
   for (const auto& r : a.rows)
-    if (r["simulation"] == "screening") CHECK(r["tokens_per_s"].get<double>() <= a.rows[4]["tokens_per_s"].get<double>());
+    if (r["simulation"] == "screening") CHECK(r["tokens_per_s"].get<double>() * (1 + kScreeningMargin) <= a.rows[4]["tokens_per_s"].get<double>());
 
   // The best plan, run as a scenario, gives the same step.
   json doc = small_search();

@@ -84,11 +84,11 @@ TEST_CASE("model states reproduce the ZeRO paper's 7.5B on 64 GPUs through a sce
   // Rajbhandari et al. 2020, Figure 1: Psi = 7.5 B, N_d = 64, K = 12: 120, 31.4, 16.6, 1.9 GB.
   // A GPT-style model of 36 layers of hidden 4096 and a vocabulary of 61,280 has Psi = 7.50 B.
   json doc = free_node(8);
-  doc["topology"] = {{"kind", "fat_tree"}, {"nodes", 8}, {"link_bandwidth", 1e18}, {"link_latency", 0}};
+  doc["topology"] = {{"kind", "fat_tree"}, {"nodes", 8}, {"link_bandwidth", 1e14}, {"link_latency", 0}};
   doc["hardware"]["node"]["nics"] = 8;
   doc["workload"] = {{"kind", "training"},
                      {"model", {{"layers", 36}, {"hidden", 4096}, {"heads", 32}, {"seq_len", 256}, {"vocab", 61280},
-                                {"bias", true}, {"tied_embeddings", true}}},
+                                {"bias", true}, {"tied_embeddings", true}, {"mlp", "gelu"}}},
                      {"batch", {{"global", 64}, {"micro", 1}}}};
   const double paper[] = {120, 31.4, 16.6, 1.9};
   for (int zero = 0; zero <= 3; ++zero) {

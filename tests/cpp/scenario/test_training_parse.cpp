@@ -75,7 +75,7 @@ TEST_CASE("training errors name their key", "[training][parse]") {
   const json shape = tiny_model(4);
   const Case cases[] = {
       {{{"model", {{"preset", "lama3-8b"}}}}, "workload.model.preset", "unknown model"},
-      {{{"model", {{"layers", 4}}}}, "workload.model.hidden", "required when no preset"},
+      {{{"model", {{"layers", 4}}}}, "workload.model.hidden", "required without a preset"},
       {json::object(), "workload.model", "required"},
       {{{"model", shape}, {"parallel", {{"tp", 2}, {"dp", 2}}}}, "workload.parallel.dp", "but the cluster has 8 GPUs"},
       {{{"model", shape}, {"parallel", {{"tp", 8}}}}, "workload.parallel.tp", "heads (4) must be a multiple of tp (8)"},

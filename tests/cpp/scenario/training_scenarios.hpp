@@ -19,11 +19,12 @@ inline json tiny_model(int layers) {
   return {{"layers", layers}, {"hidden", 64}, {"heads", 4}, {"seq_len", 32}, {"vocab", 128}, {"ffn_hidden", 256}};
 }
 
-// One node of `gpus` GPUs whose fabric costs nothing: 1 EB/s links, no latency, the wire alone
+// One node of `gpus` GPUs whose fabric costs next to nothing: 100 TB/s links (the most the
+// schema allows), no latency, the wire alone
 // (network.protocol "none").
 inline json free_node(int gpus) {
   return {{"hardware", {{"gpu", "H100-SXM"},
-                        {"node", {{"gpus", gpus}, {"fabric", "nvswitch"}, {"gpu_bandwidth", 1e18}, {"gpu_latency", 0},
+                        {"node", {{"gpus", gpus}, {"fabric", "nvswitch"}, {"gpu_bandwidth", 1e14}, {"gpu_latency", 0},
                                   {"nics", 1}, {"pcie_latency", 0}}}}},
           {"topology", {{"kind", "single_node"}}},
           {"network", {{"model", "flow"}, {"protocol", "none"}}}};

@@ -1,9 +1,11 @@
 // Load balancers' defining properties, and the replica pool: cold starts, cost = replica-hours
-// x price per market, scale-in draining, and the spot seam (reclaim with warning, capacity
-// back, fallback to on-demand).
+// x price per market (the fleet's cost ledger), scale-in draining, and spot reclaims from the
+// fleet's instance pools (notice, warning, capacity back, fallback to on-demand).
 #include <catch2/catch.hpp>
 
 #include <array>
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -125,9 +127,10 @@ TEST_CASE("Cost is replica-hours x price, per market", "[serving][pool]") {
   Sink sink(sim);
   PoolSpec spec;
   spec.cold_start = ColdStartSpec::none();
-  spec.market.on_demand_per_hour = 3.0;
-  spec.market.spot_per_hour = 1.0;
+  spec.market.usd_per_hour[Market::on_demand] = 3.0;
+  spec.market.usd_per_hour[Market::spot] = 1.0;
   spec.market.spot_share = 0.5;
+  spec.market.reclaims.rate.base_per_s = 0;
   ReplicaPool pool(sim, spec, servers(sim, 1), sink);
   pool.start(4);
   CHECK(pool.replicas_in(Market::spot).size() == 2);
@@ -163,7 +166,7 @@ TEST_CASE("A launched replica serves after its cold start; requests wait at the 
   REQUIRE(sink.done.size() == 1);
   CHECK(sink.done[0].first.start_s == Approx(60));
   CHECK(sink.done[0].second == Approx(65));
-  CHECK(pool.cost_usd() == Approx(65 / 3600.0 * spec.market.on_demand_per_hour));
+  CHECK(pool.cost_usd() == Approx(65 / 3600.0 * spec.market.usd_per_hour[Market::on_demand]));
 }
 
 TEST_CASE("Scale-in drains: in-flight work finishes, queued work moves, billing stops after",
@@ -194,15 +197,22 @@ TEST_CASE("A reclaimed replica drains for its warning, then its work is lost and
   spec.cold_start = ColdStartSpec::none();
   spec.cold_start.node_boot = cs::work::Distribution::constant(30);
   spec.market.spot_share = 1.0;
+  spec.market.reclaims.rate.base_per_s = 0;  // only the scripted reclaims below
+  spec.market.reclaims.warning_s = 120;
+  spec.market.reclaims.capacity_return = cs::work::Distribution::constant(0);
   spec.balance = BalancePolicy::round_robin;
   ReplicaPool pool(sim, spec, servers(sim, 1), sink);
   pool.start(2);
   pool.route(job(1, 0, 100));  // replica 0: ends within a 120 s warning
   pool.route(job(2, 0, 500));  // replica 1: outlasts the warning
   sim.run(10);
-  REQUIRE(pool.reclaim(0, 120));
-  REQUIRE(pool.reclaim(1, 120));
-  CHECK(pool.starting_count() == 2);  // replacements launched at once
+  REQUIRE(pool.reclaim(0));
+  REQUIRE(pool.reclaim(1));
+  CHECK_FALSE(pool.reclaim(0));  // already under notice
+  CHECK(pool.waiting_count() == 2);  // successors wait for spot capacity (back at once here)
+  CHECK(pool.draining_count() == 2);
+  sim.run(11);
+  CHECK(pool.starting_count() == 2);
   sim.run();
   REQUIRE(sink.done.size() == 2);
   const auto& [first, t1] = sink.done[0];
@@ -211,30 +221,40 @@ TEST_CASE("A reclaimed replica drains for its warning, then its work is lost and
   CHECK(t1 == Approx(100));  // finished within its warning
   CHECK(first.attempts == 0);
   CHECK(second.id == 2);
-  CHECK(second.attempts == 1);  // lost at 130 s, sent again to a replacement (ready at 40 s)
+  CHECK(second.attempts == 1);  // lost at 130 s, sent again to a successor (ready at 40 s)
   CHECK(t2 == Approx(130 + 500));
   CHECK(pool.reclaims() == 2);
+  // Replica 0 was given back when it drained at 100 s, replica 1 was taken at 130 s.
+  CHECK(pool.replica_seconds(Market::spot) == Approx(100 + 130 + 2 * (sim.now() - 10)));
 }
 
-TEST_CASE("Without spot capacity launches fall back to on-demand, or wait for it",
+TEST_CASE("A reclaimed replica's successor waits for spot capacity, or falls back to on-demand",
           "[serving][pool]") {
-  for (const bool fallback : {true, false}) {
+  for (const double fallback_after_s : {60.0, std::numeric_limits<double>::infinity()}) {
     Simulator sim;
     Sink sink(sim);
     PoolSpec spec;
     spec.cold_start = ColdStartSpec::none();
     spec.market.spot_share = 1.0;
-    spec.market.fallback_to_on_demand = fallback;
+    spec.market.reclaims.rate.base_per_s = 0;
+    spec.market.reclaims.warning_s = 0;
+    spec.market.reclaims.capacity_return = cs::work::Distribution::constant(600);
+    spec.market.fallback_after_s = fallback_after_s;
     ReplicaPool pool(sim, spec, servers(sim, 1), sink);
     pool.start(1);
-    pool.set_spot_available(false);
-    pool.reclaim(0, 0);
-    sim.run(5);
-    CHECK(pool.replicas_in(Market::on_demand).size() == (fallback ? 1u : 0u));
-    pool.set_spot_available(true);  // capacity is back
-    sim.run(10);
+    REQUIRE(pool.reclaim(0));
+    sim.run(30);
+    CHECK(pool.waiting_count() == 1);
+    CHECK(pool.billed_count() == 0);  // nothing is billed while waiting
+    sim.run(100);
+    const bool fell_back = std::isfinite(fallback_after_s);
+    CHECK(pool.replicas_in(Market::on_demand).size() == (fell_back ? 1u : 0u));
+    CHECK(pool.ready_count() == (fell_back ? 1 : 0));
+    sim.run(700);  // spot capacity is back at 600 s
     CHECK(pool.ready_count() == 1);
-    CHECK(pool.replicas_in(Market::spot).size() == (fallback ? 0u : 1u));
+    CHECK(pool.replicas_in(Market::spot).size() == (fell_back ? 0u : 1u));
+    CHECK(pool.instances(Market::spot).stats().fallbacks == (fell_back ? 1 : 0));
+    CHECK(pool.replica_seconds(Market::on_demand) == Approx(fell_back ? 700 - 60 : 0));
   }
 }
 

@@ -74,7 +74,7 @@ TEST_CASE("LLM serving with HPA: TTFT, TPOT, SLO and scaling", "[serving][fleet]
   CHECK(r.requests == r.completed + r.dropped + r.in_flight);
   CHECK(r.replicas_max > r.replicas_mean);   // it scaled with the daily wave
   CHECK(r.pool.replicas_max <= 20 + 20);
-  CHECK(r.cost_usd == Approx((r.pool.replica_hours_on_demand) * 4.0));
+  CHECK(r.cost_usd == Approx(r.pool.replica_hours[Market::on_demand] * c.fleet.pool.market.usd_per_hour[Market::on_demand]));
   CHECK(r.output_tokens_per_s > 0);
   // The time series: one sample a minute of each series.
   const auto* ready = sim.recorder().series("serving.replicas_ready");
@@ -119,6 +119,9 @@ TEST_CASE("A fifth of the spot capacity reclaimed at peak: lost work retried, re
   cs::engine::Simulator sim(8);
   ServingConfig c = plain_fleet(10, 4, 300, work::Distribution::exponential(0.1), 1200);
   c.fleet.pool.market.spot_share = 1.0;
+  c.fleet.pool.market.reclaims.rate.base_per_s = 0;  // only the scripted reclaims below
+  c.fleet.pool.market.reclaims.warning_s = 30;
+  c.fleet.pool.market.reclaims.capacity_return = work::Distribution::constant(0);
   c.fleet.pool.cold_start = ColdStartSpec::none();
   c.fleet.pool.cold_start.node_boot = work::Distribution::constant(60);
   ServingFleet fleet(sim, c);
@@ -126,15 +129,16 @@ TEST_CASE("A fifth of the spot capacity reclaimed at peak: lost work retried, re
   sim.run(600);
   const std::vector<uint32_t> spot = fleet.pool().replicas_in(Market::spot);
   REQUIRE(spot.size() == 10);
-  for (std::size_t i = 0; i < 2; ++i) fleet.pool().reclaim(spot[i], 30);
+  for (std::size_t i = 0; i < 2; ++i) REQUIRE(fleet.pool().reclaim(spot[i]));
   sim.run(c.until_s);
   const ServingResult r = fleet.result();
   CHECK(r.pool.reclaims == 2);
   CHECK(r.dropped == 0);
-  // Replacements came as spot (capacity was available): everything billed at the spot price.
-  CHECK(r.pool.replica_hours_on_demand == 0);
-  CHECK(r.pool.cost_spot_usd == Approx(r.pool.replica_hours_spot * 1.6));
-  CHECK(r.cost_usd == Approx(r.pool.cost_spot_usd));
+  // Replacements came as spot (capacity was back at once): everything billed at the spot price.
+  CHECK(r.pool.replica_hours[Market::on_demand] == 0);
+  CHECK(r.pool.cost_usd_by_market[Market::spot] ==
+        Approx(r.pool.replica_hours[Market::spot] * c.fleet.pool.market.usd_per_hour[Market::spot]));
+  CHECK(r.cost_usd == Approx(r.pool.cost_usd_by_market[Market::spot]));
   CHECK(fleet.pool().ready_count() == 10);  // replaced after their cold start
   CHECK(r.requests == r.completed + r.in_flight);
 }

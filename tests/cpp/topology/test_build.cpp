@@ -251,3 +251,40 @@ TEST_CASE("fat_tree of 16,384 GPUs builds with the closed-form sizes") {
   CHECK(t.fat_tree()->spines == 64);
   CHECK(t.vertex(t.gpu(16383)).name == "n2047.gpu7");
 }
+
+TEST_CASE("topology_size counts what build_topology builds, without building", "[build][size]") {
+  std::vector<cs::topo::TopologyParams> cases;
+  cs::topo::TopologyParams ft;
+  ft.kind = cs::topo::TopologyKind::fat_tree;
+  ft.nodes = 37;
+  ft.node.nics = 4;
+  ft.switch_radix = 16;
+  ft.tiers = 3;
+  ft.rail_optimized = true;
+  cases.push_back(ft);
+  cs::topo::TopologyParams df;
+  df.kind = cs::topo::TopologyKind::dragonfly;
+  df.nodes = 40;
+  df.routers_per_group = 4;
+  df.nodes_per_router = 2;
+  df.global_links_per_router = 2;
+  df.groups = 5;
+  df.local_parallel_links = 2;
+  cases.push_back(df);
+  cs::topo::TopologyParams torus;
+  torus.kind = cs::topo::TopologyKind::torus;
+  torus.dims = {3, 2, 4};
+  torus.nodes = 24;
+  torus.dim_parallel_links = {2};
+  cases.push_back(torus);
+  cs::topo::TopologyParams single;
+  single.kind = cs::topo::TopologyKind::single_node;
+  single.node.fabric = cs::topo::NodeFabric::nvlink_mesh;
+  cases.push_back(single);
+  for (const auto& p : cases) {
+    const cs::topo::Topology t = cs::topo::build_topology(p);
+    const cs::topo::TopologySize s = cs::topo::topology_size(p);
+    CHECK(s.vertices == static_cast<int64_t>(t.num_vertices()));
+    CHECK(s.cables == static_cast<int64_t>(t.num_cables()));
+  }
+}

@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include "helpers.hpp"
+#include "topology/reachability.hpp"
+#include "topology/routing.hpp"
 
 using namespace cs::topo;
 using cs::topo::test::check_route;
@@ -119,4 +121,35 @@ TEST_CASE("custom: an unconnected node is unreachable, with both GPUs named") {
   CHECK(r->route(8, 11, 0).links.size() == 2);
   CHECK(r->route(4, 3, 0).links.size() == 5);
   CHECK_THROWS_AS(make_router(t, RoutingKind::dmodk, 0), std::invalid_argument);
+}
+
+TEST_CASE("node reachability: through switches, or a direct NIC cable; a NIC never forwards", "[custom][reach]") {
+  // n0 - n1 - n2 as NIC-to-NIC cables, and n3, n4 on switch s (s - t - n5 through a second
+  // switch): n0 reaches n1 but not n2; n3, n4, n5 reach each other; nothing joins the groups.
+  cs::topo::TopologyParams p;
+  p.kind = cs::topo::TopologyKind::custom;
+  p.nodes = 6;
+  p.node.gpus = 1;
+  p.node.nics = 1;
+  p.switches = {"s", "t"};
+  for (auto [a, b] : std::vector<std::pair<const char*, const char*>>{
+           {"n0", "n1"}, {"n1", "n2"}, {"n3", "s"}, {"n4", "s"}, {"s", "t"}, {"t", "n5"}})
+    p.links.push_back({a, b, 1e9, 1e-6});
+  const cs::topo::Topology t = cs::topo::build_topology(p);
+  const cs::topo::NodeReachability reach(t);
+  CHECK(reach.connected(0, 1));
+  CHECK(reach.connected(1, 2));
+  CHECK_FALSE(reach.connected(0, 2));
+  CHECK(reach.connected(3, 5));
+  CHECK_FALSE(reach.connected(2, 3));
+  int a = -1, b = -1;
+  CHECK(reach.all_connected({3, 4, 5}));
+  CHECK_FALSE(reach.all_connected({0, 1, 2}, &a, &b));
+  CHECK(a == 0);
+  CHECK(b == 2);
+  // The routes agree: shortest routing finds n0 -> n1 and n3 -> n5, and none for n0 -> n2.
+  auto router = cs::topo::make_router(t, cs::topo::RoutingKind::shortest, 1);
+  CHECK_FALSE(router->route(0, 1, 0).links.empty());
+  CHECK_FALSE(router->route(3, 5, 0).links.empty());
+  CHECK_THROWS_AS(router->route(0, 2, 0), cs::topo::RouteError);
 }

@@ -1,10 +1,10 @@
-#include "sim/scenario/report_format.hpp"
+#include "sim/scenario/report_text.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-namespace cs::scenario::report {
+namespace cs::scenario::detail {
 
 using nlohmann::json;
 
@@ -50,4 +50,13 @@ std::string dollars(const json& v) {
   return printf_text("$%.2f", usd) + ci(v, "%.2f");
 }
 
-}  // namespace cs::scenario::report
+std::string cost_by_market(const json& b, const char* hours_key, const char* unit) {
+  std::string out;
+  if (!b.contains("cost_usd_by_market")) return out;
+  for (const auto& [market, usd] : b["cost_usd_by_market"].items())
+    if (mean_of(usd) > 0.0)
+      out += "   " + market + " " + dollars(usd) + " (" + plain(mean_of(at(b, hours_key, market.c_str()))) + " " + unit + ")";
+  return out;
+}
+
+}  // namespace cs::scenario::detail

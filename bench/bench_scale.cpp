@@ -1,0 +1,63 @@
+// Scale through the scenario layer (issue 10): staggered flows through one bottleneck (the
+// flow model's processor-sharing classes: one completion event per class, not per flow) and
+// traffic all-to-all on a fat-tree. Each case runs in a child process: CPU seconds, peak RSS,
+// events. Prints figures only; never fails.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench_util.hpp"
+#include "sim/scenario/load.hpp"
+#include "sim/scenario/run.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+void report(const char* what, const json& doc) {
+  cs::bench::in_child([&] {
+    const auto config = cs::scenario::parse_config(doc);
+    const double t0 = cs::bench::process_cpu_s();
+    cs::scenario::RunOptions options;
+    options.threads = 1;
+    const auto out = cs::scenario::run_scenario(config, options);
+    const double cpu = cs::bench::process_cpu_s() - t0;
+    std::printf("%-46s %9.2f s CPU %9.0f MB peak RSS %12.0f events\n", what, cpu, cs::bench::peak_rss_mb(),
+                out.summary["events"].get<double>());
+  });
+}
+
+// n flows of 100 MB from rank 0 to rank 1 of two single-GPU nodes on one switch (50 GB/s), one
+// every 10 ns: all n share the one link at once, each starting while the others run.
+json staggered(int n) {
+  json flows = json::array();
+  for (int i = 0; i < n; ++i) flows.push_back({{"src", 0}, {"dst", 1}, {"bytes", 1e8}, {"start", i * 1e-8}});
+  return {{"hardware", {{"node", {{"gpus", 1}, {"nics", 1}, {"nic_bandwidth", "50GB/s"}}}}},
+          {"topology", {{"kind", "fat_tree"}, {"nodes", 2}, {"switch_radix", 8}}},
+          {"workload", {{"kind", "traffic"}, {"pattern", "flows"}, {"flows", flows}}}};
+}
+
+json all_to_all(int nodes, const char* routing) {
+  return {{"hardware", {{"node", {{"gpus", 1}, {"nics", 1}, {"nic_bandwidth", "50GB/s"}}}}},
+          {"topology", {{"kind", "fat_tree"}, {"nodes", nodes}, {"switch_radix", 64}}},
+          {"network", {{"routing", routing}}},
+          {"workload", {{"kind", "traffic"}, {"pattern", "all_to_all"}, {"bytes", "1MiB"}}}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const auto quick = cs::bench::parse_quick(argc, argv);
+  if (!quick) return 2;
+  const std::vector<int> flow_counts = *quick ? std::vector<int>{1000, 10000} : std::vector<int>{1000, 10000, 100000};
+  for (int n : flow_counts)
+    report(("staggered flows through one link: " + std::to_string(n)).c_str(), staggered(n));
+  const std::vector<int> node_counts = *quick ? std::vector<int>{64} : std::vector<int>{256, 1024};
+  for (int nodes : node_counts)
+    for (const char* routing : {"dmodk", "ecmp"})
+      report(("traffic all_to_all, fat-tree " + std::string(routing) + ": " + std::to_string(nodes) + " GPUs").c_str(),
+             all_to_all(nodes, routing));
+  return 0;
+}

@@ -1,0 +1,53 @@
+#pragma once
+// Where a serving pool's replicas are bought and what they cost: the fleet's markets
+// (market.hpp), price catalog (instance_prices.hpp), spot reclaim process (spot_reclaims.hpp)
+// and failures (failures.hpp), the same model a training run's nodes live in.
+//
+// Each replica holds one instance of its market's fleet::InstancePool from its launch to its
+// stop, so one instance is one replica, priced per replica-hour; the reclaim and failure rates
+// apply per replica. A launch goes to the reserved market while reserved replicas are below
+// reserved_share of the pool, then to spot below spot_share, else on demand
+// (market_for_launch). A launch finds capacity at once; the replacement of a replica that was
+// reclaimed waits for spot capacity to come back (reclaims.capacity_return), or is bought on
+// demand after fallback_after_s; the replacement of a failed replica comes after
+// failures.replacement.
+//
+// Prices default to the catalog's aws.p5.48xlarge (8 x H100) per GPU, for a one-GPU replica:
+// replica_prices() scales an instance's prices by the replica's share of its GPUs.
+// Units: USD per replica-hour, seconds, shares in [0, 1].
+#include <limits>
+#include <string_view>
+
+#include "sim/fleet/failures.hpp"
+#include "sim/fleet/market.hpp"
+#include "sim/fleet/spot_reclaims.hpp"
+
+namespace cs::serving {
+
+// USD per replica-hour per market for a replica of `gpus` GPUs on `instance` of the built-in
+// catalog: the instance's price x gpus / its GPUs (a market it does not list is derived, as
+// the catalog does). Throws std::out_of_range for an unknown instance.
+fleet::PerMarket<double> replica_prices(std::string_view instance, int gpus);
+
+// No failures: a serving fleet's default (fleet.failures turns them on).
+fleet::FailureConfig no_failures();
+
+struct MarketSpec {
+  fleet::PerMarket<double> usd_per_hour = replica_prices("aws.p5.48xlarge", 1);
+  double spot_share = 0;      // of the replicas, in [0, 1]
+  double reserved_share = 0;  // of the replicas, in [0, 1 - spot_share]
+  fleet::SpotReclaimConfig reclaims;          // of spot replicas (the fleet's defaults)
+  fleet::FailureConfig failures = no_failures();
+  double fallback_after_s = std::numeric_limits<double>::infinity();  // never, as the fleet's
+
+  double price_per_hour(fleet::Market m) const { return usd_per_hour[m]; }
+};
+
+// Throws std::invalid_argument naming the field.
+void validate_market(const MarketSpec& spec);
+
+// The market of the next launch, given the active replicas per market (reserved first, then
+// spot, each while below its share of the pool after the launch; on demand otherwise).
+fleet::Market market_for_launch(const MarketSpec& spec, const fleet::PerMarket<int>& active);
+
+}  // namespace cs::serving

@@ -1,0 +1,109 @@
+// The flow model's max-min solve: progressive filling over the classes (flow_model.hpp) of
+// the component an instant's changes touched.
+#include <algorithm>
+#include <functional>
+
+#include "sim/network/flow_model.hpp"
+
+namespace cs::net {
+
+namespace {
+constexpr auto kLater = std::greater<>();
+}  // namespace
+
+void FlowModel::mark_dirty(LinkIndex l) {
+  if (!dirty_[l]) {
+    dirty_[l] = 1;
+    dirty_links_.push_back(l);
+  }
+}
+
+void FlowModel::recompute() {
+  if (dirty_links_.empty()) return;
+  // The union of the components touched by this instant's changes: classes and links
+  // reachable from a dirty link through shared links. Only their rates can change.
+  ++epoch_;
+  comp_links_.clear();
+  comp_classes_.clear();
+  for (LinkIndex l : dirty_links_) {
+    dirty_[l] = 0;
+    if (link_mark_[l] != epoch_) {
+      link_mark_[l] = epoch_;
+      comp_links_.push_back(l);
+    }
+  }
+  dirty_links_.clear();
+  uint64_t flows = 0;
+  for (std::size_t i = 0; i < comp_links_.size(); ++i) {
+    for (uint32_t c : classes_on(comp_links_[i])) {
+      Class& k = classes_[c];
+      if (k.mark == epoch_) continue;
+      k.mark = epoch_;
+      comp_classes_.push_back(c);
+      flows += k.n;
+      for (const LinkIndex l : links_of(k)) {
+        if (link_mark_[l] != epoch_) {
+          link_mark_[l] = epoch_;
+          comp_links_.push_back(l);
+        }
+      }
+    }
+  }
+  if (comp_classes_.empty()) return;
+  ++stats_.recomputations;
+  stats_.max_component_flows = std::max(stats_.max_component_flows, flows);
+  solve_component();
+}
+
+void FlowModel::solve_component() {
+  // Progressive filling: raise every unfixed flow's rate together; the link whose residual
+  // capacity per unfixed flow is smallest saturates first and fixes its flows at that share.
+  // A class of n flows counts n times on each link it crosses (n per crossing), so identical
+  // flows are fixed together. A lazy min-heap of (share, link); a link's share only grows as
+  // flows elsewhere get fixed, so an entry whose share no longer matches the link's current
+  // one is stale.
+  for (uint32_t c : comp_classes_) classes_[c].fixed = false;
+  heap_.clear();
+  for (LinkIndex l : comp_links_) {
+    residual_[l] = capacity_[l];
+    unfixed_[l] = link_flows_[l];
+    if (unfixed_[l]) heap_.push_back({residual_[l] / unfixed_[l], l});
+  }
+  std::make_heap(heap_.begin(), heap_.end(), kLater);
+  double level = 0;  // the water level never goes down; guards against rounding drift
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), kLater);
+    const auto [share, l] = heap_.back();
+    heap_.pop_back();
+    if (unfixed_[l] == 0 || share != residual_[l] / unfixed_[l]) continue;
+    level = std::max(level, share);
+    for (uint32_t c : classes_on(l)) {
+      Class& k = classes_[c];
+      if (k.fixed) continue;
+      k.fixed = true;
+      set_rate(c, level);
+      const double used = level * k.n;
+      for (const LinkIndex o : links_of(k)) {
+        residual_[o] = std::max(0.0, residual_[o] - used);
+        unfixed_[o] -= k.n;
+        if (o != l && unfixed_[o]) {
+          heap_.push_back({residual_[o] / unfixed_[o], o});
+          std::push_heap(heap_.begin(), heap_.end(), kLater);
+        }
+      }
+    }
+  }
+  // Every class on a component link is in the component, so what the filling left over is
+  // exactly the capacity the new rates leave unused, crossings counted.
+  for (LinkIndex l : comp_links_) peak_util_[l] = std::max(peak_util_[l], 1.0 - residual_[l] / capacity_[l]);
+}
+
+void FlowModel::set_rate(uint32_t c, double rate) {
+  Class& k = classes_[c];
+  if (rate == k.rate && !k.reschedule) return;  // its queued completion is still right
+  advance(k);  // at the old rate, up to now
+  k.rate = rate;
+  queue_completion(c);
+}
+
+}  // namespace cs::net

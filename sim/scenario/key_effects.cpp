@@ -1,0 +1,74 @@
+#include "sim/scenario/key_effects.hpp"
+
+#include <string>
+#include <vector>
+
+#include "sim/scenario/input_error.hpp"
+
+namespace cs::scenario::detail {
+namespace {
+
+using nlohmann::json;
+using topo::TopologyKind;
+
+// The topology keys only some families read (parse_topology*.cpp); the rest apply to all.
+struct FamilyKey {
+  const char* key;
+  std::vector<TopologyKind> families;
+};
+
+const std::vector<FamilyKey>& family_keys() {
+  static const std::vector<FamilyKey> keys = {
+      {"tiers", {TopologyKind::fat_tree}},
+      {"oversubscription", {TopologyKind::fat_tree}},
+      {"switch_radix", {TopologyKind::fat_tree, TopologyKind::dragonfly, TopologyKind::torus}},
+      {"rail_optimized", {TopologyKind::fat_tree, TopologyKind::dragonfly}},
+      {"parallel_links", {TopologyKind::fat_tree, TopologyKind::dragonfly, TopologyKind::torus}},
+      {"groups", {TopologyKind::dragonfly}},
+      {"routers_per_group", {TopologyKind::dragonfly}},
+      {"nodes_per_router", {TopologyKind::dragonfly}},
+      {"global_links_per_router", {TopologyKind::dragonfly}},
+      {"global_bandwidth", {TopologyKind::dragonfly}},
+      {"global_latency", {TopologyKind::dragonfly}},
+      {"global_arrangement", {TopologyKind::dragonfly}},
+      {"dims", {TopologyKind::torus}},
+      {"switches", {TopologyKind::custom}},
+      {"links", {TopologyKind::custom}},
+  };
+  return keys;
+}
+
+const json* object_at(const json& doc, const char* a, const char* b = nullptr) {
+  if (!doc.is_object() || !doc.contains(a) || !doc[a].is_object()) return nullptr;
+  if (!b) return &doc[a];
+  const json& x = doc[a];
+  return x.contains(b) && x[b].is_object() ? &x[b] : nullptr;
+}
+
+}  // namespace
+
+void check_key_effects(const json& doc, Config& config) {
+  if (const json* w = object_at(doc, "workload"); w && w->contains("background") && config.workload == WorkloadKind::traffic)
+    throw InputError("workload.background",
+                     "a background runs beside a collective; on a traffic workload it would not run",
+                     "add its flows to the traffic (workload.flows), or make the main workload a collective");
+  if (const json* node = object_at(doc, "hardware", "node"); node && config.topology.node.fabric == topo::NodeFabric::pcie)
+    for (const char* key : {"gpu_bandwidth", "gpu_latency"})
+      if (node->contains(key))
+        config.warnings.push_back(std::string("warning: hardware.node.") + key +
+                                  ": has no effect on a PCIe node (no NVLink: GPUs reach each other over "
+                                  "pcie_bandwidth and pcie_latency; ignored)");
+  if (const json* t = object_at(doc, "topology")) {
+    const TopologyKind kind = config.topology.kind;
+    for (const FamilyKey& fk : family_keys()) {
+      if (!t->contains(fk.key)) continue;
+      bool used = false;
+      for (TopologyKind f : fk.families) used = used || f == kind;
+      if (!used)
+        config.warnings.push_back("warning: topology." + std::string(fk.key) + ": has no effect on a " +
+                                  std::string(topo::to_string(kind)) + " topology (ignored)");
+    }
+  }
+}
+
+}  // namespace cs::scenario::detail

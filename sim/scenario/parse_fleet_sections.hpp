@@ -1,0 +1,37 @@
+#pragma once
+// Internal: the fleet section's keys that training runs and serving fleets share
+// (parse_fleet.cpp), and the serving workload and fleet (parse_serving*.cpp). Each reads its
+// part of the (schema-valid, number-normalized) document and reports errors at their paths.
+#include <string>
+
+#include "sim/fleet/failures.hpp"
+#include "sim/fleet/market.hpp"
+#include "sim/fleet/spot_reclaims.hpp"
+#include "sim/scenario/config.hpp"
+#include "sim/scenario/parse_util.hpp"
+
+namespace cs::scenario::detail {
+
+// fleet.market: shares of the fleet per market (on demand takes the rest).
+struct MarketShares {
+  double spot = 0.0;
+  double reserved = 0.0;
+};
+MarketShares parse_market(const json& fleet);
+
+// fleet.instance: a price catalog entry (data/instance_prices.json), `default_name` when
+// absent; an unknown name is an error at fleet.instance.
+std::string parse_instance(const json& fleet, const std::string& default_name);
+// fleet.prices: each market given replaces its entry of `usd_per_hour` (USD per hour of the
+// fleet's unit: a node for a training run, a replica for a serving fleet).
+void parse_price_overrides(const json& fleet, fleet::PerMarket<double>& usd_per_hour);
+// fleet.interruptions and fleet.failures into the fleet library's configurations.
+void parse_interruptions(const json& fleet, fleet::SpotReclaimConfig& reclaims, double& fallback_after_s);
+void parse_failures(const json& fleet, fleet::FailureConfig& failures);
+
+// workload.* of a serving workload (parse_serving.cpp), after hardware and topology.
+void parse_serving_workload(const json& workload, const std::string& at, Config& config);
+// fleet.* of a serving workload and the run keys it uses (parse_serving_fleet.cpp), after run.
+void parse_serving_fleet(const json& doc, Config& config);
+
+}  // namespace cs::scenario::detail

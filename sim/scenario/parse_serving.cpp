@@ -1,0 +1,206 @@
+// workload.kind "serving": arrivals, request, replica (a plain server, or an LLM server of
+// workload.model on hardware.gpu), slo and disaggregated, into cs::serving::ServingConfig.
+// Only parsing: the model is sim/fleet's (cs_serving).
+#include <cmath>
+#include <stdexcept>
+
+#include "sim/compute/gpu_catalog.hpp"
+#include "sim/scenario/parse_fleet_sections.hpp"
+#include "sim/scenario/parse_fleet_values.hpp"
+#include "sim/scenario/parse_model.hpp"
+#include "sim/scenario/parse_sections.hpp"
+#include "sim/scenario/suggest.hpp"
+#include "workloads/arrivals.hpp"
+
+namespace cs::scenario::detail {
+namespace {
+
+using work::ArrivalProcess;
+
+void parse_request(const json& w, const std::string& at, bool plain, work::RequestSpec& r) {
+  const std::string path = join_path(at, "request");
+  const json& in = object_or_empty(w, "request", at);
+  if (plain) {
+    refuse_keys(in, path, {"prompt_tokens", "output_tokens", "max_prompt_tokens", "max_output_tokens"},
+                "to an LLM server; this replica is a plain server (workload.replica.concurrency)");
+    if (!member(in, "service_time"))
+      throw InputError(join_path(path, "service_time"),
+                       "required for a plain server: the time one request holds a slot (a time or a distribution)",
+                       "e.g. {\"dist\": \"exponential\", \"mean\": \"100ms\"}");
+    r.service_time = get_distribution(in, "service_time", path, r.service_time);
+    return;
+  }
+  refuse_keys(in, path, {"service_time"}, "to a plain server (workload.replica.concurrency); an LLM server's time "
+                                          "comes from its tokens");
+  r.prompt_tokens = get_distribution(in, "prompt_tokens", path, r.prompt_tokens, std::nullopt);
+  r.output_tokens = get_distribution(in, "output_tokens", path, r.output_tokens, std::nullopt);
+  r.max_prompt_tokens = get_int(in, "max_prompt_tokens", path, r.max_prompt_tokens, 1, int64_t{1} << 30);
+  r.max_output_tokens = get_int(in, "max_output_tokens", path, r.max_output_tokens, 1, int64_t{1} << 30);
+}
+
+constexpr std::initializer_list<const char*> kLlmReplicaKeys = {
+    "max_num_seqs", "max_num_batched_tokens", "block_size", "scheduler", "gpu_memory_utilization",
+    "activation_reserve", "kv_cache", "compute_efficiency", "memory_efficiency", "iteration_overhead",
+    "tp_allreduce_bandwidth", "kv_bytes_per_element", "measured"};
+
+// The GPU of an LLM replica: hardware.gpu at the workload's precision.
+serving::GpuSpec gpu_at_precision(const Config& config, work::Precision precision, const std::string& at) {
+  serving::GpuSpec gpu;
+  gpu.peak_flops = config.gpu.peak_flops;  // the dense 16-bit peak (or the file's peak_flops)
+  gpu.hbm_bandwidth_Bps = config.gpu.hbm_bandwidth_Bps;
+  gpu.hbm_bytes = config.gpu.memory_bytes;
+  if (precision == work::Precision::fp8) {
+    const compute::GpuSpec* spec = compute::find_gpu(config.gpu.name);
+    if (!spec || !(spec->dense_flops.fp8 > 0))
+      throw InputError(join_path(at, "precision"), config.gpu.name + " has no FP8 peak in the GPU catalog",
+                       "use \"bf16\", or a GPU with FP8 (H100-SXM, B200, MI300X, ...)");
+    // The catalog's FP8 peak, scaled as the file scaled the 16-bit one (if it did).
+    gpu.peak_flops = spec->dense_flops.fp8 * config.gpu.peak_flops / compute::half_precision_peak_flops(spec->dense_flops);
+  }
+  return gpu;
+}
+
+// The keys of an LLM replica present in `r` (at `path`) over `spec` (defaults or the replica
+// it overrides).
+void parse_llm_replica(const json& r, const std::string& path, const Config& config, serving::LlmReplicaSpec& spec) {
+  serving::LlmTimingSpec& t = spec.timing;
+  serving::BatchingSpec& b = spec.batching;
+  const int node_gpus = config.topology.node.gpus;
+  t.gpus = static_cast<int>(get_int(r, "gpus", path, t.gpus, 1, node_gpus));
+  b.max_num_seqs = static_cast<int>(get_int(r, "max_num_seqs", path, b.max_num_seqs, 1, 1 << 20));
+  b.max_num_batched_tokens = get_int(r, "max_num_batched_tokens", path, b.max_num_batched_tokens, 1, int64_t{1} << 30);
+  b.block_size = static_cast<int>(get_int(r, "block_size", path, b.block_size, 1, 1 << 16));
+  b.scheduler = get_choice<serving::SchedulerMode>(r, "scheduler", path,
+                                                   {{"chunked_prefill", serving::SchedulerMode::chunked_prefill},
+                                                    {"prefill_first", serving::SchedulerMode::prefill_first}},
+                                                   b.scheduler);
+  if (b.scheduler == serving::SchedulerMode::chunked_prefill && b.max_num_batched_tokens < b.max_num_seqs)
+    throw InputError(join_path(path, "max_num_batched_tokens"),
+                     "expected at least max_num_seqs (" + std::to_string(b.max_num_seqs) +
+                         ") with chunked prefill: every running sequence takes a token of the budget",
+                     "as vLLM requires");
+  t.gpu_memory_utilization = get_number(r, "gpu_memory_utilization", path, t.gpu_memory_utilization, 1e-6, 1.0);
+  t.activation_reserve_bytes =
+      get_quantity(r, "activation_reserve", path, QuantityKind::bytes, Sign::non_negative, t.activation_reserve_bytes);
+  t.kv_cache_bytes = get_quantity(r, "kv_cache", path, QuantityKind::bytes, Sign::non_negative, t.kv_cache_bytes);
+  t.gpu.compute_efficiency = get_number(r, "compute_efficiency", path, t.gpu.compute_efficiency, 1e-6, 1.0);
+  t.gpu.memory_efficiency = get_number(r, "memory_efficiency", path, t.gpu.memory_efficiency, 1e-6, 1.0);
+  t.iteration_overhead_s =
+      get_quantity(r, "iteration_overhead", path, QuantityKind::time, Sign::non_negative, t.iteration_overhead_s);
+  t.tp_allreduce_bandwidth_Bps = get_quantity(r, "tp_allreduce_bandwidth", path, QuantityKind::bandwidth,
+                                              Sign::non_negative, t.tp_allreduce_bandwidth_Bps);
+  t.model.kv_bytes_per_element = get_number(r, "kv_bytes_per_element", path, t.model.kv_bytes_per_element, 0.125, 8.0);
+  if (const json* m = member(r, "measured")) {
+    const std::string mp = join_path(path, "measured");
+    if (!m->is_object()) throw InputError(mp, "expected {base, per_prefill_token, per_decode_sequence, per_context_token}");
+    serving::MeasuredTiming& mt = t.measured;
+    mt.enabled = true;
+    mt.base_s = get_quantity(*m, "base", mp, QuantityKind::time, Sign::non_negative, 0.0);
+    mt.per_prefill_token_s = get_quantity(*m, "per_prefill_token", mp, QuantityKind::time, Sign::non_negative, 0.0);
+    mt.per_decode_sequence_s = get_quantity(*m, "per_decode_sequence", mp, QuantityKind::time, Sign::non_negative, 0.0);
+    mt.per_context_token_s = get_quantity(*m, "per_context_token", mp, QuantityKind::time, Sign::non_negative, 0.0);
+    if (!(mt.base_s + mt.per_prefill_token_s + mt.per_decode_sequence_s > 0))
+      throw InputError(mp, "an iteration must take time: give base, per_prefill_token or per_decode_sequence > 0");
+  }
+  try {
+    serving::validate_llm_replica(spec);
+  } catch (const std::invalid_argument& e) {
+    // The library names the replica's field; every value was checked above but whether the
+    // model leaves room for a KV cache.
+    throw InputError(join_path(path, "gpus"), e.what(), "more GPUs per replica (tensor parallelism), a smaller model "
+                                                        "or precision, or a lower activation_reserve");
+  }
+}
+
+// The model a replica serves, as the LLM timing's numbers.
+serving::LlmModelSpec llm_model(const work::TransformerSpec& m, work::Precision precision) {
+  const work::ParamCounts counts = work::parameter_counts(m);
+  serving::LlmModelSpec model;
+  model.params = counts.total;
+  model.active_params = counts.active_matmul;
+  model.bytes_per_param = precision == work::Precision::fp8 ? 1.0 : 2.0;
+  model.layers = m.layers;
+  model.hidden = m.hidden;
+  model.kv_heads = m.kv_heads_or_default();
+  model.head_dim = m.head_dim();
+  return model;
+}
+
+void parse_replica(const json& w, const std::string& at, Config& config) {
+  serving::ReplicaConfig& rc = config.serving.replica;
+  const std::string path = join_path(at, "replica");
+  const json& r = object_or_empty(w, "replica", at);
+  if (member(r, "concurrency")) {
+    rc.kind = serving::ReplicaKind::server;
+    refuse_keys(r, path, kLlmReplicaKeys, "to an LLM server; this replica is a plain server (concurrency)");
+    refuse_keys(w, at, {"model", "precision", "disaggregated"},
+                "to an LLM server; this replica is a plain server (workload.replica.concurrency)");
+    rc.server.concurrency = static_cast<int>(get_int(r, "concurrency", path, 1, 1, 1 << 20));
+    rc.server.gpus = static_cast<int>(get_int(r, "gpus", path, 1, 1, config.topology.node.gpus));
+    return;
+  }
+  rc.kind = serving::ReplicaKind::llm;
+  if (!member(w, "model"))
+    throw InputError(join_path(at, "model"), "required for an LLM server: a preset such as \"llama3-8b\", or the model's shape",
+                     "or give workload.replica.concurrency for a plain server with a service_time");
+  const work::Precision precision = get_choice<work::Precision>(
+      w, "precision", at, {{"bf16", work::Precision::bf16}, {"fp16", work::Precision::fp16}, {"fp8", work::Precision::fp8}},
+      work::Precision::bf16);
+  serving::LlmReplicaSpec& spec = rc.llm;
+  spec.timing.model = llm_model(parse_transformer(w.at("model"), join_path(at, "model")), precision);
+  const double efficiency_compute = spec.timing.gpu.compute_efficiency, efficiency_memory = spec.timing.gpu.memory_efficiency;
+  spec.timing.gpu = gpu_at_precision(config, precision, at);
+  spec.timing.gpu.compute_efficiency = efficiency_compute;
+  spec.timing.gpu.memory_efficiency = efficiency_memory;
+  // Tensor parallelism stays in a node: its all-reduces run at the node fabric's per-GPU rate.
+  const topo::NodeParams& node = config.topology.node;
+  spec.timing.tp_allreduce_bandwidth_Bps =
+      node.fabric == topo::NodeFabric::pcie ? node.pcie_bandwidth_Bps : node.gpu_bandwidth_Bps;
+  parse_llm_replica(r, path, config, spec);
+}
+
+void parse_slo(const json& w, const std::string& at, serving::SloSpec& slo) {
+  const std::string path = join_path(at, "slo");
+  const json& in = object_or_empty(w, "slo", at);
+  const double inf = std::numeric_limits<double>::infinity();
+  slo.latency_s = get_quantity(in, "latency", path, QuantityKind::time, Sign::positive, inf);
+  slo.percentile = get_number(in, "percentile", path, 99.0, 1e-9, 100.0) / 100.0;
+  slo.ttft_s = get_quantity(in, "ttft", path, QuantityKind::time, Sign::positive, inf);
+  slo.tpot_s = get_quantity(in, "tpot", path, QuantityKind::time, Sign::positive, inf);
+}
+
+void parse_disaggregated(const json& w, const std::string& at, Config& config) {
+  serving::DisaggregationSpec& d = config.serving.disaggregated;
+  const json* v = member(w, "disaggregated");
+  if (!v) return;
+  const std::string path = join_path(at, "disaggregated");
+  if (!v->is_object()) throw InputError(path, "expected {prefill_replica, link}");
+  d.enabled = true;
+  // The prefill replicas are the replica of workload.replica with these keys changed.
+  d.prefill_replica = config.serving.replica.llm;
+  const json& pr = object_or_empty(*v, "prefill_replica", path);
+  parse_llm_replica(pr, join_path(path, "prefill_replica"), config, d.prefill_replica);
+  const std::string lp = join_path(path, "link");
+  const json& link = object_or_empty(*v, "link", path);
+  d.link.bandwidth_Bps = get_quantity(link, "bandwidth", lp, QuantityKind::bandwidth, Sign::positive, d.link.bandwidth_Bps);
+  d.link.latency_s = get_quantity(link, "latency", lp, QuantityKind::time, Sign::non_negative, d.link.latency_s);
+}
+
+}  // namespace
+
+void parse_serving_workload(const json& w, const std::string& at, Config& config) {
+  refuse_keys(w, at, {"background"}, "to traffic and collective workloads, beside them on the fabric");
+  config.serving = serving::ServingConfig{};
+  if (!member(w, "arrivals"))
+    throw InputError(join_path(at, "arrivals"), "required for a serving workload: {\"process\", \"rate\", ...}",
+                     "e.g. {\"process\": \"poisson\", \"rate\": \"100/s\"}");
+  config.serving.arrivals = parse_arrivals(object_or_empty(w, "arrivals", at), join_path(at, "arrivals"));
+  parse_replica(w, at, config);
+  const bool plain = config.serving.replica.kind == serving::ReplicaKind::server;
+  parse_request(w, at, plain, config.serving.request);
+  parse_slo(w, at, config.serving.slo);
+  if (plain) refuse_keys(object_or_empty(w, "slo", at), join_path(at, "slo"), {"ttft", "tpot"}, "to LLM servers");
+  parse_disaggregated(w, at, config);
+}
+
+}  // namespace cs::scenario::detail

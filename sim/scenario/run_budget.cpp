@@ -1,0 +1,149 @@
+#include "sim/scenario/run_budget.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "sim/scenario/input_error.hpp"
+#include "sim/scenario/quantity.hpp"
+#include "sim/scenario/quantity_range.hpp"
+#include "topology/topology.hpp"
+
+namespace cs::scenario {
+namespace {
+
+// Bytes per unit, measured on this build (peak RSS over the inputs' sizes; README, "Limits")
+// and rounded up.
+constexpr double kPerCable = 700;      // two directed links in the topology, router, both models
+constexpr double kPerVertex = 300;
+constexpr double kPerFlow = 700;       // a traffic flow on its own route, with its outputs
+constexpr double kPerTransfer = 500;   // a plan transfer: plan, routed matrix, flow route
+
+std::string count(double n) {
+  char buf[32];
+  if (n >= 1e9) std::snprintf(buf, sizeof buf, "%.3g G", n / 1e9);
+  else if (n >= 1e6) std::snprintf(buf, sizeof buf, "%.3g M", n / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.0f", n);
+  return buf;
+}
+
+void add_traffic(const work::TrafficSpec& t, double ranks, const std::string& at, CostEstimate& out) {
+  double flows = 0;
+  std::string key = at + ".pattern", what;
+  switch (t.pattern) {
+    case work::TrafficPattern::permutation:
+    case work::TrafficPattern::incast: flows = ranks; break;
+    case work::TrafficPattern::all_to_all:
+      flows = ranks * (ranks - 1);
+      what = "all_to_all over " + count(ranks) + " ranks: ";
+      break;
+    case work::TrafficPattern::flows:
+      flows = static_cast<double>(t.flows.size());
+      key = at + ".flows";
+      break;
+  }
+  out.items.push_back({key, what + count(flows) + " flows", flows * kPerFlow});
+}
+
+// Plan transfers of one group of n ranks spread over several nodes with c channels, for one
+// algorithm: upper bounds of the plan builders' counts (workloads/collective_plan*.cpp).
+double plan_transfers(work::CollectiveAlgorithm a, work::CollectiveOp op, double n, double c) {
+  using A = work::CollectiveAlgorithm;
+  switch (a) {
+    case A::ring: return 2 * c * n;
+    case A::tree: return 4 * c * n;
+    case A::halving_doubling: return 2 * n * std::ceil(std::log2(std::max(n, 2.0)) + 1);
+    case A::direct: return 2 * n * (n - 1);
+    case A::hierarchical: return 3 * c * n;
+    case A::in_network: return 2 * c * n;
+    case A::automatic: {
+      const bool p2p = op == work::CollectiveOp::all_to_all || op == work::CollectiveOp::send_recv;
+      double most = 0;
+      for (A x : {A::ring, A::tree, A::halving_doubling, A::hierarchical, A::in_network})
+        most = std::max(most, plan_transfers(x, op, n, c));
+      if (p2p || n <= 64) most = std::max(most, plan_transfers(A::direct, op, n, c));
+      return most;
+    }
+  }
+  return 0;
+}
+
+void add_collective(const work::CollectiveSpec& s, const Config& config, double ranks, const std::string& at,
+                    CostEstimate& out) {
+  const double base = !s.rank_list.empty() ? static_cast<double>(s.rank_list.size()) : s.ranks > 0 ? s.ranks : ranks;
+  const double n = s.group_size > 0 ? s.group_size : base;
+  const double groups = s.group_size > 0 ? std::floor(base / s.group_size) : 1;
+  const double c = s.channels > 0 ? s.channels : std::min(config.topology.node.nics, work::kMaxChannels);
+  double per_group = 0;
+  work::CollectiveAlgorithm worst = s.algorithms.front();
+  for (work::CollectiveAlgorithm a : s.algorithms) {
+    const double t = plan_transfers(a, s.op, n, c);
+    if (t > per_group) per_group = t, worst = a;
+  }
+  const double transfers = per_group * groups;
+  // The key whose value drives the count: the n^2 of direct, the channels, or the ranks.
+  std::string key = at + ".ranks";
+  if (worst == work::CollectiveAlgorithm::direct || (worst == work::CollectiveAlgorithm::automatic && n > 64))
+    key = at + ".algorithm";
+  else if (c > 8)
+    key = s.channels > 0 ? at + ".channels" : "hardware.node.nics";
+  out.items.push_back({key,
+                       count(groups) + " group(s) of " + count(n) + " ranks, " + count(c) + " channels, " +
+                           std::string(work::to_string(worst)) + ": " + count(transfers) + " plan transfers",
+                       transfers * kPerTransfer});
+}
+
+}  // namespace
+
+double CostEstimate::total_bytes() const {
+  double total = 0;
+  for (const CostItem& i : items) total += i.bytes;
+  return total;
+}
+
+const CostItem& CostEstimate::largest() const {
+  return *std::max_element(items.begin(), items.end(), [](const CostItem& a, const CostItem& b) { return a.bytes < b.bytes; });
+}
+
+CostEstimate estimate_cost(const Config& config) {
+  CostEstimate out;
+  // A training run has no fabric and bounds its own events (run_training_run.cpp).
+  if (config.workload == WorkloadKind::training_run) return out;
+  topo::TopologySize size;
+  try {
+    size = topo::topology_size(config.topology);
+  } catch (const topo::BuildError&) {
+    // The parser checks the same parameters first; a builder-only error shows when building.
+  }
+  const double gpus = double(config.topology.nodes) * config.topology.node.gpus;
+  out.items.push_back({"topology.nodes",
+                       count(gpus) + " GPUs: " + count(double(size.vertices)) + " vertices and " +
+                           count(double(size.cables)) + " cables",
+                       double(size.cables) * kPerCable + double(size.vertices) * kPerVertex});
+  // Serving and jobs draw their requests and jobs as the run goes (memory in what is in
+  // flight): only the fabric they may be placed on counts here.
+  if (config.workload == WorkloadKind::serving || config.workload == WorkloadKind::jobs) return out;
+  if (config.workload == WorkloadKind::traffic) add_traffic(config.traffic, gpus, "workload", out);
+  else add_collective(config.collective, config, gpus, "workload", out);
+  for (std::size_t i = 0; i < config.background.size(); ++i) {
+    const std::string at = "workload.background." + std::to_string(i);
+    const BackgroundWorkload& b = config.background[i];
+    if (b.kind == WorkloadKind::traffic) add_traffic(b.traffic, gpus, at, out);
+    else add_collective(b.collective, config, gpus, at, out);
+  }
+  return out;
+}
+
+void check_cost(const Config& config) {
+  const CostEstimate e = estimate_cost(config);
+  const double total = e.total_bytes(), limit = config.run.max_memory_bytes;
+  if (e.items.empty() || total <= limit) return;
+  const CostItem& worst = e.largest();
+  throw InputError(worst.key,
+                   "this run needs about " + format_quantity(total, QuantityKind::bytes) + " of memory (" + worst.what +
+                       ": " + format_quantity(worst.bytes, QuantityKind::bytes) + "); the limit is " +
+                       format_quantity(limit, QuantityKind::bytes) + " (run.max_memory)",
+                   "make it smaller, or raise run.max_memory if the machine has the memory");
+}
+
+}  // namespace cs::scenario
