@@ -62,8 +62,10 @@ TrainingResult simulate_training_step(engine::Simulator& sim, net::Comm& comm, c
   TrainingExecutor executor(sim, comm, *graph, item_seconds(*graph, roofline), executor_options);
   const uint64_t events_before = sim.events_processed();
   executor.start();
-  while (!executor.done() && sim.step()) {
-  }
+  // Stepped by hand (the step ends before the simulator's queue runs dry), so the simulator's
+  // interrupt check is polled here, as run() would.
+  for (uint64_t n = 1; !executor.done() && sim.step(); ++n)
+    if (n % 4096 == 0) sim.poll_interrupt();
   if (!executor.done()) throw std::logic_error("simulate_training_step: the task graph did not finish");
 
   const StepAnalysis a = analyze_step(*graph, executor);

@@ -47,13 +47,16 @@ json row_of(const work::TrainingWorkload& w, const compute::TrainingResult& r, c
 
 // Pass 1: contention-free, one replica, long steps from their steady state. Each simulated
 // step runs on its own Simulator and communication layer (a step's figures are its own run's).
-json screen(const Config& config, const topo::Topology& topology, const work::TrainingWorkload& w) {
+json screen(const Config& config, const topo::Topology& topology, const work::TrainingWorkload& w,
+           const std::function<bool()>& interrupted) {
   const compute::GpuSpec gpu = detail::gpu_spec(config.gpu);
   compute::TrainingStepOptions options = config.training.step;
   options.graph.one_replica = true;
   options.graph.mirror_replica_traffic = false;  // nothing contends: the others' traffic changes nothing
   const auto step = [&](const work::TrainingWorkload& at) {
     engine::Simulator sim(config.seed);
+    if (interrupted) sim.set_interrupt_check(interrupted);
+    sim.poll_interrupt();  // a step may take fewer events than one poll
     Fabric fabric = build_fabric(config, sim, topology, detail::training_placement(at, topology.ranks()));
     compute::AloneTimeComm comm(sim, *fabric.comm);
     return compute::simulate_training_step(sim, comm, at, gpu, options);
@@ -74,8 +77,11 @@ json screen(const Config& config, const topo::Topology& topology, const work::Tr
 }
 
 // Pass 2: the whole step on the scenario's network, as `clustersim run` simulates it.
-json refine(const Config& config, const topo::Topology& topology, const work::TrainingWorkload& w) {
+json refine(const Config& config, const topo::Topology& topology, const work::TrainingWorkload& w,
+           const std::function<bool()>& interrupted) {
   engine::Simulator sim(config.seed);
+  if (interrupted) sim.set_interrupt_check(interrupted);
+  sim.poll_interrupt();
   Fabric fabric = build_fabric(config, sim, topology, detail::training_placement(w, topology.ranks()));
   const auto replicas = detail::choose_replicas(config, w);
   return row_of(w, detail::simulate_step(config, w, replicas, sim, *fabric.comm), "network");
@@ -128,7 +134,7 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
   std::vector<json> rows(fitting.size());
   std::vector<std::size_t> all(fitting.size());
   std::iota(all.begin(), all.end(), 0);
-  for_each(all, options.jobs, [&](std::size_t i) { rows[i] = screen(config, topology, *fitting[i]); });
+  for_each(all, options.jobs, [&](std::size_t i) { rows[i] = screen(config, topology, *fitting[i], options.interrupted); });
 
   // Refinement, in screening order, round by round (rounds of a fixed size: the same plans are
   // refined for any `jobs`).
@@ -143,7 +149,7 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
                                          order.begin() + std::ptrdiff_t(std::min(order.size(), next + kRefineRound)));
     for_each(round, options.jobs, [&](std::size_t i) {
       const double screened = tokens(rows[i]);
-      rows[i] = refine(config, topology, *fitting[i]);
+      rows[i] = refine(config, topology, *fitting[i], options.interrupted);
       rows[i]["screening_tokens_per_s"] = screened;
     });
     for (std::size_t i : round) refined.push_back(tokens(rows[i]));

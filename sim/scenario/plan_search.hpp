@@ -22,6 +22,7 @@
 //    step up).
 // Results do not depend on `jobs`.
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -39,6 +40,9 @@ struct PlanSearchOptions {
   int jobs = 1;
   std::size_t refine = 10;  // plans to rank by the network simulation (0: screening only)
   work::PlanSpace space;    // precision is taken from the scenario
+  // Polled by every plan's simulator and between plans: true stops the search with
+  // engine::Interrupted (Python's Ctrl-C). Empty: never.
+  std::function<bool()> interrupted;
 };
 
 struct PlanSearch {

@@ -217,6 +217,7 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
   const auto wall0 = std::chrono::steady_clock::now();
   engine::Simulator sim(seed);
   if (options.interrupted) sim.set_interrupt_check(options.interrupted);
+  sim.poll_interrupt();  // between replications: a short one may end before its first poll
   const bool tracing = outputs && !config.run.trace_path.empty();
   sim.recorder().enable_trace(tracing);
   json summary = {{"scenario", config.name}, {"seed", seed}, {"sim_time_s", 0.0}, {"events", 0}, {"wall_time_s", 0.0}};
