@@ -51,6 +51,16 @@ def test_cli_refuses_a_run_that_cannot_fit_naming_the_key_and_the_estimate():
         assert "plan transfers" in proc.stderr and "TB" in proc.stderr  # the estimate, with its unit
 
 
+def test_a_training_step_too_large_for_the_memory_limit_is_refused_at_its_key():
+    gpt3 = ROOT / "scenarios" / "gpt3_175b_1024_h100.json"
+    # Every replica: about 2.4 M tasks (about 350 MB estimated, 200 MB measured).
+    proc = cli("validate", gpt3, "--set", "workload.one_replica=false", "--set", "run.max_memory=100MB")
+    assert proc.returncode == 2, proc.stderr
+    assert "workload.one_replica" in proc.stderr and "tasks" in proc.stderr and "run.max_memory" in proc.stderr
+    # One replica fits the same limit.
+    assert cli("validate", gpt3, "--set", "run.max_memory=100MB").returncode == 0
+
+
 def test_validate_is_fast_at_any_size_it_checks_a_large_fabric_from_its_parameters():
     proc = cli("validate", FLAGSHIP, "--set", "topology.nodes=131072", "--set", "topology.switch_radix=128",
                "--set", "topology.tiers=3",
