@@ -199,6 +199,10 @@ uint32_t GraphBuilder::send_item(uint32_t worker, int to_stage, double bytes) {
 }
 
 uint32_t GraphBuilder::data_parallel_item(int stage, CollectiveOp op, double dense_bytes, double expert_bytes) {
+  const auto key = std::make_tuple(stage, int(op), dense_bytes, expert_bytes);
+  if (auto it = data_parallel_cache_.find(key); it != data_parallel_cache_.end()) return it->second;
+  uint32_t& cached = data_parallel_cache_[key];
+  cached = kNone;
   CommItem item;
   RankCoords c;
   c.pp = stage;
@@ -213,7 +217,7 @@ uint32_t GraphBuilder::data_parallel_item(int stage, CollectiveOp op, double den
   }
   if (item.parts.empty()) return kNone;
   graph_.comm_items.push_back(std::move(item));
-  return uint32_t(graph_.comm_items.size() - 1);
+  return cached = uint32_t(graph_.comm_items.size() - 1);
 }
 
 uint32_t GraphBuilder::add_task(uint32_t worker, Stream s, TaskKind k, uint32_t item, int micro, int layer) {

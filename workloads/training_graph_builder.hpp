@@ -125,6 +125,9 @@ class GraphBuilder {
   std::vector<std::vector<uint32_t>> queues_;                       // per worker x stream
   std::map<std::vector<int>, uint32_t> group_ids_;
   std::map<std::tuple<uint32_t, int, int, double>, uint32_t> comm_cache_;
+  // data_parallel_item's items by (stage, op, dense bytes, expert bytes): ZeRO-3 asks for the
+  // same gather every layer and micro-batch, and its groups span every replica.
+  std::map<std::tuple<int, int, double, double>, uint32_t> data_parallel_cache_;
   std::map<std::string, uint32_t> compute_cache_;
   std::unordered_map<uint64_t, uint32_t> joint_;
   // Per stage: buckets, and for each layer the bucket it belongs to.

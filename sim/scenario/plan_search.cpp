@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <iterator>
+#include <map>
 #include <numeric>
 #include <sstream>
 
@@ -16,6 +17,7 @@
 #include "sim/scenario/run.hpp"
 #include "sim/scenario/run_training.hpp"
 #include "sim/scenario/training_gpu.hpp"
+#include "workloads/training_placement.hpp"
 
 namespace cs::scenario {
 
@@ -45,10 +47,21 @@ json row_of(const work::TrainingWorkload& w, const compute::TrainingResult& r, c
   return row;
 }
 
+// The fabric screening asks for estimates: the network and communication layer of one
+// placement of ranks on GPUs. Its simulator never runs, so plans with the same placement share
+// it and its caches (groups, plans, routed plans, picks: pure functions of the fabric and the
+// request, so sharing changes no number).
+struct ScreeningFabric {
+  ScreeningFabric(const Config& config, const topo::Topology& topology, const work::TrainingWorkload& w)
+      : sim(config.seed), fabric(build_fabric(config, sim, topology, detail::training_placement(w, topology.ranks()))) {}
+  engine::Simulator sim;
+  Fabric fabric;
+};
+
 // Pass 1: contention-free, one replica, long steps from their steady state. Each simulated
-// step runs on its own Simulator and communication layer (a step's figures are its own run's).
-json screen(const Config& config, const topo::Topology& topology, const work::TrainingWorkload& w,
-           const std::function<bool()>& interrupted) {
+// step runs on its own Simulator and screening layer (a step's figures are its own run's).
+json screen(const Config& config, ScreeningFabric& fabric, const work::TrainingWorkload& w,
+            const std::function<bool()>& interrupted) {
   const compute::GpuSpec gpu = detail::gpu_spec(config.gpu);
   compute::TrainingStepOptions options = config.training.step;
   options.graph.one_replica = true;
@@ -57,8 +70,7 @@ json screen(const Config& config, const topo::Topology& topology, const work::Tr
     engine::Simulator sim(config.seed);
     if (interrupted) sim.set_interrupt_check(interrupted);
     sim.poll_interrupt();  // a step may take fewer events than one poll
-    Fabric fabric = build_fabric(config, sim, topology, detail::training_placement(at, topology.ranks()));
-    compute::AloneTimeComm comm(sim, *fabric.comm);
+    compute::AloneTimeComm comm(sim, *fabric.fabric.comm);
     return compute::simulate_training_step(sim, comm, at, gpu, options);
   };
   compute::TrainingResult r;
@@ -74,6 +86,22 @@ json screen(const Config& config, const topo::Topology& topology, const work::Tr
   json row = row_of(w, r, "screening");
   row["screening_tokens_per_s"] = r.tokens_per_s;
   return row;
+}
+
+// The plans (indices into `plans`) in batches that share a screening fabric: those with the
+// same placement, in enumeration order, at most kScreeningBatch per batch (so that the threads
+// share the work). The batches do not depend on the thread count.
+constexpr std::size_t kScreeningBatch = 64;
+std::vector<std::vector<std::size_t>> screening_batches(const std::vector<const work::TrainingWorkload*>& plans) {
+  std::map<std::vector<int>, std::vector<std::size_t>> by_placement;
+  for (std::size_t i = 0; i < plans.size(); ++i)
+    by_placement[work::RankLayout(plans[i]->parallel).gpu_of_rank()].push_back(i);
+  std::vector<std::vector<std::size_t>> batches;
+  for (const auto& [placement, indices] : by_placement)
+    for (std::size_t k = 0; k < indices.size(); k += kScreeningBatch)
+      batches.emplace_back(indices.begin() + std::ptrdiff_t(k),
+                           indices.begin() + std::ptrdiff_t(std::min(indices.size(), k + kScreeningBatch)));
+  return batches;
 }
 
 // Pass 2: the whole step on the scenario's network, as `clustersim run` simulates it.
@@ -134,7 +162,13 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
   std::vector<json> rows(fitting.size());
   std::vector<std::size_t> all(fitting.size());
   std::iota(all.begin(), all.end(), 0);
-  for_each(all, options.jobs, [&](std::size_t i) { rows[i] = screen(config, topology, *fitting[i], options.interrupted); });
+  const auto batches = screening_batches(fitting);
+  std::vector<std::size_t> batch_indices(batches.size());
+  std::iota(batch_indices.begin(), batch_indices.end(), 0);
+  for_each(batch_indices, options.jobs, [&](std::size_t b) {
+    ScreeningFabric fabric(config, topology, *fitting[batches[b].front()]);
+    for (std::size_t i : batches[b]) rows[i] = screen(config, fabric, *fitting[i], options.interrupted);
+  });
 
   // Refinement, in screening order, round by round (rounds of a fixed size: the same plans are
   // refined for any `jobs`).
