@@ -1,105 +1,86 @@
-// One optimizer step of GPT-3 175B (Brown et al. 2020) on H100s: tp 8, pp 8, 1f1b, global batch
-// 1536 sequences of 2048, micro-batch 1, bf16, ZeRO-1, sequence parallelism, selective
-// recomputation; dp 16 on 1,024 GPUs (96 micro-batches per replica) and dp 256 on 16,384
-// (6 micro-batches). Communication is the alpha-beta double (cs_compute_testing): NVLink
-// 370.8 GB/s inside a node of 8, 400 Gb/s per GPU across nodes, NCCL-like latencies; the lead
-// re-runs it on the flow network.
+// Training steps on the simulated network, through the scenario layer as `clustersim run` and
+// `clustersim plan` run them: scenarios/gpt3_175b_1024_h100.json (GPT-3 175B, tp 8, pp 8,
+// 1F1B, batch 1536 x 2048, micro-batch 1, bf16, ZeRO-1, sequence parallelism, selective
+// recomputation on DGX-like H100 nodes, rail-optimized fat-tree) grown to more GPUs by dp.
 //
-// For each GPU count it times, as thread CPU time (median of 3), building the task graph and
-// running the step, for the full simulation and for the symmetry shortcut (one data-parallel
-// replica, every other replica's traffic mirrored), each in a forked process so its peak RSS is
-// its own, and prints the step's figures (equal in both: the double has no contention).
+// Cases, each in its own process (peak RSS its own), thread CPU time, median of 3:
+// - one step (parse, topology, network, simulation, summary) on the flow and the analytical
+//   model, simulating every replica and with the symmetry shortcut (one replica, the others'
+//   traffic mirrored, isolated traffic left out);
+// - `clustersim plan` on 1,024 GPUs: every valid plan enumerated, those that fit simulated (TBB
+//   on all cores; wall and process CPU time).
 // Benchmarks print; they never fail.
-// Usage: bench_training [--quick] [GPUs...]   (--quick: one repetition, 1,024 GPUs only)
-#include <sys/wait.h>
-#include <unistd.h>
+// Usage: bench_training [--quick] [GPUs...]   (--quick: one repetition, 1,024 GPUs, no plan)
+#include <sys/resource.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/bench_util.hpp"
-#include "sim/compute/testing/alpha_beta_comm.hpp"
-#include "sim/compute/training_step.hpp"
-#include "workloads/training_enumerate.hpp"
+#include "sim/scenario/load.hpp"
+#include "sim/scenario/plan_search.hpp"
+#include "sim/scenario/run.hpp"
 
 namespace {
 
 using namespace cs;
+using nlohmann::json;
 
-using bench::peak_rss_mb;
-using bench::thread_cpu_s;
-
-work::TrainingWorkload gpt3(int gpus) {
-  work::TrainingWorkload w;
-  w.model = *work::find_model_preset("gpt3-175b");
-  w.parallel.tp = 8;
-  w.parallel.pp = 8;
-  w.parallel.dp = gpus / 64;
-  w.parallel.zero = 1;
-  w.parallel.sequence_parallel = true;
-  w.batch = {1536, 1};
-  w.recompute = work::Recompute::selective;
-  return w;
+json gpt3_doc(int gpus, const std::string& model, bool one_replica) {
+  json doc = scenario::read_scenario_file(std::string(CS_SOURCE_DIR) + "/scenarios/gpt3_175b_1024_h100.json");
+  doc["topology"]["nodes"] = gpus / 8;
+  if (gpus > 4096) doc["topology"]["tiers"] = 3;
+  doc["workload"]["parallel"]["dp"] = gpus / 64;
+  doc["network"]["model"] = model;
+  doc["workload"]["one_replica"] = one_replica;
+  return doc;
 }
 
-compute::testing::AlphaBetaConfig dgx_h100() {
-  compute::testing::AlphaBetaConfig c;
-  c.ranks_per_node = 8;
-  c.intra_node = {3e-6, 18 * 20.6e9};  // NCCL's NVLink rate; LL-ish latency per step
-  c.inter_node = {8e-6, 50e9};         // one 400 Gb/s NIC per GPU
-  return c;
-}
-
-void run_case(int gpus, bool one_replica, int reps) {
-  const auto w = gpt3(gpus);
-  work::validate(w, {gpus, 8});
+void step_case(int gpus, const std::string& model, bool one_replica, int reps) {
+  const json doc = gpt3_doc(gpus, model, one_replica);
   std::vector<double> cpu;
-  compute::TrainingResult r;
+  json summary;
   for (int i = 0; i < reps; ++i) {
-    engine::Simulator sim(1);
-    compute::testing::AlphaBetaComm comm(sim, gpus, dgx_h100());
-    compute::TrainingStepOptions o;
-    o.graph.one_replica = one_replica;
-    const double t0 = thread_cpu_s();
-    r = compute::simulate_training_step(sim, comm, w, *compute::find_gpu("H100-SXM"), o);
-    cpu.push_back(thread_cpu_s() - t0);
+    const double t0 = bench::thread_cpu_s();
+    summary = scenario::run_scenario(scenario::parse_config(doc)).summary;
+    cpu.push_back(bench::thread_cpu_s() - t0);
   }
-  std::sort(cpu.begin(), cpu.end());
-  std::printf("%6d  %-26s %3d %9.3f %8.0f %10zu %10llu | step %.3f s, %.0f tokens/s, %.1f TFLOP/s/GPU "
-              "(model %.1f), MFU %.3f, bubble %.3f, exposed tp %.3f pp %.3f dp %.3f s, %.1f GB/GPU\n",
-              gpus, one_replica ? "one replica (mirrored)" : "full", reps, cpu[cpu.size() / 2], peak_rss_mb(),
-              r.tasks, static_cast<unsigned long long>(r.events), r.step_time_s, r.tokens_per_s, r.tflops_per_gpu,
-              r.model_tflops_per_gpu, r.mfu, r.bubble_fraction, r.exposed_by_group[work::Stream::tp],
-              r.exposed_by_group[work::Stream::pp], r.exposed_by_group[work::Stream::dp], r.memory_per_gpu_bytes / 1e9);
-  std::fflush(stdout);
+  const json& t = summary["training"];
+  std::printf("%6d  %-10s %-13s %3d %8.3f %8.0f %9s %9.0f | step %.4f s, %.0f tokens/s, MFU %.3f, bubble %.3f, "
+              "exposed tp %.3f pp %.3f dp %.3f s, %.1f GB/GPU\n",
+              gpus, model.c_str(), one_replica ? "one replica" : "all replicas", reps, bench::median(cpu),
+              bench::peak_rss_mb(), t["simulation"]["tasks"].dump().c_str(), summary["events"].get<double>(),
+              t["step_time_s"].get<double>(), t["tokens_per_s"].get<double>(), t["mfu"].get<double>(),
+              t["bubble_fraction"].get<double>(), t["breakdown"]["exposed_comm_s"]["tp"].get<double>(),
+              t["breakdown"]["exposed_comm_s"]["pp"].get<double>(),
+              t["breakdown"]["exposed_comm_s"]["dp"].get<double>(), t["memory_per_gpu_bytes"].get<double>() / 1e9);
 }
 
-// Each case in its own process: its peak RSS is its own.
-void forked(int gpus, bool one_replica, int reps) {
-  std::fflush(stdout);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    run_case(gpus, one_replica, reps);
-    std::fflush(stdout);
-    _exit(0);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
+double process_cpu_s() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
-// Enumerating every valid plan of GPT-3 175B on 1,024 H100s with its memory (the first part of
-// `clustersim plan`; simulating the fitting ones is the second).
-void enumerate_case() {
-  const double t0 = thread_cpu_s();
-  const auto plans = work::enumerate_plans(*work::find_model_preset("gpt3-175b"), 1536, {1024, 8}, 80e9);
-  const double cpu = thread_cpu_s() - t0;
-  std::size_t fits = 0;
-  for (const auto& c : plans) fits += c.memory.fits;
-  std::printf("enumerate_plans GPT-3 175B on 1024 GPUs: %zu valid plans, %zu fit in 80 GB, %.3f s CPU, %.0f MB\n",
-              plans.size(), fits, cpu, peak_rss_mb());
+void plan_case(const std::string& model) {
+  const auto config = scenario::parse_config(gpt3_doc(1024, model, true));
+  scenario::PlanSearchOptions o;
+  o.jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+  const double cpu0 = process_cpu_s();
+  const auto wall0 = std::chrono::steady_clock::now();
+  const auto search = scenario::search_plans(config, o);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  const double cpu = process_cpu_s() - cpu0;
+  std::printf("plan GPT-3 175B on 1024 GPUs (%s, %d threads): %zu valid plans, %zu dropped (do not fit), %zu "
+              "simulated in %.1f s wall, %.1f s CPU (%.1f ms per plan), %.0f MB\n",
+              model.c_str(), o.jobs, search.valid, search.dropped, search.rows.size(), wall, cpu,
+              1e3 * cpu / double(std::max<std::size_t>(1, search.rows.size())), bench::peak_rss_mb());
+  for (std::size_t i = 0; i < std::min<std::size_t>(5, search.rows.size()); ++i)
+    std::printf("  #%zu %s\n", i + 1, search.rows[i].dump().c_str());
 }
 
 }  // namespace
@@ -108,19 +89,13 @@ int main(int argc, char** argv) {
   auto [quick, sizes] = bench::parse_bench_args(argc, argv);
   if (sizes.empty()) sizes = quick ? std::vector<int>{1024} : std::vector<int>{1024, 16384};
   const int reps = quick ? 1 : 3;
-  std::printf("GPT-3 175B, tp 8 pp 8 1f1b, batch 1536 x 2048, H100 roofline, alpha-beta communication\n");
-  std::printf("%6s  %-26s %3s %9s %8s %10s %10s\n", "GPUs", "simulation", "rep", "cpu_s", "rss_MB", "tasks", "events");
-  for (int gpus : sizes) {
-    forked(gpus, false, reps);
-    forked(gpus, true, reps);
-  }
-  std::fflush(stdout);
-  if (fork() == 0) {
-    enumerate_case();
-    std::fflush(stdout);
-    _exit(0);
-  }
-  int status = 0;
-  wait(&status);
+  std::printf("GPT-3 175B, tp 8 pp 8 1F1B, batch 1536 x 2048, H100 roofline, DGX-like nodes on a rail-optimized "
+              "fat-tree\n");
+  std::printf("%6s  %-10s %-13s %3s %8s %8s %9s %9s\n", "GPUs", "network", "simulation", "rep", "cpu_s", "rss_MB",
+              "tasks", "events");
+  for (int gpus : sizes)
+    for (const char* model : {"flow", "analytical"})
+      for (bool one : {false, true}) bench::in_child([&] { step_case(gpus, model, one, reps); });
+  if (!quick) bench::in_child([] { plan_case("flow"); });
   return 0;
 }

@@ -12,10 +12,12 @@
 
 #include "cli/output_set.hpp"
 #include "cli/sweep.hpp"
+#include "cli/training_report.hpp"
 #include "sim/scenario/compare.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/jobs_report.hpp"
 #include "sim/scenario/link_report.hpp"
+#include "sim/scenario/plan_search.hpp"
 #include "sim/scenario/run.hpp"
 #include "sim/scenario/serving_report.hpp"
 #include "sim/scenario/topology_report.hpp"
@@ -80,6 +82,7 @@ void print_human(const json& s) {
     if (c.contains("background"))
       for (const auto& b : c["background"]) std::printf("background: %s\n", b.dump().c_str());
   }
+  if (s.contains("training")) cs::cli::print_training(s["training"]);
   if (s.contains("links") && !s["links"]["hottest"].empty()) {
     std::printf("links by class:\n%s", cs::scenario::link_classes_text(s["links"]).c_str());
     std::printf("hottest links:\n%s", cs::scenario::hottest_links_text(s["links"]).c_str());
@@ -140,28 +143,57 @@ int cmd_topo(const std::string& file, const std::vector<std::string>& sets, bool
   return 0;
 }
 
+// `--out FILE.csv` of sweep and plan: the path is checked before any work (a CSV file in an
+// existing directory), then the table is written whole or not at all (OutputSet). Empty: none.
+class CsvOut {
+ public:
+  explicit CsvOut(const std::string& out) {
+    if (out.empty()) return;
+    const fs::path target(out);
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::error_code ec;
+    if (!target.has_filename() || !fs::is_directory(dir, ec))
+      throw InputError("--out", "a CSV file path in an existing directory: " + out);
+    name_ = target.filename().string();
+    files_.emplace(dir, "--out");
+    files_->plan(name_, "--out");
+  }
+  void write(const std::string& csv) {
+    files_->write(name_, csv);
+    files_->commit();
+  }
+
+ private:
+  std::string name_;
+  std::optional<cs::cli::OutputSet> files_;
+};
+
 int cmd_sweep(const std::string& file, const std::vector<std::string>& sets,
               const std::vector<std::string>& grid_args, int jobs, const std::string& out) {
   const json base = load_doc(file, sets);
   std::vector<cs::cli::GridAxis> axes;
   for (const auto& g : grid_args) axes.push_back(cs::cli::parse_grid(g));
-  const fs::path target(out);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::error_code ec;
-  if (!out.empty() && (!target.has_filename() || !fs::is_directory(dir, ec)))
-    throw InputError("--out", "a CSV file path in an existing directory: " + out);
-  std::optional<cs::cli::OutputSet> files;
-  if (!out.empty()) {
-    files.emplace(dir, "--out");
-    files->plan(target.filename().string(), "--out");
-  }
+  CsvOut csv_out(out);  // checked before the points run
   const std::string csv = cs::cli::run_sweep(base, axes, jobs);
-  if (out.empty()) {
-    std::cout << csv;
-  } else {
-    files->write(target.filename().string(), csv);
-    files->commit();
-  }
+  if (out.empty()) std::cout << csv;
+  else csv_out.write(csv);
+  return 0;
+}
+
+int cmd_plan(const std::string& file, const std::vector<std::string>& sets, int jobs, int top, int refine,
+             bool as_json, const std::string& out) {
+  const auto config = load(file, sets);
+  cs::scenario::PlanSearchOptions options;
+  options.jobs = jobs;
+  options.refine = std::size_t(refine);
+  CsvOut csv_out(out);  // checked before the plans run
+  const auto search = cs::scenario::search_plans(config, options);
+  if (!out.empty()) csv_out.write(cs::scenario::plan_search_csv(search));
+  // The table shows the best 20 unless told; --json lists every plan unless told.
+  const std::size_t shown = top > 0 ? std::size_t(top) : (as_json ? 0 : 20);
+  const json result = cs::scenario::plan_search_json(config, search, shown);
+  if (as_json) std::cout << result.dump(2) << "\n";
+  else cs::cli::print_plans(result);
   return 0;
 }
 
@@ -240,6 +272,25 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1024));
   sweep->add_option("--out", sweep_out, "Write the CSV to this file (atomically) instead of stdout");
 
+  int top = 0, refine = 10;
+  std::string plan_out;
+  auto* plan = app.add_subcommand(
+      "plan", "Every valid parallel plan (tp, pp, dp, cp, ep, micro-batch, ZeRO, schedule, recomputation) of a "
+              "training scenario's model on its cluster: those that do not fit dropped, the rest simulated for one "
+              "step (in parallel: a contention-free screening of every plan, then the best on the scenario's "
+              "network) and ranked by tokens/s with their memory");
+  plan->add_option("FILE", file, "Scenario file (JSON) with a training workload")->required();
+  plan->add_option("--set", sets, "Override a key: PATH=VALUE")->allow_extra_args(false);
+  plan->add_option("-j,--jobs", jobs, "Simulate N plans at once (results are the same for any N)")
+      ->check(CLI::Range(1, 1024));
+  plan->add_option("--top", top, "Show the best K plans (default: 20 in the table, every plan with --json)")
+      ->check(CLI::Range(1, 1 << 30));
+  plan->add_option("--refine", refine,
+                   "Rank the best R plans by the whole simulation on the scenario's network, after a contention-free "
+                   "screening of every plan (default 10; 0: screening only)")
+      ->check(CLI::Range(0, 1 << 30));
+  auto* plan_json = plan->add_flag("--json", as_json, "Print the ranked plans as JSON");
+  plan->add_option("--out", plan_out, "Write every ranked plan as CSV to this file (atomically)")->excludes(plan_json);
   std::vector<std::string> compare_files, workload_files;
   auto* compare = app.add_subcommand(
       "compare", "Run the same workloads on several fabrics and print them side by side: GPUs, "
@@ -281,6 +332,7 @@ int main(int argc, char** argv) {
     if (run->parsed()) return cmd_run(file, sets, out, as_json);
     if (topo->parsed()) return cmd_topo(file, sets, as_json);
     if (sweep->parsed()) return cmd_sweep(file, sets, grids, jobs, sweep_out);
+    if (plan->parsed()) return cmd_plan(file, sets, jobs, top, refine, as_json, plan_out);
     if (compare->parsed()) return cmd_compare(compare_files, workload_files, sets, jobs, as_json);
     if (validate->parsed()) {
       const auto config = load(file, sets);

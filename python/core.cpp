@@ -14,6 +14,7 @@
 #include "sim/fleet/training_run_config.hpp"
 #include "sim/scenario/compare.hpp"
 #include "sim/scenario/load.hpp"
+#include "sim/scenario/plan_search.hpp"
 #include "sim/scenario/run.hpp"
 #include "sim/scenario/sweep.hpp"
 #include "sim/scenario/topology_report.hpp"
@@ -61,23 +62,16 @@ class CancelToken {
   std::atomic<bool> cancelled_{false};
 };
 
-// Runs the scenario on a thread of its own while this one, holding the GIL every 100 ms,
-// asks Python whether a signal came (PyErr_CheckSignals: only the main thread can see one).
-// On Ctrl-C the token stops the simulators within their next poll (every 4,096 events), the
-// run thread is joined and the KeyboardInterrupt raised: within a second, not at the run's end.
-py::tuple run(const std::string& doc_text, std::shared_ptr<CancelToken> token) {
-  if (!token) token = std::make_shared<CancelToken>();
-  cs::scenario::RunOptions options;
-  options.flow_table = true;
-  options.job_table = true;
-  options.interrupted = [token] { return token->cancelled(); };
-  std::future<cs::scenario::RunOutput> running;
+// Runs `work` on a thread of its own while this one, holding the GIL every 100 ms, asks Python
+// whether a signal came (PyErr_CheckSignals: only the main thread can see one). On Ctrl-C the
+// token stops the simulators within their next poll (every 4,096 events), the work's thread
+// is joined and the KeyboardInterrupt raised: within a second, not at the work's end.
+template <class Work>
+auto run_cancellable(const std::shared_ptr<CancelToken>& token, Work work) {
+  std::future<decltype(work())> running;
   {
     py::gil_scoped_release release;
-    running = std::async(std::launch::async, [&doc_text, &options] {
-      const auto config = cs::scenario::parse_config(json::parse(doc_text));
-      return cs::scenario::run_scenario(config, options);
-    });
+    running = std::async(std::launch::async, work);
   }
   for (;;) {
     std::future_status status;
@@ -100,7 +94,19 @@ py::tuple run(const std::string& doc_text, std::shared_ptr<CancelToken> token) {
       throw py::error_already_set();
     }
   }
-  const cs::scenario::RunOutput out = running.get();
+  return running.get();
+}
+
+py::tuple run(const std::string& doc_text, std::shared_ptr<CancelToken> token) {
+  if (!token) token = std::make_shared<CancelToken>();
+  cs::scenario::RunOptions options;
+  options.flow_table = true;
+  options.job_table = true;
+  options.interrupted = [token] { return token->cancelled(); };
+  const cs::scenario::RunOutput out = run_cancellable(token, [&doc_text, &options] {
+    const auto config = cs::scenario::parse_config(json::parse(doc_text));
+    return cs::scenario::run_scenario(config, options);
+  });
   return py::make_tuple(out.summary.dump(), out.timeseries_csv, out.trace_json, out.flows_csv,
                         out.links_csv, out.jobs_csv, out.warnings);
 }
@@ -121,6 +127,19 @@ std::string summary_rows(const std::string& point_json, const std::string& summa
   json out = json::array();
   for (const auto& row : cs::scenario::summary_rows(point, json::parse(summary_json))) out.push_back(row.cells());
   return out.dump();
+}
+
+// clustersim plan: the ranked plans as JSON (plan_search_json, every row); Ctrl-C as run's.
+std::string plan(const std::string& doc_text, int jobs, std::size_t refine, std::shared_ptr<CancelToken> token) {
+  if (!token) token = std::make_shared<CancelToken>();
+  return run_cancellable(token, [&doc_text, jobs, refine, token] {
+    const auto config = cs::scenario::parse_config(json::parse(doc_text));
+    cs::scenario::PlanSearchOptions options;
+    options.jobs = jobs;
+    options.refine = refine;
+    options.interrupted = [token] { return token->cancelled(); };
+    return cs::scenario::plan_search_json(config, cs::scenario::search_plans(config, options)).dump();
+  });
 }
 
 std::string topology_report(const std::string& doc_text) {
@@ -187,6 +206,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("apply_override", &apply_override, py::arg("doc"), py::arg("assignment"));
   m.def("validate", &validate, py::arg("doc"));
   m.def("run", &run, py::arg("doc"), py::arg("cancel") = nullptr);
+  m.def("plan", &plan, py::arg("doc"), py::arg("jobs"), py::arg("refine"), py::arg("cancel") = nullptr);
   m.def("grid_points", &grid_points, py::arg("axes"));
   m.def("summary_rows", &summary_rows, py::arg("point"), py::arg("summary"));
   m.def("topology_report", &topology_report, py::arg("doc"));

@@ -54,6 +54,9 @@ def walk(node, path, defs, rows):
         default = f"`{json.dumps(child['default'])}`" if "default" in child else ""
         rows.append(f"| `{p}` | {cell(type_of(child, defs))} | {cell(default)} | {cell(child.get('description', ''))} |")
         walk(child, p, defs, rows)
+        # A key whose type is a definition with keys of its own (workload.model): its keys too.
+        if "$ref" in child:
+            walk(defs.get(child["$ref"].split("/")[-1], {}), p, defs, rows)
         for alt in child.get("oneOf", []) + child.get("anyOf", []):
             walk(alt, p, defs, rows)
         if child.get("type") == "array" and isinstance(child.get("items"), dict):

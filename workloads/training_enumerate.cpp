@@ -50,7 +50,7 @@ std::vector<PlanCandidate> enumerate_plans(const TransformerSpec& model, int glo
                       TrainingWorkload w;
                       w.model = model;
                       w.parallel = {tp, pp, dp, cp, ep, zero, sp, schedule, v,
-                                    "tp-cp-ep-dp-pp", {}};
+                                    "tp-cp-ep-dp-pp", {}, Offload::none};
                       w.batch = {global_batch, micro};
                       w.precision = space.precision;
                       w.recompute = r;

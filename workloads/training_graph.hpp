@@ -35,16 +35,19 @@ namespace cs::work {
 
 // Streams of a worker; the communication streams are named by the group type they serve.
 // Data parallelism has two, as FSDP does: gradient reductions (dp) and weight gathers
-// (dp_gather, ZeRO's all-gathers), so a prefetch never waits behind a reduce-scatter.
-enum class Stream : uint8_t { compute, tp, cp, ep, pp, dp, dp_gather };
-inline constexpr int kStreams = 7;
+// (dp_gather, ZeRO's all-gathers), so a prefetch never waits behind a reduce-scatter. With CPU
+// offload the host stream runs the copies over each GPU's host link and the host's optimizer
+// step, in order (timed work like compute: compute items, not communication).
+enum class Stream : uint8_t { compute, tp, cp, ep, pp, dp, dp_gather, host };
+inline constexpr int kStreams = 8;
 std::string_view to_string(Stream s);
 // The group type a stream's communication counts under (dp_gather: dp).
 Stream group_type(Stream s);
 
 enum class TaskKind : uint8_t {
-  forward, backward_input, backward_weight, recompute, optimizer,  // compute stream
+  forward, backward_input, backward_weight, recompute, optimizer,  // compute (or host) stream
   collective, send,                                                // communication
+  host_copy,                                                       // host stream (CPU offload)
 };
 std::string_view to_string(TaskKind k);
 
@@ -106,13 +109,16 @@ struct TaskGraph {
     return {stream_tasks.data() + stream_begin[q], stream_tasks.data() + stream_begin[q + 1]};
   }
   bool is_compute(const Task& t) const { return t.stream == Stream::compute; }
+  // Tasks whose work is a compute item with a time of its own (compute and host streams);
+  // the rest are communication items.
+  bool is_timed(const Task& t) const { return t.stream == Stream::compute || t.stream == Stream::host; }
 };
 
 struct GraphOptions {
   bool one_replica = false;            // build replica 0 only (see above)
   bool mirror_replica_traffic = true;  // with one_replica: issue the other replicas' traffic too
   // Data-parallel gradient buckets, in parameters; 0: Megatron-Core's default
-  // max(40e6, 1e6 x dp).
+  // max(40e6, 1e6 x dp x cp) (gradient_bucket_params).
   double bucket_params = 0;
   double gradient_bytes = 2;           // per gradient element reduced (Megatron with bf16: 4)
   double parameter_bytes = 2;          // per weight element gathered (ZeRO-1/2/3)

@@ -20,6 +20,7 @@ std::string_view to_string(Stream s) {
     case Stream::pp: return "pp";
     case Stream::dp: return "dp";
     case Stream::dp_gather: return "dp_gather";
+    case Stream::host: return "host";
   }
   return "?";
 }
@@ -35,6 +36,7 @@ std::string_view to_string(TaskKind k) {
     case TaskKind::optimizer: return "optimizer";
     case TaskKind::collective: return "collective";
     case TaskKind::send: return "send";
+    case TaskKind::host_copy: return "host_copy";
   }
   return "?";
 }
@@ -50,10 +52,11 @@ GraphBuilder::GraphBuilder(const TrainingWorkload& w, const GraphOptions& o)
   m_ = micro_batches(w);
   chunks_ = model_chunks(p_);
   split_ = p_.schedule == Schedule::zb_h1;
+  offload_ = p_.offload == Offload::optimizer;
   tokens_ = rank_tokens(w);
   chunk_start_ = {0};
   for (int n : chunk_layers(w)) chunk_start_.push_back(chunk_start_.back() + n);
-  if (o_.bucket_params <= 0) o_.bucket_params = std::max(40e6, 1e6 * p_.dp * p_.cp);
+  o_.bucket_params = gradient_bucket_params(p_, o_.bucket_params);
   make_workers();
   make_buckets();
 }
@@ -90,6 +93,11 @@ double GraphBuilder::head_rank_params() const {
   const double word_embedding = double(w_.model.vocab) * w_.model.hidden / p_.tp;
   // A tied LM head is the embedding; with pp > 1 the last stage holds its own copy.
   return counts.final_norm + (w_.model.tied_embeddings ? (p_.pp > 1 ? word_embedding : 0) : counts.lm_head / p_.tp);
+}
+
+double GraphBuilder::local_params(double dense, double expert) const {
+  if (p_.zero == 0) return dense + expert;
+  return dense / (p_.dp * p_.cp) + expert / (p_.dp / p_.ep * p_.cp);
 }
 
 double GraphBuilder::embedding_rank_params() const { return parameter_counts(w_.model).embedding / p_.tp; }
@@ -191,6 +199,10 @@ uint32_t GraphBuilder::send_item(uint32_t worker, int to_stage, double bytes) {
 }
 
 uint32_t GraphBuilder::data_parallel_item(int stage, CollectiveOp op, double dense_bytes, double expert_bytes) {
+  const auto key = std::make_tuple(stage, int(op), dense_bytes, expert_bytes);
+  if (auto it = data_parallel_cache_.find(key); it != data_parallel_cache_.end()) return it->second;
+  uint32_t& cached = data_parallel_cache_[key];
+  cached = kNone;
   CommItem item;
   RankCoords c;
   c.pp = stage;
@@ -205,7 +217,7 @@ uint32_t GraphBuilder::data_parallel_item(int stage, CollectiveOp op, double den
   }
   if (item.parts.empty()) return kNone;
   graph_.comm_items.push_back(std::move(item));
-  return uint32_t(graph_.comm_items.size() - 1);
+  return cached = uint32_t(graph_.comm_items.size() - 1);
 }
 
 uint32_t GraphBuilder::add_task(uint32_t worker, Stream s, TaskKind k, uint32_t item, int micro, int layer) {
@@ -264,16 +276,26 @@ void GraphBuilder::finish_step() {
   const double gradient_bytes = o_.gradient_bytes;
   for (uint32_t wk = 0; wk < workers; ++wk) {
     const StageParams sp = stage_params(w_, stage_of(wk));
-    const bool sharded = p_.zero >= 1;
-    const double local = sp.dense / (sharded ? p_.dp * p_.cp : 1) + sp.expert / (sharded ? p_.dp / p_.ep * p_.cp : 1);
-    const uint32_t opt = add_task(wk, Stream::compute, TaskKind::optimizer,
-                                  compute_item({optimizer_op(local, gradient_bytes)}), -1, -1);
+    const double local = local_params(sp.dense, sp.expert);
+    // CPU offload: the step runs on the host, after the gradients' last copy.
+    const uint32_t copied = last_on(wk, Stream::host);
+    const uint32_t opt =
+        offload_ ? add_task(wk, Stream::host, TaskKind::optimizer,
+                            compute_item({host_optimizer_op(local, gradient_bytes)}), -1, -1)
+                 : add_task(wk, Stream::compute, TaskKind::optimizer,
+                            compute_item({optimizer_op(local, gradient_bytes)}), -1, -1);
     dep(opt, norm);
+    dep(opt, copied);
     dep(opt, reduced[wk]);
     if (own[wk] != reduced[wk]) dep(opt, own[wk]);
     if (w_.model.tied_embeddings && p_.pp > 1 && (stage_of(wk) == 0 || stage_of(wk) == p_.pp - 1))
       dep(opt, tied[wk]);
     optimizer_task_[wk] = opt;
+    if (offload_) {  // the updated 16-bit weights back to the GPU
+      optimizer_task_[wk] = add_task(wk, Stream::host, TaskKind::host_copy,
+                                     compute_item({host_copy_op("weights_h2d", local * o_.parameter_bytes)}), -1, -1);
+      dep(optimizer_task_[wk], opt);
+    }
   }
   // ZeRO-1/2: every replica gathers the updated weights of its stage.
   if ((p_.zero == 1 || p_.zero == 2) && !o_.overlap_param_gather)

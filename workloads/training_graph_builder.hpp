@@ -94,10 +94,21 @@ class GraphBuilder {
   double layer_rank_params(int layer, bool expert) const;
   double head_rank_params() const;
   double embedding_rank_params() const;
+  // Of `dense` and `expert` parameters per rank, those whose optimizer state the rank keeps
+  // (all of them without ZeRO; its data-parallel shard with).
+  double local_params(double dense, double expert) const;
+  // CPU offload: copy the gradients of `dense` + `expert` parameters per rank (the rank's shard
+  // under ZeRO) to the host once `after` has reduced them.
+  void offload_gradients(uint32_t worker, int micro, int layer, double dense, double expert, uint32_t after);
   // Creates the joint reduction `kind` (stage, micro, key) on first call, on the data-parallel
   // stream of `worker`; every call makes it wait for `after`.
-  void joint_reduce(uint32_t worker, JointKind kind, int micro, int key, CollectiveOp op, double dense_bytes,
-                    double expert_bytes, uint32_t after);
+  // Returns the joint task, or kNone when there is no data-parallel group (nothing to reduce).
+  uint32_t joint_reduce(uint32_t worker, JointKind kind, int micro, int key, CollectiveOp op, double dense_bytes,
+                        double expert_bytes, uint32_t after);
+  // joint_reduce of gradients (dense and expert parameters per rank), then, with CPU offload,
+  // their copy to the host (after the reduction, or after `after` with nothing to reduce).
+  void reduce_gradients(uint32_t worker, JointKind kind, int micro, int key, CollectiveOp op, double dense,
+                        double expert, uint32_t after);
 
   const TrainingWorkload& w_;
   const ParallelPlan& p_;
@@ -106,6 +117,7 @@ class GraphBuilder {
   int m_ = 0;                 // micro-batches
   int chunks_ = 0;            // model chunks
   bool split_ = false;        // zb_h1: backward split into input and weight passes
+  bool offload_ = false;      // CPU offload of the optimizer
   double tokens_ = 0;         // per rank per micro-batch
   std::vector<int> chunk_start_;  // first layer of each model chunk (+ one past the end)
   TaskGraph graph_;
@@ -113,6 +125,9 @@ class GraphBuilder {
   std::vector<std::vector<uint32_t>> queues_;                       // per worker x stream
   std::map<std::vector<int>, uint32_t> group_ids_;
   std::map<std::tuple<uint32_t, int, int, double>, uint32_t> comm_cache_;
+  // data_parallel_item's items by (stage, op, dense bytes, expert bytes): ZeRO-3 asks for the
+  // same gather every layer and micro-batch, and its groups span every replica.
+  std::map<std::tuple<int, int, double, double>, uint32_t> data_parallel_cache_;
   std::map<std::string, uint32_t> compute_cache_;
   std::unordered_map<uint64_t, uint32_t> joint_;
   // Per stage: buckets, and for each layer the bucket it belongs to.

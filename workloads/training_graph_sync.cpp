@@ -11,20 +11,41 @@
 // - ZeRO 3 (FSDP): every layer's weights are all-gathered before its forward and again before
 //   its backward, one layer ahead, and its gradients reduce-scattered after its backward, for
 //   every micro-batch.
+// - CPU offload (ZeRO-Offload): each reduction's result, the rank's shard of the gradients
+//   (all of them without ZeRO), is copied to the host on the worker's host stream right after
+//   it (every micro-batch with ZeRO 2 and 3, which accumulate on the host; once otherwise); the
+//   optimizer step then runs on the host and the updated weights are copied back (finish_step)
+//   before ZeRO-1/2's gather.
 #include "workloads/training_graph_builder.hpp"
 
 namespace cs::work::detail {
 
-void GraphBuilder::joint_reduce(uint32_t worker, JointKind kind, int micro, int key, CollectiveOp op,
-                                double dense_bytes, double expert_bytes, uint32_t after) {
+uint32_t GraphBuilder::joint_reduce(uint32_t worker, JointKind kind, int micro, int key, CollectiveOp op,
+                                    double dense_bytes, double expert_bytes, uint32_t after) {
   const int s = stage_of(worker);
   uint32_t& t = joint(kind, s, micro, key);
   if (t == kNone) {
     const uint32_t item = data_parallel_item(s, op, dense_bytes, expert_bytes);
-    if (item == kNone) return;  // one data-parallel rank: nothing to reduce
+    if (item == kNone) return kNone;  // one data-parallel rank: nothing to reduce
     t = add_task(worker, Stream::dp, TaskKind::collective, item, micro, key);
   }
   dep(t, after);
+  return t;
+}
+
+void GraphBuilder::reduce_gradients(uint32_t worker, JointKind kind, int micro, int key, CollectiveOp op,
+                                    double dense, double expert, uint32_t after) {
+  const double gb = o_.gradient_bytes;
+  const uint32_t reduced = joint_reduce(worker, kind, micro, key, op, dense * gb, expert * gb, after);
+  if (offload_) offload_gradients(worker, micro, key, dense, expert, reduced != kNone ? reduced : after);
+}
+
+void GraphBuilder::offload_gradients(uint32_t worker, int micro, int layer, double dense, double expert,
+                                     uint32_t after) {
+  const double bytes = local_params(dense, expert) * o_.gradient_bytes;
+  const uint32_t copy = add_task(worker, Stream::host, TaskKind::host_copy,
+                                 compute_item({host_copy_op("gradients_d2h", bytes)}), micro, layer);
+  dep(copy, after);
 }
 
 void GraphBuilder::gather_at_start(uint32_t worker) {
@@ -44,24 +65,23 @@ void GraphBuilder::bucket_done(uint32_t worker, int micro, std::size_t bucket, u
   if (p_.zero != 2 && micro != m_ - 1) return;  // gradients accumulate until the last micro-batch
   const Bucket& b = buckets_[std::size_t(stage_of(worker))][bucket];
   const CollectiveOp op = p_.zero == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
-  joint_reduce(worker, JointKind::bucket, p_.zero == 2 ? micro : 0, int(bucket), op,
-               b.dense_params * o_.gradient_bytes, b.expert_params * o_.gradient_bytes, task);
+  reduce_gradients(worker, JointKind::bucket, p_.zero == 2 ? micro : 0, int(bucket), op, b.dense_params,
+                   b.expert_params, task);
 }
 
 void GraphBuilder::after_layer_gradients(uint32_t worker, int micro, int layer, uint32_t task) {
-  const double gb = o_.gradient_bytes;
   if (layer == kHeadLayer) {
     if (micro != m_ - 1) return;
     if (w_.model.tied_embeddings && p_.pp > 1) tied_embedding_sync(worker, task);
     // ZeRO 3: the head is not regathered per micro-batch; its gradient is scattered once.
     if (p_.zero == 3)
-      joint_reduce(worker, JointKind::zero3_scatter, micro, kHeadLayer, CollectiveOp::reduce_scatter,
-                   head_rank_params() * gb, 0, task);
+      reduce_gradients(worker, JointKind::zero3_scatter, micro, kHeadLayer, CollectiveOp::reduce_scatter,
+                       head_rank_params(), 0, task);
     return;  // otherwise it is in the last chunk's first bucket
   }
   if (p_.zero == 3) {
-    joint_reduce(worker, JointKind::zero3_scatter, micro, layer, CollectiveOp::reduce_scatter,
-                 layer_rank_params(layer, false) * gb, layer_rank_params(layer, true) * gb, task);
+    reduce_gradients(worker, JointKind::zero3_scatter, micro, layer, CollectiveOp::reduce_scatter,
+                     layer_rank_params(layer, false), layer_rank_params(layer, true), task);
     return;
   }
   const std::size_t b = std::size_t(bucket_of_layer_[std::size_t(layer)]);
@@ -73,8 +93,8 @@ void GraphBuilder::after_embedding_gradients(uint32_t worker, int micro, uint32_
   if (micro == m_ - 1 && w_.model.tied_embeddings && p_.pp > 1) tied_embedding_sync(worker, task);
   if (p_.zero == 3) {
     if (micro == m_ - 1)
-      joint_reduce(worker, JointKind::zero3_scatter, micro, kEmbeddingLayer, CollectiveOp::reduce_scatter,
-                   embedding_rank_params() * o_.gradient_bytes, 0, task);
+      reduce_gradients(worker, JointKind::zero3_scatter, micro, kEmbeddingLayer, CollectiveOp::reduce_scatter,
+                       embedding_rank_params(), 0, task);
     return;
   }
   const auto& list = buckets_[std::size_t(stage_of(worker))];

@@ -117,6 +117,16 @@ MemoryReport memory_per_gpu(const TrainingWorkload& w, double gpu_memory_bytes, 
     b.gradients = dense.gradients + expert.gradients;
     b.optimizer = dense.optimizer + expert.optimizer;
     if (zero == 3) b.zero_buffers = sp.largest_layer * (2 * o.parameter_bytes + o.gradient_bytes);
+    if (p.offload == Offload::optimizer) {
+      b.host = b.optimizer;
+      b.optimizer = 0;
+      if (zero >= 2) {  // the host accumulates the gradients; the GPU keeps a bucket (ZeRO 2)
+        b.host += b.gradients;
+        const double bucket = gradient_bucket_params(p, o.bucket_params);
+        b.gradients = zero == 2 ? std::min(sp.dense + sp.expert, bucket) * o.gradient_bytes : 0;
+      }
+      report.max_host_bytes = std::max(report.max_host_bytes, b.host);
+    }
 
     // Activations held per local chunk, replayed along the stage's schedule.
     std::vector<double> chunk_bytes(static_cast<std::size_t>(p.virtual_stages), 0.0);

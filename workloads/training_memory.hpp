@@ -19,6 +19,12 @@
 //   its backward, under zb_h1 until its weight pass): 1f1b keeps p - s on stage s, gpipe m.
 // - Framework overhead: a stated constant (CUDA context, cuBLAS / NCCL workspaces, allocator
 //   fragmentation), 2 GB by default.
+// - CPU offload (ZeRO-Offload, Ren et al. 2021, section 4): the optimizer states (and the
+//   gradients the host accumulates, with ZeRO 2 and 3) live in host memory; the GPU keeps its
+//   16-bit weights, and with ZeRO 2 one bucket of full-size gradients before they are reduced
+//   and copied out (ZeRO 3's per-layer gradient buffer is in zero_buffers); ZeRO 0 and 1 keep
+//   their gradients on the GPU as without offload. Host bytes per GPU: its shard's optimizer
+//   state and gradients.
 // Units: bytes.
 #include <vector>
 
@@ -32,6 +38,9 @@ struct MemoryOptions {
   double optimizer_bytes = 12;  // K: fp32 master weights + Adam momentum and variance
   bool flash_attention = true;  // no s x s attention matrices stored
   double framework_overhead_bytes = 2e9;
+  // Gradient bucket (parameters) ZeRO-2 keeps on the GPU under CPU offload; 0: the graph's
+  // default (gradient_bucket_params).
+  double bucket_params = 0;
 };
 
 // Model-state bytes of `params` parameters under ZeRO `stage` over `shards` data-parallel ranks.
@@ -51,6 +60,7 @@ struct MemoryBreakdown {
   double recompute = 0;      // full recomputation: one layer's activations, rebuilt
   double overhead = 0;       // framework
   int in_flight = 0;         // peak micro-batches held (summed over local chunks)
+  double host = 0;           // CPU offload: bytes in host memory for this GPU (not in total())
   double total() const {
     return parameters + gradients + optimizer + activations + zero_buffers + logits + recompute + overhead;
   }
@@ -60,6 +70,7 @@ struct MemoryReport {
   std::vector<MemoryBreakdown> per_stage;  // every GPU of a pipeline stage holds the same
   int worst_stage = 0;
   double max_bytes = 0;                    // per_stage[worst_stage].total()
+  double max_host_bytes = 0;               // CPU offload: the most host memory a GPU needs
   double capacity_bytes = 0;
   bool fits = false;                       // max_bytes <= capacity_bytes
 };

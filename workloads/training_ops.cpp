@@ -192,6 +192,22 @@ Op optimizer_op(double local_params, double gradient_bytes) {
   return op;
 }
 
+Op host_optimizer_op(double local_params, double gradient_bytes) {
+  Op op = optimizer_op(local_params, gradient_bytes);
+  op.kind = OpKind::host_memory;
+  op.phase = Phase::host;
+  return op;
+}
+
+Op host_copy_op(std::string_view name, double bytes) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::pcie;
+  op.phase = Phase::host;
+  op.bytes = bytes;
+  return op;
+}
+
 double total_flops(const std::vector<Op>& ops) {
   return std::accumulate(ops.begin(), ops.end(), 0.0, [](double a, const Op& o) { return a + o.flops; });
 }

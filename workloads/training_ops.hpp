@@ -22,8 +22,10 @@
 
 namespace cs::work {
 
-enum class OpKind : uint8_t { gemm, attention, elementwise };
-enum class Phase : uint8_t { forward, backward_input, backward_weight, optimizer };
+// pcie and host_memory: CPU offload's work off the GPU (copies over the GPU's host link, the
+// optimizer step streaming the host's DRAM), in the host phase.
+enum class OpKind : uint8_t { gemm, attention, elementwise, pcie, host_memory };
+enum class Phase : uint8_t { forward, backward_input, backward_weight, optimizer, host };
 
 struct Op {
   std::string_view name;     // "qkv", "attention", "proj", "fc1", "act", "fc2", "norm", ...
@@ -55,6 +57,12 @@ std::vector<Op> block_ops(const TrainingWorkload& w, Block block, Phase phase);
 // The optimizer step over `local_params` parameters (Adam, mixed precision: reads the
 // gradient and the fp32 master weights and moments, writes them and the 16-bit weights).
 Op optimizer_op(double local_params, double gradient_bytes);
+
+// CPU offload (ZeRO-Offload): the host's Adam step over `local_params` (the same bytes as
+// optimizer_op, from the host's DRAM), and a copy of `bytes` over the GPU's host link
+// ("gradients_d2h", "weights_h2d").
+Op host_optimizer_op(double local_params, double gradient_bytes);
+Op host_copy_op(std::string_view name, double bytes);
 
 // Tokens one rank processes per micro-batch (b x seq_len / cp).
 double rank_tokens(const TrainingWorkload& w);

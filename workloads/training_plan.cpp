@@ -162,6 +162,8 @@ std::string_view to_string(Recompute r) {
   return "?";
 }
 
+std::string_view to_string(Offload o) { return o == Offload::optimizer ? "optimizer" : "none"; }
+
 void validate_model(const TransformerSpec& m) {
   require_positive(m.layers, "model.layers");
   require_positive(m.hidden, "model.hidden");
@@ -206,6 +208,10 @@ int global_batch(const TrainingWorkload& w) {
 int micro_batches(const TrainingWorkload& w) { return global_batch(w) / (w.batch.micro * w.parallel.dp); }
 
 int model_chunks(const ParallelPlan& p) { return p.pp * p.virtual_stages; }
+
+double gradient_bucket_params(const ParallelPlan& p, double requested) {
+  return requested > 0 ? requested : std::max(40e6, 1e6 * p.dp * p.cp);
+}
 
 std::vector<int> chunk_layers(const TrainingWorkload& w) {
   if (!w.parallel.layer_split.empty()) return w.parallel.layer_split;

@@ -19,10 +19,14 @@ namespace cs::work {
 enum class Precision : uint8_t { bf16, fp16, fp8 };
 enum class Schedule : uint8_t { gpipe, one_f_one_b, interleaved, zb_h1 };
 enum class Recompute : uint8_t { none, selective, full };
+// Where the optimizer lives: on the GPUs, or (ZeRO-Offload, Ren et al. 2021) its fp32 states and
+// its step on the host CPU, with gradients copied to the host and updated weights back over PCIe.
+enum class Offload : uint8_t { none, optimizer };
 
 std::string_view to_string(Precision p);
 std::string_view to_string(Schedule s);
 std::string_view to_string(Recompute r);
+std::string_view to_string(Offload o);
 
 struct ParallelPlan {
   int tp = 1, pp = 1, dp = 1, cp = 1, ep = 1;
@@ -36,6 +40,7 @@ struct ParallelPlan {
   // Layers per model chunk in pipeline order (pp x virtual_stages entries summing to layers);
   // empty: an even split.
   std::vector<int> layer_split;
+  Offload offload = Offload::none;
 };
 
 struct BatchSpec {
@@ -81,6 +86,9 @@ void validate(const TrainingWorkload& workload, const ClusterShape& cluster);
 int global_batch(const TrainingWorkload& w);    // batch.global, or micro x dp when 0
 int micro_batches(const TrainingWorkload& w);   // per replica per step
 int model_chunks(const ParallelPlan& p);        // pp x virtual_stages
+// Parameters per data-parallel gradient bucket: `requested`, or when it is 0 Megatron-Core's
+// default max(40e6, 1e6 x dp x cp).
+double gradient_bucket_params(const ParallelPlan& p, double requested);
 // Layers of each model chunk in pipeline order (layer_split, or the even split).
 std::vector<int> chunk_layers(const TrainingWorkload& w);
 // The dimension names of parallel.order, fastest first; throws TrainingError("parallel.order").

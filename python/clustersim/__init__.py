@@ -5,6 +5,7 @@
     sc.set("topology.nodes", 64)
     res = cs.run(sc)            # res.summary: dict, as `clustersim run --json` prints it
     df = cs.sweep(sc, {"topology.nodes": [16, 32, 64]}, jobs=2)
+    plans = cs.plan("scenarios/gpt3_175b_1024_h100.json", jobs=2)   # ranked parallel plans
     topo = cs.Topology.from_scenario(sc)   # topo.report: dict, as `clustersim topo --json`
     cmp = cs.compare(["scenarios/compare_fat_tree_1k.json", "scenarios/compare_dragonfly_1k.json"])
     cmp.results                 # one row per fabric x case: time, busbw, $ per GB/s of busbw
@@ -17,13 +18,14 @@ from .errors import ScenarioError
 from .scenario import Scenario
 from .result import Result, run
 from .sweep import grid_points, latin_hypercube, random_samples, schema, sweep
+from .plan import plan
 from .topology import Topology
 from .compare import Comparison, compare
 from .fleet import compare_markets, gantt, job_states, state_intervals
 from .plots import collective_sizes, goodput_vs_interval
 from .serving import serving_frame, serving_plot
 
-__all__ = ["Scenario", "Result", "ScenarioError", "Topology", "Comparison", "compare", "run", "sweep",
+__all__ = ["Scenario", "Result", "ScenarioError", "Topology", "Comparison", "compare", "run", "sweep", "plan",
            "grid_points", "random_samples", "latin_hypercube", "schema", "gantt",
            "compare_markets", "job_states", "state_intervals", "collective_sizes", "goodput_vs_interval",
            "serving_frame", "serving_plot"]

@@ -19,12 +19,13 @@ std::string_view to_string(work::Phase phase) {
     case work::Phase::backward_input: return "backward_input";
     case work::Phase::backward_weight: return "backward_weight";
     case work::Phase::optimizer: return "optimizer";
+    case work::Phase::host: return "host";
   }
   return "?";
 }
 
-Roofline::Roofline(const GpuSpec& gpu, work::Precision precision, Efficiency efficiency)
-    : gpu_(gpu), efficiency_(std::move(efficiency)) {
+Roofline::Roofline(const GpuSpec& gpu, work::Precision precision, Efficiency efficiency, HostSpec host)
+    : gpu_(gpu), efficiency_(std::move(efficiency)), host_(host) {
   peak_flops_ = dense_peak_flops(gpu.dense_flops, precision);
   if (!(peak_flops_ > 0))
     throw work::TrainingError("precision",
@@ -65,6 +66,9 @@ double Roofline::op_seconds(const work::Op& op) const {
     const std::string key = std::string(to_string(op.phase)) + "/" + std::string(op.name);
     if (auto it = efficiency_.measured_s.find(key); it != efficiency_.measured_s.end()) return it->second;
   }
+  if (op.kind == work::OpKind::pcie) return host_.pcie_latency_s + op.bytes / host_.pcie_bandwidth_Bps;
+  if (op.kind == work::OpKind::host_memory)
+    return op.bytes * std::max(1, host_.gpus_per_host) / (host_.memory_bandwidth_Bps * host_.memory_efficiency);
   double flops_eff = gemm_ceiling_, peak = peak_flops_;
   if (op.kind == work::OpKind::gemm) flops_eff = gemm_efficiency(op.m, op.n, op.k);
   if (op.kind == work::OpKind::attention) flops_eff = attention_, peak = attention_peak_flops_;

@@ -21,12 +21,15 @@
 //   GEMMs take the fp8 peak with the same ceiling (measured for bf16: likely optimistic).
 // - Element-wise and other memory-bound work: 0.85 of HBM bandwidth (large device copies
 //   reach ~90% of H100's datasheet bandwidth; fused element-wise kernels a little less).
+// - CPU offload's host work (training_host.hpp): copies over the GPU's PCIe link, and the host's
+//   optimizer step at its share of the host's DRAM bandwidth.
 // Units: seconds, FLOP/s, bytes/s.
 #include <map>
 #include <string>
 #include <vector>
 
 #include "sim/compute/gpu_catalog.hpp"
+#include "sim/compute/training_host.hpp"
 #include "workloads/training_ops.hpp"
 
 namespace cs::compute {
@@ -37,15 +40,15 @@ struct Efficiency {
   double attention = 0;          // 0: 0.75 x the GEMM ceiling
   double memory = 0.85;          // share of HBM bandwidth memory-bound kernels reach
   // Measured times replacing the roofline, per op and micro-batch on one rank, keyed
-  // "<phase>/<op name>" ("forward/qkv", "backward_input/attention", "optimizer/adam"); phases
-  // forward, backward_input, backward_weight, optimizer.
+  // "<phase>/<op name>" ("forward/qkv", "backward_input/attention", "optimizer/adam",
+  // "host/adam"); phases forward, backward_input, backward_weight, optimizer, host.
   std::map<std::string, double, std::less<>> measured_s;
 };
 
 class Roofline {
  public:
   // Throws work::TrainingError("precision") when the GPU has no tensor cores for `precision`.
-  Roofline(const GpuSpec& gpu, work::Precision precision, Efficiency efficiency = {});
+  Roofline(const GpuSpec& gpu, work::Precision precision, Efficiency efficiency = {}, HostSpec host = {});
 
   double peak_flops() const { return peak_flops_; }            // dense, for the precision
   double gemm_ceiling() const { return gemm_ceiling_; }
@@ -58,6 +61,7 @@ class Roofline {
  private:
   GpuSpec gpu_;
   Efficiency efficiency_;
+  HostSpec host_;
   double peak_flops_ = 0;
   double attention_peak_flops_ = 0;
   double gemm_ceiling_ = 0;

@@ -16,6 +16,7 @@ std::size_t type_index(Stream type) {
     case Stream::cp: return 1;
     case Stream::ep: return 2;
     case Stream::pp: return 3;
+    case Stream::host: return 5;
     default: return 4;
   }
 }
@@ -42,8 +43,11 @@ class Attribution {
         out.bubble_s += b - a;
         return;
       }
+      const auto& t = graph_.tasks[task];
       const double ready = timing_[task].ready_s;
-      out.exposed_s[graph_.tasks[task].stream] += b - std::max(a, ready);
+      // CPU offload: waiting for the host's optimizer step is optimizer time; for a copy over
+      // the host link, exposed offload.
+      (t.kind == TaskKind::optimizer ? out.optimizer_s : out.exposed_s[t.stream]) += b - std::max(a, ready);
       if (a >= ready) return;
       b = ready;
       task = binding(task);
@@ -55,7 +59,7 @@ class Attribution {
   const std::vector<TaskTiming>& timing_;
 };
 
-// For each worker, its communication task (one it moves data in) that ends last.
+// For each worker, its communication or host task (one it moves data in) that ends last.
 std::vector<uint32_t> last_communication(const work::TaskGraph& g, const std::vector<TaskTiming>& timing) {
   std::vector<int> worker_of_rank(std::size_t(g.ranks), -1);
   for (uint32_t w = 0; w < g.workers.size(); ++w)
@@ -66,6 +70,10 @@ std::vector<uint32_t> last_communication(const work::TaskGraph& g, const std::ve
   for (uint32_t t = 0; t < g.tasks.size(); ++t) {
     const auto& task = g.tasks[t];
     if (g.is_compute(task)) continue;
+    if (task.stream == Stream::host) {  // the worker's own host link and host step
+      if (last[task.worker] == UINT32_MAX || timing[t].end_s > timing[last[task.worker]].end_s) last[task.worker] = t;
+      continue;
+    }
     if (!known[task.item]) {
       auto& list = item_workers[task.item];
       for (const auto& part : g.comm_items[task.item].parts)

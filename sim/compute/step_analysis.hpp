@@ -8,7 +8,8 @@
 // that is a communication task, the part of the wait after it became ready (queued on its
 // stream, then moving bytes) is exposed communication of its group type, and the part before
 // is attributed to what it waited for in turn; once the chain reaches compute (another stage's,
-// or nothing), the rest is bubble. After a worker's last compute task, the wait for its last
+// or nothing), the rest is bubble. With CPU offload, waiting for the host's optimizer step is
+// optimizer time and waiting for a copy over the host link exposed "offload" communication. After a worker's last compute task, the wait for its last
 // communication is exposed communication and the rest (other workers still busy) is bubble.
 #include <array>
 #include <vector>
@@ -17,9 +18,10 @@
 
 namespace cs::compute {
 
-// Seconds by group type: tp, cp, ep, pp, dp.
+// Seconds by group type: tp, cp, ep, pp, dp, and CPU offload's copies over the host link
+// (Stream::host).
 struct ExposedComm {
-  std::array<double, 5> seconds{};
+  std::array<double, 6> seconds{};
   double& operator[](work::Stream type);
   double operator[](work::Stream type) const;
   double total() const;

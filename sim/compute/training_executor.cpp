@@ -1,6 +1,7 @@
 #include "sim/compute/training_executor.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace cs::compute {
@@ -70,6 +71,27 @@ net::GroupId TrainingExecutor::comm_group(uint32_t group) {
   return net::GroupId(comm_groups_[group]);
 }
 
+const net::CollectiveOptions& TrainingExecutor::collective_options(uint32_t group, work::CollectiveOp op,
+                                                                   double bytes) {
+  using work::CollectiveAlgorithm;
+  auto [it, added] = algorithms_.try_emplace({group, op, bytes});
+  if (!added || !options_.nccl_algorithms) return it->second;
+  if (op == work::CollectiveOp::all_to_all) {
+    it->second.algorithm = CollectiveAlgorithm::direct;
+    return it->second;
+  }
+  double best = std::numeric_limits<double>::infinity();
+  for (CollectiveAlgorithm a : {CollectiveAlgorithm::ring, CollectiveAlgorithm::tree, CollectiveAlgorithm::in_network}) {
+    if (a == CollectiveAlgorithm::tree && op != work::CollectiveOp::all_reduce) continue;
+    try {
+      const double t = comm_.alone_time_s(comm_group(group), op, bytes, {a, std::nullopt});
+      if (t < best) best = t, it->second.algorithm = a;
+    } catch (const net::CommError&) {  // no plan for this group, or no in-network reduction here
+    }
+  }
+  return it->second;
+}
+
 // The workers whose GPUs a communication item moves data on (its groups' ranks that belong to
 // built workers): their compute may slow while it runs.
 const std::vector<uint32_t>& TrainingExecutor::participants(uint32_t item) {
@@ -98,16 +120,27 @@ void TrainingExecutor::begin(uint32_t task) {
     run.event = sim_.schedule_at(sim_.now() + run.remaining_s / run.rate, *this, task);
     return;
   }
+  if (t.stream == Stream::host) {  // CPU offload: a copy or the host's step, at its own pace
+    nominal_[task] = item_seconds_[t.item];
+    sim_.schedule_at(sim_.now() + nominal_[task], *this, task);
+    return;
+  }
   const auto& parts = graph_.comm_items[t.item].parts;
+  const auto skipped = [&](const work::CommPart& part) {
+    return !options_.skip_groups.empty() && options_.skip_groups[part.group];
+  };
   // Counted before anything is issued, so a transfer reported at once cannot end the task early.
-  outstanding_[task] = uint32_t(parts.size()) + 1;
+  outstanding_[task] = 1;
+  for (const auto& part : parts) outstanding_[task] += !skipped(part);
   for (uint32_t w : participants(t.item)) set_comm_activity(w, +1);
   for (const auto& part : parts) {
+    if (skipped(part)) continue;
     if (part.op == work::CollectiveOp::send_recv) {
       const auto& pair = graph_.groups[part.group];
       comm_.send(pair[0], pair[1], part.bytes, this, task, part.group);
     } else {
-      comm_.collective(comm_group(part.group), part.op, part.bytes, this, task);
+      comm_.collective(comm_group(part.group), part.op, part.bytes, this, task,
+                       collective_options(part.group, part.op, part.bytes));
     }
   }
   if (--outstanding_[task] == 0) finish(task);
@@ -115,7 +148,7 @@ void TrainingExecutor::begin(uint32_t task) {
 
 void TrainingExecutor::on_event(uint64_t tag) {
   const uint32_t task = uint32_t(tag);
-  running_[graph_.tasks[task].worker].task = UINT32_MAX;
+  if (graph_.tasks[task].stream == Stream::compute) running_[graph_.tasks[task].worker].task = UINT32_MAX;
   finish(task);
 }
 
@@ -133,7 +166,7 @@ void TrainingExecutor::finish(uint32_t task) {
   const std::size_t q = queue_of(task);
   busy_[q] = 0;
   ++head_[q];
-  if (t.stream != Stream::compute)
+  if (!graph_.is_timed(t))
     for (uint32_t w : participants(t.item)) set_comm_activity(w, -1);
   for (uint32_t i = succ_begin_[task]; i < succ_begin_[task + 1]; ++i) {
     const uint32_t s = succs_[i];

@@ -2,8 +2,9 @@
 // Runs a training task graph (workloads/training_graph.hpp) on the simulator, as CUDA runs a
 // step: each worker has a compute stream and communication streams; a stream runs its tasks in
 // order, and a task starts when its dependencies are done and its stream is free. Compute
-// tasks take their given time (the roofline's); communication tasks issue their sends and
-// collectives through the communication layer (net::Comm) and end when the last is delivered.
+// tasks take their given time (the roofline's), and so do the host stream's (CPU offload's
+// copies and host optimizer step); communication tasks issue their sends and collectives
+// through the communication layer (net::Comm) and end when the last is delivered.
 //
 // While any communication of a worker moves data, its running compute task may slow down:
 // NCCL's kernels occupy SMs and HBM bandwidth (ExecutorOptions::comm_compute_share).
@@ -12,7 +13,10 @@
 // exactly once; a graph whose streams' orders contradict its dependencies never finishes
 // (done() stays false when the simulator runs dry).
 // Units: seconds.
+#include <algorithm>
 #include <cstdint>
+#include <map>
+#include <tuple>
 #include <vector>
 
 #include "sim/engine/event_queue.hpp"
@@ -27,6 +31,15 @@ struct ExecutorOptions {
   // at (1 - share) of its speed while any transfer of its worker moves data. 0 by default:
   // set it to NCCL's SM share (channels / SMs, e.g. 16 / 132 on H100) to model the slowdown.
   double comm_compute_share = 0;
+  // Each collective's algorithm, chosen once per (group, op, size) as NCCL's tuner chooses among
+  // the algorithms NCCL has: ring, tree (all-reduce) or in-network reduction (NVLS / SHARP,
+  // where the fabric has it) by the communication layer's estimate alone on the fabric, and
+  // all-to-all as point-to-point sends (direct). false: the layer's own auto, which also weighs
+  // algorithms NCCL lacks for these ops (direct all-gather, halving-doubling, ...).
+  bool nccl_algorithms = true;
+  // Per graph group: 1 = do not issue its parts (other replicas' traffic that cannot change the
+  // step, compute/replica_symmetry.hpp). Empty: issue everything.
+  std::vector<uint8_t> skip_groups = {};
 };
 
 struct TaskTiming {
@@ -49,7 +62,9 @@ class TrainingExecutor final : public engine::EventTarget, public net::TransferO
   double end_time_s() const { return end_s_; }
   const std::vector<TaskTiming>& timings() const { return timing_; }
   // Seconds a compute task lost to overlapping communication (its actual minus its nominal).
-  double slowdown_s(uint32_t task) const { return timing_[task].end_s - timing_[task].start_s - nominal_[task]; }
+  double slowdown_s(uint32_t task) const {
+    return std::max(0.0, timing_[task].end_s - timing_[task].start_s - nominal_[task]);  // no rounding below 0
+  }
   double nominal_s(uint32_t task) const { return nominal_[task]; }
 
  private:
@@ -71,6 +86,7 @@ class TrainingExecutor final : public engine::EventTarget, public net::TransferO
   std::size_t queue_of(uint32_t task) const;
   const std::vector<uint32_t>& participants(uint32_t item);
   net::GroupId comm_group(uint32_t group);
+  const net::CollectiveOptions& collective_options(uint32_t group, work::CollectiveOp op, double bytes);
 
   engine::Simulator& sim_;
   net::Comm& comm_;
@@ -87,6 +103,7 @@ class TrainingExecutor final : public engine::EventTarget, public net::TransferO
   std::vector<int> comm_active_;          // per worker: communication tasks moving data
   std::vector<Running> running_;          // per worker
   std::vector<int64_t> comm_groups_;      // graph group -> Comm group (-1: not registered)
+  std::map<std::tuple<uint32_t, work::CollectiveOp, double>, net::CollectiveOptions> algorithms_;
   std::vector<std::vector<uint32_t>> participants_;  // per comm item: workers whose GPUs move data
   std::vector<uint8_t> participants_known_;
   std::vector<int> worker_of_rank_;       // -1: a rank of a replica not built

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/compute/replica_symmetry.hpp"
 #include "sim/compute/roofline.hpp"
 #include "sim/compute/step_analysis.hpp"
 #include "workloads/training_flops.hpp"
@@ -25,12 +26,18 @@ struct TrainingStepOptions {
   ExecutorOptions executor;
   Efficiency efficiency;
   work::MemoryOptions memory;
+  HostSpec host;               // CPU offload: each GPU's host link and the host's DRAM
   bool keep_timeline = false;  // keep the graph and every task's times (for a trace)
+  // With graph.one_replica (mirrored): where the ranks run (RankLayout::gpu_of_rank) and the
+  // nodes' shape, to leave out other replicas' traffic that cannot change the step
+  // (isolated_mirrored_groups). Empty: every mirrored transfer is issued.
+  std::vector<int> gpu_of_rank;
+  NodeShape node;
 };
 
 // Roofline seconds of one op kind per step on one GPU (mean over workers).
 struct OpSeconds {
-  std::string phase;  // forward, backward_input, backward_weight, optimizer
+  std::string phase;  // forward, backward_input, backward_weight, optimizer, host
   std::string name;   // qkv, attention, fc1, ...
   double seconds = 0;
 };
@@ -46,6 +53,7 @@ struct TrainingResult {
   double compute_s = 0;        // per GPU (mean): forward, backward, recompute
   double exposed_comm_s = 0;   // per GPU (mean): exposed_by_group.total()
   double memory_per_gpu_bytes = 0;  // the fullest GPU's
+  double host_memory_per_gpu_bytes = 0;  // CPU offload: host memory a GPU's states take
   bool fits = false;
   // Step breakdown (means per GPU): compute_s + optimizer_s + exposed_comm_s + bubble_s =
   // step_time_s.
@@ -68,8 +76,15 @@ struct TrainingResult {
 // Compute seconds of each of graph.compute_items on `roofline`.
 std::vector<double> item_seconds(const work::TaskGraph& graph, const Roofline& roofline);
 
+// The figures that follow from a step's times (step_time_s, compute_s, optimizer_s, bubble_s,
+// slowdown_s, exposed_by_group) and the workload: FLOPs, tokens/s, TFLOP/s, MFU, the bubble
+// fraction, exposed_comm_s and the memory model.
+void derive_step_figures(TrainingResult& r, const work::TrainingWorkload& w, const GpuSpec& gpu,
+                         const TrainingStepOptions& options);
+
 // `w` must be valid (work::validate). Runs `sim` until the step is done (other models on the
-// simulator keep running alongside). Throws work::TrainingError("precision") when the GPU
+// simulator keep running alongside). One step per Simulator and Comm: a second step on the same
+// ones is not supported (sim/scenario/plan_search.cpp builds a pair per step). Throws work::TrainingError("precision") when the GPU
 // lacks the precision.
 TrainingResult simulate_training_step(engine::Simulator& sim, net::Comm& comm, const work::TrainingWorkload& w,
                                       const GpuSpec& gpu, const TrainingStepOptions& options = {});

@@ -9,6 +9,7 @@
 #include "sim/fleet/serving_config.hpp"
 #include "sim/fleet/training_run_config.hpp"
 #include "sim/network/comm_base.hpp"
+#include "sim/scenario/training_config.hpp"
 #include "topology/bill.hpp"
 #include "topology/params.hpp"
 #include "workloads/collective.hpp"
@@ -24,6 +25,13 @@ struct GpuConfig {
   double nvlink_bandwidth_Bps = 18 * 20.6e9;  // per direction into the node fabric; 0: none
   topo::NodeFabric fabric = topo::NodeFabric::nvswitch;  // its servers' node fabric
   std::string arch = "hopper";       // keys NCCL's per-architecture tables
+};
+
+// The host CPU's memory of a node (hardware.node.host_memory*): where CPU offload keeps the
+// optimizer and steps it.
+struct HostConfig {
+  double memory_bandwidth_Bps = 102.4e9;
+  double memory_bytes = 0;  // 0: not checked
 };
 
 // network.model and network.granularity: the communication layer's (comm_base.hpp). Only
@@ -44,7 +52,7 @@ struct NetworkConfig {
                                                          // dragonflies, dor on tori, else shortest
 };
 
-enum class WorkloadKind : uint8_t { traffic, collective, training_run, serving, jobs };
+enum class WorkloadKind : uint8_t { traffic, collective, training, training_run, serving, jobs };
 
 struct RunConfig {
   double until_s = 0;               // 0 = until the workload is done
@@ -74,6 +82,7 @@ struct Config {
   std::string description;
   uint64_t seed = 1;
   GpuConfig gpu;
+  HostConfig host;
   topo::TopologyParams topology;
   topo::PriceTable prices;  // data/prices.json with topology.prices over it
   NetworkConfig network;
@@ -81,6 +90,7 @@ struct Config {
   WorkloadKind workload = WorkloadKind::collective;
   work::TrafficSpec traffic;
   work::CollectiveSpec collective;
+  TrainingConfig training;
   std::vector<BackgroundWorkload> background;
   // training_run: the job (workload.step_time, steps) on its fleet (the fleet section) and
   // run.until, in the fleet library's terms (parse_fleet.cpp fills it).

@@ -117,6 +117,9 @@ void parse_hardware(const json& doc, Config& config) {
   p.nic_bandwidth_Bps = get_ranged(node, "nic_bandwidth", at, "link_bandwidth", 50e9);
   p.pcie_bandwidth_Bps = get_ranged(node, "pcie_bandwidth", at, "link_bandwidth", 64e9);
   p.pcie_latency_s = get_ranged(node, "pcie_latency", at, "latency", 0.5e-6);
+  config.host.memory_bandwidth_Bps =
+      get_ranged(node, "host_memory_bandwidth", at, "link_bandwidth", config.host.memory_bandwidth_Bps);
+  config.host.memory_bytes = get_quantity(node, "host_memory", at, QuantityKind::bytes, Sign::non_negative, 0);
   // PCIe switches are modelled only when the key is given (0: today's direct PCIe cables).
   p.pcie_switches = 0;
   if (member(node, "pcie_switches")) {

@@ -1,5 +1,6 @@
 // workload.model: a preset (workloads/training_model.hpp, each citing its source) with the
-// file's overrides, or the shape itself.
+// file's overrides, or the shape itself. The one parser of a model, for training, training_run
+// and serving workloads alike.
 #include "sim/scenario/parse_model.hpp"
 
 #include "sim/scenario/suggest.hpp"
@@ -43,9 +44,18 @@ work::TransformerSpec parse_transformer(const json& m, const std::string& at) {
   spec.vocab = count("vocab", spec.vocab, 1);
   spec.mlp = get_choice<work::MlpKind>(m, "mlp", at, {{"gelu", work::MlpKind::gelu}, {"swiglu", work::MlpKind::swiglu}},
                                        spec.mlp);
-  spec.moe.experts = count("experts", spec.moe.experts, 0);
-  if (spec.moe.experts == 1) spec.moe.experts = 0;  // one expert is the dense MLP
-  spec.moe.top_k = count("top_k", spec.moe.top_k, 1);
+  spec.name = get_string(m, "name", at, spec.name);
+  spec.tied_embeddings = get_bool(m, "tied_embeddings", at, spec.tied_embeddings);
+  spec.bias = get_bool(m, "bias", at, spec.bias);
+  spec.learned_positions = get_bool(m, "learned_positions", at, spec.learned_positions);
+  work::MoeSpec& moe = spec.moe;
+  moe.experts = count("experts", moe.experts, 0);
+  if (moe.experts == 1) moe.experts = 0;  // one expert is the dense MLP
+  moe.top_k = count("top_k", moe.top_k, 1);
+  moe.capacity_factor = get_number(m, "capacity_factor", at, moe.capacity_factor, 1.0, 1e3);
+  moe.shared_experts = count("shared_experts", moe.shared_experts, 0);
+  moe.expert_ffn_hidden = count("expert_ffn_hidden", moe.expert_ffn_hidden, 1);
+  moe.dense_layers = count("dense_layers", moe.dense_layers, 0);
   try {
     work::validate_model(spec);
   } catch (const work::TrainingError& e) {

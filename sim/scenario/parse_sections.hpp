@@ -23,6 +23,8 @@ void parse_dragonfly(const nlohmann::json& topology, topo::TopologyParams& p);
 void parse_torus(const nlohmann::json& topology, topo::TopologyParams& p);
 void parse_network(const nlohmann::json& doc, Config& config);   // after topology
 void parse_workload(const nlohmann::json& doc, Config& config);  // after topology
+// parse_training.cpp: workload.* of kind "training" (at: the workload's path).
+void parse_training(const nlohmann::json& workload, const std::string& at, Config& config);
 void parse_run(const nlohmann::json& doc, Config& config);
 // parse_fleet.cpp: a training_run's workload keys (step_time, steps) from parse_workload; the
 // fleet section after run (it needs workload.kind and run.until).

@@ -1,5 +1,5 @@
-// workload.*: traffic patterns and collectives (a training_run's keys: parse_fleet.cpp; a
-// serving workload's: parse_serving.cpp; a jobs workload's: parse_jobs.cpp).
+// workload.*: traffic patterns and collectives (training: parse_training.cpp; a training_run's keys:
+// parse_fleet.cpp; a serving workload's: parse_serving.cpp; a jobs workload's: parse_jobs.cpp).
 #include "sim/scenario/parse_fleet_sections.hpp"
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/parse_util.hpp"
@@ -212,7 +212,7 @@ void parse_workload(const json& doc, Config& config) {
   config.workload = required_choice<WorkloadKind>(w, "kind", kAt,
                                                   {{"traffic", WorkloadKind::traffic},
                                                    {"collective", WorkloadKind::collective},
-                                                   {"training", std::nullopt},
+                                                   {"training", WorkloadKind::training},
                                                    {"serving", WorkloadKind::serving},
                                                    {"training_run", WorkloadKind::training_run},
                                                    {"jobs", WorkloadKind::jobs}});
@@ -227,6 +227,7 @@ void parse_workload(const json& doc, Config& config) {
   }
   const int64_t ranks = total_gpus(config);
   if (config.workload == WorkloadKind::traffic) parse_traffic(w, std::string(kAt), ranks, config.traffic);
+  else if (config.workload == WorkloadKind::training) parse_training(w, std::string(kAt), config);
   else parse_collective(w, std::string(kAt), ranks, config.collective);
   parse_background(w, ranks, config);
   // Whether each algorithm has a plan for the op and groups, and what the network model can

@@ -22,6 +22,7 @@
 #include "sim/scenario/run_budget.hpp"
 #include "sim/scenario/run_checks.hpp"
 #include "sim/scenario/run_collective.hpp"
+#include "sim/scenario/run_training.hpp"
 #include "sim/scenario/run_jobs.hpp"
 #include "sim/scenario/run_serving.hpp"
 #include "sim/scenario/run_training_run.hpp"
@@ -40,38 +41,53 @@ topo::Topology build_topology(const Config& config) {
   }
 }
 
+Fabric build_fabric(const Config& config, engine::Simulator& sim, const topo::Topology& topology,
+                    net::Placement placement) {
+  Fabric f;
+  try {
+    f.network = std::make_unique<net::Network>(sim, topology, config.network.routing);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("network.routing", e.what());
+  }
+  f.network->set_pxn(config.network.pxn);
+  net::CommConfig c;
+  c.model = config.network.model;
+  c.granularity = config.network.granularity;
+  c.protocol = config.network.protocol;
+  c.gpu_arch = config.gpu.arch;
+  c.in_network = {config.in_network.nvls, config.in_network.sharp,
+                  config.in_network.nvls ? net::nccl_nvls_efficiency(config.gpu.arch) : 1.0};
+  try {
+    f.comm = net::make_comm(*f.network, std::move(placement), c);
+  } catch (const net::CommError& e) {
+    throw detail::input_error(e, "workload");
+  }
+  return f;
+}
+
 namespace {
 
 using nlohmann::json;
 
-// What a traffic or collective replication runs on: the topology, its network, and the
-// communication layer of the chosen model over the workload's ranks. Built in this order on
+// Where the workload's ranks run: a training plan places its own (parallel.order); traffic
+// and collectives use the GPUs' numbering.
+net::Placement workload_placement(const Config& config, int gpus) {
+  if (config.workload == WorkloadKind::training) return detail::training_placement(config.training.workload, gpus);
+  return net::Placement::identity(gpus);
+}
+
+// What a traffic, collective or training replication runs on: the topology, its network, and
+// the communication layer of the chosen model over the workload's ranks. Built in this order on
 // `sim` (which outlives it); never moved.
 struct World {
   World(const Config& config, engine::Simulator& sim) : topology(build_topology(config)) {
     detail::check_reachable(config, topology);
-    try {
-      network = std::make_unique<net::Network>(sim, topology, config.network.routing);
-    } catch (const std::invalid_argument& e) {
-      throw InputError("network.routing", e.what());
-    }
-    network->set_pxn(config.network.pxn);
-    net::CommConfig c;
-    c.model = config.network.model;
-    c.granularity = config.network.granularity;
-    c.protocol = config.network.protocol;
-    c.gpu_arch = config.gpu.arch;
-    c.in_network = {config.in_network.nvls, config.in_network.sharp,
-                    config.in_network.nvls ? net::nccl_nvls_efficiency(config.gpu.arch) : 1.0};
-    try {
-      comm = net::make_comm(*network, net::Placement::identity(topology.ranks()), c);
-    } catch (const net::CommError& e) {
-      throw detail::input_error(e, "workload");
-    }
+    fabric = build_fabric(config, sim, topology, workload_placement(config, topology.ranks()));
+    comm = fabric.comm.get();
   }
   const topo::Topology topology;
-  std::unique_ptr<net::Network> network;
-  std::unique_ptr<net::CommBase> comm;
+  Fabric fabric;
+  net::CommBase* comm = nullptr;
 };
 
 // Chrome traces stay loadable: beyond this many flows, only the first ones are traced.
@@ -167,6 +183,9 @@ void run_network(const Config& config, engine::Simulator& sim, RunOutput* output
       summary["traffic"] =
           run_traffic(config, sim, comm, world.topology, outputs && options.flow_table ? &outputs->flows_csv : nullptr);
       break;
+    case WorkloadKind::training:
+      summary["training"] = detail::run_training(config, sim, comm);
+      break;
     case WorkloadKind::serving:  // disaggregated, its KV caches over the network
       summary["serving"] = detail::run_serving(config, sim, &comm, outputs != nullptr);
       break;
@@ -198,6 +217,7 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
   const auto wall0 = std::chrono::steady_clock::now();
   engine::Simulator sim(seed);
   if (options.interrupted) sim.set_interrupt_check(options.interrupted);
+  sim.poll_interrupt();  // between replications: a short one may end before its first poll
   const bool tracing = outputs && !config.run.trace_path.empty();
   sim.recorder().enable_trace(tracing);
   json summary = {{"scenario", config.name}, {"seed", seed}, {"sim_time_s", 0.0}, {"events", 0}, {"wall_time_s", 0.0}};

@@ -1,11 +1,14 @@
 #pragma once
 // Assemble the world a Config describes, run it, and summarize (SCENARIOS.md "Summary").
+#include <memory>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "sim/engine/simulator.hpp"
+#include "sim/network/comm_base.hpp"
 #include "sim/scenario/config.hpp"
 #include "topology/topology.hpp"
 
@@ -54,6 +57,17 @@ RunOutput run_scenario(const Config& config, const RunOptions& options = {});
 // topology.<param> (hardware.node.<key> for node parameters).
 topo::Topology build_topology(const Config& config);
 
+// The network over `topology` and the communication layer of network.model on it, with the
+// workload's ranks at `placement` (InputErrors at network.* or workload.*). The topology and
+// simulator must outlive it.
+struct Fabric {
+  std::unique_ptr<net::Network> network;
+  std::unique_ptr<net::CommBase> comm;
+};
+Fabric build_fabric(const Config& config, engine::Simulator& sim, const topo::Topology& topology,
+                    net::Placement placement);
+
+// What `validate` checks beyond parse_config: the topology builds and the routing applies.
 // What `validate` checks beyond parse_config: the run's estimated cost fits run.max_memory,
 // and, on fabrics small enough to build quickly (run_budget.hpp), the topology builds, the
 // routing applies, the workload's pairs are connected and its plans exist. Fast at any size:

@@ -8,8 +8,8 @@
 // The estimate is an upper bound of the memory the world and its workload allocate (bytes):
 // the topology with its network models (per vertex and per cable), every flow of a traffic
 // workload (spec, transfer slot, flow, class and route), every plan transfer of a collective
-// (the plan, its routed matrix for the tuner, and the flow model's routes), for the main
-// workload and the background. Constants: measured on this build (README, "Limits").
+// (the plan, its routed matrix for the tuner, and the flow model's routes), every task of a
+// training step's graph, for the main workload and the background. Constants: measured on this build (README, "Limits").
 //
 // What is bounded instead of refused: the time series (the sampler coarsens past
 // NetworkSampler::kDefaultMaxSamples per series, with a warning), the trace (at most

@@ -62,7 +62,18 @@ void check_reachable(const Config& config, const topo::Topology& t) {
   if (config.topology.kind != topo::TopologyKind::custom || t.nodes() < 2) return;
   const topo::NodeReachability reach(t);
   if (config.workload == WorkloadKind::traffic) check_traffic(config.traffic, "workload", reach, t);
-  else check_collective(config.collective, "workload", reach, t);
+  else if (config.workload == WorkloadKind::training) {
+    // A training plan spans every GPU; its groups (data, pipeline, tensor, expert) between them
+    // reach every node, so every pair of nodes must be connected.
+    std::vector<int> nodes(std::size_t(t.nodes()));
+    for (int n = 0; n < t.nodes(); ++n) nodes[std::size_t(n)] = n;
+    int a = 0, b = 0;
+    if (!reach.all_connected(nodes, &a, &b))
+      throw InputError("workload.parallel",
+                       "a training plan spans every GPU, so every pair of nodes must be connected: " +
+                           unreachable(a * t.gpus_per_node(), b * t.gpus_per_node(), t),
+                       kHint);
+  } else check_collective(config.collective, "workload", reach, t);
   for (std::size_t i = 0; i < config.background.size(); ++i) {
     const std::string at = "workload.background." + std::to_string(i);
     const BackgroundWorkload& b = config.background[i];

@@ -34,16 +34,15 @@ std::optional<std::string> nearest(std::string_view word, const std::vector<std:
   if (word.size() > kMaxSuggestLength) return std::nullopt;
   for (const auto& c : candidates)
     if (c == word) return std::nullopt;
-  // A unique candidate that extends the word ("H100" -> "H100-SXM", "link" -> "link_bandwidth").
-  std::optional<std::string> prefixed;
-  int extending = 0;
+  // The shortest candidate that extends the word, the first on a tie ("gpu" -> "gpus", "H100"
+  // -> "H100-SXM" rather than "H100-PCIe", "link" -> "link_bandwidth").
+  const std::string* prefixed = nullptr;
   if (word.size() >= 2)
     for (const auto& c : candidates)
-      if (c.size() > word.size() && edit_distance(word, std::string_view(c).substr(0, word.size())) == 0) {
-        prefixed = c;
-        ++extending;
-      }
-  if (extending == 1) return prefixed;
+      if (c.size() > word.size() && edit_distance(word, std::string_view(c).substr(0, word.size())) == 0 &&
+          (!prefixed || c.size() < prefixed->size()))
+        prefixed = &c;
+  if (prefixed) return *prefixed;
   // Else the nearest spelling, if close: within max(2, len/3) edits, and fewer edits than
   // half the longer word (so "H100" does not become "B200").
   const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);

@@ -14,7 +14,7 @@ namespace cs::scenario {
 inline constexpr std::size_t kMaxSuggestLength = 256;
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
-// The one candidate that starts with `word` (case-insensitive), if exactly one does; else
+// The shortest candidate that starts with `word` (case-insensitive; the first on a tie); else
 // the nearest candidate when it is close enough: distance <= max(2, len(word) / 3) and less
 // than half the longer word. Ties go to the earlier candidate. nullopt when none is close or
 // `word` is a candidate.

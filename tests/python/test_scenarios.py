@@ -14,6 +14,8 @@ import golden  # noqa: E402
 BLOCK_KEYS = {
     "traffic": {"flows", "makespan_s", "mean_fct_s", "p99_fct_s"},
     "collective": {"op", "algorithm", "ranks", "results"},
+    "training": {"step_time_s", "tokens_per_s", "tflops_per_gpu", "model_tflops_per_gpu", "mfu", "bubble_fraction",
+                 "compute_s", "exposed_comm_s", "memory_per_gpu_bytes", "fits"},
     "training_run": {"wall_time_s", "goodput", "interruptions", "failures", "checkpoints", "lost_work_s",
                      "restore_time_s", "cost_usd"},
     "jobs": {"submitted", "completed", "wait_mean_s", "wait_p95_s", "utilization", "preemptions",

@@ -10,7 +10,7 @@ namespace cs::compute::testing {
 using work::CollectiveOp;
 
 AlphaBetaComm::AlphaBetaComm(engine::Simulator& sim, int ranks, AlphaBetaConfig config)
-    : sim_(sim), ranks_(ranks), config_(std::move(config)) {}
+    : TimedComm(sim), ranks_(ranks), config_(std::move(config)) {}
 
 AlphaBetaComm::~AlphaBetaComm() = default;
 
@@ -54,14 +54,6 @@ net::GroupId AlphaBetaComm::group(std::span<const int> ranks, int /*channels*/) 
 
 std::span<const int> AlphaBetaComm::members(net::GroupId group) const { return groups_.at(group); }
 
-net::TransferId AlphaBetaComm::start(double seconds, double bytes, net::TransferObserver* observer, uint64_t tag) {
-  if (!(bytes > 0) || !std::isfinite(bytes)) throw net::CommError("bytes", "bytes must be > 0 and finite");
-  const net::TransferId id = next_id_++;
-  const engine::EventId event = sim_.schedule_at(sim_.now() + seconds, *this, id);
-  active_.emplace(id, Active{observer, tag, event, bytes});
-  return id;
-}
-
 net::TransferId AlphaBetaComm::send(int src, int dst, double bytes, net::TransferObserver* observer, uint64_t tag,
                                     uint64_t) {
   if (src == dst || src < 0 || dst < 0 || src >= ranks_ || dst >= ranks_)
@@ -79,7 +71,7 @@ net::TransferId AlphaBetaComm::collective(net::GroupId group, CollectiveOp op, d
 }
 
 net::CollectiveChoice AlphaBetaComm::choice(net::TransferId id) const {
-  if (!active_.count(id)) throw std::out_of_range("AlphaBetaComm::choice: not active");
+  if (!active(id)) throw std::out_of_range("AlphaBetaComm::choice: not active");
   return {};
 }
 
@@ -89,22 +81,6 @@ net::CollectiveChoice AlphaBetaComm::choose(net::GroupId, CollectiveOp, double, 
 
 double AlphaBetaComm::alone_time_s(net::GroupId group, CollectiveOp op, double bytes, const net::CollectiveOptions&) {
   return op_time_s(members(group), op, bytes);
-}
-
-double AlphaBetaComm::cancel(net::TransferId id) {
-  auto it = active_.find(id);
-  if (it == active_.end()) return -1;
-  sim_.cancel(it->second.event);
-  active_.erase(it);
-  return 0;  // bytes delivered are not tracked: a transfer delivers all at its end
-}
-
-void AlphaBetaComm::on_event(uint64_t id) {
-  auto it = active_.find(id);
-  const Active a = it->second;
-  active_.erase(it);
-  ++completed_;
-  if (a.observer) a.observer->on_transfer_done(id, a.tag);
 }
 
 }  // namespace cs::compute::testing

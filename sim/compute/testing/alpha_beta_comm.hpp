@@ -12,11 +12,9 @@
 // (free communication). Deterministic; cancel() is supported.
 #include <cstdint>
 #include <map>
-#include <unordered_map>
 #include <vector>
 
-#include "sim/engine/simulator.hpp"
-#include "sim/network/comm.hpp"
+#include "sim/compute/timed_comm.hpp"
 
 namespace cs::compute::testing {
 
@@ -32,7 +30,7 @@ struct AlphaBetaConfig {
   int ranks_per_node = 0;         // > 0: rank r is on node r / ranks_per_node
 };
 
-class AlphaBetaComm final : public net::Comm, public engine::EventTarget {
+class AlphaBetaComm final : public TimedComm {
  public:
   AlphaBetaComm(engine::Simulator& sim, int ranks, AlphaBetaConfig config = {});
   ~AlphaBetaComm() override;
@@ -60,36 +58,18 @@ class AlphaBetaComm final : public net::Comm, public engine::EventTarget {
                                const net::CollectiveOptions& options = {}) override;
   double alone_time_s(net::GroupId group, work::CollectiveOp op, double bytes,
                       const net::CollectiveOptions& options = {}) override;
-  double cancel(net::TransferId id) override;
-  const topo::Route* route_of(net::TransferId) const override { return nullptr; }  // no topology
-  std::size_t active_transfers() const override { return active_.size(); }
-  std::size_t active_flows() const override { return active_.size(); }
-  uint64_t transfers_completed() const override { return completed_; }
-  net::LinkUsage link_usage() const override { return {}; }
-  uint32_t link_load(uint32_t) const override { return 0; }
 
   uint64_t collectives_started() const { return collectives_; }
   uint64_t sends_started() const { return sends_; }
 
  private:
-  struct Active {
-    net::TransferObserver* observer;
-    uint64_t tag;
-    engine::EventId event;
-    double bytes;
-  };
-  void on_event(uint64_t id) override;
-  net::TransferId start(double seconds, double bytes, net::TransferObserver* observer, uint64_t tag);
   int node(int rank) const;
 
-  engine::Simulator& sim_;
   int ranks_;
   AlphaBetaConfig config_;
   std::vector<std::vector<int>> groups_;
   std::map<std::vector<int>, net::GroupId> group_ids_;
-  std::unordered_map<net::TransferId, Active> active_;
-  net::TransferId next_id_ = 1;
-  uint64_t completed_ = 0, collectives_ = 0, sends_ = 0;
+  uint64_t collectives_ = 0, sends_ = 0;
 };
 
 }  // namespace cs::compute::testing

@@ -66,15 +66,26 @@ TEST_CASE("a step reports the contract's training quantities by their definition
   for (const auto& op : r.ops) ops += op.seconds;
   CHECK(ops == Approx(r.compute_s + r.optimizer_s - r.slowdown_s).epsilon(1e-9));
 
-  // The trace has one span per task, on one process per worker.
+  // The trace has one span per task on each of its worker's GPUs, one process per GPU.
+  const auto gpus = work::RankLayout(w.parallel).gpu_of_rank();
+  const std::size_t per_worker = r.graph->workers.front().ranks.size();
   engine::Recorder rec;
   rec.enable_trace();
-  record_trace(*r.graph, r.timings, rec, work::RankLayout(w.parallel).gpu_of_rank());
-  CHECK(rec.trace_event_count() == r.tasks);
+  CHECK(record_trace(*r.graph, r.timings, rec, gpus, {.pid_base = 0, .gpus_per_node = 8}));
+  CHECK(rec.trace_event_count() == r.tasks * per_worker);
   std::ostringstream json;
   rec.write_chrome_trace(json);
-  CHECK(json.str().find("stage 1 replica 1 (GPU 12 13 14 15)") != std::string::npos);
+  CHECK(json.str().find("GPU 13 (node 1): stage 1 replica 1") != std::string::npos);
   CHECK(json.str().find("\"F L0 mb0\"") != std::string::npos);
+
+  // Beyond max_spans: one process per worker, one span per task.
+  engine::Recorder by_worker;
+  by_worker.enable_trace();
+  CHECK_FALSE(record_trace(*r.graph, r.timings, by_worker, gpus, {.pid_base = 0, .gpus_per_node = 8, .max_spans = 10}));
+  CHECK(by_worker.trace_event_count() == r.tasks);
+  std::ostringstream json2;
+  by_worker.write_chrome_trace(json2);
+  CHECK(json2.str().find("stage 1 replica 1 (GPU 12 13 14 15)") != std::string::npos);
 }
 
 TEST_CASE("the same step twice gives the same numbers", "[step]") {

@@ -50,7 +50,8 @@ inline std::vector<double> uniform_times(const work::TaskGraph& g, PassTimes t) 
       case work::Phase::forward: s.push_back(t.forward); break;
       case work::Phase::backward_input: s.push_back(t.input); break;
       case work::Phase::backward_weight: s.push_back(t.weight); break;
-      case work::Phase::optimizer: s.push_back(0); break;
+      case work::Phase::optimizer:
+      case work::Phase::host: s.push_back(0); break;
     }
   }
   return s;

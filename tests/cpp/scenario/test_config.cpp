@@ -163,7 +163,7 @@ TEST_CASE("cross-field rules name their path", "[config]") {
       {R"({"network": {"routing": "ugal"}})", "network.routing",
        "needs a dragonfly topology; available here: dmodk, ecmp"},
       {R"({"topology": {"kind": "single_node"}, "network": {"routing": "ecmp"}})", "network.routing", "fat_tree"},
-      {R"({"workload": {"kind": "training"}})", "workload.kind", "not implemented yet"},
+      {R"({"workload": {"kind": "training"}})", "workload.model", "required: a preset"},
       {R"({"workload": {"op": "gather"}})", "workload.op", "expected one of"},
       {R"({"workload": {"groups": {"size": 3}}})", "workload.groups", "multiple of 3"},
       {R"({"workload": {"ranks": 9}})", "workload.ranks", "from 2 to 8"},

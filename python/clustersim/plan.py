@@ -1,0 +1,34 @@
+"""Plan search: every valid parallel plan of a training scenario, simulated and ranked."""
+from __future__ import annotations
+
+import json
+
+from . import _core
+from .scenario import Scenario
+
+
+def plan(scenario: Scenario | dict | str, jobs: int = 1, refine: int = 10):
+    """Every valid parallel plan (tp, pp, dp, cp, ep, micro-batch, ZeRO stage, schedule,
+    recomputation) of the scenario's training model on its cluster, as `clustersim plan`: plans
+    that do not fit in the GPU's memory are dropped, the rest simulated for one step (`jobs` at
+    once; the result does not depend on it): every plan screened without contention, the best
+    `refine` simulated whole on the scenario's network; ranked by tokens/s. Returns a pandas
+    DataFrame, one row per simulated plan, best first (the columns of `clustersim plan --out`;
+    "simulation" says "network" or "screening"), with the counts in DataFrame.attrs:
+    plans_valid, plans_dropped, plans_simulated, plans_refined, model, gpus, gpu, global_batch."""
+    import pandas as pd
+
+    if isinstance(scenario, dict):
+        scenario = Scenario(scenario)
+    elif isinstance(scenario, str):
+        scenario = Scenario.load(scenario)
+    result = json.loads(_core.plan(scenario.to_json(), max(1, int(jobs)), max(0, int(refine))))
+    columns = ["rank", "tokens_per_s", "step_time_s", "mfu", "model_tflops_per_gpu", "tflops_per_gpu",
+               "bubble_fraction", "compute_s", "exposed_comm_s", "memory_per_gpu_bytes", "tp", "pp", "dp", "cp",
+               "ep", "zero", "sequence_parallel", "schedule", "virtual_stages", "micro_batch", "micro_batches",
+               "recompute", "simulation", "screening_tokens_per_s"]
+    df = pd.DataFrame(result["plans"], columns=columns)
+    for key in ("plans_valid", "plans_dropped", "plans_simulated", "plans_refined", "model", "gpus", "gpu",
+                "global_batch"):
+        df.attrs[key] = result[key]
+    return df

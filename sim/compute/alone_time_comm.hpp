@@ -1,0 +1,48 @@
+#pragma once
+// A communication layer for screening many plans fast: every send and collective takes the
+// time it would take alone on the idle fabric (the inner layer's estimate: the analytical
+// model on the real topology, with its routes, bottlenecks, NCCL costs and the tuner), and
+// transfers never contend. Groups, choices and estimates are the inner layer's; nothing moves
+// on it. A step on it is a lower bound of the step on the inner layer wherever contention only
+// slows transfers down.
+#include <map>
+#include <tuple>
+
+#include "sim/compute/timed_comm.hpp"
+
+namespace cs::compute {
+
+class AloneTimeComm final : public TimedComm {
+ public:
+  // `inner` must outlive this; its model is never run.
+  AloneTimeComm(engine::Simulator& sim, net::Comm& inner) : TimedComm(sim), inner_(inner) {}
+
+  int ranks() const override { return inner_.ranks(); }
+  std::string_view model_name() const override { return "alone_time"; }
+  std::vector<std::pair<std::string, uint64_t>> counters() const override { return {}; }
+  net::GroupId group(std::span<const int> ranks, int channels) override { return inner_.group(ranks, channels); }
+  using net::Comm::group;
+  std::span<const int> members(net::GroupId group) const override { return inner_.members(group); }
+  // A send takes a two-rank send_recv's time alone on the wire (no NCCL costs, as the flow and
+  // analytical models' sends).
+  net::TransferId send(int src, int dst, double bytes, net::TransferObserver* observer, uint64_t tag,
+                       uint64_t flow_key = 0) override;
+  using net::Comm::send;
+  net::TransferId collective(net::GroupId group, work::CollectiveOp op, double bytes, net::TransferObserver* observer,
+                             uint64_t tag, const net::CollectiveOptions& options = {}) override;
+  using net::Comm::collective;
+  net::CollectiveChoice choice(net::TransferId id) const override;
+  net::CollectiveChoice choose(net::GroupId group, work::CollectiveOp op, double bytes,
+                               const net::CollectiveOptions& options = {}) override {
+    return inner_.choose(group, op, bytes, options);
+  }
+  double alone_time_s(net::GroupId group, work::CollectiveOp op, double bytes,
+                      const net::CollectiveOptions& options = {}) override;
+
+ private:
+  net::Comm& inner_;
+  // Estimates by (group, op, bytes, algorithm, protocol or -1): a step repeats its collectives.
+  std::map<std::tuple<net::GroupId, work::CollectiveOp, double, int, int>, double> seconds_;
+};
+
+}  // namespace cs::compute

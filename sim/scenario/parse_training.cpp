@@ -1,0 +1,174 @@
+// workload.* for kind "training": the model, the parallel plan, the batch, precision and
+// recomputation (SCENARIOS.md), and how the step is simulated. The plan is checked by the
+// workload's own rules (work::validate), whose keyed errors become errors at workload.<key>.
+#include <set>
+
+#include "sim/compute/gpu_catalog.hpp"
+#include "sim/compute/training_host.hpp"
+#include "sim/scenario/parse_model.hpp"
+#include "sim/scenario/parse_sections.hpp"
+#include "sim/scenario/parse_util.hpp"
+#include "sim/scenario/suggest.hpp"
+#include "sim/scenario/training_gpu.hpp"
+#include "workloads/training_flops.hpp"
+#include "workloads/training_model.hpp"
+
+namespace cs::scenario::detail {
+namespace {
+
+constexpr int kMaxDegree = 1 << 20;
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> names;
+  for (const auto& p : work::model_presets()) names.push_back(p.name);
+  return names;
+}
+
+int get_count(const json& obj, std::string_view key, const std::string& at, int def, int min = 1) {
+  return static_cast<int>(get_int(obj, key, at, def, min, kMaxDegree));
+}
+
+std::vector<int> parse_layer_split(const json& parallel, const std::string& at) {
+  std::vector<int> split;
+  const json* list = member(parallel, "layer_split");
+  if (!list) return split;
+  const std::string path = join_path(at, "layer_split");
+  if (!list->is_array() || list->empty())
+    throw InputError(path, "expected a list of layers per model chunk, in pipeline order");
+  for (std::size_t i = 0; i < list->size(); ++i)
+    split.push_back(static_cast<int>(int_value((*list)[i], join_path(path, i), 1, kMaxDegree)));
+  return split;
+}
+
+void parse_parallel(const json& w, const std::string& workload_at, int64_t gpus, TrainingConfig& t) {
+  const std::string at = join_path(workload_at, "parallel");
+  const json& p = object_or_empty(w, "parallel", workload_at);
+  work::ParallelPlan& plan = t.workload.parallel;
+  plan.tp = get_count(p, "tp", at, 1);
+  plan.pp = get_count(p, "pp", at, 1);
+  plan.cp = get_count(p, "cp", at, 1);
+  plan.ep = get_count(p, "ep", at, 1);
+  // dp defaults to the GPUs the other dimensions leave (when they divide the GPU count; the
+  // plan's rules name parallel.dp otherwise).
+  const int64_t others = int64_t{plan.tp} * plan.pp * plan.cp;
+  const int rest = gpus % others == 0 ? static_cast<int>(gpus / others) : 1;
+  plan.dp = get_count(p, "dp", at, rest);
+  plan.zero = static_cast<int>(get_int(p, "zero", at, 0, 0, 3));
+  plan.sequence_parallel = get_bool(p, "sequence_parallel", at, false);
+  plan.schedule = get_choice<work::Schedule>(p, "schedule", at,
+                                             {{"gpipe", work::Schedule::gpipe},
+                                              {"1f1b", work::Schedule::one_f_one_b},
+                                              {"interleaved", work::Schedule::interleaved},
+                                              {"zb_h1", work::Schedule::zb_h1}},
+                                             work::Schedule::one_f_one_b);
+  plan.virtual_stages = get_count(p, "virtual_stages", at, plan.schedule == work::Schedule::interleaved ? 2 : 1);
+  plan.order = get_string(p, "order", at, plan.order);
+  plan.layer_split = parse_layer_split(p, at);
+  plan.offload = get_choice<work::Offload>(
+      p, "offload", at, {{"none", work::Offload::none}, {"optimizer", work::Offload::optimizer}}, work::Offload::none);
+  t.allow_tp_across_nodes = get_bool(p, "allow_tp_across_nodes", at, false);
+}
+
+// workload.measured: "<phase>/<op>" -> seconds. Keys must name an op the workload runs.
+void parse_measured(const json& w, const std::string& workload_at, const work::TrainingWorkload& workload,
+                    compute::Efficiency& eff) {
+  const json* measured = member(w, "measured");
+  if (!measured) return;
+  const std::string at = join_path(workload_at, "measured");
+  std::set<std::string> known;
+  auto add_ops = [&](work::Block b) {
+    for (work::Phase ph : {work::Phase::forward, work::Phase::backward_input, work::Phase::backward_weight})
+      for (const auto& op : work::block_ops(workload, b, ph))
+        known.insert(std::string(compute::to_string(op.phase)) + "/" + std::string(op.name));
+  };
+  add_ops(work::Block::embedding);
+  add_ops(work::Block::head);
+  for (int layer : {0, workload.model.moe.dense_layers})
+    if (layer < workload.model.layers)
+      for (work::Block b : work::layer_blocks(workload.model, layer)) add_ops(b);
+  known.insert("optimizer/adam");
+  known.insert(std::string(compute::kHostOptimizerKey));
+  const std::vector<std::string> names(known.begin(), known.end());
+  for (auto it = measured->begin(); it != measured->end(); ++it) {
+    const std::string path = join_path(at, it.key());
+    if (!known.count(it.key()))
+      throw InputError(path, "no op \"" + it.key() + "\" in this workload; expected \"<phase>/<op>\" such as \"forward/qkv\"",
+                       did_you_mean(it.key(), names));
+    eff.measured_s[it.key()] = quantity_value(it.value(), QuantityKind::time, Sign::non_negative, path);
+  }
+}
+
+void parse_efficiency(const json& w, const std::string& workload_at, compute::Efficiency& eff) {
+  const std::string at = join_path(workload_at, "efficiency");
+  const json& e = object_or_empty(w, "efficiency", workload_at);
+  eff.gemm = get_number(e, "gemm", at, 0, 0, 1);
+  eff.gemm_shape_aware = get_bool(e, "gemm_shape_aware", at, true);
+  eff.attention = get_number(e, "attention", at, 0, 0, 1);
+  eff.memory = get_number(e, "memory", at, eff.memory, 1e-3, 1);
+  // 0 stands for "the default" in Efficiency: an explicit 0 would be a mistake.
+  for (const char* key : {"gemm", "attention"})
+    if (member(e, key) && !(get_number(e, key, at, 0, 0, 1) > 0))
+      throw InputError(join_path(at, key), "expected a share of the peak in (0, 1]; got 0");
+}
+
+void parse_simulation(const json& w, const std::string& at, TrainingConfig& t) {
+  auto& o = t.step;
+  o.executor.comm_compute_share = get_number(w, "comm_compute_share", at, 0, 0, 0.99);
+  o.graph.gradient_bytes = get_number(w, "gradient_bytes", at, 2, 1, 8);
+  o.memory.gradient_bytes = o.graph.gradient_bytes;
+  o.graph.bucket_params = get_number(w, "bucket_size", at, 0, 1, 1e15);
+  o.graph.overlap_param_gather = get_bool(w, "overlap_param_gather", at, false);
+  o.graph.grad_norm_sync = get_bool(w, "grad_norm_sync", at, true);
+  o.memory.bucket_params = o.graph.bucket_params;
+  o.memory.framework_overhead_bytes =
+      get_quantity(w, "framework_overhead", at, QuantityKind::bytes, Sign::non_negative, 2e9);
+  o.memory.flash_attention = get_bool(w, "flash_attention", at, true);
+  t.replicas = ReplicaMode::automatic;
+  if (const json* r = member(w, "one_replica")) {
+    const std::string path = join_path(at, "one_replica");
+    if (r->is_boolean()) t.replicas = r->get<bool>() ? ReplicaMode::one : ReplicaMode::all;
+    else if (!(r->is_string() && r->get<std::string>() == "auto"))
+      throw InputError(path, "expected \"auto\", true or false; got " + describe_value(*r));
+  }
+}
+
+}  // namespace
+
+void parse_training(const json& w, const std::string& at, Config& config) {
+  TrainingConfig& t = config.training;
+  t = TrainingConfig{};
+  const int64_t gpus = total_gpus(config);
+  const json* model = member(w, "model");
+  if (!model)
+    throw InputError(join_path(at, "model"), "required: a preset (" + quoted_list(preset_names()) + ") or the model's shape");
+  t.workload.model = parse_transformer(*model, join_path(at, "model"));
+  parse_parallel(w, at, gpus, t);
+  const json& batch = object_or_empty(w, "batch", at);
+  const std::string batch_at = join_path(at, "batch");
+  t.workload.batch.micro = get_count(batch, "micro", batch_at, 1);
+  t.workload.batch.global = get_count(batch, "global", batch_at, 0, 0);
+  t.workload.precision = get_choice<work::Precision>(
+      w, "precision", at,
+      {{"bf16", work::Precision::bf16}, {"fp16", work::Precision::fp16}, {"fp8", work::Precision::fp8}, {"fp32", {}}},
+      work::Precision::bf16);
+  t.workload.recompute = get_choice<work::Recompute>(
+      w, "recompute", at,
+      {{"none", work::Recompute::none}, {"selective", work::Recompute::selective}, {"full", work::Recompute::full}},
+      work::Recompute::none);
+  try {
+    work::validate(t.workload, {static_cast<int>(gpus), config.topology.node.gpus, t.allow_tp_across_nodes});
+  } catch (const work::TrainingError& e) {
+    throw InputError(join_path(at, e.key()), e.what(), e.hint());
+  }
+  const compute::GpuSpec gpu = gpu_spec(config.gpu);
+  if (!(compute::dense_peak_flops(gpu.dense_flops, t.workload.precision) > 0))
+    throw InputError(join_path(at, "precision"),
+                     config.gpu.name + " has no tensor cores for " + std::string(work::to_string(t.workload.precision)),
+                     "use \"bf16\" or \"fp16\"");
+  parse_efficiency(w, at, t.step.efficiency);
+  parse_measured(w, at, t.workload, t.step.efficiency);
+  parse_simulation(w, at, t);
+  t.step.host = host_spec(config);
+}
+
+}  // namespace cs::scenario::detail

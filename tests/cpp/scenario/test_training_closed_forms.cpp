@@ -1,0 +1,150 @@
+// Training steps through the whole scenario path (file -> config -> the real communication
+// layer -> summary) against closed forms: pipeline bubbles with uniform stages and free
+// communication, model FLOPs, the ZeRO paper's memory, and data-parallel overlap.
+#include "training_scenarios.hpp"
+
+namespace cs::scenario::test {
+namespace {
+
+// A pipeline of pp stages (one GPU each) with m micro-batches, every layer 1 ms forward and
+// 1 + 1 ms backward (input and weight gradients), everything else free.
+json pipeline_doc(int pp, int m, const std::string& schedule, int v = 1) {
+  json doc = free_node(pp);
+  work::TrainingWorkload w;
+  w.model = {.name = "tiny", .layers = 2 * pp * v, .hidden = 64, .heads = 4, .kv_heads = 4, .ffn_hidden = 256,
+             .mlp = work::MlpKind::gelu, .seq_len = 32, .vocab = 128, .tied_embeddings = false, .bias = false,
+             .learned_positions = false, .moe = {}, .source = ""};
+  doc["workload"] = {{"kind", "training"},
+                     {"model", tiny_model(2 * pp * v)},
+                     {"parallel", {{"pp", pp}, {"schedule", schedule}, {"virtual_stages", v}}},
+                     {"batch", {{"global", m}, {"micro", 1}}},
+                     {"measured", uniform_layer_times(w, 1e-3, 1e-3, 1e-3)}};
+  return doc;
+}
+
+double bubble(const json& doc) { return run_summary(doc)["training"]["bubble_fraction"].get<double>(); }
+
+TEST_CASE("the simulated bubble is (p-1)/(m+p-1) for gpipe and 1f1b", "[training][bubble]") {
+  for (const char* schedule : {"gpipe", "1f1b"})
+    for (int p : {2, 4})
+      for (int m : {1, 4, 8}) {
+        INFO(schedule << " p " << p << " m " << m);
+        CHECK(bubble(pipeline_doc(p, m, schedule)) == Approx(double(p - 1) / (m + p - 1)).epsilon(1e-6));
+      }
+}
+
+TEST_CASE("the interleaved bubble is (p-1)/(v m + p - 1)", "[training][bubble]") {
+  for (int p : {2, 4})
+    for (int v : {2, 3})
+      for (int m : {p, 2 * p}) {
+        INFO("p " << p << " v " << v << " m " << m);
+        CHECK(bubble(pipeline_doc(p, m, "interleaved", v)) == Approx(double(p - 1) / (v * m + p - 1)).epsilon(1e-6));
+      }
+}
+
+TEST_CASE("ZB-H1's bubble is smaller than 1F1B's, and more micro-batches shrink every bubble", "[training][bubble]") {
+  for (int p : {2, 4}) {
+    double last_1f1b = 1, last_zb = 1;
+    for (int m : {4, 8, 16}) {
+      const double one_f = bubble(pipeline_doc(p, m, "1f1b"));
+      const double zb = bubble(pipeline_doc(p, m, "zb_h1"));
+      INFO("p " << p << " m " << m);
+      CHECK(zb < one_f);
+      CHECK(one_f < last_1f1b);
+      CHECK(zb < last_zb);
+      last_1f1b = one_f, last_zb = zb;
+    }
+  }
+}
+
+TEST_CASE("model FLOPs are 6 x parameters x tokens plus attention", "[training][flops]") {
+  json doc = free_node(8);
+  doc["workload"] = {{"kind", "training"},
+                     {"model", {{"preset", "llama3-8b"}, {"layers", 4}, {"seq_len", 1024}}},
+                     {"parallel", {{"tp", 2}, {"pp", 2}, {"sequence_parallel", true}}},
+                     {"batch", {{"global", 8}, {"micro", 1}}}};
+  for (const char* recompute : {"none", "full"}) {
+    doc["workload"]["recompute"] = recompute;
+    const json t = run_summary(doc)["training"];
+    const double tokens = t["flops"]["tokens_per_step"].get<double>();
+    CHECK(tokens == 8.0 * 1024);
+    const double attention = 12.0 * 4 * 4096 * 1024 * tokens;  // 12 L h s per token (PaLM, appendix B)
+    const double expected = 6 * t["model"]["active_matmul_parameters"].get<double>() * tokens + attention;
+    CHECK(t["flops"]["model_per_step"].get<double>() == Approx(expected).epsilon(1e-12));
+    const double model_tflops = expected / 8 / t["step_time_s"].get<double>() / 1e12;
+    CHECK(t["model_tflops_per_gpu"].get<double>() == Approx(model_tflops).epsilon(1e-12));
+    CHECK(t["mfu"].get<double>() == Approx(model_tflops * 1e12 / 989e12).epsilon(1e-12));
+    // Recomputation adds executed FLOPs, never model FLOPs.
+    if (std::string(recompute) == "full") CHECK(t["tflops_per_gpu"].get<double>() > t["model_tflops_per_gpu"].get<double>());
+    else CHECK(t["tflops_per_gpu"].get<double>() == Approx(t["model_tflops_per_gpu"].get<double>()));
+  }
+}
+
+TEST_CASE("model states reproduce the ZeRO paper's 7.5B on 64 GPUs through a scenario", "[training][memory]") {
+  // Rajbhandari et al. 2020, Figure 1: Psi = 7.5 B, N_d = 64, K = 12: 120, 31.4, 16.6, 1.9 GB.
+  // A GPT-style model of 36 layers of hidden 4096 and a vocabulary of 61,280 has Psi = 7.50 B.
+  json doc = free_node(8);
+  doc["topology"] = {{"kind", "fat_tree"}, {"nodes", 8}, {"link_bandwidth", 1e14}, {"link_latency", 0}};
+  doc["hardware"]["node"]["nics"] = 8;
+  doc["workload"] = {{"kind", "training"},
+                     {"model", {{"layers", 36}, {"hidden", 4096}, {"heads", 32}, {"seq_len", 256}, {"vocab", 61280},
+                                {"bias", true}, {"tied_embeddings", true}, {"mlp", "gelu"}}},
+                     {"batch", {{"global", 64}, {"micro", 1}}}};
+  const double paper[] = {120, 31.4, 16.6, 1.9};
+  for (int zero = 0; zero <= 3; ++zero) {
+    doc["workload"]["parallel"] = {{"zero", zero}};
+    const json t = run_summary(doc)["training"];
+    const double psi = t["model"]["parameters"].get<double>();
+    CHECK(psi == Approx(7.5e9).epsilon(1e-3));
+    const json& s = t["memory"]["per_stage"][0];
+    const double states = s["parameters_bytes"].get<double>() + s["gradients_bytes"].get<double>() +
+                          s["optimizer_bytes"].get<double>();
+    const double exact[] = {16 * psi, 4 * psi + 12 * psi / 64, 2 * psi + 14 * psi / 64, 16 * psi / 64};
+    INFO("ZeRO " << zero);
+    CHECK(states == Approx(exact[zero]).epsilon(1e-12));
+    CHECK(states / 1e9 == Approx(paper[zero]).margin(0.05));
+    CHECK(t["plan"]["dp"] == 64);
+  }
+}
+
+// Two GPUs of a PCIe workstation (25 GB/s links through the host, no latency, the wire
+// alone), data parallelism over both, a gradient bucket per layer (8 layers); every layer's
+// passes take `layer_s` each.
+json overlap_doc(double layer_s) {
+  json doc = {{"hardware", {{"gpu", "RTX-A5000"},
+                            {"node", {{"gpus", 2}, {"fabric", "pcie"}, {"pcie_bandwidth", "25GB/s"}, {"pcie_latency", 0},
+                                      {"nics", 1}}}}},
+              {"topology", {{"kind", "single_node"}}},
+              {"network", {{"model", "flow"}, {"protocol", "none"}}}};
+  work::TrainingWorkload w;
+  w.model = {.name = "mid", .layers = 8, .hidden = 1024, .heads = 8, .kv_heads = 8, .ffn_hidden = 4096,
+             .mlp = work::MlpKind::gelu, .seq_len = 256, .vocab = 128, .tied_embeddings = false, .bias = false,
+             .learned_positions = false, .moe = {}, .source = ""};
+  doc["workload"] = {{"kind", "training"},
+                     {"model", {{"layers", 8}, {"hidden", 1024}, {"heads", 8}, {"seq_len", 256}, {"vocab", 128}}},
+                     {"parallel", {{"dp", 2}}},
+                     {"batch", {{"global", 2}, {"micro", 1}}},
+                     {"bucket_size", 1e6},  // one layer (12.6 M parameters) per bucket
+                     {"grad_norm_sync", false},
+                     {"measured", uniform_layer_times(w, layer_s, layer_s, layer_s)}};
+  return doc;
+}
+
+TEST_CASE("long compute hides data-parallel reduction; short compute exposes it", "[training][overlap]") {
+  const json long_run = run_summary(overlap_doc(50e-3))["training"];
+  const json short_run = run_summary(overlap_doc(1e-9))["training"];
+  const double params = long_run["model"]["parameters"].get<double>();
+  // Every gradient (2 bytes) crosses GPU -> host -> GPU once in a 2-rank ring: S / B in all.
+  const double all_reductions_s = params * 2 / 25e9;
+  const double exposed_long = long_run["breakdown"]["exposed_comm_s"]["dp"].get<double>();
+  const double exposed_short = short_run["breakdown"]["exposed_comm_s"]["dp"].get<double>();
+  CHECK(exposed_short == Approx(all_reductions_s).epsilon(0.02));
+  // With long compute only the last bucket (the first layer and the embedding) is left when the
+  // backward ends: about an eighth of the reduction.
+  CHECK(exposed_long < all_reductions_s / 6);
+  CHECK(exposed_long > 0);
+  CHECK(long_run["exposed_comm_s"].get<double>() == Approx(exposed_long));
+}
+
+}  // namespace
+}  // namespace cs::scenario::test

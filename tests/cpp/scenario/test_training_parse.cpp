@@ -1,0 +1,129 @@
+// workload.kind "training": the keys, their defaults, and errors at their JSON paths.
+#include "sim/compute/gpu_catalog.hpp"
+#include "training_scenarios.hpp"
+
+namespace cs::scenario::test {
+namespace {
+
+json training_doc(json workload) {
+  json doc = free_node(8);
+  workload["kind"] = "training";
+  doc["workload"] = std::move(workload);
+  return doc;
+}
+
+TEST_CASE("a preset with overrides, and the plan's defaults", "[training][parse]") {
+  const Config c = parse_config(training_doc(
+      {{"model", {{"preset", "llama3-70b"}, {"layers", 8}, {"seq_len", 4096}}}, {"parallel", {{"tp", 8}}}}));
+  const auto& w = c.training.workload;
+  CHECK(c.workload == WorkloadKind::training);
+  CHECK(w.model.name == "llama3-70b");
+  CHECK(w.model.layers == 8);
+  CHECK(w.model.seq_len == 4096);
+  CHECK(w.model.hidden == 8192);  // from the preset
+  CHECK(w.model.kv_heads == 8);
+  CHECK(w.model.mlp == work::MlpKind::swiglu);
+  CHECK(w.parallel.dp == 1);  // the GPUs tp x pp x cp leave
+  CHECK(w.parallel.schedule == work::Schedule::one_f_one_b);
+  CHECK(w.batch.global == 0);  // micro x dp
+  CHECK(w.precision == work::Precision::bf16);
+  CHECK(c.training.replicas == ReplicaMode::automatic);
+  CHECK(c.training.step.graph.gradient_bytes == 2);
+  CHECK(c.training.step.host.pcie_bandwidth_Bps == c.topology.node.pcie_bandwidth_Bps);
+}
+
+TEST_CASE("a model by its shape, and the simulation keys", "[training][parse]") {
+  const Config c = parse_config(training_doc({{"model", {{"layers", 4}, {"hidden", 256}, {"heads", 8}, {"kv_heads", 2},
+                                                         {"mlp", "swiglu"}, {"seq_len", 128}, {"vocab", 1000},
+                                                         {"experts", 8}, {"top_k", 2}, {"capacity_factor", 1.25}}},
+                                              {"parallel", {{"tp", 2}, {"pp", 2}, {"ep", 2}, {"schedule", "interleaved"},
+                                                            {"zero", 2}, {"offload", "optimizer"}}},
+                                              {"batch", {{"global", 16}, {"micro", 2}}},
+                                              {"precision", "fp8"},
+                                              {"recompute", "selective"},
+                                              {"efficiency", {{"gemm", 0.7}, {"memory", 0.9}}},
+                                              {"measured", {{"forward/qkv", "1.5ms"}, {"host/adam", "20ms"}}},
+                                              {"comm_compute_share", 0.12},
+                                              {"gradient_bytes", 4},
+                                              {"bucket_size", 1e6},
+                                              {"one_replica", false}}));
+  const auto& w = c.training.workload;
+  CHECK(w.model.name == "custom");
+  CHECK(w.model.moe.experts == 8);
+  CHECK(w.model.moe.capacity_factor == 1.25);
+  CHECK(w.parallel.dp == 2);
+  CHECK(w.parallel.virtual_stages == 2);  // interleaved's default
+  CHECK(w.parallel.offload == work::Offload::optimizer);
+  CHECK(w.precision == work::Precision::fp8);
+  const auto& o = c.training.step;
+  CHECK(o.efficiency.gemm == 0.7);
+  CHECK(o.efficiency.measured_s.at("forward/qkv") == Approx(1.5e-3));
+  CHECK(o.efficiency.measured_s.at("host/adam") == Approx(20e-3));
+  CHECK(o.executor.comm_compute_share == 0.12);
+  CHECK(o.graph.gradient_bytes == 4);
+  CHECK(o.memory.gradient_bytes == 4);
+  CHECK(o.graph.bucket_params == 1e6);
+  CHECK(c.training.replicas == ReplicaMode::all);
+}
+
+TEST_CASE("training errors name their key", "[training][parse]") {
+  struct Case {
+    json workload;
+    const char* path;
+    const char* contains;
+  };
+  const json shape = tiny_model(4);
+  const Case cases[] = {
+      {{{"model", {{"preset", "lama3-8b"}}}}, "workload.model.preset", "unknown model"},
+      {{{"model", {{"layers", 4}}}}, "workload.model.hidden", "required without a preset"},
+      {json::object(), "workload.model", "required"},
+      {{{"model", shape}, {"parallel", {{"tp", 2}, {"dp", 2}}}}, "workload.parallel.dp", "but the cluster has 8 GPUs"},
+      {{{"model", shape}, {"parallel", {{"tp", 8}}}}, "workload.parallel.tp", "heads (4) must be a multiple of tp (8)"},
+      {{{"model", shape}, {"parallel", {{"pp", 8}}}}, "workload.parallel.pp", "not a multiple"},
+      {{{"model", shape}, {"parallel", {{"ep", 2}}}}, "workload.parallel.ep", "needs an MoE model"},
+      {{{"model", shape}, {"parallel", {{"pp", 2}, {"layer_split", {1, 2}}}}}, "workload.parallel.layer_split",
+       "sum to 3"},
+      {{{"model", shape}, {"parallel", {{"order", "tp-dp-pp-cp-ep"}}}}, "workload.parallel.order", "adjacent"},
+      {{{"model", shape}, {"batch", {{"global", 12}, {"micro", 1}}}, {"parallel", {{"dp", 8}}}},
+       "workload.batch.global", "multiple of micro x dp"},
+      {{{"model", shape}, {"precision", "fp32"}}, "workload.precision", "not implemented yet"},
+      {{{"model", shape}, {"measured", {{"forward/qkvv", 1e-3}}}}, "workload.measured.forward/qkvv",
+       "no op \"forward/qkvv\""},
+      {{{"model", shape}, {"one_replica", "yes"}}, "workload.one_replica", "expected \"auto\", or true or false"},
+      {{{"model", shape}, {"efficiency", {{"gemm", 0}}}}, "workload.efficiency.gemm", "> 0"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.workload.dump());
+    const InputError e = scenario_error(training_doc(c.workload));
+    CHECK(e.path() == c.path);
+    CHECK_THAT(e.expected(), Catch::Contains(c.contains));
+  }
+  // The measured key's hint is the nearest op.
+  CHECK(scenario_error(training_doc({{"model", shape}, {"measured", {{"forward/qkvv", 1e-3}}}})).hint() ==
+        "did you mean \"forward/qkv\"?");
+  // fp8 on a GPU without fp8 tensor cores.
+  json a100 = training_doc({{"model", shape}, {"precision", "fp8"}});
+  a100["hardware"]["gpu"] = "A100-80GB";
+  const InputError e = scenario_error(a100);
+  CHECK(e.path() == "workload.precision");
+  CHECK_THAT(e.expected(), Catch::Contains("A100-80GB has no tensor cores for fp8"));
+  // tp across nodes: refused unless allowed.
+  json wide = training_doc({{"model", shape}, {"parallel", {{"tp", 4}}}});
+  wide["hardware"]["node"]["gpus"] = 2;
+  wide["topology"] = {{"kind", "fat_tree"}, {"nodes", 4}};
+  const InputError across = scenario_error(wide);
+  CHECK(across.path() == "workload.parallel.tp");
+  CHECK_THAT(across.expected(), Catch::Contains("larger than a node (2 GPUs)"));
+  wide["workload"]["parallel"]["allow_tp_across_nodes"] = true;
+  CHECK(parse_config(wide).training.workload.parallel.tp == 4);
+}
+
+TEST_CASE("the schema's GPU list is the catalog", "[training][schema]") {
+  const json schema = json::parse(schema_text());
+  const json& names = schema["properties"]["hardware"]["properties"]["gpu"]["oneOf"][0]["enum"];
+  std::vector<std::string> listed = names.get<std::vector<std::string>>();
+  CHECK(listed == compute::gpu_names());
+}
+
+}  // namespace
+}  // namespace cs::scenario::test

@@ -1,0 +1,134 @@
+"""Training steps from the CLI and Python: the summary and its readable breakdown, traces,
+`clustersim plan` (ranked, identical for any -j, the same as Python's cs.plan), input errors."""
+import csv
+import io
+import json
+
+import pytest
+
+from conftest import ROOT, run_cli, without_wall_time
+
+import clustersim as cs
+
+GPT3 = ROOT / "scenarios" / "gpt3_175b_1024_h100.json"
+
+
+def small_cluster(tmp_path):
+    """Llama 3 8B cut to 4 layers of 1,024 tokens on 2 DGX-like nodes: a plan space small enough
+    for a test."""
+    doc = {
+        "name": "small_plan",
+        "hardware": {"gpu": "H100-SXM", "node": {"gpus": 8, "nics": 8, "nic_bandwidth": "400Gbps"}},
+        "topology": {"kind": "fat_tree", "nodes": 2, "switch_radix": 16, "link_bandwidth": "400Gbps"},
+        "network": {"model": "analytical"},
+        "workload": {"kind": "training", "model": {"preset": "llama3-8b", "layers": 4, "seq_len": 1024},
+                     "parallel": {"tp": 8, "dp": 2}, "batch": {"global": 8, "micro": 1}},
+    }
+    path = tmp_path / "small_plan.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_cli_prints_where_the_step_goes():
+    out = run_cli("run", GPT3, check=True).stdout
+    assert "training gpt3-175b on 1024 GPUs: tp 8 pp 8 dp 16" in out
+    assert "where a GPU's step goes:" in out
+    assert "exposed tp communication" in out
+    assert "memory per GPU:" in out and "(fits)" in out
+
+
+def test_python_run_gives_the_cli_summary():
+    cli = json.loads(run_cli("run", GPT3, "--json", check=True).stdout)
+    py = cs.run(str(GPT3)).summary
+    assert without_wall_time(py) == without_wall_time(cli)
+    t = py["training"]
+    for key in ("step_time_s", "tokens_per_s", "tflops_per_gpu", "model_tflops_per_gpu", "mfu", "bubble_fraction",
+                "compute_s", "exposed_comm_s", "memory_per_gpu_bytes", "fits"):
+        assert key in t
+    assert 0 < t["mfu"] < 1
+
+
+def test_trace_has_a_track_per_gpu_stream(tmp_path):
+    sc = cs.Scenario.load(str(ROOT / "scenarios" / "workstation_7b_offload.json"))
+    sc.set("run.trace", "trace.json")
+    res = cs.run(sc)
+    names = {e["args"]["name"] for e in res.trace["traceEvents"] if e.get("ph") == "M" and e["name"] == "thread_name"}
+    assert {"compute", "dp", "dp_gather", "host"} <= names
+    gpus = {e["args"]["name"] for e in res.trace["traceEvents"] if e.get("ph") == "M" and e["name"] == "process_name"}
+    assert gpus == {"GPU 0 (node 0): stage 0 replica 0, rank 0"}  # one replica simulated: exact here
+    # The CLI writes it next to the summary.
+    out = tmp_path / "out"
+    run_cli("run", GPT3, "--set", "run.trace=step.json", "--set", "workload.batch.global=128", "--out", out,
+            check=True)
+    trace = json.loads((out / "step.json").read_text())
+    assert sum(1 for e in trace["traceEvents"] if e.get("ph") == "X") > 0
+
+
+def test_plan_ranks_every_fitting_plan_the_same_for_any_jobs(tmp_path):
+    path = small_cluster(tmp_path)
+    one = json.loads(run_cli("plan", path, "--json", "-j", "1", check=True).stdout)
+    two = json.loads(run_cli("plan", path, "--json", "-j", "2", check=True).stdout)
+    assert one == two
+    assert one["plans_valid"] == one["plans_dropped"] + one["plans_simulated"]
+    assert one["plans_simulated"] == len(one["plans"]) > 10
+    assert one["plans_refined"] >= 10  # the default
+    assert [p["simulation"] for p in one["plans"][:10]] == ["network"] * 10
+    speeds = [p["tokens_per_s"] for p in one["plans"]]
+    assert speeds == sorted(speeds, reverse=True)
+    assert [p["rank"] for p in one["plans"]] == list(range(1, len(speeds) + 1))
+    assert all(p["memory_per_gpu_bytes"] <= 80e9 for p in one["plans"])
+    assert all(p["tp"] * p["pp"] * p["dp"] * p["cp"] == 16 for p in one["plans"])
+    top = json.loads(run_cli("plan", path, "--json", "--top", "3", check=True).stdout)
+    assert top["plans"] == one["plans"][:3]
+    table = run_cli("plan", path, "--top", "5", check=True).stdout
+    assert "valid plans" in table and len(table.strip().splitlines()) == 2 + 5
+    screened = json.loads(run_cli("plan", path, "--json", "--refine", "0", check=True).stdout)
+    assert screened["plans_refined"] == 0
+    assert {p["simulation"] for p in screened["plans"]} == {"screening"}
+
+
+def test_plan_csv_and_python_dataframe_agree(tmp_path):
+    path = small_cluster(tmp_path)
+    out = tmp_path / "plans.csv"
+    proc = run_cli("plan", path, "--out", out, "-j", "2", check=True)
+    assert proc.stdout  # the table
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    df = cs.plan(str(path), jobs=2)
+    assert len(rows) == len(df) == df.attrs["plans_simulated"]
+    assert df.attrs["plans_valid"] == df.attrs["plans_simulated"] + df.attrs["plans_dropped"]
+    assert list(df.columns) == list(rows[0].keys())
+    for row, (_, r) in zip(rows, df.iterrows()):
+        assert float(row["tokens_per_s"]) == pytest.approx(r["tokens_per_s"], rel=1e-15)
+        assert (int(row["tp"]), int(row["pp"]), row["schedule"], row["recompute"]) == \
+            (r["tp"], r["pp"], r["schedule"], r["recompute"])
+
+
+def test_plan_needs_a_training_scenario():
+    proc = run_cli("plan", ROOT / "scenarios" / "incast.json")
+    assert proc.returncode == 2
+    assert "error: workload.kind:" in proc.stderr and "training" in proc.stderr
+    with pytest.raises(cs.ScenarioError, match="workload.kind"):
+        cs.plan(str(ROOT / "scenarios" / "incast.json"))
+
+
+def test_training_input_errors_exit_2_naming_the_key():
+    proc = run_cli("run", GPT3, "--set", "workload.parallel.dp=8")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: workload.parallel.dp: tp x pp x dp x cp = 8 x 8 x 8 x 1 = 512, "
+                                  "but the cluster has 1024 GPUs")
+    assert "hint: dp = 16 uses every GPU" in proc.stderr
+    proc = run_cli("run", GPT3, "--set", "workload.model.preset=gpt3")
+    assert proc.returncode == 2
+    assert 'did you mean "gpt3-175b"?' in proc.stderr
+
+
+def test_a_plan_that_does_not_fit_is_a_result():
+    s = json.loads(run_cli("run", ROOT / "scenarios" / "workstation_7b_ddp.json", "--json", check=True).stdout)
+    t = s["training"]
+    assert t["fits"] is False
+    assert t["memory"]["per_gpu_bytes"] > t["memory"]["capacity_bytes"] == 24e9
+    assert t["step_time_s"] > 0
+    offload = cs.run(str(ROOT / "scenarios" / "workstation_7b_offload.json")).summary["training"]
+    assert offload["fits"] is True
+    assert offload["memory"]["host_fits"] is True
+    assert offload["breakdown"]["exposed_comm_s"]["offload"] > 0
