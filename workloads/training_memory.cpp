@@ -41,6 +41,10 @@ ModelStates model_state_bytes(double params, int zero_stage, int shards, const M
   return m;
 }
 
+double checkpoint_bytes(const TransformerSpec& model, const MemoryOptions& o) {
+  return parameter_counts(model).total * (o.parameter_bytes + o.optimizer_bytes);
+}
+
 double layer_activation_bytes(const TrainingWorkload& w, int layer, const MemoryOptions& o) {
   const auto& m = w.model;
   const auto& p = w.parallel;

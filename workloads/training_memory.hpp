@@ -50,6 +50,11 @@ struct ModelStates {
 };
 ModelStates model_state_bytes(double params, int zero_stage, int shards, const MemoryOptions& options = {});
 
+// The bytes a checkpoint of the model holds: every parameter's weights and optimizer state
+// (16-bit weights + K = 12 bytes of fp32 master weights and Adam moments: 14 bytes per
+// parameter by default), whatever the sharding; gradients are not saved.
+double checkpoint_bytes(const TransformerSpec& model, const MemoryOptions& options = {});
+
 struct MemoryBreakdown {
   double parameters = 0;
   double gradients = 0;

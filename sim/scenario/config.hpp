@@ -95,6 +95,10 @@ struct Config {
   // training_run: the job (workload.step_time, steps) on its fleet (the fleet section) and
   // run.until, in the fleet library's terms (parse_fleet.cpp fills it).
   fleet::TrainingRunConfig training_run;
+  // training_run with workload.training (parsed into `training`): its step time, and the
+  // checkpoint's size unless the file gives it, come from simulating that step once on the
+  // topology before the run (run_training_run.cpp: resolve_training_run_step).
+  bool training_run_simulates_step = false;
   // jobs: the job stream, the cluster's nodes and the scheduler (parse_jobs.cpp fills it).
   jobs::JobsConfig jobs;
   // serving: the fleet library's config (parse_serving*.cpp fill it from workload, fleet and

@@ -42,10 +42,10 @@ fleet::StorageTier parse_storage(const json& v, const std::string& path) {
 
 }  // namespace
 
-void parse_checkpoint(const json& fleet, fleet::CheckpointConfig& cp) {
+void parse_checkpoint(const json& fleet, fleet::CheckpointConfig& cp, std::optional<double> model_bytes) {
   const std::string at(kCheckpoint);
   const json& in = object_or_empty(fleet, "checkpoint", "fleet");
-  if (!member(in, "size") && !member(in, "write_time"))
+  if (!member(in, "size") && !member(in, "write_time") && !model_bytes)
     throw InputError(at, "a checkpoint needs its size (written to fleet.checkpoint.storage) or its write_time",
                      "e.g. \"size\": \"5.7TB\" (405B parameters x 14 bytes: bf16 weights, fp32 master weights and "
                      "Adam moments), or \"write_time\": \"90s\"");
@@ -55,7 +55,8 @@ void parse_checkpoint(const json& fleet, fleet::CheckpointConfig& cp) {
                                       {"none", std::numeric_limits<double>::infinity()}});
     if (!std::isnan(tau)) cp.interval_s = tau;
   }
-  cp.size_bytes = get_quantity(in, "size", at, QuantityKind::bytes, Sign::non_negative, 0.0);
+  cp.size_bytes = get_quantity(in, "size", at, QuantityKind::bytes, Sign::non_negative,
+                               member(in, "write_time") ? 0.0 : model_bytes.value_or(0.0));
   if (member(in, "write_time"))
     cp.write_time_s = get_quantity(in, "write_time", at, QuantityKind::time, Sign::non_negative, 0.0);
   cp.mode = get_choice<fleet::CheckpointMode>(in, "mode", at,

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include "sim/fleet/instance_prices.hpp"
@@ -14,6 +15,7 @@
 #include "sim/scenario/parse_fleet_values.hpp"
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/suggest.hpp"
+#include "workloads/training_memory.hpp"
 
 namespace cs::scenario::detail {
 namespace {
@@ -32,16 +34,35 @@ constexpr double kMaxExpectedEvents = 1e6;
 constexpr double kBareReclaimRateLimit_per_s = 1e-4;
 constexpr double kBarePriceLimit_usd_per_s = 0.1;
 
-// The step time of a training_run: given, or (later) simulated from a training workload.
-// The one place where workload.training will be wired to the training model.
-double step_time_s(const json& w, const std::string& at) {
-  if (member(w, "training"))
-    throw InputError(join_path(at, "training"),
-                     "a step time simulated from a training workload is not available yet",
-                     "give workload.step_time, the seconds one training step takes (e.g. \"5.9s\")");
+// The step time of a training_run: given (workload.step_time), or simulated from
+// workload.training once the fleet is known (parse_fleet; the step runs before the run).
+double step_time_s(const json& w, const std::string& at, Config& config) {
+  config.training_run_simulates_step = member(w, "training") != nullptr;
+  if (config.training_run_simulates_step) {
+    if (member(w, "step_time"))
+      throw InputError(join_path(at, "step_time"), "give a step_time or a training workload to simulate, not both",
+                       "leave out step_time to use the simulated step");
+    return 1.0;  // a placeholder for the checks before the run: the simulated step replaces it
+  }
   if (!member(w, "step_time"))
-    throw InputError(join_path(at, "step_time"), "required for a training_run: the time of one training step, e.g. \"5.9s\"");
+    throw InputError(join_path(at, "step_time"),
+                     "required for a training_run: the time of one training step, e.g. \"5.9s\", or workload.training",
+                     "workload.training (model, parallel, batch, ...) simulates the step on the topology");
   return get_quantity(w, "step_time", at, QuantityKind::time, Sign::positive, 0.0);
+}
+
+// workload.training of a training_run: the training workload of the job's nodes, which the
+// topology section must describe (its nodes are the fleet's).
+void parse_training_run_training(const json& doc, const fleet::TrainingRunConfig& c, Config& config) {
+  const json* t = member(doc, "topology");
+  const int64_t topology_nodes = t ? get_int(*t, "nodes", "topology", 0, 0, INT64_MAX) : 0;
+  if (topology_nodes != c.nodes)
+    throw InputError(t ? "topology.nodes" : "topology",
+                     "a step simulated from workload.training runs on the job's " + std::to_string(c.nodes) +
+                         " nodes (fleet.nodes): the topology section must describe them" +
+                         (t ? "; got " + std::to_string(topology_nodes) + " nodes" : ""),
+                     "give \"topology\": {\"kind\": \"fat_tree\", \"nodes\": " + std::to_string(c.nodes) + ", ...}");
+  parse_training(doc.at("workload").at("training"), "workload.training", config);
 }
 
 }  // namespace
@@ -251,13 +272,18 @@ std::string rounded(double x) {
   return buf;
 }
 
+}  // namespace
+
 // A run whose expected event count is absurd would take minutes and gigabytes per replication:
-// refuse it with the numbers. Checkpoints: work / interval. Interruptions: the job's rate over
-// its expected wall time (Daly's, doubled; with no restart cost it is what the library's tests
-// check), or until the time limit when that is sooner or the job cannot progress (each restore
-// longer than the time between interruptions).
-void check_event_budget(const Config& config) {
+// refuse it with the numbers. Work: steps x step time at most 1e12 s. Checkpoints: work /
+// interval. Interruptions: the job's rate over its expected wall time (Daly's, doubled; with no
+// restart cost it is what the library's tests check), or until the time limit when that is
+// sooner or the job cannot progress (each restore longer than the time between interruptions).
+void check_training_run_budget(const Config& config) {
   const fleet::TrainingRunConfig& c = config.training_run;
+  if (!(c.work_s() <= kMaxWork_s))
+    throw InputError("workload.steps", "steps x step_time is " + describe_value(json(c.work_s())) +
+                                           " s of work; at most 1e12 s");
   const double interval = c.checkpoint_interval_s();
   const double checkpoints = std::isfinite(interval) ? c.work_s() / interval : 0.0;
   const double rate = c.interruption_rate_per_s();
@@ -284,8 +310,6 @@ void check_event_budget(const Config& config) {
   }
 }
 
-}  // namespace
-
 void parse_fleet_nodes(const json& fleet, fleet::FleetConfig& c) {
   const MarketShares shares = parse_market(fleet);
   c.spot_share = shares.spot;
@@ -298,12 +322,9 @@ void parse_fleet_nodes(const json& fleet, fleet::FleetConfig& c) {
 
 void parse_training_run_workload(const json& w, const std::string& at, Config& config) {
   fleet::TrainingRunConfig& c = config.training_run;
-  c.step_time_s = step_time_s(w, at);
+  c.step_time_s = step_time_s(w, at, config);
   if (!member(w, "steps")) throw InputError(join_path(at, "steps"), "required for a training_run: how many steps to train");
   c.steps = static_cast<double>(get_int(w, "steps", at, 1, 1, INT64_MAX));
-  if (!(c.work_s() <= kMaxWork_s))
-    throw InputError(join_path(at, "steps"), "steps x step_time is " + describe_value(json(c.work_s())) +
-                                                 " s of work; at most 1e12 s");
   if (member(w, "background"))
     throw InputError(join_path(at, "background"), "background work runs beside traffic and collective workloads, not a training_run");
 }
@@ -334,7 +355,12 @@ void parse_fleet(const json& doc, Config& config) {
                                                       "workloads");
   parse_fleet_nodes(fleet, c);
   parse_elastic(fleet, c);
-  parse_checkpoint(fleet, c.checkpoint);
+  std::optional<double> model_checkpoint_bytes;
+  if (config.training_run_simulates_step) {
+    parse_training_run_training(doc, c, config);
+    model_checkpoint_bytes = work::checkpoint_bytes(config.training.workload.model, config.training.step.memory);
+  }
+  parse_checkpoint(fleet, c.checkpoint, model_checkpoint_bytes);
   parse_restore(fleet, c.restore);
   if (config.run.until_s > 0) c.max_wall_time_s = config.run.until_s;
   // Every value was checked above with its JSON path; the library's own checks are a safety
@@ -344,7 +370,8 @@ void parse_fleet(const json& doc, Config& config) {
   } catch (const std::invalid_argument& e) {
     throw InputError(std::string(kFleet), std::string("inconsistent fleet settings: ") + e.what());
   }
-  check_event_budget(config);
+  // With a simulated step the budget is checked once the step is known (before the run).
+  if (!config.training_run_simulates_step) check_training_run_budget(config);
 }
 
 }  // namespace cs::scenario::detail

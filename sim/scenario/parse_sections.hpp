@@ -3,6 +3,7 @@
 // number-normalized) document into `config`, applying defaults and cross-field rules;
 // sections run in this order and may rely on the ones before.
 #include <initializer_list>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -29,11 +30,17 @@ void parse_run(const nlohmann::json& doc, Config& config);
 // parse_fleet.cpp: a training_run's workload keys (step_time, steps) from parse_workload; the
 // fleet section after run (it needs workload.kind and run.until).
 void parse_training_run_workload(const nlohmann::json& workload, const std::string& at, Config& config);
+// A training_run's work and expected events within bounds (InputError at the key otherwise):
+// at parse time for a given step, before the run for a simulated one.
+void check_training_run_budget(const Config& config);
 void parse_fleet(const nlohmann::json& doc, Config& config);
 // The fleet's nodes: market, prices, interruptions, failures, cold_start (parse_fleet.cpp).
 void parse_fleet_nodes(const nlohmann::json& fleet, fleet::FleetConfig& c);
 // parse_checkpoint.cpp: fleet.checkpoint (its size or write_time required) and fleet.restore.
-void parse_checkpoint(const nlohmann::json& fleet, fleet::CheckpointConfig& checkpoint);
+// model_bytes: the size of a checkpoint of the run's model (workload.training), used when the
+// file gives neither size nor write_time.
+void parse_checkpoint(const nlohmann::json& fleet, fleet::CheckpointConfig& checkpoint,
+                      std::optional<double> model_bytes = std::nullopt);
 void parse_restore(const nlohmann::json& fleet, fleet::RestoreConfig& restore);
 // parse_arrivals.cpp: the workload.arrivals object at `path` (process poisson, diurnal with
 // period, peak_to_mean and peak_at, bursty with burst_factor, burst_duration and

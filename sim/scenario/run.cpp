@@ -72,7 +72,8 @@ using nlohmann::json;
 // Where the workload's ranks run: a training plan places its own (parallel.order); traffic
 // and collectives use the GPUs' numbering.
 net::Placement workload_placement(const Config& config, int gpus) {
-  if (config.workload == WorkloadKind::training) return detail::training_placement(config.training.workload, gpus);
+  if (config.workload == WorkloadKind::training || config.training_run_simulates_step)
+    return detail::training_placement(config.training.workload, gpus);
   return net::Placement::identity(gpus);
 }
 
@@ -274,7 +275,8 @@ bool reports_fabric(const Config& config) {
 }  // namespace
 
 void check_buildable(const Config& config) {
-  if (!runs_on_network(config)) return;  // no network; parse_config checked it all
+  // No network (parse_config checked it all), unless a training run's step is simulated on one.
+  if (!runs_on_network(config) && !config.training_run_simulates_step) return;
   check_cost(config);
   // A large fabric is checked from its parameters only (the parser ran the builders' checks):
   // building a million-node topology to validate a file would take minutes.
@@ -290,8 +292,13 @@ void check_buildable(const Config& config) {
   detail::check_collectives(config, *world.comm);
 }
 
-RunOutput run_scenario(const Config& config, const RunOptions& options) {
-  check_cost(config);
+RunOutput run_scenario(const Config& given, const RunOptions& options) {
+  check_cost(given);
+  // A training_run whose step is simulated: the step first, once, then the run with its time.
+  Config config = given;
+  json simulated_step;
+  if (config.workload == WorkloadKind::training_run && config.training_run_simulates_step)
+    simulated_step = detail::resolve_training_run_step(config);
   const auto wall0 = std::chrono::steady_clock::now();
   RunOutput out;
   out.warnings = config.warnings;
@@ -302,6 +309,7 @@ RunOutput run_scenario(const Config& config, const RunOptions& options) {
       static_cast<std::size_t>(n), config.seed, options.threads,
       [&](uint64_t seed) { return run_once(config, seed, seed == config.seed ? &out : nullptr, options); });
   out.summary = combine_replications(summaries);
+  if (!simulated_step.is_null()) out.summary["training_run"]["step"] = simulated_step;
   if (reports_fabric(config)) {  // what the fabric it ran on costs
     out.summary["fabric"] = detail::fabric_summary(config);
     detail::add_cost_per_busbw(out.summary, out.summary["fabric"]);

@@ -67,7 +67,6 @@ struct Fabric {
 Fabric build_fabric(const Config& config, engine::Simulator& sim, const topo::Topology& topology,
                     net::Placement placement);
 
-// What `validate` checks beyond parse_config: the topology builds and the routing applies.
 // What `validate` checks beyond parse_config: the run's estimated cost fits run.max_memory,
 // and, on fabrics small enough to build quickly (run_budget.hpp), the topology builds, the
 // routing applies, the workload's pairs are connected and its plans exist. Fast at any size:

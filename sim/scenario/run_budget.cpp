@@ -130,8 +130,9 @@ const CostItem& CostEstimate::largest() const {
 
 CostEstimate estimate_cost(const Config& config) {
   CostEstimate out;
-  // A training run has no fabric and bounds its own events (run_training_run.cpp).
-  if (config.workload == WorkloadKind::training_run) return out;
+  // A training run has no fabric and bounds its own events (run_training_run.cpp), unless its
+  // step is simulated first on the topology.
+  if (config.workload == WorkloadKind::training_run && !config.training_run_simulates_step) return out;
   topo::TopologySize size;
   try {
     size = topo::topology_size(config.topology);
@@ -147,7 +148,8 @@ CostEstimate estimate_cost(const Config& config) {
   // flight): only the fabric they may be placed on counts here.
   if (config.workload == WorkloadKind::serving || config.workload == WorkloadKind::jobs) return out;
   if (config.workload == WorkloadKind::traffic) add_traffic(config.traffic, gpus, "workload", out);
-  else if (config.workload == WorkloadKind::training) add_training(config, out);
+  else if (config.workload == WorkloadKind::training || config.workload == WorkloadKind::training_run)
+    add_training(config, out);
   else add_collective(config.collective, config, gpus, "workload", out);
   for (std::size_t i = 0; i < config.background.size(); ++i) {
     const std::string at = "workload.background." + std::to_string(i);

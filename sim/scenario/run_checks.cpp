@@ -62,7 +62,7 @@ void check_reachable(const Config& config, const topo::Topology& t) {
   if (config.topology.kind != topo::TopologyKind::custom || t.nodes() < 2) return;
   const topo::NodeReachability reach(t);
   if (config.workload == WorkloadKind::traffic) check_traffic(config.traffic, "workload", reach, t);
-  else if (config.workload == WorkloadKind::training) {
+  else if (config.workload == WorkloadKind::training || config.training_run_simulates_step) {
     // A training plan spans every GPU; its groups (data, pipeline, tensor, expert) between them
     // reach every node, so every pair of nodes must be connected.
     std::vector<int> nodes(std::size_t(t.nodes()));

@@ -6,7 +6,14 @@
 #include <utility>
 
 #include "sim/fleet/training_run.hpp"
+#include "sim/scenario/input_error.hpp"
+#include "sim/scenario/parse_sections.hpp"
+#include "sim/scenario/quantity_range.hpp"
+#include "sim/scenario/run.hpp"
+#include "sim/scenario/run_checks.hpp"
+#include "sim/scenario/run_training.hpp"
 #include "sim/scenario/summary.hpp"
+#include "workloads/training_memory.hpp"
 
 namespace cs::scenario::detail {
 
@@ -31,6 +38,26 @@ json training_run_block(const fleet::TrainingRunResult& result) {
     else block[name.substr(0, dot)][name.substr(dot + 1)] = std::move(v);
   }
   return block;
+}
+
+json resolve_training_run_step(Config& config) {
+  const topo::Topology topology = build_topology(config);
+  check_reachable(config, topology);
+  engine::Simulator sim(config.seed);
+  Fabric fabric = build_fabric(config, sim, topology, training_placement(config.training.workload, topology.ranks()));
+  json step = run_training(config, sim, *fabric.comm);
+  // A step that does not fit is a result for one step, but no run can train on it.
+  if (!step.at("fits").get<bool>())
+    throw InputError("workload.training.parallel",
+                     "the plan does not fit in GPU memory (" +
+                         format_quantity(step.at("memory_per_gpu_bytes").get<double>(), QuantityKind::bytes) +
+                         " per GPU of " + format_quantity(config.gpu.memory_bytes, QuantityKind::bytes) +
+                         "): a training run needs a plan that fits",
+                     "run it as a \"training\" workload to see the memory breakdown, or clustersim plan for one that fits");
+  config.training_run.step_time_s = step.at("step_time_s").get<double>();
+  step["model_checkpoint_bytes"] = work::checkpoint_bytes(config.training.workload.model, config.training.step.memory);
+  check_training_run_budget(config);
+  return step;
 }
 
 }  // namespace cs::scenario::detail

@@ -20,4 +20,12 @@ nlohmann::json run_training_run(const Config& config, engine::Simulator& sim, bo
 // "node_hours_by_market"): TrainingRunResult::summary_numbers() with "group.name" nested.
 nlohmann::json training_run_block(const fleet::TrainingRunResult& result);
 
+// A training_run with workload.training (config.training_run_simulates_step): simulates the
+// training step once on the scenario's topology and network (as a "training" scenario would),
+// sets training_run.step_time_s to it, then checks the run's budget
+// (check_training_run_budget, InputError at its key). Returns the step's summary block: the
+// "training" block of that step, plus "model_checkpoint_bytes" (work::checkpoint_bytes: the
+// checkpoint's size when fleet.checkpoint gives neither size nor write_time).
+nlohmann::json resolve_training_run_step(Config& config);
+
 }  // namespace cs::scenario::detail

@@ -13,6 +13,15 @@ std::string training_run_text(const json& b) {
   out += completed >= 1.0 ? "completed" : completed > 0.0 ? printf_text("completed in %.0f%% of the replications", 100 * completed)
                                                           : "not completed by run.until";
   out += ", " + duration(at(b, "job", "useful_time_s")) + " of training kept\n";
+  if (const auto step = b.find("step"); step != b.end()) {  // simulated from workload.training
+    const json& s = *step;
+    out += "  step           " + duration(s.value("step_time_s", json())) + " simulated (" +
+           s["model"].value("name", std::string("model")) + " on " + count(s["plan"].value("gpus", json())) +
+           " GPUs, " + printf_text("%.0f tokens/s, MFU %.3f", mean_of(s.value("tokens_per_s", json())),
+                                   mean_of(s.value("mfu", json()))) +
+           ")   model checkpoint " + printf_text("%.3g TB", mean_of(s.value("model_checkpoint_bytes", json())) / 1e12) +
+           "\n";
+  }
   out += "  wall time      " + duration(b.value("wall_time_s", json())) + "   goodput " +
          printf_text("%.4g", mean_of(b.value("goodput", json()))) + ci(b.value("goodput", json()), "%.2g") + "\n";
   out += "  cost           " + dollars(b.value("cost_usd", json())) + cost_by_market(b, "node_hours_by_market", "node-h");

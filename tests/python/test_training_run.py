@@ -107,7 +107,7 @@ def test_gantt_returns_a_figure_of_the_job_states():
 
 
 @pytest.mark.parametrize("path, value, where, says", [
-    ("workload.training", {"model": {"preset": "llama3-70b"}}, "workload.training", "give workload.step_time"),
+    ("workload.training", {"model": {"preset": "llama3-70b"}}, "workload.step_time", "not both"),
     ("fleet.prices.spot", 39.33, "fleet.prices.spot", "$39.33/h"),
     ("fleet.interruptions.rate", 0.0003, "fleet.interruptions.rate", "0.0003/h"),
     ("fleet.checkpoint.storage", "lustre", "fleet.checkpoint.storage", "parallel_fs"),

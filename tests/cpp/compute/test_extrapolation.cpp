@@ -12,14 +12,7 @@ namespace cs::compute::test {
 namespace {
 
 topo::TopologyParams two_tier(int nodes) {
-  topo::TopologyParams p;
-  p.kind = topo::TopologyKind::fat_tree;
-  p.nodes = nodes;
-  p.switch_radix = 8;
-  p.node.gpus = 4;
-  p.node.nics = 4;
-  p.node.gpu_bandwidth_Bps = 370.8e9;
-  p.node.gpu_latency_s = 0.3e-6;
+  topo::TopologyParams p = small_fat_tree(nodes, 4);
   p.node.nic_bandwidth_Bps = 50e9;
   p.link_bandwidth_Bps = 50e9;
   return p;

@@ -23,17 +23,7 @@ work::TrainingWorkload wide_tp() {
   return w;
 }
 
-topo::TopologyParams dgx_fat_tree(int nodes) {
-  topo::TopologyParams p;
-  p.kind = topo::TopologyKind::fat_tree;
-  p.nodes = nodes;
-  p.switch_radix = 8;
-  p.node.gpus = 8;
-  p.node.nics = 8;
-  p.node.gpu_bandwidth_Bps = 370.8e9;
-  p.node.gpu_latency_s = 0.3e-6;
-  return p;
-}
+topo::TopologyParams dgx_fat_tree(int nodes) { return small_fat_tree(nodes, 8); }
 
 TrainingResult step(const work::TrainingWorkload& w, bool prune, uint64_t* transfers) {
   const topo::Topology topology = topo::build_topology(dgx_fat_tree(4));

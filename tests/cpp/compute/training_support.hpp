@@ -9,11 +9,26 @@
 
 #include "sim/compute/step_analysis.hpp"
 #include "sim/compute/testing/alpha_beta_comm.hpp"
+#include "topology/topology.hpp"
 #include "workloads/training_graph.hpp"
 
 namespace cs::compute::test {
 
 // 2 layers per stage unless told; tiny shapes (the compute times are set by hand).
+// A fat-tree of radix-8 switches over `nodes` NVSwitch nodes of `gpus` GPUs, one NIC each
+// (NVLink 370.8 GB/s and 0.3 us per GPU; the builder's NIC and link defaults unless changed).
+inline topo::TopologyParams small_fat_tree(int nodes, int gpus) {
+  topo::TopologyParams p;
+  p.kind = topo::TopologyKind::fat_tree;
+  p.nodes = nodes;
+  p.switch_radix = 8;
+  p.node.gpus = gpus;
+  p.node.nics = gpus;
+  p.node.gpu_bandwidth_Bps = 370.8e9;
+  p.node.gpu_latency_s = 0.3e-6;
+  return p;
+}
+
 inline work::TrainingWorkload small_workload(int pp, int micro_batches, work::Schedule schedule, int virtual_stages = 1,
                                              int layers = 0) {
   work::TrainingWorkload w;

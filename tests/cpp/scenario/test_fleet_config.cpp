@@ -210,7 +210,7 @@ TEST_CASE("training_run and fleet errors name their JSON path", "[fleet_config]"
     const char* contains;
   };
   const Case cases[] = {
-      {{{"workload.training", {{"model", {{"preset", "llama3-70b"}}}}}}, "workload.training", "give workload.step_time"},
+      {{{"workload.training", {{"model", {{"preset", "llama3-70b"}}}}}}, "workload.step_time", "not both"},
       {{{"workload.step_time", nullptr}}, "workload.step_time", "required"},
       {{{"workload.steps", nullptr}}, "workload.steps", "required"},
       {{{"workload.steps", 1e12}, {"workload.step_time", "1h"}}, "workload.steps", "at most 1e12 s"},

@@ -1,6 +1,6 @@
 // Running training_run scenarios: the hand-worked scenario's numbers, the summary's keys,
 // replications in parallel (identical for any thread count, mean and CI of the single runs),
-// the time series, run.until.
+// the time series, run.until; a step simulated from workload.training with the model's checkpoint.
 #include <catch2/catch.hpp>
 
 #include <set>
@@ -113,4 +113,67 @@ TEST_CASE("replications of collectives run in parallel too, the same for any thr
   const json a = without_wall_time(run_scenario(config, serial).summary);
   CHECK(a == without_wall_time(run_scenario(config, two).summary));
   CHECK(a["traffic"]["makespan_s"].contains("ci95"));
+}
+
+namespace {
+
+const std::string kSimulatedStep = CS_SOURCE_DIR "/scenarios/training_run_gpt3_simulated_step.json";
+
+// The training run's file as a "training" scenario: the same cluster, network and workload.
+json as_training_scenario(json doc) {
+  json training = doc["workload"]["training"];
+  training["kind"] = "training";
+  doc["workload"] = training;
+  doc.erase("fleet");
+  doc.erase("run");
+  return doc;
+}
+
+}  // namespace
+
+TEST_CASE("a training run's step simulated from workload.training is the training scenario's step",
+          "[training_run][training]") {
+  json doc = read_scenario_file(kSimulatedStep);
+  doc["run"]["replications"] = 2;
+  const json run = run_scenario(parse_config(doc)).summary;
+  const json step = run_scenario(parse_config(as_training_scenario(doc))).summary["training"];
+  const json& r = run["training_run"];
+  REQUIRE(r.contains("step"));
+  CHECK(r["step"]["step_time_s"] == step["step_time_s"]);
+  CHECK(r["step"]["mfu"] == step["mfu"]);
+  // The work the job keeps is steps x the simulated step.
+  const double steps = doc["workload"]["steps"].get<double>();
+  CHECK(r["job"]["useful_time_s"]["mean"].get<double>() == Approx(steps * step["step_time_s"].get<double>()));
+  // Without a size or a write time the checkpoint is the model's, 14 bytes per parameter: the
+  // same write time as giving that size.
+  const double params = step["model"]["parameters"].get<double>();
+  CHECK(r["step"]["model_checkpoint_bytes"].get<double>() == Approx(14 * params));
+  json sized = doc;
+  sized["fleet"]["checkpoint"]["size"] = 14 * params;
+  const json r2 = run_scenario(parse_config(sized)).summary["training_run"];
+  CHECK(r2["checkpoint"]["write_s"]["mean"] == r["checkpoint"]["write_s"]["mean"]);
+  CHECK(r2["wall_time_s"] == r["wall_time_s"]);
+}
+
+TEST_CASE("a training run refuses a plan that does not fit, and a topology that is not its nodes", "[training_run]") {
+  json doc = read_scenario_file(kSimulatedStep);
+  json no_fit = doc;
+  no_fit["workload"]["training"]["parallel"]["zero"] = 0;
+  no_fit["workload"]["training"]["recompute"] = "none";
+  no_fit["workload"]["training"]["batch"]["micro"] = 4;
+  try {
+    run_scenario(parse_config(no_fit));
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.path() == "workload.training.parallel");
+    CHECK_THAT(std::string(e.what()), Catch::Contains("does not fit"));
+  }
+  json mismatch = doc;
+  mismatch["topology"]["nodes"] = 64;
+  try {
+    parse_config(mismatch);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.path() == "topology.nodes");
+  }
 }
