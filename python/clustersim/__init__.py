@@ -13,6 +13,7 @@
     df = cs.compare_markets(cs.Scenario.load("scenarios/training_run_spot_405b.json"),
                             mixes=[0, 0.7, 1], replications=20)  # days and dollars, 95% CIs
     fig = cs.serving_plot(cs.run("scenarios/serving_llm_diurnal_hpa.json"))  # replicas, latency, cost
+    res = cs.run("scenarios/workstation_7b_offload.json"); res.step; res.memory; res.plot()
 """
 from .errors import ScenarioError
 from .scenario import Scenario
@@ -24,8 +25,9 @@ from .compare import Comparison, compare
 from .fleet import compare_markets, gantt, job_states, state_intervals
 from .plots import collective_sizes, goodput_vs_interval
 from .serving import serving_frame, serving_plot
+from .training import memory_frame, pipeline_timeline, step_breakdown, step_frame
 
 __all__ = ["Scenario", "Result", "ScenarioError", "Topology", "Comparison", "compare", "run", "sweep", "plan",
            "grid_points", "random_samples", "latin_hypercube", "schema", "gantt",
            "compare_markets", "job_states", "state_intervals", "collective_sizes", "goodput_vs_interval",
-           "serving_frame", "serving_plot"]
+           "serving_frame", "serving_plot", "step_frame", "memory_frame", "step_breakdown", "pipeline_timeline"]

@@ -20,7 +20,9 @@ class Result:
     busy_share, peak_utilization, mean_utilization); jobs: for jobs workloads, a DataFrame with one
     row per job (job, class, queue, submit_s, start_s, end_s, gpus, nodes, spread, slowdown,
     preemptions, interruptions, wait_s, lost_work_s, completed; NaN start or end for a job that
-    never started or did not finish), else None."""
+    never started or did not finish), else None; step and memory: for a training step, where a
+    GPU's step goes and the memory per pipeline stage (DataFrames); plot(): the workload's
+    natural view."""
 
     def __init__(self, summary_json: str, timeseries_csv: str, trace_json: str, flows_csv: str,
                  links_csv: str = "", jobs_csv: str = "", run_warnings: list[str] | None = None):
@@ -67,6 +69,64 @@ class Result:
         if not self._timeseries_csv:
             return pd.DataFrame(columns=["series", "time_s", "value"])
         return pd.read_csv(io.StringIO(self._timeseries_csv))
+
+    @property
+    def step(self):
+        """Training: where a GPU's step goes, one row per component (training.step_frame)."""
+        from .training import step_frame
+
+        return step_frame(self)
+
+    @property
+    def memory(self):
+        """Training: memory per GPU of each pipeline stage (training.memory_frame)."""
+        from .training import memory_frame
+
+        return memory_frame(self)
+
+    def plot(self, ax=None):
+        """The natural view of the result's workload: a collective's time and busbw against
+        size, a training step's breakdown, a training run's states and nodes over time, a
+        serving fleet's replicas, latency and cost, a jobs cluster's queues and busy GPUs, a
+        traffic workload's flow completion times. Returns what the helper returns."""
+        import matplotlib.pyplot as plt
+
+        s = self.summary
+        if "collective" in s:
+            from .plots import collective_sizes
+
+            return collective_sizes(self, axes=ax)
+        if "training" in s:
+            from .training import step_breakdown
+
+            return step_breakdown(self, ax=ax)
+        if "training_run" in s:
+            from .fleet import gantt
+
+            return gantt(self, ax=ax)
+        if "serving" in s:
+            from .serving import serving_plot
+
+            return serving_plot(self, axes=ax)
+        if "jobs" in s:
+            if ax is None:
+                _, ax = plt.subplots(figsize=(8, 3.5))
+            ts = self.timeseries
+            for name, d in ts[ts["series"].str.startswith("jobs.queue_length")].groupby("series"):
+                ax.step(d["time_s"] / 3600, d["value"], where="post", label=name.removeprefix("jobs."))
+            ax.set_xlabel("hours")
+            ax.set_ylabel("jobs waiting")
+            ax.legend(fontsize=8)
+            return ax
+        if self.flows is not None:
+            if ax is None:
+                _, ax = plt.subplots(figsize=(6, 3.5))
+            fct = self.flows["fct_s"].dropna().sort_values() * 1e3
+            ax.plot(fct.to_numpy(), [(i + 1) / len(fct) for i in range(len(fct))])
+            ax.set_xlabel("flow completion time (ms)")
+            ax.set_ylabel("CDF")
+            return ax
+        raise ValueError(f"no plot for this result ({', '.join(s)})")
 
     def __repr__(self) -> str:
         return f"Result({self.summary.get('scenario', '')!r}, sim_time_s={self.summary.get('sim_time_s')})"

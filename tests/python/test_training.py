@@ -132,3 +132,53 @@ def test_a_plan_that_does_not_fit_is_a_result():
     assert offload["fits"] is True
     assert offload["memory"]["host_fits"] is True
     assert offload["breakdown"]["exposed_comm_s"]["offload"] > 0
+
+
+def test_step_and_memory_tables_add_up_and_plots_draw():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    res = cs.run(ROOT / "scenarios" / "workstation_7b_offload.json")
+    t = res.summary["training"]
+    step = res.step
+    assert step["seconds"].sum() == pytest.approx(t["step_time_s"], rel=1e-9)
+    assert step["share"].sum() == pytest.approx(1.0, rel=1e-9)
+    assert set(step["component"]) >= {"compute", "optimizer", "exposed offload", "bubble"}
+    memory = res.memory
+    assert memory.loc[0, "total"] == t["memory"]["per_stage"][0]["total_bytes"]
+    assert memory.attrs["capacity_bytes"] == 24e9
+    ax = res.plot()  # a training result's natural view: the step breakdown
+    assert len(ax.patches) >= 3
+    ax = cs.step_breakdown({"ddp": cs.run(ROOT / "scenarios" / "workstation_7b_ddp.json"), "offload": res})
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["ddp", "offload"]
+
+
+def test_pipeline_timeline_draws_every_compute_task_of_the_trace(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    sc = cs.Scenario.load(ROOT / "scenarios" / "llama3_70b_256_h100.json")
+    sc.set("topology.nodes", 8).set("workload.parallel.dp", 2).set("workload.batch.global", 8)
+    sc.set("workload.model.layers", 40)  # 2 layers per model chunk: a small trace
+    sc.set("run.trace", str(tmp_path / "step.json"))
+    res = cs.run(sc)
+    assert res.trace is not None
+    ax = cs.pipeline_timeline(res, max_gpus=64)
+    events = res.trace["traceEvents"]
+    compute = {(e["pid"], e["tid"]) for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"
+               and e["args"]["name"] == "compute"}
+    spans = [e for e in events if e.get("ph") == "X" and (e["pid"], e["tid"]) in compute]
+    drawn = sum(len(c.get_paths()) for c in ax.collections)
+    assert drawn == len(spans) > 0
+    assert {t.get_text() for t in ax.get_legend().get_texts()} == {e["cat"] for e in spans}
+    with pytest.raises(ValueError, match="run.trace"):
+        cs.pipeline_timeline(cs.run(ROOT / "scenarios" / "workstation_7b_offload.json"))
+
+
+@pytest.mark.parametrize("name", ["fat_tree_allreduce.json", "training_run_by_hand.json", "jobs_four_teams.json",
+                                  "incast.json", "serving_mmc_erlang_c.json"])
+def test_every_kind_has_a_natural_plot(name):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    assert cs.run(ROOT / "scenarios" / name).plot() is not None
