@@ -119,7 +119,72 @@ market mix; Llama 3's failure rate and causes, AWS's reclaim notice, Daly's chec
 """
 
 
-REPORTS = {"nccl_tests": nccl_tests, "fabric_comparison": fabric_comparison, "spot_training": spot_training}
+def training_steps(cs, out: Path) -> str:
+    """GPT-3 175B and Llama 3 70B training steps on H100s against NVIDIA NeMo's published runs."""
+    gpt3 = cs.Scenario.load(SCENARIOS / "gpt3_175b_1024_h100.json")
+    llama = cs.Scenario.load(SCENARIOS / "llama3_70b_256_h100.json")
+    # NeMo 24.12's performance summary (FP8, DGX H100): its configurations, its tokens/s/GPU.
+    nemo = [
+        ("GPT-3 175B, 512 GPUs", gpt3.copy().set("topology.nodes", 64), 512,
+         {"tp": 4, "pp": 8, "dp": 16, "zero": 1, "sequence_parallel": True, "schedule": "interleaved",
+          "virtual_stages": 6}, 2048, 2, 825),
+        ("Llama 3 70B, 64 GPUs", llama.copy().set("topology.nodes", 8), 64,
+         {"tp": 4, "pp": 4, "cp": 2, "dp": 2, "zero": 1, "sequence_parallel": True, "schedule": "interleaved",
+          "virtual_stages": 5}, 128, 1, 1524),
+    ]
+    rows = []
+    for name, sc, gpus, parallel, batch, micro, measured in nemo:
+        sc.set("workload.parallel", parallel).set("workload.batch.global", batch).set("workload.batch.micro", micro)
+        sc.set("workload.precision", "fp8").set("workload.recompute", "none")
+        t = cs.run(sc).summary["training"]
+        simulated = t["tokens_per_s"] / gpus
+        rows.append({"model, GPUs": name, "measured tokens/s/GPU": measured, "simulated": round(simulated),
+                     "simulated / measured": round(simulated / measured, 2), "MFU (fp8 peak)": round(t["mfu"], 3)})
+    steps = {"GPT-3 175B, Megatron's plan, 1,024 GPUs": cs.run(gpt3), "Llama 3 70B, 256 GPUs": cs.run(llama)}
+    fig, ax = plt.subplots(figsize=(9, 2.8))
+    cs.step_breakdown(steps, ax=ax)
+    plot = _save(fig, out, "training_steps.png")
+    breakdown = pd.concat({name: r.step.set_index("component")["seconds"] for name, r in steps.items()}, axis=1)
+    breakdown = breakdown[(breakdown > 0).any(axis=1)].reset_index()
+    return f"""# Training steps against published runs
+
+One optimizer step simulated on the scenario's fabric (flow model), default efficiencies, no
+per-case fitting. Against NVIDIA NeMo 24.12's performance summary (FP8 on DGX H100), its
+configurations set on the shipped files:
+
+{_table(pd.DataFrame(rows))}
+
+The simulation is optimistic: GEMMs reach the catalog's best-shape ceiling, attention is timed
+as flash attention at the same efficiency, and no kernel launch, framework, FP8 scaling or
+data-loader time is modelled (README, "Training steps").
+
+Where a GPU's step goes in the two shipped files (bf16):
+
+![step breakdown]({plot})
+
+{_table(breakdown)}
+"""
+
+
+def autoscaling(cs, out: Path) -> str:
+    """A day of LLM serving with the HPA: replicas, latency and cost over time."""
+    res = cs.run(SCENARIOS / "serving_llm_diurnal_hpa.json")
+    plot = _save(cs.serving_plot(res), out, "autoscaling.png")
+    s = res.summary["serving"]
+    keys = ["requests", "replicas_mean", "replicas_max", "latency_p50_s", "latency_p99_s", "slo_attainment", "cost_usd"]
+    return f"""# A day of LLM serving with the HPA
+
+`scenarios/serving_llm_diurnal_hpa.json`: Llama 3 8B on one H100 per replica, diurnal arrivals
+(mean 40 requests/s, 1.6x at 14:00), the Kubernetes HPA on 16 concurrent requests per replica.
+
+![replicas, latency, cost]({plot})
+
+{_table(pd.DataFrame([{k: s[k] for k in keys}]))}
+"""
+
+
+REPORTS = {"nccl_tests": nccl_tests, "fabric_comparison": fabric_comparison, "spot_training": spot_training,
+           "training_steps": training_steps, "autoscaling": autoscaling}
 
 
 def main(argv=None) -> int:

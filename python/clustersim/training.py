@@ -75,7 +75,7 @@ def step_breakdown(results: Result | Mapping[str, Result], ax=None):
         left = [a + b for a, b in zip(left, widths)]
     ax.invert_yaxis()
     ax.set_xlabel("seconds per step (mean over GPUs)")
-    ax.legend(fontsize=8, ncol=3, loc="lower right")
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
     return ax
 
 
