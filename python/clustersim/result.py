@@ -21,8 +21,10 @@ class Result:
     row per job (job, class, queue, submit_s, start_s, end_s, gpus, nodes, spread, slowdown,
     preemptions, interruptions, wait_s, lost_work_s, completed; NaN start or end for a job that
     never started or did not finish), else None; step and memory: for a training step, where a
-    GPU's step goes and the memory per pipeline stage (DataFrames); plot(): the workload's
-    natural view."""
+    GPU's step goes and the memory per pipeline stage (DataFrames); serving and fleet: a serving
+    fleet's time series and a training run's states (DataFrames); plot(): the workload's natural
+    view; save(dir): the files of `clustersim run --out DIR`, after which trace_path is the
+    trace's path (None before, or without run.trace)."""
 
     def __init__(self, summary_json: str, timeseries_csv: str, trace_json: str, flows_csv: str,
                  links_csv: str = "", jobs_csv: str = "", run_warnings: list[str] | None = None):
@@ -35,6 +37,9 @@ class Result:
         self._links_csv = links_csv
         self._jobs_csv = jobs_csv
         self.trace = json.loads(trace_json) if trace_json else None
+        # The scenario's run.trace file name (set by run()); trace_path: where save() wrote it.
+        self._trace_name = None
+        self.trace_path = None
 
     @property
     def flows(self):
@@ -83,6 +88,46 @@ class Result:
         from .training import memory_frame
 
         return memory_frame(self)
+
+    @property
+    def serving(self):
+        """Serving: the fleet's time series, one column per series (serving.serving_frame)."""
+        from .serving import serving_frame
+
+        return serving_frame(self)
+
+    @property
+    def fleet(self):
+        """Training run: the job's states as intervals (fleet.state_intervals)."""
+        from .fleet import state_intervals
+
+        return state_intervals(self)
+
+    def save(self, directory: str | os.PathLike) -> dict:
+        """Writes the result as `clustersim run --out DIR` does: summary.json, and where they
+        apply timeseries.csv, links.csv, flows.csv, jobs.csv and the trace (as run.trace names
+        it, default trace.json), each written to a temporary first and renamed, so a file is
+        whole or absent. Sets trace_path. Returns {name: path} of the files written."""
+        directory = os.fspath(directory)
+        os.makedirs(directory, exist_ok=True)
+        files = {"summary.json": json.dumps(self.summary, indent=2) + "\n", "timeseries.csv": self._timeseries_csv,
+                 "links.csv": self._links_csv, "flows.csv": self._flows_csv, "jobs.csv": self._jobs_csv}
+        trace_name = None
+        if self.trace is not None:
+            trace_name = os.path.basename(self._trace_name or "trace.json")
+            files[trace_name] = json.dumps(self.trace)
+        written = {}
+        for name, text in files.items():
+            if not text:
+                continue
+            path = os.path.join(directory, name)
+            tmp = path + ".tmp"
+            with open(tmp, "w") as f:
+                f.write(text)
+            os.replace(tmp, path)
+            written[name] = path
+        self.trace_path = written.get(trace_name) if trace_name else None
+        return written
 
     def plot(self, ax=None):
         """The natural view of the result's workload: a collective's time and busbw against
@@ -149,7 +194,10 @@ def run(scenario: Scenario | dict | str | os.PathLike, _cancel=None) -> Result:
     """Run a Scenario (or a dict, or a path to a scenario file). The GIL is released while
     the simulation runs, so threads can run several at once; Ctrl-C raises KeyboardInterrupt
     within a second."""
-    result = Result(*_core.run(as_scenario(scenario).to_json(), _cancel))
+    scenario = as_scenario(scenario)
+    result = Result(*_core.run(scenario.to_json(), _cancel))
+    trace = scenario.get("run.trace") if result.trace is not None else None
+    result._trace_name = trace if isinstance(trace, str) else None
     for line in result.warnings:
         warnings.warn(line, RuntimeWarning, stacklevel=2)
     return result

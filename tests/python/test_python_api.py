@@ -136,3 +136,31 @@ def test_core_stub_lists_every_compiled_function():
     compiled = {name for name in dir(core) if not name.startswith("_") and callable(getattr(core, name))}
     assert stubbed == compiled
     assert (cs.__file__ and (ROOT / "python" / "clustersim" / "py.typed").exists())
+
+
+def test_save_writes_what_the_cli_writes_and_sets_trace_path(tmp_path):
+    sc = cs.Scenario.load(ROOT / "scenarios" / "incast.json").set("run.trace", "incast_trace.json")
+    res = cs.run(sc)
+    assert res.trace_path is None  # nothing written yet
+    written = res.save(tmp_path / "py")
+    assert res.trace_path == str(tmp_path / "py" / "incast_trace.json")
+    assert json.loads((tmp_path / "py" / "incast_trace.json").read_text()) == res.trace
+    proc = run_cli("run", ROOT / "scenarios" / "incast.json", "--set", "run.trace=incast_trace.json",
+                   "--out", tmp_path / "cli", check=True)
+    assert proc.returncode == 0
+    cli_files = sorted(p.name for p in (tmp_path / "cli").iterdir())
+    assert sorted(written) == cli_files
+    for name in cli_files:
+        if name.endswith(".csv"):
+            assert (tmp_path / "py" / name).read_text() == (tmp_path / "cli" / name).read_text()
+    summary = json.loads((tmp_path / "py" / "summary.json").read_text())
+    assert without_wall_time(summary) == without_wall_time(json.loads((tmp_path / "cli" / "summary.json").read_text()))
+    assert not list((tmp_path / "py").glob("*.tmp"))
+
+
+def test_serving_and_fleet_tables():
+    serving = cs.run(ROOT / "scenarios" / "serving_mmc_erlang_c.json")
+    assert "replicas_ready" in serving.serving.columns
+    run = cs.run(ROOT / "scenarios" / "training_run_by_hand.json")
+    states = run.fleet
+    assert states["duration_s"].sum() == pytest.approx(run.summary["sim_time_s"])
