@@ -31,10 +31,14 @@ std::string instance_with_gpu(const std::string& gpu) {
   return "";
 }
 
-// Prices per replica-hour: the instance's per GPU x the replica's GPUs, then fleet.prices.
+// Prices per replica-hour: the instance's per GPU x the replica's GPUs; fleet.prices, per
+// node-hour as SCENARIOS.md states them (a node: hardware.node.gpus GPUs), x the share of a
+// node one replica holds (an LLM server: its GPUs / the node's; a plain server is one node).
 fleet::PerMarket<double> replica_prices(const json& f, const Config& config) {
   const auto& catalog = fleet::InstancePriceCatalog::builtin();
   const int gpus = config.serving.replica.gpus();
+  const bool llm = config.serving.replica.kind == serving::ReplicaKind::llm;
+  const double node_share = llm && gpus > 0 ? double(gpus) / double(config.topology.node.gpus) : 1.0;
   const std::string by_gpu = instance_with_gpu(config.gpu.name);
   const json& prices = object_or_empty(f, "prices", kFleet);
   fleet::PerMarket<double> usd;
@@ -48,10 +52,13 @@ fleet::PerMarket<double> replica_prices(const json& f, const Config& config) {
   } else if (!member(prices, "on_demand")) {
     throw InputError(join_path(kFleet, "prices.on_demand"),
                      "required: no instance in the price catalog has " + config.gpu.name + " GPUs",
-                     "give the price of one replica per hour, e.g. \"$2.50/h\" (spot and reserved then default to the "
-                     "catalog's discounts)");
+                     "give the price of one node (hardware.node) per hour, e.g. \"$20/h\" (spot and reserved then "
+                     "default to the catalog's discounts)");
   }
-  parse_price_overrides(f, usd);
+  fleet::PerMarket<double> per_node = usd;
+  parse_price_overrides(f, per_node);
+  for (const fleet::Market m : fleet::kAllMarkets)
+    if (member(prices, fleet::to_string(m))) usd[m] = per_node[m] * node_share;
   // Markets neither listed nor given: on demand less the catalog's default discount.
   for (const fleet::Market m : {fleet::Market::spot, fleet::Market::reserved})
     if (!(usd[m] > 0) && !member(prices, fleet::to_string(m)))

@@ -72,3 +72,18 @@ def test_the_plot_helper_refuses_other_results():
     res = cs.run(ROOT / "scenarios" / "training_run_by_hand.json")
     with pytest.raises(ValueError, match="serving"):
         cs.serving_frame(res)
+
+
+def test_fleet_prices_are_per_node_hour_and_a_replica_pays_its_gpus_share():
+    # Eight GPUs per node at $80 a node-hour: a one-GPU replica costs $10 an hour, a two-GPU
+    # replica $20; a plain server (no GPUs) a whole node.
+    for gpus, per_replica_hour in [(1, 10.0), (2, 20.0)]:
+        sc = short_llm().set("hardware.node.gpus", 8).set("workload.replica.gpus", gpus)
+        sc.set("fleet.prices", {"on_demand": "$80/h"})
+        s = cs.run(sc).summary["serving"]
+        hours = s["replica_hours_by_market"]["on_demand"]
+        assert s["cost_usd_by_market"]["on_demand"] == pytest.approx(hours * per_replica_hour, rel=1e-9)
+    mmc = cs.Scenario.load(ERLANG_C).set("run.replications", 1).set("run.until", "20min")
+    mmc.set("fleet.prices", {"on_demand": "$3/h"})
+    s = cs.run(mmc).summary["serving"]
+    assert s["cost_usd"] == pytest.approx(s["replica_hours_by_market"]["on_demand"] * 3.0, rel=1e-9)
