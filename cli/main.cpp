@@ -181,9 +181,10 @@ int cmd_sweep(const std::string& file, const std::vector<std::string>& sets,
 }
 
 int cmd_plan(const std::string& file, const std::vector<std::string>& sets, int jobs, int top, int refine,
-             bool as_json, const std::string& out) {
+             const std::vector<std::string>& only, bool as_json, const std::string& out) {
   const auto config = load(file, sets);
   cs::scenario::PlanSearchOptions options;
+  options.space = cs::scenario::plan_space(only);
   options.jobs = jobs;
   options.refine = std::size_t(refine);
   CsvOut csv_out(out);  // checked before the plans run
@@ -289,6 +290,11 @@ int main(int argc, char** argv) {
                    "Rank the best R plans by the whole simulation on the scenario's network, after a contention-free "
                    "screening of every plan (default 10; 0: screening only)")
       ->check(CLI::Range(0, 1 << 30));
+  std::vector<std::string> plan_only;
+  plan->add_option("--only", plan_only,
+                   "Narrow the plans: KEY=V1,V2 with KEY schedule (gpipe, 1f1b, interleaved, zb_h1), zero (0-3), "
+                   "recompute (none, selective, full), micro (micro-batch sizes), virtual_stages, max_cp; repeatable")
+      ->allow_extra_args(false);
   auto* plan_json = plan->add_flag("--json", as_json, "Print the ranked plans as JSON");
   plan->add_option("--out", plan_out, "Write every ranked plan as CSV to this file (atomically)")->excludes(plan_json);
   std::vector<std::string> compare_files, workload_files;
@@ -332,7 +338,7 @@ int main(int argc, char** argv) {
     if (run->parsed()) return cmd_run(file, sets, out, as_json);
     if (topo->parsed()) return cmd_topo(file, sets, as_json);
     if (sweep->parsed()) return cmd_sweep(file, sets, grids, jobs, sweep_out);
-    if (plan->parsed()) return cmd_plan(file, sets, jobs, top, refine, as_json, plan_out);
+    if (plan->parsed()) return cmd_plan(file, sets, jobs, top, refine, plan_only, as_json, plan_out);
     if (compare->parsed()) return cmd_compare(compare_files, workload_files, sets, jobs, as_json);
     if (validate->parsed()) {
       const auto config = load(file, sets);

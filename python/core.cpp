@@ -130,11 +130,13 @@ std::string summary_rows(const std::string& point_json, const std::string& summa
 }
 
 // clustersim plan: the ranked plans as JSON (plan_search_json, every row); Ctrl-C as run's.
-std::string plan(const std::string& doc_text, int jobs, std::size_t refine, std::shared_ptr<CancelToken> token) {
+std::string plan(const std::string& doc_text, int jobs, std::size_t refine, const std::vector<std::string>& only,
+                 std::shared_ptr<CancelToken> token) {
   if (!token) token = std::make_shared<CancelToken>();
-  return run_cancellable(token, [&doc_text, jobs, refine, token] {
+  return run_cancellable(token, [&doc_text, jobs, refine, &only, token] {
     const auto config = cs::scenario::parse_config(json::parse(doc_text));
     cs::scenario::PlanSearchOptions options;
+    options.space = cs::scenario::plan_space(only, "only");
     options.jobs = jobs;
     options.refine = refine;
     options.interrupted = [token] { return token->cancelled(); };
@@ -206,7 +208,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("apply_override", &apply_override, py::arg("doc"), py::arg("assignment"));
   m.def("validate", &validate, py::arg("doc"));
   m.def("run", &run, py::arg("doc"), py::arg("cancel") = nullptr);
-  m.def("plan", &plan, py::arg("doc"), py::arg("jobs"), py::arg("refine"), py::arg("cancel") = nullptr);
+  m.def("plan", &plan, py::arg("doc"), py::arg("jobs"), py::arg("refine"), py::arg("only") = std::vector<std::string>{},
+        py::arg("cancel") = nullptr);
   m.def("grid_points", &grid_points, py::arg("axes"));
   m.def("summary_rows", &summary_rows, py::arg("point"), py::arg("summary"));
   m.def("topology_report", &topology_report, py::arg("doc"));

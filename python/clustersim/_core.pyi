@@ -26,7 +26,7 @@ def grid_points(axes: str) -> str:
     """[[path, [values]], ...] -> [[[path, value], ...], ...] in itertools.product order."""
 def summary_rows(point: str, summary: str) -> str:
     """One point's summary as rows, each [[column, value], ...]."""
-def plan(doc: str, jobs: int, refine: int, cancel: CancelToken | None = None) -> str:
+def plan(doc: str, jobs: int, refine: int, only: list[str] = ..., cancel: CancelToken | None = None) -> str:
     """clustersim plan's JSON (every plan); Ctrl-C raises KeyboardInterrupt."""
 def schema() -> str: ...
 def training_run_states() -> list[str]: ...

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import json
+import os
 
 from . import _core
+from .result import as_scenario
 from .scenario import Scenario
 
 
-def plan(scenario: Scenario | dict | str, jobs: int = 1, refine: int = 10):
+def plan(scenario: Scenario | dict | str | os.PathLike, jobs: int = 1, refine: int = 10, only: dict | None = None):
     """Every valid parallel plan (tp, pp, dp, cp, ep, micro-batch, ZeRO stage, schedule,
     recomputation) of the scenario's training model on its cluster, as `clustersim plan`: plans
     that do not fit in the GPU's memory are dropped, the rest simulated for one step (`jobs` at
@@ -15,14 +17,18 @@ def plan(scenario: Scenario | dict | str, jobs: int = 1, refine: int = 10):
     `refine` simulated whole on the scenario's network; ranked by tokens/s. Returns a pandas
     DataFrame, one row per simulated plan, best first (the columns of `clustersim plan --out`;
     "simulation" says "network" or "screening"), with the counts in DataFrame.attrs:
-    plans_valid, plans_dropped, plans_simulated, plans_refined, model, gpus, gpu, global_batch."""
+    plans_valid, plans_dropped, plans_simulated, plans_refined, model, gpus, gpu, global_batch.
+    `only` narrows the plans, as `clustersim plan --only`: {"schedule": ["1f1b", "interleaved"],
+    "zero": [1], "recompute": ["selective"], "micro": [1, 2], "virtual_stages": [2, 4], "max_cp": 2};
+    a bad key or value raises ScenarioError with path "only"."""
     import pandas as pd
 
-    if isinstance(scenario, dict):
-        scenario = Scenario(scenario)
-    elif isinstance(scenario, str):
-        scenario = Scenario.load(scenario)
-    result = json.loads(_core.plan(scenario.to_json(), max(1, int(jobs)), max(0, int(refine))))
+    scenario = as_scenario(scenario)
+    restrictions = []
+    for key, values in (only or {}).items():
+        values = values if isinstance(values, (list, tuple)) else [values]
+        restrictions.append(f"{key}=" + ",".join(str(v) for v in values))
+    result = json.loads(_core.plan(scenario.to_json(), max(1, int(jobs)), max(0, int(refine)), restrictions))
     columns = ["rank", "tokens_per_s", "step_time_s", "mfu", "model_tflops_per_gpu", "tflops_per_gpu",
                "bubble_fraction", "compute_s", "exposed_comm_s", "memory_per_gpu_bytes", "tp", "pp", "dp", "cp",
                "ep", "zero", "sequence_parallel", "schedule", "virtual_stages", "micro_batch", "micro_batches",

@@ -138,6 +138,64 @@ double tokens(const json& row) { return row["tokens_per_s"].get<double>(); }
 
 }  // namespace
 
+work::PlanSpace plan_space(const std::vector<std::string>& only, const std::string& at) {
+  work::PlanSpace space;
+  const auto integers = [&](const std::string& key, const std::vector<std::string>& values, int min, int max) {
+    std::vector<int> out;
+    for (const std::string& v : values) {
+      std::size_t used = 0;
+      int n = 0;
+      try {
+        n = std::stoi(v, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != v.size() || n < min || n > max)
+        throw InputError(at, key + ": expected integers from " + std::to_string(min) + " to " + std::to_string(max) +
+                                 "; got \"" + v + "\"");
+      out.push_back(n);
+    }
+    return out;
+  };
+  const auto names = [&](const std::string& key, const std::vector<std::string>& values, const auto& all) {
+    std::vector<std::decay_t<decltype(all.front())>> out;
+    for (const std::string& v : values) {
+      const auto it = std::find_if(all.begin(), all.end(), [&](auto x) { return work::to_string(x) == v; });
+      if (it == all.end()) {
+        std::string list;
+        for (auto x : all) list += (list.empty() ? "" : ", ") + std::string(work::to_string(x));
+        throw InputError(at, key + ": expected some of " + list + "; got \"" + v + "\"");
+      }
+      out.push_back(*it);
+    }
+    return out;
+  };
+  for (const std::string& item : only) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq + 1 == item.size())
+      throw InputError(at, "expected KEY=V1,V2 (schedule, zero, recompute, micro, virtual_stages, max_cp); got \"" +
+                               item + "\"");
+    const std::string key = item.substr(0, eq);
+    std::vector<std::string> values;
+    std::stringstream list(item.substr(eq + 1));
+    for (std::string v; std::getline(list, v, ',');) values.push_back(v);
+    if (key == "schedule")
+      space.schedules = names(key, values, std::vector{work::Schedule::gpipe, work::Schedule::one_f_one_b,
+                                                       work::Schedule::interleaved, work::Schedule::zb_h1});
+    else if (key == "recompute")
+      space.recompute = names(key, values, std::vector{work::Recompute::none, work::Recompute::selective,
+                                                        work::Recompute::full});
+    else if (key == "zero") space.zero_stages = integers(key, values, 0, 3);
+    else if (key == "micro") space.micro_batches = integers(key, values, 1, 1 << 20);
+    else if (key == "virtual_stages") space.virtual_stages = integers(key, values, 2, 1 << 10);
+    else if (key == "max_cp" && values.size() == 1) space.max_cp = integers(key, values, 1, 1 << 20).front();
+    else
+      throw InputError(at, "unknown restriction \"" + key + "\"", "one of schedule, zero, recompute, micro, "
+                                                                   "virtual_stages, max_cp (one value)");
+  }
+  return space;
+}
+
 PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) {
   if (config.workload != WorkloadKind::training)
     throw InputError("workload.kind", "clustersim plan needs a \"training\" workload (its model, batch and cluster)");

@@ -23,6 +23,7 @@
 // Results do not depend on `jobs`.
 #include <cstddef>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -54,6 +55,12 @@ struct PlanSearch {
   // training numbers, "simulation" ("network" or "screening") and "screening_tokens_per_s".
   std::vector<nlohmann::json> rows;
 };
+
+// The plan space narrowed by "key=v1,v2" restrictions (`clustersim plan --only`, Python's
+// cs.plan(only=...)): schedule (gpipe, 1f1b, interleaved, zb_h1), zero (0-3), recompute (none,
+// selective, full), micro (micro-batch sizes), virtual_stages (for interleaved), max_cp.
+// InputError at `at` naming the key or value otherwise.
+work::PlanSpace plan_space(const std::vector<std::string>& only, const std::string& at = "--only");
 
 // Throws InputError when the scenario's workload is not "training".
 PlanSearch search_plans(const Config& config, const PlanSearchOptions& options = {});

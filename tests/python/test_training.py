@@ -182,3 +182,19 @@ def test_every_kind_has_a_natural_plot(name):
 
     matplotlib.use("Agg")
     assert cs.run(ROOT / "scenarios" / name).plot() is not None
+
+
+def test_plan_only_narrows_the_plans_in_the_cli_and_python_alike(tmp_path):
+    path = small_cluster(tmp_path)
+    out = tmp_path / "plans.csv"
+    run_cli("plan", path, "--refine", "2", "--only", "schedule=1f1b", "--only", "zero=1,2", "--out", out, check=True)
+    cli = list(csv.DictReader(io.StringIO(out.read_text())))
+    py = cs.plan(path, refine=2, only={"schedule": ["1f1b"], "zero": [1, 2]})
+    assert len(cli) == len(py) > 0
+    assert set(py["schedule"]) == {"1f1b"} and set(py["zero"]) <= {1, 2}
+    assert [float(r["tokens_per_s"]) for r in cli] == pytest.approx(list(py["tokens_per_s"]), rel=1e-15)
+    with pytest.raises(cs.ScenarioError) as e:
+        cs.plan(path, only={"zeros": 1})
+    assert e.value.path == "only"
+    bad = run_cli("plan", path, "--only", "schedule=1F1B")
+    assert bad.returncode == 2 and "error: --only: schedule" in bad.stderr

@@ -63,6 +63,42 @@ TEST_CASE("plan search: dropped, screened, refined, ranked, whatever the threads
   CHECK(csv.rfind("rank,tokens_per_s,step_time_s,", 0) == 0);
 }
 
+TEST_CASE("plan search narrowed by --only keeps exactly the matching plans, with the same numbers", "[training][plan]") {
+  const Config config = parse_config(small_search());
+  PlanSearchOptions all, only;
+  all.refine = only.refine = 0;  // screening: a plan's row does not depend on the others
+  only.space = plan_space({"schedule=1f1b,zb_h1", "zero=1", "recompute=selective", "micro=1"});
+  const PlanSearch a = search_plans(config, all);
+  const PlanSearch b = search_plans(config, only);
+  REQUIRE(!b.rows.empty());
+  std::size_t matching = 0;
+  for (const json& r : a.rows) {
+    const bool match = (r["schedule"] == "1f1b" || r["schedule"] == "zb_h1") && r["zero"] == 1 &&
+                       r["recompute"] == "selective" && r["micro_batch"] == 1;
+    if (!match) continue;
+    ++matching;
+    const auto same = std::find_if(b.rows.begin(), b.rows.end(), [&](const json& x) {
+      for (const char* k : {"tp", "pp", "dp", "cp", "ep", "schedule", "sequence_parallel"})
+        if (x[k] != r[k]) return false;
+      return true;
+    });
+    REQUIRE(same != b.rows.end());
+    CHECK((*same)["tokens_per_s"] == r["tokens_per_s"]);
+  }
+  CHECK(matching == b.rows.size());
+  for (const auto& [bad, text] : std::vector<std::pair<std::string, std::string>>{
+           {"schedule=1F1B", "expected some of gpipe"}, {"zero=4", "from 0 to 3"}, {"zeros=1", "unknown restriction"},
+           {"micro", "expected KEY=V1,V2"}, {"max_cp=1,2", "unknown restriction"}}) {
+    try {
+      plan_space({bad});
+      FAIL("no error for " << bad);
+    } catch (const InputError& e) {
+      CHECK(e.path() == "--only");
+      CHECK_THAT(std::string(e.what()), Catch::Contains(text));
+    }
+  }
+}
+
 TEST_CASE("plan search needs a training scenario", "[training][plan]") {
   json doc = free_node(8);
   doc["workload"] = {{"kind", "collective"}};
