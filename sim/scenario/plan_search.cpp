@@ -33,16 +33,8 @@ constexpr const char* kColumns[] = {
     "screening_tokens_per_s"};
 
 json row_of(const work::TrainingWorkload& w, const compute::TrainingResult& r, const char* simulation) {
-  json row = {{"tokens_per_s", r.tokens_per_s},
-              {"step_time_s", r.step_time_s},
-              {"mfu", r.mfu},
-              {"model_tflops_per_gpu", r.model_tflops_per_gpu},
-              {"tflops_per_gpu", r.tflops_per_gpu},
-              {"bubble_fraction", r.bubble_fraction},
-              {"compute_s", r.compute_s},
-              {"exposed_comm_s", r.exposed_comm_s},
-              {"memory_per_gpu_bytes", r.memory_per_gpu_bytes},
-              {"simulation", simulation}};
+  json row = detail::step_numbers(r);
+  row["simulation"] = simulation;
   row.update(detail::plan_keys(w));
   return row;
 }

@@ -144,6 +144,18 @@ json plan_keys(const work::TrainingWorkload& w) {
           {"recompute", std::string(work::to_string(w.recompute))}};
 }
 
+json step_numbers(const compute::TrainingResult& r) {
+  return {{"step_time_s", r.step_time_s},
+          {"tokens_per_s", r.tokens_per_s},
+          {"tflops_per_gpu", r.tflops_per_gpu},
+          {"model_tflops_per_gpu", r.model_tflops_per_gpu},
+          {"mfu", r.mfu},
+          {"bubble_fraction", r.bubble_fraction},
+          {"compute_s", r.compute_s},
+          {"exposed_comm_s", r.exposed_comm_s},
+          {"memory_per_gpu_bytes", r.memory_per_gpu_bytes}};
+}
+
 json training_block(const Config& config, const work::TrainingWorkload& w, const ReplicaChoice& replicas,
                     const compute::TrainingResult& r) {
   const json memory = memory_json(config, r.memory);
@@ -151,16 +163,8 @@ json training_block(const Config& config, const work::TrainingWorkload& w, const
   json ops = json::array();
   for (const auto& op : r.ops) ops.push_back({{"phase", op.phase}, {"op", op.name}, {"seconds", op.seconds}});
   const work::ParamCounts params = work::parameter_counts(w.model);
-  json block = {{"step_time_s", r.step_time_s},
-                {"tokens_per_s", r.tokens_per_s},
-                {"tflops_per_gpu", r.tflops_per_gpu},
-                {"model_tflops_per_gpu", r.model_tflops_per_gpu},
-                {"mfu", r.mfu},
-                {"bubble_fraction", r.bubble_fraction},
-                {"compute_s", r.compute_s},
-                {"exposed_comm_s", r.exposed_comm_s},
-                {"memory_per_gpu_bytes", r.memory_per_gpu_bytes},
-                {"fits", fits}};
+  json block = step_numbers(r);
+  block["fits"] = fits;
   block["breakdown"] = {{"compute_s", r.compute_s},
                         {"optimizer_s", r.optimizer_s},
                         {"exposed_comm_s", exposed_json(r.exposed_by_group)},

@@ -32,6 +32,11 @@ compute::TrainingResult simulate_step(const Config& config, const work::Training
 // sequence_parallel, schedule, virtual_stages, micro_batch, micro_batches, recompute.
 nlohmann::json plan_keys(const work::TrainingWorkload& w);
 
+// The contract's numbers of a step (SCENARIOS.md's training keys but `fits`): step_time_s,
+// tokens_per_s, tflops_per_gpu, model_tflops_per_gpu, mfu, bubble_fraction, compute_s,
+// exposed_comm_s, memory_per_gpu_bytes. The summary's block and plan search's rows start with them.
+nlohmann::json step_numbers(const compute::TrainingResult& r);
+
 // The summary's "training" block: the contract's keys, then the step and memory breakdowns,
 // the plan, FLOPs and how it was simulated.
 nlohmann::json training_block(const Config& config, const work::TrainingWorkload& w, const ReplicaChoice& replicas,
