@@ -2,6 +2,7 @@
 // A scenario after parsing and validation: typed, in SI units, every cross-field rule checked.
 // Produced by parse_config(); consumed by run_scenario().
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,9 @@ struct Config {
   bool training_run_simulates_step = false;
   // jobs: the job stream, the cluster's nodes and the scheduler (parse_jobs.cpp fills it).
   jobs::JobsConfig jobs;
+  // jobs: per class (jobs.classes' order), its training workload when it gives one: its jobs'
+  // slowdown then comes from simulating their step on the GPUs they get (jobs_step_time.hpp).
+  std::vector<std::optional<TrainingConfig>> job_class_training;
   // serving: the fleet library's config (parse_serving*.cpp fill it from workload, fleet and
   // run); kv_over_network: disaggregated with a topology, the KV caches cross the simulated
   // network (the prefill pool on the first GPUs, the decode pool on the next).

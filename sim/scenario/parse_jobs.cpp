@@ -117,9 +117,6 @@ void parse_classes(const json& w, JobsConfig& c) {
     const std::string item = join_path(at, i);
     const json& k = list[i];
     if (!k.is_object()) throw InputError(item, "expected a job class {name, queue, share, gpus, duration}; got " + describe_value(k));
-    if (member(k, "training"))
-      throw InputError(join_path(item, "training"), "a class's step time simulated from a training workload is not available yet",
-                       "give spread_penalty, the slowdown per extra leaf the class's jobs span");
     if (!member(k, "duration"))
       throw InputError(join_path(item, "duration"), "required: how long a job runs (a time or a distribution of times), "
                                                     "e.g. {\"dist\": \"lognormal\", \"mean\": \"6h\", \"cv\": 2}");
@@ -139,6 +136,31 @@ void parse_classes(const json& w, JobsConfig& c) {
     jc.duration = get_distribution(k, "duration", item, jc.duration);
     jc.spread_penalty = get_number(k, "spread_penalty", item, 0.0, 0.0, 100.0);
     c.classes.push_back(std::move(jc));
+  }
+}
+
+// workload.classes[i].training: the class's jobs are that training workload, on a fixed GPU
+// count, their slowdown simulated on the topology section (which must be given).
+void parse_class_training(const json& doc, const json& w, Config& config) {
+  const json& list = w.at("classes");
+  config.job_class_training.assign(list.size(), std::nullopt);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const json* t = member(list[i], "training");
+    if (!t) continue;
+    const std::string item = join_path(join_path(kWorkload, "classes"), i);
+    const jobs::JobClass& jc = config.jobs.classes[i];
+    if (!member(doc, "topology"))
+      throw InputError(join_path(item, "training"), "a class's training step is simulated on the cluster's fabric: "
+                                                    "give the topology section",
+                       "or give spread_penalty instead");
+    if (member(list[i], "spread_penalty"))
+      throw InputError(join_path(item, "spread_penalty"), "give spread_penalty or training, not both",
+                       "with training the slowdown is simulated");
+    if (jc.gpus.kind != fleet::Distribution::Kind::constant)
+      throw InputError(join_path(item, "gpus"), "a class with a training workload runs on a fixed number of GPUs: its "
+                                                "plan's tp x pp x dp x cp");
+    config.job_class_training[i] =
+        parse_training_config(*t, join_path(item, "training"), config, static_cast<int64_t>(jc.gpus.mean));
   }
 }
 
@@ -221,7 +243,10 @@ void parse_jobs(const json& doc, Config& config) {
     throw InputError(join_path(kWorkload, "classes"), "a jobs workload needs classes (with arrivals) or a trace",
                      "e.g. \"classes\": [{\"name\": \"train\", \"gpus\": 8, \"duration\": \"6h\"}], \"arrivals\": {\"rate\": \"2/h\"}");
   // Beside a trace, classes only name what its class column refers to.
-  if (member(w, "classes")) parse_classes(w, c);
+  if (member(w, "classes")) {
+    parse_classes(w, c);
+    parse_class_training(doc, w, config);
+  }
   if (trace) {
     parse_trace(w, c);
   } else {

@@ -26,6 +26,9 @@ void parse_network(const nlohmann::json& doc, Config& config);   // after topolo
 void parse_workload(const nlohmann::json& doc, Config& config);  // after topology
 // parse_training.cpp: workload.* of kind "training" (at: the workload's path).
 void parse_training(const nlohmann::json& workload, const std::string& at, Config& config);
+// The same keys for a job of `gpus` GPUs of the file's hardware (a jobs class's training).
+TrainingConfig parse_training_config(const nlohmann::json& workload, const std::string& at, const Config& config,
+                                     int64_t gpus);
 void parse_run(const nlohmann::json& doc, Config& config);
 // parse_fleet.cpp: a training_run's workload keys (step_time, steps) from parse_workload; the
 // fleet section after run (it needs workload.kind and run.until).

@@ -135,9 +135,11 @@ void parse_simulation(const json& w, const std::string& at, TrainingConfig& t) {
 }  // namespace
 
 void parse_training(const json& w, const std::string& at, Config& config) {
-  TrainingConfig& t = config.training;
-  t = TrainingConfig{};
-  const int64_t gpus = total_gpus(config);
+  config.training = parse_training_config(w, at, config, total_gpus(config));
+}
+
+TrainingConfig parse_training_config(const json& w, const std::string& at, const Config& config, int64_t gpus) {
+  TrainingConfig t;
   const json* model = member(w, "model");
   if (!model)
     throw InputError(join_path(at, "model"), "required: a preset (" + quoted_list(preset_names()) + ") or the model's shape");
@@ -169,6 +171,7 @@ void parse_training(const json& w, const std::string& at, Config& config) {
   parse_measured(w, at, t.workload, t.step.efficiency);
   parse_simulation(w, at, t);
   t.step.host = host_spec(config);
+  return t;
 }
 
 }  // namespace cs::scenario::detail

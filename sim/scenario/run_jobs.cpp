@@ -1,12 +1,15 @@
 #include "sim/scenario/run_jobs.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
 
 #include "sim/fleet/job_cluster.hpp"
 #include "sim/scenario/input_error.hpp"
+#include "sim/scenario/jobs_step_time.hpp"
 #include "sim/scenario/summary.hpp"
 
 namespace cs::scenario::detail {
@@ -18,11 +21,22 @@ json run_jobs(const Config& config, engine::Simulator& sim, bool record, std::st
   c.record_timeseries = record;
   c.record_jobs = jobs_csv != nullptr;
   jobs::JobsResult result;
+  json simulated = json::object();  // per class with a training workload: its compact step
   try {
-    jobs::JobCluster cluster(sim, std::move(c));
+    // Classes with a training workload: their slowdown from the simulated step.
+    std::unique_ptr<SimulatedStepModel> model;
+    if (std::any_of(config.job_class_training.begin(), config.job_class_training.end(),
+                    [](const auto& t) { return t.has_value(); }))
+      model = std::make_unique<SimulatedStepModel>(config);
+    const SimulatedStepModel* steps = model.get();
+    jobs::JobCluster cluster(sim, std::move(c), std::move(model));
     cluster.start();
     jobs::run_until_done(sim, cluster, cluster.config().until_s);
     result = cluster.result();
+    if (steps)
+      for (std::size_t k = 0; k < steps->compact_step_s().size(); ++k)
+        if (config.job_class_training[k])
+          simulated[config.jobs.classes[k].name] = {{"compact_step_s", summary_number(steps->compact_step_s()[k].value_or(0.0))}};
   } catch (const std::invalid_argument& e) {
     // The trace is read as the run goes: a bad row shows up here, named by its line.
     if (config.jobs.trace_path.empty()) throw;
@@ -30,7 +44,9 @@ json run_jobs(const Config& config, engine::Simulator& sim, bool record, std::st
                      "a header row naming submit_time, gpus, duration (and queue, class), then one job per row");
   }
   if (jobs_csv) *jobs_csv = jobs_table_csv(result, config.jobs);
-  return jobs_block(result, config.jobs);
+  json block = jobs_block(result, config.jobs);
+  if (!simulated.empty()) block["simulated_steps"] = std::move(simulated);
+  return block;
 }
 
 json jobs_block(const jobs::JobsResult& r, const jobs::JobsConfig& config) {

@@ -152,3 +152,44 @@ def test_a_trace_names_its_queues_and_a_bad_row_is_an_input_error(tmp_path):
     trace.write_text("submit_time,gpus,duration,queue\n0,8,100,batch\n5,eight,10,urgent\n")
     with pytest.raises(cs.ScenarioError, match="workload.trace"):
         cs.run(sc)
+
+
+TRAINING_JOBS = ROOT / "scenarios" / "jobs_training_placement.json"
+
+
+def test_a_training_class_is_slowed_by_its_simulated_step_on_the_gpus_it_gets():
+    doc = json.loads(TRAINING_JOBS.read_text())
+    res = cs.run(doc)
+    compact = res.summary["jobs"]["simulated_steps"]["train"]["compact_step_s"]
+    # The compact step is the training scenario's step on two whole nodes of one leaf.
+    train = json.loads(json.dumps(doc["workload"]["classes"][0]["training"]))
+    step_doc = {"hardware": doc["hardware"], "topology": dict(doc["topology"], nodes=2), "network": doc["network"],
+                "workload": dict(train, kind="training")}
+    assert compact == cs.run(step_doc).summary["training"]["step_time_s"]
+    jobs = res.jobs
+    t = jobs[jobs["class"] == "train"]
+    assert (t["slowdown"] >= 1 - 1e-12).all()
+    assert (t.loc[t["nodes"] == 2, "slowdown"] == 1).all()  # two whole nodes of a leaf: compact
+    assert t["slowdown"].max() > 1.2  # scattered over an oversubscribed spine
+    assert (jobs.loc[jobs["class"] == "small", "slowdown"] == 1).all()  # no training, no penalty
+    packed = cs.run(cs.Scenario(doc).copy().set("fleet.scheduler.placement", "topology")).jobs
+    assert packed.loc[packed["class"] == "train", "slowdown"].max() < t["slowdown"].max()
+
+
+@pytest.mark.parametrize("change, path", [
+    ({"topology": None, "fleet.nodes": 16}, "workload.classes.0.training"),
+    ({"workload.classes.0.spread_penalty": 0.1}, "workload.classes.0.spread_penalty"),
+    ({"workload.classes.0.gpus": {"dist": "uniform", "low": 8, "high": 16}}, "workload.classes.0.gpus"),
+    ({"workload.classes.0.training.parallel.dp": 4}, "workload.classes.0.training.parallel.dp"),
+])
+def test_a_training_class_errors_name_their_key(change, path):
+    doc = json.loads(TRAINING_JOBS.read_text())
+    sc = cs.Scenario(doc)
+    for key, value in change.items():
+        if value is None:
+            del sc._doc[key]
+        else:
+            sc.set(key, value)
+    with pytest.raises(cs.ScenarioError) as e:
+        sc.validate()
+    assert e.value.path == path
