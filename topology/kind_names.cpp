@@ -25,6 +25,7 @@ std::string_view to_string(RoutingKind kind) {
     case RoutingKind::ugal: return "ugal";
     case RoutingKind::dor: return "dor";
     case RoutingKind::adaptive: return "adaptive";
+    case RoutingKind::spray: return "spray";
   }
   throw std::logic_error("unknown routing kind");
 }
@@ -33,7 +34,8 @@ std::optional<TopologyKind> routing_family(RoutingKind kind) {
   switch (kind) {
     case RoutingKind::dmodk:
     case RoutingKind::ecmp:
-    case RoutingKind::adaptive: return TopologyKind::fat_tree;
+    case RoutingKind::adaptive:
+    case RoutingKind::spray: return TopologyKind::fat_tree;
     case RoutingKind::minimal:
     case RoutingKind::valiant:
     case RoutingKind::ugal: return TopologyKind::dragonfly;

@@ -101,19 +101,19 @@ struct TopologyParams {
 };
 
 enum class RoutingKind : uint8_t { dmodk, ecmp, shortest, minimal, valiant, ugal, dor,
-                                   adaptive };
+                                   adaptive, spray };
 
 // Every kind, in the order the scenario schema lists them, and their scenario spellings
 // ("fat_tree", "dmodk", ...): the one place the names are written (topology/kind_names.cpp).
 inline constexpr std::array<TopologyKind, 5> kTopologyKinds{TopologyKind::single_node, TopologyKind::fat_tree,
                                                             TopologyKind::dragonfly, TopologyKind::torus,
                                                             TopologyKind::custom};
-inline constexpr std::array<RoutingKind, 8> kRoutingKinds{RoutingKind::dmodk,   RoutingKind::ecmp,    RoutingKind::adaptive,
-                                                          RoutingKind::minimal, RoutingKind::valiant, RoutingKind::ugal,
-                                                          RoutingKind::dor,     RoutingKind::shortest};
+inline constexpr std::array<RoutingKind, 9> kRoutingKinds{
+    RoutingKind::dmodk,   RoutingKind::ecmp, RoutingKind::adaptive, RoutingKind::spray,   RoutingKind::minimal,
+    RoutingKind::valiant, RoutingKind::ugal, RoutingKind::dor,      RoutingKind::shortest};
 std::string_view to_string(TopologyKind kind);
 std::string_view to_string(RoutingKind kind);
-// The topology family a routing works on (dmodk, ecmp and adaptive: fat_tree; minimal,
+// The topology family a routing works on (dmodk, ecmp, adaptive and spray: fat_tree; minimal,
 // valiant and ugal: dragonfly; dor: torus); nullopt: any (shortest). make_router and the
 // scenario's checks both ask this.
 std::optional<TopologyKind> routing_family(RoutingKind kind);

@@ -97,7 +97,8 @@ std::unique_ptr<Router> make_router(const Topology& topology, RoutingKind kind, 
   switch (kind) {
     case RoutingKind::dmodk:
     case RoutingKind::ecmp:
-    case RoutingKind::adaptive: return detail::make_fat_tree_router(topology, kind, seed);
+    case RoutingKind::adaptive:
+    case RoutingKind::spray: return detail::make_fat_tree_router(topology, kind, seed);
     case RoutingKind::shortest: return detail::make_shortest_router(topology);
     case RoutingKind::minimal:
     case RoutingKind::valiant:

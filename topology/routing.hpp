@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -20,9 +21,20 @@
 
 namespace cs::topo {
 
+// Links over which a per-packet routing spreads one hop of a flow's traffic evenly (spray).
+struct LinkBundle {
+  std::vector<LinkId> members;  // at least 2, ascending
+};
+inline constexpr uint32_t kNoBundle = ~0u;
+
 struct Route {
   std::vector<LinkId> links;  // consecutive: links[i].to == links[i+1].from
   double latency_s = 0.0;     // sum of the links' latencies
+  // Per-packet routings (spray) only: empty, or one entry per hop: the index in
+  // Router::bundles() of the links that hop's traffic is spread over evenly, or kNoBundle
+  // where the hop is links[i] alone. `links` is then one of the paths the packets take (the
+  // first), for latency and display: every path has the same hops and latencies.
+  std::vector<uint32_t> bundle;
 };
 
 // No path joins two GPUs (a custom fabric that leaves a node unconnected).
@@ -45,9 +57,12 @@ class Router {
   // the others ignore it. Without an oracle an adaptive routing acts as its base routing.
   using LoadOracle = std::function<uint32_t(LinkId)>;
   virtual void set_load_oracle(LoadOracle oracle) { (void)oracle; }
+  // The bundles a per-packet routing's routes name (Route::bundle), all known from the start;
+  // empty for per-flow routings.
+  virtual std::span<const LinkBundle> bundles() const { return {}; }
 };
 
-// dmodk, ecmp and adaptive need a fat-tree, minimal, valiant and ugal a dragonfly, dor a torus;
+// dmodk, ecmp, adaptive and spray need a fat-tree, minimal, valiant and ugal a dragonfly, dor a torus;
 // shortest works on any topology. Throws
 // std::invalid_argument when the routing does not apply to the topology.
 // The router keeps a reference to `topology`, which must outlive it.
@@ -60,6 +75,14 @@ class Router {
 //   adaptive: per flow, the up-path whose busiest link (up and down, by the load oracle at
 //             flow start) has the fewest flows; ties go to the first from the dmodk path
 //             onwards. Without an oracle, dmodk.
+//   spray:    per packet: every switch spreads a flow's packets evenly over its up-ports
+//             toward the lowest common tier, and down the mirror (InfiniBand adaptive
+//             routing and Ethernet packet spraying, as the even split they aim at). Exact as
+//             bundles: every flow leaving leaf A crosses all of A's level-1 up-links with an
+//             equal share, every flow leaving A's tier-2 group all of that group's level-2
+//             up-links, and so on, so each level's links form one bundle of their summed
+//             capacity (Route::bundle). Needs switches that reach the tier above evenly (the
+//             builder's trees do); std::invalid_argument otherwise.
 //   shortest: Boost.Graph BFS, fewest hops, transit only through fabric switches and the
 //             source and destination nodes' NICs and node switches.
 //   minimal:  dragonfly local-global-local: at most one global cable and one local hop in

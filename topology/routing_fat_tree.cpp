@@ -3,8 +3,11 @@
 // common tier T and comes down; it is fixed by the up-port taken at each level 1 .. T-1, and
 // those ports, read as a mixed-radix number (level 1 most significant), are the local index of
 // the tier-T switch it turns at: its "choice". The way down is the mirror of the way up from
-// the destination leaf through the same ports.
+// the destination leaf through the same ports. Spray takes every choice at once: its routes
+// name, per level, the bundle of links the choices spread over (routing.hpp).
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -18,9 +21,12 @@ namespace {
 class FatTreeRouter final : public CachedRouter {
  public:
   FatTreeRouter(const Topology& t, RoutingKind kind, uint64_t seed)
-      : CachedRouter(t), f_(*t.fat_tree()), kind_(kind), seed_mix_(mix64(seed)) {}
+      : CachedRouter(t), f_(*t.fat_tree()), kind_(kind), seed_mix_(mix64(seed)) {
+    if (kind_ == RoutingKind::spray) build_bundles();
+  }
 
   void set_load_oracle(LoadOracle oracle) override { load_ = std::move(oracle); }
+  std::span<const LinkBundle> bundles() const override { return bundles_; }
 
   const Route& route(int src, int dst, uint64_t flow_key) override {
     check_ranks(src, dst);
@@ -61,6 +67,7 @@ class FatTreeRouter final : public CachedRouter {
 
   uint32_t choose(std::size_t gs, std::size_t gd, int top, uint64_t flow_key) {
     uint32_t choice = 0;
+    if (kind_ == RoutingKind::spray) return choice;  // the first path stands for them all
     if (kind_ == RoutingKind::ecmp) {
       // Level 1 hashes exactly as the 2-tier router always has; each level above re-mixes.
       const uint64_t pair = (static_cast<uint64_t>(gs) << 32) | static_cast<uint64_t>(gd);
@@ -151,10 +158,76 @@ class FatTreeRouter final : public CachedRouter {
       std::reverse(r.links.begin() + static_cast<std::ptrdiff_t>(down), r.links.end());
       for (std::size_t i = down; i < r.links.size(); ++i) r.links[i] = reverse(r.links[i]);
       r.links.push_back(reverse(f_.nic_up[gd]));
+      if (kind_ == RoutingKind::spray && top > 1) {
+        // Up-hops at levels 1 .. top-1 start right after the NIC's cable; the down-hops
+        // follow, from level top-1 down to 1.
+        const std::size_t up = down - static_cast<std::size_t>(top - 1);
+        r.bundle.assign(r.links.size(), kNoBundle);
+        for (int l = 1; l < top; ++l) {
+          r.bundle[up + static_cast<std::size_t>(l - 1)] = bundle_of(up_bundle_, l, f_.nic_leaf[gs]);
+          r.bundle[down + static_cast<std::size_t>(top - 1 - l)] = bundle_of(down_bundle_, l, f_.nic_leaf[gd]);
+        }
+      }
       append_nic_to_gpu(t_, dst, r.links);
+      if (!r.bundle.empty()) r.bundle.resize(r.links.size(), kNoBundle);
     }
     finish(t_, r);
     return r;
+  }
+
+  uint32_t bundle_of(const std::vector<uint32_t>& table, int level, int leaf) const {
+    return table[static_cast<std::size_t>(level - 1) * static_cast<std::size_t>(tier(1).switches) +
+                 static_cast<std::size_t>(leaf)];
+  }
+
+  // Per leaf and level l: the share of a flow leaving the leaf that each level-l up-link
+  // carries when every switch splits evenly over its up-ports. Those links are the leaf's
+  // level-l up-bundle when the shares are equal (the same bundle for every leaf of a group,
+  // kept once); reversed, they are the level-l down-bundle into the leaf.
+  void build_bundles() {
+    const auto leaves = static_cast<std::size_t>(tier(1).switches);
+    const auto levels = static_cast<std::size_t>(f_.tiers - 1);
+    up_bundle_.assign(levels * leaves, kNoBundle);
+    down_bundle_.assign(levels * leaves, kNoBundle);
+    std::map<std::vector<LinkId>, uint32_t> ids;
+    const auto intern = [&](std::vector<LinkId> members) {
+      std::sort(members.begin(), members.end());
+      const auto [it, inserted] = ids.try_emplace(members, static_cast<uint32_t>(bundles_.size()));
+      if (inserted) bundles_.push_back({std::move(members)});
+      return it->second;
+    };
+    std::map<int, double> frontier, next;  // switch index in tier l -> share of the flow
+    std::map<LinkId, double> share;
+    std::vector<LinkId> members, reversed;
+    for (std::size_t leaf = 0; leaf < leaves; ++leaf) {
+      frontier = {{static_cast<int>(leaf), 1.0}};
+      for (std::size_t l = 1; l <= levels; ++l) {
+        const FatTreeTier& tr = tier(static_cast<int>(l));
+        share.clear();
+        next.clear();
+        for (const auto& [sw, w] : frontier)
+          for (int p = 0; p < tr.up; ++p) {
+            const LinkId link = tr.up_link[static_cast<std::size_t>(int64_t{sw} * tr.up + p)];
+            share[link] += w / tr.up;
+            next[t_.vertex(t_.link(link).to).index] += w / tr.up;
+          }
+        members.clear();
+        reversed.clear();
+        const double even = 1.0 / static_cast<double>(share.size());
+        for (const auto& [link, w] : share) {
+          if (std::abs(w - even) > 1e-9 * even)
+            throw std::invalid_argument("routing 'spray' needs switches that reach the tier above evenly (leaf " +
+                                        std::to_string(leaf) + ", level " + std::to_string(l) + ")");
+          members.push_back(link);
+          reversed.push_back(reverse(link));
+        }
+        if (members.size() >= 2) {
+          up_bundle_[(l - 1) * leaves + leaf] = intern(members);
+          down_bundle_[(l - 1) * leaves + leaf] = intern(reversed);
+        }
+        frontier.swap(next);
+      }
+    }
   }
 
   const FatTreeLayout& f_;
@@ -162,6 +235,9 @@ class FatTreeRouter final : public CachedRouter {
   uint64_t seed_mix_;
   LoadOracle load_;
   std::unordered_map<Key, Route, KeyHash> routes_;  // node-based: references stay valid
+  // Spray: the bundles, and per (level - 1) * leaves + leaf its up- and down-bundle.
+  std::vector<LinkBundle> bundles_;
+  std::vector<uint32_t> up_bundle_, down_bundle_;
   mutable std::vector<uint32_t> ports_;
   std::vector<uint32_t> worst_, next_worst_;
   std::vector<std::pair<int, int>> ends_, next_ends_;

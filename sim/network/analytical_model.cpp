@@ -62,7 +62,7 @@ class RouteMemo {
 RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan, const FlowKeyOf& flow_key)
     : plan_(plan) {
   const topo::Topology& topology = network.topology();
-  const auto num_links = static_cast<Eigen::Index>(topology.num_links());
+  const auto num_links = static_cast<Eigen::Index>(network.model_links());
   routing_.reserve(plan.stages.size());
   shares_.reserve(plan.stages.size());
   links_.reserve(plan.stages.size());
@@ -82,6 +82,9 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan, const
     double unit, crossings;
   };
   std::vector<Hop> hops_of;
+  // The stage's routes as model links (bundles where a routing sprays), route after route.
+  std::vector<uint32_t> model_links;
+  std::vector<std::size_t> model_begin;
   for (const work::Stage& stage : plan.stages) {
     const std::size_t stage_index = routing_.size(), n = stage.transfers.size();
     placement.clear();
@@ -89,6 +92,8 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan, const
     wires.resize(n);
     Eigen::VectorXd shares(static_cast<Eigen::Index>(n));
     std::size_t hops = 0;
+    model_links.clear();
+    model_begin.assign(1, 0);
     for (std::size_t t = 0; t < n; ++t) {
       const work::Transfer& tr = stage.transfers[t];
       const topo::Route& route =
@@ -99,6 +104,8 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan, const
       wires[t] = {route.latency_s, transfer_class(topology, tr.src, tr.dst)};
       shares[static_cast<Eigen::Index>(t)] = tr.share;
       hops += route.links.size();
+      network.append_model_links(route, model_links);
+      model_begin.push_back(model_links.size());
     }
 
     // Compressed, column by column, as setFromTriplets would make it of one triplet
@@ -113,8 +120,8 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan, const
     for (std::size_t t = 0; t < n; ++t) {
       const int begin = nnz;
       outer[t] = begin;
-      for (topo::LinkId link : routes[t]->links) {  // a few: insertion
-        const auto l = static_cast<int>(link);
+      for (std::size_t h = model_begin[t]; h < model_begin[t + 1]; ++h) {  // a few: insertion
+        const auto l = static_cast<int>(model_links[h]);
         int k = nnz;
         while (k > begin && inner[k - 1] > l) --k;
         if (k > begin && inner[k - 1] == l) {
@@ -159,9 +166,10 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan, const
     topo::LinkId bottleneck = 0;
     for (std::size_t i = 0; i < links.size(); ++i) {
       weight = std::min(weight, crossings[i] / loads[i]);
-      const double busy = loads[i] / topology.link(links[i]).bandwidth_Bps;
+      const double busy = loads[i] / network.capacity_Bps(links[i]);
       if (busy > per_byte) per_byte = busy, bottleneck = links[i];
     }
+    bottleneck = network.topology_link(bottleneck);
     per_byte_s_.push_back(per_byte);
     bottleneck_.push_back(bottleneck);
     flow_weight_.push_back(weight);
@@ -173,9 +181,9 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan, const
 }
 
 AnalyticalModel::AnalyticalModel(Network& network) {
-  const std::size_t n = network.topology().num_links();
+  const std::size_t n = network.model_links();
   capacity_Bps_.reserve(n);
-  for (const topo::Link& l : network.topology().links()) capacity_Bps_.push_back(l.bandwidth_Bps);
+  for (std::size_t l = 0; l < n; ++l) capacity_Bps_.push_back(network.capacity_Bps(static_cast<uint32_t>(l)));
   link_bytes_.assign(n, 0.0);
   link_busy_s_.assign(n, 0.0);
   // all_jobs_ and own_job_ on the first estimate_concurrent: a lone estimate needs neither.

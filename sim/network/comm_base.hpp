@@ -85,6 +85,7 @@ class CommBase : public Comm {
   std::vector<work::CollectiveAlgorithm> candidates(GroupId group, work::CollectiveOp op);
 
   Network& network() { return network_; }
+  const Network& network() const { return network_; }
   double now() const { return network_.sim().now(); }
   const Placement& placement() const { return placement_; }
   const CommConfig& config() const { return config_; }

@@ -49,9 +49,9 @@ std::vector<std::pair<std::string, uint64_t>> FlowComm::counters() const {
 LinkUsage FlowComm::link_usage() const {
   LinkUsage u;
   u.elapsed_s = now();
-  u.bytes = flows_.link_bytes();
-  u.busy_s = flows_.link_busy_s();
-  u.peak_utilization = flows_.link_peak_utilization();
+  u.bytes = network().fold_bytes(flows_.link_bytes());
+  u.busy_s = network().fold_busy(flows_.link_busy_s());
+  u.peak_utilization = network().fold_utilization(flows_.link_peak_utilization());
   return u;
 }
 

@@ -66,8 +66,8 @@ CollectiveRunner& FluidComm::runner(const work::CollectivePlan& plan) {
 LinkUsage FluidComm::link_usage() const {
   LinkUsage u;
   u.elapsed_s = now();
-  u.bytes = fluid_.link_bytes();
-  u.busy_s = fluid_.link_busy_s();
+  u.bytes = network().fold_bytes(fluid_.link_bytes());
+  u.busy_s = network().fold_busy(fluid_.link_busy_s());
   return u;
 }
 

@@ -1,14 +1,22 @@
 #include "sim/network/network.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace cs::net {
 
 namespace {
-std::vector<double> capacities(const topo::Topology& topology) {
+// The topology's links, then each bundle as k x its slowest member: an even split saturates
+// the slowest member first.
+std::vector<double> capacities(const topo::Topology& topology, const topo::Router& router) {
   std::vector<double> c;
-  c.reserve(topology.num_links());
+  c.reserve(topology.num_links() + router.bundles().size());
   for (const topo::Link& l : topology.links()) c.push_back(l.bandwidth_Bps);
+  for (const topo::LinkBundle& b : router.bundles()) {
+    double slowest = c[b.members.front()];
+    for (topo::LinkId m : b.members) slowest = std::min(slowest, c[m]);
+    c.push_back(slowest * static_cast<double>(b.members.size()));
+  }
   return c;
 }
 }  // namespace
@@ -17,7 +25,8 @@ Network::Network(engine::Simulator& sim, const topo::Topology& topology, topo::R
     : sim_(sim),
       topology_(topology),
       router_(topo::make_router(topology, routing, sim.seed())),
-      flows_(sim, capacities(topology)) {
+      capacity_(capacities(topology, *router_)),
+      flows_(sim, capacity_) {
   // Load-aware routings choose a path when a flow starts, from the flows on each link.
   load_aware_ = routing == topo::RoutingKind::adaptive || routing == topo::RoutingKind::ugal;
   if (load_aware_) {
@@ -49,6 +58,41 @@ void Network::StagePlacement::clear() {
   placed_.clear();
 }
 
+void Network::append_model_links(const topo::Route& route, std::vector<uint32_t>& out) const {
+  if (route.bundle.empty()) {
+    out.insert(out.end(), route.links.begin(), route.links.end());
+    return;
+  }
+  const auto base = static_cast<uint32_t>(topology_.num_links());
+  for (std::size_t i = 0; i < route.links.size(); ++i)
+    out.push_back(route.bundle[i] == topo::kNoBundle ? route.links[i] : base + route.bundle[i]);
+}
+
+topo::LinkId Network::topology_link(uint32_t model_link) const {
+  const std::size_t n = topology_.num_links();
+  return model_link < n ? model_link : router_->bundles()[model_link - n].members.front();
+}
+
+std::vector<double> Network::fold(std::vector<double> v, Fold how) const {
+  const std::size_t n = topology_.num_links();
+  const auto bundles = router_->bundles();
+  for (std::size_t b = 0; b < bundles.size() && n + b < v.size(); ++b) {
+    const auto& members = bundles[b].members;
+    const double value = v[n + b], k = static_cast<double>(members.size());
+    for (topo::LinkId m : members) switch (how) {
+        case Fold::split: v[m] += value / k; break;
+        case Fold::copy: v[m] = std::max(v[m], value); break;
+        case Fold::scale: v[m] = std::max(v[m], value * capacity_[n + b] / (k * capacity_[m])); break;
+      }
+  }
+  v.resize(std::min(v.size(), n));
+  return v;
+}
+
+std::vector<double> Network::fold_bytes(std::vector<double> v) const { return fold(std::move(v), Fold::split); }
+std::vector<double> Network::fold_busy(std::vector<double> v) const { return fold(std::move(v), Fold::copy); }
+std::vector<double> Network::fold_utilization(std::vector<double> v) const { return fold(std::move(v), Fold::scale); }
+
 RouteId Network::path(int src_rank, int dst_rank, uint64_t flow_key) {
   return path_of(route(src_rank, dst_rank, flow_key));
 }
@@ -69,13 +113,27 @@ const topo::Route& Network::route(int src_rank, int dst_rank, uint64_t flow_key)
   joined.links = a.links;
   joined.links.insert(joined.links.end(), b.links.begin(), b.links.end());
   joined.latency_s = a.latency_s + b.latency_s;
+  if (!a.bundle.empty() || !b.bundle.empty()) {
+    joined.bundle = a.bundle;
+    joined.bundle.resize(a.links.size(), topo::kNoBundle);
+    joined.bundle.insert(joined.bundle.end(), b.bundle.begin(), b.bundle.end());
+    joined.bundle.resize(joined.links.size(), topo::kNoBundle);
+  }
   return by_key.emplace(flow_key, std::move(joined)).first->second;
 }
 
 RouteId Network::path_of(const topo::Route& r) {
   // Routers cache routes and hand out stable references, so the address identifies a route.
   auto [it, inserted] = paths_.try_emplace(&r, 0);
-  if (inserted) it->second = flows_.add_route(r.links, r.latency_s);
+  if (inserted) {
+    if (r.bundle.empty()) {
+      it->second = flows_.add_route(r.links, r.latency_s);
+    } else {
+      std::vector<uint32_t> links;
+      append_model_links(r, links);
+      it->second = flows_.add_route(links, r.latency_s);
+    }
+  }
   return it->second;
 }
 
@@ -83,7 +141,7 @@ RouteId Network::chain_path(std::span<const topo::Route* const> routes) {
   std::vector<const topo::Route*> key(routes.begin(), routes.end());
   if (const auto it = chains_.find(key); it != chains_.end()) return it->second;
   std::vector<topo::LinkId> links;
-  for (const topo::Route* r : routes) links.insert(links.end(), r->links.begin(), r->links.end());
+  for (const topo::Route* r : routes) append_model_links(*r, links);
   const RouteId id = flows_.add_route(links, 0.0);
   chains_.emplace(std::move(key), id);
   return id;
@@ -92,8 +150,7 @@ RouteId Network::chain_path(std::span<const topo::Route* const> routes) {
 RouteId Network::chain_path(std::span<const std::pair<int, int>> pairs) {
   std::vector<topo::LinkId> links;
   for (const auto& [src, dst] : pairs) {
-    const topo::Route& r = route(src, dst, 0);
-    links.insert(links.end(), r.links.begin(), r.links.end());
+    append_model_links(route(src, dst, 0), links);
   }
   return flows_.add_route(links, 0.0);
 }

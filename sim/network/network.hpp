@@ -25,6 +25,22 @@ class Network {
   FlowModel& flows() { return flows_; }
   int ranks() const { return topology_.ranks(); }
 
+  // Model links: what the network models share, numbered as the topology's links, then one
+  // per bundle of a per-packet routing (topo::Router::bundles()): a bundle's traffic is spread
+  // evenly over its k members, so it is one link of k times its slowest member's capacity.
+  // Usage per model link folds back onto topology links with fold_*.
+  std::size_t model_links() const { return capacity_.size(); }
+  double capacity_Bps(uint32_t model_link) const { return capacity_[model_link]; }
+  // The model links of a route's hops, in order (bundles where it sprays), appended to out.
+  void append_model_links(const topo::Route& route, std::vector<uint32_t>& out) const;
+  // A topology link standing for a model link (a bundle: its first member), for reports.
+  topo::LinkId topology_link(uint32_t model_link) const;
+  // Per model link to per topology link: a bundle's bytes split evenly over its members; its
+  // busy time is each member's; its utilization scaled to each member's capacity.
+  std::vector<double> fold_bytes(std::vector<double> per_model_link) const;
+  std::vector<double> fold_busy(std::vector<double> per_model_link) const;
+  std::vector<double> fold_utilization(std::vector<double> per_model_link) const;
+
   // The route a flow from src to dst (src != dst) takes, as registered with the flow model;
   // stable for the Network's lifetime. `flow_key` matters only to per-flow hashing routings
   // (ECMP).
@@ -86,9 +102,13 @@ class Network {
   }
 
  private:
+  enum class Fold : uint8_t { split, copy, scale };
+  std::vector<double> fold(std::vector<double> v, Fold how) const;
+
   engine::Simulator& sim_;
   const topo::Topology& topology_;
   std::unique_ptr<topo::Router> router_;
+  std::vector<double> capacity_;  // per model link
   FlowModel flows_;
   bool load_aware_ = false;
   topo::Router::LoadOracle base_oracle_;  // the model's count of transfers per link
