@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     report(("staggered flows through one link: " + std::to_string(n)).c_str(), staggered(n));
   const std::vector<int> node_counts = *quick ? std::vector<int>{64} : std::vector<int>{256, 1024};
   for (int nodes : node_counts)
-    for (const char* routing : {"dmodk", "ecmp"})
+    for (const char* routing : {"dmodk", "ecmp", "spray"})
       report(("traffic all_to_all, fat-tree " + std::string(routing) + ": " + std::to_string(nodes) + " GPUs").c_str(),
              all_to_all(nodes, routing));
   return 0;
