@@ -199,6 +199,20 @@ class FatTreeRouter final : public CachedRouter {
     std::map<int, double> frontier, next;  // switch index in tier l -> share of the flow
     std::map<LinkId, double> share;
     std::vector<LinkId> members, reversed;
+    // The model is exact only if a link belongs to one bundle (or none), and a flow turning
+    // at tier T comes down from each tier-T switch with what it took up there: every leaf of
+    // a tier-T group reaches the same tier-T switches, each with an equal share.
+    constexpr uint32_t kPlain = kNoBundle - 1;
+    std::vector<uint32_t> owner(t_.num_links(), kNoBundle);
+    std::map<std::pair<std::size_t, int64_t>, std::vector<int>> reached;  // (tier, group) -> switches
+    const auto uneven = [](std::size_t leaf, std::size_t l) {
+      return std::invalid_argument("routing 'spray' needs switches that reach the tier above evenly (leaf " +
+                                   std::to_string(leaf) + ", level " + std::to_string(l) + ")");
+    };
+    const auto own = [&](LinkId link, uint32_t id, std::size_t leaf, std::size_t l) {
+      if (owner[link] != kNoBundle && owner[link] != id) throw uneven(leaf, l);
+      owner[link] = id;
+    };
     for (std::size_t leaf = 0; leaf < leaves; ++leaf) {
       frontier = {{static_cast<int>(leaf), 1.0}};
       for (std::size_t l = 1; l <= levels; ++l) {
@@ -215,17 +229,30 @@ class FatTreeRouter final : public CachedRouter {
         reversed.clear();
         const double even = 1.0 / static_cast<double>(share.size());
         for (const auto& [link, w] : share) {
-          if (std::abs(w - even) > 1e-9 * even)
-            throw std::invalid_argument("routing 'spray' needs switches that reach the tier above evenly (leaf " +
-                                        std::to_string(leaf) + ", level " + std::to_string(l) + ")");
+          if (std::abs(w - even) > 1e-9 * even) throw uneven(leaf, l);
           members.push_back(link);
           reversed.push_back(reverse(link));
         }
-        if (members.size() >= 2) {
-          up_bundle_[(l - 1) * leaves + leaf] = intern(members);
-          down_bundle_[(l - 1) * leaves + leaf] = intern(reversed);
+        const uint32_t up = members.size() >= 2 ? intern(members) : kPlain;
+        const uint32_t down = members.size() >= 2 ? intern(reversed) : kPlain;
+        for (std::size_t i = 0; i < members.size(); ++i) {
+          own(members[i], up, leaf, l);
+          own(reversed[i], down, leaf, l);
+        }
+        if (up != kPlain) {
+          up_bundle_[(l - 1) * leaves + leaf] = up;
+          down_bundle_[(l - 1) * leaves + leaf] = down;
         }
         frontier.swap(next);
+        std::vector<int> switches;
+        const double even_switch = 1.0 / static_cast<double>(frontier.size());
+        for (const auto& [sw, w] : frontier) {
+          if (std::abs(w - even_switch) > 1e-9 * even_switch) throw uneven(leaf, l);
+          switches.push_back(sw);
+        }
+        const int64_t group = static_cast<int64_t>(leaf) / tier(static_cast<int>(l + 1)).leaves_per_group;
+        const auto [it, first] = reached.try_emplace({l, group}, switches);
+        if (!first && it->second != switches) throw uneven(leaf, l);
       }
     }
   }
