@@ -189,7 +189,7 @@ FlowId FlowModel::start(RouteId route, double bytes, FlowObserver* observer, uin
   return f;
 }
 
-void FlowModel::enqueue_slow(engine::Time t, uint32_t id, uint32_t version) {
+uint32_t FlowModel::enqueue_slow(engine::Time t, uint32_t id, uint32_t version) {
   const double tol = t * kSameInstantRel;
   uint32_t b = kNone;
   for (uint32_t r : recent_) {
@@ -216,6 +216,24 @@ void FlowModel::enqueue_slow(engine::Time t, uint32_t id, uint32_t version) {
   }
   last_bucket_ = b;
   buckets_[b].entries.push_back({id, version});
+  ++buckets_[b].pending;
+  return b;
+}
+
+void FlowModel::free_bucket(uint32_t b) {
+  Bucket& bucket = buckets_[b];
+  bucket.entries.clear();
+  bucket.live = false;
+  bucket.pending = 0;
+  ++bucket.generation;
+  free_buckets_.push_back(b);
+}
+
+void FlowModel::drop_queued(Class& c) {
+  if (c.bucket == kNone) return;
+  Bucket& bucket = buckets_[c.bucket];
+  if (bucket.generation == c.bucket_generation && bucket.pending > 0) --bucket.pending;
+  c.bucket = kNone;
 }
 
 void FlowModel::on_event(uint64_t /*tag*/) {
@@ -235,9 +253,7 @@ void FlowModel::on_event(uint64_t /*tag*/) {
       Bucket& bucket = buckets_[b];
       if (due_.empty()) due_.swap(bucket.entries);  // the common case: one bucket due
       else due_.insert(due_.end(), bucket.entries.begin(), bucket.entries.end());
-      bucket.entries.clear();
-      bucket.live = false;
-      free_buckets_.push_back(b);
+      free_bucket(b);
     }
     done_.clear();
     for (std::size_t i = 0; i < due_.size(); ++i) {
@@ -328,6 +344,12 @@ double FlowModel::cancel(FlowId f, const FlowObserver* observer, uint64_t tag) {
 }
 
 void FlowModel::reschedule() {
+  // Buckets whose entries all went stale are dropped here, not woken for.
+  while (!bucket_heap_.empty() && buckets_[bucket_heap_.front().second].pending == 0) {
+    std::pop_heap(bucket_heap_.begin(), bucket_heap_.end(), kLater);
+    free_bucket(bucket_heap_.back().second);
+    bucket_heap_.pop_back();
+  }
   engine::Time next = bucket_heap_.empty() ? engine::kForever : bucket_heap_.front().first;
   if (solve_pending_) next = std::min(next, sim_.now());
   if (next == pending_time_) return;

@@ -21,6 +21,15 @@
 // rescheduled when the others' rate changes. The solve itself costs the classes of the
 // component, not its flows.
 //
+// A solve re-fills only what a change can move. Max-min rates are water levels: removing a flow
+// of rate r leaves every class below r as it was (none of its links filled below r), and
+// adding one leaves every class below min over its links of capacity / flows there (no link
+// of it fills sooner). So the classes of the component below the lowest such level of the
+// instant's changes keep their rates, and only the others are filled again on what those
+// leave of each link: exact (a max-min allocation with some classes held at their rates is
+// the max-min allocation of the rest on the capacity left), and on an all-to-all whose flows
+// finish at many instants, most classes keep their rates at each.
+//
 // Routes are registered once (add_route) and referred to by id: a collective sends thousands
 // of flows over the same few routes, and the model keeps per-route byte counts from which
 // per-link counts are derived.
@@ -28,6 +37,7 @@
 // Units: bytes, bytes/s, seconds.
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -51,9 +61,11 @@ struct FlowModelStats {
   uint64_t flows_started = 0;
   uint64_t flows_completed = 0;
   uint64_t flows_cancelled = 0;
-  uint64_t recomputations = 0;      // component max-min solves
+  uint64_t recomputations = 0;      // component max-min solves (none where no rate can move)
   uint64_t fast_path_updates = 0;   // flows that started or ended on otherwise idle links
   uint64_t max_component_flows = 0;
+  uint64_t classes_refilled = 0;  // classes the solves filled again (the rest kept their rates)
+  uint64_t classes_kept = 0;      // entries of classes that kept their rates on those links
 };
 
 class FlowModel final : public engine::EventTarget {
@@ -149,6 +161,10 @@ class FlowModel final : public engine::EventTarget {
     double vtime = 0;         // virtual clock: bytes each flow received since the class formed
     engine::Time vtime_at = 0;  // when vtime was brought up to date
     std::vector<Waiting> queue;  // min-heap by (finish, flow); cancelled flows' entries stale
+    // The bucket holding its queued completion (kNone: none), and that bucket's generation
+    // then: a completion queued anew leaves its old entry stale, and the bucket one live
+    // entry fewer.
+    uint32_t bucket = kNone, bucket_generation = 0;
   };
   struct Route {
     uint32_t first = 0, count = 0;  // range in route_links_
@@ -174,6 +190,10 @@ class FlowModel final : public engine::EventTarget {
   struct Bucket {  // admissions and completions due at one instant
     engine::Time time = 0;
     bool live = false;
+    // Entries not known to be stale: a bucket left with none is dropped unseen (after a solve
+    // has queued many classes' completions anew, their old instants need no event).
+    uint32_t pending = 0;
+    uint32_t generation = 0;  // bumped when the slot is freed
     std::vector<Entry> entries;
   };
   struct Done {
@@ -189,19 +209,23 @@ class FlowModel final : public engine::EventTarget {
   std::span<const LinkIndex> links_of(const Class& c) const { return links_of_route(c.route); }
   std::span<const uint32_t> classes_on(LinkIndex l) const;
   std::vector<uint32_t>& list_of(LinkIndex l);
-  // Queue `id` (a flow, or kClassBit | class, at its current version) for time t. Inline:
-  // nearly every call lands in the bucket used just before.
-  void enqueue(engine::Time t, uint32_t id, uint32_t version) {
+  // Queue `id` (a flow, or kClassBit | class, at its current version) for time t; returns
+  // the bucket. Inline: nearly every call lands in the bucket used just before.
+  uint32_t enqueue(engine::Time t, uint32_t id, uint32_t version) {
     if (last_bucket_ != kNone) {
       Bucket& b = buckets_[last_bucket_];
       if (b.live && std::abs(b.time - t) <= t * kSameInstantRel) {
         b.entries.push_back({id, version});
-        return;
+        ++b.pending;
+        return last_bucket_;
       }
     }
-    enqueue_slow(t, id, version);
+    return enqueue_slow(t, id, version);
   }
-  void enqueue_slow(engine::Time t, uint32_t id, uint32_t version);
+  uint32_t enqueue_slow(engine::Time t, uint32_t id, uint32_t version);
+  void free_bucket(uint32_t b);
+  // c's queued completion is stale from now on (its bucket one live entry fewer).
+  void drop_queued(Class& c);
   void prefetch_ahead(std::size_t i) const;
   // Class queue and clock (flow_model_class.cpp).
   double vtime_now(const Class& c) const { return c.vtime + c.rate * (sim_.now() - c.vtime_at); }
@@ -228,6 +252,10 @@ class FlowModel final : public engine::EventTarget {
   // A long route's hops as (link << 32 | hop), ascending; built on first use.
   const std::vector<uint64_t>& hop_index(RouteId route);
   void mark_dirty(LinkIndex l);
+  // This instant's changes: a class of `rate` lost flows; flows joined route's links (after
+  // link_flows_ counts them).
+  void lower_solve_from(double rate) { solve_from_ = std::min(solve_from_, rate); }
+  void joined_links(RouteId route);
   void recompute();
   void solve_component();
   void set_rate(uint32_t c, double rate);
@@ -284,6 +312,8 @@ class FlowModel final : public engine::EventTarget {
   engine::Time pending_time_ = engine::kForever;
   bool in_handler_ = false;
   bool solve_pending_ = false;  // a cancel outside an event left rates to re-solve
+  // Classes whose rate is below this keep it at the next solve (see the header comment).
+  double solve_from_ = std::numeric_limits<double>::infinity();
   uint32_t epoch_ = 0;
   std::size_t active_ = 0;
   FlowModelStats stats_;

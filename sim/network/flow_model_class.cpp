@@ -32,6 +32,7 @@ const FlowModel::Waiting* FlowModel::first_waiting(Class& c) {
 
 void FlowModel::queue_completion(uint32_t c) {
   Class& k = classes_[c];
+  drop_queued(k);
   ++k.version;
   k.reschedule = false;
   const Waiting* w = first_waiting(k);
@@ -42,7 +43,8 @@ void FlowModel::queue_completion(uint32_t c) {
   // or wrapped-around time finishing it early.
   const engine::Time t = now + (w->finish - vtime_now(k)) / k.rate;
   if (!std::isfinite(t)) return;
-  enqueue(std::max(t, now), kClassBit | c, k.version);
+  k.bucket = enqueue(std::max(t, now), kClassBit | c, k.version);
+  k.bucket_generation = buckets_[k.bucket].generation;
 }
 
 uint32_t FlowModel::new_class(RouteId route) {
@@ -62,6 +64,7 @@ uint32_t FlowModel::new_class(RouteId route) {
   k.rate = k.vtime = 0;
   k.vtime_at = sim_.now();
   k.queue.clear();
+  drop_queued(k);
   ++k.version;  // entries of the slot's previous class stay stale
   routes_[route].cls = c;
   return c;
@@ -111,6 +114,11 @@ void FlowModel::activate(FlowId f) {
     mark_dirty(l);
   }
   k.reschedule = true;
+  joined_links(flow.route);
+}
+
+void FlowModel::joined_links(RouteId route) {
+  for (const LinkIndex l : links_of_route(route)) lower_solve_from(capacity_[l] / link_flows_[l]);
 }
 
 void FlowModel::join(FlowId f, uint32_t c) {
@@ -124,6 +132,7 @@ void FlowModel::join(FlowId f, uint32_t c) {
   ++k.n;
   for (LinkIndex l : links_of(k)) ++link_flows_[l];
   touch_links(c);
+  joined_links(k.route);
 }
 
 void FlowModel::touch_links(uint32_t c) {
@@ -135,6 +144,7 @@ void FlowModel::touch_links(uint32_t c) {
 void FlowModel::leave(FlowId f) {
   const uint32_t c = routes_[flows_[f].route].cls;
   Class& k = classes_[c];
+  if (!k.alone) lower_solve_from(k.rate);
   --k.n;
   for (LinkIndex l : links_of(k)) --link_flows_[l];
   if (k.n == 0) release(c);
@@ -164,6 +174,7 @@ void FlowModel::complete_due(uint32_t c) {
     retire(f);
     ++stats_.flows_completed;
   }
+  if (finished && !k.alone) lower_solve_from(k.rate);
   if (k.n == 0) release(c);
   else if (finished) touch_links(c);  // fewer flows: the class is re-solved at this instant
   else queue_completion(c);           // its first flow was cancelled: the next one's time
@@ -196,6 +207,7 @@ void FlowModel::release(uint32_t c) {
   routes_[k.route].cls = kNone;
   k.alone = false;
   k.queue.clear();
+  drop_queued(k);
   ++k.version;
   free_classes_.push_back(c);
 }

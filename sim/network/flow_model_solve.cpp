@@ -2,6 +2,7 @@
 // the component an instant's changes touched.
 #include <algorithm>
 #include <functional>
+#include <limits>
 
 #include "sim/network/flow_model.hpp"
 
@@ -19,9 +20,13 @@ void FlowModel::mark_dirty(LinkIndex l) {
 }
 
 void FlowModel::recompute() {
+  // Classes below `from` keep their rates (flow_model.hpp); the margin keeps those level with
+  // a change's bound, up to rounding, among the ones filled again.
+  const double from = solve_from_ * (1 - 1e-9);
+  solve_from_ = std::numeric_limits<double>::infinity();
   if (dirty_links_.empty()) return;
-  // The union of the components touched by this instant's changes: classes and links
-  // reachable from a dirty link through shared links. Only their rates can change.
+  // The union of the components touched by this instant's changes: classes that may change
+  // rate and links reachable from a dirty link through them. Only their rates can change.
   ++epoch_;
   comp_links_.clear();
   comp_classes_.clear();
@@ -37,7 +42,7 @@ void FlowModel::recompute() {
   for (std::size_t i = 0; i < comp_links_.size(); ++i) {
     for (uint32_t c : classes_on(comp_links_[i])) {
       Class& k = classes_[c];
-      if (k.mark == epoch_) continue;
+      if (k.mark == epoch_ || (!k.reschedule && k.rate < from)) continue;
       k.mark = epoch_;
       comp_classes_.push_back(c);
       flows += k.n;
@@ -51,6 +56,7 @@ void FlowModel::recompute() {
   }
   if (comp_classes_.empty()) return;
   ++stats_.recomputations;
+  stats_.classes_refilled += comp_classes_.size();
   stats_.max_component_flows = std::max(stats_.max_component_flows, flows);
   solve_component();
 }
@@ -65,8 +71,19 @@ void FlowModel::solve_component() {
   for (uint32_t c : comp_classes_) classes_[c].fixed = false;
   heap_.clear();
   for (LinkIndex l : comp_links_) {
-    residual_[l] = capacity_[l];
-    unfixed_[l] = link_flows_[l];
+    // What the classes that keep their rates (outside the component) leave of the link.
+    double residual = capacity_[l];
+    uint32_t unfixed = link_flows_[l];
+    for (uint32_t c : classes_on(l)) {
+      Class& k = classes_[c];
+      if (k.mark == epoch_) continue;
+      k.fixed = true;
+      residual -= k.rate * k.n;
+      unfixed -= k.n;
+      ++stats_.classes_kept;
+    }
+    residual_[l] = std::max(0.0, residual);
+    unfixed_[l] = unfixed;
     if (unfixed_[l]) heap_.push_back({residual_[l] / unfixed_[l], l});
   }
   std::make_heap(heap_.begin(), heap_.end(), kLater);
