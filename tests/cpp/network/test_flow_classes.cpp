@@ -97,8 +97,28 @@ std::vector<double> reference(const std::vector<Spec>& specs, const std::vector<
   return finish;
 }
 
-}  // namespace
+// Runs `specs` (each on one of `routes`) through the flow model and checks every finish time
+// against the from-scratch reference; returns the model's stats.
+cs::net::FlowModelStats check_against_reference(const std::vector<Spec>& specs,
+                                                const std::vector<std::vector<LinkIndex>>& routes,
+                                                const std::vector<double>& capacity, uint64_t seed) {
+    const std::vector<double> expected = reference(specs, capacity);
+    Simulator sim(seed);
+    FlowModel m(sim, capacity);
+    Done done(sim);
+    std::vector<RouteId> ids;
+    for (const auto& route : routes) ids.push_back(m.add_route(route, 0));
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      const auto r = ids[static_cast<std::size_t>(std::find(routes.begin(), routes.end(), specs[i].links) - routes.begin())];
+      sim.schedule_at(specs[i].start, [&m, &done, r, i, &specs] { m.start(r, specs[i].bytes, &done, i); });
+    }
+    sim.run();
+    REQUIRE(done.at.size() == specs.size());
+    for (std::size_t i = 0; i < specs.size(); ++i) CHECK(done.at.at(i) == Approx(expected[i]).epsilon(1e-9));
+  return m.stats();
+}
 
+}  // namespace
 TEST_CASE("flows on one route share it as a processor-sharing queue", "[flow][class]") {
   // One 100 B/s link, one route. f1: 100 B at 0; f2: 50 B and f3: 100 B at 0.5.
   // [0, 0.5): f1 alone at 100 -> 50 left. Then three at 100/3: f1 and f2 (50 each) end at
@@ -173,19 +193,7 @@ TEST_CASE("classes give the per-flow max-min finish times", "[flow][class]") {
       const auto& route = routes[static_cast<std::size_t>(rng.uniform_int(int64_t{0}, static_cast<int64_t>(routes.size()) - 1))];
       specs.push_back({route, 10 + 90 * rng.uniform(), 5 * rng.uniform()});
     }
-    const std::vector<double> expected = reference(specs, capacity);
-    Simulator sim(seed);
-    FlowModel m(sim, capacity);
-    Done done(sim);
-    std::vector<RouteId> ids;
-    for (const auto& route : routes) ids.push_back(m.add_route(route, 0));
-    for (std::size_t i = 0; i < specs.size(); ++i) {
-      const auto r = ids[static_cast<std::size_t>(std::find(routes.begin(), routes.end(), specs[i].links) - routes.begin())];
-      sim.schedule_at(specs[i].start, [&m, &done, r, i, &specs] { m.start(r, specs[i].bytes, &done, i); });
-    }
-    sim.run();
-    REQUIRE(done.at.size() == specs.size());
-    for (std::size_t i = 0; i < specs.size(); ++i) CHECK(done.at.at(i) == Approx(expected[i]).epsilon(1e-9));
+    check_against_reference(specs, routes, capacity, seed);
   }
 }
 
@@ -210,20 +218,7 @@ TEST_CASE("solves that keep the slower classes' rates give the max-min finish ti
       const auto r = static_cast<std::size_t>(rng.uniform_int(int64_t{0}, int64_t{39}));
       specs.push_back({routes[r], 5 + 195 * rng.uniform(), i < 100 ? 0.0 : 3 * rng.uniform()});
     }
-    const std::vector<double> expected = reference(specs, capacity);
-    Simulator sim(seed);
-    FlowModel m(sim, capacity);
-    Done done(sim);
-    std::vector<RouteId> ids;
-    for (const auto& route : routes) ids.push_back(m.add_route(route, 0));
-    for (std::size_t i = 0; i < specs.size(); ++i) {
-      const auto r = ids[static_cast<std::size_t>(std::find(routes.begin(), routes.end(), specs[i].links) - routes.begin())];
-      sim.schedule_at(specs[i].start, [&m, &done, r, i, &specs] { m.start(r, specs[i].bytes, &done, i); });
-    }
-    sim.run();
-    REQUIRE(done.at.size() == specs.size());
-    for (std::size_t i = 0; i < specs.size(); ++i) CHECK(done.at.at(i) == Approx(expected[i]).epsilon(1e-9));
-    const auto& st = m.stats();
+    const cs::net::FlowModelStats st = check_against_reference(specs, routes, capacity, seed);
     CHECK(st.classes_kept > 0);  // the keeping path ran
   }
 }
