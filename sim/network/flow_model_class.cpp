@@ -239,6 +239,10 @@ void FlowModel::detach_shared(uint32_t c, uint32_t hop, LinkIndex l) {
   const auto last = static_cast<uint32_t>(list.size() - 1);
   list[pos] = moved;
   list.pop_back();
+  // This hop has left: its position must not match again. (A route crossing l three times
+  // detaches hop by hop; a stale position equal to a later `last` would take the update
+  // meant for the hop that moved, and the list would lose a class and keep a released one.)
+  class_pos_[c][hop] = kNone;
   // The moved entry may be another hop of c itself (a route that crosses l twice).
   if (last != pos) set_pos(moved, l, last, pos);
   if (--link.count == 1) {

@@ -110,8 +110,9 @@ void FlowModel::solve_component() {
       }
     }
   }
-  // Every class on a component link is in the component, so what the filling left over is
-  // exactly the capacity the new rates leave unused, crossings counted.
+  // Each component link's residual started from what the kept classes leave and lost what the
+  // re-filled ones took: it is exactly the capacity the rates now leave unused, crossings
+  // counted.
   for (LinkIndex l : comp_links_) peak_util_[l] = std::max(peak_util_[l], 1.0 - residual_[l] / capacity_[l]);
 }
 
