@@ -1,4 +1,4 @@
-// The `clustersim` command: parse arguments (CLI11), call the scenario layer, print results.
+// The `clustersim` command: parse arguments (args.hpp), call the scenario layer, print results.
 // Exit codes: 0 success, 2 invalid input (usage, file, schema, values), 1 internal fault.
 #include <cstdio>
 #include <filesystem>
@@ -8,8 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
+#include "cli/args.hpp"
 #include "cli/output_set.hpp"
 #include "cli/sweep.hpp"
 #include "cli/training_report.hpp"
@@ -232,120 +231,27 @@ int cmd_compare(const std::vector<std::string>& files, const std::vector<std::st
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"clustersim: discrete-event simulation of GPU clusters"};
-  app.require_subcommand(1);
-  std::string file, out;
-  std::vector<std::string> sets;
-  bool as_json = false;
-
-  auto* run = app.add_subcommand("run", "Run a scenario and print its summary");
-  run->add_option("FILE", file, "Scenario file (JSON)")->required();
-  run->add_option("--set", sets, "Override a key: PATH=VALUE (VALUE is JSON or a bare string)");
-  run->add_option("--out", out, "Write summary.json (and time series, trace) to this directory");
-  run->add_flag("--json", as_json, "Print exactly the summary JSON on stdout");
-
-  auto* validate = app.add_subcommand("validate", "Check a scenario without running it");
-  validate->add_option("FILE", file, "Scenario file (JSON)")->required();
-  validate->add_option("--set", sets, "Override a key: PATH=VALUE");
-
-  auto* topo = app.add_subcommand("topo", "Report on a scenario's topology: counts, diameter, "
-                                          "bisection, cost and power");
-  topo->add_option("FILE", file, "Scenario file (JSON)")->required();
-  topo->add_option("--set", sets, "Override a key: PATH=VALUE");
-  topo->add_flag("--json", as_json, "Print the report as JSON");
-
-  std::vector<std::string> grids;
-  std::string sweep_out;
-  int jobs = 1;
-  auto* sweep = app.add_subcommand(
-      "sweep", "Run a scenario at every point of a grid (the cartesian product of the --grid "
-               "options, the first varying slowest) and print CSV: the grid columns, then the "
-               "summary flattened; one row per point, or per point x size for a collective "
-               "(collective.bytes, collective.time_s, ...), as Python's clustersim.sweep");
-  sweep->add_option("FILE", file, "Scenario file (JSON)")->required();
-  sweep->add_option("--grid", grids,
-                    "PATH=V1,V2,...: values as --set takes them, split on commas outside "
-                    "[ ], { } and quotes (repeatable)")
-      ->required()
-      ->allow_extra_args(false);
-  sweep->add_option("--set", sets, "Override a key at every point: PATH=VALUE")->allow_extra_args(false);
-  sweep->add_option("-j,--jobs", jobs, "Run N points at once (output is the same for any N)")
-      ->check(CLI::Range(1, 1024));
-  sweep->add_option("--out", sweep_out, "Write the CSV to this file (atomically) instead of stdout");
-
-  int top = 0, refine = 10;
-  std::string plan_out;
-  auto* plan = app.add_subcommand(
-      "plan", "Every valid parallel plan (tp, pp, dp, cp, ep, micro-batch, ZeRO, schedule, recomputation) of a "
-              "training scenario's model on its cluster: those that do not fit dropped, the rest simulated for one "
-              "step (in parallel: a contention-free screening of every plan, then the best on the scenario's "
-              "network) and ranked by tokens/s with their memory");
-  plan->add_option("FILE", file, "Scenario file (JSON) with a training workload")->required();
-  plan->add_option("--set", sets, "Override a key: PATH=VALUE")->allow_extra_args(false);
-  plan->add_option("-j,--jobs", jobs, "Simulate N plans at once (results are the same for any N)")
-      ->check(CLI::Range(1, 1024));
-  plan->add_option("--top", top, "Show the best K plans (default: 20 in the table, every plan with --json)")
-      ->check(CLI::Range(1, 1 << 30));
-  plan->add_option("--refine", refine,
-                   "Rank the best R plans by the whole simulation on the scenario's network, after a contention-free "
-                   "screening of every plan (default 10; 0: screening only)")
-      ->check(CLI::Range(0, 1 << 30));
-  std::vector<std::string> plan_only;
-  plan->add_option("--only", plan_only,
-                   "Narrow the plans: KEY=V1,V2 with KEY schedule (gpipe, 1f1b, interleaved, zb_h1), zero (0-3), "
-                   "recompute (none, selective, full), micro (micro-batch sizes), virtual_stages, max_cp; repeatable")
-      ->allow_extra_args(false);
-  auto* plan_json = plan->add_flag("--json", as_json, "Print the ranked plans as JSON");
-  plan->add_option("--out", plan_out, "Write every ranked plan as CSV to this file (atomically)")->excludes(plan_json);
-  std::vector<std::string> compare_files, workload_files;
-  auto* compare = app.add_subcommand(
-      "compare", "Run the same workloads on several fabrics and print them side by side: GPUs, "
-                 "switches, cables, network cost and power, bisection, and per workload row its "
-                 "time, busbw and network cost per GB/s of busbw");
-  compare->add_option("FILES", compare_files, "Scenario files, one per fabric (hardware, topology, network)")
-      ->required()
-      ->expected(1, -1);
-  compare->add_option("--workload", workload_files,
-                      "Run this scenario file's workload on every fabric (repeatable); default: the "
-                      "first file's")
-      ->allow_extra_args(false);
-  compare->add_option("--set", sets, "Override a key on every fabric: PATH=VALUE")->allow_extra_args(false);
-  compare->add_option("-j,--jobs", jobs, "Run N fabric x workload pairs at once (output is the same for any N)")
-      ->check(CLI::Range(1, 1024));
-  compare->add_flag("--json", as_json, "Print the comparison as JSON");
-
-  app.add_subcommand("schema", "Print the JSON Schema of scenario files");
-
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    // A first word that is no command: name it (CLI11 would say only that one is required).
-    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
-      std::string commands;
-      for (const auto* sub : app.get_subcommands({})) commands += (commands.empty() ? "" : ", ") + sub->get_name();
-      std::cerr << "error: unknown command \"" << argv[1] << "\"\n  hint: the commands are " << commands << "\n";
-      return 2;
-    }
-    std::cerr << "error: " << e.what() << "\n  hint: clustersim --help\n";
-    return 2;
-  }
+  const cs::cli::Parsed parsed = cs::cli::parse_args(argc, argv);
+  if (!parsed.args) return parsed.exit_code;
+  const cs::cli::Args& a = *parsed.args;
+  using cs::cli::Command;
 
   auto dispatch = [&]() -> int {
-    if (run->parsed()) return cmd_run(file, sets, out, as_json);
-    if (topo->parsed()) return cmd_topo(file, sets, as_json);
-    if (sweep->parsed()) return cmd_sweep(file, sets, grids, jobs, sweep_out);
-    if (plan->parsed()) return cmd_plan(file, sets, jobs, top, refine, plan_only, as_json, plan_out);
-    if (compare->parsed()) return cmd_compare(compare_files, workload_files, sets, jobs, as_json);
-    if (validate->parsed()) {
-      const auto config = load(file, sets);
-      for (const auto& line : config.warnings) std::cerr << line << "\n";
-      cs::scenario::check_buildable(config);
-      std::cout << "ok: " << file << "\n";
-      return 0;
+    switch (a.command) {
+      case Command::run: return cmd_run(a.file, a.sets, a.out, a.as_json);
+      case Command::topo: return cmd_topo(a.file, a.sets, a.as_json);
+      case Command::sweep: return cmd_sweep(a.file, a.sets, a.grids, a.jobs, a.sweep_out);
+      case Command::plan:
+        return cmd_plan(a.file, a.sets, a.jobs, a.top, a.refine, a.plan_only, a.as_json, a.plan_out);
+      case Command::compare: return cmd_compare(a.compare_files, a.workload_files, a.sets, a.jobs, a.as_json);
+      case Command::validate: {
+        const auto config = load(a.file, a.sets);
+        for (const auto& line : config.warnings) std::cerr << line << "\n";
+        cs::scenario::check_buildable(config);
+        std::cout << "ok: " << a.file << "\n";
+        return 0;
+      }
+      case Command::schema: break;
     }
     std::cout << cs::scenario::schema_text();
     return 0;

@@ -1,0 +1,36 @@
+#pragma once
+// The command line of `clustersim`: its subcommands and options (CLI11) parsed into plain
+// values, apart from the commands themselves so that parsing alone can be fuzzed
+// (fuzz/cli_fuzz.cpp).
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cs::cli {
+
+enum class Command { run, validate, topo, sweep, plan, compare, schema };
+
+struct Args {
+  Command command = Command::schema;
+  std::string file;                 // run, validate, topo, sweep, plan
+  std::vector<std::string> sets;    // --set PATH=VALUE, in order
+  bool as_json = false;             // --json
+  std::string out;                  // run --out DIR
+  std::vector<std::string> grids;   // sweep --grid PATH=V1,V2
+  std::string sweep_out;            // sweep --out FILE
+  int jobs = 1;                     // -j (1 .. 1024)
+  int top = 0, refine = 10;         // plan --top (0: the command's default), --refine
+  std::string plan_out;             // plan --out FILE
+  std::vector<std::string> plan_only;                      // plan --only KEY=V1,V2
+  std::vector<std::string> compare_files, workload_files;  // compare FILES, --workload
+};
+
+// The arguments, or (args empty) the exit code when parsing ends the program: help printed
+// on stdout (0), or a usage error on stderr that names what is wrong (2).
+struct Parsed {
+  std::optional<Args> args;
+  int exit_code = 0;
+};
+Parsed parse_args(int argc, const char* const* argv);
+
+}  // namespace cs::cli
