@@ -91,7 +91,6 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan, const
     routes.resize(n);
     wires.resize(n);
     Eigen::VectorXd shares(static_cast<Eigen::Index>(n));
-    std::size_t hops = 0;
     model_links.clear();
     model_begin.assign(1, 0);
     for (std::size_t t = 0; t < n; ++t) {
@@ -103,7 +102,6 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan, const
       routes[t] = &route;
       wires[t] = {route.latency_s, transfer_class(topology, tr.src, tr.dst)};
       shares[static_cast<Eigen::Index>(t)] = tr.share;
-      hops += route.links.size();
       network.append_model_links(route, model_links);
       model_begin.push_back(model_links.size());
     }
@@ -112,7 +110,7 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan, const
     // (link, t, 1) per hop: each column's links ascending, a link the route crosses m times
     // once with value m. Built in place: Eigen 3.4's SparseMatrix has no move constructor.
     Eigen::SparseMatrix<double>& r = routing_.emplace_back(num_links, static_cast<Eigen::Index>(n));
-    r.resizeNonZeros(static_cast<Eigen::Index>(hops));
+    r.resizeNonZeros(static_cast<Eigen::Index>(model_links.size()));
     int* outer = r.outerIndexPtr();
     int* inner = r.innerIndexPtr();
     double* value = r.valuePtr();
@@ -182,8 +180,7 @@ RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan, const
 
 AnalyticalModel::AnalyticalModel(Network& network) {
   const std::size_t n = network.model_links();
-  capacity_Bps_.reserve(n);
-  for (std::size_t l = 0; l < n; ++l) capacity_Bps_.push_back(network.capacity_Bps(static_cast<uint32_t>(l)));
+  capacity_Bps_ = network.capacities_Bps();
   link_bytes_.assign(n, 0.0);
   link_busy_s_.assign(n, 0.0);
   // all_jobs_ and own_job_ on the first estimate_concurrent: a lone estimate needs neither.

@@ -126,13 +126,9 @@ RouteId Network::path_of(const topo::Route& r) {
   // Routers cache routes and hand out stable references, so the address identifies a route.
   auto [it, inserted] = paths_.try_emplace(&r, 0);
   if (inserted) {
-    if (r.bundle.empty()) {
-      it->second = flows_.add_route(r.links, r.latency_s);
-    } else {
-      std::vector<uint32_t> links;
-      append_model_links(r, links);
-      it->second = flows_.add_route(links, r.latency_s);
-    }
+    std::vector<uint32_t> links;
+    append_model_links(r, links);
+    it->second = flows_.add_route(links, r.latency_s);
   }
   return it->second;
 }

@@ -31,6 +31,7 @@ class Network {
   // Usage per model link folds back onto topology links with fold_*.
   std::size_t model_links() const { return capacity_.size(); }
   double capacity_Bps(uint32_t model_link) const { return capacity_[model_link]; }
+  const std::vector<double>& capacities_Bps() const { return capacity_; }  // per model link
   // The model links of a route's hops, in order (bundles where it sprays), appended to out.
   void append_model_links(const topo::Route& route, std::vector<uint32_t>& out) const;
   // A topology link standing for a model link (a bundle: its first member), for reports.

@@ -22,9 +22,8 @@ constexpr double kSameRateRel = 1e-12;
 }  // namespace
 
 StageFluid::StageFluid(Network& network) : sim_(network.sim()) {
-  const std::size_t n = network.model_links();
-  capacity_Bps_.reserve(n);
-  for (std::size_t l = 0; l < n; ++l) capacity_Bps_.push_back(network.capacity_Bps(static_cast<uint32_t>(l)));
+  capacity_Bps_ = network.capacities_Bps();
+  const std::size_t n = capacity_Bps_.size();
   min_capacity_Bps_ = capacity_Bps_.empty() ? 1.0 : *std::min_element(capacity_Bps_.begin(), capacity_Bps_.end());
   bytes_.assign(n, 0.0);
   busy_s_.assign(n, 0.0);
