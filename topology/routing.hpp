@@ -21,6 +21,8 @@
 
 namespace cs::topo {
 
+class AllPairsCounter;  // all_pairs.hpp
+
 // Links over which a per-packet routing spreads one hop of a flow's traffic evenly (spray).
 struct LinkBundle {
   std::vector<LinkId> members;  // at least 2, ascending
@@ -60,6 +62,18 @@ class Router {
   // The bundles a per-packet routing's routes name (Route::bundle), all known from the start;
   // empty for per-flow routings.
   virtual std::span<const LinkBundle> bundles() const { return {}; }
+  // The route route(src_rank, dst_rank, flow_key) gives, computed into `out` (its buffers
+  // reused) and not cached: safe from several threads at once, and free of the cache's memory
+  // (an all-to-all over 16,384 GPUs has 268 M pairs). False, leaving `out` unspecified, where
+  // the routing cannot: load-aware ones (adaptive, ugal) choose by the flows in flight, and
+  // shortest searches with scratch of its own; use route() then. Throws as route() does.
+  virtual bool route_into(int src_rank, int dst_rank, uint64_t flow_key, Route& out) const {
+    (void)src_rank, (void)dst_rank, (void)flow_key, (void)out;
+    return false;
+  }
+  // Counts route(a, b, 0) over every ordered pair of `ranks` (all_pairs.hpp), which must
+  // outlive the counter; null where route_into cannot compute routes.
+  virtual std::unique_ptr<AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const = 0;
 };
 
 // dmodk, ecmp, adaptive and spray need a fat-tree, minimal, valiant and ugal a dragonfly, dor a torus;
@@ -105,5 +119,11 @@ class Router {
 //             half-way round an even ring, goes the + way); along a dimension of bundles the
 //             pair keeps one cable of each, chosen by a hash of the pair.
 std::unique_ptr<Router> make_router(const Topology& topology, RoutingKind kind, uint64_t seed);
+
+// Whether the routing's routers compute routes without caching them (Router::route_into):
+// every routing but adaptive, ugal (load-aware) and shortest (a graph search).
+constexpr bool computes_routes_uncached(RoutingKind kind) {
+  return kind != RoutingKind::adaptive && kind != RoutingKind::ugal && kind != RoutingKind::shortest;
+}
 
 }  // namespace cs::topo

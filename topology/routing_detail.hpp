@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "topology/routing.hpp"
@@ -41,10 +42,12 @@ void finish(const Topology& t, Route& r);
 // A finished route between two ranks on a fabric where every NIC has one cable up to a
 // switch, nic_up[global NIC index]: the same-node path, or GPU -> NIC -> its switch ->
 // middle(out) (switch to switch, appended to out) -> the destination's switch -> NIC -> GPU.
+// Written into r (cleared first), or returned (nic_route).
 template <class Middle>
-Route nic_route(const Topology& t, int src, int dst, const std::vector<LinkId>& nic_up,
-                Middle&& middle) {
-  Route r;
+void nic_route_into(const Topology& t, int src, int dst, const std::vector<LinkId>& nic_up, Middle&& middle,
+                    Route& r) {
+  r.links.clear();
+  r.bundle.clear();
   if (t.node_of_rank(src) == t.node_of_rank(dst)) {
     append_same_node(t, src, dst, r.links);
   } else {
@@ -55,7 +58,18 @@ Route nic_route(const Topology& t, int src, int dst, const std::vector<LinkId>& 
     append_nic_to_gpu(t, dst, r.links);
   }
   finish(t, r);
+}
+template <class Middle>
+Route nic_route(const Topology& t, int src, int dst, const std::vector<LinkId>& nic_up, Middle&& middle) {
+  Route r;
+  nic_route_into(t, src, dst, nic_up, std::forward<Middle>(middle), r);
   return r;
+}
+// An empty route (src == dst) in r.
+inline void clear_route(Route& r) {
+  r.links.clear();
+  r.bundle.clear();
+  r.latency_s = 0;
 }
 
 // Route cache shared by the routers. std::unordered_map is node-based, so references to
@@ -63,6 +77,8 @@ Route nic_route(const Topology& t, int src, int dst, const std::vector<LinkId>& 
 class CachedRouter : public Router {
  public:
   explicit CachedRouter(const Topology& t) : t_(t), ranks_(t.ranks()) {}
+  // Route by route (count_by_routes), where route_into works.
+  std::unique_ptr<AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const override;
 
  protected:
   void check_ranks(int src, int dst) const {

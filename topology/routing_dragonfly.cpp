@@ -28,6 +28,18 @@ class DragonflyRouter final : public CachedRouter {
     return cost(valiant) < cost(minimal) ? valiant : minimal;
   }
 
+  bool route_into(int src, int dst, uint64_t flow_key, Route& out) const override {
+    if (kind_ == RoutingKind::ugal) return false;
+    check_ranks(src, dst);
+    if (src == dst) {
+      clear_route(out);
+      return true;
+    }
+    const int via = kind_ == RoutingKind::minimal ? group_of_rank(src) : intermediate(src, dst, flow_key);
+    nic_route_into(t_, src, dst, d_.nic_up, [&](std::vector<LinkId>& links) { fabric(src, dst, via, links); }, out);
+    return true;
+  }
+
   void set_load_oracle(LoadOracle oracle) override { oracle_ = std::move(oracle); }
 
  private:

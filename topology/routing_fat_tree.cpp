@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "topology/all_pairs.hpp"
 #include "topology/routing_detail.hpp"
 
 namespace cs::topo::detail {
@@ -31,20 +32,139 @@ class FatTreeRouter final : public CachedRouter {
   const Route& route(int src, int dst, uint64_t flow_key) override {
     check_ranks(src, dst);
     if (src == dst) return empty_;
-    int top = 1;  // lowest common tier; 1 = same leaf (or same node)
-    uint32_t choice = 0;
-    const auto gs = static_cast<std::size_t>(t_.nic_index_of_rank(src));
-    const auto gd = static_cast<std::size_t>(t_.nic_index_of_rank(dst));
-    if (t_.node_of_rank(src) != t_.node_of_rank(dst)) {
-      top = common_tier(f_.nic_leaf[gs], f_.nic_leaf[gd]);
-      if (top > 1) choice = choose(gs, gd, top, flow_key);
-    }
+    auto [top, choice] = fixed_choice(src, dst, flow_key);
+    if (kind_ == RoutingKind::adaptive && load_ && top > 1)
+      choice = least_loaded(static_cast<std::size_t>(t_.nic_index_of_rank(src)),
+                            static_cast<std::size_t>(t_.nic_index_of_rank(dst)), top, choice);
     const Key key{route_key(src, dst, 0), choice};
     if (auto it = routes_.find(key); it != routes_.end()) return it->second;
-    return routes_.emplace(key, compute(src, dst, top, choice)).first->second;
+    Route r;
+    compute(src, dst, top, choice, r);
+    return routes_.emplace(key, std::move(r)).first->second;
+  }
+
+  std::unique_ptr<AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const override {
+    if (kind_ == RoutingKind::adaptive) return nullptr;
+    return std::make_unique<PairCounter>(*this, ranks);
+  }
+
+  bool route_into(int src, int dst, uint64_t flow_key, Route& out) const override {
+    if (kind_ == RoutingKind::adaptive) return false;
+    check_ranks(src, dst);
+    if (src == dst) {
+      clear_route(out);
+      return true;
+    }
+    const auto [top, choice] = fixed_choice(src, dst, flow_key);
+    compute(src, dst, top, choice, out);
+    return true;
   }
 
  private:
+  // An all-pairs count (all_pairs.hpp) that takes each rank's legs once: a pair between nodes
+  // crosses the source's GPU -> NIC -> leaf links and the destination's leaf -> NIC -> GPU
+  // links whatever its path, so those count once per source (times its destinations on other
+  // nodes) and once per destination, and each pair walks only its fabric hops (2 x (T - 1)
+  // for lowest common tier T). Latencies add link by link in the route's order, as finish()
+  // does, so the slowest route is the one route() gives to the last bit. Pairs in one node
+  // take their route whole.
+  class PairCounter final : public AllPairsCounter {
+   public:
+    PairCounter(const FatTreeRouter& r, std::span<const int> ranks) : r_(r), ranks_(ranks) {
+      const Topology& t = r.t_;
+      legs_.resize(ranks.size());
+      std::vector<LinkId> links;
+      for (std::size_t i = 0; i < ranks.size(); ++i) {
+        const int rank = ranks[i];
+        const auto nic = static_cast<std::size_t>(t.nic_index_of_rank(rank));
+        Leg& leg = legs_[i];
+        leg.node = t.node_of_rank(rank);
+        leg.nic = nic;
+        leg.leaf = r.f_.nic_leaf[nic];
+        leg.up_begin = static_cast<uint32_t>(up_.size());
+        links.clear();
+        append_gpu_to_nic(t, rank, links);
+        links.push_back(r.f_.nic_up[nic]);
+        for (LinkId l : links) leg.up_latency_s += t.link(l).latency_s;
+        up_.insert(up_.end(), links.begin(), links.end());
+        leg.up_end = static_cast<uint32_t>(up_.size());
+        links.clear();
+        links.push_back(reverse(r.f_.nic_up[nic]));
+        append_nic_to_gpu(t, rank, links);
+        leg.down_begin = static_cast<uint32_t>(down_.size());
+        down_.insert(down_.end(), links.begin(), links.end());
+        leg.down_end = static_cast<uint32_t>(down_.size());
+      }
+    }
+
+    void add_sources(std::size_t first, std::size_t last, PairLoads& into) const override {
+      const Topology& t = r_.t_;
+      const std::size_t base = t.num_links();
+      const bool spray = r_.kind_ == RoutingKind::spray;
+      std::vector<uint64_t> down_pairs(ranks_.size(), 0);  // per destination: pairs between nodes
+      Route same_node;
+      std::vector<LinkId> down_hops;
+      for (std::size_t i = first; i < last; ++i) {
+        const Leg& a = legs_[i];
+        uint64_t across = 0;
+        for (std::size_t j = 0; j < ranks_.size(); ++j) {
+          if (j == i) continue;
+          const Leg& b = legs_[j];
+          if (a.node == b.node) {
+            r_.compute(ranks_[i], ranks_[j], 1, 0, same_node);
+            count_route(t, same_node, into.crossings);
+            into.max_latency_same_node_s = std::max(into.max_latency_same_node_s, same_node.latency_s);
+            continue;
+          }
+          ++across;
+          ++down_pairs[j];
+          double latency = a.up_latency_s;
+          const int top = a.leaf == b.leaf ? 1 : r_.common_tier(a.leaf, b.leaf);
+          if (top > 1) {
+            const uint32_t choice = r_.choose(a.nic, b.nic, top, 0);
+            // Up from the source's leaf, then down to the destination's: the mirror of its climb.
+            down_hops.clear();
+            std::size_t level = 1;
+            r_.climb(a.leaf, top, choice, down_hops);
+            for (LinkId l : down_hops) {
+              latency += t.link(l).latency_s;
+              const uint32_t bundle = spray ? r_.bundle_of(r_.up_bundle_, static_cast<int>(level), a.leaf) : kNoBundle;
+              ++into.crossings[bundle == kNoBundle ? l : base + bundle];
+              ++level;
+            }
+            down_hops.clear();
+            r_.climb(b.leaf, top, choice, down_hops);
+            for (std::size_t k = down_hops.size(); k-- > 0;) {
+              const LinkId l = reverse(down_hops[k]);
+              latency += t.link(l).latency_s;
+              const uint32_t bundle = spray ? r_.bundle_of(r_.down_bundle_, static_cast<int>(k + 1), b.leaf) : kNoBundle;
+              ++into.crossings[bundle == kNoBundle ? l : base + bundle];
+            }
+          }
+          for (uint32_t k = b.down_begin; k < b.down_end; ++k) latency += t.link(down_[k]).latency_s;
+          into.max_latency_across_s = std::max(into.max_latency_across_s, latency);
+        }
+        for (uint32_t k = a.up_begin; k < a.up_end; ++k) into.crossings[up_[k]] += across;
+      }
+      for (std::size_t j = 0; j < ranks_.size(); ++j)
+        for (uint32_t k = legs_[j].down_begin; k < legs_[j].down_end; ++k) into.crossings[down_[k]] += down_pairs[j];
+    }
+
+   private:
+    // A rank's legs: GPU -> NIC -> leaf links in up_[up_begin, up_end) with their latency summed
+    // in order, and leaf -> NIC -> GPU in down_[down_begin, down_end).
+    struct Leg {
+      int node = 0, leaf = 0;
+      std::size_t nic = 0;
+      double up_latency_s = 0;
+      uint32_t up_begin = 0, up_end = 0, down_begin = 0, down_end = 0;
+    };
+    const FatTreeRouter& r_;
+    std::span<const int> ranks_;
+    std::vector<Leg> legs_;
+    std::vector<LinkId> up_, down_;
+  };
+
   // Cache key: the ranks (as route_key) and the choice, which may exceed 16 bits.
   struct Key {
     uint64_t ranks;
@@ -65,7 +185,17 @@ class FatTreeRouter final : public CachedRouter {
       if (leaf_s / tier(t).leaves_per_group == leaf_d / tier(t).leaves_per_group) return t;
   }
 
-  uint32_t choose(std::size_t gs, std::size_t gd, int top, uint64_t flow_key) {
+  // The lowest common tier of two ranks (1: same leaf or node) and the path choice there of
+  // every routing but adaptive's load-aware pick (which starts from D-mod-K's).
+  std::pair<int, uint32_t> fixed_choice(int src, int dst, uint64_t flow_key) const {
+    if (t_.node_of_rank(src) == t_.node_of_rank(dst)) return {1, 0};
+    const auto gs = static_cast<std::size_t>(t_.nic_index_of_rank(src));
+    const auto gd = static_cast<std::size_t>(t_.nic_index_of_rank(dst));
+    const int top = common_tier(f_.nic_leaf[gs], f_.nic_leaf[gd]);
+    return {top, top > 1 ? choose(gs, gd, top, flow_key) : 0};
+  }
+
+  uint32_t choose(std::size_t gs, std::size_t gd, int top, uint64_t flow_key) const {
     uint32_t choice = 0;
     if (kind_ == RoutingKind::spray) return choice;  // the first path stands for them all
     if (kind_ == RoutingKind::ecmp) {
@@ -88,7 +218,6 @@ class FatTreeRouter final : public CachedRouter {
       const auto below = static_cast<uint64_t>(tier(l).per_group);
       choice = choice * static_cast<uint32_t>(up) + static_cast<uint32_t>(key / below % up);
     }
-    if (kind_ == RoutingKind::adaptive && load_) choice = least_loaded(gs, gd, top, choice);
     return choice;
   }
 
@@ -127,24 +256,25 @@ class FatTreeRouter final : public CachedRouter {
 
   // Appends the up-links from `leaf` through the ports encoded in `choice` (levels 1 .. top-1).
   void climb(int leaf, int top, uint32_t choice, std::vector<LinkId>& out) const {
-    ports_.resize(static_cast<std::size_t>(top));
-    for (int l = top - 1; l >= 1; --l) {
-      const auto up = static_cast<uint32_t>(tier(l).up);
-      ports_[static_cast<std::size_t>(l)] = choice % up;
-      choice /= up;
-    }
+    // Level l's port is digit l of `choice` in the mixed radix up(1) .. up(top-1), level 1
+    // most significant: choice / (up(l+1) x .. x up(top-1)) mod up(l).
+    uint32_t below = 1;
+    for (int l = 2; l < top; ++l) below *= static_cast<uint32_t>(tier(l).up);
     int sw = leaf;
     for (int l = 1; l < top; ++l) {
       const FatTreeTier& tr = tier(l);
-      const uint32_t port = ports_[static_cast<std::size_t>(l)];
+      const uint32_t port = choice / below % static_cast<uint32_t>(tr.up);
+      if (l + 1 < top) below /= static_cast<uint32_t>(tier(l + 1).up);
       const LinkId link = tr.up_link[static_cast<std::size_t>(int64_t{sw} * tr.up + port)];
       out.push_back(link);
       sw = t_.vertex(t_.link(link).to).index;
     }
   }
 
-  Route compute(int src, int dst, int top, uint32_t choice) const {
-    Route r;
+  // The route for a choice, into r (cleared first).
+  void compute(int src, int dst, int top, uint32_t choice, Route& r) const {
+    r.links.clear();
+    r.bundle.clear();
     if (t_.node_of_rank(src) == t_.node_of_rank(dst)) {
       append_same_node(t_, src, dst, r.links);
     } else {
@@ -172,7 +302,6 @@ class FatTreeRouter final : public CachedRouter {
       if (!r.bundle.empty()) r.bundle.resize(r.links.size(), kNoBundle);
     }
     finish(t_, r);
-    return r;
   }
 
   uint32_t bundle_of(const std::vector<uint32_t>& table, int level, int leaf) const {
@@ -265,7 +394,6 @@ class FatTreeRouter final : public CachedRouter {
   // Spray: the bundles, and per (level - 1) * leaves + leaf its up- and down-bundle.
   std::vector<LinkBundle> bundles_;
   std::vector<uint32_t> up_bundle_, down_bundle_;
-  mutable std::vector<uint32_t> ports_;
   std::vector<uint32_t> worst_, next_worst_;
   std::vector<std::pair<int, int>> ends_, next_ends_;
 };

@@ -15,14 +15,27 @@ class TorusRouter final : public CachedRouter {
     check_ranks(src, dst);
     if (src == dst) return empty_;
     return cached(route_key(src, dst, 0), [&] {
-      return nic_route(t_, src, dst, l_.nic_up, [&](std::vector<LinkId>& out) {
-        // Node i sits at position i.
-        dimension_order(t_.node_of_rank(src), t_.node_of_rank(dst), pair_hash(src, dst), out);
-      });
+      Route r;
+      compute(src, dst, r);
+      return r;
     });
   }
 
+  bool route_into(int src, int dst, uint64_t /*flow_key*/, Route& out) const override {
+    check_ranks(src, dst);
+    if (src == dst) clear_route(out);
+    else compute(src, dst, out);
+    return true;
+  }
+
  private:
+  void compute(int src, int dst, Route& r) const {
+    nic_route_into(t_, src, dst, l_.nic_up, [&](std::vector<LinkId>& out) {
+      // Node i sits at position i.
+      dimension_order(t_.node_of_rank(src), t_.node_of_rank(dst), pair_hash(src, dst), out);
+    }, r);
+  }
+
   static uint64_t pair_hash(int src, int dst) {
     return mix64((static_cast<uint64_t>(src) << 32) | static_cast<uint64_t>(dst));
   }

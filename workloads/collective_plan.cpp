@@ -83,7 +83,11 @@ Transfers chain_edges(const Members& members, double share, int32_t chain, bool 
 }
 
 Stage stage(std::string name, Transfers transfers, int steps) {
-  return Stage{std::move(name), std::move(transfers), steps};
+  Stage s;
+  s.name = std::move(name);
+  s.transfers = std::move(transfers);
+  s.steps = steps;
+  return s;
 }
 
 }  // namespace detail
@@ -92,13 +96,13 @@ namespace {
 
 using namespace detail;
 
-// Every ordered pair, each an independent transfer.
-Transfers all_pairs(const Members& members, double share) {
-  Transfers out;
-  for (int src : members)
-    for (int dst : members)
-      if (src != dst) out.push_back({src, dst, share, -1});
-  return out;
+// Every ordered pair, each an independent transfer: implicit (Stage::pair_members).
+Stage all_pairs(std::string name, const Members& members, double share) {
+  Stage s;
+  s.name = std::move(name);
+  s.pair_members = members;
+  s.pair_share = share;
+  return s;
 }
 
 // The root (members[0]) and every other member, each an independent transfer.
@@ -178,13 +182,11 @@ std::vector<Stage> halving_doubling_plan(CollectiveOp op, const Members& m) {
 std::vector<Stage> direct_plan(CollectiveOp op, const Members& m) {
   const double piece = 1.0 / static_cast<double>(m.size());
   switch (op) {
-    case CollectiveOp::all_to_all: return {stage("direct all_to_all", all_pairs(m, piece), 1)};
-    case CollectiveOp::reduce_scatter:
-      return {stage("direct reduce_scatter", all_pairs(m, piece), 1)};
-    case CollectiveOp::all_gather: return {stage("direct all_gather", all_pairs(m, piece), 1)};
+    case CollectiveOp::all_to_all: return {all_pairs("direct all_to_all", m, piece)};
+    case CollectiveOp::reduce_scatter: return {all_pairs("direct reduce_scatter", m, piece)};
+    case CollectiveOp::all_gather: return {all_pairs("direct all_gather", m, piece)};
     case CollectiveOp::all_reduce:
-      return {stage("direct reduce_scatter", all_pairs(m, piece), 1),
-              stage("direct all_gather", all_pairs(m, piece), 1)};
+      return {all_pairs("direct reduce_scatter", m, piece), all_pairs("direct all_gather", m, piece)};
     case CollectiveOp::broadcast: return {stage("direct broadcast", star(m, 1, false), 1)};
     case CollectiveOp::reduce: return {stage("direct reduce", star(m, 1, true), 1)};
     case CollectiveOp::send_recv:
@@ -246,8 +248,9 @@ std::vector<CollectiveAlgorithm> algorithms_for(CollectiveOp op) {
 double bytes_sent_share(const CollectivePlan& plan, int rank) {
   double total = 0;
   for (const Stage& s : plan.stages)
-    for (const Transfer& t : s.transfers)
+    s.for_each([&](const Transfer& t) {
       if (t.src == rank) total += t.share;
+    });
   return total;
 }
 

@@ -16,6 +16,7 @@
 // ring all-reduce's 2(n-1), one per halving step).
 //
 // Ranks are global rank numbers: workloads know ranks, not GPUs or links.
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <stdexcept>
@@ -32,10 +33,39 @@ struct Transfer {
   int32_t chain = -1;    // pipeline id within the stage, or -1
 };
 
+// A stage's transfers are listed, or, for a direct exchange among n ranks, implicit: every
+// ordered pair (a, b), a != b, of `pair_members`, a's sends before the next member's, each
+// independent with share `pair_share` (n(n-1) transfers: 268 M over 16,384 ranks, which a list
+// cannot hold). Read them through size() and transfer(i), or for_each, whichever form holds them.
 struct Stage {
   std::string name;  // e.g. "ring all_reduce", "inter-node ring (rail)", "halving 2/3"
-  std::vector<Transfer> transfers;
+  std::vector<Transfer> transfers;  // listed (empty for an all-pairs stage)
   int steps = 1;     // per-step latencies on the stage's critical path (>= 1)
+  std::vector<int> pair_members;  // an all-pairs stage's ranks (at least 2), else empty
+  double pair_share = 0;          // each pair's share (> 0) of an all-pairs stage
+
+  bool all_pairs() const { return !pair_members.empty(); }
+  std::size_t size() const {
+    const std::size_t n = pair_members.size();
+    return all_pairs() ? n * (n - 1) : transfers.size();
+  }
+  // Transfer i < size(), in order.
+  Transfer transfer(std::size_t i) const {
+    if (!all_pairs()) return transfers[i];
+    const std::size_t others = pair_members.size() - 1, a = i / others, k = i % others;
+    return {pair_members[a], pair_members[k < a ? k : k + 1], pair_share, -1};
+  }
+  // f(transfer) for every transfer, in order.
+  template <class F>
+  void for_each(F&& f) const {
+    if (!all_pairs()) {
+      for (const Transfer& t : transfers) f(t);
+      return;
+    }
+    for (int a : pair_members)
+      for (int b : pair_members)
+        if (a != b) f(Transfer{a, b, pair_share, -1});
+  }
 };
 
 struct CollectivePlan {

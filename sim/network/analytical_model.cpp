@@ -1,11 +1,19 @@
 #include "sim/network/analytical_model.hpp"
 
 #include <algorithm>
-#include <bit>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
+
+#include <Eigen/Core>
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
 
 namespace cs::net {
 
@@ -61,121 +69,131 @@ class RouteMemo {
 
 RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan, const FlowKeyOf& flow_key)
     : plan_(plan) {
-  const topo::Topology& topology = network.topology();
-  const auto num_links = static_cast<Eigen::Index>(network.model_links());
-  routing_.reserve(plan.stages.size());
-  shares_.reserve(plan.stages.size());
-  links_.reserve(plan.stages.size());
-  latency_.reserve(plan.stages.size());
+  for (const work::Stage& stage : plan.stages) {
+    if (stage.all_pairs() && !flow_key && !network.load_aware() && stream_pairs(network, stage)) continue;
+    route_listed(network, stage, flow_key);
+  }
+}
 
-  RouteMemo route_of(network);
+void RoutedPlan::route_listed(Network& network, const work::Stage& stage, const FlowKeyOf& flow_key) {
+  const topo::Topology& topology = network.topology();
+  const std::size_t stage_index = links_.size(), n = stage.size();
   // Load-aware routings choose each stage's routes transfer by transfer, seeing the ones
   // placed before them (Network::StagePlacement); the memo would reuse the first choice.
   Network::StagePlacement placement(network);
-  std::vector<const topo::Route*> routes;  // per transfer of the stage
-  std::vector<StageLatency::Wire> wires;
-  // A stage's (link, unit load, crossings) per hop, merged by link: sorting the hops costs the
-  // plan's size, where scratch arrays by link id would cost the fabric's for every plan (a
+  RouteMemo route_of(network);
+  std::vector<StageLatency::Wire> wires(n);
+  std::vector<double> shares(n);
+  // The stage's (link, unit load, crossings) per hop, merged by link: sorting the hops costs
+  // the plan's size, where scratch arrays by link id would cost the fabric's for every plan (a
   // send's one-transfer plan on a 4,096-GPU fabric).
   struct Hop {
-    topo::LinkId link;
+    uint32_t link;
     double unit, crossings;
   };
-  std::vector<Hop> hops_of;
-  // The stage's routes as model links (bundles where a routing sprays), route after route.
-  std::vector<uint32_t> model_links;
-  std::vector<std::size_t> model_begin;
-  for (const work::Stage& stage : plan.stages) {
-    const std::size_t stage_index = routing_.size(), n = stage.transfers.size();
-    placement.clear();
-    routes.resize(n);
-    wires.resize(n);
-    Eigen::VectorXd shares(static_cast<Eigen::Index>(n));
-    model_links.clear();
-    model_begin.assign(1, 0);
-    for (std::size_t t = 0; t < n; ++t) {
-      const work::Transfer& tr = stage.transfers[t];
-      const topo::Route& route =
-          network.load_aware() ? placement.route(tr.src, tr.dst, flow_key ? flow_key(stage_index, t) : 0)
-          : flow_key           ? network.route(tr.src, tr.dst, flow_key(stage_index, t))
-                               : route_of(tr.src, tr.dst);
-      routes[t] = &route;
-      wires[t] = {route.latency_s, transfer_class(topology, tr.src, tr.dst)};
-      shares[static_cast<Eigen::Index>(t)] = tr.share;
-      network.append_model_links(route, model_links);
-      model_begin.push_back(model_links.size());
+  std::vector<Hop> hops;
+  std::vector<uint32_t> route_links;  // one route's model links (bundles where it sprays)
+  for (std::size_t t = 0; t < n; ++t) {
+    const work::Transfer tr = stage.transfer(t);
+    const topo::Route& route =
+        network.load_aware() ? placement.route(tr.src, tr.dst, flow_key ? flow_key(stage_index, t) : 0)
+        : flow_key           ? network.route(tr.src, tr.dst, flow_key(stage_index, t))
+                             : route_of(tr.src, tr.dst);
+    wires[t] = {route.latency_s, transfer_class(topology, tr.src, tr.dst)};
+    shares[t] = tr.share;
+    // The route's links ascending, a link it crosses m times once with m (a few: sorted here).
+    route_links.clear();
+    network.append_model_links(route, route_links);
+    std::sort(route_links.begin(), route_links.end());
+    for (std::size_t h = 0; h < route_links.size();) {
+      std::size_t e = h + 1;
+      while (e < route_links.size() && route_links[e] == route_links[h]) ++e;
+      const auto m = static_cast<double>(e - h);
+      hops.push_back({route_links[h], m * tr.share, m});
+      h = e;
     }
-
-    // Compressed, column by column, as setFromTriplets would make it of one triplet
-    // (link, t, 1) per hop: each column's links ascending, a link the route crosses m times
-    // once with value m. Built in place: Eigen 3.4's SparseMatrix has no move constructor.
-    Eigen::SparseMatrix<double>& r = routing_.emplace_back(num_links, static_cast<Eigen::Index>(n));
-    r.resizeNonZeros(static_cast<Eigen::Index>(model_links.size()));
-    int* outer = r.outerIndexPtr();
-    int* inner = r.innerIndexPtr();
-    double* value = r.valuePtr();
-    int nnz = 0;
-    for (std::size_t t = 0; t < n; ++t) {
-      const int begin = nnz;
-      outer[t] = begin;
-      for (std::size_t h = model_begin[t]; h < model_begin[t + 1]; ++h) {  // a few: insertion
-        const auto l = static_cast<int>(model_links[h]);
-        int k = nnz;
-        while (k > begin && inner[k - 1] > l) --k;
-        if (k > begin && inner[k - 1] == l) {
-          value[k - 1] += 1.0;
-          continue;
-        }
-        for (int j = nnz; j > k; --j) {
-          inner[j] = inner[j - 1];
-          value[j] = value[j - 1];
-        }
-        inner[k] = l;
-        value[k] = 1.0;
-        ++nnz;
-      }
-    }
-    outer[n] = nnz;
-    r.resizeNonZeros(nnz);
-
-    // Unit loads R shares and the flows crossing each link (R 1: every crossing of every
-    // transfer), merged by link in ascending order (Eigen's product would fill a dense vector
-    // over every link of the fabric); and the busiest link per byte (strict: ties keep the
-    // lowest link id).
-    hops_of.clear();
-    for (std::size_t t = 0; t < n; ++t)
-      for (int k = outer[t]; k < outer[t + 1]; ++k)
-        hops_of.push_back({static_cast<topo::LinkId>(inner[k]), value[k] * shares[static_cast<Eigen::Index>(t)], value[k]});
-    std::sort(hops_of.begin(), hops_of.end(), [](const Hop& a, const Hop& b) { return a.link < b.link; });
-    std::vector<topo::LinkId> links;
-    std::vector<double>& loads = unit_load_.emplace_back();
-    std::vector<double> crossings;
-    for (const Hop& h : hops_of) {
-      if (!links.empty() && links.back() == h.link) {
-        loads.back() += h.unit;
-        crossings.back() += h.crossings;
-      } else {
-        links.push_back(h.link);
-        loads.push_back(h.unit);
-        crossings.push_back(h.crossings);
-      }
-    }
-    double per_byte = 0, weight = links.empty() ? 0 : std::numeric_limits<double>::infinity();
-    topo::LinkId bottleneck = 0;
-    for (std::size_t i = 0; i < links.size(); ++i) {
-      weight = std::min(weight, crossings[i] / loads[i]);
-      const double busy = loads[i] / network.capacity_Bps(links[i]);
-      if (busy > per_byte) per_byte = busy, bottleneck = links[i];
-    }
-    bottleneck = network.topology_link(bottleneck);
-    per_byte_s_.push_back(per_byte);
-    bottleneck_.push_back(bottleneck);
-    flow_weight_.push_back(weight);
-
-    shares_.push_back(std::move(shares));
-    links_.push_back(std::move(links));
-    latency_.emplace_back(stage, wires);
   }
+  std::sort(hops.begin(), hops.end(), [](const Hop& a, const Hop& b) { return a.link < b.link; });
+  std::vector<uint32_t> links;
+  std::vector<double> loads, crossings;
+  for (const Hop& h : hops) {
+    if (!links.empty() && links.back() == h.link) {
+      loads.back() += h.unit;
+      crossings.back() += h.crossings;
+    } else {
+      links.push_back(h.link);
+      loads.push_back(h.unit);
+      crossings.push_back(h.crossings);
+    }
+  }
+  // Eigen's sum: its order is the one every recorded result was made with.
+  const double payload = Eigen::Map<const Eigen::VectorXd>(shares.data(), static_cast<Eigen::Index>(n)).sum();
+  add_stage(network, std::move(links), std::move(loads), std::move(crossings), payload, StageLatency(stage, wires));
+}
+
+bool RoutedPlan::stream_pairs(Network& network, const work::Stage& stage) {
+  const std::vector<int>& members = stage.pair_members;
+  const std::unique_ptr<topo::AllPairsCounter> counter = network.all_pairs_counter(members);
+  if (!counter) return false;
+  const std::size_t n = members.size(), num_links = network.model_links();
+  tbb::enumerable_thread_specific<topo::PairLoads> locals([&] {
+    topo::PairLoads l;
+    l.crossings.assign(num_links, 0);
+    return l;
+  });
+  // A route error (an unreachable pair) is reported for the lowest source, whatever the threads.
+  std::mutex error_mutex;
+  std::size_t error_at = n;
+  std::exception_ptr error;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n), [&](const tbb::blocked_range<std::size_t>& sources) {
+    try {
+      counter->add_sources(sources.begin(), sources.end(), locals.local());
+    } catch (...) {
+      const std::lock_guard lock(error_mutex);
+      if (sources.begin() < error_at) error_at = sources.begin(), error = std::current_exception();
+    }
+  });
+  if (error) std::rethrow_exception(error);
+  std::vector<uint64_t> total(num_links, 0);
+  std::array<double, 3> max_wire_s{-1, -1, -1};  // by TransferClass
+  const auto within = static_cast<std::size_t>(transfer_class(network.topology(), members[0], members[0]));
+  const auto across = static_cast<std::size_t>(TransferClass::net);
+  for (const topo::PairLoads& l : locals) {
+    for (std::size_t i = 0; i < num_links; ++i) total[i] += l.crossings[i];
+    max_wire_s[within] = std::max(max_wire_s[within], l.max_latency_same_node_s);
+    max_wire_s[across] = std::max(max_wire_s[across], l.max_latency_across_s);
+  }
+  std::vector<uint32_t> links;
+  std::vector<double> loads, crossings;
+  for (std::size_t i = 0; i < num_links; ++i)
+    if (total[i] > 0) {
+      links.push_back(static_cast<uint32_t>(i));
+      crossings.push_back(static_cast<double>(total[i]));
+      loads.push_back(crossings.back() * stage.pair_share);
+    }
+  add_stage(network, std::move(links), std::move(loads), std::move(crossings),
+            static_cast<double>(stage.size()) * stage.pair_share, StageLatency(stage.steps, max_wire_s));
+  return true;
+}
+
+void RoutedPlan::add_stage(const Network& network, std::vector<uint32_t> links, std::vector<double> loads,
+                           std::vector<double> crossings, double payload_share, StageLatency latency) {
+  // The busiest link per byte (strict: ties keep the lowest link id), and the flow weight.
+  double per_byte = 0, weight = links.empty() ? 0 : std::numeric_limits<double>::infinity();
+  uint32_t bottleneck = 0;
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    weight = std::min(weight, crossings[i] / loads[i]);
+    const double busy = loads[i] / network.capacity_Bps(links[i]);
+    if (busy > per_byte) per_byte = busy, bottleneck = links[i];
+  }
+  per_byte_s_.push_back(per_byte);
+  bottleneck_.push_back(network.topology_link(bottleneck));
+  flow_weight_.push_back(weight);
+  payload_share_.push_back(payload_share);
+  links_.push_back(std::move(links));
+  unit_load_.push_back(std::move(loads));
+  crossings_.push_back(std::move(crossings));
+  latency_.push_back(std::move(latency));
 }
 
 AnalyticalModel::AnalyticalModel(Network& network) {
@@ -198,7 +216,7 @@ void check_inputs(double bytes, const CollectiveCosts& costs) {
 }  // namespace
 
 void AnalyticalModel::record(const RoutedPlan& plan, std::size_t s, double scale) {
-  const std::vector<topo::LinkId>& links = plan.links_[s];
+  const std::vector<uint32_t>& links = plan.links_[s];
   const std::vector<double>& unit = plan.unit_load_[s];
   for (std::size_t i = 0; i < links.size(); ++i) {
     const double load = unit[i] * scale;

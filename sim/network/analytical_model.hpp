@@ -22,8 +22,6 @@
 #include <span>
 #include <vector>
 
-#include <Eigen/SparseCore>
-
 #include "sim/network/collective_costs.hpp"
 #include "sim/network/network.hpp"
 #include "workloads/collective_plan.hpp"
@@ -41,31 +39,39 @@ struct CollectiveEstimate {
   std::vector<StageEstimate> stages;
 };
 
-// A plan with its routing: one sparse matrix per stage, built once and reused for every
+// A plan with its routing, reduced per stage to what the models need: the links its routes
+// cross with their unit loads (R shares, R the stage's routing matrix, never stored: links x
+// transfers, R[l][t] = how many times transfer t's route crosses link l) and crossings (R 1),
+// its busiest link per byte, and what prices its latency. Built once and reused for every
 // size and cost table. Keeps a reference to `plan`, which must outlive it. Routes are those
 // of network.route(src, dst) (flow key 0, or flow_key's), as stage_latency_s and the flow
 // model's runs use.
 //
 // A stage's link loads scale with the collective's size: load = (R shares) x S / efficiency.
-// So R shares (the stage's unit loads) and its busiest link per byte are computed here once,
-// and a lone estimate costs O(stages), whatever the fabric's size.
+// So the unit loads and the busiest link per byte are computed here once, and a lone estimate
+// costs O(stages), whatever the fabric's size.
+//
+// An all-pairs stage (work::Stage::all_pairs: a direct exchange) is streamed where the routing
+// computes routes without caching them (Router::route_into: every routing but adaptive, ugal
+// and shortest) and no flow key is given: pair by pair on every core, counting crossings per
+// link in integers (the same sums in any order, so the same numbers on any number of
+// threads), keeping no route and no transfer. Its unit loads are crossings x the pair share.
+// So an all-to-all over 16,384 GPUs (268 M pairs) costs memory in the fabric's links alone.
 class RoutedPlan {
  public:
   // Flow key of transfer t of stage s, for routings that hash flows (ECMP); none: key 0.
   using FlowKeyOf = std::function<uint64_t(std::size_t stage, std::size_t transfer)>;
   RoutedPlan(Network& network, const work::CollectivePlan& plan, const FlowKeyOf& flow_key = {});
   const work::CollectivePlan& plan() const { return plan_; }
-  std::size_t stages() const { return routing_.size(); }
-  // links x transfers of stage s (row = topology link id).
-  const Eigen::SparseMatrix<double>& routing(std::size_t s) const { return routing_[s]; }
-  // Transfer shares of stage s (bytes / S), in plan order, and their sum: the payload stage s
-  // delivers per byte of S.
-  const Eigen::VectorXd& shares(std::size_t s) const { return shares_[s]; }
-  double payload_share(std::size_t s) const { return shares_[s].sum(); }
-  // The links stage s crosses, ascending, and beside each the bytes it carries per byte of S
-  // at efficiency 1 (R shares).
-  std::span<const topo::LinkId> links(std::size_t s) const { return links_[s]; }
+  std::size_t stages() const { return links_.size(); }
+  // The payload stage s delivers per byte of S: the sum of its transfers' shares.
+  double payload_share(std::size_t s) const { return payload_share_[s]; }
+  // The model links stage s crosses (network.hpp: topology links, then bundles), ascending,
+  // and beside each the bytes it carries per byte of S at efficiency 1 (R shares) and the
+  // transfers crossing it (R 1: a transfer crossing it m times counts m times).
+  std::span<const uint32_t> links(std::size_t s) const { return links_[s]; }
   std::span<const double> unit_loads(std::size_t s) const { return unit_load_[s]; }
+  std::span<const double> crossings(std::size_t s) const { return crossings_[s]; }
   // Stage s alone: seconds per byte of S at efficiency 1 at its busiest link, and that link.
   double per_byte_s(std::size_t s) const { return per_byte_s_[s]; }
   topo::LinkId bottleneck(std::size_t s) const { return bottleneck_[s]; }
@@ -78,14 +84,22 @@ class RoutedPlan {
 
  private:
   friend class AnalyticalModel;
+  // An all-pairs stage streamed (see above); false, adding nothing, where the routing cannot.
+  bool stream_pairs(Network& network, const work::Stage& stage);
+  // A listed stage (or an all-pairs one the routing cannot stream), transfer by transfer.
+  void route_listed(Network& network, const work::Stage& stage, const FlowKeyOf& flow_key);
+  // Appends a stage from its links (ascending), unit loads and crossings.
+  void add_stage(const Network& network, std::vector<uint32_t> links, std::vector<double> loads,
+                 std::vector<double> crossings, double payload_share, StageLatency latency);
+
   const work::CollectivePlan& plan_;
-  std::vector<Eigen::SparseMatrix<double>> routing_;
-  std::vector<Eigen::VectorXd> shares_;
-  // Per stage, the links its routes cross (the non-empty rows of routing_), ascending: the
-  // model touches only these, so recording usage costs the plan's size, not the fabric's.
-  std::vector<std::vector<topo::LinkId>> links_;
-  // Per stage, aligned with links_: bytes on each link per byte of S at efficiency 1.
-  std::vector<std::vector<double>> unit_load_;
+  std::vector<double> payload_share_;
+  // Per stage, the links its routes cross, ascending: the model touches only these, so
+  // recording usage costs the plan's size, not the fabric's.
+  std::vector<std::vector<uint32_t>> links_;
+  // Per stage, aligned with links_: bytes on each link per byte of S at efficiency 1, and
+  // transfers crossing it.
+  std::vector<std::vector<double>> unit_load_, crossings_;
   // Per stage: max over its links of unit load / capacity (s per byte of S), and that link
   // (ties: the lowest id; none: 0, 0).
   std::vector<double> per_byte_s_;

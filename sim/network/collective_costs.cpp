@@ -22,15 +22,15 @@ TransferClass transfer_class(const topo::Topology& topology, int src_rank, int d
 }
 
 StageLatency::StageLatency(Network& network, const work::Stage& stage) : steps_(stage.steps) {
-  for (const work::Transfer& t : stage.transfers)
+  stage.for_each([&](const work::Transfer& t) {
     add(t, {network.route(t.src, t.dst).latency_s, transfer_class(network.topology(), t.src, t.dst)});
+  });
   finish();
 }
 
 StageLatency::StageLatency(const work::Stage& stage, std::span<const Wire> wires) : steps_(stage.steps) {
-  if (wires.size() != stage.transfers.size())
-    throw std::invalid_argument("StageLatency: one wire per transfer");
-  for (std::size_t i = 0; i < wires.size(); ++i) add(stage.transfers[i], wires[i]);
+  if (wires.size() != stage.size()) throw std::invalid_argument("StageLatency: one wire per transfer");
+  for (std::size_t i = 0; i < wires.size(); ++i) add(stage.transfer(i), wires[i]);
   finish();
 }
 

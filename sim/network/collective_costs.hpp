@@ -68,8 +68,11 @@ class StageLatency {
     double latency_s = 0;  // network.route(src, dst).latency_s
     TransferClass cls = TransferClass::net;  // transfer_class(topology, src, dst)
   };
-  // The same from routes already looked up: wires[i] for stage.transfers[i], one each.
+  // The same from routes already looked up: wires[i] for stage.transfer(i), one each.
   StageLatency(const work::Stage& stage, std::span<const Wire> wires);
+  // A stage of independent transfers only (an all-pairs stage), from its slowest wire per
+  // TransferClass (-1: no transfer of the class).
+  StageLatency(int steps, const std::array<double, 3>& max_wire_s) : max_wire_s_(max_wire_s), steps_(steps) {}
   double seconds(const CollectiveCosts& costs) const;
 
  private:

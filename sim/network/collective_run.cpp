@@ -14,17 +14,19 @@ CollectiveRun::CollectiveRun(Network& network, const work::CollectivePlan& plan)
 }
 
 CollectiveRun::StageRoutes CollectiveRun::route_stage(const work::Stage& stage, Network::StagePlacement& placement) {
+  const std::size_t n = stage.size();
   std::map<int32_t, std::vector<std::size_t>> chains;  // chain id -> its transfers, in order
-  for (std::size_t i = 0; i < stage.transfers.size(); ++i)
+  for (std::size_t i = 0; i < stage.transfers.size(); ++i)  // an all-pairs stage has no chain
     if (stage.transfers[i].chain >= 0) chains[stage.transfers[i].chain].push_back(i);
-  std::vector<const topo::Route*> routes(stage.transfers.size());
+  std::vector<const topo::Route*> routes(n);
   for (const auto& [chain, members] : chains)
     for (std::size_t i : members) routes[i] = &placement.route(stage.transfers[i].src, stage.transfers[i].dst);
-  for (std::size_t i = 0; i < stage.transfers.size(); ++i)
-    if (stage.transfers[i].chain < 0) routes[i] = &placement.route(stage.transfers[i].src, stage.transfers[i].dst);
-  std::vector<StageLatency::Wire> wires(stage.transfers.size());
-  for (std::size_t i = 0; i < stage.transfers.size(); ++i)
-    wires[i] = {routes[i]->latency_s, transfer_class(network_.topology(), stage.transfers[i].src, stage.transfers[i].dst)};
+  std::vector<StageLatency::Wire> wires(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const work::Transfer t = stage.transfer(i);
+    if (t.chain < 0) routes[i] = &placement.route(t.src, t.dst);
+    wires[i] = {routes[i]->latency_s, transfer_class(network_.topology(), t.src, t.dst)};
+  }
   StageRoutes sr{{}, StageLatency(stage, wires)};
   std::vector<const topo::Route*> edges;
   for (const auto& [chain, members] : chains) {
@@ -34,9 +36,10 @@ CollectiveRun::StageRoutes CollectiveRun::route_stage(const work::Stage& stage, 
     sr.flights.push_back({network_.chain_path(edges), stage.transfers[members.front()].share, 0.0,
                           static_cast<double>(members.size())});
   }
-  for (std::size_t i = 0; i < stage.transfers.size(); ++i)
-    if (stage.transfers[i].chain < 0)
-      sr.flights.push_back({network_.path_of(*routes[i]), stage.transfers[i].share, routes[i]->latency_s, 1.0});
+  for (std::size_t i = 0; i < n; ++i) {
+    const work::Transfer t = stage.transfer(i);
+    if (t.chain < 0) sr.flights.push_back({network_.path_of(*routes[i]), t.share, routes[i]->latency_s, 1.0});
+  }
   return sr;
 }
 

@@ -97,29 +97,58 @@ RouteId Network::path(int src_rank, int dst_rank, uint64_t flow_key) {
   return path_of(route(src_rank, dst_rank, flow_key));
 }
 
-const topo::Route& Network::route(int src_rank, int dst_rank, uint64_t flow_key) {
-  if (!pxn_ || topology_.node_of_rank(src_rank) == topology_.node_of_rank(dst_rank))
-    return router_->route(src_rank, dst_rank, flow_key);
+namespace {
+// PXN's route: a then b, one after the other (bundles kept where either sprays).
+void join(const topo::Route& a, const topo::Route& b, topo::Route& out) {
+  out.links.assign(a.links.begin(), a.links.end());
+  out.links.insert(out.links.end(), b.links.begin(), b.links.end());
+  out.latency_s = a.latency_s + b.latency_s;
+  out.bundle.clear();
+  if (!a.bundle.empty() || !b.bundle.empty()) {
+    out.bundle = a.bundle;
+    out.bundle.resize(a.links.size(), topo::kNoBundle);
+    out.bundle.insert(out.bundle.end(), b.bundle.begin(), b.bundle.end());
+    out.bundle.resize(out.links.size(), topo::kNoBundle);
+  }
+}
+}  // namespace
+
+int Network::pxn_proxy(int src_rank, int dst_rank) const {
+  if (!pxn_ || topology_.node_of_rank(src_rank) == topology_.node_of_rank(dst_rank)) return -1;
   const int src_nic = topology_.nic_of_local_gpu(topology_.local_of_rank(src_rank));
   const int dst_local = topology_.local_of_rank(dst_rank);
-  if (src_nic == topology_.nic_of_local_gpu(dst_local)) return router_->route(src_rank, dst_rank, flow_key);
+  if (src_nic == topology_.nic_of_local_gpu(dst_local)) return -1;
+  return topology_.node_of_rank(src_rank) * (topology_.ranks() / topology_.nodes()) + dst_local;
+}
+
+const topo::Route& Network::route(int src_rank, int dst_rank, uint64_t flow_key) {
+  const int proxy = pxn_proxy(src_rank, dst_rank);
+  if (proxy < 0) return router_->route(src_rank, dst_rank, flow_key);
   const uint64_t pair = uint64_t{static_cast<uint32_t>(src_rank)} << 32 | static_cast<uint32_t>(dst_rank);
   auto& by_key = proxied_[pair];
   if (const auto it = by_key.find(flow_key); it != by_key.end()) return it->second;
-  const int proxy = topology_.node_of_rank(src_rank) * (topology_.ranks() / topology_.nodes()) + dst_local;
-  const topo::Route& a = router_->route(src_rank, proxy, flow_key);
-  const topo::Route& b = router_->route(proxy, dst_rank, flow_key);
   topo::Route joined;
-  joined.links = a.links;
-  joined.links.insert(joined.links.end(), b.links.begin(), b.links.end());
-  joined.latency_s = a.latency_s + b.latency_s;
-  if (!a.bundle.empty() || !b.bundle.empty()) {
-    joined.bundle = a.bundle;
-    joined.bundle.resize(a.links.size(), topo::kNoBundle);
-    joined.bundle.insert(joined.bundle.end(), b.bundle.begin(), b.bundle.end());
-    joined.bundle.resize(joined.links.size(), topo::kNoBundle);
-  }
+  join(router_->route(src_rank, proxy, flow_key), router_->route(proxy, dst_rank, flow_key), joined);
   return by_key.emplace(flow_key, std::move(joined)).first->second;
+}
+
+bool Network::route_into(int src_rank, int dst_rank, uint64_t flow_key, topo::Route& out) const {
+  const int proxy = pxn_proxy(src_rank, dst_rank);
+  if (proxy < 0) return router_->route_into(src_rank, dst_rank, flow_key, out);
+  topo::Route first, second;
+  if (!router_->route_into(src_rank, proxy, flow_key, first) || !router_->route_into(proxy, dst_rank, flow_key, second))
+    return false;
+  join(first, second, out);
+  return true;
+}
+
+std::unique_ptr<topo::AllPairsCounter> Network::all_pairs_counter(std::span<const int> ranks) const {
+  if (!pxn_) return router_->all_pairs_counter(ranks);
+  if (ranks.size() >= 2) {
+    topo::Route probe;
+    if (!route_into(ranks[0], ranks[1], 0, probe)) return nullptr;
+  }
+  return topo::count_by_routes(topology_, ranks, [this](int a, int b, topo::Route& out) { return route_into(a, b, 0, out); });
 }
 
 RouteId Network::path_of(const topo::Route& r) {

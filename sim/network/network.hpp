@@ -11,6 +11,7 @@
 
 #include "sim/engine/simulator.hpp"
 #include "sim/network/flow_model.hpp"
+#include "topology/all_pairs.hpp"
 #include "topology/routing.hpp"
 #include "topology/topology.hpp"
 
@@ -56,6 +57,13 @@ class Network {
   RouteId path_of(const topo::Route& route);
   // Every route the network uses comes from here: the router's, or with PXN a proxied one.
   const topo::Route& route(int src_rank, int dst_rank, uint64_t flow_key = 0);
+  // The same route computed into `out`, not cached: safe from several threads at once. False
+  // where the routing cannot (Router::route_into): use route().
+  bool route_into(int src_rank, int dst_rank, uint64_t flow_key, topo::Route& out) const;
+  // Counts route(a, b) over every ordered pair of `ranks` (topo::AllPairsCounter, on model
+  // links): the router's counter, or with PXN route by route; null where routes cannot be
+  // computed uncached. `ranks` must outlive it.
+  std::unique_ptr<topo::AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const;
 
   // PXN (NCCL's PCIe x NVLink proxying): a transfer between nodes whose source GPU's NIC is on
   // another rail than the destination GPU's first crosses the node fabric to the source
@@ -103,6 +111,8 @@ class Network {
   }
 
  private:
+  // PXN's proxy GPU for a transfer between nodes on different rails; -1: none (direct).
+  int pxn_proxy(int src_rank, int dst_rank) const;
   enum class Fold : uint8_t { split, copy, scale };
   std::vector<double> fold(std::vector<double> v, Fold how) const;
 

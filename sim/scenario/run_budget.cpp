@@ -8,6 +8,7 @@
 #include "sim/scenario/quantity.hpp"
 #include "sim/scenario/quantity_range.hpp"
 #include "sim/scenario/run_training.hpp"
+#include "topology/routing.hpp"
 #include "topology/topology.hpp"
 
 namespace cs::scenario {
@@ -55,22 +56,25 @@ void add_traffic(const work::TrafficSpec& t, double ranks, const std::string& at
 }
 
 // Plan transfers of one group of n ranks spread over several nodes with c channels, for one
-// algorithm: upper bounds of the plan builders' counts (workloads/collective_plan*.cpp).
-double plan_transfers(work::CollectiveAlgorithm a, work::CollectiveOp op, double n, double c) {
+// algorithm: upper bounds of the plan builders' counts (workloads/collective_plan*.cpp) that
+// the run holds. Direct's all pairs are implicit in the plan (work::Stage::all_pairs): only
+// the flow model, and an analytical model whose routing cannot stream them (analytical_model.hpp),
+// holds one item per pair; else its listed stages (a star, a send) hold at most 2n.
+double plan_transfers(work::CollectiveAlgorithm a, work::CollectiveOp op, double n, double c, bool pairs_held) {
   using A = work::CollectiveAlgorithm;
   switch (a) {
     case A::ring: return 2 * c * n;
     case A::tree: return 4 * c * n;
     case A::halving_doubling: return 2 * n * std::ceil(std::log2(std::max(n, 2.0)) + 1);
-    case A::direct: return 2 * n * (n - 1);
+    case A::direct: return pairs_held ? 2 * n * (n - 1) : 2 * n;
     case A::hierarchical: return 3 * c * n;
     case A::in_network: return 2 * c * n;
     case A::automatic: {
       const bool p2p = op == work::CollectiveOp::all_to_all || op == work::CollectiveOp::send_recv;
       double most = 0;
       for (A x : {A::ring, A::tree, A::halving_doubling, A::hierarchical, A::in_network})
-        most = std::max(most, plan_transfers(x, op, n, c));
-      if (p2p || n <= 64) most = std::max(most, plan_transfers(A::direct, op, n, c));
+        most = std::max(most, plan_transfers(x, op, n, c, pairs_held));
+      if (p2p || n <= 64) most = std::max(most, plan_transfers(A::direct, op, n, c, pairs_held));
       return most;
     }
   }
@@ -97,10 +101,12 @@ void add_collective(const work::CollectiveSpec& s, const Config& config, double 
   const double n = s.group_size > 0 ? s.group_size : base;
   const double groups = s.group_size > 0 ? std::floor(base / s.group_size) : 1;
   const double c = s.channels > 0 ? s.channels : std::min(config.topology.node.nics, work::kMaxChannels);
+  const bool pairs_held = config.network.model != NetworkModel::analytical ||
+                          !topo::computes_routes_uncached(config.network.routing);
   double per_group = 0;
   work::CollectiveAlgorithm worst = s.algorithms.front();
   for (work::CollectiveAlgorithm a : s.algorithms) {
-    const double t = plan_transfers(a, s.op, n, c);
+    const double t = plan_transfers(a, s.op, n, c, pairs_held);
     if (t > per_group) per_group = t, worst = a;
   }
   const double transfers = per_group * groups;

@@ -118,16 +118,16 @@ class FlowRun final : public net::FlowObserver {
     std::map<int32_t, std::vector<std::pair<int, int>>> chains;
     std::map<int32_t, double> chain_share;
     outstanding_ = 0;
-    for (const work::Transfer& t : st.transfers) {
+    st.for_each([&](const work::Transfer& t) {
       if (t.chain >= 0) {
         chains[t.chain].emplace_back(t.src, t.dst);
         chain_share[t.chain] = t.share;
-        continue;
+        return;
       }
       const double wire = network_.route(t.src, t.dst).latency_s;
       ++outstanding_;
       network_.flows().start(network_.path(t.src, t.dst), t.share * scale, this, 0, latency - wire);
-    }
+    });
     for (const auto& [id, pairs] : chains) {
       ++outstanding_;
       network_.flows().start(network_.chain_path(pairs), chain_share[id] * scale, this, 0, latency);

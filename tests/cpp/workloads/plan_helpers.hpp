@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -49,19 +50,26 @@ inline void check_well_formed(const CollectivePlan& plan, Op op, Alg alg, const 
   for (const Stage& s : plan.stages) {
     CAPTURE(s.name);
     REQUIRE_FALSE(s.name.empty());
-    REQUIRE_FALSE(s.transfers.empty());
+    REQUIRE(s.size() > 0);
     REQUIRE(s.steps >= 1);
+    // Listed, or all pairs (then nothing listed, and no pipeline).
+    if (s.all_pairs()) REQUIRE(s.transfers.empty());
     std::map<int32_t, double> chain_share;  // a pipeline moves at one rate: equal shares
-    for (const Transfer& t : s.transfers) {
+    std::size_t seen = 0;
+    s.for_each([&](const Transfer& t) {
       REQUIRE(t.src != t.dst);
       REQUIRE(group.count(t.src) == 1);
       REQUIRE(group.count(t.dst) == 1);
       REQUIRE(t.share > 0);
       REQUIRE(t.chain >= -1);
-      if (t.chain < 0) continue;
+      REQUIRE(std::tuple{t.src, t.dst, t.share, t.chain} ==
+              std::tuple{s.transfer(seen).src, s.transfer(seen).dst, s.transfer(seen).share, s.transfer(seen).chain});
+      ++seen;
+      if (t.chain < 0) return;
       const auto [it, fresh] = chain_share.try_emplace(t.chain, t.share);
       if (!fresh) REQUIRE(t.share == Approx(it->second));
-    }
+    });
+    REQUIRE(seen == s.size());
     // Chain ids number the pipelines 0, 1, ...
     int32_t expected = 0;
     for (const auto& [chain, share] : chain_share) REQUIRE(chain == expected++);

@@ -30,14 +30,14 @@ void check_all_gather_flow(const CollectivePlan& plan) {
     CAPTURE(s.name);
     std::map<int, std::set<int>> next = held;
     std::map<int32_t, std::map<int, int>> rings;  // chain -> src -> dst
-    for (const Transfer& t : s.transfers) {
+    s.for_each([&](const Transfer& t) {
       if (t.chain >= 0) {
         REQUIRE(rings[t.chain].emplace(t.src, t.dst).second);
-        continue;
+        return;
       }
       REQUIRE(t.share == Approx(static_cast<double>(held[t.src].size()) / n));
       for (int piece : held[t.src]) REQUIRE(next[t.dst].insert(piece).second);
-    }
+    });
     for (const auto& [chain, succ] : rings) {
       const std::size_t len = succ.size();
       const std::size_t each = held[succ.begin()->first].size();
@@ -241,7 +241,17 @@ TEST_CASE("Direct plans: all pairs, stars and the point-to-point send") {
     const auto bc = plan_of(Op::broadcast, Alg::direct, g);
     const auto rd = plan_of(Op::reduce, Alg::direct, g);
     REQUIRE(a2a.stages.size() == 1);
-    REQUIRE(a2a.stages[0].transfers.size() == static_cast<std::size_t>(n * (n - 1)));
+    REQUIRE(a2a.stages[0].size() == static_cast<std::size_t>(n * (n - 1)));
+    // Implicit: every ordered pair, a's sends before the next member's, nothing listed.
+    REQUIRE(a2a.stages[0].all_pairs());
+    REQUIRE(a2a.stages[0].transfers.empty());
+    std::size_t i = 0;
+    for (int a : g.ranks)
+      for (int b : g.ranks) {
+        if (a == b) continue;
+        const Transfer t = a2a.stages[0].transfer(i++);
+        REQUIRE(std::tuple{t.src, t.dst, t.share, t.chain} == std::tuple{a, b, 1.0 / fn, -1});
+      }
     REQUIRE(ar.stages.size() == 2);
     for (int r : g.ranks) {
       REQUIRE(bytes_sent_share(a2a, r) == Approx((fn - 1) / fn));

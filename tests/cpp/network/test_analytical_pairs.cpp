@@ -1,0 +1,124 @@
+// An all-pairs stage (a direct exchange) streamed by the analytical model: the same links,
+// loads, bottleneck and latency as the stage routed transfer by transfer, on any number of
+// threads, and the flow model's time where nothing contends.
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <tbb/task_arena.h>
+
+#include "network_test_support.hpp"
+#include "sim/network/analytical_model.hpp"
+#include "topology/routing.hpp"
+#include "workloads/collective_plan.hpp"
+
+using namespace cs;
+using namespace cs::test;
+
+namespace {
+
+struct Routed {
+  topo::Topology topology;
+  engine::Simulator sim{1};
+  net::Network network;
+  Routed(const topo::TopologyParams& p, topo::RoutingKind kind, bool pxn)
+      : topology(topo::build_topology(p)), network(sim, topology, kind) {
+    network.set_pxn(pxn);
+  }
+};
+
+work::CollectivePlan direct(work::CollectiveOp op, const std::vector<int>& ranks) {
+  work::GroupLayout g;
+  g.ranks = ranks;
+  return work::make_plan(op, work::CollectiveAlgorithm::direct, g);
+}
+
+// Stage by stage, streamed against listed (a flow key of 0 for every transfer routes each
+// transfer as the stream does, one by one).
+void check_streamed_equals_listed(net::Network& network, const work::CollectivePlan& plan) {
+  const net::RoutedPlan streamed(network, plan);
+  const net::RoutedPlan listed(network, plan, [](std::size_t, std::size_t) { return uint64_t{0}; });
+  REQUIRE(streamed.stages() == listed.stages());
+  for (std::size_t s = 0; s < streamed.stages(); ++s) {
+    CAPTURE(s);
+    CHECK(std::vector(streamed.links(s).begin(), streamed.links(s).end()) ==
+          std::vector(listed.links(s).begin(), listed.links(s).end()));
+    CHECK(std::vector(streamed.crossings(s).begin(), streamed.crossings(s).end()) ==
+          std::vector(listed.crossings(s).begin(), listed.crossings(s).end()));
+    for (std::size_t i = 0; i < streamed.unit_loads(s).size(); ++i)
+      CHECK(streamed.unit_loads(s)[i] == Approx(listed.unit_loads(s)[i]).epsilon(1e-12));
+    CHECK(streamed.per_byte_s(s) == Approx(listed.per_byte_s(s)).epsilon(1e-12));
+    CHECK(streamed.bottleneck(s) == listed.bottleneck(s));
+    CHECK(streamed.flow_weight(s) == Approx(listed.flow_weight(s)).epsilon(1e-12));
+    CHECK(streamed.payload_share(s) == Approx(listed.payload_share(s)).epsilon(1e-12));
+    for (double nvlink_step : {0.0, 1e-6, 1e-3}) {
+      net::CollectiveCosts c = some_costs();
+      c.step_latency_s[kNvlink] = nvlink_step;
+      CHECK(streamed.latency_s(s, c) == listed.latency_s(s, c));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a streamed all-pairs stage equals the stage routed transfer by transfer", "[analytical][all_pairs]") {
+  using K = topo::RoutingKind;
+  topo::TopologyParams tree = rail_fat_tree();
+  tree.nodes = 8;
+  tree.node.gpus = 4;
+  tree.node.nics = 2;
+  const std::vector<int> some{9, 2, 30, 17, 4, 5, 23, 0, 12};  // any order, not the whole fabric
+  for (K kind : {K::dmodk, K::ecmp, K::spray})
+    for (bool pxn : {false, true}) {
+      CAPTURE(std::string(topo::to_string(kind)), pxn);
+      Routed r(tree, kind, pxn);
+      for (auto op : {work::CollectiveOp::all_to_all, work::CollectiveOp::all_reduce}) {
+        check_streamed_equals_listed(r.network, direct(op, first_ranks(r.topology.ranks())));
+        check_streamed_equals_listed(r.network, direct(op, some));
+      }
+    }
+  topo::TopologyParams fly;
+  fly.kind = topo::TopologyKind::dragonfly;
+  fly.routers_per_group = 2;
+  fly.nodes_per_router = 2;
+  fly.global_links_per_router = 1;
+  fly.groups = 3;
+  fly.nodes = 12;
+  fly.node.gpus = 2;
+  for (K kind : {K::minimal, K::valiant}) {
+    Routed r(fly, kind, false);
+    check_streamed_equals_listed(r.network, direct(work::CollectiveOp::all_to_all, first_ranks(24)));
+  }
+}
+
+TEST_CASE("a streamed all-pairs stage is the same on one thread and on several", "[analytical][all_pairs]") {
+  topo::TopologyParams p = rail_fat_tree();
+  p.nodes = 16;
+  p.node.gpus = 8;
+  p.node.nics = 8;
+  p.switch_radix = 16;
+  p.tiers = 3;
+  Routed r(p, topo::RoutingKind::ecmp, false);
+  const work::CollectivePlan plan = direct(work::CollectiveOp::all_to_all, first_ranks(r.topology.ranks()));
+  const auto routed_on = [&](int threads) {
+    tbb::task_arena arena(threads);
+    return arena.execute([&] { return net::RoutedPlan(r.network, plan); });
+  };
+  const net::RoutedPlan one = routed_on(1), two = routed_on(2);
+  CHECK(std::vector(one.crossings(0).begin(), one.crossings(0).end()) ==
+        std::vector(two.crossings(0).begin(), two.crossings(0).end()));
+  CHECK(one.per_byte_s(0) == two.per_byte_s(0));
+  CHECK(one.latency_s(0, some_costs()) == two.latency_s(0, some_costs()));
+}
+
+TEST_CASE("a direct all-to-all alone on a non-blocking tree: analytical equals flow", "[analytical][all_pairs]") {
+  // Every pair's flow takes an equal share of its NIC links; nothing else is a bottleneck.
+  topo::TopologyParams p = rail_fat_tree();
+  const work::CollectivePlan plan = direct(work::CollectiveOp::all_to_all, first_ranks(8));
+  Fabric f(p);
+  const net::RoutedPlan routed(f.network, plan);
+  net::AnalyticalModel model(f.network);
+  const double S = 1 << 26;
+  const net::CollectiveEstimate e = model.estimate(routed, S, some_costs());
+  CHECK(e.time_s == Approx(flow_time(p, plan, S, some_costs())).epsilon(1e-9));
+}

@@ -1,0 +1,145 @@
+// All-pairs counting (topology/all_pairs.hpp): what every router's counter gives equals the
+// count of route() over every pair, link by link, and the slowest routes to the last bit.
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "direct_helpers.hpp"
+#include "helpers.hpp"
+#include "topology/all_pairs.hpp"
+#include "topology/routing.hpp"
+
+using namespace cs::topo;
+using namespace cs::topo::test;
+
+namespace {
+
+std::size_t model_links(const Topology& t, const Router& r) { return t.num_links() + r.bundles().size(); }
+
+// The reference: route() (cached) for every pair, counted hop by hop.
+PairLoads by_route(const Topology& t, Router& r, const std::vector<int>& ranks) {
+  PairLoads out;
+  out.crossings.assign(model_links(t, r), 0);
+  for (int a : ranks)
+    for (int b : ranks) {
+      if (a == b) continue;
+      const Route& route = r.route(a, b, 0);
+      count_route(t, route, out.crossings);
+      double& slowest = t.node_of_rank(a) == t.node_of_rank(b) ? out.max_latency_same_node_s : out.max_latency_across_s;
+      slowest = std::max(slowest, route.latency_s);
+    }
+  return out;
+}
+
+// The counter's, sources split in uneven pieces as threads would take them.
+PairLoads by_counter(const Topology& t, const Router& r, const std::vector<int>& ranks) {
+  const auto counter = r.all_pairs_counter(ranks);
+  REQUIRE(counter != nullptr);
+  PairLoads first, second;
+  first.crossings.assign(model_links(t, r), 0);
+  second.crossings.assign(model_links(t, r), 0);
+  const std::size_t cut = ranks.size() / 3;
+  counter->add_sources(0, cut, first);
+  counter->add_sources(cut, ranks.size(), second);
+  for (std::size_t l = 0; l < first.crossings.size(); ++l) first.crossings[l] += second.crossings[l];
+  first.max_latency_same_node_s = std::max(first.max_latency_same_node_s, second.max_latency_same_node_s);
+  first.max_latency_across_s = std::max(first.max_latency_across_s, second.max_latency_across_s);
+  return first;
+}
+
+void check_counts(const TopologyParams& p, RoutingKind kind, const std::vector<int>& ranks) {
+  const Topology t = build_topology(p);
+  const auto router = make_router(t, kind, 7);
+  REQUIRE(computes_routes_uncached(kind));
+  const PairLoads got = by_counter(t, *router, ranks);
+  const PairLoads want = by_route(t, *router, ranks);
+  CHECK(got.crossings == want.crossings);
+  CHECK(got.max_latency_same_node_s == want.max_latency_same_node_s);
+  CHECK(got.max_latency_across_s == want.max_latency_across_s);
+  // Every pair counted: the pairs' hops, summed.
+  const uint64_t hops = std::accumulate(got.crossings.begin(), got.crossings.end(), uint64_t{0});
+  CHECK(hops > 0);
+}
+
+// Every rank, and a shuffled subset (a group that is not the whole fabric, in any order).
+std::vector<std::vector<int>> groups_of(const Topology& t) {
+  std::vector<int> all(static_cast<std::size_t>(t.ranks()));
+  std::iota(all.begin(), all.end(), 0);
+  std::vector<int> some = all;
+  std::shuffle(some.begin(), some.end(), std::mt19937(3));
+  some.resize(std::max<std::size_t>(2, some.size() * 2 / 3));
+  return {all, some};
+}
+
+void check_all_groups(const TopologyParams& p, RoutingKind kind) {
+  const Topology t = build_topology(p);
+  for (const std::vector<int>& ranks : groups_of(t)) {
+    CAPTURE(std::string(to_string(kind)), ranks.size());
+    check_counts(p, kind, ranks);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("all-pairs counts equal route() over every pair on fat-trees", "[all_pairs]") {
+  for (RoutingKind kind : {RoutingKind::dmodk, RoutingKind::ecmp, RoutingKind::spray}) {
+    check_all_groups(fat_tree(8, 4, 4, 8, 1.0, true), kind);                       // 2 tiers, rails
+    check_all_groups(fat_tree_tiers(3, 16, 2, 2, 8), kind);                        // 3 tiers
+    check_all_groups(fat_tree_tiers(3, 24, 2, 1, 8, 3.0, false, {2.0}), kind);    // tapered
+    TopologyParams parallel = fat_tree(8, 2, 2, 8);
+    parallel.parallel_links = {2};
+    check_all_groups(parallel, kind);
+    TopologyParams pcie = fat_tree(4, 4, 2, 8);  // legs through PCIe switches and the host
+    pcie.node.fabric = NodeFabric::pcie;
+    pcie.node.pcie_switches = 2;
+    check_all_groups(pcie, kind);
+  }
+}
+
+TEST_CASE("all-pairs counts equal route() over every pair on dragonflies and tori", "[all_pairs]") {
+  for (RoutingKind kind : {RoutingKind::minimal, RoutingKind::valiant}) {
+    check_all_groups(dragonfly(4, 2, 2, 9, 72), kind);
+    TopologyParams bundled = dragonfly(2, 2, 2, 3, 12, 2, 1);
+    bundled.local_parallel_links = 2;
+    check_all_groups(bundled, kind);
+  }
+  check_all_groups(torus({4, 3}), RoutingKind::dor);
+}
+
+TEST_CASE("routings that cannot compute routes uncached give no counter", "[all_pairs]") {
+  const std::vector<int> ranks{0, 1, 2, 3};
+  const Topology tree = build_topology(fat_tree(4, 1, 1, 8));
+  CHECK(make_router(tree, RoutingKind::adaptive, 1)->all_pairs_counter(ranks) == nullptr);
+  CHECK(make_router(tree, RoutingKind::shortest, 1)->all_pairs_counter(ranks) == nullptr);
+  CHECK_FALSE(computes_routes_uncached(RoutingKind::adaptive));
+  CHECK_FALSE(computes_routes_uncached(RoutingKind::shortest));
+  const Topology fly = build_topology(dragonfly(2, 1, 1, 3, 6));
+  CHECK(make_router(fly, RoutingKind::ugal, 1)->all_pairs_counter(ranks) == nullptr);
+  CHECK_FALSE(computes_routes_uncached(RoutingKind::ugal));
+  Route r;
+  CHECK_FALSE(make_router(tree, RoutingKind::adaptive, 1)->route_into(0, 1, 0, r));
+}
+
+TEST_CASE("route_into gives route()'s route without caching it", "[all_pairs]") {
+  const Topology t = build_topology(fat_tree_tiers(3, 16, 2, 2, 8));
+  for (RoutingKind kind : {RoutingKind::dmodk, RoutingKind::ecmp, RoutingKind::spray}) {
+    const auto router = make_router(t, kind, 5);
+    Route r;
+    for (int a = 0; a < t.ranks(); a += 3)
+      for (int b = 0; b < t.ranks(); b += 5)
+        for (uint64_t key : {uint64_t{0}, uint64_t{9}}) {
+          REQUIRE(router->route_into(a, b, key, r));
+          const Route& want = router->route(a, b, key);
+          REQUIRE(r.links == want.links);
+          REQUIRE(r.bundle == want.bundle);
+          REQUIRE(r.latency_s == want.latency_s);
+        }
+  }
+  const auto router = make_router(t, RoutingKind::dmodk, 5);
+  Route r;
+  CHECK_THROWS_AS(router->route_into(0, t.ranks(), 0, r), std::out_of_range);
+}

@@ -1,0 +1,50 @@
+#pragma once
+// What an all-pairs exchange puts on a fabric, counted without keeping a route: for every
+// ordered pair (a, b), a != b, of a rank list, route(a, b) with flow key 0, as a router gives
+// it. A direct all-to-all over 16,384 GPUs has 268 M pairs; counting them is the analytical
+// model's whole cost for it (sim/network/analytical_model.hpp), so routers that know their
+// structure count what pairs share once (a fat-tree: each rank's legs to and from its leaf),
+// and the generic counter takes each route whole.
+//
+// Links are counted on "model links": the topology's links, then, at num_links + k, bundle k
+// of a per-packet routing (Router::bundles(), Route::bundle), as sim/network numbers them.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "topology/routing.hpp"
+
+namespace cs::topo {
+
+struct PairLoads {
+  std::vector<uint64_t> crossings;  // per model link: pairs crossing it (m per pair crossing it m times)
+  // The slowest route (Route::latency_s) between two ranks of one node, and of two nodes;
+  // -1: no such pair.
+  double max_latency_same_node_s = -1;
+  double max_latency_across_s = -1;
+};
+
+// Counts the pairs of one rank list, source by source. Thread-safe: one PairLoads per thread,
+// added up afterwards (integer counts: the same total in any order).
+class AllPairsCounter {
+ public:
+  virtual ~AllPairsCounter() = default;
+  // Adds the pairs (ranks[i], ranks[j]), j != i, of every i in [first, last) to `into`, whose
+  // crossings hold one entry per model link. Throws RouteError for an unreachable pair.
+  virtual void add_sources(std::size_t first, std::size_t last, PairLoads& into) const = 0;
+};
+
+// The generic counter: each pair's route from route_into(a, b, out) (false: the routing
+// cannot compute it uncached; the counter then throws std::logic_error), each hop counted on
+// its model link. `ranks` must outlive the counter.
+using RouteInto = std::function<bool(int src, int dst, Route& out)>;
+std::unique_ptr<AllPairsCounter> count_by_routes(const Topology& topology, std::span<const int> ranks,
+                                                 RouteInto route_into);
+
+// Adds a route's hops to crossings, on their model links (a sprayed hop on its bundle).
+void count_route(const Topology& topology, const Route& route, std::span<uint64_t> crossings);
+
+}  // namespace cs::topo
