@@ -45,7 +45,89 @@ class RouteByRoute final : public AllPairsCounter {
   RouteInto route_into_;
 };
 
+// make_leg_counter's counter (routing_detail.hpp).
+class LegCounter final : public AllPairsCounter {
+ public:
+  using Fabric = std::function<void(int, int, std::size_t, std::size_t, detail::HopSink&)>;
+  LegCounter(const Topology& t, const std::vector<LinkId>& nic_up, std::span<const int> ranks, Fabric fabric)
+      : t_(t), ranks_(ranks), fabric_(std::move(fabric)) {
+    legs_.resize(ranks.size());
+    std::vector<LinkId> links;
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      const int rank = ranks[i];
+      const auto nic = static_cast<std::size_t>(t.nic_index_of_rank(rank));
+      Leg& leg = legs_[i];
+      leg.node = t.node_of_rank(rank);
+      leg.nic = nic;
+      links.clear();
+      detail::append_gpu_to_nic(t, rank, links);
+      links.push_back(nic_up[nic]);
+      for (LinkId l : links) leg.up_latency_s += t.link(l).latency_s;  // from 0, as finish() sums
+      leg.up_begin = static_cast<uint32_t>(up_.size());
+      up_.insert(up_.end(), links.begin(), links.end());
+      leg.up_end = static_cast<uint32_t>(up_.size());
+      links.clear();
+      links.push_back(reverse(nic_up[nic]));
+      detail::append_nic_to_gpu(t, rank, links);
+      leg.down_begin = static_cast<uint32_t>(down_.size());
+      down_.insert(down_.end(), links.begin(), links.end());
+      leg.down_end = static_cast<uint32_t>(down_.size());
+    }
+  }
+
+  void add_sources(std::size_t first, std::size_t last, PairLoads& into) const override {
+    std::vector<uint64_t> down_pairs(ranks_.size(), 0);  // per destination: its pairs between nodes
+    detail::HopSink sink{t_, into.crossings, 0, {}};
+    Route same_node;
+    for (std::size_t i = first; i < last; ++i) {
+      const Leg& a = legs_[i];
+      uint64_t across = 0;
+      for (std::size_t j = 0; j < ranks_.size(); ++j) {
+        if (j == i) continue;
+        const Leg& b = legs_[j];
+        if (a.node == b.node) {
+          same_node.links.clear();
+          detail::append_same_node(t_, ranks_[i], ranks_[j], same_node.links);
+          detail::finish(t_, same_node);
+          count_route(t_, same_node, into.crossings);
+          into.max_latency_same_node_s = std::max(into.max_latency_same_node_s, same_node.latency_s);
+          continue;
+        }
+        ++across;
+        ++down_pairs[j];
+        sink.latency_s = a.up_latency_s;
+        fabric_(ranks_[i], ranks_[j], a.nic, b.nic, sink);
+        for (uint32_t k = b.down_begin; k < b.down_end; ++k) sink.latency_s += t_.link(down_[k]).latency_s;
+        into.max_latency_across_s = std::max(into.max_latency_across_s, sink.latency_s);
+      }
+      for (uint32_t k = a.up_begin; k < a.up_end; ++k) into.crossings[up_[k]] += across;
+    }
+    for (std::size_t j = 0; j < ranks_.size(); ++j)
+      for (uint32_t k = legs_[j].down_begin; k < legs_[j].down_end; ++k) into.crossings[down_[k]] += down_pairs[j];
+  }
+
+ private:
+  // A rank's legs: GPU -> NIC -> switch in up_[up_begin, up_end), its latency summed in order,
+  // and switch -> NIC -> GPU in down_[down_begin, down_end).
+  struct Leg {
+    int node = 0;
+    std::size_t nic = 0;
+    double up_latency_s = 0;
+    uint32_t up_begin = 0, up_end = 0, down_begin = 0, down_end = 0;
+  };
+  const Topology& t_;
+  std::span<const int> ranks_;
+  Fabric fabric_;
+  std::vector<Leg> legs_;
+  std::vector<LinkId> up_, down_;
+};
+
 }  // namespace
+
+std::unique_ptr<AllPairsCounter> detail::make_leg_counter(const Topology& t, const std::vector<LinkId>& nic_up,
+                                                          std::span<const int> ranks, LegCounter::Fabric fabric) {
+  return std::make_unique<LegCounter>(t, nic_up, ranks, std::move(fabric));
+}
 
 std::unique_ptr<AllPairsCounter> count_by_routes(const Topology& topology, std::span<const int> ranks,
                                                  RouteInto route_into) {

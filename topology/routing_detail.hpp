@@ -1,12 +1,16 @@
 #pragma once
 // Internal to the routers: the shared cache and the node-side legs of every route.
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "topology/all_pairs.hpp"
 #include "topology/routing.hpp"
 
 namespace cs::topo::detail {
@@ -71,6 +75,30 @@ inline void clear_route(Route& r) {
   r.bundle.clear();
   r.latency_s = 0;
 }
+
+// Where a leg counter's fabric walk puts a pair's hops: each counted on its model link (a
+// sprayed hop on its bundle) and its latency added to the route's, in route order.
+struct HopSink {
+  const Topology& t;
+  std::span<uint64_t> crossings;
+  double latency_s = 0;
+  std::vector<LinkId> scratch;  // for the walk's own use
+  void hop(LinkId link, uint32_t bundle = kNoBundle) {
+    latency_s += t.link(link).latency_s;
+    ++crossings[bundle == kNoBundle ? link : t.num_links() + bundle];
+  }
+};
+
+// An all-pairs count (all_pairs.hpp) for routers whose routes are nic_route's shape: a pair
+// between nodes crosses the source's GPU -> NIC -> switch leg and the destination's switch ->
+// NIC -> GPU leg whatever its path, so each leg counts once per rank (times its pairs between
+// nodes), and each pair walks only its fabric hops: fabric(src, dst, src NIC, dst NIC, sink),
+// as the router's middle would append them. Latencies add link by link in route order, as
+// finish() does, so the slowest route is route()'s to the last bit. Pairs in one node take
+// their route whole. Keeps the router's references: it must outlive the counter.
+std::unique_ptr<AllPairsCounter> make_leg_counter(
+    const Topology& t, const std::vector<LinkId>& nic_up, std::span<const int> ranks,
+    std::function<void(int src, int dst, std::size_t src_nic, std::size_t dst_nic, HopSink& sink)> fabric);
 
 // Route cache shared by the routers. std::unordered_map is node-based, so references to
 // cached routes survive rehashing.

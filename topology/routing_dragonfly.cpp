@@ -40,6 +40,15 @@ class DragonflyRouter final : public CachedRouter {
     return true;
   }
 
+  std::unique_ptr<AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const override {
+    if (kind_ == RoutingKind::ugal) return nullptr;
+    return make_leg_counter(t_, d_.nic_up, ranks, [this](int src, int dst, std::size_t, std::size_t, HopSink& sink) {
+      sink.scratch.clear();
+      fabric(src, dst, kind_ == RoutingKind::minimal ? group_of_rank(src) : intermediate(src, dst, 0), sink.scratch);
+      for (LinkId l : sink.scratch) sink.hop(l);
+    });
+  }
+
   void set_load_oracle(LoadOracle oracle) override { oracle_ = std::move(oracle); }
 
  private:

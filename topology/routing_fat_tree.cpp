@@ -45,7 +45,23 @@ class FatTreeRouter final : public CachedRouter {
 
   std::unique_ptr<AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const override {
     if (kind_ == RoutingKind::adaptive) return nullptr;
-    return std::make_unique<PairCounter>(*this, ranks);
+    // Between the two leaves: up from the source's, down the mirror to the destination's; a
+    // sprayed hop counts on its bundle.
+    return make_leg_counter(t_, f_.nic_up, ranks, [this](int, int, std::size_t gs, std::size_t gd, HopSink& sink) {
+      const int leaf_s = f_.nic_leaf[gs], leaf_d = f_.nic_leaf[gd];
+      const int top = leaf_s == leaf_d ? 1 : common_tier(leaf_s, leaf_d);
+      if (top == 1) return;
+      const uint32_t choice = choose(gs, gd, top, 0);
+      const bool spray = kind_ == RoutingKind::spray;
+      sink.scratch.clear();
+      climb(leaf_s, top, choice, sink.scratch);
+      for (std::size_t k = 0; k < sink.scratch.size(); ++k)
+        sink.hop(sink.scratch[k], spray ? bundle_of(up_bundle_, static_cast<int>(k + 1), leaf_s) : kNoBundle);
+      sink.scratch.clear();
+      climb(leaf_d, top, choice, sink.scratch);
+      for (std::size_t k = sink.scratch.size(); k-- > 0;)
+        sink.hop(reverse(sink.scratch[k]), spray ? bundle_of(down_bundle_, static_cast<int>(k + 1), leaf_d) : kNoBundle);
+    });
   }
 
   bool route_into(int src, int dst, uint64_t flow_key, Route& out) const override {
@@ -61,110 +77,6 @@ class FatTreeRouter final : public CachedRouter {
   }
 
  private:
-  // An all-pairs count (all_pairs.hpp) that takes each rank's legs once: a pair between nodes
-  // crosses the source's GPU -> NIC -> leaf links and the destination's leaf -> NIC -> GPU
-  // links whatever its path, so those count once per source (times its destinations on other
-  // nodes) and once per destination, and each pair walks only its fabric hops (2 x (T - 1)
-  // for lowest common tier T). Latencies add link by link in the route's order, as finish()
-  // does, so the slowest route is the one route() gives to the last bit. Pairs in one node
-  // take their route whole.
-  class PairCounter final : public AllPairsCounter {
-   public:
-    PairCounter(const FatTreeRouter& r, std::span<const int> ranks) : r_(r), ranks_(ranks) {
-      const Topology& t = r.t_;
-      legs_.resize(ranks.size());
-      std::vector<LinkId> links;
-      for (std::size_t i = 0; i < ranks.size(); ++i) {
-        const int rank = ranks[i];
-        const auto nic = static_cast<std::size_t>(t.nic_index_of_rank(rank));
-        Leg& leg = legs_[i];
-        leg.node = t.node_of_rank(rank);
-        leg.nic = nic;
-        leg.leaf = r.f_.nic_leaf[nic];
-        leg.up_begin = static_cast<uint32_t>(up_.size());
-        links.clear();
-        append_gpu_to_nic(t, rank, links);
-        links.push_back(r.f_.nic_up[nic]);
-        for (LinkId l : links) leg.up_latency_s += t.link(l).latency_s;
-        up_.insert(up_.end(), links.begin(), links.end());
-        leg.up_end = static_cast<uint32_t>(up_.size());
-        links.clear();
-        links.push_back(reverse(r.f_.nic_up[nic]));
-        append_nic_to_gpu(t, rank, links);
-        leg.down_begin = static_cast<uint32_t>(down_.size());
-        down_.insert(down_.end(), links.begin(), links.end());
-        leg.down_end = static_cast<uint32_t>(down_.size());
-      }
-    }
-
-    void add_sources(std::size_t first, std::size_t last, PairLoads& into) const override {
-      const Topology& t = r_.t_;
-      const std::size_t base = t.num_links();
-      const bool spray = r_.kind_ == RoutingKind::spray;
-      std::vector<uint64_t> down_pairs(ranks_.size(), 0);  // per destination: pairs between nodes
-      Route same_node;
-      std::vector<LinkId> down_hops;
-      for (std::size_t i = first; i < last; ++i) {
-        const Leg& a = legs_[i];
-        uint64_t across = 0;
-        for (std::size_t j = 0; j < ranks_.size(); ++j) {
-          if (j == i) continue;
-          const Leg& b = legs_[j];
-          if (a.node == b.node) {
-            r_.compute(ranks_[i], ranks_[j], 1, 0, same_node);
-            count_route(t, same_node, into.crossings);
-            into.max_latency_same_node_s = std::max(into.max_latency_same_node_s, same_node.latency_s);
-            continue;
-          }
-          ++across;
-          ++down_pairs[j];
-          double latency = a.up_latency_s;
-          const int top = a.leaf == b.leaf ? 1 : r_.common_tier(a.leaf, b.leaf);
-          if (top > 1) {
-            const uint32_t choice = r_.choose(a.nic, b.nic, top, 0);
-            // Up from the source's leaf, then down to the destination's: the mirror of its climb.
-            down_hops.clear();
-            std::size_t level = 1;
-            r_.climb(a.leaf, top, choice, down_hops);
-            for (LinkId l : down_hops) {
-              latency += t.link(l).latency_s;
-              const uint32_t bundle = spray ? r_.bundle_of(r_.up_bundle_, static_cast<int>(level), a.leaf) : kNoBundle;
-              ++into.crossings[bundle == kNoBundle ? l : base + bundle];
-              ++level;
-            }
-            down_hops.clear();
-            r_.climb(b.leaf, top, choice, down_hops);
-            for (std::size_t k = down_hops.size(); k-- > 0;) {
-              const LinkId l = reverse(down_hops[k]);
-              latency += t.link(l).latency_s;
-              const uint32_t bundle = spray ? r_.bundle_of(r_.down_bundle_, static_cast<int>(k + 1), b.leaf) : kNoBundle;
-              ++into.crossings[bundle == kNoBundle ? l : base + bundle];
-            }
-          }
-          for (uint32_t k = b.down_begin; k < b.down_end; ++k) latency += t.link(down_[k]).latency_s;
-          into.max_latency_across_s = std::max(into.max_latency_across_s, latency);
-        }
-        for (uint32_t k = a.up_begin; k < a.up_end; ++k) into.crossings[up_[k]] += across;
-      }
-      for (std::size_t j = 0; j < ranks_.size(); ++j)
-        for (uint32_t k = legs_[j].down_begin; k < legs_[j].down_end; ++k) into.crossings[down_[k]] += down_pairs[j];
-    }
-
-   private:
-    // A rank's legs: GPU -> NIC -> leaf links in up_[up_begin, up_end) with their latency summed
-    // in order, and leaf -> NIC -> GPU in down_[down_begin, down_end).
-    struct Leg {
-      int node = 0, leaf = 0;
-      std::size_t nic = 0;
-      double up_latency_s = 0;
-      uint32_t up_begin = 0, up_end = 0, down_begin = 0, down_end = 0;
-    };
-    const FatTreeRouter& r_;
-    std::span<const int> ranks_;
-    std::vector<Leg> legs_;
-    std::vector<LinkId> up_, down_;
-  };
-
   // Cache key: the ranks (as route_key) and the choice, which may exceed 16 bits.
   struct Key {
     uint64_t ranks;

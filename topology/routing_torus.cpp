@@ -21,6 +21,14 @@ class TorusRouter final : public CachedRouter {
     });
   }
 
+  std::unique_ptr<AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const override {
+    return make_leg_counter(t_, l_.nic_up, ranks, [this](int src, int dst, std::size_t, std::size_t, HopSink& sink) {
+      sink.scratch.clear();
+      dimension_order(t_.node_of_rank(src), t_.node_of_rank(dst), pair_hash(src, dst), sink.scratch);
+      for (LinkId l : sink.scratch) sink.hop(l);
+    });
+  }
+
   bool route_into(int src, int dst, uint64_t /*flow_key*/, Route& out) const override {
     check_ranks(src, dst);
     if (src == dst) clear_route(out);
