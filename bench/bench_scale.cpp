@@ -1,9 +1,11 @@
 // Scale through the scenario layer (issue 10): staggered flows through one bottleneck (the
-// flow model's processor-sharing classes: one completion event per class, not per flow) and
-// traffic all-to-all on a fat-tree. Each case runs in a child process: CPU seconds, peak RSS,
-// events. Prints figures only; never fails.
+// flow model's processor-sharing classes: one completion event per class, not per flow),
+// traffic all-to-all on a fat-tree, and the analytical model's direct all-to-all collective up
+// to 16,384 GPUs (its pairs streamed on every core: wall seconds beside CPU seconds). Each case
+// runs in a child process: CPU seconds, peak RSS, events. Prints figures only; never fails.
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -19,13 +21,13 @@ namespace {
 void report(const char* what, const json& doc) {
   cs::bench::in_child([&] {
     const auto config = cs::scenario::parse_config(doc);
-    const double t0 = cs::bench::process_cpu_s();
+    const double t0 = cs::bench::process_cpu_s(), w0 = cs::bench::wall_s();
     cs::scenario::RunOptions options;
     options.threads = 1;
     const auto out = cs::scenario::run_scenario(config, options);
-    const double cpu = cs::bench::process_cpu_s() - t0;
-    std::printf("%-46s %9.2f s CPU %9.0f MB peak RSS %12.0f events\n", what, cpu, cs::bench::peak_rss_mb(),
-                out.summary["events"].get<double>());
+    const double cpu = cs::bench::process_cpu_s() - t0, wall = cs::bench::wall_s() - w0;
+    std::printf("%-60s %8.2f s CPU %8.2f s wall %7.0f MB peak RSS %11.0f events\n", what, cpu, wall,
+                cs::bench::peak_rss_mb(), out.summary["events"].get<double>());
   });
 }
 
@@ -46,6 +48,22 @@ json all_to_all(int nodes, const char* routing) {
           {"workload", {{"kind", "traffic"}, {"pattern", "all_to_all"}, {"bytes", "1MiB"}}}};
 }
 
+// A direct all-to-all collective of 1 GiB per rank over 8-GPU nodes (8 NICs, rails), in the
+// analytical model: a 3-tier radix-64 fat-tree, or a dragonfly of 64-port routers (8 per group,
+// 4 nodes each, 16 global cables each) with as many groups as the nodes need.
+json analytical_all_to_all(int gpus, const char* kind, const char* routing) {
+  const int nodes = gpus / 8;
+  json topology = std::string(kind) == "fat_tree"
+                      ? json{{"kind", "fat_tree"}, {"tiers", 3}, {"nodes", nodes}, {"switch_radix", 64}, {"rail_optimized", true}}
+                      : json{{"kind", "dragonfly"}, {"routers_per_group", 8}, {"nodes_per_router", 4},
+                             {"global_links_per_router", 16}, {"groups", (nodes + 31) / 32}, {"nodes", nodes},
+                             {"rail_optimized", true}, {"switch_radix", 64}};
+  return {{"hardware", {{"node", {{"gpus", 8}, {"nics", 8}, {"nic_bandwidth", "400Gbps"}}}}},
+          {"topology", topology},
+          {"network", {{"model", "analytical"}, {"routing", routing}}},
+          {"workload", {{"kind", "collective"}, {"op", "all_to_all"}, {"sizes", {"1GiB"}}}}};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -62,5 +80,14 @@ int main(int argc, char** argv) {
       if (nodes <= 192 || std::string(routing) != "ecmp")
         report(("traffic all_to_all, fat-tree " + std::string(routing) + ": " + std::to_string(nodes) + " GPUs").c_str(),
                all_to_all(nodes, routing));
+  const std::vector<int> gpu_counts = *quick ? std::vector<int>{1024} : std::vector<int>{4096, 16384};
+  for (int gpus : gpu_counts)
+    for (const auto& [kind, routing] : {std::pair{"fat_tree", "dmodk"}, std::pair{"fat_tree", "ecmp"},
+                                        std::pair{"fat_tree", "spray"}, std::pair{"dragonfly", "minimal"},
+                                        std::pair{"dragonfly", "valiant"}})
+      report(("analytical direct all_to_all, " + std::string(kind) + " " + routing + ": " + std::to_string(gpus) +
+              " GPUs")
+                 .c_str(),
+             analytical_all_to_all(gpus, kind, routing));
   return 0;
 }

@@ -33,6 +33,13 @@ inline double process_cpu_s() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
+// Wall seconds (a parallel stage: what the user waits).
+inline double wall_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 inline double peak_rss_mb() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -46,21 +48,34 @@ class FatTreeRouter final : public CachedRouter {
   std::unique_ptr<AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const override {
     if (kind_ == RoutingKind::adaptive) return nullptr;
     // Between the two leaves: up from the source's, down the mirror to the destination's; a
-    // sprayed hop counts on its bundle.
-    return make_leg_counter(t_, f_.nic_up, ranks, [this](int, int, std::size_t gs, std::size_t gd, HopSink& sink) {
-      const int leaf_s = f_.nic_leaf[gs], leaf_d = f_.nic_leaf[gd];
-      const int top = leaf_s == leaf_d ? 1 : common_tier(leaf_s, leaf_d);
+    // sprayed hop counts on its bundle. The walk is route()'s, from tables made once for the
+    // count (PairTables): no division per pair, where choose() and climb() take some 16.
+    auto tables = std::make_shared<const PairTables>(*this);
+    return make_leg_counter(t_, f_.nic_up, ranks, [this, tables](int, int, std::size_t gs, std::size_t gd, HopSink& sink) {
+      const PairTables& p = *tables;
+      int top = 1;  // lowest common tier
+      while (p.group(gs, top) != p.group(gd, top)) ++top;
       if (top == 1) return;
-      const uint32_t choice = choose(gs, gd, top, 0);
+      uint32_t port[kMaxPairTiers];
+      if (kind_ == RoutingKind::ecmp) {
+        uint64_t h = mix64(mix64(seed_mix_ ^ ((static_cast<uint64_t>(gs) << 32) | static_cast<uint64_t>(gd))) ^ 0);
+        for (int l = 1; l < top; ++l, h = mix64(h)) port[l] = static_cast<uint32_t>(h % static_cast<uint64_t>(tier(l).up));
+      } else {
+        for (int l = 1; l < top; ++l) port[l] = kind_ == RoutingKind::spray ? 0 : p.dmodk_port(gd, l);
+      }
       const bool spray = kind_ == RoutingKind::spray;
+      const int leaf_s = f_.nic_leaf[gs], leaf_d = f_.nic_leaf[gd];
+      for (int l = 1, sw = leaf_s; l < top; ++l) {
+        sink.hop(p.up_link(l, sw, port[l]), spray ? bundle_of(up_bundle_, l, leaf_s) : kNoBundle);
+        sw = p.next(l, sw, port[l]);
+      }
       sink.scratch.clear();
-      climb(leaf_s, top, choice, sink.scratch);
-      for (std::size_t k = 0; k < sink.scratch.size(); ++k)
-        sink.hop(sink.scratch[k], spray ? bundle_of(up_bundle_, static_cast<int>(k + 1), leaf_s) : kNoBundle);
-      sink.scratch.clear();
-      climb(leaf_d, top, choice, sink.scratch);
-      for (std::size_t k = sink.scratch.size(); k-- > 0;)
-        sink.hop(reverse(sink.scratch[k]), spray ? bundle_of(down_bundle_, static_cast<int>(k + 1), leaf_d) : kNoBundle);
+      for (int l = 1, sw = leaf_d; l < top; ++l) {
+        sink.scratch.push_back(p.up_link(l, sw, port[l]));
+        sw = p.next(l, sw, port[l]);
+      }
+      for (int l = top - 1; l >= 1; --l)
+        sink.hop(reverse(sink.scratch[static_cast<std::size_t>(l - 1)]), spray ? bundle_of(down_bundle_, l, leaf_d) : kNoBundle);
     });
   }
 
@@ -77,6 +92,52 @@ class FatTreeRouter final : public CachedRouter {
   }
 
  private:
+  // What an all-pairs count reads per pair, by table: per NIC its leaf's group at every tier
+  // (tier 1: the leaf) and its D-mod-K port at every level, and per tier l and up-port the
+  // link and the tier-(l+1) switch it reaches.
+  static constexpr int kMaxPairTiers = 8;
+  struct PairTables {
+    explicit PairTables(const FatTreeRouter& r) : tiers(r.f_.tiers) {
+      if (tiers > kMaxPairTiers) throw std::invalid_argument("fat-tree router: more than 8 tiers");
+      const std::size_t nics = r.f_.nic_leaf.size(), T = static_cast<std::size_t>(tiers);
+      groups.resize(nics * (T + 1));
+      ports.resize(nics * T);
+      for (std::size_t g = 0; g < nics; ++g) {
+        for (int t = 1; t <= tiers; ++t)
+          groups[g * (T + 1) + static_cast<std::size_t>(t - 1)] = r.f_.nic_leaf[g] / r.tier(t).leaves_per_group;
+        groups[g * (T + 1) + T] = 0;  // above the top: one group
+        for (int l = 1; l < tiers; ++l)
+          ports[g * T + static_cast<std::size_t>(l)] = static_cast<uint32_t>(
+              r.f_.nic_key[g] / static_cast<uint64_t>(r.tier(l).per_group) % static_cast<uint64_t>(r.tier(l).up));
+      }
+      links.resize(T);
+      reached.resize(T);
+      up.resize(T);
+      for (int l = 1; l < tiers; ++l) {
+        const FatTreeTier& tr = r.tier(l);
+        up[static_cast<std::size_t>(l)] = tr.up;
+        links[static_cast<std::size_t>(l)] = tr.up_link;
+        for (LinkId link : tr.up_link) reached[static_cast<std::size_t>(l)].push_back(r.t_.vertex(r.t_.link(link).to).index);
+      }
+    }
+    int64_t group(std::size_t nic, int t) const {
+      return groups[nic * static_cast<std::size_t>(tiers + 1) + static_cast<std::size_t>(t - 1)];
+    }
+    uint32_t dmodk_port(std::size_t nic, int l) const { return ports[nic * static_cast<std::size_t>(tiers) + static_cast<std::size_t>(l)]; }
+    LinkId up_link(int l, int sw, uint32_t port) const {
+      return links[static_cast<std::size_t>(l)][static_cast<std::size_t>(int64_t{sw} * up[static_cast<std::size_t>(l)] + port)];
+    }
+    int next(int l, int sw, uint32_t port) const {
+      return reached[static_cast<std::size_t>(l)][static_cast<std::size_t>(int64_t{sw} * up[static_cast<std::size_t>(l)] + port)];
+    }
+    int tiers;
+    std::vector<int64_t> groups;
+    std::vector<uint32_t> ports;
+    std::vector<int> up;
+    std::vector<std::vector<LinkId>> links;
+    std::vector<std::vector<int>> reached;
+  };
+
   // Cache key: the ranks (as route_key) and the choice, which may exceed 16 bits.
   struct Key {
     uint64_t ranks;
