@@ -48,7 +48,7 @@ class RouteByRoute final : public AllPairsCounter {
 // make_leg_counter's counter (routing_detail.hpp).
 class LegCounter final : public AllPairsCounter {
  public:
-  using Fabric = std::function<void(int, int, std::size_t, std::size_t, detail::HopSink&)>;
+  using Fabric = std::function<void(std::size_t, std::size_t, detail::HopSink&)>;
   LegCounter(const Topology& t, const std::vector<LinkId>& nic_up, std::span<const int> ranks, Fabric fabric)
       : t_(t), ranks_(ranks), fabric_(std::move(fabric)) {
     legs_.resize(ranks.size());
@@ -96,7 +96,7 @@ class LegCounter final : public AllPairsCounter {
         ++across;
         ++down_pairs[j];
         sink.latency_s = a.up_latency_s;
-        fabric_(ranks_[i], ranks_[j], a.nic, b.nic, sink);
+        fabric_(i, j, sink);
         for (uint32_t k = b.down_begin; k < b.down_end; ++k) sink.latency_s += t_.link(down_[k]).latency_s;
         into.max_latency_across_s = std::max(into.max_latency_across_s, sink.latency_s);
       }

@@ -92,13 +92,14 @@ struct HopSink {
 // An all-pairs count (all_pairs.hpp) for routers whose routes are nic_route's shape: a pair
 // between nodes crosses the source's GPU -> NIC -> switch leg and the destination's switch ->
 // NIC -> GPU leg whatever its path, so each leg counts once per rank (times its pairs between
-// nodes), and each pair walks only its fabric hops: fabric(src, dst, src NIC, dst NIC, sink),
-// as the router's middle would append them. Latencies add link by link in route order, as
+// nodes), and each pair walks only its fabric hops: fabric(i, j, sink) for the pair
+// (ranks[i], ranks[j]), as the router's middle would append them (routers keep what they read
+// per member in tables of their own, made once per count). Latencies add link by link in route order, as
 // finish() does, so the slowest route is route()'s to the last bit. Pairs in one node take
 // their route whole. Keeps the router's references: it must outlive the counter.
 std::unique_ptr<AllPairsCounter> make_leg_counter(
     const Topology& t, const std::vector<LinkId>& nic_up, std::span<const int> ranks,
-    std::function<void(int src, int dst, std::size_t src_nic, std::size_t dst_nic, HopSink& sink)> fabric);
+    std::function<void(std::size_t i, std::size_t j, HopSink& sink)> fabric);
 
 // Route cache shared by the routers. std::unordered_map is node-based, so references to
 // cached routes survive rehashing.

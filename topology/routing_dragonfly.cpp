@@ -17,9 +17,9 @@ class DragonflyRouter final : public CachedRouter {
   const Route& route(int src, int dst, uint64_t flow_key) override {
     check_ranks(src, dst);
     if (src == dst) return empty_;
-    const int sg = group_of_rank(src);
+    const int sg = d_.group_of_node(t_.node_of_rank(src));
     if (kind_ == RoutingKind::minimal) return cached(src, dst, sg);
-    const int via = intermediate(src, dst, flow_key);
+    const int via = intermediate(end_of(src), end_of(dst), flow_key);
     if (kind_ == RoutingKind::valiant || via == sg) return cached(src, dst, via);
     // UGAL: the flow's Valiant route only when clearly less loaded, hops counted.
     const Route& minimal = cached(src, dst, sg);
@@ -35,16 +35,21 @@ class DragonflyRouter final : public CachedRouter {
       clear_route(out);
       return true;
     }
-    const int via = kind_ == RoutingKind::minimal ? group_of_rank(src) : intermediate(src, dst, flow_key);
-    nic_route_into(t_, src, dst, d_.nic_up, [&](std::vector<LinkId>& links) { fabric(src, dst, via, links); }, out);
+    const End s = end_of(src), d = end_of(dst);
+    const int via = kind_ == RoutingKind::minimal ? s.group : intermediate(s, d, flow_key);
+    nic_route_into(t_, src, dst, d_.nic_up, [&](std::vector<LinkId>& links) { fabric(s, d, via, links); }, out);
     return true;
   }
 
   std::unique_ptr<AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const override {
     if (kind_ == RoutingKind::ugal) return nullptr;
-    return make_leg_counter(t_, d_.nic_up, ranks, [this](int src, int dst, std::size_t, std::size_t, HopSink& sink) {
+    // Each member's end read once (no division per pair).
+    auto ends = std::make_shared<std::vector<End>>();
+    for (int rank : ranks) ends->push_back(end_of(rank));
+    return make_leg_counter(t_, d_.nic_up, ranks, [this, ends](std::size_t i, std::size_t j, HopSink& sink) {
+      const End &s = (*ends)[i], &d = (*ends)[j];
       sink.scratch.clear();
-      fabric(src, dst, kind_ == RoutingKind::minimal ? group_of_rank(src) : intermediate(src, dst, 0), sink.scratch);
+      fabric(s, d, kind_ == RoutingKind::minimal ? s.group : intermediate(s, d, 0), sink.scratch);
       for (LinkId l : sink.scratch) sink.hop(l);
     });
   }
@@ -52,11 +57,25 @@ class DragonflyRouter final : public CachedRouter {
   void set_load_oracle(LoadOracle oracle) override { oracle_ = std::move(oracle); }
 
  private:
-  int router_of_rank(int rank) const { return d_.router_of_nic(t_.nic_index_of_rank(rank)); }
-  int group_of_rank(int rank) const { return d_.group_of_node(t_.node_of_rank(rank)); }
-  // A rank's index among its group's ranks (nodes fill groups in order, ranks node by node).
-  int64_t index_in_group(int rank) const {
-    return rank % (int64_t{d_.routers_per_group} * d_.nodes_per_router * t_.gpus_per_node());
+  // What a route reads of one of its two ranks.
+  struct End {
+    int rank = 0;
+    int router = 0;        // its NIC's router
+    int group = 0;         // its node's group
+    int router_group = 0;  // its router's group (the same, by construction)
+    int64_t index = 0;     // its index among its group's ranks (nodes fill groups in order)
+    int64_t spread = 0;    // index x m / ranks per group: its term in global_copy as the destination
+  };
+  End end_of(int rank) const {
+    const int64_t per_group = int64_t{d_.routers_per_group} * d_.nodes_per_router * t_.gpus_per_node();
+    End e;
+    e.rank = rank;
+    e.router = d_.router_of_nic(t_.nic_index_of_rank(rank));
+    e.group = d_.group_of_node(t_.node_of_rank(rank));
+    e.router_group = d_.group_of_router(e.router);
+    e.index = rank % per_group;
+    e.spread = e.index * int64_t{d_.links_per_group_pair} / per_group;
+    return e;
   }
 
   // (most active flows on a link of the route + 1) * links.
@@ -68,10 +87,10 @@ class DragonflyRouter final : public CachedRouter {
 
   // The Valiant intermediate group of a flow: uniform over the groups other than the source's
   // and the destination's; the source's group (minimal) inside a group or with 2 groups.
-  int intermediate(int src, int dst, uint64_t flow_key) const {
-    const int sg = group_of_rank(src), dg = group_of_rank(dst);
+  int intermediate(const End& s, const End& d, uint64_t flow_key) const {
+    const int sg = s.group, dg = d.group;
     if (sg == dg || d_.groups <= 2) return sg;
-    const uint64_t pair = (static_cast<uint64_t>(src) << 32) | static_cast<uint64_t>(dst);
+    const uint64_t pair = (static_cast<uint64_t>(s.rank) << 32) | static_cast<uint64_t>(d.rank);
     int via = static_cast<int>(mix64(mix64(seed_mix_ ^ pair) ^ flow_key) %
                                static_cast<uint64_t>(d_.groups - 2));
     // Skip the two excluded groups, lower first.
@@ -82,8 +101,8 @@ class DragonflyRouter final : public CachedRouter {
 
   const Route& cached(int src, int dst, int via) {
     return CachedRouter::cached(route_key(src, dst, via), [&] {
-      return nic_route(t_, src, dst, d_.nic_up,
-                       [&](std::vector<LinkId>& out) { fabric(src, dst, via, out); });
+      const End s = end_of(src), d = end_of(dst);
+      return nic_route(t_, src, dst, d_.nic_up, [&](std::vector<LinkId>& out) { fabric(s, d, via, out); });
     });
   }
 
@@ -101,11 +120,10 @@ class DragonflyRouter final : public CachedRouter {
     int hops = 0;    // local hops taken so far
   };
 
-  int global_copy(int src, int dst) const {
+  int global_copy(const End& s, const End& d) const {
     const int m = d_.links_per_group_pair;
     if (m <= 1) return 0;
-    const int64_t ranks = int64_t{d_.routers_per_group} * d_.nodes_per_router * t_.gpus_per_node();
-    return static_cast<int>((index_in_group(src) + index_in_group(dst) * int64_t{m} / ranks) % m);
+    return static_cast<int>((s.index + d.spread) % m);
   }
 
   // Appends a local hop from router `at` to router `to` of the same group, if they differ.
@@ -128,13 +146,11 @@ class DragonflyRouter final : public CachedRouter {
   }
 
   // Router to router: through group `via` (the source's own for a minimal route).
-  void fabric(int src, int dst, int via, std::vector<LinkId>& out) const {
-    Spread spread{global_copy(src, dst),
-                  mix64((static_cast<uint64_t>(src) << 32) | static_cast<uint64_t>(dst))};
-    const int rd = router_of_rank(dst);
-    int at = to_group(router_of_rank(src), via, spread, out);  // Valiant leg, if any
-    at = to_group(at, d_.group_of_router(rd), spread, out);
-    local_hop(at, rd, spread, out);
+  void fabric(const End& s, const End& d, int via, std::vector<LinkId>& out) const {
+    Spread spread{global_copy(s, d), mix64((static_cast<uint64_t>(s.rank) << 32) | static_cast<uint64_t>(d.rank))};
+    int at = to_group(s.router, via, spread, out);  // Valiant leg, if any
+    at = to_group(at, d.router_group, spread, out);
+    local_hop(at, d.router, spread, out);
   }
 
   const DragonflyLayout& d_;

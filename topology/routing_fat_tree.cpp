@@ -50,9 +50,10 @@ class FatTreeRouter final : public CachedRouter {
     // Between the two leaves: up from the source's, down the mirror to the destination's; a
     // sprayed hop counts on its bundle. The walk is route()'s, from tables made once for the
     // count (PairTables): no division per pair, where choose() and climb() take some 16.
-    auto tables = std::make_shared<const PairTables>(*this);
-    return make_leg_counter(t_, f_.nic_up, ranks, [this, tables](int, int, std::size_t gs, std::size_t gd, HopSink& sink) {
+    auto tables = std::make_shared<const PairTables>(*this, ranks);
+    return make_leg_counter(t_, f_.nic_up, ranks, [this, tables](std::size_t i, std::size_t j, HopSink& sink) {
       const PairTables& p = *tables;
+      const std::size_t gs = p.nic[i], gd = p.nic[j];
       int top = 1;  // lowest common tier
       while (p.group(gs, top) != p.group(gd, top)) ++top;
       if (top == 1) return;
@@ -92,12 +93,13 @@ class FatTreeRouter final : public CachedRouter {
   }
 
  private:
-  // What an all-pairs count reads per pair, by table: per NIC its leaf's group at every tier
-  // (tier 1: the leaf) and its D-mod-K port at every level, and per tier l and up-port the
-  // link and the tier-(l+1) switch it reaches.
+  // What an all-pairs count reads per pair, by table: per member its NIC; per NIC its leaf's
+  // group at every tier (tier 1: the leaf) and its D-mod-K port at every level; per tier l and
+  // up-port the link and the tier-(l+1) switch it reaches.
   static constexpr int kMaxPairTiers = 8;
   struct PairTables {
-    explicit PairTables(const FatTreeRouter& r) : tiers(r.f_.tiers) {
+    PairTables(const FatTreeRouter& r, std::span<const int> ranks) : tiers(r.f_.tiers) {
+      for (int rank : ranks) nic.push_back(static_cast<std::size_t>(r.t_.nic_index_of_rank(rank)));
       if (tiers > kMaxPairTiers) throw std::invalid_argument("fat-tree router: more than 8 tiers");
       const std::size_t nics = r.f_.nic_leaf.size(), T = static_cast<std::size_t>(tiers);
       groups.resize(nics * (T + 1));
@@ -131,6 +133,7 @@ class FatTreeRouter final : public CachedRouter {
       return reached[static_cast<std::size_t>(l)][static_cast<std::size_t>(int64_t{sw} * up[static_cast<std::size_t>(l)] + port)];
     }
     int tiers;
+    std::vector<std::size_t> nic;  // per member
     std::vector<int64_t> groups;
     std::vector<uint32_t> ports;
     std::vector<int> up;

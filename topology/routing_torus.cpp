@@ -22,7 +22,8 @@ class TorusRouter final : public CachedRouter {
   }
 
   std::unique_ptr<AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const override {
-    return make_leg_counter(t_, l_.nic_up, ranks, [this](int src, int dst, std::size_t, std::size_t, HopSink& sink) {
+    return make_leg_counter(t_, l_.nic_up, ranks, [this, ranks](std::size_t i, std::size_t j, HopSink& sink) {
+      const int src = ranks[i], dst = ranks[j];
       sink.scratch.clear();
       dimension_order(t_.node_of_rank(src), t_.node_of_rank(dst), pair_hash(src, dst), sink.scratch);
       for (LinkId l : sink.scratch) sink.hop(l);
