@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "topology/routing_detail.hpp"
@@ -51,6 +52,10 @@ class LegCounter final : public AllPairsCounter {
   using Fabric = std::function<void(std::size_t, std::size_t, detail::HopSink&)>;
   LegCounter(const Topology& t, const std::vector<LinkId>& nic_up, std::span<const int> ranks, Fabric fabric)
       : t_(t), ranks_(ranks), fabric_(std::move(fabric)) {
+    for (int rank : ranks)
+      if (rank < 0 || rank >= t.ranks())
+        throw std::out_of_range("all-pairs count: rank " + std::to_string(rank) + " out of range (ranks: " +
+                                std::to_string(t.ranks()) + ")");
     legs_.resize(ranks.size());
     std::vector<LinkId> links;
     for (std::size_t i = 0; i < ranks.size(); ++i) {

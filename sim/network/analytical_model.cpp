@@ -70,8 +70,13 @@ class RouteMemo {
 RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan, const FlowKeyOf& flow_key)
     : plan_(plan) {
   for (const work::Stage& stage : plan.stages) {
-    if (stage.all_pairs() && !flow_key && !network.load_aware() && stream_pairs(network, stage)) continue;
+    if (stage.all_pairs() && !flow_key && !network.load_aware() && worth_streaming(network, stage) &&
+        stream_pairs(network, stage)) {
+      streamed_.push_back(1);
+      continue;
+    }
     route_listed(network, stage, flow_key);
+    streamed_.push_back(0);
   }
 }
 
@@ -129,6 +134,12 @@ void RoutedPlan::route_listed(Network& network, const work::Stage& stage, const 
   // Eigen's sum: its order is the one every recorded result was made with.
   const double payload = Eigen::Map<const Eigen::VectorXd>(shares.data(), static_cast<Eigen::Index>(n)).sum();
   add_stage(network, std::move(links), std::move(loads), std::move(crossings), payload, StageLatency(stage, wires));
+}
+
+bool RoutedPlan::worth_streaming(const Network& network, const work::Stage& stage) {
+  // Streaming costs an array over the fabric's links per thread; listing costs a few hops per
+  // pair. A small group (an expert-parallel all-to-all of 8 on a 16K-GPU fabric) is listed.
+  return static_cast<double>(stage.size()) * kHopsPerPair >= static_cast<double>(network.model_links());
 }
 
 bool RoutedPlan::stream_pairs(Network& network, const work::Stage& stage) {

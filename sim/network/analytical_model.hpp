@@ -57,6 +57,8 @@ struct CollectiveEstimate {
 // link in integers (the same sums in any order, so the same numbers on any number of
 // threads), keeping no route and no transfer. Its unit loads are crossings x the pair share.
 // So an all-to-all over 16,384 GPUs (268 M pairs) costs memory in the fabric's links alone.
+// A stage of fewer pairs than the fabric's links / kHopsPerPair is listed instead (the same
+// result: streaming costs an array over every link per thread).
 class RoutedPlan {
  public:
   // Flow key of transfer t of stage s, for routings that hash flows (ECMP); none: key 0.
@@ -79,11 +81,15 @@ class RoutedPlan {
   // flows crossing the link per unit load there (a pipeline is one flow, counted once per
   // crossing, as the flow model counts it).
   double flow_weight(std::size_t s) const { return flow_weight_[s]; }
+  // Whether stage s was streamed (an all-pairs stage; see above) rather than listed.
+  bool streamed(std::size_t s) const { return streamed_[s] != 0; }
   // Stage s's latency under `costs` (collective_costs.hpp).
   double latency_s(std::size_t s, const CollectiveCosts& costs) const { return latency_[s].seconds(costs); }
 
  private:
   friend class AnalyticalModel;
+  static constexpr double kHopsPerPair = 4;
+  static bool worth_streaming(const Network& network, const work::Stage& stage);
   // An all-pairs stage streamed (see above); false, adding nothing, where the routing cannot.
   bool stream_pairs(Network& network, const work::Stage& stage);
   // A listed stage (or an all-pairs one the routing cannot stream), transfer by transfer.
@@ -93,6 +99,7 @@ class RoutedPlan {
                  std::vector<double> crossings, double payload_share, StageLatency latency);
 
   const work::CollectivePlan& plan_;
+  std::vector<uint8_t> streamed_;
   std::vector<double> payload_share_;
   // Per stage, the links its routes cross, ascending: the model touches only these, so
   // recording usage costs the plan's size, not the fabric's.

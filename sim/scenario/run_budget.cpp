@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 
 #include "sim/scenario/input_error.hpp"
 #include "sim/scenario/quantity.hpp"
@@ -95,8 +96,8 @@ void add_training(const Config& config, CostEstimate& out) {
                        tasks * kPerTask});
 }
 
-void add_collective(const work::CollectiveSpec& s, const Config& config, double ranks, const std::string& at,
-                    CostEstimate& out) {
+void add_collective(const work::CollectiveSpec& s, const Config& config, double ranks, double cables,
+                    const std::string& at, CostEstimate& out) {
   const double base = !s.rank_list.empty() ? static_cast<double>(s.rank_list.size()) : s.ranks > 0 ? s.ranks : ranks;
   const double n = s.group_size > 0 ? s.group_size : base;
   const double groups = s.group_size > 0 ? std::floor(base / s.group_size) : 1;
@@ -120,6 +121,16 @@ void add_collective(const work::CollectiveSpec& s, const Config& config, double 
                        count(groups) + " group(s) of " + count(n) + " ranks, " + count(c) + " channels, " +
                            std::string(work::to_string(worst)) + ": " + count(transfers) + " plan transfers",
                        transfers * kPerTransfer});
+  // Streamed pairs (analytical_model.hpp) count on every link, in one array per thread and a
+  // total: 8 bytes per directed link, two per cable.
+  const bool may_stream = std::any_of(s.algorithms.begin(), s.algorithms.end(), [](work::CollectiveAlgorithm a) {
+    return a == work::CollectiveAlgorithm::direct || a == work::CollectiveAlgorithm::automatic;
+  });
+  if (!pairs_held && may_stream) {
+    const double threads = std::max(1u, std::thread::hardware_concurrency());
+    out.items.push_back({at + ".algorithm", "all pairs streamed: a count per link on " + count(threads) + " threads",
+                         16 * cables * (threads + 1)});
+  }
 }
 
 }  // namespace
@@ -156,12 +167,12 @@ CostEstimate estimate_cost(const Config& config) {
   if (config.workload == WorkloadKind::traffic) add_traffic(config.traffic, gpus, "workload", out);
   else if (config.workload == WorkloadKind::training || config.workload == WorkloadKind::training_run)
     add_training(config, out);
-  else add_collective(config.collective, config, gpus, "workload", out);
+  else add_collective(config.collective, config, gpus, double(size.cables), "workload", out);
   for (std::size_t i = 0; i < config.background.size(); ++i) {
     const std::string at = "workload.background." + std::to_string(i);
     const BackgroundWorkload& b = config.background[i];
     if (b.kind == WorkloadKind::traffic) add_traffic(b.traffic, gpus, at, out);
-    else add_collective(b.collective, config, gpus, at, out);
+    else add_collective(b.collective, config, gpus, double(size.cables), at, out);
   }
   return out;
 }

@@ -35,12 +35,14 @@ work::CollectivePlan direct(work::CollectiveOp op, const std::vector<int>& ranks
 
 // Stage by stage, streamed against listed (a flow key of 0 for every transfer routes each
 // transfer as the stream does, one by one).
-void check_streamed_equals_listed(net::Network& network, const work::CollectivePlan& plan) {
+void check_streamed_equals_listed(net::Network& network, const work::CollectivePlan& plan, bool expect_streamed) {
   const net::RoutedPlan streamed(network, plan);
   const net::RoutedPlan listed(network, plan, [](std::size_t, std::size_t) { return uint64_t{0}; });
   REQUIRE(streamed.stages() == listed.stages());
   for (std::size_t s = 0; s < streamed.stages(); ++s) {
     CAPTURE(s);
+    CHECK(streamed.streamed(s) == expect_streamed);
+    CHECK_FALSE(listed.streamed(s));
     CHECK(std::vector(streamed.links(s).begin(), streamed.links(s).end()) ==
           std::vector(listed.links(s).begin(), listed.links(s).end()));
     CHECK(std::vector(streamed.crossings(s).begin(), streamed.crossings(s).end()) ==
@@ -67,14 +69,15 @@ TEST_CASE("a streamed all-pairs stage equals the stage routed transfer by transf
   tree.nodes = 8;
   tree.node.gpus = 4;
   tree.node.nics = 2;
-  const std::vector<int> some{9, 2, 30, 17, 4, 5, 23, 0, 12};  // any order, not the whole fabric
+  // Any order, not the whole fabric; enough pairs to be streamed (kHopsPerPair x pairs >= links).
+  const std::vector<int> some{9, 2, 30, 17, 4, 5, 23, 0, 12, 31, 20, 14, 7, 27, 1, 18, 25, 10, 3, 28};
   for (K kind : {K::dmodk, K::ecmp, K::spray})
     for (bool pxn : {false, true}) {
       CAPTURE(std::string(topo::to_string(kind)), pxn);
       Routed r(tree, kind, pxn);
       for (auto op : {work::CollectiveOp::all_to_all, work::CollectiveOp::all_reduce}) {
-        check_streamed_equals_listed(r.network, direct(op, first_ranks(r.topology.ranks())));
-        check_streamed_equals_listed(r.network, direct(op, some));
+        check_streamed_equals_listed(r.network, direct(op, first_ranks(r.topology.ranks())), true);
+        check_streamed_equals_listed(r.network, direct(op, some), true);
       }
     }
   topo::TopologyParams fly;
@@ -87,8 +90,21 @@ TEST_CASE("a streamed all-pairs stage equals the stage routed transfer by transf
   fly.node.gpus = 2;
   for (K kind : {K::minimal, K::valiant}) {
     Routed r(fly, kind, false);
-    check_streamed_equals_listed(r.network, direct(work::CollectiveOp::all_to_all, first_ranks(24)));
+    check_streamed_equals_listed(r.network, direct(work::CollectiveOp::all_to_all, first_ranks(24)), true);
   }
+}
+
+TEST_CASE("a small all-pairs group on a large fabric is listed, not streamed", "[analytical][all_pairs]") {
+  // 8 ranks (56 pairs) on a 512-GPU fabric: an array over every link per thread would cost more
+  // than the pairs' hops.
+  topo::TopologyParams p = rail_fat_tree();
+  p.nodes = 64;
+  p.node.gpus = 8;
+  p.node.nics = 8;
+  p.switch_radix = 64;
+  Routed r(p, topo::RoutingKind::dmodk, false);
+  REQUIRE(r.network.model_links() > 56 * 4);
+  check_streamed_equals_listed(r.network, direct(work::CollectiveOp::all_to_all, {0, 8, 16, 24, 32, 40, 48, 56}), false);
 }
 
 TEST_CASE("a streamed all-pairs stage is the same on one thread and on several", "[analytical][all_pairs]") {
@@ -105,6 +121,7 @@ TEST_CASE("a streamed all-pairs stage is the same on one thread and on several",
     return arena.execute([&] { return net::RoutedPlan(r.network, plan); });
   };
   const net::RoutedPlan one = routed_on(1), two = routed_on(2);
+  REQUIRE(one.streamed(0));
   CHECK(std::vector(one.crossings(0).begin(), one.crossings(0).end()) ==
         std::vector(two.crossings(0).begin(), two.crossings(0).end()));
   CHECK(one.per_byte_s(0) == two.per_byte_s(0));
