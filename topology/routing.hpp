@@ -71,6 +71,13 @@ class Router {
     (void)src_rank, (void)dst_rank, (void)flow_key, (void)out;
     return false;
   }
+  // Load-aware routings (adaptive, ugal) only: the route route(src_rank, dst_rank, flow_key)
+  // would choose now, by the load oracle, computed into `out` and not cached. Not thread-safe
+  // (the choice reads the oracle and the router's scratch). False for the other routings.
+  virtual bool choose_into(int src_rank, int dst_rank, uint64_t flow_key, Route& out) {
+    (void)src_rank, (void)dst_rank, (void)flow_key, (void)out;
+    return false;
+  }
   // Counts route(a, b, 0) over every ordered pair of `ranks` (all_pairs.hpp), which must
   // outlive the counter; null where route_into cannot compute routes.
   virtual std::unique_ptr<AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const = 0;
@@ -125,5 +132,8 @@ std::unique_ptr<Router> make_router(const Topology& topology, RoutingKind kind, 
 constexpr bool computes_routes_uncached(RoutingKind kind) {
   return kind != RoutingKind::adaptive && kind != RoutingKind::ugal && kind != RoutingKind::shortest;
 }
+// Whether a stage's routes can be had without caching them at all: computed (above), or, for
+// the load-aware routings, chosen one after another (Router::choose_into). All but shortest.
+constexpr bool routes_without_cache(RoutingKind kind) { return kind != RoutingKind::shortest; }
 
 }  // namespace cs::topo

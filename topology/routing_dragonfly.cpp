@@ -2,6 +2,7 @@
 // search. A route is fixed by (src rank, dst rank, intermediate group), the intermediate
 // group being the source's own group for a minimal route, so routes cache per that triple.
 #include <algorithm>
+#include <utility>
 
 #include "topology/direct_layouts.hpp"
 #include "topology/routing_detail.hpp"
@@ -26,6 +27,23 @@ class DragonflyRouter final : public CachedRouter {
     if (!oracle_) return minimal;
     const Route& valiant = cached(src, dst, via);
     return cost(valiant) < cost(minimal) ? valiant : minimal;
+  }
+
+  bool choose_into(int src, int dst, uint64_t flow_key, Route& out) override {
+    if (kind_ != RoutingKind::ugal) return false;
+    check_ranks(src, dst);
+    if (src == dst) {
+      clear_route(out);
+      return true;
+    }
+    // As route(): the minimal route unless the flow's Valiant route is clearly less loaded.
+    const End s = end_of(src), d = end_of(dst);
+    const int via = intermediate(s, d, flow_key);
+    nic_route_into(t_, src, dst, d_.nic_up, [&](std::vector<LinkId>& links) { fabric(s, d, s.group, links); }, out);
+    if (via == s.group || !oracle_) return true;
+    nic_route_into(t_, src, dst, d_.nic_up, [&](std::vector<LinkId>& links) { fabric(s, d, via, links); }, valiant_);
+    if (cost(valiant_) < cost(out)) std::swap(out, valiant_);
+    return true;
   }
 
   bool route_into(int src, int dst, uint64_t flow_key, Route& out) const override {
@@ -157,6 +175,7 @@ class DragonflyRouter final : public CachedRouter {
   RoutingKind kind_;
   uint64_t seed_mix_;
   LoadOracle oracle_;
+  Route valiant_;  // choose_into's scratch
 };
 
 }  // namespace

@@ -35,9 +35,7 @@ class FatTreeRouter final : public CachedRouter {
     check_ranks(src, dst);
     if (src == dst) return empty_;
     auto [top, choice] = fixed_choice(src, dst, flow_key);
-    if (kind_ == RoutingKind::adaptive && load_ && top > 1)
-      choice = least_loaded(static_cast<std::size_t>(t_.nic_index_of_rank(src)),
-                            static_cast<std::size_t>(t_.nic_index_of_rank(dst)), top, choice);
+    if (kind_ == RoutingKind::adaptive && load_ && top > 1) choice = adaptive_choice(src, dst, top, choice);
     const Key key{route_key(src, dst, 0), choice};
     if (auto it = routes_.find(key); it != routes_.end()) return it->second;
     Route r;
@@ -78,6 +76,19 @@ class FatTreeRouter final : public CachedRouter {
       for (int l = top - 1; l >= 1; --l)
         sink.hop(reverse(sink.scratch[static_cast<std::size_t>(l - 1)]), spray ? bundle_of(down_bundle_, l, leaf_d) : kNoBundle);
     });
+  }
+
+  bool choose_into(int src, int dst, uint64_t flow_key, Route& out) override {
+    if (kind_ != RoutingKind::adaptive) return false;
+    check_ranks(src, dst);
+    if (src == dst) {
+      clear_route(out);
+      return true;
+    }
+    auto [top, choice] = fixed_choice(src, dst, flow_key);
+    if (load_ && top > 1) choice = adaptive_choice(src, dst, top, choice);
+    compute(src, dst, top, choice, out);
+    return true;
   }
 
   bool route_into(int src, int dst, uint64_t flow_key, Route& out) const override {
@@ -195,6 +206,11 @@ class FatTreeRouter final : public CachedRouter {
       choice = choice * static_cast<uint32_t>(up) + static_cast<uint32_t>(key / below % up);
     }
     return choice;
+  }
+
+  uint32_t adaptive_choice(int src, int dst, int top, uint32_t first) {
+    return least_loaded(static_cast<std::size_t>(t_.nic_index_of_rank(src)),
+                        static_cast<std::size_t>(t_.nic_index_of_rank(dst)), top, first);
   }
 
   // The choice whose busiest fabric link (up and down, below tier `top`) has the fewest

@@ -70,8 +70,8 @@ class RouteMemo {
 RoutedPlan::RoutedPlan(Network& network, const work::CollectivePlan& plan, const FlowKeyOf& flow_key)
     : plan_(plan) {
   for (const work::Stage& stage : plan.stages) {
-    if (stage.all_pairs() && !flow_key && !network.load_aware() && worth_streaming(network, stage) &&
-        stream_pairs(network, stage)) {
+    if (stage.all_pairs() && !flow_key && worth_streaming(network, stage) &&
+        (network.load_aware() ? place_pairs(network, stage) : stream_pairs(network, stage))) {
       streamed_.push_back(1);
       continue;
     }
@@ -174,17 +174,47 @@ bool RoutedPlan::stream_pairs(Network& network, const work::Stage& stage) {
     max_wire_s[within] = std::max(max_wire_s[within], l.max_latency_same_node_s);
     max_wire_s[across] = std::max(max_wire_s[across], l.max_latency_across_s);
   }
-  std::vector<uint32_t> links;
-  std::vector<double> loads, crossings;
-  for (std::size_t i = 0; i < num_links; ++i)
-    if (total[i] > 0) {
-      links.push_back(static_cast<uint32_t>(i));
-      crossings.push_back(static_cast<double>(total[i]));
-      loads.push_back(crossings.back() * stage.pair_share);
-    }
-  add_stage(network, std::move(links), std::move(loads), std::move(crossings),
-            static_cast<double>(stage.size()) * stage.pair_share, StageLatency(stage.steps, max_wire_s));
+  add_pairs_stage(network, stage, total, max_wire_s);
   return true;
+}
+
+bool RoutedPlan::place_pairs(Network& network, const work::Stage& stage) {
+  const std::vector<int>& members = stage.pair_members;
+  const topo::Topology& topology = network.topology();
+  std::vector<uint64_t> crossings(network.model_links(), 0);
+  // The stage's placements come off the links when it is routed, or when a route fails, as
+  // the listed path's StagePlacement takes them off.
+  struct Unplace {
+    Network& network;
+    const std::vector<uint64_t>& placed;
+    ~Unplace() { network.unplace(placed); }
+  } unplace{network, crossings};
+  std::array<double, 3> max_wire_s{-1, -1, -1};  // by TransferClass
+  topo::Route route;
+  for (const int a : members)
+    for (const int b : members) {
+      if (a == b) continue;
+      if (!network.place_into(a, b, 0, route)) return false;  // the routing's, so the first pair's
+      topo::count_route(topology, route, crossings);
+      double& wire = max_wire_s[static_cast<std::size_t>(transfer_class(topology, a, b))];
+      wire = std::max(wire, route.latency_s);
+    }
+  add_pairs_stage(network, stage, crossings, max_wire_s);
+  return true;
+}
+
+void RoutedPlan::add_pairs_stage(const Network& network, const work::Stage& stage, std::span<const uint64_t> crossings,
+                                 const std::array<double, 3>& max_wire_s) {
+  std::vector<uint32_t> links;
+  std::vector<double> loads, counts;
+  for (std::size_t i = 0; i < crossings.size(); ++i)
+    if (crossings[i] > 0) {
+      links.push_back(static_cast<uint32_t>(i));
+      counts.push_back(static_cast<double>(crossings[i]));
+      loads.push_back(counts.back() * stage.pair_share);
+    }
+  add_stage(network, std::move(links), std::move(loads), std::move(counts),
+            static_cast<double>(stage.size()) * stage.pair_share, StageLatency(stage.steps, max_wire_s));
 }
 
 void RoutedPlan::add_stage(const Network& network, std::vector<uint32_t> links, std::vector<double> loads,

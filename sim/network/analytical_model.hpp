@@ -58,7 +58,10 @@ struct CollectiveEstimate {
 // threads), keeping no route and no transfer. Its unit loads are crossings x the pair share.
 // So an all-to-all over 16,384 GPUs (268 M pairs) costs memory in the fabric's links alone.
 // A stage of fewer pairs than the fabric's links / kHopsPerPair is listed instead (the same
-// result: streaming costs an array over every link per thread).
+// result: streaming costs an array over every link per thread). Load-aware routings (adaptive,
+// ugal) place pair after pair, each seeing the ones before (Network::StagePlacement): their
+// all-pairs stages are streamed on one thread, in the listed order, routes computed and
+// dropped (Network::place_into), so they too cost the fabric's links, not the pairs.
 class RoutedPlan {
  public:
   // Flow key of transfer t of stage s, for routings that hash flows (ECMP); none: key 0.
@@ -92,8 +95,13 @@ class RoutedPlan {
   static bool worth_streaming(const Network& network, const work::Stage& stage);
   // An all-pairs stage streamed (see above); false, adding nothing, where the routing cannot.
   bool stream_pairs(Network& network, const work::Stage& stage);
+  // The same on one thread for a load-aware routing, pair after pair.
+  bool place_pairs(Network& network, const work::Stage& stage);
   // A listed stage (or an all-pairs one the routing cannot stream), transfer by transfer.
   void route_listed(Network& network, const work::Stage& stage, const FlowKeyOf& flow_key);
+  // Appends an all-pairs stage from its crossings per model link and slowest wire per class.
+  void add_pairs_stage(const Network& network, const work::Stage& stage, std::span<const uint64_t> crossings,
+                       const std::array<double, 3>& max_wire_s);
   // Appends a stage from its links (ascending), unit loads and crossings.
   void add_stage(const Network& network, std::vector<uint32_t> links, std::vector<double> loads,
                  std::vector<double> crossings, double payload_share, StageLatency latency);

@@ -142,6 +142,26 @@ bool Network::route_into(int src_rank, int dst_rank, uint64_t flow_key, topo::Ro
   return true;
 }
 
+bool Network::place_into(int src_rank, int dst_rank, uint64_t flow_key, topo::Route& out) {
+  if (!load_aware_) return false;
+  const int proxy = pxn_proxy(src_rank, dst_rank);
+  if (proxy < 0) {
+    if (!router_->choose_into(src_rank, dst_rank, flow_key, out)) return false;
+  } else {
+    topo::Route first, second;
+    if (!router_->choose_into(src_rank, proxy, flow_key, first) || !router_->choose_into(proxy, dst_rank, flow_key, second))
+      return false;
+    join(first, second, out);
+  }
+  for (topo::LinkId l : out.links) ++placed_[l];
+  return true;
+}
+
+void Network::unplace(std::span<const uint64_t> count) {
+  if (!load_aware_) return;
+  for (std::size_t l = 0; l < count.size() && l < placed_.size(); ++l) placed_[l] -= static_cast<uint32_t>(count[l]);
+}
+
 std::unique_ptr<topo::AllPairsCounter> Network::all_pairs_counter(std::span<const int> ranks) const {
   if (!pxn_) return router_->all_pairs_counter(ranks);
   if (ranks.size() >= 2) {

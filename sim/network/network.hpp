@@ -60,6 +60,13 @@ class Network {
   // The same route computed into `out`, not cached: safe from several threads at once. False
   // where the routing cannot (Router::route_into): use route().
   bool route_into(int src_rank, int dst_rank, uint64_t flow_key, topo::Route& out) const;
+  // Load-aware routings only: the route StagePlacement::route would place now, computed into
+  // `out` and not cached, and placed as it would (one more transfer on each of its links for
+  // the stage's later ones) until unplace() takes it off. False, placing nothing, for the
+  // other routings.
+  bool place_into(int src_rank, int dst_rank, uint64_t flow_key, topo::Route& out);
+  // Takes count[l] placed transfers off each link l (what place_into placed, hop by hop).
+  void unplace(std::span<const uint64_t> count);
   // Counts route(a, b) over every ordered pair of `ranks` (topo::AllPairsCounter, on model
   // links): the router's counter, or with PXN route by route; null where routes cannot be
   // computed uncached. `ranks` must outlive it.

@@ -59,8 +59,8 @@ void add_traffic(const work::TrafficSpec& t, double ranks, const std::string& at
 // Plan transfers of one group of n ranks spread over several nodes with c channels, for one
 // algorithm: upper bounds of the plan builders' counts (workloads/collective_plan*.cpp) that
 // the run holds. Direct's all pairs are implicit in the plan (work::Stage::all_pairs): only
-// the flow model, and an analytical model whose routing cannot stream them (analytical_model.hpp),
-// holds one item per pair; else its listed stages (a star, a send) hold at most 2n.
+// the flow model, and an analytical model on `shortest` routes (analytical_model.hpp), holds
+// one item per pair; else its listed stages (a star, a send) hold at most 2n.
 double plan_transfers(work::CollectiveAlgorithm a, work::CollectiveOp op, double n, double c, bool pairs_held) {
   using A = work::CollectiveAlgorithm;
   switch (a) {
@@ -103,7 +103,7 @@ void add_collective(const work::CollectiveSpec& s, const Config& config, double 
   const double groups = s.group_size > 0 ? std::floor(base / s.group_size) : 1;
   const double c = s.channels > 0 ? s.channels : std::min(config.topology.node.nics, work::kMaxChannels);
   const bool pairs_held = config.network.model != NetworkModel::analytical ||
-                          !topo::computes_routes_uncached(config.network.routing);
+                          !topo::routes_without_cache(config.network.routing);
   double per_group = 0;
   work::CollectiveAlgorithm worst = s.algorithms.front();
   for (work::CollectiveAlgorithm a : s.algorithms) {

@@ -60,6 +60,11 @@ def test_an_analytical_all_to_all_streams_its_pairs_within_the_memory_limit(tmp_
             "--set", "run.max_memory=1GB"]
     proc = cli("validate", FLAGSHIP, *sets)
     assert proc.returncode == 2 and "workload.algorithm" in proc.stderr and "plan transfers" in proc.stderr, proc.stderr
+    # Every routing streams them but shortest (a graph search per pair, each route kept); the
+    # load-aware ones place pair after pair on one thread.
+    for routing, fits in (("ecmp", True), ("adaptive", True), ("shortest", False)):
+        proc = cli("validate", FLAGSHIP, *sets, "--set", "network.model=analytical", "--set", f"network.routing={routing}")
+        assert (proc.returncode == 0) == fits, (routing, proc.stderr)
     out = tmp_path / "out"
     proc = cli("run", FLAGSHIP, *sets, "--set", "network.model=analytical", "--out", out)
     assert proc.returncode == 0, proc.stderr

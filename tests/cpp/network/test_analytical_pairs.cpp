@@ -94,6 +94,41 @@ TEST_CASE("a streamed all-pairs stage equals the stage routed transfer by transf
   }
 }
 
+TEST_CASE("load-aware routings place an all-pairs stage pair after pair as the listed stage does", "[analytical][all_pairs]") {
+  // Adaptive and UGAL choose each pair's path by the transfers placed before it: streamed on
+  // one thread in the listed order, with the same choices, and the placements taken off after
+  // (the listed plan built second sees an idle fabric again).
+  topo::TopologyParams tree = rail_fat_tree();
+  tree.nodes = 8;
+  tree.node.gpus = 4;
+  tree.node.nics = 2;
+  tree.oversubscription = 2;
+  for (bool pxn : {false, true}) {
+    Routed r(tree, topo::RoutingKind::adaptive, pxn);
+    for (auto op : {work::CollectiveOp::all_to_all, work::CollectiveOp::all_reduce})
+      check_streamed_equals_listed(r.network, direct(op, first_ranks(r.topology.ranks())), true);
+  }
+  topo::TopologyParams fly;
+  fly.kind = topo::TopologyKind::dragonfly;
+  fly.routers_per_group = 4;
+  fly.nodes_per_router = 1;
+  fly.global_links_per_router = 1;
+  fly.groups = 5;
+  fly.nodes = 20;
+  fly.node.gpus = 2;
+  Routed r(fly, topo::RoutingKind::ugal, false);
+  const work::CollectivePlan plan = direct(work::CollectiveOp::all_to_all, first_ranks(40));
+  check_streamed_equals_listed(r.network, plan, true);
+  // UGAL took some Valiant routes: the placements mattered.
+  const net::RoutedPlan minimal_only = [&] {
+    Routed m(fly, topo::RoutingKind::minimal, false);
+    return net::RoutedPlan(m.network, plan);
+  }();
+  const net::RoutedPlan ugal(r.network, plan);
+  CHECK(std::vector(minimal_only.crossings(0).begin(), minimal_only.crossings(0).end()) !=
+        std::vector(ugal.crossings(0).begin(), ugal.crossings(0).end()));
+}
+
 TEST_CASE("a small all-pairs group on a large fabric is listed, not streamed", "[analytical][all_pairs]") {
   // 8 ranks (56 pairs) on a 512-GPU fabric: an array over every link per thread would cost more
   // than the pairs' hops.

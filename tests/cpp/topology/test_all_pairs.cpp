@@ -122,6 +122,12 @@ TEST_CASE("routings that cannot compute routes uncached give no counter", "[all_
   CHECK_FALSE(computes_routes_uncached(RoutingKind::ugal));
   Route r;
   CHECK_FALSE(make_router(tree, RoutingKind::adaptive, 1)->route_into(0, 1, 0, r));
+  // The load-aware ones choose routes one by one without a cache instead; shortest cannot.
+  CHECK(make_router(tree, RoutingKind::adaptive, 1)->choose_into(0, 1, 0, r));
+  CHECK_FALSE(make_router(tree, RoutingKind::dmodk, 1)->choose_into(0, 1, 0, r));
+  CHECK(routes_without_cache(RoutingKind::adaptive));
+  CHECK(routes_without_cache(RoutingKind::ugal));
+  CHECK_FALSE(routes_without_cache(RoutingKind::shortest));
 }
 
 TEST_CASE("route_into gives route()'s route without caching it", "[all_pairs]") {
