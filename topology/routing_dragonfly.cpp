@@ -36,13 +36,28 @@ class DragonflyRouter final : public CachedRouter {
       clear_route(out);
       return true;
     }
-    // As route(): the minimal route unless the flow's Valiant route is clearly less loaded.
+    // As route(): the minimal route unless the flow's Valiant route is clearly less loaded. The
+    // two share their legs (GPU -> NIC -> router and back), so the Valiant route is built whole
+    // only when it wins: its cost is its fabric's with the minimal route's legs.
     const End s = end_of(src), d = end_of(dst);
     const int via = intermediate(s, d, flow_key);
-    nic_route_into(t_, src, dst, d_.nic_up, [&](std::vector<LinkId>& links) { fabric(s, d, s.group, links); }, out);
+    std::size_t fabric_begin = 0, fabric_end = 0;
+    nic_route_into(t_, src, dst, d_.nic_up, [&](std::vector<LinkId>& links) {
+      fabric_begin = links.size();
+      fabric(s, d, s.group, links);
+      fabric_end = links.size();
+    }, out);
     if (via == s.group || !oracle_) return true;
-    nic_route_into(t_, src, dst, d_.nic_up, [&](std::vector<LinkId>& links) { fabric(s, d, via, links); }, valiant_);
-    if (cost(valiant_) < cost(out)) std::swap(out, valiant_);
+    valiant_.links.clear();
+    fabric(s, d, via, valiant_.links);
+    uint32_t q_legs = 0, q_valiant = 0;
+    for (std::size_t i = 0; i < out.links.size(); ++i)
+      if (i < fabric_begin || i >= fabric_end) q_legs = std::max(q_legs, oracle_(out.links[i]));
+    for (LinkId l : valiant_.links) q_valiant = std::max(q_valiant, oracle_(l));
+    const std::size_t legs = out.links.size() - (fabric_end - fabric_begin);
+    const uint64_t valiant_cost = (uint64_t{std::max(q_legs, q_valiant)} + 1) * (legs + valiant_.links.size());
+    if (valiant_cost < cost(out))
+      nic_route_into(t_, src, dst, d_.nic_up, [&](std::vector<LinkId>& links) { fabric(s, d, via, links); }, out);
     return true;
   }
 
