@@ -27,6 +27,29 @@ struct Routed {
   }
 };
 
+// rail_fat_tree() resized: `nodes` nodes of `gpus` GPUs and `nics` NICs, switches of `radix`.
+topo::TopologyParams rail_tree(int nodes, int gpus, int nics, int radix) {
+  topo::TopologyParams p = rail_fat_tree();
+  p.nodes = nodes;
+  p.node.gpus = gpus;
+  p.node.nics = nics;
+  p.switch_radix = radix;
+  return p;
+}
+
+// A dragonfly of g groups of a routers, p nodes each, h global cables each, 2-GPU nodes.
+topo::TopologyParams small_dragonfly(int a, int p, int h, int g) {
+  topo::TopologyParams fly;
+  fly.kind = topo::TopologyKind::dragonfly;
+  fly.routers_per_group = a;
+  fly.nodes_per_router = p;
+  fly.global_links_per_router = h;
+  fly.groups = g;
+  fly.nodes = a * p * g;
+  fly.node.gpus = 2;
+  return fly;
+}
+
 work::CollectivePlan direct(work::CollectiveOp op, const std::vector<int>& ranks) {
   work::GroupLayout g;
   g.ranks = ranks;
@@ -65,10 +88,7 @@ void check_streamed_equals_listed(net::Network& network, const work::CollectiveP
 
 TEST_CASE("a streamed all-pairs stage equals the stage routed transfer by transfer", "[analytical][all_pairs]") {
   using K = topo::RoutingKind;
-  topo::TopologyParams tree = rail_fat_tree();
-  tree.nodes = 8;
-  tree.node.gpus = 4;
-  tree.node.nics = 2;
+  const topo::TopologyParams tree = rail_tree(8, 4, 2, 8);
   // Any order, not the whole fabric; enough pairs to be streamed (kHopsPerPair x pairs >= links).
   const std::vector<int> some{9, 2, 30, 17, 4, 5, 23, 0, 12, 31, 20, 14, 7, 27, 1, 18, 25, 10, 3, 28};
   for (K kind : {K::dmodk, K::ecmp, K::spray})
@@ -80,14 +100,7 @@ TEST_CASE("a streamed all-pairs stage equals the stage routed transfer by transf
         check_streamed_equals_listed(r.network, direct(op, some), true);
       }
     }
-  topo::TopologyParams fly;
-  fly.kind = topo::TopologyKind::dragonfly;
-  fly.routers_per_group = 2;
-  fly.nodes_per_router = 2;
-  fly.global_links_per_router = 1;
-  fly.groups = 3;
-  fly.nodes = 12;
-  fly.node.gpus = 2;
+  const topo::TopologyParams fly = small_dragonfly(2, 2, 1, 3);
   for (K kind : {K::minimal, K::valiant}) {
     Routed r(fly, kind, false);
     check_streamed_equals_listed(r.network, direct(work::CollectiveOp::all_to_all, first_ranks(24)), true);
@@ -98,24 +111,14 @@ TEST_CASE("load-aware routings place an all-pairs stage pair after pair as the l
   // Adaptive and UGAL choose each pair's path by the transfers placed before it: streamed on
   // one thread in the listed order, with the same choices, and the placements taken off after
   // (the listed plan built second sees an idle fabric again).
-  topo::TopologyParams tree = rail_fat_tree();
-  tree.nodes = 8;
-  tree.node.gpus = 4;
-  tree.node.nics = 2;
+  topo::TopologyParams tree = rail_tree(8, 4, 2, 8);
   tree.oversubscription = 2;
   for (bool pxn : {false, true}) {
     Routed r(tree, topo::RoutingKind::adaptive, pxn);
     for (auto op : {work::CollectiveOp::all_to_all, work::CollectiveOp::all_reduce})
       check_streamed_equals_listed(r.network, direct(op, first_ranks(r.topology.ranks())), true);
   }
-  topo::TopologyParams fly;
-  fly.kind = topo::TopologyKind::dragonfly;
-  fly.routers_per_group = 4;
-  fly.nodes_per_router = 1;
-  fly.global_links_per_router = 1;
-  fly.groups = 5;
-  fly.nodes = 20;
-  fly.node.gpus = 2;
+  const topo::TopologyParams fly = small_dragonfly(4, 1, 1, 5);
   Routed r(fly, topo::RoutingKind::ugal, false);
   const work::CollectivePlan plan = direct(work::CollectiveOp::all_to_all, first_ranks(40));
   check_streamed_equals_listed(r.network, plan, true);
@@ -132,22 +135,13 @@ TEST_CASE("load-aware routings place an all-pairs stage pair after pair as the l
 TEST_CASE("a small all-pairs group on a large fabric is listed, not streamed", "[analytical][all_pairs]") {
   // 8 ranks (56 pairs) on a 512-GPU fabric: an array over every link per thread would cost more
   // than the pairs' hops.
-  topo::TopologyParams p = rail_fat_tree();
-  p.nodes = 64;
-  p.node.gpus = 8;
-  p.node.nics = 8;
-  p.switch_radix = 64;
-  Routed r(p, topo::RoutingKind::dmodk, false);
+  Routed r(rail_tree(64, 8, 8, 64), topo::RoutingKind::dmodk, false);
   REQUIRE(r.network.model_links() > 56 * 4);
   check_streamed_equals_listed(r.network, direct(work::CollectiveOp::all_to_all, {0, 8, 16, 24, 32, 40, 48, 56}), false);
 }
 
 TEST_CASE("a streamed all-pairs stage is the same on one thread and on several", "[analytical][all_pairs]") {
-  topo::TopologyParams p = rail_fat_tree();
-  p.nodes = 16;
-  p.node.gpus = 8;
-  p.node.nics = 8;
-  p.switch_radix = 16;
+  topo::TopologyParams p = rail_tree(16, 8, 8, 16);
   p.tiers = 3;
   Routed r(p, topo::RoutingKind::ecmp, false);
   const work::CollectivePlan plan = direct(work::CollectiveOp::all_to_all, first_ranks(r.topology.ranks()));
