@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <exception>
@@ -153,17 +154,26 @@ bool RoutedPlan::stream_pairs(Network& network, const work::Stage& stage) {
     return l;
   });
   // A route error (an unreachable pair) is reported for the lowest source, whatever the threads.
+  // The simulator's interrupt check (Ctrl-C in Python) is polled per piece of sources, and an
+  // interrupt stops the pieces not yet begun.
   std::mutex error_mutex;
   std::size_t error_at = n;
   std::exception_ptr error;
+  std::atomic<bool> interrupted{false};
+  engine::Simulator& sim = network.sim();
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n), [&](const tbb::blocked_range<std::size_t>& sources) {
+    if (interrupted.load(std::memory_order_relaxed)) return;
     try {
+      sim.poll_interrupt();
       counter->add_sources(sources.begin(), sources.end(), locals.local());
+    } catch (const engine::Interrupted&) {
+      interrupted = true;
     } catch (...) {
       const std::lock_guard lock(error_mutex);
       if (sources.begin() < error_at) error_at = sources.begin(), error = std::current_exception();
     }
   });
+  if (interrupted) throw engine::Interrupted();
   if (error) std::rethrow_exception(error);
   std::vector<uint64_t> total(num_links, 0);
   std::array<double, 3> max_wire_s{-1, -1, -1};  // by TransferClass
@@ -191,7 +201,8 @@ bool RoutedPlan::place_pairs(Network& network, const work::Stage& stage) {
   } unplace{network, crossings};
   std::array<double, 3> max_wire_s{-1, -1, -1};  // by TransferClass
   topo::Route route;
-  for (const int a : members)
+  for (const int a : members) {
+    network.sim().poll_interrupt();  // a row: n pairs, a few ms at 16,384 ranks
     for (const int b : members) {
       if (a == b) continue;
       if (!network.place_into(a, b, 0, route)) return false;  // the routing's, so the first pair's
@@ -199,6 +210,7 @@ bool RoutedPlan::place_pairs(Network& network, const work::Stage& stage) {
       double& wire = max_wire_s[static_cast<std::size_t>(transfer_class(topology, a, b))];
       wire = std::max(wire, route.latency_s);
     }
+  }
   add_pairs_stage(network, stage, crossings, max_wire_s);
   return true;
 }

@@ -279,8 +279,15 @@ print("finished", flush=True)
 GPT3 = ROOT / "scenarios" / "gpt3_175b_1024_h100.json"
 
 
+MOE = ROOT / "scenarios" / "moe_all_to_all_16k.json"
+
+
+# The last two stream an all-to-all's 268 M pairs before the first event: on every core (ECMP,
+# seconds) and placed one after another (adaptive, minutes).
 @pytest.mark.parametrize("call", ["cs.run(sc)", "cs.sweep(sc, {'seed': [1, 2, 3, 4]}, jobs=2)",
-                                  "cs.plan(cs.Scenario.load(%r), jobs=2)" % str(GPT3)])
+                                  "cs.plan(cs.Scenario.load(%r), jobs=2)" % str(GPT3),
+                                  "cs.run(cs.Scenario.load(%r).set('network.routing', 'ecmp'))" % str(MOE),
+                                  "cs.run(cs.Scenario.load(%r).set('network.routing', 'adaptive'))" % str(MOE)])
 def test_ctrl_c_interrupts_a_run(call):
     code = LONG_RUN.format(build=str(BUILD / "python"), incast=str(INCAST), call=call)
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -1,6 +1,7 @@
 // An all-pairs stage (a direct exchange) streamed by the analytical model: the same links,
 // loads, bottleneck and latency as the stage routed transfer by transfer, on any number of
 // threads, and the flow model's time where nothing contends.
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,24 @@ TEST_CASE("load-aware routings place an all-pairs stage pair after pair as the l
   const net::RoutedPlan ugal(r.network, plan);
   CHECK(std::vector(minimal_only.crossings(0).begin(), minimal_only.crossings(0).end()) !=
         std::vector(ugal.crossings(0).begin(), ugal.crossings(0).end()));
+}
+
+TEST_CASE("streaming an all-pairs stage stops at the simulator's interrupt check", "[analytical][all_pairs]") {
+  // Polled per piece of sources (per source when placed one after another); a load-aware
+  // stage's placements come off the links when it stops.
+  for (auto kind : {topo::RoutingKind::ecmp, topo::RoutingKind::adaptive}) {
+    Routed r(rail_tree(16, 4, 2, 8), kind, false);
+    const work::CollectivePlan plan = direct(work::CollectiveOp::all_to_all, first_ranks(r.topology.ranks()));
+    std::atomic<int> polls{0};  // polled from every thread streaming
+    r.sim.set_interrupt_check([&] { return ++polls >= 2; });
+    CHECK_THROWS_AS(net::RoutedPlan(r.network, plan), engine::Interrupted);
+    r.sim.set_interrupt_check({});
+    const net::RoutedPlan after(r.network, plan);
+    const net::RoutedPlan listed(r.network, plan, [](std::size_t, std::size_t) { return uint64_t{0}; });
+    CHECK(after.streamed(0));
+    CHECK(std::vector(after.crossings(0).begin(), after.crossings(0).end()) ==
+          std::vector(listed.crossings(0).begin(), listed.crossings(0).end()));
+  }
 }
 
 TEST_CASE("a small all-pairs group on a large fabric is listed, not streamed", "[analytical][all_pairs]") {
