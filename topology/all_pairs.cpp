@@ -136,14 +136,14 @@ std::unique_ptr<AllPairsCounter> detail::make_leg_counter(const Topology& t, con
 
 std::unique_ptr<AllPairsCounter> count_by_routes(const Topology& topology, std::span<const int> ranks,
                                                  RouteInto route_into) {
+  if (ranks.size() >= 2) {  // the routing's answer for one pair is its answer for all
+    Route probe;
+    if (!route_into(ranks[0], ranks[1], probe)) return nullptr;
+  }
   return std::make_unique<RouteByRoute>(topology, ranks, std::move(route_into));
 }
 
 std::unique_ptr<AllPairsCounter> detail::CachedRouter::all_pairs_counter(std::span<const int> ranks) const {
-  if (ranks.size() >= 2) {
-    Route probe;
-    if (!route_into(ranks[0], ranks[1], 0, probe)) return nullptr;
-  }
   return count_by_routes(t_, ranks, [this](int a, int b, Route& out) { return route_into(a, b, 0, out); });
 }
 

@@ -37,9 +37,9 @@ class AllPairsCounter {
   virtual void add_sources(std::size_t first, std::size_t last, PairLoads& into) const = 0;
 };
 
-// The generic counter: each pair's route from route_into(a, b, out) (false: the routing
-// cannot compute it uncached; the counter then throws std::logic_error), each hop counted on
-// its model link. `ranks` must outlive the counter.
+// The generic counter: each pair's route from route_into(a, b, out), each hop counted on its
+// model link; null when route_into says the routing cannot compute routes uncached (asked of
+// the first pair). `ranks` must outlive the counter.
 using RouteInto = std::function<bool(int src, int dst, Route& out)>;
 std::unique_ptr<AllPairsCounter> count_by_routes(const Topology& topology, std::span<const int> ranks,
                                                  RouteInto route_into);

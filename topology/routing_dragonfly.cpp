@@ -94,8 +94,7 @@ class DragonflyRouter final : public CachedRouter {
   struct End {
     int rank = 0;
     int router = 0;        // its NIC's router
-    int group = 0;         // its node's group
-    int router_group = 0;  // its router's group (the same, by construction)
+    int group = 0;         // its node's group (its router's: nodes fill groups router by router)
     int64_t index = 0;     // its index among its group's ranks (nodes fill groups in order)
     int64_t spread = 0;    // index x m / ranks per group: its term in global_copy as the destination
   };
@@ -105,7 +104,6 @@ class DragonflyRouter final : public CachedRouter {
     e.rank = rank;
     e.router = d_.router_of_nic(t_.nic_index_of_rank(rank));
     e.group = d_.group_of_node(t_.node_of_rank(rank));
-    e.router_group = d_.group_of_router(e.router);
     e.index = rank % per_group;
     e.spread = e.index * int64_t{d_.links_per_group_pair} / per_group;
     return e;
@@ -182,7 +180,7 @@ class DragonflyRouter final : public CachedRouter {
   void fabric(const End& s, const End& d, int via, std::vector<LinkId>& out) const {
     Spread spread{global_copy(s, d), mix64((static_cast<uint64_t>(s.rank) << 32) | static_cast<uint64_t>(d.rank))};
     int at = to_group(s.router, via, spread, out);  // Valiant leg, if any
-    at = to_group(at, d.router_group, spread, out);
+    at = to_group(at, d.group, spread, out);
     local_hop(at, d.router, spread, out);
   }
 

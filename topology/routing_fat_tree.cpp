@@ -34,8 +34,7 @@ class FatTreeRouter final : public CachedRouter {
   const Route& route(int src, int dst, uint64_t flow_key) override {
     check_ranks(src, dst);
     if (src == dst) return empty_;
-    auto [top, choice] = fixed_choice(src, dst, flow_key);
-    if (kind_ == RoutingKind::adaptive && load_ && top > 1) choice = adaptive_choice(src, dst, top, choice);
+    const auto [top, choice] = choice_now(src, dst, flow_key);
     const Key key{route_key(src, dst, 0), choice};
     if (auto it = routes_.find(key); it != routes_.end()) return it->second;
     Route r;
@@ -56,11 +55,10 @@ class FatTreeRouter final : public CachedRouter {
       while (p.group(gs, top) != p.group(gd, top)) ++top;
       if (top == 1) return;
       uint32_t port[kMaxPairTiers];
-      if (kind_ == RoutingKind::ecmp) {
-        uint64_t h = mix64(mix64(seed_mix_ ^ ((static_cast<uint64_t>(gs) << 32) | static_cast<uint64_t>(gd))) ^ 0);
-        for (int l = 1; l < top; ++l, h = mix64(h)) port[l] = static_cast<uint32_t>(h % static_cast<uint64_t>(tier(l).up));
+      if (kind_ == RoutingKind::dmodk) {
+        for (int l = 1; l < top; ++l) port[l] = p.dmodk_port(gd, l);
       } else {
-        for (int l = 1; l < top; ++l) port[l] = kind_ == RoutingKind::spray ? 0 : p.dmodk_port(gd, l);
+        ports(gs, gd, top, 0, [&](int l, uint32_t q) { port[l] = q; });
       }
       const bool spray = kind_ == RoutingKind::spray;
       const int leaf_s = f_.nic_leaf[gs], leaf_d = f_.nic_leaf[gd];
@@ -85,8 +83,7 @@ class FatTreeRouter final : public CachedRouter {
       clear_route(out);
       return true;
     }
-    auto [top, choice] = fixed_choice(src, dst, flow_key);
-    if (load_ && top > 1) choice = adaptive_choice(src, dst, top, choice);
+    const auto [top, choice] = choice_now(src, dst, flow_key);
     compute(src, dst, top, choice, out);
     return true;
   }
@@ -114,14 +111,13 @@ class FatTreeRouter final : public CachedRouter {
       if (tiers > kMaxPairTiers) throw std::invalid_argument("fat-tree router: more than 8 tiers");
       const std::size_t nics = r.f_.nic_leaf.size(), T = static_cast<std::size_t>(tiers);
       groups.resize(nics * (T + 1));
-      ports.resize(nics * T);
+      dmodk_ports.resize(nics * T);
       for (std::size_t g = 0; g < nics; ++g) {
         for (int t = 1; t <= tiers; ++t)
           groups[g * (T + 1) + static_cast<std::size_t>(t - 1)] = r.f_.nic_leaf[g] / r.tier(t).leaves_per_group;
         groups[g * (T + 1) + T] = 0;  // above the top: one group
         for (int l = 1; l < tiers; ++l)
-          ports[g * T + static_cast<std::size_t>(l)] = static_cast<uint32_t>(
-              r.f_.nic_key[g] / static_cast<uint64_t>(r.tier(l).per_group) % static_cast<uint64_t>(r.tier(l).up));
+          dmodk_ports[g * T + static_cast<std::size_t>(l)] = r.dmodk_port(r.f_.nic_key[g], l);
       }
       links.resize(T);
       reached.resize(T);
@@ -136,7 +132,9 @@ class FatTreeRouter final : public CachedRouter {
     int64_t group(std::size_t nic, int t) const {
       return groups[nic * static_cast<std::size_t>(tiers + 1) + static_cast<std::size_t>(t - 1)];
     }
-    uint32_t dmodk_port(std::size_t nic, int l) const { return ports[nic * static_cast<std::size_t>(tiers) + static_cast<std::size_t>(l)]; }
+    uint32_t dmodk_port(std::size_t nic, int l) const {
+      return dmodk_ports[nic * static_cast<std::size_t>(tiers) + static_cast<std::size_t>(l)];
+    }
     LinkId up_link(int l, int sw, uint32_t port) const {
       return links[static_cast<std::size_t>(l)][static_cast<std::size_t>(int64_t{sw} * up[static_cast<std::size_t>(l)] + port)];
     }
@@ -146,7 +144,7 @@ class FatTreeRouter final : public CachedRouter {
     int tiers;
     std::vector<std::size_t> nic;  // per member
     std::vector<int64_t> groups;
-    std::vector<uint32_t> ports;
+    std::vector<uint32_t> dmodk_ports;
     std::vector<int> up;
     std::vector<std::vector<LinkId>> links;
     std::vector<std::vector<int>> reached;
@@ -182,35 +180,47 @@ class FatTreeRouter final : public CachedRouter {
     return {top, top > 1 ? choose(gs, gd, top, flow_key) : 0};
   }
 
+  // The path choice: the up-ports below, as a mixed-radix number (level 1 most significant).
   uint32_t choose(std::size_t gs, std::size_t gd, int top, uint64_t flow_key) const {
     uint32_t choice = 0;
-    if (kind_ == RoutingKind::spray) return choice;  // the first path stands for them all
+    ports(gs, gd, top, flow_key,
+          [&](int l, uint32_t port) { choice = choice * static_cast<uint32_t>(tier(l).up) + port; });
+    return choice;
+  }
+
+  // at(l, port) for each level l = 1 .. top-1 of a pair's path, in order (adaptive: D-mod-K's,
+  // its load-aware pick starts there).
+  template <class At>
+  void ports(std::size_t gs, std::size_t gd, int top, uint64_t flow_key, At&& at) const {
+    if (kind_ == RoutingKind::spray) {  // the first path stands for them all
+      for (int l = 1; l < top; ++l) at(l, 0u);
+      return;
+    }
     if (kind_ == RoutingKind::ecmp) {
       // Level 1 hashes exactly as the 2-tier router always has; each level above re-mixes.
       const uint64_t pair = (static_cast<uint64_t>(gs) << 32) | static_cast<uint64_t>(gd);
       uint64_t h = mix64(mix64(seed_mix_ ^ pair) ^ flow_key);
-      for (int l = 1; l < top; ++l, h = mix64(h)) {
-        const auto up = static_cast<uint32_t>(tier(l).up);
-        choice = choice * up + static_cast<uint32_t>(h % up);
-      }
-      return choice;
+      for (int l = 1; l < top; ++l, h = mix64(h)) at(l, static_cast<uint32_t>(h % static_cast<uint64_t>(tier(l).up)));
+      return;
     }
-    // D-mod-K: at level l the up-port is floor(key / per_group(l)) mod up(l), per_group(l)
-    // being up(1) * .. * up(l-1) divided by the parallel links per connection at each level
-    // below: the switches of a tier-l group. Port p reaches switch p mod (up / P) through
-    // parallel cable p / (up / P), so the cable index, like the switch, comes from the key.
-    const uint64_t key = f_.nic_key[gd];
-    for (int l = 1; l < top; ++l) {
-      const auto up = static_cast<uint64_t>(tier(l).up);
-      const auto below = static_cast<uint64_t>(tier(l).per_group);
-      choice = choice * static_cast<uint32_t>(up) + static_cast<uint32_t>(key / below % up);
-    }
-    return choice;
+    for (int l = 1; l < top; ++l) at(l, dmodk_port(f_.nic_key[gd], l));
   }
 
-  uint32_t adaptive_choice(int src, int dst, int top, uint32_t first) {
-    return least_loaded(static_cast<std::size_t>(t_.nic_index_of_rank(src)),
-                        static_cast<std::size_t>(t_.nic_index_of_rank(dst)), top, first);
+  // D-mod-K: at level l the up-port is floor(key / per_group(l)) mod up(l), per_group(l)
+  // being up(1) * .. * up(l-1) divided by the parallel links per connection at each level
+  // below: the switches of a tier-l group. Port p reaches switch p mod (up / P) through
+  // parallel cable p / (up / P), so the cable index, like the switch, comes from the key.
+  uint32_t dmodk_port(uint64_t key, int l) const {
+    return static_cast<uint32_t>(key / static_cast<uint64_t>(tier(l).per_group) % static_cast<uint64_t>(tier(l).up));
+  }
+
+  // fixed_choice, then adaptive's load-aware pick (by the oracle now).
+  std::pair<int, uint32_t> choice_now(int src, int dst, uint64_t flow_key) {
+    auto [top, choice] = fixed_choice(src, dst, flow_key);
+    if (kind_ == RoutingKind::adaptive && load_ && top > 1)
+      choice = least_loaded(static_cast<std::size_t>(t_.nic_index_of_rank(src)),
+                            static_cast<std::size_t>(t_.nic_index_of_rank(dst)), top, choice);
+    return {top, choice};
   }
 
   // The choice whose busiest fabric link (up and down, below tier `top`) has the fewest

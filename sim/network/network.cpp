@@ -132,27 +132,27 @@ const topo::Route& Network::route(int src_rank, int dst_rank, uint64_t flow_key)
   return by_key.emplace(flow_key, std::move(joined)).first->second;
 }
 
-bool Network::route_into(int src_rank, int dst_rank, uint64_t flow_key, topo::Route& out) const {
+template <class Leg>
+bool Network::uncached_route(int src_rank, int dst_rank, topo::Route& out, const Leg& leg) const {
   const int proxy = pxn_proxy(src_rank, dst_rank);
-  if (proxy < 0) return router_->route_into(src_rank, dst_rank, flow_key, out);
+  if (proxy < 0) return leg(src_rank, dst_rank, out);
   topo::Route first, second;
-  if (!router_->route_into(src_rank, proxy, flow_key, first) || !router_->route_into(proxy, dst_rank, flow_key, second))
-    return false;
+  if (!leg(src_rank, proxy, first) || !leg(proxy, dst_rank, second)) return false;
   join(first, second, out);
   return true;
 }
 
+bool Network::route_into(int src_rank, int dst_rank, uint64_t flow_key, topo::Route& out) const {
+  return uncached_route(src_rank, dst_rank, out, [&](int a, int b, topo::Route& r) {
+    return router_->route_into(a, b, flow_key, r);
+  });
+}
+
 bool Network::place_into(int src_rank, int dst_rank, uint64_t flow_key, topo::Route& out) {
-  if (!load_aware_) return false;
-  const int proxy = pxn_proxy(src_rank, dst_rank);
-  if (proxy < 0) {
-    if (!router_->choose_into(src_rank, dst_rank, flow_key, out)) return false;
-  } else {
-    topo::Route first, second;
-    if (!router_->choose_into(src_rank, proxy, flow_key, first) || !router_->choose_into(proxy, dst_rank, flow_key, second))
-      return false;
-    join(first, second, out);
-  }
+  if (!load_aware_ || !uncached_route(src_rank, dst_rank, out, [&](int a, int b, topo::Route& r) {
+        return router_->choose_into(a, b, flow_key, r);
+      }))
+    return false;
   for (topo::LinkId l : out.links) ++placed_[l];
   return true;
 }
@@ -164,10 +164,6 @@ void Network::unplace(std::span<const uint64_t> count) {
 
 std::unique_ptr<topo::AllPairsCounter> Network::all_pairs_counter(std::span<const int> ranks) const {
   if (!pxn_) return router_->all_pairs_counter(ranks);
-  if (ranks.size() >= 2) {
-    topo::Route probe;
-    if (!route_into(ranks[0], ranks[1], 0, probe)) return nullptr;
-  }
   return topo::count_by_routes(topology_, ranks, [this](int a, int b, topo::Route& out) { return route_into(a, b, 0, out); });
 }
 

@@ -120,6 +120,10 @@ class Network {
  private:
   // PXN's proxy GPU for a transfer between nodes on different rails; -1: none (direct).
   int pxn_proxy(int src_rank, int dst_rank) const;
+  // A route computed leg by leg (leg(a, b, route): false if it cannot), joined through PXN's
+  // proxy where there is one.
+  template <class Leg>
+  bool uncached_route(int src_rank, int dst_rank, topo::Route& out, const Leg& leg) const;
   enum class Fold : uint8_t { split, copy, scale };
   std::vector<double> fold(std::vector<double> v, Fold how) const;
 
