@@ -2,19 +2,13 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
-#include <exception>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 
 #include <Eigen/Core>
-#include <tbb/blocked_range.h>
-#include <tbb/enumerable_thread_specific.h>
-#include <tbb/parallel_for.h>
 
 namespace cs::net {
 
@@ -145,46 +139,13 @@ bool RoutedPlan::worth_streaming(const Network& network, const work::Stage& stag
 
 bool RoutedPlan::stream_pairs(Network& network, const work::Stage& stage) {
   const std::vector<int>& members = stage.pair_members;
-  const std::unique_ptr<topo::AllPairsCounter> counter = network.all_pairs_counter(members);
-  if (!counter) return false;
-  const std::size_t n = members.size(), num_links = network.model_links();
-  tbb::enumerable_thread_specific<topo::PairLoads> locals([&] {
-    topo::PairLoads l;
-    l.crossings.assign(num_links, 0);
-    return l;
-  });
-  // A route error (an unreachable pair) is reported for the lowest source, whatever the threads.
-  // The simulator's interrupt check (Ctrl-C in Python) is polled per piece of sources, and an
-  // interrupt stops the pieces not yet begun.
-  std::mutex error_mutex;
-  std::size_t error_at = n;
-  std::exception_ptr error;
-  std::atomic<bool> interrupted{false};
-  engine::Simulator& sim = network.sim();
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n), [&](const tbb::blocked_range<std::size_t>& sources) {
-    if (interrupted.load(std::memory_order_relaxed)) return;
-    try {
-      sim.poll_interrupt();
-      counter->add_sources(sources.begin(), sources.end(), locals.local());
-    } catch (const engine::Interrupted&) {
-      interrupted = true;
-    } catch (...) {
-      const std::lock_guard lock(error_mutex);
-      if (sources.begin() < error_at) error_at = sources.begin(), error = std::current_exception();
-    }
-  });
-  if (interrupted) throw engine::Interrupted();
-  if (error) std::rethrow_exception(error);
-  std::vector<uint64_t> total(num_links, 0);
+  const std::optional<topo::PairLoads> count = network.count_all_pairs(members);
+  if (!count) return false;
   std::array<double, 3> max_wire_s{-1, -1, -1};  // by TransferClass
-  const auto within = static_cast<std::size_t>(transfer_class(network.topology(), members[0], members[0]));
-  const auto across = static_cast<std::size_t>(TransferClass::net);
-  for (const topo::PairLoads& l : locals) {
-    for (std::size_t i = 0; i < num_links; ++i) total[i] += l.crossings[i];
-    max_wire_s[within] = std::max(max_wire_s[within], l.max_latency_same_node_s);
-    max_wire_s[across] = std::max(max_wire_s[across], l.max_latency_across_s);
-  }
-  add_pairs_stage(network, stage, total, max_wire_s);
+  max_wire_s[static_cast<std::size_t>(transfer_class(network.topology(), members[0], members[0]))] =
+      count->max_latency_same_node_s;
+  max_wire_s[static_cast<std::size_t>(TransferClass::net)] = count->max_latency_across_s;
+  add_pairs_stage(network, stage, count->crossings, max_wire_s);
   return true;
 }
 

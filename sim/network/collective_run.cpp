@@ -1,16 +1,51 @@
 #include "sim/network/collective_run.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 namespace cs::net {
 
-CollectiveRun::CollectiveRun(Network& network, const work::CollectivePlan& plan) : network_(network), plan_(plan) {
+CollectiveRun::CollectiveRun(Network& network, const work::CollectivePlan& plan, std::size_t exchange_pairs)
+    : network_(network), plan_(plan) {
   if (network_.load_aware()) return;  // each stage is routed when it starts
   stages_.reserve(plan.stages.size());
   Network::StagePlacement placement(network_);  // places nothing: the routing ignores load
-  for (const work::Stage& stage : plan.stages) stages_.push_back(route_stage(stage, placement));
+  for (const work::Stage& stage : plan.stages) {
+    if (auto exchange = exchange_stage(stage, exchange_pairs)) stages_.push_back(std::move(*exchange));
+    else stages_.push_back(route_stage(stage, placement));
+  }
+}
+
+std::unique_ptr<CollectiveRun::StageRoutes> CollectiveRun::exchange_stage(const work::Stage& stage,
+                                                                           std::size_t exchange_pairs) {
+  if (!stage.all_pairs() || stage.size() < exchange_pairs) return nullptr;
+  // Its latency from the slowest route within a node and across nodes, counted on every
+  // core without keeping a route; null where the routing cannot compute routes uncached.
+  const std::optional<topo::PairLoads> count = network_.count_all_pairs(stage.pair_members);
+  if (!count) return nullptr;
+  std::array<double, 3> max_wire_s{-1, -1, -1};  // by TransferClass
+  const int a = stage.pair_members[0];
+  max_wire_s[static_cast<std::size_t>(transfer_class(network_.topology(), a, a))] = count->max_latency_same_node_s;
+  max_wire_s[static_cast<std::size_t>(TransferClass::net)] = count->max_latency_across_s;
+  auto sr = std::make_unique<StageRoutes>(StageRoutes{{}, StageLatency(stage.steps, max_wire_s), nullptr});
+  sr->exchange = std::make_unique<StagePairs>(network_, stage);
+  return sr;
+}
+
+void CollectiveRun::StagePairs::links(std::size_t i, std::vector<uint32_t>& out) const {
+  const work::Transfer t = stage_.transfer(i);
+  topo::Route route;
+  if (!network_.route_into(t.src, t.dst, 0, route))
+    throw std::logic_error("CollectiveRun: the routing cannot compute an exchange's routes");
+  network_.append_model_links(route, out);
+}
+
+RouteId CollectiveRun::StagePairs::route(std::size_t i) {
+  const work::Transfer t = stage_.transfer(i);
+  return network_.path_of(network_.route(t.src, t.dst));
 }
 
 CollectiveRun::StageRoutes CollectiveRun::route_stage(const work::Stage& stage, Network::StagePlacement& placement) {
@@ -27,7 +62,7 @@ CollectiveRun::StageRoutes CollectiveRun::route_stage(const work::Stage& stage, 
     if (t.chain < 0) routes[i] = &placement.route(t.src, t.dst);
     wires[i] = {routes[i]->latency_s, transfer_class(network_.topology(), t.src, t.dst)};
   }
-  StageRoutes sr{{}, StageLatency(stage, wires)};
+  StageRoutes sr{{}, StageLatency(stage, wires), nullptr};
   std::vector<const topo::Route*> edges;
   for (const auto& [chain, members] : chains) {
     edges.clear();
@@ -79,6 +114,14 @@ void CollectiveRun::start_stage(std::size_t slot, double extra_latency_s) {
   const StageRoutes& stage = *in.routes;
   const double latency = stage.latency.seconds(in.costs) + extra_latency_s;
   const double scale = in.bytes / in.costs.bandwidth_efficiency;
+  if (stage.exchange) {
+    in.outstanding = 1;
+    in.flows.clear();
+    in.delivered.clear();
+    network_.flows().start_exchange(*stage.exchange, plan_.stages[in.stage].pair_share * scale, this,
+                                    tag_of(slot, 0), latency);
+    return;
+  }
   in.outstanding = stage.flights.size();
   in.flows.resize(stage.flights.size());
   in.delivered.assign(stage.flights.size(), 0);
@@ -97,9 +140,13 @@ void CollectiveRun::on_flow_done(FlowId /*flow*/, uint64_t tag) {
     if (--in.unheard == 0) free_.push_back(slot);
     return;
   }
-  in.delivered[flight] = 1;
-  const Flight& f = in.routes->flights[flight];
-  in.payload_done += f.share * in.bytes * f.transfers;
+  if (in.routes->exchange) {
+    in.payload_done += payload_of_exchange(in);
+  } else {
+    in.delivered[flight] = 1;
+    const Flight& f = in.routes->flights[flight];
+    in.payload_done += f.share * in.bytes * f.transfers;
+  }
   if (--in.outstanding > 0) return;
   if (++in.stage < plan_.stages.size()) {
     start_stage(slot, 0.0);
@@ -118,6 +165,15 @@ double CollectiveRun::cancel(RunHandle run) {
   double delivered = in.payload_done;
   const double scale = in.bytes / in.costs.bandwidth_efficiency;
   in.unheard = 0;
+  if (in.routes->exchange) {
+    const double wire = network_.flows().cancel_exchange(this, tag_of(run.slot, 0));
+    if (wire >= 0) {
+      delivered += wire * in.costs.bandwidth_efficiency;
+    } else {  // it ended at this instant and is still to be told (as a flow below)
+      delivered += payload_of_exchange(in);
+      ++in.unheard;
+    }
+  }
   for (std::size_t i = 0; i < in.flows.size(); ++i) {
     if (in.delivered[i]) continue;
     const Flight& f = in.routes->flights[i];

@@ -16,6 +16,12 @@
 // starts, flow by flow, seeing the flows in flight and the stage's transfers placed before
 // (Network::StagePlacement).
 //
+// An all-pairs stage (a direct all-to-all's) of at least exchange_pairs pairs runs as one bulk
+// exchange (FlowModel::start_exchange): solved whole while nothing else runs, its routes
+// computed when needed and never held (Network::route_into), so a 4,096-GPU all-to-all (16.7 M
+// pairs) fits where a flow per pair does not; where anything else runs it becomes those flows.
+// Load-aware routings, and routings that cannot compute a route uncached, list the pairs.
+//
 // Uncontended, a run takes exactly what the analytical model says (analytical_model.hpp).
 #include <cstdint>
 #include <functional>
@@ -31,8 +37,10 @@ namespace cs::net {
 
 class CollectiveRun final : public CollectiveRunner, public FlowObserver {
  public:
+  // All-pairs stages of at least this many pairs run as one exchange (see above).
+  static constexpr std::size_t kExchangePairs = std::size_t{1} << 16;
   // Registers the plan's routes once; `plan` must outlive the run.
-  CollectiveRun(Network& network, const work::CollectivePlan& plan);
+  CollectiveRun(Network& network, const work::CollectivePlan& plan, std::size_t exchange_pairs = kExchangePairs);
   CollectiveRun(const CollectiveRun&) = delete;
   CollectiveRun& operator=(const CollectiveRun&) = delete;
 
@@ -51,10 +59,25 @@ class CollectiveRun final : public CollectiveRunner, public FlowObserver {
     double wire_latency_s;  // the route's own latency (0 for chained routes)
     double transfers;       // plan transfers it carries: a chain's edges each move its bytes
   };
+  // An all-pairs stage's pairs as an exchange's (transfer i of the stage is pair i).
+  class StagePairs final : public PairSource {
+   public:
+    StagePairs(Network& network, const work::Stage& stage) : network_(network), stage_(stage) {}
+    std::size_t pairs() const override { return stage_.size(); }
+    void links(std::size_t i, std::vector<uint32_t>& out) const override;
+    RouteId route(std::size_t i) override;
+
+   private:
+    Network& network_;
+    const work::Stage& stage_;
+  };
   struct StageRoutes {
     std::vector<Flight> flights;  // chains first, then independent transfers
     StageLatency latency;
+    std::unique_ptr<StagePairs> exchange;  // instead of flights: an all-pairs stage's exchange
   };
+  // The stage as one exchange, or null where it stays flights (see the header comment).
+  std::unique_ptr<StageRoutes> exchange_stage(const work::Stage& stage, std::size_t exchange_pairs);
   // The stage's flights over routes `placement` chooses (in plan order: chains' edges, then
   // independent transfers).
   StageRoutes route_stage(const work::Stage& stage, Network::StagePlacement& placement);
@@ -76,6 +99,11 @@ class CollectiveRun final : public CollectiveRunner, public FlowObserver {
   // A flow's tag: its instance's slot and the flight's index in its stage.
   static uint64_t tag_of(std::size_t slot, std::size_t flight) { return uint64_t{flight} << 32 | slot; }
   void start_stage(std::size_t slot, double extra_latency_s);
+  // The payload the instance's current stage delivers whole, when it is an exchange.
+  double payload_of_exchange(const Instance& in) const {
+    const work::Stage& stage = plan_.stages[in.stage];
+    return stage.pair_share * in.bytes * static_cast<double>(stage.size());
+  }
   void release(std::size_t slot);
 
   Network& network_;

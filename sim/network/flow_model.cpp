@@ -94,9 +94,11 @@ std::vector<double> FlowModel::link_bytes() const {
     const double left = f.finish - vtime_now(classes_[routes_[f.route].cls]);
     route_bytes[f.route] += std::clamp(f.bytes - left, 0.0, f.bytes);
   }
-  std::vector<double> bytes(internal_of_.size(), 0.0);
+  std::vector<double> bytes = exchange_bytes_;
+  bytes.resize(internal_of_.size(), 0.0);
   for (std::size_t r = 0; r < routes_.size(); ++r)
     for (LinkIndex l : links_of_route(r)) bytes[external_of_[l]] += route_bytes[r];
+  if (exchange_) exchange_->solved->add_link_bytes(sim_.now() - exchange_->start, bytes);
   return bytes;
 }
 
@@ -118,8 +120,10 @@ std::vector<double> FlowModel::link_busy_s() const {
     const Link& link = links_[i];
     if (link.count > 1 || (link.count == 1 && !classes_[link.single].alone)) busy[i] += now - period_start_[i];
   }
-  std::vector<double> out(internal_of_.size(), 0.0);
-  for (std::size_t i = 0; i < external_of_.size(); ++i) out[external_of_[i]] = busy[i];
+  std::vector<double> out = exchange_busy_s_;
+  out.resize(internal_of_.size(), 0.0);
+  for (std::size_t i = 0; i < external_of_.size(); ++i) out[external_of_[i]] += busy[i];
+  if (exchange_) exchange_->solved->add_link_busy(now - exchange_->start, out);
   return out;
 }
 
@@ -135,9 +139,11 @@ std::vector<double> FlowModel::link_peak_utilization() const {
   for (const Class& c : classes_)
     if (c.n > 0)
       for (LinkIndex l : links_of(c)) used[l] += c.rate * c.n;
-  std::vector<double> out(internal_of_.size(), 0.0);
+  std::vector<double> out = exchange_peak_;
+  out.resize(internal_of_.size(), 0.0);
   for (std::size_t i = 0; i < external_of_.size(); ++i)
-    out[external_of_[i]] = std::max(peak[i], used[i] / capacity_[i]);
+    out[external_of_[i]] = std::max({out[external_of_[i]], peak[i], used[i] / capacity_[i]});
+  if (exchange_) exchange_->solved->max_link_utilization(sim_.now() - exchange_->start, external_capacity_, out);
   return out;
 }
 
@@ -161,6 +167,12 @@ FlowId FlowModel::start(RouteId route, double bytes, FlowObserver* observer, uin
   if (!(bytes > 0) || !std::isfinite(bytes)) throw std::invalid_argument("FlowModel::start: bytes must be finite and > 0");
   if (!(extra_latency_s >= 0) || !std::isfinite(extra_latency_s))
     throw std::invalid_argument("FlowModel::start: extra latency must be finite and >= 0");
+  if (exchange_) materialize();  // a solved exchange holds only while nothing else runs
+  ++stats_.flows_started;
+  return admit(route, bytes, observer, tag, routes_[route].latency_s + extra_latency_s);
+}
+
+FlowId FlowModel::admit(RouteId route, double bytes, FlowObserver* observer, uint64_t tag, double in_flight_s) {
   FlowId f;
   if (!free_flows_.empty()) {
     f = free_flows_.back();
@@ -178,13 +190,12 @@ FlowId FlowModel::start(RouteId route, double bytes, FlowObserver* observer, uin
   flow.tag = tag;
   flow.phase = Phase::in_flight;
   ++flow.version;
-  ++stats_.flows_started;
   ++active_;
   if (!assigned_.empty())
     for (LinkIndex l : links_of_route(route)) ++assigned_[l];
   // Even a zero-latency flow is admitted through the queue: every flow of this instant then
   // joins the links in one batch and one recomputation.
-  enqueue(sim_.now() + (routes_[route].latency_s + extra_latency_s), f, flow.version);
+  enqueue(sim_.now() + in_flight_s, f, flow.version);
   if (!in_handler_) reschedule();
   return f;
 }
@@ -236,7 +247,11 @@ void FlowModel::drop_queued(Class& c) {
   c.bucket = kNone;
 }
 
-void FlowModel::on_event(uint64_t /*tag*/) {
+void FlowModel::on_event(uint64_t tag) {
+  if (tag == kExchangeEvent) {
+    finish_exchange();
+    return;
+  }
   pending_event_ = {};
   solve_pending_ = false;
   pending_time_ = engine::kForever;

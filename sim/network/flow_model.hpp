@@ -34,20 +34,24 @@
 // of flows over the same few routes, and the model keeps per-route byte counts from which
 // per-link counts are derived.
 //
+// A large all-pairs exchange can start as one bulk exchange (start_exchange,
+// flow_exchange.hpp): on an idle model it is solved once and costs no flow; anything else that
+// starts while it runs turns it into flows first, exactly.
+//
 // Units: bytes, bytes/s, seconds.
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "sim/engine/simulator.hpp"
+#include "sim/network/flow_exchange.hpp"
 
 namespace cs::net {
 
-using FlowId = uint32_t;
-using LinkIndex = uint32_t;
-using RouteId = uint32_t;
 
 class FlowObserver {
  public:
@@ -93,7 +97,21 @@ class FlowModel final : public engine::EventTarget {
   // Its observer is not told. Bytes delivered count in link_bytes(); the rest never moved.
   double cancel(FlowId flow, const FlowObserver* observer, uint64_t tag);
 
-  std::size_t active_flows() const { return active_; }
+  // A bulk exchange: source.pairs() flows of `bytes` each (finite, > 0), every one in flight
+  // for latency_s (>= 0; its route's own latency is part of it, as with start's extra
+  // latency) and then sharing. On a model with no flow active it is solved once
+  // (PairExchange) and holds no flow; when flows are active, or any flow or exchange starts
+  // before it ends, it becomes flows: the pairs not yet done, with the bytes they have left,
+  // on source.route(i). The observer is told once, with kNoFlow and `tag`, when its last byte
+  // is delivered. `source` must outlive it. Throws what source.links throws (nothing started).
+  static constexpr FlowId kNoFlow = ~FlowId{0};
+  void start_exchange(PairSource& source, double bytes, FlowObserver* observer, uint64_t tag, double latency_s);
+  // Stops the exchange started with this observer and tag, as cancel() stops a flow: returns
+  // the bytes its flows delivered, or -1 when no such exchange is active.
+  double cancel_exchange(const FlowObserver* observer, uint64_t tag);
+
+  // Flows started and not finished, an exchange's counted.
+  std::size_t active_flows() const;
   // Load-aware routing (adaptive, UGAL) asks how many flows use a link, counting flows still
   // in flight to it. Off by default: it costs two more updates per flow and link.
   void track_link_load(bool on);
@@ -123,6 +141,40 @@ class FlowModel final : public engine::EventTarget {
   void on_event(uint64_t tag) override;
 
  private:
+  // An exchange solved whole (start_exchange), while it runs.
+  struct SolvedExchange {
+    std::unique_ptr<PairExchange> solved;
+    PairSource* source = nullptr;
+    FlowObserver* observer = nullptr;
+    uint64_t tag = 0;
+    engine::Time start = 0;  // when its flows take bandwidth
+    engine::EventId done{};
+  };
+  // An exchange run as flows: its owner hears once, when the last is delivered. Kept until
+  // no flow of it is left to be told (outstanding == 0), then dropped at the next exchange
+  // call.
+  struct ExchangeFlows final : FlowObserver {
+    FlowObserver* observer = nullptr;
+    uint64_t tag = 0;
+    bool cancelled = false;
+    std::size_t outstanding = 0;   // flows started, neither told done nor cancelled
+    double delivered = 0;          // bytes delivered by flows told done, and before (solved)
+    std::vector<FlowId> flows;     // per pair (kNoFlow: done before it became flows)
+    std::vector<double> bytes;     // per pair: the flow's bytes
+    void on_flow_done(FlowId flow, uint64_t pair) override;
+  };
+  static constexpr uint64_t kExchangeEvent = 1;  // on_event's tag for a solved exchange's end
+  // Start a flow in flight for in_flight_s (its route's latency included).
+  FlowId admit(RouteId route, double bytes, FlowObserver* observer, uint64_t tag, double in_flight_s);
+  // The solved exchange becomes flows (see start_exchange).
+  void materialize();
+  void finish_exchange();
+  // A solved exchange's use of the links by tau after its start, kept from now on.
+  void keep_usage(const PairExchange& exchange, double tau);
+  // The group's flows: every pair's `bytes`, or what `solved` leaves of each at tau.
+  void start_flows(ExchangeFlows& group, PairSource& source, double bytes, const PairExchange* solved, double tau,
+                   double in_flight_s);
+
   enum class Phase : uint8_t { free, in_flight, sharing };
   static constexpr uint32_t kNone = ~0u;
   // A queued entry names a flow (its admission) or, with this bit, a class (its completion).
@@ -317,6 +369,11 @@ class FlowModel final : public engine::EventTarget {
   uint32_t epoch_ = 0;
   std::size_t active_ = 0;
   FlowModelStats stats_;
+  std::optional<SolvedExchange> exchange_;
+  std::vector<std::unique_ptr<ExchangeFlows>> exchange_flows_;
+  // Link use of solved exchanges that ended or became flows, by the caller's link index
+  // (empty until one did).
+  std::vector<double> exchange_bytes_, exchange_busy_s_, exchange_peak_;
 };
 
 }  // namespace cs::net

@@ -1,7 +1,14 @@
 #include "sim/network/network.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
 #include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
 
 namespace cs::net {
 
@@ -165,6 +172,45 @@ void Network::unplace(std::span<const uint64_t> count) {
 std::unique_ptr<topo::AllPairsCounter> Network::all_pairs_counter(std::span<const int> ranks) const {
   if (!pxn_) return router_->all_pairs_counter(ranks);
   return topo::count_by_routes(topology_, ranks, [this](int a, int b, topo::Route& out) { return route_into(a, b, 0, out); });
+}
+
+std::optional<topo::PairLoads> Network::count_all_pairs(std::span<const int> ranks) {
+  const std::unique_ptr<topo::AllPairsCounter> counter = all_pairs_counter(ranks);
+  if (!counter) return std::nullopt;
+  const std::size_t n = ranks.size(), num_links = model_links();
+  tbb::enumerable_thread_specific<topo::PairLoads> locals([&] {
+    topo::PairLoads l;
+    l.crossings.assign(num_links, 0);
+    return l;
+  });
+  // A route error (an unreachable pair) is reported for the lowest source, whatever the threads.
+  // An interrupt (Ctrl-C in Python) stops the pieces not yet begun.
+  std::mutex error_mutex;
+  std::size_t error_at = n;
+  std::exception_ptr error;
+  std::atomic<bool> interrupted{false};
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n), [&](const tbb::blocked_range<std::size_t>& sources) {
+    if (interrupted.load(std::memory_order_relaxed)) return;
+    try {
+      sim_.poll_interrupt();
+      counter->add_sources(sources.begin(), sources.end(), locals.local());
+    } catch (const engine::Interrupted&) {
+      interrupted = true;
+    } catch (...) {
+      const std::lock_guard lock(error_mutex);
+      if (sources.begin() < error_at) error_at = sources.begin(), error = std::current_exception();
+    }
+  });
+  if (interrupted) throw engine::Interrupted();
+  if (error) std::rethrow_exception(error);
+  topo::PairLoads total;
+  total.crossings.assign(num_links, 0);
+  for (const topo::PairLoads& l : locals) {
+    for (std::size_t i = 0; i < num_links; ++i) total.crossings[i] += l.crossings[i];
+    total.max_latency_same_node_s = std::max(total.max_latency_same_node_s, l.max_latency_same_node_s);
+    total.max_latency_across_s = std::max(total.max_latency_across_s, l.max_latency_across_s);
+  }
+  return total;
 }
 
 RouteId Network::path_of(const topo::Route& r) {

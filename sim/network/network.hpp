@@ -6,6 +6,7 @@
 #include <span>
 #include <utility>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -71,6 +72,10 @@ class Network {
   // links): the router's counter, or with PXN route by route; null where routes cannot be
   // computed uncached. `ranks` must outlive it.
   std::unique_ptr<topo::AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const;
+  // That count over every ordered pair of `ranks`, on every core (integer sums: the same on
+  // any number of threads); nullopt where the routing cannot. A route error is the lowest
+  // source's; the simulator's interrupt check is polled per piece of sources.
+  std::optional<topo::PairLoads> count_all_pairs(std::span<const int> ranks);
 
   // PXN (NCCL's PCIe x NVLink proxying): a transfer between nodes whose source GPU's NIC is on
   // another rail than the destination GPU's first crosses the node fabric to the source

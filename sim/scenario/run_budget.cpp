@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "sim/network/collective_run.hpp"
 #include "sim/scenario/input_error.hpp"
 #include "sim/scenario/quantity.hpp"
 #include "sim/scenario/quantity_range.hpp"
@@ -21,6 +22,9 @@ constexpr double kPerCable = 700;      // two directed links in the topology, ro
 constexpr double kPerVertex = 300;
 constexpr double kPerFlow = 700;       // a traffic flow on its own route, with its outputs
 constexpr double kPerTransfer = 500;   // a plan transfer: plan, routed matrix, flow route
+// A pair of a flow-model exchange (flow_exchange.hpp): its level, its crossings while solving
+// and its links' levels after (4,096 GPUs: 35-66 B measured, by routing).
+constexpr double kPerExchangePair = 80;
 // A training step's task: graph, timing and its transfers (GPT-3 175B on 1,024 GPUs, every
 // replica: 2.1 M tasks in 200 MB, about 66 B each).
 constexpr double kPerTask = 150;
@@ -56,26 +60,39 @@ void add_traffic(const work::TrafficSpec& t, double ranks, const std::string& at
   out.items.push_back({key, what + count(flows) + " flows", flows * kPerFlow});
 }
 
-// Plan transfers of one group of n ranks spread over several nodes with c channels, for one
-// algorithm: upper bounds of the plan builders' counts (workloads/collective_plan*.cpp) that
-// the run holds. Direct's all pairs are implicit in the plan (work::Stage::all_pairs): only
-// the flow model, and an analytical model on `shortest` routes (analytical_model.hpp), holds
-// one item per pair; else its listed stages (a star, a send) hold at most 2n.
-double plan_transfers(work::CollectiveAlgorithm a, work::CollectiveOp op, double n, double c, bool pairs_held) {
+// How a run holds a direct plan's all pairs (work::Stage::all_pairs: implicit in the plan).
+enum class Pairs : uint8_t {
+  streamed,  // the analytical model counts them link by link (analytical_model.hpp)
+  exchange,  // the flow model solves a large all-pairs stage as one exchange (collective_run.hpp)
+  held,      // one item per pair: the flow model's flows, or `shortest` routes
+};
+
+// What the plan of one group of n ranks spread over several nodes with c channels holds, for
+// one algorithm: upper bounds of the plan builders' counts (workloads/collective_plan*.cpp),
+// in bytes. Direct's all pairs are one item per pair where held, and its listed stages (a
+// star, a send) at most 2n; an exchange holds ~kPerExchangePair per pair of its one stage
+// at a time, and all-pairs stages below CollectiveRun::kExchangePairs are held.
+double plan_bytes(work::CollectiveAlgorithm a, work::CollectiveOp op, double n, double c, Pairs pairs) {
   using A = work::CollectiveAlgorithm;
   switch (a) {
-    case A::ring: return 2 * c * n;
-    case A::tree: return 4 * c * n;
-    case A::halving_doubling: return 2 * n * std::ceil(std::log2(std::max(n, 2.0)) + 1);
-    case A::direct: return pairs_held ? 2 * n * (n - 1) : 2 * n;
-    case A::hierarchical: return 3 * c * n;
-    case A::in_network: return 2 * c * n;
+    case A::ring: return 2 * c * n * kPerTransfer;
+    case A::tree: return 4 * c * n * kPerTransfer;
+    case A::halving_doubling: return 2 * n * std::ceil(std::log2(std::max(n, 2.0)) + 1) * kPerTransfer;
+    case A::direct: {
+      const double stage = n * (n - 1);
+      if (pairs == Pairs::held ||
+          (pairs == Pairs::exchange && stage < static_cast<double>(net::CollectiveRun::kExchangePairs)))
+        return 2 * stage * kPerTransfer;
+      return 2 * n * kPerTransfer + (pairs == Pairs::exchange ? stage * kPerExchangePair : 0);
+    }
+    case A::hierarchical: return 3 * c * n * kPerTransfer;
+    case A::in_network: return 2 * c * n * kPerTransfer;
     case A::automatic: {
       const bool p2p = op == work::CollectiveOp::all_to_all || op == work::CollectiveOp::send_recv;
       double most = 0;
       for (A x : {A::ring, A::tree, A::halving_doubling, A::hierarchical, A::in_network})
-        most = std::max(most, plan_transfers(x, op, n, c, pairs_held));
-      if (p2p || n <= 64) most = std::max(most, plan_transfers(A::direct, op, n, c, pairs_held));
+        most = std::max(most, plan_bytes(x, op, n, c, pairs));
+      if (p2p || n <= 64) most = std::max(most, plan_bytes(A::direct, op, n, c, pairs));
       return most;
     }
   }
@@ -102,15 +119,17 @@ void add_collective(const work::CollectiveSpec& s, const Config& config, double 
   const double n = s.group_size > 0 ? s.group_size : base;
   const double groups = s.group_size > 0 ? std::floor(base / s.group_size) : 1;
   const double c = s.channels > 0 ? s.channels : std::min(config.topology.node.nics, work::kMaxChannels);
-  const bool pairs_held = config.network.model != NetworkModel::analytical ||
-                          !topo::routes_without_cache(config.network.routing);
+  const topo::RoutingKind routing = config.network.routing;
+  const Pairs pairs = config.network.model == NetworkModel::analytical
+                          ? (topo::routes_without_cache(routing) ? Pairs::streamed : Pairs::held)
+                          : (topo::computes_routes_uncached(routing) ? Pairs::exchange : Pairs::held);
   double per_group = 0;
   work::CollectiveAlgorithm worst = s.algorithms.front();
   for (work::CollectiveAlgorithm a : s.algorithms) {
-    const double t = plan_transfers(a, s.op, n, c, pairs_held);
-    if (t > per_group) per_group = t, worst = a;
+    const double b = plan_bytes(a, s.op, n, c, pairs);
+    if (b > per_group) per_group = b, worst = a;
   }
-  const double transfers = per_group * groups;
+  const double bytes = per_group * groups;
   // The key whose value drives the count: the n^2 of direct, the channels, or the ranks.
   std::string key = at + ".ranks";
   if (worst == work::CollectiveAlgorithm::direct || (worst == work::CollectiveAlgorithm::automatic && n > 64))
@@ -119,14 +138,14 @@ void add_collective(const work::CollectiveSpec& s, const Config& config, double 
     key = s.channels > 0 ? at + ".channels" : "hardware.node.nics";
   out.items.push_back({key,
                        count(groups) + " group(s) of " + count(n) + " ranks, " + count(c) + " channels, " +
-                           std::string(work::to_string(worst)) + ": " + count(transfers) + " plan transfers",
-                       transfers * kPerTransfer});
+                           std::string(work::to_string(worst)) + " plans",
+                       bytes});
   // Streamed pairs (analytical_model.hpp) count on every link, in one array per thread and a
   // total: 8 bytes per directed link, two per cable.
   const bool may_stream = std::any_of(s.algorithms.begin(), s.algorithms.end(), [](work::CollectiveAlgorithm a) {
     return a == work::CollectiveAlgorithm::direct || a == work::CollectiveAlgorithm::automatic;
   });
-  if (!pairs_held && may_stream) {
+  if (pairs == Pairs::streamed && may_stream) {
     const double threads = std::max(1u, std::thread::hardware_concurrency());
     out.items.push_back({at + ".algorithm", "all pairs streamed: a count per link on " + count(threads) + " threads",
                          16 * cables * (threads + 1)});

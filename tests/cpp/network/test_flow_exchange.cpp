@@ -1,0 +1,282 @@
+// A bulk exchange (FlowModel::start_exchange, flow_exchange.hpp) against the same pairs
+// started one flow each: when it ends, what its links carried, how busy and how full they were,
+// at the end and half-way; what it had delivered when cancelled; and when another flow starts
+// while it runs (it becomes flows), before or after its flows take bandwidth. Then a direct
+// all-to-all run by CollectiveRun as one exchange against the same plan run flow by flow, on
+// fat-trees (D-mod-K, ECMP, PXN) and a dragonfly.
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <tbb/task_arena.h>
+
+#include "network_test_support.hpp"
+#include "sim/engine/random.hpp"
+#include "sim/network/collective_run.hpp"
+#include "sim/network/flow_model.hpp"
+
+using namespace cs;
+using namespace cs::test;
+using net::FlowId;
+using net::FlowModel;
+using net::LinkIndex;
+using net::RouteId;
+
+namespace {
+
+struct Done final : net::FlowObserver {
+  explicit Done(engine::Simulator& s) : sim(s) {}
+  void on_flow_done(FlowId, uint64_t tag) override { at[tag] = sim.now(); }
+  engine::Simulator& sim;
+  std::map<uint64_t, double> at;
+};
+
+// Pairs over listed routes (a link may repeat: crossed twice).
+struct ListedPairs final : net::PairSource {
+  ListedPairs(FlowModel& m, std::vector<std::vector<LinkIndex>> r) : model(m), routes(std::move(r)) {}
+  std::size_t pairs() const override { return routes.size(); }
+  void links(std::size_t i, std::vector<uint32_t>& out) const override {
+    out.insert(out.end(), routes[i].begin(), routes[i].end());
+  }
+  RouteId route(std::size_t i) override { return model.add_route(routes[i], 0.0); }
+  FlowModel& model;
+  std::vector<std::vector<LinkIndex>> routes;
+};
+
+struct Instance {
+  std::vector<double> capacity;
+  std::vector<std::vector<LinkIndex>> routes;
+};
+
+// Links of capacity 1..10 GB/s and routes of 1-4 hops over them (some crossing a link twice).
+Instance random_instance(uint64_t seed, int links, int pairs) {
+  engine::RandomStream rng(seed);
+  Instance in;
+  for (int l = 0; l < links; ++l) in.capacity.push_back(1e9 * static_cast<double>(rng.uniform_int(1, 10)));
+  for (int p = 0; p < pairs; ++p) {
+    std::vector<LinkIndex> r;
+    const int hops = static_cast<int>(rng.uniform_int(1, 4));
+    for (int h = 0; h < hops; ++h) r.push_back(static_cast<LinkIndex>(rng.uniform_int(0, links - 1)));
+    in.routes.push_back(r);
+  }
+  return in;
+}
+
+// One model running the pairs as an exchange, one as a flow each.
+struct Both {
+  static constexpr double kBytes = 1e8, kLatency = 2e-6;
+  explicit Both(const Instance& in)
+      : a_model(a_sim, in.capacity), b_model(b_sim, in.capacity), pairs(a_model, in.routes) {
+    a_model.start_exchange(pairs, kBytes, &a_done, 7, kLatency);
+    for (std::size_t i = 0; i < in.routes.size(); ++i)
+      b_flows.push_back(b_model.start(b_model.add_route(in.routes[i], 0.0), kBytes, &b_done, i, kLatency));
+  }
+  double b_last() const {
+    double last = 0;
+    for (const auto& [tag, t] : b_done.at) last = std::max(last, t);
+    return last;
+  }
+  void check_usage() const {
+    const auto same = [](const std::vector<double>& x, const std::vector<double>& y) {
+      REQUIRE(x.size() == y.size());
+      for (std::size_t l = 0; l < x.size(); ++l) CHECK(x[l] == Approx(y[l]).epsilon(1e-9).margin(1e-12));
+    };
+    same(a_model.link_bytes(), b_model.link_bytes());
+    same(a_model.link_busy_s(), b_model.link_busy_s());
+    same(a_model.link_peak_utilization(), b_model.link_peak_utilization());
+    CHECK(a_model.active_flows() == b_model.active_flows());
+  }
+  engine::Simulator a_sim{1}, b_sim{1};
+  FlowModel a_model, b_model;
+  ListedPairs pairs;
+  Done a_done{a_sim}, b_done{b_sim};
+  std::vector<FlowId> b_flows;
+};
+
+}  // namespace
+
+TEST_CASE("an exchange alone equals its pairs run as flows, at the end and on the way", "[flow][exchange]") {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    Both both(random_instance(seed, 12, 40));
+    both.check_usage();  // in flight: nothing moved
+    // Half-way through the flows' run (every flow takes bandwidth by then).
+    const double mid = Both::kLatency + 0.5 * Both::kBytes / 1e9;
+    both.a_sim.run(mid);
+    both.b_sim.run(mid);
+    both.check_usage();
+    both.a_sim.run();
+    both.b_sim.run();
+    REQUIRE(both.a_done.at.size() == 1);
+    CHECK(both.a_done.at.at(7) == Approx(both.b_last()).epsilon(1e-12));
+    both.check_usage();
+    CHECK(both.a_model.stats().flows_started == 40);
+    CHECK(both.a_model.stats().flows_completed == 40);
+  }
+}
+
+TEST_CASE("a flow started while an exchange runs turns it into flows, exactly", "[flow][exchange]") {
+  // Before its flows take bandwidth (in flight), and while they share.
+  for (const double at : {1e-6, 0.03, 0.07}) {
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+      const Instance in = random_instance(seed, 10, 30);
+      Both both(in);
+      Done a_extra(both.a_sim), b_extra(both.b_sim);
+      const std::vector<LinkIndex> extra{0, 3, 5};
+      both.a_sim.schedule_at(at, [&] { both.a_model.start(both.a_model.add_route(extra, 0.0), 5e7, &a_extra, 1); });
+      both.b_sim.schedule_at(at, [&] { both.b_model.start(both.b_model.add_route(extra, 0.0), 5e7, &b_extra, 1); });
+      both.a_sim.run();
+      both.b_sim.run();
+      REQUIRE(both.a_done.at.size() == 1);
+      CHECK(both.a_done.at.at(7) == Approx(both.b_last()).epsilon(1e-9));
+      CHECK(a_extra.at.at(1) == Approx(b_extra.at.at(1)).epsilon(1e-9));
+      both.check_usage();
+      CHECK(both.a_model.stats().flows_started == 31);
+      CHECK(both.a_model.stats().flows_completed == 31);
+    }
+  }
+}
+
+TEST_CASE("an exchange started beside active flows runs as flows", "[flow][exchange]") {
+  const Instance in = random_instance(3, 10, 30);
+  engine::Simulator a_sim(1), b_sim(1);
+  FlowModel a(a_sim, in.capacity), b(b_sim, in.capacity);
+  Done a_done(a_sim), b_done(b_sim);
+  a.start(a.add_route(std::vector<LinkIndex>{1, 2}, 0.0), 3e8, &a_done, 100);
+  b.start(b.add_route(std::vector<LinkIndex>{1, 2}, 0.0), 3e8, &b_done, 100);
+  ListedPairs pairs(a, in.routes);
+  a.start_exchange(pairs, 1e8, &a_done, 7, 0.0);
+  for (std::size_t i = 0; i < in.routes.size(); ++i) b.start(b.add_route(in.routes[i], 0.0), 1e8, &b_done, i);
+  a_sim.run();
+  b_sim.run();
+  double last = 0;
+  for (std::size_t i = 0; i < in.routes.size(); ++i) last = std::max(last, b_done.at.at(i));
+  CHECK(a_done.at.at(7) == Approx(last).epsilon(1e-12));
+  CHECK(a_done.at.at(100) == Approx(b_done.at.at(100)).epsilon(1e-12));
+  CHECK(a.link_bytes() == b.link_bytes());
+}
+
+TEST_CASE("a cancelled exchange delivered what its flows had", "[flow][exchange]") {
+  for (const bool materialized : {false, true}) {
+    const Instance in = random_instance(5, 10, 30);
+    Both both(in);
+    Done a_extra(both.a_sim), b_extra(both.b_sim);
+    if (materialized) {
+      both.a_sim.schedule_at(0.01, [&] { both.a_model.start(both.a_model.add_route(in.routes[0], 0.0), 1e7, &a_extra, 1); });
+      both.b_sim.schedule_at(0.01, [&] { both.b_model.start(both.b_model.add_route(in.routes[0], 0.0), 1e7, &b_extra, 1); });
+    }
+    const double at = 0.05;
+    double a_delivered = -2, b_delivered = 0;
+    both.a_sim.schedule_at(at, [&] { a_delivered = both.a_model.cancel_exchange(&both.a_done, 7); });
+    both.b_sim.schedule_at(at, [&] {
+      for (std::size_t i = 0; i < both.b_flows.size(); ++i) {
+        const double d = both.b_model.cancel(both.b_flows[i], &both.b_done, i);
+        b_delivered += d >= 0 ? d : Both::kBytes;  // done before
+      }
+    });
+    both.a_sim.run();
+    both.b_sim.run();
+    CHECK(a_delivered == Approx(b_delivered).epsilon(1e-9));
+    CHECK(both.a_done.at.empty());  // a cancelled exchange is not told
+    CHECK(both.a_model.cancel_exchange(&both.a_done, 7) == -1);
+    both.check_usage();
+  }
+}
+
+TEST_CASE("an exchange's solve stops at the simulator's interrupt check, starting nothing", "[flow][exchange]") {
+  const Instance in = random_instance(9, 10, 100);
+  engine::Simulator sim(1);
+  FlowModel model(sim, in.capacity);
+  ListedPairs pairs(model, in.routes);
+  Done done(sim);
+  sim.set_interrupt_check([] { return true; });
+  CHECK_THROWS_AS(model.start_exchange(pairs, 1e8, &done, 7, 0.0), engine::Interrupted);
+  sim.set_interrupt_check({});
+  CHECK(model.active_flows() == 0);
+  sim.run();
+  CHECK(done.at.empty());
+}
+
+namespace {
+
+// A direct all-to-all run by CollectiveRun, as one exchange (threshold 0) or flow by flow:
+// when it ends and what its links carried.
+struct A2aResult {
+  double done_at = -1;
+  std::vector<double> bytes, busy, peak;
+  uint64_t flows = 0;
+  std::size_t routes = 0;  // registered with the flow model
+};
+
+A2aResult run_a2a(const topo::TopologyParams& p, topo::RoutingKind kind, bool pxn, std::size_t exchange_pairs) {
+  const topo::Topology topology = topo::build_topology(p);
+  engine::Simulator sim(1);
+  net::Network network(sim, topology, kind);
+  network.set_pxn(pxn);
+  work::GroupLayout g;
+  g.ranks = first_ranks(topology.ranks());
+  const work::CollectivePlan plan = work::make_plan(work::CollectiveOp::all_to_all, work::CollectiveAlgorithm::direct, g);
+  net::CollectiveRun run(network, plan, exchange_pairs);
+  A2aResult r;
+  run.start(1 << 24, some_costs(), [&] { r.done_at = sim.now(); });
+  sim.run();
+  r.bytes = network.flows().link_bytes();
+  r.busy = network.flows().link_busy_s();
+  r.peak = network.flows().link_peak_utilization();
+  r.flows = network.flows().stats().flows_started;
+  r.routes = network.flows().num_routes();
+  return r;
+}
+
+void check_exchange_equals_flows(const topo::TopologyParams& p, topo::RoutingKind kind, bool pxn) {
+  const A2aResult ex = run_a2a(p, kind, pxn, 0), flows = run_a2a(p, kind, pxn, std::size_t(-1));
+  REQUIRE(ex.done_at > 0);
+  CHECK(ex.done_at == Approx(flows.done_at).epsilon(1e-12));
+  CHECK(ex.flows == flows.flows);
+  CHECK(ex.routes == 0);  // no pair held
+  CHECK(flows.routes > 0);
+  REQUIRE(ex.bytes.size() == flows.bytes.size());
+  for (std::size_t l = 0; l < ex.bytes.size(); ++l) {
+    CHECK(ex.bytes[l] == Approx(flows.bytes[l]).epsilon(1e-9));
+    CHECK(ex.busy[l] == Approx(flows.busy[l]).epsilon(1e-9).margin(1e-15));
+    CHECK(ex.peak[l] == Approx(flows.peak[l]).epsilon(1e-9));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a direct all-to-all as one exchange equals it flow by flow", "[flow][exchange]") {
+  SECTION("fat-tree, 2:1 tapered, D-mod-K and ECMP, with and without PXN") {
+    topo::TopologyParams p = rail_fat_tree();
+    p.nodes = 8;
+    p.oversubscription = 2;
+    for (auto kind : {topo::RoutingKind::dmodk, topo::RoutingKind::ecmp})
+      for (bool pxn : {false, true}) check_exchange_equals_flows(p, kind, pxn);
+  }
+  SECTION("dragonfly, minimal and Valiant") {
+    topo::TopologyParams fly;
+    fly.kind = topo::TopologyKind::dragonfly;
+    fly.routers_per_group = 2;
+    fly.nodes_per_router = 2;
+    fly.global_links_per_router = 1;
+    fly.groups = 3;
+    fly.nodes = 12;
+    fly.node.gpus = 2;
+    for (auto kind : {topo::RoutingKind::minimal, topo::RoutingKind::valiant}) check_exchange_equals_flows(fly, kind, false);
+  }
+}
+
+TEST_CASE("an exchange's numbers are the same on one thread and on several", "[flow][exchange]") {
+  topo::TopologyParams p = rail_fat_tree();
+  p.nodes = 8;
+  p.oversubscription = 2;
+  const auto on = [&](int threads) {
+    tbb::task_arena arena(threads);
+    return arena.execute([&] { return run_a2a(p, topo::RoutingKind::ecmp, false, 0); });
+  };
+  const A2aResult one = on(1), two = on(2);
+  CHECK(one.done_at == two.done_at);
+  CHECK(one.bytes == two.bytes);
+  CHECK(one.busy == two.busy);
+  CHECK(one.peak == two.peak);
+}
