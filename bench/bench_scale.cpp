@@ -1,7 +1,8 @@
 // Scale through the scenario layer (issue 10): staggered flows through one bottleneck (the
 // flow model's processor-sharing classes: one completion event per class, not per flow),
-// traffic all-to-all on a fat-tree, and the analytical model's direct all-to-all collective up
-// to 16,384 GPUs (its pairs streamed on every core: wall seconds beside CPU seconds). Each case
+// traffic all-to-all on a fat-tree, the flow model's direct all-to-all collective over 4,096
+// GPUs (one bulk exchange: flow_exchange.hpp), and the analytical model's up to 16,384 GPUs
+// (its pairs streamed on every core: wall seconds beside CPU seconds). Each case
 // runs in a child process: CPU seconds, peak RSS, events. Prints figures only; never fails.
 #include <cstdio>
 #include <string>
@@ -48,10 +49,10 @@ json all_to_all(int nodes, const char* routing) {
           {"workload", {{"kind", "traffic"}, {"pattern", "all_to_all"}, {"bytes", "1MiB"}}}};
 }
 
-// A direct all-to-all collective of 1 GiB per rank over 8-GPU nodes (8 NICs, rails), in the
-// analytical model: a 3-tier radix-64 fat-tree, or a dragonfly of 64-port routers (8 per group,
-// 4 nodes each, 16 global cables each) with as many groups as the nodes need.
-json analytical_all_to_all(int gpus, const char* kind, const char* routing) {
+// A direct all-to-all collective of 1 GiB per rank over 8-GPU nodes (8 NICs, rails), in either
+// model: a 3-tier radix-64 fat-tree, or a dragonfly of 64-port routers (8 per group, 4 nodes
+// each, 16 global cables each) with as many groups as the nodes need.
+json direct_all_to_all(const char* model, int gpus, const char* kind, const char* routing) {
   const int nodes = gpus / 8;
   json topology = std::string(kind) == "fat_tree"
                       ? json{{"kind", "fat_tree"}, {"tiers", 3}, {"nodes", nodes}, {"switch_radix", 64}, {"rail_optimized", true}}
@@ -60,7 +61,7 @@ json analytical_all_to_all(int gpus, const char* kind, const char* routing) {
                              {"rail_optimized", true}, {"switch_radix", 64}};
   return {{"hardware", {{"node", {{"gpus", 8}, {"nics", 8}, {"nic_bandwidth", "400Gbps"}}}}},
           {"topology", topology},
-          {"network", {{"model", "analytical"}, {"routing", routing}}},
+          {"network", {{"model", model}, {"routing", routing}}},
           {"workload", {{"kind", "collective"}, {"op", "all_to_all"}, {"sizes", {"1GiB"}}}}};
 }
 
@@ -80,6 +81,12 @@ int main(int argc, char** argv) {
       if (nodes <= 192 || std::string(routing) != "ecmp")
         report(("traffic all_to_all, fat-tree " + std::string(routing) + ": " + std::to_string(nodes) + " GPUs").c_str(),
                all_to_all(nodes, routing));
+  for (const auto& [kind, routing] : {std::pair{"fat_tree", "dmodk"}, std::pair{"fat_tree", "ecmp"},
+                                      std::pair{"dragonfly", "minimal"}}) {
+    const int gpus = *quick ? 1024 : 4096;
+    report(("flow direct all_to_all, " + std::string(kind) + " " + routing + ": " + std::to_string(gpus) + " GPUs").c_str(),
+           direct_all_to_all("flow", gpus, kind, routing));
+  }
   const std::vector<int> gpu_counts = *quick ? std::vector<int>{1024} : std::vector<int>{4096, 16384};
   for (int gpus : gpu_counts)
     for (const auto& [kind, routing] : {std::pair{"fat_tree", "dmodk"}, std::pair{"fat_tree", "ecmp"},
@@ -88,6 +95,6 @@ int main(int argc, char** argv) {
       report(("analytical direct all_to_all, " + std::string(kind) + " " + routing + ": " + std::to_string(gpus) +
               " GPUs")
                  .c_str(),
-             analytical_all_to_all(gpus, kind, routing));
+             direct_all_to_all("analytical", gpus, kind, routing));
   return 0;
 }

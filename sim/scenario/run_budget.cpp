@@ -119,10 +119,13 @@ void add_collective(const work::CollectiveSpec& s, const Config& config, double 
   const double n = s.group_size > 0 ? s.group_size : base;
   const double groups = s.group_size > 0 ? std::floor(base / s.group_size) : 1;
   const double c = s.channels > 0 ? s.channels : std::min(config.topology.node.nics, work::kMaxChannels);
+  // The flow model solves a large all-pairs stage as one exchange only while nothing else
+  // runs: one group, no background (else it runs as flows, one per pair).
   const topo::RoutingKind routing = config.network.routing;
+  const bool alone = groups == 1 && config.background.empty();
   const Pairs pairs = config.network.model == NetworkModel::analytical
                           ? (topo::routes_without_cache(routing) ? Pairs::streamed : Pairs::held)
-                          : (topo::computes_routes_uncached(routing) ? Pairs::exchange : Pairs::held);
+                          : (topo::computes_routes_uncached(routing) && alone ? Pairs::exchange : Pairs::held);
   double per_group = 0;
   work::CollectiveAlgorithm worst = s.algorithms.front();
   for (work::CollectiveAlgorithm a : s.algorithms) {
@@ -136,9 +139,15 @@ void add_collective(const work::CollectiveSpec& s, const Config& config, double 
     key = at + ".algorithm";
   else if (c > 8)
     key = s.channels > 0 ? at + ".channels" : "hardware.node.nics";
+  const double stage_pairs = n * (n - 1);
+  const bool exchange = pairs == Pairs::exchange &&
+                        stage_pairs >= static_cast<double>(net::CollectiveRun::kExchangePairs) &&
+                        per_group == plan_bytes(work::CollectiveAlgorithm::direct, s.op, n, c, pairs);
   out.items.push_back({key,
                        count(groups) + " group(s) of " + count(n) + " ranks, " + count(c) + " channels, " +
-                           std::string(work::to_string(worst)) + " plans",
+                           std::string(work::to_string(worst)) + ": " +
+                           (exchange ? count(stage_pairs) + " pairs solved as one flow-model exchange"
+                                     : count(bytes / kPerTransfer) + " plan transfers"),
                        bytes});
   // Streamed pairs (analytical_model.hpp) count on every link, in one array per thread and a
   // total: 8 bytes per directed link, two per cable.

@@ -48,18 +48,21 @@ def test_cli_refuses_a_run_that_cannot_fit_naming_the_key_and_the_estimate():
         proc = cli(command, FLAGSHIP, *sets)
         assert proc.returncode == 2, proc.stderr
         assert "workload.algorithm" in proc.stderr and "run.max_memory" in proc.stderr
-        assert "plan transfers" in proc.stderr and "TB" in proc.stderr  # the estimate, with its unit
+        # The estimate, with its unit: 4.3 G pairs solved as one flow-model exchange.
+        assert "pairs solved as one flow-model exchange" in proc.stderr and "GB" in proc.stderr
 
 
 def test_an_analytical_all_to_all_streams_its_pairs_within_the_memory_limit(tmp_path):
-    # 4,096 GPUs: 16.8 M pairs. The flow model holds each pair as a flow, so a tight limit
-    # refuses it at workload.algorithm; the analytical model streams them (fabric-sized memory)
-    # and runs under the same limit, through the CLI and through Python.
+    # 4,096 GPUs: 16.8 M pairs. The flow model solves them as one exchange (~80 B per pair
+    # estimated: 1.35 GB), so a 1 GB limit refuses it at workload.algorithm; the analytical
+    # model streams them (fabric-sized memory) and runs under the same limit, through the CLI
+    # and through Python.
     sets = ["--set", "topology.nodes=512", "--set", "topology.tiers=3", "--set", "workload.op=all_to_all",
             "--set", "workload.algorithm=direct", "--set", "workload.sizes=[\"1GiB\"]",
             "--set", "run.max_memory=1GB"]
     proc = cli("validate", FLAGSHIP, *sets)
-    assert proc.returncode == 2 and "workload.algorithm" in proc.stderr and "plan transfers" in proc.stderr, proc.stderr
+    assert proc.returncode == 2 and "workload.algorithm" in proc.stderr, proc.stderr
+    assert "16.8 M pairs solved as one flow-model exchange" in proc.stderr, proc.stderr
     # Every routing streams them but shortest (a graph search per pair, each route kept); the
     # load-aware ones place pair after pair on one thread.
     for routing, fits in (("ecmp", True), ("adaptive", True), ("shortest", False)):
@@ -82,6 +85,32 @@ def test_an_analytical_all_to_all_streams_its_pairs_within_the_memory_limit(tmp_
                         ("network.model", "analytical")):
         sc.set(path, value)
     assert cs.run(sc).summary["collective"]["results"][0]["time_s"] == row["time_s"]
+
+
+def test_a_flow_model_all_to_all_is_one_exchange_within_the_memory_limit(tmp_path):
+    # 2,048 GPUs: 4.2 M pairs, solved as one exchange (flow_exchange.hpp) in ~0.3 GB where a
+    # flow per pair took ~3 GB. Alone on a non-blocking D-mod-K tree every pair gets an equal
+    # share of its NICs: the analytical model's time exactly. ECMP's hash collisions make it
+    # slower, and a load-aware routing still holds a flow per pair (refused at the limit).
+    sets = {"topology.nodes": 256, "topology.tiers": 3, "workload.op": "all_to_all", "workload.algorithm": "direct",
+            "workload.sizes": ["1GiB"], "run.max_memory": "1GB"}
+    args = [a for path, v in sets.items() for a in ("--set", f"{path}={json.dumps(v) if isinstance(v, list) else v}")]
+    times = {}
+    for routing in ("dmodk", "ecmp"):
+        out = tmp_path / routing
+        proc = cli("run", FLAGSHIP, *args, "--set", f"network.routing={routing}", "--out", out)
+        assert proc.returncode == 0, proc.stderr
+        [row] = doc(out / "summary.json")["collective"]["results"]
+        times[routing] = row["time_s"]
+    proc = cli("validate", FLAGSHIP, *args, "--set", "network.routing=adaptive")
+    assert proc.returncode == 2 and "workload.algorithm" in proc.stderr and "plan transfers" in proc.stderr, proc.stderr
+    sc = cs.Scenario.load(FLAGSHIP)
+    for path, value in sets.items():
+        sc.set(path, value)
+    assert cs.run(sc).summary["collective"]["results"][0]["time_s"] == times["dmodk"]
+    sc.set("network.model", "analytical")
+    assert cs.run(sc).summary["collective"]["results"][0]["time_s"] == times["dmodk"]
+    assert times["ecmp"] > times["dmodk"]
 
 
 def test_a_training_step_too_large_for_the_memory_limit_is_refused_at_its_key():
