@@ -29,6 +29,7 @@ FlowModel::FlowModel(engine::Simulator& sim, std::vector<double> capacity_Bps) :
   residual_.resize(n);
   unfixed_.resize(n);
   link_mark_.resize(n);
+  touched_mark_.assign(n, 0);
   busy_s_.assign(n, 0.0);
   period_start_.assign(n, 0.0);
   peak_util_.assign(n, 0.0);

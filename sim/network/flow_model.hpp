@@ -359,6 +359,8 @@ class FlowModel final : public engine::EventTarget {
   std::vector<std::pair<double, LinkIndex>> heap_;
   std::vector<double> residual_;
   std::vector<uint32_t> unfixed_, link_mark_;
+  std::vector<LinkIndex> touched_;      // links a saturation changed (solve_component)
+  std::vector<uint8_t> touched_mark_;
 
   engine::EventId pending_event_{};
   engine::Time pending_time_ = engine::kForever;

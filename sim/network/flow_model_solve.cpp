@@ -103,12 +103,21 @@ void FlowModel::solve_component() {
       for (const LinkIndex o : links_of(k)) {
         residual_[o] = std::max(0.0, residual_[o] - used);
         unfixed_[o] -= k.n;
-        if (o != l && unfixed_[o]) {
-          heap_.push_back({residual_[o] / unfixed_[o], o});
-          std::push_heap(heap_.begin(), heap_.end(), kLater);
-        }
+        if (!touched_mark_[o]) touched_mark_[o] = 1, touched_.push_back(o);
       }
     }
+    // Each link the saturation touched goes back in once, at its share now: pushed after
+    // every class, a link shared by many would pile up entries that go stale at once (the
+    // heap then grows with the classes, not the links). The entries that stay current are
+    // the same either way, so are the rates.
+    for (const LinkIndex o : touched_) {
+      touched_mark_[o] = 0;
+      if (o != l && unfixed_[o]) {
+        heap_.push_back({residual_[o] / unfixed_[o], o});
+        std::push_heap(heap_.begin(), heap_.end(), kLater);
+      }
+    }
+    touched_.clear();
   }
   // Each component link's residual started from what the kept classes leave and lost what the
   // re-filled ones took: it is exactly the capacity the rates now leave unused, crossings
