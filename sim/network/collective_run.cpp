@@ -166,13 +166,11 @@ double CollectiveRun::cancel(RunHandle run) {
   const double scale = in.bytes / in.costs.bandwidth_efficiency;
   in.unheard = 0;
   if (in.routes->exchange) {
+    // An exchange tells its end from the flow model's own event (or its last flow's): while
+    // the run is active it is there to cancel.
     const double wire = network_.flows().cancel_exchange(this, tag_of(run.slot, 0));
-    if (wire >= 0) {
-      delivered += wire * in.costs.bandwidth_efficiency;
-    } else {  // it ended at this instant and is still to be told (as a flow below)
-      delivered += payload_of_exchange(in);
-      ++in.unheard;
-    }
+    if (wire < 0) throw std::logic_error("CollectiveRun::cancel: the stage's exchange is not active");
+    delivered += wire * in.costs.bandwidth_efficiency;
   }
   for (std::size_t i = 0; i < in.flows.size(); ++i) {
     if (in.delivered[i]) continue;

@@ -131,6 +131,8 @@ void PairExchange::solve(const PairSource& source, std::span<const double> capac
     touched.clear();
     if (heap.size() > 4 * used.size() + 1024) rebuild();
   }
+  // A pair with no link was never fixed (FlowModel::add_route refuses such a route too).
+  if (fixed != n) throw std::invalid_argument("PairExchange: a pair's route has no link");
   // 4. Each link's crossings by level (levels ascending), from its flows' levels.
   std::vector<uint32_t> at(levels_.size(), 0);
   std::vector<uint32_t> seen;
@@ -149,6 +151,7 @@ void PairExchange::solve(const PairSource& source, std::span<const double> capac
     }
     seen.clear();
   }
+  levels_of_link_.shrink_to_fit();
 }
 
 double PairExchange::at_level(std::size_t level, double tau) const {

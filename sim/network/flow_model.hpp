@@ -157,10 +157,12 @@ class FlowModel final : public engine::EventTarget {
     FlowObserver* observer = nullptr;
     uint64_t tag = 0;
     bool cancelled = false;
+    bool telling = false;          // telling its owner it is done (not to be dropped now)
     std::size_t outstanding = 0;   // flows started, neither told done nor cancelled
     double delivered = 0;          // bytes delivered by flows told done, and before (solved)
     std::vector<FlowId> flows;     // per pair (kNoFlow: done before it became flows)
     std::vector<double> bytes;     // per pair: the flow's bytes
+    void release();                // done or cancelled: its per-pair arrays go
     void on_flow_done(FlowId flow, uint64_t pair) override;
   };
   static constexpr uint64_t kExchangeEvent = 1;  // on_event's tag for a solved exchange's end

@@ -19,12 +19,14 @@ void FlowModel::start_exchange(PairSource& source, double bytes, FlowObserver* o
   if (!(latency_s >= 0) || !std::isfinite(latency_s))
     throw std::invalid_argument("FlowModel::start_exchange: latency must be finite and >= 0");
   if (source.pairs() == 0) throw std::invalid_argument("FlowModel::start_exchange: no pairs");
-  std::erase_if(exchange_flows_, [](const auto& g) { return g->outstanding == 0; });
+  // Groups done, but not one telling its owner now (this call may come from that owner).
+  std::erase_if(exchange_flows_, [](const auto& g) { return g->outstanding == 0 && !g->telling; });
   if (exchange_) materialize();
-  stats_.flows_started += source.pairs();
-  if (active_ == 0) {
-    // Alone: solved whole. Its slowest flow's end is its one event.
+  // Alone: solved whole, its slowest flow's end its one event. Not while a solved exchange is
+  // still here (one whose every byte is delivered, its end due at this instant).
+  if (active_ == 0 && !exchange_) {
     auto solved = std::make_unique<PairExchange>(source, external_capacity_, bytes, [this] { sim_.poll_interrupt(); });
+    stats_.flows_started += source.pairs();
     ++stats_.recomputations;
     stats_.max_component_flows = std::max<uint64_t>(stats_.max_component_flows, source.pairs());
     const engine::Time start = sim_.now() + latency_s;
@@ -33,6 +35,7 @@ void FlowModel::start_exchange(PairSource& source, double bytes, FlowObserver* o
         sim_.schedule_at(start + exchange_->solved->duration_s(), *this, kExchangeEvent, engine::priority::resolve);
     return;
   }
+  stats_.flows_started += source.pairs();
   auto group = std::make_unique<ExchangeFlows>();
   group->observer = observer;
   group->tag = tag;
@@ -81,6 +84,7 @@ void FlowModel::finish_exchange() {
   exchange_.reset();
   keep_usage(*ex.solved, std::numeric_limits<double>::infinity());
   stats_.flows_completed += ex.solved->pairs();
+  ex.solved.reset();  // before the owner starts its next stage's exchange
   if (ex.observer) ex.observer->on_flow_done(kNoFlow, ex.tag);
 }
 
@@ -122,9 +126,15 @@ double FlowModel::cancel_exchange(const FlowObserver* observer, uint64_t tag) {
         delivered += g.bytes[i];  // done at this instant, still to be told (and then ignored)
       }
     }
+    g.release();
     return delivered;
   }
   return -1;
+}
+
+void FlowModel::ExchangeFlows::release() {
+  flows = {};
+  bytes = {};
 }
 
 void FlowModel::ExchangeFlows::on_flow_done(FlowId /*flow*/, uint64_t pair) {
@@ -132,7 +142,12 @@ void FlowModel::ExchangeFlows::on_flow_done(FlowId /*flow*/, uint64_t pair) {
   if (cancelled) return;
   delivered += bytes[pair];
   flows[pair] = kNoFlow;
-  if (outstanding == 0 && observer) observer->on_flow_done(kNoFlow, tag);
+  if (outstanding > 0) return;
+  release();
+  // The owner may start its next exchange, which drops done groups but not this one.
+  telling = true;
+  if (observer) observer->on_flow_done(kNoFlow, tag);
+  telling = false;
 }
 
 }  // namespace cs::net

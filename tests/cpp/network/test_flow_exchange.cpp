@@ -6,6 +6,7 @@
 // fat-trees (D-mod-K, ECMP, PXN) and a dragonfly.
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -183,6 +184,26 @@ TEST_CASE("a cancelled exchange delivered what its flows had", "[flow][exchange]
   }
 }
 
+TEST_CASE("an exchange started at the instant a solved one ends runs after it, each told once", "[flow][exchange]") {
+  // A ends at 0.2; B starts then (before A's end event, and a hair earlier, within rounding).
+  const std::vector<double> capacity{1e9, 1e9, 2e9};
+  for (const double at : {0.2, 0.2 * (1 - 3e-13)}) {
+    engine::Simulator sim(1);
+    FlowModel model(sim, capacity);
+    ListedPairs a(model, {{0}, {1}, {0, 2}}), b(model, {{0}, {2}});
+    Done done(sim);
+    model.start_exchange(a, 1e8, &done, 1, 0.0);
+    sim.schedule_at(at, [&] { model.start_exchange(b, 1e8, &done, 2, 0.0); });
+    sim.run();
+    REQUIRE(done.at.size() == 2);
+    CHECK(done.at.at(1) == Approx(0.2).epsilon(1e-12));
+    CHECK(done.at.at(2) == Approx(at + 0.1).epsilon(1e-12));  // link 0 alone at 1 GB/s
+    CHECK(model.stats().flows_completed == 5);
+    CHECK(model.active_flows() == 0);
+    CHECK(model.link_bytes() == std::vector<double>{3e8, 1e8, 2e8});
+  }
+}
+
 TEST_CASE("an exchange's solve stops at the simulator's interrupt check, starting nothing", "[flow][exchange]") {
   const Instance in = random_instance(9, 10, 100);
   engine::Simulator sim(1);
@@ -193,6 +214,7 @@ TEST_CASE("an exchange's solve stops at the simulator's interrupt check, startin
   CHECK_THROWS_AS(model.start_exchange(pairs, 1e8, &done, 7, 0.0), engine::Interrupted);
   sim.set_interrupt_check({});
   CHECK(model.active_flows() == 0);
+  CHECK(model.stats().flows_started == 0);
   sim.run();
   CHECK(done.at.empty());
 }
@@ -206,19 +228,36 @@ struct A2aResult {
   std::vector<double> bytes, busy, peak;
   uint64_t flows = 0;
   std::size_t routes = 0;  // registered with the flow model
+  double cancelled = -1;   // what group 0's cancel returned
 };
 
-A2aResult run_a2a(const topo::TopologyParams& p, topo::RoutingKind kind, bool pxn, std::size_t exchange_pairs) {
+struct A2aCase {
+  work::CollectiveOp op = work::CollectiveOp::all_to_all;
+  int groups = 1;           // groups of the ranks split evenly, run at once
+  double cancel_at = -1;    // cancel group 0 then (< 0: never)
+};
+
+A2aResult run_a2a(const topo::TopologyParams& p, topo::RoutingKind kind, bool pxn, std::size_t exchange_pairs,
+                  const A2aCase& c = {}) {
   const topo::Topology topology = topo::build_topology(p);
   engine::Simulator sim(1);
   net::Network network(sim, topology, kind);
   network.set_pxn(pxn);
-  work::GroupLayout g;
-  g.ranks = first_ranks(topology.ranks());
-  const work::CollectivePlan plan = work::make_plan(work::CollectiveOp::all_to_all, work::CollectiveAlgorithm::direct, g);
-  net::CollectiveRun run(network, plan, exchange_pairs);
+  const int per_group = topology.ranks() / c.groups;
+  std::vector<work::CollectivePlan> plans;
+  for (int k = 0; k < c.groups; ++k) {
+    work::GroupLayout g;
+    for (int r = 0; r < per_group; ++r) g.ranks.push_back(k * per_group + r);
+    plans.push_back(work::make_plan(c.op, work::CollectiveAlgorithm::direct, g));
+  }
+  std::vector<std::unique_ptr<net::CollectiveRun>> runs;
   A2aResult r;
-  run.start(1 << 24, some_costs(), [&] { r.done_at = sim.now(); });
+  std::vector<net::RunHandle> handles;
+  for (const auto& plan : plans) {
+    runs.push_back(std::make_unique<net::CollectiveRun>(network, plan, exchange_pairs));
+    handles.push_back(runs.back()->start(1 << 24, some_costs(0.9), [&] { r.done_at = std::max(r.done_at, sim.now()); }));
+  }
+  if (c.cancel_at >= 0) sim.schedule_at(c.cancel_at, [&] { r.cancelled = runs[0]->cancel(handles[0]); });
   sim.run();
   r.bytes = network.flows().link_bytes();
   r.busy = network.flows().link_busy_s();
@@ -228,12 +267,15 @@ A2aResult run_a2a(const topo::TopologyParams& p, topo::RoutingKind kind, bool px
   return r;
 }
 
-void check_exchange_equals_flows(const topo::TopologyParams& p, topo::RoutingKind kind, bool pxn) {
-  const A2aResult ex = run_a2a(p, kind, pxn, 0), flows = run_a2a(p, kind, pxn, std::size_t(-1));
-  REQUIRE(ex.done_at > 0);
+void check_exchange_equals_flows(const topo::TopologyParams& p, topo::RoutingKind kind, bool pxn,
+                                 const A2aCase& c = {}) {
+  const A2aResult ex = run_a2a(p, kind, pxn, 0, c), flows = run_a2a(p, kind, pxn, std::size_t(-1), c);
+  if (c.cancel_at < 0 || c.groups > 1) REQUIRE(ex.done_at > 0);
   CHECK(ex.done_at == Approx(flows.done_at).epsilon(1e-12));
+  CHECK(ex.cancelled == Approx(flows.cancelled).epsilon(1e-9));
   CHECK(ex.flows == flows.flows);
-  CHECK(ex.routes == 0);  // no pair held
+  // No pair held, where one group runs alone (else the exchange became flows).
+  if (c.groups == 1) CHECK(ex.routes == 0);
   CHECK(flows.routes > 0);
   REQUIRE(ex.bytes.size() == flows.bytes.size());
   for (std::size_t l = 0; l < ex.bytes.size(); ++l) {
@@ -263,6 +305,40 @@ TEST_CASE("a direct all-to-all as one exchange equals it flow by flow", "[flow][
     fly.nodes = 12;
     fly.node.gpus = 2;
     for (auto kind : {topo::RoutingKind::minimal, topo::RoutingKind::valiant}) check_exchange_equals_flows(fly, kind, false);
+  }
+  SECTION("fat-tree spray (bundles) and a torus (dimension order)") {
+    topo::TopologyParams p = rail_fat_tree();
+    p.nodes = 8;
+    p.oversubscription = 2;
+    check_exchange_equals_flows(p, topo::RoutingKind::spray, false);
+    topo::TopologyParams torus;
+    torus.kind = topo::TopologyKind::torus;
+    torus.dims = {3, 4};
+    torus.nodes = 12;
+    torus.node.gpus = 2;
+    check_exchange_equals_flows(torus, topo::RoutingKind::dor, false);
+  }
+}
+
+TEST_CASE("a direct all-reduce (two all-pairs stages), groups at once and a cancel, as exchanges", "[flow][exchange]") {
+  topo::TopologyParams p = rail_fat_tree();
+  p.nodes = 8;
+  p.oversubscription = 2;
+  A2aCase all_reduce;
+  all_reduce.op = work::CollectiveOp::all_reduce;
+  check_exchange_equals_flows(p, topo::RoutingKind::ecmp, false, all_reduce);
+  // Two groups: the second's exchange starts beside the first, which becomes flows.
+  A2aCase groups;
+  groups.groups = 2;
+  check_exchange_equals_flows(p, topo::RoutingKind::ecmp, false, groups);
+  // Cancelled half-way: solved, and as flows (beside the other group).
+  const double whole = run_a2a(p, topo::RoutingKind::ecmp, false, 0).done_at;
+  for (int g : {1, 2}) {
+    A2aCase cancel;
+    cancel.groups = g;
+    cancel.cancel_at = whole / 2;
+    check_exchange_equals_flows(p, topo::RoutingKind::ecmp, false, cancel);
+    CHECK(run_a2a(p, topo::RoutingKind::ecmp, false, 0, cancel).cancelled > 0);
   }
 }
 
