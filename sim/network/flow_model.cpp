@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "sim/engine/priority.hpp"
+#include "sim/network/flow_model_exchange.hpp"
 
 namespace cs::net {
 

@@ -43,7 +43,6 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
-#include <optional>
 #include <span>
 #include <vector>
 
@@ -76,6 +75,7 @@ class FlowModel final : public engine::EventTarget {
  public:
   // capacity_Bps[l] > 0 and finite for every directed link l.
   FlowModel(engine::Simulator& sim, std::vector<double> capacity_Bps);
+  ~FlowModel() override;
   FlowModel(const FlowModel&) = delete;
   FlowModel& operator=(const FlowModel&) = delete;
 
@@ -104,6 +104,7 @@ class FlowModel final : public engine::EventTarget {
   // before it ends, it becomes flows: the pairs not yet done, with the bytes they have left,
   // on source.route(i). The observer is told once, with kNoFlow and `tag`, when its last byte
   // is delivered. `source` must outlive it. Throws what source.links throws (nothing started).
+  // Not for load-aware routing: flows_assigned() does not count a solved exchange's flows.
   static constexpr FlowId kNoFlow = ~FlowId{0};
   void start_exchange(PairSource& source, double bytes, FlowObserver* observer, uint64_t tag, double latency_s);
   // Stops the exchange started with this observer and tag, as cancel() stops a flow: returns
@@ -141,30 +142,9 @@ class FlowModel final : public engine::EventTarget {
   void on_event(uint64_t tag) override;
 
  private:
-  // An exchange solved whole (start_exchange), while it runs.
-  struct SolvedExchange {
-    std::unique_ptr<PairExchange> solved;
-    PairSource* source = nullptr;
-    FlowObserver* observer = nullptr;
-    uint64_t tag = 0;
-    engine::Time start = 0;  // when its flows take bandwidth
-    engine::EventId done{};
-  };
-  // An exchange run as flows: its owner hears once, when the last is delivered. Kept until
-  // no flow of it is left to be told (outstanding == 0), then dropped at the next exchange
-  // call.
-  struct ExchangeFlows final : FlowObserver {
-    FlowObserver* observer = nullptr;
-    uint64_t tag = 0;
-    bool cancelled = false;
-    bool telling = false;          // telling its owner it is done (not to be dropped now)
-    std::size_t outstanding = 0;   // flows started, neither told done nor cancelled
-    double delivered = 0;          // bytes delivered by flows told done, and before (solved)
-    std::vector<FlowId> flows;     // per pair (kNoFlow: done before it became flows)
-    std::vector<double> bytes;     // per pair: the flow's bytes
-    void release();                // done or cancelled: its per-pair arrays go
-    void on_flow_done(FlowId flow, uint64_t pair) override;
-  };
+  // A solved exchange while it runs, and one run as flows (flow_model_exchange.hpp).
+  struct SolvedExchange;
+  struct ExchangeFlows;
   static constexpr uint64_t kExchangeEvent = 1;  // on_event's tag for a solved exchange's end
   // Start a flow in flight for in_flight_s (its route's latency included).
   FlowId admit(RouteId route, double bytes, FlowObserver* observer, uint64_t tag, double in_flight_s);
@@ -373,7 +353,7 @@ class FlowModel final : public engine::EventTarget {
   uint32_t epoch_ = 0;
   std::size_t active_ = 0;
   FlowModelStats stats_;
-  std::optional<SolvedExchange> exchange_;
+  std::unique_ptr<SolvedExchange> exchange_;  // at most one, alone on the model
   std::vector<std::unique_ptr<ExchangeFlows>> exchange_flows_;
   // Link use of solved exchanges that ended or became flows, by the caller's link index
   // (empty until one did).

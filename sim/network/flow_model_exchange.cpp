@@ -5,9 +5,11 @@
 #include <stdexcept>
 
 #include "sim/engine/priority.hpp"
-#include "sim/network/flow_model.hpp"
+#include "sim/network/flow_model_exchange.hpp"
 
 namespace cs::net {
+
+FlowModel::~FlowModel() = default;  // here, where the exchanges' types are whole
 
 std::size_t FlowModel::active_flows() const {
   return active_ + (exchange_ ? exchange_->solved->unfinished(sim_.now() - exchange_->start) : 0);
@@ -30,7 +32,7 @@ void FlowModel::start_exchange(PairSource& source, double bytes, FlowObserver* o
     ++stats_.recomputations;
     stats_.max_component_flows = std::max<uint64_t>(stats_.max_component_flows, source.pairs());
     const engine::Time start = sim_.now() + latency_s;
-    exchange_ = SolvedExchange{std::move(solved), &source, observer, tag, start, {}};
+    exchange_ = std::make_unique<SolvedExchange>(SolvedExchange{std::move(solved), &source, observer, tag, start, {}});
     exchange_->done =
         sim_.schedule_at(start + exchange_->solved->duration_s(), *this, kExchangeEvent, engine::priority::resolve);
     return;
@@ -64,28 +66,26 @@ void FlowModel::materialize() {
   const std::size_t left = solved.unfinished(tau);
   // Every byte delivered (its end is due at this instant): nothing to share; it ends as solved.
   if (left == 0) return;
-  SolvedExchange ex = std::move(*exchange_);
-  exchange_.reset();
-  sim_.cancel(ex.done);
+  const std::unique_ptr<SolvedExchange> ex = std::move(exchange_);
+  sim_.cancel(ex->done);
   keep_usage(solved, tau);
   stats_.flows_completed += solved.pairs() - left;
   auto group = std::make_unique<ExchangeFlows>();
-  group->observer = ex.observer;
-  group->tag = ex.tag;
+  group->observer = ex->observer;
+  group->tag = ex->tag;
   group->delivered = solved.delivered(tau);
   // The pairs not done go on from where they are: in flight until the exchange's start, or
   // sharing now with the bytes they have left (their route's latency is behind them).
-  start_flows(*group, *ex.source, solved.bytes(), &solved, tau, std::max(0.0, ex.start - now));
+  start_flows(*group, *ex->source, solved.bytes(), &solved, tau, std::max(0.0, ex->start - now));
   exchange_flows_.push_back(std::move(group));
 }
 
 void FlowModel::finish_exchange() {
-  SolvedExchange ex = std::move(*exchange_);
-  exchange_.reset();
-  keep_usage(*ex.solved, std::numeric_limits<double>::infinity());
-  stats_.flows_completed += ex.solved->pairs();
-  ex.solved.reset();  // before the owner starts its next stage's exchange
-  if (ex.observer) ex.observer->on_flow_done(kNoFlow, ex.tag);
+  const std::unique_ptr<SolvedExchange> ex = std::move(exchange_);
+  keep_usage(*ex->solved, std::numeric_limits<double>::infinity());
+  stats_.flows_completed += ex->solved->pairs();
+  ex->solved.reset();  // before the owner starts its next stage's exchange
+  if (ex->observer) ex->observer->on_flow_done(kNoFlow, ex->tag);
 }
 
 void FlowModel::keep_usage(const PairExchange& exchange, double tau) {
@@ -101,15 +101,14 @@ void FlowModel::keep_usage(const PairExchange& exchange, double tau) {
 
 double FlowModel::cancel_exchange(const FlowObserver* observer, uint64_t tag) {
   if (exchange_ && exchange_->observer == observer && exchange_->tag == tag) {
-    SolvedExchange ex = std::move(*exchange_);
-    exchange_.reset();
-    sim_.cancel(ex.done);
-    const double tau = sim_.now() - ex.start;
-    keep_usage(*ex.solved, tau);
-    const std::size_t left = ex.solved->unfinished(tau);
+    const std::unique_ptr<SolvedExchange> ex = std::move(exchange_);
+    sim_.cancel(ex->done);
+    const double tau = sim_.now() - ex->start;
+    keep_usage(*ex->solved, tau);
+    const std::size_t left = ex->solved->unfinished(tau);
     stats_.flows_cancelled += left;
-    stats_.flows_completed += ex.solved->pairs() - left;
-    return ex.solved->delivered(tau);
+    stats_.flows_completed += ex->solved->pairs() - left;
+    return ex->solved->delivered(tau);
   }
   for (const auto& group : exchange_flows_) {
     ExchangeFlows& g = *group;
