@@ -311,12 +311,15 @@ GPT3 = ROOT / "scenarios" / "gpt3_175b_1024_h100.json"
 MOE = ROOT / "scenarios" / "moe_all_to_all_16k.json"
 
 
-# The last two stream an all-to-all's 268 M pairs before the first event: on every core (ECMP,
-# seconds) and placed one after another (adaptive, minutes).
+# Two stream an all-to-all's 268 M pairs before the first event: on every core (ECMP, seconds)
+# and placed one after another (adaptive, minutes); the last solves a 4,096-GPU all-to-all's
+# 16.8 M pairs as one flow-model exchange (about 10 s per size) inside an event.
 @pytest.mark.parametrize("call", ["cs.run(sc)", "cs.sweep(sc, {'seed': [1, 2, 3, 4]}, jobs=2)",
                                   "cs.plan(cs.Scenario.load(%r), jobs=2)" % str(GPT3),
                                   "cs.run(cs.Scenario.load(%r).set('network.routing', 'ecmp'))" % str(MOE),
-                                  "cs.run(cs.Scenario.load(%r).set('network.routing', 'adaptive'))" % str(MOE)])
+                                  "cs.run(cs.Scenario.load(%r).set('network.routing', 'adaptive'))" % str(MOE),
+                                  "cs.run(cs.Scenario.load(%r).set('network.model', 'flow').set('topology.nodes', 512))"
+                                  % str(MOE)])
 def test_ctrl_c_interrupts_a_run(call):
     code = LONG_RUN.format(build=str(BUILD / "python"), incast=str(INCAST), call=call)
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
