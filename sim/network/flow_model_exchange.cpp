@@ -38,11 +38,11 @@ void FlowModel::start_exchange(PairSource& source, double bytes, FlowObserver* o
     return;
   }
   stats_.flows_started += source.pairs();
-  auto group = std::make_unique<ExchangeFlows>();
-  group->observer = observer;
-  group->tag = tag;
-  start_flows(*group, source, bytes, nullptr, 0, latency_s);
-  exchange_flows_.push_back(std::move(group));
+  // Kept before its flows start: they name it as their observer, even if starting one throws.
+  ExchangeFlows& group = *exchange_flows_.emplace_back(std::make_unique<ExchangeFlows>());
+  group.observer = observer;
+  group.tag = tag;
+  start_flows(group, source, bytes, nullptr, 0, latency_s);
 }
 
 void FlowModel::start_flows(ExchangeFlows& group, PairSource& source, double bytes, const PairExchange* solved,
@@ -70,14 +70,13 @@ void FlowModel::materialize() {
   sim_.cancel(ex->done);
   keep_usage(solved, tau);
   stats_.flows_completed += solved.pairs() - left;
-  auto group = std::make_unique<ExchangeFlows>();
-  group->observer = ex->observer;
-  group->tag = ex->tag;
-  group->delivered = solved.delivered(tau);
+  ExchangeFlows& group = *exchange_flows_.emplace_back(std::make_unique<ExchangeFlows>());
+  group.observer = ex->observer;
+  group.tag = ex->tag;
+  group.delivered = solved.delivered(tau);
   // The pairs not done go on from where they are: in flight until the exchange's start, or
   // sharing now with the bytes they have left (their route's latency is behind them).
-  start_flows(*group, *ex->source, solved.bytes(), &solved, tau, std::max(0.0, ex->start - now));
-  exchange_flows_.push_back(std::move(group));
+  start_flows(group, *ex->source, solved.bytes(), &solved, tau, std::max(0.0, ex->start - now));
 }
 
 void FlowModel::finish_exchange() {
