@@ -115,6 +115,13 @@ class CachedRouter : public Router {
       throw std::out_of_range("route: rank out of range (" + std::to_string(src) + " -> " +
                               std::to_string(dst) + ", ranks: " + std::to_string(ranks_) + ")");
   }
+  // For the *_into calls: checks the ranks; true, `out` cleared (no hop), where src == dst.
+  bool same_rank_into(int src, int dst, Route& out) const {
+    check_ranks(src, dst);
+    if (src != dst) return false;
+    clear_route(out);
+    return true;
+  }
   // The route cached under `key`, from compute() on a miss.
   template <class Compute>
   const Route& cached(uint64_t key, Compute&& compute) {

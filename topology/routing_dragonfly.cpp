@@ -31,11 +31,7 @@ class DragonflyRouter final : public CachedRouter {
 
   bool choose_into(int src, int dst, uint64_t flow_key, Route& out) override {
     if (kind_ != RoutingKind::ugal) return false;
-    check_ranks(src, dst);
-    if (src == dst) {
-      clear_route(out);
-      return true;
-    }
+    if (same_rank_into(src, dst, out)) return true;
     // As route(): the minimal route unless the flow's Valiant route is clearly less loaded. The
     // two share their legs (GPU -> NIC -> router and back), so the Valiant route is built whole
     // only when it wins: its cost is its fabric's with the minimal route's legs.
@@ -63,11 +59,7 @@ class DragonflyRouter final : public CachedRouter {
 
   bool route_into(int src, int dst, uint64_t flow_key, Route& out) const override {
     if (kind_ == RoutingKind::ugal) return false;
-    check_ranks(src, dst);
-    if (src == dst) {
-      clear_route(out);
-      return true;
-    }
+    if (same_rank_into(src, dst, out)) return true;
     const End s = end_of(src), d = end_of(dst);
     const int via = kind_ == RoutingKind::minimal ? s.group : intermediate(s, d, flow_key);
     nic_route_into(t_, src, dst, d_.nic_up, [&](std::vector<LinkId>& links) { fabric(s, d, via, links); }, out);

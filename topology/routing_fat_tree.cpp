@@ -78,11 +78,7 @@ class FatTreeRouter final : public CachedRouter {
 
   bool choose_into(int src, int dst, uint64_t flow_key, Route& out) override {
     if (kind_ != RoutingKind::adaptive) return false;
-    check_ranks(src, dst);
-    if (src == dst) {
-      clear_route(out);
-      return true;
-    }
+    if (same_rank_into(src, dst, out)) return true;
     const auto [top, choice] = choice_now(src, dst, flow_key);
     compute(src, dst, top, choice, out);
     return true;
@@ -90,11 +86,7 @@ class FatTreeRouter final : public CachedRouter {
 
   bool route_into(int src, int dst, uint64_t flow_key, Route& out) const override {
     if (kind_ == RoutingKind::adaptive) return false;
-    check_ranks(src, dst);
-    if (src == dst) {
-      clear_route(out);
-      return true;
-    }
+    if (same_rank_into(src, dst, out)) return true;
     const auto [top, choice] = fixed_choice(src, dst, flow_key);
     compute(src, dst, top, choice, out);
     return true;

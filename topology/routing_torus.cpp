@@ -31,9 +31,7 @@ class TorusRouter final : public CachedRouter {
   }
 
   bool route_into(int src, int dst, uint64_t /*flow_key*/, Route& out) const override {
-    check_ranks(src, dst);
-    if (src == dst) clear_route(out);
-    else compute(src, dst, out);
+    if (!same_rank_into(src, dst, out)) compute(src, dst, out);
     return true;
   }
 
