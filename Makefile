@@ -22,7 +22,7 @@ endif
 # only by CI is a failed landing. (cmake by hand: -DCLUSTERSIM_WERROR=OFF is the default.)
 CMAKE_ARGS += -DCLUSTERSIM_WERROR=ON
 
-.PHONY: setup build demo test test-cpp test-python sanitize fuzz bench golden clean
+.PHONY: setup build demo test check-includes test-cpp test-python sanitize fuzz bench golden clean
 
 setup:
 	@scripts/setup.sh
@@ -35,16 +35,20 @@ build: setup
 demo: build
 	$(BUILD)/clustersim run $(FLAGSHIP)
 
-# Set-up + every test: C++ (ctest), Python (pytest: CLI, scenarios, notebooks), then the
-# sanitizer build of the C++ tests and a short fuzzing run of the scenario loader.
+# Set-up + every test: the include edges against docs/dependencies.md, C++ (ctest), Python
+# (pytest: CLI, scenarios, notebooks), then the sanitizer build of the C++ tests and a short
+# fuzzing run of the scenario loader.
 test: build
-	$(MAKE) --no-print-directory test-cpp test-python sanitize fuzz
+	$(MAKE) --no-print-directory check-includes test-cpp test-python sanitize fuzz
+
+check-includes:
+	$(PYTHON) scripts/check_includes.py
 
 test-cpp:
 	$(MEMLIMIT) ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 test-python:
-	PYTHONPATH=$(BUILD)/python CLUSTERSIM_BUILD=$(abspath $(BUILD)) $(MEMLIMIT) $(PYTHON) -m pytest -q -p no:cacheprovider tests/python
+	CLUSTERSIM_REQUIRE_PEERS=1 PYTHONPATH=$(BUILD)/python CLUSTERSIM_BUILD=$(abspath $(BUILD)) $(MEMLIMIT) $(PYTHON) -m pytest -q -p no:cacheprovider tests/python
 
 # ASan + UBSan build of the C++ tests (clang, which also builds the libFuzzer target).
 sanitize: setup

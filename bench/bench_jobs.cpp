@@ -23,14 +23,14 @@
 
 #include "bench/bench_util.hpp"
 #include "sim/fleet/instance_prices.hpp"
-#include "sim/fleet/job_cluster.hpp"
-#include "sim/fleet/topology_domains.hpp"
+#include "sim/jobs/job_cluster.hpp"
+#include "sim/jobs/topology_domains.hpp"
 #include "topology/topology.hpp"
 
 namespace {
 
 using namespace cs::jobs;
-using cs::fleet::Distribution;
+using cs::sources::Distribution;
 
 constexpr double kDay_s = 86400.0;
 constexpr double kYear_s = 365.0 * kDay_s;
@@ -57,9 +57,9 @@ JobsConfig year_of_jobs(double horizon_s, double mean_duration_h) {
     k.name = teams[t];
     k.queue = t;
     k.share = quotas[t];
-    k.gpus = Distribution::empirical({1, 2, 4, 8, 16, 32, 64, 128},
+    k.gpus = cs::sources::Distribution::empirical({1, 2, 4, 8, 16, 32, 64, 128},
                                      {0.50, 0.10, 0.10, 0.20, 0.05, 0.03, 0.015, 0.005});
-    k.duration = Distribution::lognormal(mean_duration_h * 3600.0, 3.0);
+    k.duration = cs::sources::Distribution::lognormal(mean_duration_h * 3600.0, 3.0);
     k.spread_penalty = 0.05;
     c.classes.push_back(k);
   }

@@ -13,7 +13,7 @@
 
 #include "bench_util.hpp"
 #include "sim/scenario/load.hpp"
-#include "sim/scenario/run.hpp"
+#include "sim/world/run.hpp"
 
 using nlohmann::json;
 
@@ -23,9 +23,9 @@ void report(const char* what, const json& doc) {
   cs::bench::in_child([&] {
     const auto config = cs::scenario::parse_config(doc);
     const double t0 = cs::bench::process_cpu_s(), w0 = cs::bench::wall_s();
-    cs::scenario::RunOptions options;
+    cs::world::RunOptions options;
     options.threads = 1;
-    const auto out = cs::scenario::run_scenario(config, options);
+    const auto out = cs::world::run_scenario(config, options);
     const double cpu = cs::bench::process_cpu_s() - t0, wall = cs::bench::wall_s() - w0;
     std::printf("%-60s %8.2f s CPU %8.2f s wall %7.0f MB peak RSS %11.0f events\n", what, cpu, wall,
                 cs::bench::peak_rss_mb(), out.summary["events"].get<double>());

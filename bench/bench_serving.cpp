@@ -17,7 +17,7 @@
 
 #include "bench/bench_util.hpp"
 #include "sim/engine/simulator.hpp"
-#include "sim/fleet/serving_fleet.hpp"
+#include "sim/serving/serving_fleet.hpp"
 
 namespace {
 

@@ -22,8 +22,8 @@
 
 #include "bench/bench_util.hpp"
 #include "sim/scenario/load.hpp"
-#include "sim/scenario/plan_search.hpp"
-#include "sim/scenario/run.hpp"
+#include "sim/studies/plan_search.hpp"
+#include "sim/world/run.hpp"
 
 namespace {
 
@@ -46,7 +46,7 @@ void step_case(int gpus, const std::string& model, bool one_replica, int reps) {
   json summary;
   for (int i = 0; i < reps; ++i) {
     const double t0 = bench::thread_cpu_s();
-    summary = scenario::run_scenario(scenario::parse_config(doc)).summary;
+    summary = cs::world::run_scenario(scenario::parse_config(doc)).summary;
     cpu.push_back(bench::thread_cpu_s() - t0);
   }
   const json& t = summary["training"];
@@ -68,11 +68,11 @@ double process_cpu_s() {
 
 void plan_case(const std::string& model) {
   const auto config = scenario::parse_config(gpt3_doc(1024, model, true));
-  scenario::PlanSearchOptions o;
+  cs::studies::PlanSearchOptions o;
   o.jobs = int(std::max(1u, std::thread::hardware_concurrency()));
   const double cpu0 = process_cpu_s();
   const auto wall0 = std::chrono::steady_clock::now();
-  const auto search = scenario::search_plans(config, o);
+  const auto search = cs::studies::search_plans(config, o);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   const double cpu = process_cpu_s() - cpu0;
   std::printf("plan GPT-3 175B on 1024 GPUs (%s, %d threads): %zu valid plans, %zu dropped (do not fit), %zu "

@@ -12,15 +12,15 @@
 #include "cli/output_set.hpp"
 #include "cli/sweep.hpp"
 #include "cli/training_report.hpp"
-#include "sim/scenario/compare.hpp"
+#include "sim/report/jobs_report.hpp"
+#include "sim/report/link_report.hpp"
+#include "sim/report/serving_report.hpp"
+#include "sim/report/training_run_report.hpp"
 #include "sim/scenario/load.hpp"
-#include "sim/scenario/jobs_report.hpp"
-#include "sim/scenario/link_report.hpp"
-#include "sim/scenario/plan_search.hpp"
-#include "sim/scenario/run.hpp"
-#include "sim/scenario/serving_report.hpp"
-#include "sim/scenario/topology_report.hpp"
-#include "sim/scenario/training_run_report.hpp"
+#include "sim/studies/compare.hpp"
+#include "sim/studies/plan_search.hpp"
+#include "sim/world/run.hpp"
+#include "sim/world/topology_report.hpp"
 
 namespace fs = std::filesystem;
 using cs::scenario::InputError;
@@ -83,12 +83,12 @@ void print_human(const json& s) {
   }
   if (s.contains("training")) cs::cli::print_training(s["training"]);
   if (s.contains("links") && !s["links"]["hottest"].empty()) {
-    std::printf("links by class:\n%s", cs::scenario::link_classes_text(s["links"]).c_str());
-    std::printf("hottest links:\n%s", cs::scenario::hottest_links_text(s["links"]).c_str());
+    std::printf("links by class:\n%s", cs::report::link_classes_text(s["links"]).c_str());
+    std::printf("hottest links:\n%s", cs::report::hottest_links_text(s["links"]).c_str());
   }
-  if (s.contains("training_run")) std::printf("%s", cs::scenario::training_run_text(s["training_run"]).c_str());
-  if (s.contains("jobs")) std::printf("%s", cs::scenario::jobs_text(s["jobs"]).c_str());
-  if (s.contains("serving")) std::printf("%s", cs::scenario::serving_text(s["serving"]).c_str());
+  if (s.contains("training_run")) std::printf("%s", cs::report::training_run_text(s["training_run"]).c_str());
+  if (s.contains("jobs")) std::printf("%s", cs::report::jobs_text(s["jobs"]).c_str());
+  if (s.contains("serving")) std::printf("%s", cs::report::serving_text(s["serving"]).c_str());
   if (s.contains("traffic")) {
     const auto& t = s["traffic"];
     std::printf("traffic: %.0f flows, makespan %.6g s, mean FCT %.6g s, p99 FCT %.6g s\n", number(t["flows"]),
@@ -114,10 +114,10 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
     for (const char* name : {"summary.json", "timeseries.csv", "flows.csv", "links.csv", "jobs.csv"}) files->plan(name, "--out");
     if (!config.run.trace_path.empty()) files->plan(fs::path(config.run.trace_path).filename().string(), "run.trace");
   }
-  cs::scenario::RunOptions options;
+  cs::world::RunOptions options;
   options.flow_table = !out.empty();
   options.job_table = !out.empty();
-  const auto result = cs::scenario::run_scenario(config, options);
+  const auto result = cs::world::run_scenario(config, options);
   for (const auto& line : result.warnings) std::cerr << line << "\n";
   if (files) {
     files->write("summary.json", result.summary.dump(2) + "\n");
@@ -136,9 +136,9 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
 }
 
 int cmd_topo(const std::string& file, const std::vector<std::string>& sets, bool as_json) {
-  const auto report = cs::scenario::topology_report(load_doc(file, sets));
-  if (as_json) std::cout << cs::scenario::report_json(report).dump(2) << "\n";
-  else std::cout << cs::scenario::report_text(report);
+  const auto report = cs::world::topology_report(load_doc(file, sets));
+  if (as_json) std::cout << cs::world::report_json(report).dump(2) << "\n";
+  else std::cout << cs::world::report_text(report);
   return 0;
 }
 
@@ -182,16 +182,16 @@ int cmd_sweep(const std::string& file, const std::vector<std::string>& sets,
 int cmd_plan(const std::string& file, const std::vector<std::string>& sets, int jobs, int top, int refine,
              const std::vector<std::string>& only, bool as_json, const std::string& out) {
   const auto config = load(file, sets);
-  cs::scenario::PlanSearchOptions options;
-  options.space = cs::scenario::plan_space(only);
+  cs::studies::PlanSearchOptions options;
+  options.space = cs::studies::plan_space(only);
   options.jobs = jobs;
   options.refine = std::size_t(refine);
   CsvOut csv_out(out);  // checked before the plans run
-  const auto search = cs::scenario::search_plans(config, options);
-  if (!out.empty()) csv_out.write(cs::scenario::plan_search_csv(search));
+  const auto search = cs::studies::search_plans(config, options);
+  if (!out.empty()) csv_out.write(cs::studies::plan_search_csv(search));
   // The table shows the best 20 unless told; --json lists every plan unless told.
   const std::size_t shown = top > 0 ? std::size_t(top) : (as_json ? 0 : 20);
-  const json result = cs::scenario::plan_search_json(config, search, shown);
+  const json result = cs::studies::plan_search_json(config, search, shown);
   if (as_json) std::cout << result.dump(2) << "\n";
   else cs::cli::print_plans(result);
   return 0;
@@ -209,12 +209,12 @@ std::vector<std::string> labels_of(const std::vector<std::string>& files) {
 
 int cmd_compare(const std::vector<std::string>& files, const std::vector<std::string>& workload_files,
                 const std::vector<std::string>& sets, int jobs, bool as_json) {
-  std::vector<cs::scenario::ComparedFabric> fabrics;
+  std::vector<cs::studies::ComparedFabric> fabrics;
   const auto labels = labels_of(files);
   for (std::size_t i = 0; i < files.size(); ++i)
     fabrics.push_back({labels[i], cs::scenario::read_scenario_file(files[i])});
   // The workloads: each --workload file's, else the first fabric file's.
-  std::vector<cs::scenario::ComparedWorkload> workloads;
+  std::vector<cs::studies::ComparedWorkload> workloads;
   const std::vector<std::string>& sources = workload_files.empty() ? std::vector<std::string>{files.front()} : workload_files;
   const auto workload_labels = labels_of(sources);
   for (std::size_t i = 0; i < sources.size(); ++i) {
@@ -222,9 +222,9 @@ int cmd_compare(const std::vector<std::string>& files, const std::vector<std::st
     if (!doc.contains("workload")) throw InputError("workload", "a workload in " + sources[i]);
     workloads.push_back({workload_labels[i], doc["workload"]});
   }
-  const json comparison = cs::scenario::compare_fabrics(fabrics, workloads, sets, jobs);
+  const json comparison = cs::studies::compare_fabrics(fabrics, workloads, sets, jobs);
   if (as_json) std::cout << comparison.dump(2) << "\n";
-  else std::cout << cs::scenario::comparison_text(comparison);
+  else std::cout << cs::studies::comparison_text(comparison);
   return 0;
 }
 
@@ -247,7 +247,7 @@ int main(int argc, char** argv) {
       case Command::validate: {
         const auto config = load(a.file, a.sets);
         for (const auto& line : config.warnings) std::cerr << line << "\n";
-        cs::scenario::check_buildable(config);
+        cs::world::check_buildable(config);
         std::cout << "ok: " << a.file << "\n";
         return 0;
       }

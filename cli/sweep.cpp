@@ -6,15 +6,15 @@
 #include <string>
 #include <vector>
 
-#include "sim/scenario/grid_check.hpp"
 #include "sim/scenario/load.hpp"
-#include "sim/scenario/parallel.hpp"
-#include "sim/scenario/run.hpp"
+#include "sim/studies/grid_check.hpp"
+#include "sim/studies/parallel.hpp"
+#include "sim/world/run.hpp"
 
 namespace cs::cli {
 
 using nlohmann::json;
-using scenario::for_each_index;
+using studies::for_each_index;
 using scenario::InputError;
 
 std::vector<std::string> split_top_level(std::string_view text) {
@@ -72,7 +72,7 @@ GridAxis parse_grid(std::string_view arg) {
 }
 
 std::string run_sweep(const json& base, const std::vector<GridAxis>& axes, int jobs) {
-  const std::vector<scenario::SweepPoint> points = scenario::grid_points(axes, "--grid");
+  const std::vector<studies::SweepPoint> points = studies::grid_points(axes, "--grid");
   const std::size_t total = points.size();
 
   // Validate every point (schema, typed parse, topology builds) before running any.
@@ -81,21 +81,21 @@ std::string run_sweep(const json& base, const std::vector<GridAxis>& axes, int j
     json doc = base;
     for (const auto& [path, value] : points[p]) scenario::set_path(doc, path, value);
     auto config = scenario::parse_config(doc);
-    scenario::check_buildable(config);
+    world::check_buildable(config);
     configs[p] = std::move(config);
   });
 
   // Run; each point keeps its scenario's own seed, and results are stored by index.
   std::vector<json> summaries(total);
   for_each_index(total, jobs, [&](std::size_t p) {
-    summaries[p] = scenario::run_scenario(*configs[p]).summary;
+    summaries[p] = world::run_scenario(*configs[p]).summary;
     configs[p].reset();
   });
 
-  std::vector<scenario::SweepRow> rows;
+  std::vector<studies::SweepRow> rows;
   for (std::size_t p = 0; p < total; ++p)
-    for (auto& row : scenario::summary_rows(points[p], summaries[p])) rows.push_back(std::move(row));
-  return scenario::rows_csv(rows);
+    for (auto& row : studies::summary_rows(points[p], summaries[p])) rows.push_back(std::move(row));
+  return studies::rows_csv(rows);
 }
 
 }  // namespace cs::cli

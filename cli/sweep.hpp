@@ -7,11 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/scenario/sweep.hpp"
+#include "sim/studies/sweep.hpp"
 
 namespace cs::cli {
 
-using scenario::GridAxis;
+using studies::GridAxis;
 
 // Split on the commas outside brackets, braces and double-quoted strings: "1,[2,3],\"a,b\""
 // gives "1", "[2,3]", "\"a,b\"".

@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "sim/scenario/load.hpp"
-#include "sim/scenario/run.hpp"
-#include "sim/scenario/run_budget.hpp"
+#include "sim/world/run.hpp"
+#include "sim/world/run_budget.hpp"
 
 namespace {
 
@@ -34,8 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
       text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
     }
     const cs::scenario::Config config = cs::scenario::parse_config(doc);
-    (void)cs::scenario::estimate_cost(config);
-    cs::scenario::check_cost(config);
+    (void)cs::world::estimate_cost(config);
+    cs::world::check_cost(config);
   } catch (const cs::scenario::InputError&) {
     // expected: the overrides were invalid and said so
   }

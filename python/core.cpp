@@ -12,12 +12,12 @@
 
 #include "sim/engine/simulator.hpp"
 #include "sim/fleet/training_run_config.hpp"
-#include "sim/scenario/compare.hpp"
 #include "sim/scenario/load.hpp"
-#include "sim/scenario/plan_search.hpp"
-#include "sim/scenario/run.hpp"
-#include "sim/scenario/sweep.hpp"
-#include "sim/scenario/topology_report.hpp"
+#include "sim/studies/compare.hpp"
+#include "sim/studies/plan_search.hpp"
+#include "sim/studies/sweep.hpp"
+#include "sim/world/run.hpp"
+#include "sim/world/topology_report.hpp"
 
 namespace py = pybind11;
 using nlohmann::json;
@@ -47,7 +47,7 @@ std::string apply_override(const std::string& doc_text, const std::string& assig
 
 void validate(const std::string& doc_text) {
   const auto config = cs::scenario::parse_config(json::parse(doc_text));
-  cs::scenario::check_buildable(config);
+  cs::world::check_buildable(config);
 }
 
 // A run's cancellation: set by the thread that waits for the run (on a signal) or by a
@@ -99,13 +99,13 @@ auto run_cancellable(const std::shared_ptr<CancelToken>& token, Work work) {
 
 py::tuple run(const std::string& doc_text, std::shared_ptr<CancelToken> token) {
   if (!token) token = std::make_shared<CancelToken>();
-  cs::scenario::RunOptions options;
+  cs::world::RunOptions options;
   options.flow_table = true;
   options.job_table = true;
   options.interrupted = [token] { return token->cancelled(); };
-  const cs::scenario::RunOutput out = run_cancellable(token, [&doc_text, &options] {
+  const cs::world::RunOutput out = run_cancellable(token, [&doc_text, &options] {
     const auto config = cs::scenario::parse_config(json::parse(doc_text));
-    return cs::scenario::run_scenario(config, options);
+    return cs::world::run_scenario(config, options);
   });
   return py::make_tuple(out.summary.dump(), out.timeseries_csv, out.trace_json, out.flows_csv,
                         out.links_csv, out.jobs_csv, out.warnings);
@@ -114,18 +114,18 @@ py::tuple run(const std::string& doc_text, std::shared_ptr<CancelToken> token) {
 // axes: [[path, [values...]], ...] -> the points, [[[path, value], ...], ...], after the
 // grid's checks (grid_check.hpp, as `clustersim sweep`).
 std::string grid_points(const std::string& axes_json) {
-  std::vector<cs::scenario::GridAxis> axes;
+  std::vector<cs::studies::GridAxis> axes;
   for (const json& a : json::parse(axes_json)) axes.push_back({a.at(0).get<std::string>(), a.at(1).get<std::vector<json>>()});
   json out = json::array();
-  for (const auto& point : cs::scenario::grid_points(axes, "grid")) out.push_back(point);
+  for (const auto& point : cs::studies::grid_points(axes, "grid")) out.push_back(point);
   return out.dump();
 }
 
 // (point [[path, value], ...], summary) -> rows, each [[column, value], ...] in column order.
 std::string summary_rows(const std::string& point_json, const std::string& summary_json) {
-  const auto point = json::parse(point_json).get<cs::scenario::SweepPoint>();
+  const auto point = json::parse(point_json).get<cs::studies::SweepPoint>();
   json out = json::array();
-  for (const auto& row : cs::scenario::summary_rows(point, json::parse(summary_json))) out.push_back(row.cells());
+  for (const auto& row : cs::studies::summary_rows(point, json::parse(summary_json))) out.push_back(row.cells());
   return out.dump();
 }
 
@@ -135,25 +135,25 @@ std::string plan(const std::string& doc_text, int jobs, std::size_t refine, cons
   if (!token) token = std::make_shared<CancelToken>();
   return run_cancellable(token, [&doc_text, jobs, refine, &only, token] {
     const auto config = cs::scenario::parse_config(json::parse(doc_text));
-    cs::scenario::PlanSearchOptions options;
-    options.space = cs::scenario::plan_space(only, "only");
+    cs::studies::PlanSearchOptions options;
+    options.space = cs::studies::plan_space(only, "only");
     options.jobs = jobs;
     options.refine = refine;
     options.interrupted = [token] { return token->cancelled(); };
-    return cs::scenario::plan_search_json(config, cs::scenario::search_plans(config, options)).dump();
+    return cs::studies::plan_search_json(config, cs::studies::search_plans(config, options)).dump();
   });
 }
 
 std::string topology_report(const std::string& doc_text) {
-  return cs::scenario::report_json(cs::scenario::topology_report(json::parse(doc_text))).dump();
+  return cs::world::report_json(cs::world::topology_report(json::parse(doc_text))).dump();
 }
 
 std::vector<std::string> route_links(const std::string& doc_text, int src_rank, int dst_rank, uint64_t flow_key) {
-  return cs::scenario::route_links(json::parse(doc_text), src_rank, dst_rank, flow_key);
+  return cs::world::route_links(json::parse(doc_text), src_rank, dst_rank, flow_key);
 }
 
 std::string topology_graph(const std::string& doc_text) {
-  return cs::scenario::topology_graph(json::parse(doc_text)).dump();
+  return cs::world::topology_graph(json::parse(doc_text)).dump();
 }
 
 // The names of a training run's states, indexed by the value of its "<prefix>.state" series.
@@ -169,16 +169,16 @@ std::vector<std::string> training_run_states() {
 py::tuple compare(const std::vector<std::pair<std::string, std::string>>& fabrics,
                   const std::vector<std::pair<std::string, std::string>>& workloads,
                   const std::vector<std::string>& sets, int jobs) {
-  std::vector<cs::scenario::ComparedFabric> f;
+  std::vector<cs::studies::ComparedFabric> f;
   for (const auto& [label, doc] : fabrics) f.push_back({label, json::parse(doc)});
-  std::vector<cs::scenario::ComparedWorkload> w;
+  std::vector<cs::studies::ComparedWorkload> w;
   for (const auto& [label, workload] : workloads) w.push_back({label, json::parse(workload)});
   json comparison;
   {
     py::gil_scoped_release release;
-    comparison = cs::scenario::compare_fabrics(f, w, sets, jobs);
+    comparison = cs::studies::compare_fabrics(f, w, sets, jobs);
   }
-  return py::make_tuple(comparison.dump(), cs::scenario::comparison_text(comparison));
+  return py::make_tuple(comparison.dump(), cs::studies::comparison_text(comparison));
 }
 
 }  // namespace

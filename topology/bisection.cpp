@@ -8,6 +8,7 @@
 #include <numeric>
 #include <random>
 
+#include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/push_relabel_max_flow.hpp>
 
 #include "topology/direct_layouts.hpp"

@@ -1,11 +1,13 @@
 // Shortest-path routing on any topology: Boost.Graph BFS over a filtered view of the graph.
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/filtered_graph.hpp>
 #include <boost/pending/queue.hpp>
 
+#include "topology/boost_graph.hpp"
 #include "topology/routing_detail.hpp"
 
 namespace cs::topo::detail {
@@ -81,17 +83,19 @@ class ShortestRouter final : public CachedRouter {
     }
     const VertexId from = t_.gpu(src), to = t_.gpu(dst);
     if (color_.empty()) {
-      // Per-vertex scratch, allocated on the first search and reused (reset sparsely).
+      // The graph and per-vertex scratch, made on the first search and reused (the scratch
+      // reset sparsely).
+      graph_ = boost_graph(t_);
       color_.assign(t_.num_vertices(), boost::white_color);
       pred_.assign(t_.num_vertices(), 0);
     }
-    const Transit view(t_.graph(), boost::keep_all{}, TransitFilter{&t_, to, sn, dn});
+    const Transit view(*graph_, boost::keep_all{}, TransitFilter{&t_, to, sn, dn});
     boost::queue<Graph::vertex_descriptor> queue;
     touched_.clear();
     bool found = false;
     try {
       boost::breadth_first_visit(view, from, queue,
-                                 Recorder(t_.graph(), pred_.data(), &touched_, to), color_.data());
+                                 Recorder(*graph_, pred_.data(), &touched_, to), color_.data());
     } catch (const Found&) {
       found = true;
     }
@@ -105,6 +109,7 @@ class ShortestRouter final : public CachedRouter {
     return r;
   }
 
+  std::unique_ptr<Graph> graph_;  // built with the scratch, on the first search
   std::vector<boost::default_color_type> color_;
   std::vector<LinkId> pred_;
   std::vector<VertexId> touched_;

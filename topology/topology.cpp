@@ -22,8 +22,6 @@ VertexId Topology::add_vertex(VertexKind kind, int node, int index, int tier, st
   (void)it;
   vertices_.push_back(Vertex{kind, node, index, tier, std::move(name)});
   out_.emplace_back();
-  const auto g = boost::add_vertex(graph_);
-  (void)g;  // vecS vertex list: the descriptor equals id
   if (kind == VertexKind::fabric_switch) ++fabric_switches_;
   return id;
 }
@@ -38,9 +36,6 @@ LinkId Topology::add_cable(VertexId a, VertexId b, double bandwidth_Bps, double 
   links_.push_back(Link{b, a, bandwidth_Bps, latency_s, kind});
   out_[a].push_back(ab);
   out_[b].push_back(ab + 1);
-  // Same edge order as out_, so Boost searches and out_links scans agree on ties.
-  boost::add_edge(a, b, ab, graph_);
-  boost::add_edge(b, a, ab + 1, graph_);
   return ab;
 }
 

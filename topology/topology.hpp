@@ -6,9 +6,8 @@
 // Ranks are GPUs numbered node by node: rank = node * gpus_per_node + local GPU index.
 //
 // Invariants kept by Topology: vertex and link ids are dense (0..n-1); out_links(v) lists the
-// links leaving v in insertion order, and graph() holds the same edges in the same order
-// (edge property = LinkId), so a Boost.Graph search breaks ties like a scan of out_links.
-// Vertex names are unique.
+// links leaving v in insertion order (boost_graph.hpp, internal, builds the Boost.Graph of the
+// same edges in the same order for the searches that use it). Vertex names are unique.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -18,8 +17,6 @@
 #include <string_view>
 #include <unordered_map>
 #include <vector>
-
-#include <boost/graph/adjacency_list.hpp>
 
 #include "topology/params.hpp"
 
@@ -71,11 +68,6 @@ struct Link {
 };
 
 inline constexpr LinkId reverse(LinkId l) { return l ^ 1u; }
-
-// Boost.Graph view: directed graph whose edge property is the LinkId.
-using Graph =
-    boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-                          boost::property<boost::edge_index_t, LinkId>>;
 
 // Dragonfly and torus structure: topology/direct_layouts.hpp.
 struct DragonflyLayout;
@@ -149,7 +141,6 @@ class Topology {
   const Link& link(LinkId l) const { return links_[l]; }
   const std::vector<Link>& links() const { return links_; }
   std::span<const LinkId> out_links(VertexId v) const { return out_[v]; }
-  const Graph& graph() const { return graph_; }
   std::optional<VertexId> find(std::string_view name) const;
   // The first link from -> to in out-link order (parallel cables: the first one built).
   std::optional<LinkId> find_link(VertexId from, VertexId to) const;
@@ -218,7 +209,6 @@ class Topology {
   std::vector<Vertex> vertices_;
   std::vector<Link> links_;
   std::vector<std::vector<LinkId>> out_;
-  Graph graph_;
   std::unordered_map<std::string, VertexId> by_name_;
   std::size_t fabric_switches_ = 0;
   TopologyKind kind_ = TopologyKind::single_node;

@@ -2,7 +2,7 @@
 // A probability distribution as plain data: service times and token counts of requests,
 // provisioning and cold-start delays, replacement and capacity-return delays. One type for
 // the serving load and the fleet: drawing a value needs an engine random stream and lives
-// with the runtime (sim/fleet/distribution.hpp: fleet::sample, fleet::DistributionSampler);
+// with the runtime (sim/fleet/distribution.hpp: sources::sample, sources::DistributionSampler);
 // this header describes the distribution and gives its moments.
 //
 // Units: whatever the quantity is (seconds for times, tokens for token counts, bytes/s for

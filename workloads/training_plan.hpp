@@ -1,6 +1,6 @@
 #pragma once
 // How a model is trained (workload.parallel, .batch, .precision, .recompute), as data, and the
-// rules a plan must satisfy on a cluster. Keys follow SCENARIOS.md.
+// rules a plan must satisfy on a cluster. Keys follow docs/scenarios.md.
 //
 // Conventions (Megatron-LM's): the cluster's GPUs = tp x cp x dp x pp; expert parallelism is
 // carved out of data parallelism (ep divides dp; dense weights are replicated over dp, expert

@@ -5,7 +5,7 @@
 //
 // Comm's ranks are the plan's canonical ranks (training_placement.hpp); the placement that maps
 // them to GPUs is RankLayout(plan).gpu_of_rank().
-// Definitions (SCENARIOS.md): tflops_per_gpu counts executed FLOPs (recomputation included),
+// Definitions (docs/scenarios.md): tflops_per_gpu counts executed FLOPs (recomputation included),
 // model_tflops_per_gpu model FLOPs, both per GPU-second of the step; mfu is
 // model_tflops_per_gpu over the GPU's dense peak for the run's precision; bubble_fraction the
 // mean idle share of a stage's step spent waiting for other stages, from the timeline.

@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/fleet/distribution.hpp"
 #include "sim/fleet/event_trace.hpp"
+#include "sim/sources/distribution.hpp"
 
 namespace cs::fleet {
 
@@ -63,7 +63,7 @@ struct FailureConfig {
   // Time to swap in a repaired or spare node. An estimate: Llama 3 reports that all but three
   // interruptions were handled by automation; MegaScale (NSDI'24) detects and diagnoses a
   // fault in under 10 minutes. Constant 10 min.
-  Distribution replacement = Distribution::constant(600.0);
+  sources::Distribution replacement = sources::Distribution::constant(600.0);
 
   // Share of failures that take the node out (1 when `causes` is empty).
   double replacing_share() const;

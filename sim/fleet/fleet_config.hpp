@@ -11,10 +11,10 @@
 // Units: seconds, USD per node-hour, rates per second.
 #include <limits>
 
-#include "sim/fleet/distribution.hpp"
 #include "sim/fleet/failures.hpp"
 #include "sim/fleet/market.hpp"
 #include "sim/fleet/spot_reclaims.hpp"
+#include "sim/sources/distribution.hpp"
 
 namespace cs::fleet {
 
@@ -28,8 +28,8 @@ struct FleetConfig {
   SpotReclaimConfig reclaims;
   // Delay of a new instance per market (the on-demand fallback uses it). Estimate: 5 min to
   // boot a GPU instance with its fabric drivers.
-  PerMarket<Distribution> provisioning{
-      {Distribution::constant(300.0), Distribution::constant(300.0), Distribution::constant(300.0)}};
+  PerMarket<sources::Distribution> provisioning{
+      {sources::Distribution::constant(300.0), sources::Distribution::constant(300.0), sources::Distribution::constant(300.0)}};
   double fallback_after_s = std::numeric_limits<double>::infinity();  // spot -> on demand
 
   // Nodes per market at the start (the shares rounded; on demand takes the remainder).

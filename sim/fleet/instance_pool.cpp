@@ -94,7 +94,7 @@ std::vector<int> InstancePool::start_held(int n) {
 
 std::vector<int> InstancePool::request(int n) { return request(n, config_.provisioning); }
 
-std::vector<int> InstancePool::request(int n, const Distribution& delay) {
+std::vector<int> InstancePool::request(int n, const sources::Distribution& delay) {
   std::vector<int> ids;
   for (int i = 0; i < n; ++i) {
     ids.push_back(new_slot());
@@ -140,11 +140,11 @@ void InstancePool::release(std::span<const int> ids) {
   redraw_reclaims();
 }
 
-void InstancePool::ask_for(int slot, const Distribution& delay) {
+void InstancePool::ask_for(int slot, const sources::Distribution& delay) {
   Slot& s = slots_[static_cast<std::size_t>(slot)];
   s.state = SlotState::requested;
   ++pending_;
-  s.ready = schedule(sim_.now() + sample(delay, provisioning_rng_), Kind::ready,
+  s.ready = schedule(sim_.now() + sources::sample(delay, provisioning_rng_), Kind::ready,
                      static_cast<uint64_t>(slot));
   if (fallback_.pool != nullptr && std::isfinite(fallback_.after_s))
     s.fallback = schedule(sim_.now() + fallback_.after_s, Kind::fallback,
@@ -162,7 +162,7 @@ void InstancePool::make_ready(int slot) {
 void InstancePool::schedule_node_failure(int slot) {
   const FailureConfig& f = config_.failures;
   if (!std::isfinite(f.node_mtbf_s)) return;
-  const double life = sample(Distribution::weibull(f.node_mtbf_s, f.weibull_shape), failure_rng_);
+  const double life = sources::sample(sources::Distribution::weibull(f.node_mtbf_s, f.weibull_shape), failure_rng_);
   slots_[static_cast<std::size_t>(slot)].failure =
       schedule(sim_.now() + life, Kind::node_failure, static_cast<uint64_t>(slot));
 }
@@ -230,7 +230,7 @@ int InstancePool::draw_cause() {
   return static_cast<int>(failure_rng_.discrete(cause_weights_.data(), cause_weights_.size()));
 }
 
-void InstancePool::take(std::span<const int> ids, const Distribution& replacement) {
+void InstancePool::take(std::span<const int> ids, const sources::Distribution& replacement) {
   set_exposed_accounting();
   for (const int id : ids) {
     Slot& s = slots_[static_cast<std::size_t>(id)];

@@ -30,10 +30,10 @@
 
 #include "sim/engine/simulator.hpp"
 #include "sim/fleet/cost_ledger.hpp"
-#include "sim/fleet/distribution.hpp"
 #include "sim/fleet/failures.hpp"
 #include "sim/fleet/market.hpp"
 #include "sim/fleet/spot_reclaims.hpp"
+#include "sim/sources/distribution.hpp"
 
 namespace cs::fleet {
 
@@ -70,7 +70,7 @@ struct InstancePoolConfig {
   double usd_per_hour = 0.0;  // per instance
   FailureConfig failures;
   SpotReclaimConfig reclaims;  // only used when market == spot
-  Distribution provisioning = Distribution::constant(0.0);  // delay of request()ed instances
+  sources::Distribution provisioning = sources::Distribution::constant(0.0);  // delay of request()ed instances
   bool replace_lost = true;    // ask for a replacement of every instance taken
 
   void validate() const;
@@ -113,7 +113,7 @@ class InstancePool final : public engine::EventTarget {
   // n more instances, each ready after a provisioning delay (config().provisioning, or
   // `delay`); returns their ids.
   std::vector<int> request(int n);
-  std::vector<int> request(int n, const Distribution& delay);
+  std::vector<int> request(int n, const sources::Distribution& delay);
   // A scripted reclaim: these held instances get their notice now and are taken after the
   // warning, as a reclaim drawn by the pool would (spot pools only; instances not held, or
   // already under notice, are ignored).
@@ -176,10 +176,10 @@ class InstancePool final : public engine::EventTarget {
   static uint64_t tag(Kind k, uint64_t payload = 0) { return static_cast<uint64_t>(k) | payload << 8; }
   engine::EventId schedule(engine::Time t, Kind k, uint64_t payload = 0);
   int new_slot();
-  void ask_for(int slot, const Distribution& delay);
+  void ask_for(int slot, const sources::Distribution& delay);
   void make_ready(int slot);
   // Takes `ids` out of service (billing stops) and asks for replacements.
-  void take(std::span<const int> ids, const Distribution& replacement);
+  void take(std::span<const int> ids, const sources::Distribution& replacement);
   void fail(std::vector<int> ids, const Interruption& event);
   void notice(std::vector<int> ids, bool correlated);
   void take_batch(std::size_t batch);

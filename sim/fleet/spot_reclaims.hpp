@@ -16,9 +16,9 @@
 //   delay; the pool's fallback policy may buy on-demand instead after a while
 //   (instance_pool.hpp).
 // Units: seconds, and rates per instance-second (a rate per node-hour r is r / 3600).
-#include "sim/fleet/distribution.hpp"
 #include "sim/fleet/event_trace.hpp"
 #include "sim/fleet/hourly_rate.hpp"
+#include "sim/sources/distribution.hpp"
 
 namespace cs::fleet {
 
@@ -53,7 +53,7 @@ struct SpotReclaimConfig {
   // Delay before a reclaimed instance's replacement is granted in the spot market. An estimate
   // (capacity for large GPU instances often returns within tens of minutes but sometimes not
   // for hours: exponential with a 30 min mean).
-  Distribution capacity_return = Distribution::exponential(1800.0);
+  sources::Distribution capacity_return = sources::Distribution::exponential(1800.0);
 
   void validate(const char* what) const;
 };

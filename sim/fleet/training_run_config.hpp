@@ -100,7 +100,7 @@ struct TrainingRunResult {
   double mtbf_s = 0.0;                 // 1 / interruption rate used for Young/Daly
   uint64_t events = 0;                 // engine events processed
 
-  // The numbers of the summary: SCENARIOS.md's training_run keys first (wall_time_s, goodput,
+  // The numbers of the summary: docs/scenarios.md's training_run keys first (wall_time_s, goodput,
   // interruptions, failures, checkpoints, lost_work_s, restore_time_s, cost_usd), then the
   // breakdowns, each named "<group>.<name>" (a summary nests them under the group):
   //   job.{completed (1 or 0), useful_time_s, restores, reconfigurations},

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "sim/network/network.hpp"
+
 namespace cs::net {
 
 std::string_view to_string(Protocol protocol) {

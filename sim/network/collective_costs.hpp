@@ -21,19 +21,18 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/network/network.hpp"
+#include "sim/network/comm_config.hpp"
 #include "workloads/collective_plan.hpp"
+
+namespace cs::topo {
+class Topology;
+}  // namespace cs::topo
 
 namespace cs::net {
 
-enum class TransferClass : uint8_t { nvlink = 0, pcie = 1, net = 2 };
+class Network;
 
-// NCCL's protocols (data/nccl_tuning.json, nccl_tuning.hpp). automatic: the tuner picks per
-// size, among LL, LL128 and Simple; none: the wire alone (no software latency, full payload
-// efficiency).
-enum class Protocol : uint8_t { automatic, simple, ll, ll128, none };
-// "auto", "simple", "ll", "ll128", "none": the scenario's spelling.
-std::string_view to_string(Protocol protocol);
+enum class TransferClass : uint8_t { nvlink = 0, pcie = 1, net = 2 };
 
 struct CollectiveCosts {
   double base_latency_s = 0;                           // once per collective, >= 0

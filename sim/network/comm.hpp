@@ -42,6 +42,10 @@
 #include "sim/network/collective_costs.hpp"
 #include "workloads/collective.hpp"
 
+namespace cs::topo {
+struct Route;  // topology/routing.hpp
+}  // namespace cs::topo
+
 namespace cs::net {
 
 using TransferId = uint64_t;

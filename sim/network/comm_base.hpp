@@ -23,6 +23,7 @@
 #include "sim/network/analytical_model.hpp"
 #include "sim/network/collective_runner.hpp"
 #include "sim/network/comm.hpp"
+#include "sim/network/comm_config.hpp"
 #include "sim/network/flow_model.hpp"
 #include "sim/network/nccl_tuning.hpp"
 #include "sim/network/network.hpp"
@@ -30,30 +31,6 @@
 #include "workloads/collective_plan.hpp"
 
 namespace cs::net {
-
-// Where the fabric reduces in-network (the in_network algorithm): NVLS in an NVSwitch node,
-// SHARP in the fabric's switches; NVLS runs at nvls_efficiency of the NVLink bandwidth.
-struct InNetworkReduction {
-  bool nvls = false;
-  bool sharp = false;
-  double nvls_efficiency = 1;
-};
-
-enum class NetworkModel : uint8_t { flow, analytical };
-
-// How finely the flow model runs a collective: pipeline = each pipelined stage as one flow at
-// the pace of its slowest edge (the fluid limit of chunks flowing with no barrier); step =
-// ring all-reduce with every rank's every step its own flow (the textbook ring, O(n^2) flows).
-enum class Granularity : uint8_t { pipeline, step };
-
-struct CommConfig {
-  NetworkModel model = NetworkModel::flow;
-  Granularity granularity = Granularity::pipeline;
-  Protocol protocol = Protocol::automatic;  // collectives' default
-  InNetworkReduction in_network;
-  // GPU architecture ("hopper", ...): keys NCCL's per-generation tables (LL's ceiling).
-  std::string gpu_arch = "hopper";
-};
 
 class CommBase : public Comm {
  public:

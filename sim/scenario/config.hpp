@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "sim/fleet/jobs_config.hpp"
-#include "sim/fleet/serving_config.hpp"
 #include "sim/fleet/training_run_config.hpp"
-#include "sim/network/comm_base.hpp"
+#include "sim/jobs/jobs_config.hpp"
+#include "sim/network/comm_config.hpp"
 #include "sim/scenario/training_config.hpp"
+#include "sim/serving/serving_config.hpp"
 #include "topology/bill.hpp"
 #include "topology/params.hpp"
 #include "workloads/collective.hpp"
@@ -35,7 +35,7 @@ struct HostConfig {
   double memory_bytes = 0;  // 0: not checked
 };
 
-// network.model and network.granularity: the communication layer's (comm_base.hpp). Only
+// network.model and network.granularity: the communication layer's (comm_config.hpp). Only
 // its factory (make_comm) acts on the model.
 using NetworkModel = net::NetworkModel;
 using Granularity = net::Granularity;
@@ -102,6 +102,10 @@ struct Config {
   bool training_run_simulates_step = false;
   // jobs: the job stream, the cluster's nodes and the scheduler (parse_jobs.cpp fills it).
   jobs::JobsConfig jobs;
+  // jobs with a topology section: the cluster is the topology's nodes, and jobs.node_domain
+  // (each node's leaf, rail group or dragonfly group) is filled from the built topology when
+  // the world is assembled (world/run_jobs.cpp); parsing builds nothing.
+  bool jobs_on_topology = false;
   // jobs: per class (jobs.classes' order), its training workload when it gives one: its jobs'
   // slowdown then comes from simulating their step on the GPUs they get (jobs_step_time.hpp).
   std::vector<std::optional<TrainingConfig>> job_class_training;

@@ -8,8 +8,8 @@
 #include <limits>
 #include <stdexcept>
 
-#include "sim/fleet/autoscaler_spec.hpp"
 #include "sim/scenario/parse_autoscaler.hpp"
+#include "sim/serving/autoscaler_spec.hpp"
 
 namespace cs::scenario::detail {
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
 // Internal: fleet.autoscaler and fleet.prefill_autoscaler (parse_autoscaler.cpp).
-#include "sim/fleet/autoscaler_spec.hpp"
 #include "sim/scenario/parse_util.hpp"
+#include "sim/serving/autoscaler_spec.hpp"
 
 namespace cs::scenario::detail {
 

@@ -242,9 +242,9 @@ void parse_cold_start(const json& f, fleet::FleetConfig& c) {
   if (member(cs, "model_load"))
     throw InputError(join_path(at, "model_load"), "a training run loads its model and optimizer state in the restore",
                      "set fleet.restore (time, or checkpoint size and storage) instead; model_load is for serving");
-  const fleet::Distribution delay =
-      fleet::Distribution::sum({get_distribution(cs, "boot", at, c.provisioning[Market::on_demand]),
-                                get_distribution(cs, "image_pull", at, fleet::Distribution::constant(0.0))});
+  const sources::Distribution delay =
+      sources::Distribution::sum({get_distribution(cs, "boot", at, c.provisioning[Market::on_demand]),
+                                get_distribution(cs, "image_pull", at, sources::Distribution::constant(0.0))});
   for (const Market m : fleet::kAllMarkets) c.provisioning[m] = delay;
 }
 

@@ -13,23 +13,23 @@
 namespace cs::scenario::detail {
 namespace {
 
-using fleet::Distribution;
+using sources::Distribution;
 
 // The keys each family takes besides "dist"; any other key is a mistake worth naming.
 struct Family {
   std::string_view name;
-  Distribution::Kind kind;
+  sources::Distribution::Kind kind;
   std::vector<std::string_view> keys;
 };
 
 const std::vector<Family>& families() {
   static const std::vector<Family> f{
-      {"constant", Distribution::Kind::constant, {"mean"}},
-      {"exponential", Distribution::Kind::exponential, {"mean"}},
-      {"lognormal", Distribution::Kind::lognormal, {"mean", "stddev", "cv"}},
-      {"weibull", Distribution::Kind::weibull, {"mean", "shape"}},
-      {"uniform", Distribution::Kind::uniform, {"low", "high"}},
-      {"empirical", Distribution::Kind::empirical, {"values", "weights"}},
+      {"constant", sources::Distribution::Kind::constant, {"mean"}},
+      {"exponential", sources::Distribution::Kind::exponential, {"mean"}},
+      {"lognormal", sources::Distribution::Kind::lognormal, {"mean", "stddev", "cv"}},
+      {"weibull", sources::Distribution::Kind::weibull, {"mean", "shape"}},
+      {"uniform", sources::Distribution::Kind::uniform, {"low", "high"}},
+      {"empirical", sources::Distribution::Kind::empirical, {"values", "weights"}},
   };
   return f;
 }
@@ -95,7 +95,7 @@ double value_of(const json& v, const std::string& path, std::optional<QuantityKi
 }
 
 // {"values": [...], "weights": [...]}: a histogram; equal weights when none are given.
-Distribution empirical_value(const json& v, const std::string& path, std::optional<QuantityKind> unit) {
+sources::Distribution empirical_value(const json& v, const std::string& path, std::optional<QuantityKind> unit) {
   constexpr std::size_t kMaxValues = 10'000;
   const std::string values_at = join_path(path, "values");
   const json* values = member(v, "values");
@@ -115,12 +115,12 @@ Distribution empirical_value(const json& v, const std::string& path, std::option
   } else {
     ws.assign(xs.size(), 1.0);
   }
-  return Distribution::empirical(std::move(xs), std::move(ws));
+  return sources::Distribution::empirical(std::move(xs), std::move(ws));
 }
 }  // namespace
 
-Distribution distribution_value(const json& v, const std::string& path, std::optional<QuantityKind> unit) {
-  if (!v.is_object()) return Distribution::constant(value_of(v, path, unit));
+sources::Distribution distribution_value(const json& v, const std::string& path, std::optional<QuantityKind> unit) {
+  if (!v.is_object()) return sources::Distribution::constant(value_of(v, path, unit));
   std::vector<std::string> names;
   for (const Family& f : families()) names.emplace_back(f.name);
   const json* dist = member(v, "dist");
@@ -151,9 +151,9 @@ Distribution distribution_value(const json& v, const std::string& path, std::opt
     return value_of(v.at(std::string(key)), join_path(path, key), unit);
   };
   switch (family->kind) {
-    case Distribution::Kind::constant: return Distribution::constant(time("mean"));
-    case Distribution::Kind::exponential: return Distribution::exponential(time("mean"));
-    case Distribution::Kind::lognormal: {
+    case sources::Distribution::Kind::constant: return sources::Distribution::constant(time("mean"));
+    case sources::Distribution::Kind::exponential: return sources::Distribution::exponential(time("mean"));
+    case sources::Distribution::Kind::lognormal: {
       const double mean = time("mean");
       const bool sd = member(v, "stddev") != nullptr, cv = member(v, "cv") != nullptr;
       if (sd == cv)
@@ -167,26 +167,26 @@ Distribution distribution_value(const json& v, const std::string& path, std::opt
         c = mean > 0.0 ? s / mean : 0.0;
         if (c > 1e6) throw InputError(join_path(path, "stddev"), "expected at most 1e6 x the mean");
       }
-      return Distribution::lognormal(mean, c);
+      return sources::Distribution::lognormal(mean, c);
     }
-    case Distribution::Kind::weibull: {
+    case sources::Distribution::Kind::weibull: {
       if (!member(v, "shape")) throw InputError(join_path(path, "shape"), "required for a weibull distribution: a number > 0");
       const double mean = time("mean");
       const double shape = get_number(v, "shape", path, 1.0, 0.05, 100.0);
-      return Distribution::weibull(mean, shape);
+      return sources::Distribution::weibull(mean, shape);
     }
-    case Distribution::Kind::uniform: {
+    case sources::Distribution::Kind::uniform: {
       const double low = time("low"), high = time("high");
       if (high < low) throw InputError(join_path(path, "high"), "expected high >= low");
-      return Distribution::uniform(low, high);
+      return sources::Distribution::uniform(low, high);
     }
-    case Distribution::Kind::empirical: return empirical_value(v, path, unit);
-    case Distribution::Kind::sum: break;  // not a family of the file
+    case sources::Distribution::Kind::empirical: return empirical_value(v, path, unit);
+    case sources::Distribution::Kind::sum: break;  // not a family of the file
   }
   throw InputError(dist_path, "unsupported distribution");
 }
 
-Distribution get_distribution(const json& obj, std::string_view key, std::string_view at, Distribution def,
+sources::Distribution get_distribution(const json& obj, std::string_view key, std::string_view at, sources::Distribution def,
                               std::optional<QuantityKind> unit) {
   const json* v = member(obj, key);
   return v ? distribution_value(*v, join_path(at, key), unit) : def;

@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "sim/fleet/distribution.hpp"
 #include "sim/fleet/event_trace.hpp"
 #include "sim/scenario/parse_util.hpp"
+#include "sim/sources/distribution.hpp"
 
 namespace cs::scenario::detail {
 
@@ -19,10 +19,10 @@ namespace cs::scenario::detail {
 // weights when not given)}: delays (times), a serving request's service_time, its token
 // counts, a job's GPU count. `unit`: the quantity mean, stddev, low and high are (nullopt: plain numbers >= 0,
 // such as token counts).
-fleet::Distribution distribution_value(const json& v, const std::string& path,
+sources::Distribution distribution_value(const json& v, const std::string& path,
                                        std::optional<QuantityKind> unit = QuantityKind::time);
-fleet::Distribution get_distribution(const json& obj, std::string_view key, std::string_view at,
-                                     fleet::Distribution def,
+sources::Distribution get_distribution(const json& obj, std::string_view key, std::string_view at,
+                                     sources::Distribution def,
                                      std::optional<QuantityKind> unit = QuantityKind::time);
 
 // A replayed list of events that each take `instances` instances: a CSV file path (the header

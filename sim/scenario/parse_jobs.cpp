@@ -6,10 +6,8 @@
 #include <cmath>
 #include <fstream>
 
-#include "sim/fleet/topology_domains.hpp"
 #include "sim/scenario/parse_fleet_values.hpp"
 #include "sim/scenario/parse_sections.hpp"
-#include "sim/scenario/run.hpp"
 #include "sim/scenario/suggest.hpp"
 #include "workloads/job_trace.hpp"
 
@@ -127,7 +125,7 @@ void parse_classes(const json& w, JobsConfig& c) {
     if (!(jc.share > 0.0)) throw InputError(join_path(item, "share"), "expected a share of the arrivals > 0");
     jc.gpus = get_distribution(k, "gpus", item, jc.gpus, std::nullopt);
     const int limit = std::min(c.total_gpus(), queues[static_cast<std::size_t>(jc.queue)].max_gpus);
-    if (jc.gpus.kind == fleet::Distribution::Kind::constant) {
+    if (jc.gpus.kind == sources::Distribution::Kind::constant) {
       const double g = jc.gpus.mean;
       if (g < 1.0 || std::floor(g) != g || g > limit)
         throw InputError(join_path(item, "gpus"), "expected a whole number of GPUs from 1 to " + std::to_string(limit) +
@@ -156,7 +154,7 @@ void parse_class_training(const json& doc, const json& w, Config& config) {
     if (member(list[i], "spread_penalty"))
       throw InputError(join_path(item, "spread_penalty"), "give spread_penalty or training, not both",
                        "with training the slowdown is simulated");
-    if (jc.gpus.kind != fleet::Distribution::Kind::constant)
+    if (jc.gpus.kind != sources::Distribution::Kind::constant)
       throw InputError(join_path(item, "gpus"), "a class with a training workload runs on a fixed number of GPUs: its "
                                                 "plan's tp x pp x dp x cp");
     config.job_class_training[i] =
@@ -182,7 +180,8 @@ void parse_trace(const json& w, JobsConfig& c) {
     throw InputError(join_path(kWorkload, "arrivals"), "a trace gives the submission times: no arrivals with it");
 }
 
-// The cluster: the topology's nodes (and its domains), or fleet.nodes without a topology.
+// The cluster: the topology's nodes (its domains come when the world builds it), or
+// fleet.nodes without a topology.
 void parse_cluster(const json& doc, const json& fleet, Config& config) {
   JobsConfig& c = config.jobs;
   c.gpus_per_node = config.topology.node.gpus;
@@ -193,7 +192,7 @@ void parse_cluster(const json& doc, const json& fleet, Config& config) {
                                           describe_value(*nodes),
                        "leave out fleet.nodes: the topology sets the cluster's size");
     c.fleet.nodes = config.topology.nodes;
-    c.node_domain = jobs::node_domains(build_topology(config));
+    config.jobs_on_topology = true;
     return;
   }
   if (!nodes)

@@ -1,5 +1,5 @@
 #pragma once
-// Internal: workload.model, the transformer a training or serving workload runs (SCENARIOS.md:
+// Internal: workload.model, the transformer a training or serving workload runs (docs/scenarios.md:
 // a `preset` whose keys the file may override, or the shape: layers, hidden, heads, kv_heads,
 // ffn_hidden, mlp, seq_len, vocab, and for MoE experts, top_k).
 #include <string>

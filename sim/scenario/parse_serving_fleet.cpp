@@ -7,11 +7,11 @@
 #include <stdexcept>
 
 #include "sim/fleet/instance_prices.hpp"
-#include "sim/fleet/serving_fleet.hpp"
 #include "sim/scenario/parse_autoscaler.hpp"
 #include "sim/scenario/parse_fleet_sections.hpp"
 #include "sim/scenario/parse_fleet_values.hpp"
 #include "sim/scenario/parse_sections.hpp"
+#include "sim/serving/serving_fleet.hpp"
 
 namespace cs::scenario::detail {
 namespace {
@@ -32,7 +32,7 @@ std::string instance_with_gpu(const std::string& gpu) {
 }
 
 // Prices per replica-hour: the instance's per GPU x the replica's GPUs; fleet.prices, per
-// node-hour as SCENARIOS.md states them (a node: hardware.node.gpus GPUs), x the share of a
+// node-hour as docs/scenarios.md states them (a node: hardware.node.gpus GPUs), x the share of a
 // node one replica holds (an LLM server: its GPUs / the node's; a plain server is one node).
 fleet::PerMarket<double> replica_prices(const json& f, const Config& config) {
   const auto& catalog = fleet::InstancePriceCatalog::builtin();
@@ -83,7 +83,7 @@ serving::ColdStartSpec parse_cold_start(const json& f, const Config& config) {
     spec.model_bytes = 0;
   }
   spec.model_bytes = get_quantity(cs, "model_bytes", at, QuantityKind::bytes, Sign::non_negative, spec.model_bytes);
-  spec.storage_bandwidth = fleet::Distribution::constant(
+  spec.storage_bandwidth = sources::Distribution::constant(
       get_quantity(cs, "storage_bandwidth", at, QuantityKind::bandwidth, Sign::positive, spec.storage_bandwidth.mean));
   return spec;
 }

@@ -1,5 +1,5 @@
 // workload.* for kind "training": the model, the parallel plan, the batch, precision and
-// recomputation (SCENARIOS.md), and how the step is simulated. The plan is checked by the
+// recomputation (docs/scenarios.md), and how the step is simulated. The plan is checked by the
 // workload's own rules (work::validate), whose keyed errors become errors at workload.<key>.
 #include <set>
 

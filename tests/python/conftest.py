@@ -12,6 +12,20 @@ CLI = BUILD / "clustersim"
 sys.path.insert(0, str(BUILD / "python"))
 
 
+def require(module, why):
+    """Imports `module` for a test. `make test` (and so CI) installs every peer the tests use
+    and sets CLUSTERSIM_REQUIRE_PEERS=1: there a missing one fails the test instead of
+    skipping it, so a cross-check cannot silently stop running. Elsewhere it is skipped."""
+    import importlib
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        message = f"{module} not importable ({exc}); {why}"
+        if os.environ.get("CLUSTERSIM_REQUIRE_PEERS") == "1":
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message, allow_module_level=True)
+
+
 def run_cli(*args, check=False, cwd=None):
     """Run the clustersim CLI; returns CompletedProcess with text stdout/stderr."""
     proc = subprocess.run([str(CLI), *map(str, args)], capture_output=True, text=True,

@@ -1,4 +1,4 @@
-"""`clustersim sweep FILE --grid PATH=V1,V2,... [-j N] [--out FILE.csv]` (SCENARIOS.md, CLI)."""
+"""`clustersim sweep FILE --grid PATH=V1,V2,... [-j N] [--out FILE.csv]` (docs/cli.md)."""
 import io
 import itertools
 

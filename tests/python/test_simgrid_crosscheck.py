@@ -29,12 +29,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 
-try:
-    import simgrid  # noqa: F401  (the Debian python3-simgrid bindings)
-except ImportError as exc:  # pragma: no cover - depends on the machine
-    pytest.skip(f"SimGrid Python bindings not importable ({exc}); "
-                "install Debian's python3-simgrid and run with /usr/bin/python3",
-                allow_module_level=True)
+from conftest import require  # noqa: E402
+
+# The Debian python3-simgrid bindings: a failure under `make test` (CI), a skip elsewhere.
+require("simgrid", "install Debian's python3-simgrid and run with /usr/bin/python3")
 
 import simgrid_peer  # noqa: E402
 

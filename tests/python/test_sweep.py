@@ -7,7 +7,7 @@ from concurrent.futures import ProcessPoolExecutor
 import pandas as pd
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, require
 
 import clustersim as cs
 
@@ -80,7 +80,7 @@ def test_rows_are_the_same_for_threads_and_processes():
 
 
 def test_a_dask_local_cluster_gives_the_in_process_rows():
-    distributed = pytest.importorskip("distributed")
+    distributed = require("distributed", "install Debian's python3-distributed")
     local = cs.sweep(PERMUTATION, GRID, jobs=1).drop(columns=["wall_time_s"])
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:

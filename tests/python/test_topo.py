@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from conftest import ROOT, run_cli, scenario_files
+from conftest import ROOT, require, run_cli, scenario_files
 
 FLAGSHIP = ROOT / "scenarios" / "fat_tree_allreduce.json"
 CONTRACT_KEYS = {"gpus", "nodes", "switches", "links", "diameter_hops",
@@ -140,7 +140,7 @@ def test_python_topology_route(topo):
 
 
 def test_python_topology_networkx(topo):
-    nx = pytest.importorskip("networkx")
+    nx = require("networkx", "install Debian's python3-networkx")
     g = topo.to_networkx()
     assert isinstance(g, nx.MultiGraph)
     assert g.number_of_edges() == topo.links
@@ -157,8 +157,8 @@ def test_python_topology_networkx(topo):
 
 
 def test_python_topology_plot(topo):
-    pytest.importorskip("networkx")
-    pytest.importorskip("matplotlib")
+    require("networkx", "install Debian's python3-networkx")
+    require("matplotlib", "install Debian's python3-matplotlib")
     import matplotlib
     matplotlib.use("Agg")
     ax = topo.plot()

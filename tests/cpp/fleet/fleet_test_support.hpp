@@ -16,10 +16,10 @@ inline constexpr double kInf = std::numeric_limits<double>::infinity();
 inline void quiet(FailureConfig& failures, SpotReclaimConfig& reclaims) {
   failures.node_mtbf_s = kInf;
   failures.causes.clear();
-  failures.replacement = Distribution::constant(0.0);
+  failures.replacement = cs::sources::Distribution::constant(0.0);
   reclaims.rate.base_per_s = 0.0;
   reclaims.warning_s = 0.0;
-  reclaims.capacity_return = Distribution::constant(0.0);
+  reclaims.capacity_return = cs::sources::Distribution::constant(0.0);
 }
 
 // nodes on demand, no failures, no reclaims, steps x 1 s of work, checkpoints written in
@@ -34,7 +34,7 @@ inline TrainingRunConfig quiet_config(int nodes, double steps, double interval_s
   c.usd_per_node_hour[Market::spot] = 3.0;
   c.usd_per_node_hour[Market::reserved] = 6.0;
   quiet(c.failures, c.reclaims);
-  for (const Market m : kAllMarkets) c.provisioning[m] = Distribution::constant(0.0);
+  for (const Market m : kAllMarkets) c.provisioning[m] = cs::sources::Distribution::constant(0.0);
   c.checkpoint.interval_s = interval_s;
   c.checkpoint.write_time_s = write_s;
   c.checkpoint.emergency_on_notice = false;

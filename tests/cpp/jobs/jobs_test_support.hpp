@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/fleet/job_cluster.hpp"
+#include "sim/jobs/job_cluster.hpp"
 #include "tests/cpp/fleet/fleet_test_support.hpp"
 
 namespace cs::jobs::test {
@@ -31,8 +31,8 @@ inline QueueConfig queue(std::string name, int priority = 0) {
   return q;
 }
 
-inline JobClass job_class(std::string name, int queue, double share, fleet::Distribution gpus,
-                          fleet::Distribution duration) {
+inline JobClass job_class(std::string name, int queue, double share, cs::sources::Distribution gpus,
+                          cs::sources::Distribution duration) {
   JobClass k;
   k.name = std::move(name);
   k.queue = queue;

@@ -5,7 +5,7 @@
 
 #include "parse_helpers.hpp"
 #include "sim/scenario/load.hpp"
-#include "sim/scenario/run.hpp"
+#include "sim/world/run.hpp"
 
 using namespace cs::scenario;
 using json = nlohmann::json;
@@ -231,7 +231,7 @@ TEST_CASE("the communication layer checks plans and models when the world is ass
     INFO(c.doc);
     const Config config = parse(c.doc);  // the file itself is well formed
     try {
-      check_buildable(config);
+      cs::world::check_buildable(config);
       FAIL("no error");
     } catch (const InputError& e) {
       CHECK(e.path() == c.path);
@@ -245,7 +245,7 @@ TEST_CASE("the analytical model runs traffic flow by flow, as the flow model doe
       "workload": {"kind": "traffic", "pattern": "incast", "bytes": "1GB"}})";
   Config flow = parse(text), analytical = parse(text);
   analytical.network.model = NetworkModel::analytical;
-  const json a = run_scenario(flow).summary["traffic"], b = run_scenario(analytical).summary["traffic"];
+  const json a = cs::world::run_scenario(flow).summary["traffic"], b = cs::world::run_scenario(analytical).summary["traffic"];
   CHECK(b["completed"] == 3);
   CHECK(b["makespan_s"].get<double>() == Approx(a["makespan_s"].get<double>()).epsilon(1e-9));
   CHECK(b["mean_fct_s"].get<double>() == Approx(a["mean_fct_s"].get<double>()).epsilon(1e-9));

@@ -12,10 +12,10 @@
 
 #include "sim/fleet/instance_prices.hpp"
 #include "sim/scenario/load.hpp"
-#include "sim/scenario/run.hpp"
+#include "sim/world/run.hpp"
 
 using namespace cs::scenario;
-using cs::fleet::Distribution;
+using cs::sources::Distribution;
 using cs::fleet::Market;
 using json = nlohmann::json;
 
@@ -83,7 +83,7 @@ TEST_CASE("a training_run takes the fleet library's defaults", "[fleet_config]")
   CHECK(c.provisioning[Market::spot].expected() == 300.0);
   CHECK(c.max_wall_time_s == library.max_wall_time_s);
   CHECK_FALSE(c.elastic.enabled);
-  CHECK_NOTHROW(check_buildable(config));  // no topology to build
+  CHECK_NOTHROW(cs::world::check_buildable(config));  // no topology to build
 }
 
 TEST_CASE("fleet values convert to the library's SI units", "[fleet_config]") {
@@ -110,7 +110,7 @@ TEST_CASE("fleet values convert to the library's SI units", "[fleet_config]") {
     CHECK(c.reclaims.warning_s == 30.0);
     CHECK(c.reclaims.correlated.pool_share == 0.25);
     CHECK(c.reclaims.correlated.events_per_s == Approx(0.5 / 86400));
-    CHECK(c.reclaims.capacity_return.kind == Distribution::Kind::lognormal);
+    CHECK(c.reclaims.capacity_return.kind == cs::sources::Distribution::Kind::lognormal);
     CHECK(c.reclaims.capacity_return.mean == 600.0);
     CHECK(c.reclaims.capacity_return.cv == Approx(0.5));
     CHECK(c.fallback_after_s == 900.0);
@@ -149,7 +149,7 @@ TEST_CASE("fleet values convert to the library's SI units", "[fleet_config]") {
     CHECK(c.failures.weibull_shape == 0.8);
     REQUIRE(c.failures.causes.size() == 2);
     CHECK(c.failures.replacing_share() == 0.75);
-    CHECK(c.failures.replacement.kind == Distribution::Kind::exponential);
+    CHECK(c.failures.replacement.kind == cs::sources::Distribution::Kind::exponential);
     CHECK(c.failures.replacement.mean == 3600.0);
     CHECK(c.failures.correlated.domain_nodes == 4);
     CHECK(c.failures.correlated.domain_mtbf_s == 100 * 86400.0);
@@ -184,10 +184,10 @@ TEST_CASE("fleet values convert to the library's SI units", "[fleet_config]") {
   }
   SECTION("cold start is boot + image pull, for every market") {
     auto c = run_config({{"fleet.cold_start", {{"boot", "4min"}, {"image_pull", "1min"}}}});
-    CHECK(c.provisioning[Market::spot].kind == Distribution::Kind::constant);
+    CHECK(c.provisioning[Market::spot].kind == cs::sources::Distribution::Kind::constant);
     CHECK(c.provisioning[Market::on_demand].mean == 300.0);
     c = run_config({{"fleet.cold_start", {{"boot", {{"dist", "exponential"}, {"mean", "4min"}}}, {"image_pull", "1min"}}}});
-    CHECK(c.provisioning[Market::reserved].kind == Distribution::Kind::sum);
+    CHECK(c.provisioning[Market::reserved].kind == cs::sources::Distribution::Kind::sum);
     CHECK(c.provisioning[Market::reserved].expected() == 300.0);
   }
   SECTION("elastic, run.until") {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "parse_helpers.hpp"
-#include "sim/scenario/topology_report.hpp"
+#include "sim/world/topology_report.hpp"
 
 using namespace cs::scenario;
 using cs::scenario::test::config_error;
@@ -15,7 +15,7 @@ using cs::scenario::test::parse;
 namespace {
 
 nlohmann::json report(const char* text) {
-  return report_json(topology_report(nlohmann::json::parse(text)));
+  return cs::world::report_json(cs::world::topology_report(nlohmann::json::parse(text)));
 }
 
 }  // namespace
@@ -107,7 +107,7 @@ TEST_CASE("topology report JSON: tiers, ratios, notes, network figures, pricing 
   CHECK(r["racks"] == 32);
   CHECK_THAT(r["pricing_basis"].get<std::string>(), Catch::Contains("switches bought whole"));
   const std::string text =
-      report_text(topology_report(nlohmann::json::parse(R"({"topology": {"nodes": 8, "tiers": 3}})")));
+      cs::world::report_text(cs::world::topology_report(nlohmann::json::parse(R"({"topology": {"nodes": 8, "tiers": 3}})")));
   for (const char* word : {"network cost (USD)", "network USD per GPU", "pricing:", "note:",
                            "leaf down:up"})
     CHECK_THAT(text, Catch::Contains(word));

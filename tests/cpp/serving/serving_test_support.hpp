@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/fleet/serving_fleet.hpp"
+#include "sim/serving/serving_fleet.hpp"
 
 namespace cs::serving::test {
 

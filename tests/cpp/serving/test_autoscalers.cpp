@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "serving_test_support.hpp"
-#include "sim/fleet/autoscaler_spec.hpp"
-#include "sim/fleet/holt_winters.hpp"
+#include "sim/serving/autoscaler_spec.hpp"
+#include "sim/serving/holt_winters.hpp"
 
 using namespace cs::serving;
 using namespace cs::serving::test;

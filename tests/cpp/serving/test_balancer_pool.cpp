@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "serving_test_support.hpp"
-#include "sim/fleet/load_balancer.hpp"
-#include "sim/fleet/replica_pool.hpp"
+#include "sim/serving/load_balancer.hpp"
+#include "sim/serving/replica_pool.hpp"
 
 using namespace cs::serving;
 using cs::engine::Simulator;

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "sim/fleet/hpa.hpp"
+#include "sim/serving/hpa.hpp"
 
 using namespace cs::serving;
 

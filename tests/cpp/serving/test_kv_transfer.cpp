@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "sim/engine/simulator.hpp"
-#include "sim/fleet/kv_transfer_comm.hpp"
 #include "sim/network/comm_factory.hpp"
 #include "sim/network/network.hpp"
+#include "sim/serving/kv_transfer_comm.hpp"
 #include "topology/topology.hpp"
 
 using namespace cs;

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "sim/fleet/llm_replica.hpp"
+#include "sim/serving/llm_replica.hpp"
 
 using namespace cs::serving;
 using cs::engine::Simulator;

@@ -3,6 +3,8 @@
 
 #include <boost/graph/graph_traits.hpp>
 
+#include "topology/boost_graph.hpp"
+
 #include "helpers.hpp"
 
 using namespace cs::topo;
@@ -18,7 +20,8 @@ std::size_t count_kind(const Topology& t, VertexKind kind) {
 
 // Every vertex's Boost out-edges are its out_links, in the same order.
 void check_graph_in_sync(const Topology& t) {
-  const Graph& g = t.graph();
+  const auto graph = cs::topo::detail::boost_graph(t);
+  const cs::topo::detail::Graph& g = *graph;
   REQUIRE(boost::num_vertices(g) == t.num_vertices());
   REQUIRE(boost::num_edges(g) == t.num_links());
   for (VertexId v = 0; v < t.num_vertices(); ++v) {

@@ -1,0 +1,163 @@
+#include "sim/jobs/cluster_state.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace cs::jobs {
+namespace {
+
+void logic_check(bool ok, const std::string& what) {
+  if (!ok) throw std::logic_error("ClusterState: " + what);
+}
+
+}  // namespace
+
+ClusterState::ClusterState(int nodes, int gpus_per_node, std::vector<int> node_domain)
+    : gpus_per_node_(gpus_per_node),
+      node_domain_(std::move(node_domain)),
+      allocated_(static_cast<std::size_t>(nodes), 0),
+      available_(static_cast<std::size_t>(nodes), 1),
+      stride_(static_cast<std::size_t>(gpus_per_node) + 1),
+      pos_domain_(static_cast<std::size_t>(nodes), -1),
+      pos_cluster_(static_cast<std::size_t>(nodes), -1),
+      bucketed_free_(static_cast<std::size_t>(nodes), -1) {
+  if (nodes < 1 || gpus_per_node < 1) throw std::invalid_argument("ClusterState: need nodes and GPUs >= 1");
+  if (node_domain_.empty()) node_domain_.assign(static_cast<std::size_t>(nodes), 0);
+  if (node_domain_.size() != static_cast<std::size_t>(nodes))
+    throw std::invalid_argument("ClusterState: one domain per node");
+  int domains = 0;
+  for (const int d : node_domain_) {
+    if (d < 0) throw std::invalid_argument("ClusterState: domains are numbered from 0");
+    domains = std::max(domains, d + 1);
+  }
+  domain_nodes_.resize(static_cast<std::size_t>(domains));
+  for (int n = 0; n < nodes; ++n) domain_nodes_[static_cast<std::size_t>(node_domain_[static_cast<std::size_t>(n)])].push_back(n);
+  domain_free_.assign(static_cast<std::size_t>(domains), 0);
+  buckets_.resize((static_cast<std::size_t>(domains) + 1) * stride_);
+  for (int n = 0; n < nodes; ++n) {
+    domain_free_[static_cast<std::size_t>(domain_of(n))] += gpus_per_node_;
+    rebucket(n);
+  }
+  free_ = nodes * gpus_per_node_;
+  available_nodes_ = nodes;
+  for (int d = 0; d < domains; ++d) domains_by_size_.push_back(domain_capacity(d));
+  std::sort(domains_by_size_.begin(), domains_by_size_.end(), std::greater<>());
+}
+
+std::span<const int> ClusterState::nodes_with_free(int d, int k) const {
+  return buckets_[(static_cast<std::size_t>(d) + 1) * stride_ + static_cast<std::size_t>(k)].nodes;
+}
+
+void ClusterState::unbucket(int node) {
+  const auto n = static_cast<std::size_t>(node);
+  const int k = bucketed_free_[n];
+  if (k < 0) return;
+  const auto erase = [&](Bucket& b, std::vector<int>& pos) {
+    const int at = pos[n];
+    const int last = b.nodes.back();
+    b.nodes[static_cast<std::size_t>(at)] = last;
+    pos[static_cast<std::size_t>(last)] = at;
+    b.nodes.pop_back();
+    pos[n] = -1;
+  };
+  erase(bucket(domain_of(node), k), pos_domain_);
+  erase(bucket(-1, k), pos_cluster_);
+  bucketed_free_[n] = -1;
+}
+
+void ClusterState::rebucket(int node) {
+  const auto n = static_cast<std::size_t>(node);
+  if (!available(node)) return;
+  const int k = free_on(node);
+  const auto insert = [&](Bucket& b, std::vector<int>& pos) {
+    pos[n] = static_cast<int>(b.nodes.size());
+    b.nodes.push_back(node);
+  };
+  insert(bucket(domain_of(node), k), pos_domain_);
+  insert(bucket(-1, k), pos_cluster_);
+  bucketed_free_[n] = k;
+}
+
+void ClusterState::set_available(int node, bool on) {
+  if (available(node) == on) return;
+  const int free_before = free_on(node);
+  unbucket(node);
+  available_[static_cast<std::size_t>(node)] = on ? 1 : 0;
+  const int delta = free_on(node) - free_before;
+  free_ += delta;
+  domain_free_[static_cast<std::size_t>(domain_of(node))] += delta;
+  available_nodes_ += on ? 1 : -1;
+  rebucket(node);
+}
+
+void ClusterState::change(int node, int delta_allocated) {
+  const int now = allocated(node) + delta_allocated;
+  logic_check(node >= 0 && node < nodes(), "no node " + std::to_string(node));
+  logic_check(now >= 0 && now <= gpus_per_node_, "node " + std::to_string(node) + " would hold " +
+                                                     std::to_string(now) + " allocated GPUs");
+  const int free_before = free_on(node);
+  unbucket(node);
+  allocated_[static_cast<std::size_t>(node)] = now;
+  allocated_total_ += delta_allocated;
+  const int delta_free = free_on(node) - free_before;
+  free_ += delta_free;
+  domain_free_[static_cast<std::size_t>(domain_of(node))] += delta_free;
+  rebucket(node);
+}
+
+void ClusterState::allocate(const Allocation& a) {
+  for (const NodeShare& s : a) {
+    logic_check(s.gpus > 0, "an allocation of no GPUs");
+    logic_check(available(s.node), "node " + std::to_string(s.node) + " is not available");
+    change(s.node, s.gpus);
+  }
+}
+
+void ClusterState::release(const Allocation& a) {
+  for (const NodeShare& s : a) change(s.node, -s.gpus);
+}
+
+int ClusterState::spread(const Allocation& a) const {
+  // Allocations are small (a few nodes); a linear scan of the domains seen beats a set.
+  int count = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const int d = domain_of(a[i].node);
+    bool seen = false;
+    for (std::size_t j = 0; j < i && !seen; ++j) seen = domain_of(a[j].node) == d;
+    if (!seen) ++count;
+  }
+  return count;
+}
+
+int ClusterState::min_spread(int gpus) const {
+  int count = 0;
+  for (const int capacity : domains_by_size_) {
+    if (gpus <= 0) break;
+    gpus -= capacity;
+    ++count;
+  }
+  return std::max(count, 1);
+}
+
+void ClusterState::check() const {
+  int free = 0, allocated = 0, available = 0;
+  std::vector<int> domain_free(domain_free_.size(), 0);
+  for (int n = 0; n < nodes(); ++n) {
+    logic_check(allocated_[static_cast<std::size_t>(n)] >= 0 &&
+                    allocated_[static_cast<std::size_t>(n)] <= gpus_per_node_,
+                "node " + std::to_string(n) + " over-allocated");
+    free += free_on(n);
+    allocated += allocated_[static_cast<std::size_t>(n)];
+    available += this->available(n) ? 1 : 0;
+    domain_free[static_cast<std::size_t>(domain_of(n))] += free_on(n);
+    const int k = bucketed_free_[static_cast<std::size_t>(n)];
+    logic_check(this->available(n) ? k == free_on(n) : k == -1, "node " + std::to_string(n) + " in the wrong bucket");
+  }
+  logic_check(free == free_ && allocated == allocated_total_ && available == available_nodes_,
+              "cluster totals disagree with the nodes");
+  logic_check(domain_free == domain_free_, "domain totals disagree with the nodes");
+}
+
+}  // namespace cs::jobs

@@ -1,0 +1,59 @@
+#include "sim/jobs/fair_share.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+
+namespace cs::jobs {
+
+FairShare::FairShare(std::vector<double> quotas, double half_life_s, double now_s)
+    : shares_(std::move(quotas)),
+      half_life_s_(half_life_s),
+      usage_(shares_.size(), 0.0),
+      held_(shares_.size(), 0.0),
+      since_(shares_.size(), now_s) {
+  if (!(half_life_s >= 0.0)) throw std::invalid_argument("FairShare: half-life must be >= 0");
+  double total = 0.0;
+  for (const double q : shares_) {
+    if (!(q >= 0.0) || !std::isfinite(q)) throw std::invalid_argument("FairShare: quotas must be finite and >= 0");
+    total += q;
+  }
+  for (double& q : shares_) q = total > 0.0 ? q / total : 0.0;
+}
+
+double FairShare::decay(double dt) const {
+  return half_life_s_ > 0.0 ? std::exp2(-dt / half_life_s_) : 1.0;
+}
+
+double FairShare::accrued(double gpus, double dt) const {
+  if (half_life_s_ <= 0.0) return gpus * dt;
+  // Integral of g 2^(-(t - s)/h) ds over the last dt seconds; expm1 keeps it exact for small dt.
+  return -gpus * (half_life_s_ / std::numbers::ln2) * std::expm1(-dt * std::numbers::ln2 / half_life_s_);
+}
+
+double FairShare::usage(int queue, double now_s) const {
+  const auto q = static_cast<std::size_t>(queue);
+  const double dt = now_s - since_[q];
+  return usage_[q] * decay(dt) + accrued(held_[q], dt);
+}
+
+void FairShare::set_held(int queue, double gpus, double now_s) {
+  const auto q = static_cast<std::size_t>(queue);
+  usage_[q] = usage(queue, now_s);
+  since_[q] = now_s;
+  held_[q] = gpus;
+}
+
+std::vector<double> FairShare::factors(double now_s) const {
+  std::vector<double> u(shares_.size());
+  double total = 0.0;
+  for (std::size_t q = 0; q < u.size(); ++q) total += u[q] = usage(static_cast<int>(q), now_s);
+  std::vector<double> f(shares_.size());
+  for (std::size_t q = 0; q < u.size(); ++q) {
+    const double normalized = total > 0.0 ? u[q] / total : 0.0;
+    f[q] = shares_[q] > 0.0 ? std::exp2(-normalized / shares_[q]) : 0.0;
+  }
+  return f;
+}
+
+}  // namespace cs::jobs

@@ -1,0 +1,75 @@
+#include "sim/jobs/job_book.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace cs::jobs {
+
+JobBook::JobBook(int queues, int nodes)
+    : pending_(static_cast<std::size_t>(queues)),
+      running_(static_cast<std::size_t>(queues)),
+      held_gpus_(static_cast<std::size_t>(queues), 0),
+      on_node_(static_cast<std::size_t>(nodes)) {}
+
+Slot JobBook::add(Job job) {
+  Slot s;
+  if (!free_.empty()) {
+    s = free_.back();
+    free_.pop_back();
+    jobs_[static_cast<std::size_t>(s)] = std::move(job);
+    live_[static_cast<std::size_t>(s)] = 1;
+  } else {
+    s = static_cast<Slot>(jobs_.size());
+    jobs_.push_back(std::move(job));
+    live_.push_back(1);
+  }
+  return s;
+}
+
+void JobBook::remove(Slot s) {
+  live_[static_cast<std::size_t>(s)] = 0;
+  Job& j = at(s);
+  j.allocation.clear();
+  j.allocation.shrink_to_fit();
+  free_.push_back(s);
+}
+
+void JobBook::enqueue(Slot s) {
+  const Job& j = at(s);
+  if (pending_[static_cast<std::size_t>(j.queue)].insert({j.id, s, j.gpus}).second) ++pending_total_;
+}
+
+void JobBook::dequeue(Slot s) {
+  const Job& j = at(s);
+  if (pending_[static_cast<std::size_t>(j.queue)].erase({j.id, s, j.gpus}) > 0) --pending_total_;
+}
+
+void JobBook::hold(Slot s) {
+  const Job& j = at(s);
+  by_release_.emplace(j.release_s, j.id, s);
+  if (j.phase == JobPhase::running)
+    running_[static_cast<std::size_t>(j.queue)].emplace(j.run.start_s, j.id, s);
+  held_gpus_[static_cast<std::size_t>(j.queue)] += j.gpus;
+  for (const NodeShare& n : j.allocation) on_node_[static_cast<std::size_t>(n.node)].push_back(s);
+}
+
+void JobBook::stop_running(Slot s) {
+  const Job& j = at(s);
+  running_[static_cast<std::size_t>(j.queue)].erase({j.run.start_s, j.id, s});
+}
+
+void JobBook::unhold(Slot s) {
+  const Job& j = at(s);
+  by_release_.erase({j.release_s, j.id, s});
+  stop_running(s);
+  held_gpus_[static_cast<std::size_t>(j.queue)] -= j.gpus;
+  for (const NodeShare& n : j.allocation) {
+    auto& list = on_node_[static_cast<std::size_t>(n.node)];
+    const auto it = std::find(list.begin(), list.end(), s);
+    if (it == list.end()) throw std::logic_error("JobBook: a job missing from its node");
+    *it = list.back();
+    list.pop_back();
+  }
+}
+
+}  // namespace cs::jobs

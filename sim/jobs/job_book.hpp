@@ -1,0 +1,78 @@
+#pragma once
+// The jobs a cluster knows of (submitted, not done) and the indexes its scheduler reads:
+//   - pending jobs per queue, in submission order (a requeued job keeps its place);
+//   - jobs holding GPUs, by the time they release them (EASY's reservation);
+//   - running jobs per queue, by when their current run started (preemption takes the
+//     youngest first);
+//   - GPUs held per queue (caps, fair share), and the jobs on each node (failures).
+// Jobs live in slots that are reused once a job is done, so memory follows the jobs in the
+// system, not every job ever submitted. Not thread-safe.
+#include <cstdint>
+#include <set>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "sim/jobs/job.hpp"
+
+namespace cs::jobs {
+
+using Slot = int32_t;
+
+class JobBook {
+ public:
+  JobBook(int queues, int nodes);
+
+  Slot add(Job job);
+  Job& at(Slot s) { return jobs_[static_cast<std::size_t>(s)]; }
+  const Job& at(Slot s) const { return jobs_[static_cast<std::size_t>(s)]; }
+  // Forgets a done job (its slot is reused); it must hold nothing and be in no index.
+  void remove(Slot s);
+  std::size_t size() const { return jobs_.size() - free_.size(); }
+  template <class F>
+  void for_each(F f) const {
+    for (std::size_t s = 0; s < jobs_.size(); ++s)
+      if (live_[s]) f(jobs_[s]);
+  }
+
+  // Pending, per queue, by id; an entry carries the job's GPUs so that a pass can skip the
+  // jobs that do not fit without reading them.
+  struct PendingEntry {
+    int64_t id;
+    Slot slot;
+    int gpus;
+    bool operator<(const PendingEntry& o) const { return id < o.id; }
+  };
+  using PendingSet = std::set<PendingEntry>;
+  void enqueue(Slot s);
+  void dequeue(Slot s);
+  const PendingSet& pending(int queue) const { return pending_[static_cast<std::size_t>(queue)]; }
+  std::size_t pending_total() const { return pending_total_; }
+
+  // Holding GPUs (running or stopping), by (release time, id, slot). Call hold() after setting
+  // the job's allocation and release_s, unhold() before changing them.
+  using ReleaseSet = std::set<std::tuple<double, int64_t, Slot>>;
+  void hold(Slot s);
+  void unhold(Slot s);
+  const ReleaseSet& by_release() const { return by_release_; }
+  // Running (preemptible), per queue, by (start of the current run, id, slot).
+  using RunningSet = std::set<std::tuple<double, int64_t, Slot>>;
+  const RunningSet& running(int queue) const { return running_[static_cast<std::size_t>(queue)]; }
+  // A running job stops being preemptible (it is stopping); done by unhold() too.
+  void stop_running(Slot s);
+  int held_gpus(int queue) const { return held_gpus_[static_cast<std::size_t>(queue)]; }
+  const std::vector<Slot>& jobs_on(int node) const { return on_node_[static_cast<std::size_t>(node)]; }
+
+ private:
+  std::vector<Job> jobs_;
+  std::vector<unsigned char> live_;
+  std::vector<Slot> free_;
+  std::vector<PendingSet> pending_;
+  std::size_t pending_total_ = 0;
+  ReleaseSet by_release_;
+  std::vector<RunningSet> running_;
+  std::vector<int> held_gpus_;
+  std::vector<std::vector<Slot>> on_node_;
+};
+
+}  // namespace cs::jobs

@@ -1,0 +1,517 @@
+#include "sim/jobs/job_cluster.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "sim/engine/priority.hpp"
+#include "sim/engine/statistics.hpp"
+#include "sim/fleet/run_until_done.hpp"
+
+namespace cs::jobs {
+namespace {
+
+using fleet::Market;
+
+std::unique_ptr<StepTimeModel> default_step_time(const JobsConfig& c) {
+  std::vector<double> penalties;
+  for (const JobClass& k : c.classes) penalties.push_back(k.spread_penalty);
+  return std::make_unique<SpreadPenaltyModel>(std::move(penalties));
+}
+
+}  // namespace
+
+JobCluster::JobCluster(engine::Simulator& sim, JobsConfig config, std::unique_ptr<StepTimeModel> step_time)
+    : sim_(sim),
+      config_((config.validate(), std::move(config))),
+      cluster_(config_.fleet.nodes, config_.gpus_per_node, config_.node_domain),
+      book_(static_cast<int>(config_.scheduler.queues.size()), config_.fleet.nodes),
+      fair_share_(config_.quotas(), config_.scheduler.usage_half_life_s, sim.now()),
+      step_time_(step_time ? std::move(step_time) : default_step_time(config_)),
+      stream_(sim, config_),
+      scheduler_(config_.scheduler, book_, cluster_, fair_share_, *this),
+      available_(sim.now(), cluster_.available_gpus()) {
+  const fleet::PerMarket<int> initial = config_.fleet.initial_nodes();
+  int first = 0;
+  for (const Market m : fleet::kAllMarkets) {
+    fleet::InstancePoolConfig pc;
+    pc.name = config_.series_prefix + "/" + std::string(fleet::to_string(m));
+    pc.market = m;
+    pc.usd_per_hour = config_.fleet.usd_per_node_hour[m];
+    pc.failures = config_.fleet.failures;
+    // The failure trace is one log of the cluster's nodes: it replays in the on-demand pool.
+    if (m != Market::on_demand) pc.failures.trace.clear();
+    pc.reclaims = config_.fleet.reclaims;
+    pc.provisioning = config_.fleet.provisioning[m];
+    pools_[fleet::index(m)] = std::make_unique<fleet::InstancePool>(sim_, std::move(pc), ledger_, this);
+    first_node_[m] = first;
+    first += initial[m];
+  }
+  per_node_interruption_rate_ = config_.fleet.interruption_rate_per_s() / config_.fleet.nodes;
+  const std::size_t q = config_.scheduler.queues.size();
+  busy_.assign(q, engine::TimeWeighted(sim.now(), 0.0));
+  submitted_.assign(q, 0);
+  completed_.assign(q, 0);
+  preempted_.assign(q, 0);
+  waits_.resize(q);
+  window_wait_sum_.assign(q, 0.0);
+  window_starts_.assign(q, 0);
+}
+
+JobCluster::~JobCluster() {
+  for (engine::EventId* id : {&arrival_event_, &pass_event_, &later_pass_event_, &sample_event_}) sim_.cancel(*id);
+  book_.for_each([&](const Job& j) { sim_.cancel(j.event); });
+  for (auto& p : pools_) p->release_all();
+}
+
+void JobCluster::start() {
+  if (started_) throw std::logic_error("JobCluster::start: already started");
+  started_ = true;
+  const fleet::PerMarket<int> initial = config_.fleet.initial_nodes();
+  for (const Market m : fleet::kAllMarkets) pools_[fleet::index(m)]->start_held(initial[m]);
+  schedule_arrival();
+  if (config_.record_timeseries && config_.sample_interval_s > 0.0)
+    sample_event_ = sim_.schedule_at(sim_.now(), *this, tag(Tag::sample), engine::priority::observe);
+  check_done();
+}
+
+// ---- The stream -------------------------------------------------------------------------
+
+void JobCluster::schedule_arrival() {
+  next_ = stream_.next();
+  if (!next_) {
+    stream_done_ = true;
+    return;
+  }
+  arrival_event_ = sim_.schedule_at(std::max(next_->submit_s, sim_.now()), *this, tag(Tag::arrival));
+}
+
+void JobCluster::submit(const JobRequest& r) {
+  const QueueConfig& q = config_.scheduler.queues[static_cast<std::size_t>(r.queue)];
+  if (r.gpus > std::min<int64_t>(cluster_.total_gpus(), q.max_gpus)) {
+    ++rejected_;  // Slurm refuses at submission a job its partition's limits can never run
+    return;
+  }
+  Job j;
+  j.id = stream_.generated() - 1;
+  j.job_class = r.job_class;
+  j.queue = r.queue;
+  j.gpus = static_cast<int>(r.gpus);
+  j.submit_s = sim_.now();
+  j.work_s = r.duration_s;
+  j.pending_since_s = sim_.now();
+  ++submitted_[static_cast<std::size_t>(r.queue)];
+  book_.enqueue(book_.add(std::move(j)));
+  request_pass();
+}
+
+// ---- Running jobs ------------------------------------------------------------------------
+
+CheckpointPlan JobCluster::checkpoint_plan(int nodes) const {
+  CheckpointPlan plan;
+  if (!config_.checkpoint) return plan;
+  const fleet::CheckpointConfig& c = *config_.checkpoint;
+  plan.blocking_s = c.blocking_s(nodes);
+  plan.lag_s = c.mode == fleet::CheckpointMode::async ? c.write_s(nodes) : 0.0;
+  if (c.interval_s) {
+    plan.interval_work_s = *c.interval_s;
+  } else {
+    // Young/Daly for the job's own nodes: its interruptions are its nodes' failures and reclaims.
+    const double rate = per_node_interruption_rate_ * nodes;
+    plan.interval_work_s = rate > 0.0 ? fleet::young_daly_interval_s(plan.blocking_s, 1.0 / rate)
+                                      : std::numeric_limits<double>::infinity();
+    if (c.mode == fleet::CheckpointMode::async) plan.interval_work_s = std::max(plan.interval_work_s, plan.lag_s);
+  }
+  return plan;
+}
+
+RunSegment JobCluster::plan_run(const Job& job, const Allocation& allocation, double slowdown) const {
+  const int nodes = ClusterState::node_count(allocation);
+  const bool restart = !std::isnan(job.first_start_s);
+  RunSegment r;
+  r.start_s = sim_.now();
+  r.rate = 1.0 / slowdown;
+  r.work0 = job.committed_s;
+  r.total_work = job.work_s;
+  r.plan = checkpoint_plan(nodes);
+  if (restart || config_.restore.launch_overhead_at_start) {
+    const fleet::CheckpointConfig none;
+    r.overhead_s = fleet::restore_seconds(config_.restore, config_.checkpoint ? *config_.checkpoint : none, nodes,
+                                          restart && job.committed_s > 0.0);
+  }
+  return r;
+}
+
+double JobCluster::slowdown_of(const Job& job, const Allocation& allocation) {
+  return step_time_.slowdown(job.job_class, shape_of(cluster_, allocation), allocation);
+}
+
+double JobCluster::release_if_started(Slot s, const Allocation& allocation) {
+  const Job& j = book_.at(s);
+  return plan_run(j, allocation, slowdown_of(j, allocation)).end_s();
+}
+
+void JobCluster::set_held(int queue) {
+  const double held = book_.held_gpus(queue);
+  busy_[static_cast<std::size_t>(queue)].set(sim_.now(), held);
+  fair_share_.set_held(queue, held, sim_.now());
+}
+
+void JobCluster::hold(Slot s, double release_s) {
+  Job& j = book_.at(s);
+  j.release_s = release_s;
+  book_.hold(s);
+  sim_.cancel(j.event);
+  j.event = sim_.schedule_at(release_s, *this, tag(Tag::release, static_cast<uint64_t>(s)));
+}
+
+void JobCluster::start(Slot s, Allocation allocation) {
+  Job& j = book_.at(s);
+  const double now = sim_.now();
+  book_.dequeue(s);
+  const double waited = now - j.pending_since_s;
+  j.wait_s += waited;
+  window_wait_sum_[static_cast<std::size_t>(j.queue)] += waited;
+  ++window_starts_[static_cast<std::size_t>(j.queue)];
+  cluster_.allocate(allocation);
+  j.slowdown = slowdown_of(j, allocation);
+  j.spread = cluster_.spread(allocation);
+  j.nodes = ClusterState::node_count(allocation);
+  j.run = plan_run(j, allocation, j.slowdown);
+  if (std::isnan(j.first_start_s)) j.first_start_s = now;
+  j.allocation = std::move(allocation);
+  j.phase = JobPhase::running;
+  hold(s, j.run.end_s());
+  set_held(j.queue);
+  ++runs_;
+  spread_sum_ += j.spread;
+  slowdown_sum_ += j.slowdown;
+}
+
+double JobCluster::close_segment(Job& j) {
+  const double now = sim_.now();
+  const RunSegment& r = j.run;
+  const double elapsed = now - r.start_s;
+  const double restoring = std::min(elapsed, r.overhead_s);
+  const double work = r.work_at(now);
+  const double working = (work - r.work0) / r.rate;
+  restore_gpu_s_ += restoring * j.gpus;
+  checkpoint_gpu_s_ += std::max(0.0, elapsed - restoring - working) * j.gpus;
+  slowdown_gpu_s_ += (work - r.work0) * (1.0 / r.rate - 1.0) * j.gpus;
+  checkpoints_ += r.checkpoints_at(now);
+  return work;
+}
+
+void JobCluster::release_and_requeue(Slot s) {
+  Job& j = book_.at(s);
+  sim_.cancel(j.event);
+  j.event = {};
+  book_.unhold(s);
+  cluster_.release(j.allocation);
+  j.allocation.clear();
+  if (j.commit_at_release_s >= 0.0) j.committed_s = std::max(j.committed_s, j.commit_at_release_s);
+  j.commit_at_release_s = -1.0;
+  j.phase = JobPhase::pending;
+  j.pending_since_s = sim_.now();
+  book_.enqueue(s);
+  set_held(j.queue);
+  request_pass();
+}
+
+void JobCluster::complete(Slot s) {
+  Job& j = book_.at(s);
+  close_segment(j);
+  book_.unhold(s);
+  cluster_.release(j.allocation);
+  j.event = {};
+  j.phase = JobPhase::done;
+  j.end_s = sim_.now();
+  j.committed_s = j.work_s;
+  const auto q = static_cast<std::size_t>(j.queue);
+  ++completed_[q];
+  waits_[q].push_back(j.wait_s);
+  runtime_sum_ += j.end_s - j.first_start_s;
+  if (config_.record_jobs) records_.push_back(record_of(j));
+  set_held(j.queue);
+  book_.remove(s);
+  request_pass();
+  check_done();
+}
+
+void JobCluster::interrupt(Slot s, Cause cause) {
+  Job& j = book_.at(s);
+  if (cause == Cause::preemption) {
+    ++j.preemptions;
+    ++preempted_[static_cast<std::size_t>(j.queue)];
+  } else {
+    ++j.interruptions;
+    ++interruptions_;
+  }
+  if (j.phase == JobPhase::stopping) {
+    // Already leaving; an emergency checkpoint being written dies with its node.
+    j.commit_at_release_s = -1.0;
+    if (cause != Cause::failure) release_and_requeue(s);
+    return;
+  }
+  const double now = sim_.now();
+  const double work = close_segment(j);
+  const double committed = j.run.committed_at(now);
+  j.lost_work_s += work - committed;
+  lost_gpu_s_ += (work - committed) / j.run.rate * j.gpus;
+  j.committed_s = committed;
+  if (cause != Cause::failure) {
+    release_and_requeue(s);
+    return;
+  }
+  // The job hangs on its GPUs until the failure is detected.
+  stalled_gpu_s_ += config_.restore.detection_s * j.gpus;
+  book_.unhold(s);
+  j.phase = JobPhase::stopping;
+  hold(s, now + config_.restore.detection_s);
+}
+
+void JobCluster::preempt(Slot s) { interrupt(s, Cause::preemption); }
+
+// One pending later pass, at the earliest time asked for: that pass asks again for the jobs
+// still waiting.
+void JobCluster::pass_at(double t) {
+  if (later_pass_event_.valid() && later_pass_s_ <= t) return;
+  sim_.cancel(later_pass_event_);
+  later_pass_s_ = t;
+  later_pass_event_ = sim_.schedule_at(t, *this, tag(Tag::later_pass));
+}
+
+void JobCluster::emergency_checkpoint(Slot s, double warning_s) {
+  Job& j = book_.at(s);
+  if (j.phase != JobPhase::running || !config_.checkpoint || !config_.checkpoint->emergency_on_notice) return;
+  const double durable = config_.checkpoint->durable_s(ClusterState::node_count(j.allocation));
+  if (durable > warning_s) return;  // it keeps running and loses its work at the reclaim
+  const double work = close_segment(j);
+  ++emergency_;
+  stalled_gpu_s_ += durable * j.gpus;
+  book_.unhold(s);
+  j.phase = JobPhase::stopping;
+  j.commit_at_release_s = work;
+  hold(s, sim_.now() + durable);
+}
+
+// ---- Scheduling and sampling -------------------------------------------------------------
+
+void JobCluster::request_pass() {
+  if (pass_event_.valid() || done_) return;
+  pass_event_ = sim_.schedule_at(sim_.now(), *this, tag(Tag::pass), engine::priority::resolve);
+}
+
+void JobCluster::sample() {
+  engine::Recorder& rec = sim_.recorder();
+  const double now = sim_.now();
+  const std::string& p = config_.series_prefix;
+  int busy = 0;
+  for (std::size_t q = 0; q < config_.scheduler.queues.size(); ++q) {
+    const std::string& name = config_.scheduler.queues[q].name;
+    const int held = book_.held_gpus(static_cast<int>(q));
+    busy += held;
+    rec.sample(p + ".queue_length." + name, now, static_cast<double>(book_.pending(static_cast<int>(q)).size()));
+    rec.sample(p + ".busy_gpus." + name, now, held);
+    if (window_starts_[q] > 0)
+      rec.sample(p + ".wait_mean_s." + name, now, window_wait_sum_[q] / static_cast<double>(window_starts_[q]));
+    window_wait_sum_[q] = 0.0;
+    window_starts_[q] = 0;
+  }
+  rec.sample(p + ".pending", now, static_cast<double>(book_.pending_total()));
+  rec.sample(p + ".busy_gpus", now, busy);
+  rec.sample(p + ".free_gpus", now, cluster_.free_gpus());
+  rec.sample(p + ".down_gpus", now, cluster_.total_gpus() - cluster_.available_gpus());
+}
+
+void JobCluster::on_event(uint64_t t) {
+  const auto kind = static_cast<Tag>(t & 0xf);
+  const auto payload = static_cast<Slot>(t >> 4);
+  switch (kind) {
+    case Tag::arrival: {
+      arrival_event_ = {};
+      const JobRequest r = *next_;
+      submit(r);
+      schedule_arrival();
+      check_done();
+      break;
+    }
+    case Tag::release: {
+      Job& j = book_.at(payload);
+      j.event = {};
+      if (j.phase == JobPhase::running) complete(payload);
+      else release_and_requeue(payload);
+      break;
+    }
+    case Tag::pass:
+      pass_event_ = {};
+      scheduler_.pass(sim_.now());
+      break;
+    case Tag::later_pass:
+      later_pass_event_ = {};
+      request_pass();
+      break;
+    case Tag::sample:
+      sample();
+      sample_event_ = done_ ? engine::EventId{}
+                            : sim_.schedule_in(config_.sample_interval_s, *this, tag(Tag::sample),
+                                               engine::priority::observe);
+      break;
+  }
+}
+
+// ---- The fleet ---------------------------------------------------------------------------
+
+std::vector<int> JobCluster::nodes_of(const fleet::InstancePool& pool, std::span<const int> ids) const {
+  std::vector<int> nodes;
+  for (const int id : ids) nodes.push_back(first_node_[pool.market()] + id);
+  return nodes;
+}
+
+std::vector<Slot> JobCluster::jobs_on(const std::vector<int>& nodes) const {
+  std::vector<Slot> slots;
+  for (const int n : nodes)
+    for (const Slot s : book_.jobs_on(n))
+      if (std::find(slots.begin(), slots.end(), s) == slots.end()) slots.push_back(s);
+  return slots;
+}
+
+void JobCluster::on_reclaim_notice(fleet::InstancePool& pool, std::span<const int> ids, double warning_s) {
+  if (done_) return;
+  const std::vector<int> nodes = nodes_of(pool, ids);
+  for (const int n : nodes) cluster_.set_available(n, false);  // draining: nothing new lands there
+  available_.set(sim_.now(), cluster_.available_gpus());
+  for (const Slot s : jobs_on(nodes)) emergency_checkpoint(s, warning_s);
+}
+
+void JobCluster::on_interruption(fleet::InstancePool& pool, std::span<const int> ids,
+                                 const fleet::Interruption& event) {
+  if (done_) return;
+  const std::vector<int> nodes = nodes_of(pool, ids);
+  if (event.instances_lost) {
+    for (const int n : nodes) cluster_.set_available(n, false);
+    available_.set(sim_.now(), cluster_.available_gpus());
+  }
+  const Cause cause = event.kind == fleet::LossKind::spot_reclaim ? Cause::reclaim : Cause::failure;
+  for (const Slot s : jobs_on(nodes)) interrupt(s, cause);
+}
+
+void JobCluster::on_ready(fleet::InstancePool& pool, std::span<const int> ids) {
+  if (done_) return;
+  for (const int n : nodes_of(pool, ids)) cluster_.set_available(n, true);
+  available_.set(sim_.now(), cluster_.available_gpus());
+  request_pass();
+}
+
+// ---- The end and the result --------------------------------------------------------------
+
+void JobCluster::check_done() {
+  if (!done_ && started_ && stream_done_ && book_.size() == 0) finish();
+}
+
+void JobCluster::finish() {
+  done_ = true;
+  end_s_ = sim_.now();
+  for (engine::EventId* id : {&arrival_event_, &pass_event_, &later_pass_event_, &sample_event_}) {
+    sim_.cancel(*id);
+    *id = {};
+  }
+  if (config_.record_timeseries && config_.sample_interval_s > 0.0) sample();
+  for (auto& p : pools_) p->release_all();
+}
+
+JobRecord JobCluster::record_of(const Job& j) const {
+  JobRecord r;
+  r.id = j.id;
+  r.job_class = j.job_class;
+  r.queue = j.queue;
+  r.submit_s = j.submit_s;
+  r.start_s = j.first_start_s;
+  r.end_s = j.end_s;
+  r.gpus = j.gpus;
+  r.nodes = j.nodes;
+  r.spread = j.spread;
+  r.slowdown = j.slowdown;
+  r.preemptions = j.preemptions;
+  r.interruptions = j.interruptions;
+  r.wait_s = j.wait_s + (j.phase == JobPhase::pending ? sim_.now() - j.pending_since_s : 0.0);
+  r.lost_work_s = j.lost_work_s;
+  r.reserved_start_s = j.reserved_start_s;
+  r.completed = j.phase == JobPhase::done;
+  return r;
+}
+
+JobsResult JobCluster::result() const {
+  JobsResult r;
+  const double now = done_ ? end_s_ : sim_.now();
+  r.horizon_s = now;
+  double busy_gpu_s = 0.0;
+  std::vector<double> all_waits;
+  for (std::size_t q = 0; q < config_.scheduler.queues.size(); ++q) {
+    QueueResult qr;
+    qr.name = config_.scheduler.queues[q].name;
+    qr.submitted = submitted_[q];
+    qr.completed = completed_[q];
+    qr.wait_mean_s = engine::mean(waits_[q]);
+    qr.wait_p95_s = engine::percentile(waits_[q], 95);
+    qr.busy_gpu_hours = busy_[q].integral(now) / 3600.0;
+    qr.preemptions = preempted_[q];
+    busy_gpu_s += busy_[q].integral(now);
+    all_waits.insert(all_waits.end(), waits_[q].begin(), waits_[q].end());
+    r.submitted += qr.submitted;
+    r.completed += qr.completed;
+    r.preemptions += qr.preemptions;
+    r.queues.push_back(std::move(qr));
+  }
+  for (QueueResult& qr : r.queues) qr.gpu_share = busy_gpu_s > 0.0 ? qr.busy_gpu_hours * 3600.0 / busy_gpu_s : 0.0;
+  r.wait_mean_s = engine::mean(all_waits);
+  r.wait_p95_s = engine::percentile(std::move(all_waits), 95);
+  r.utilization = now > 0.0 ? busy_gpu_s / (cluster_.total_gpus() * now) : 0.0;
+  r.busy_gpu_hours = busy_gpu_s / 3600.0;
+  r.gpu_hours_available = available_.integral(now) / 3600.0;
+  r.lost_gpu_hours = lost_gpu_s_ / 3600.0;
+  r.restore_gpu_hours = restore_gpu_s_ / 3600.0;
+  r.checkpoint_gpu_hours = checkpoint_gpu_s_ / 3600.0;
+  r.stalled_gpu_hours = stalled_gpu_s_ / 3600.0;
+  r.slowdown_gpu_hours = slowdown_gpu_s_ / 3600.0;
+  r.rejected = rejected_;
+  r.interruptions = interruptions_;
+  r.checkpoints = checkpoints_;
+  r.emergency_checkpoints = emergency_;
+  r.pending_at_end = static_cast<int64_t>(book_.pending_total());
+  r.running_at_end = static_cast<int64_t>(book_.size()) - r.pending_at_end;
+  r.mean_spread = runs_ > 0 ? spread_sum_ / static_cast<double>(runs_) : 0.0;
+  r.mean_slowdown = runs_ > 0 ? slowdown_sum_ / static_cast<double>(runs_) : 1.0;
+  r.placement_shapes = step_time_.distinct_shapes();
+  r.runtime_mean_s = r.completed > 0 ? runtime_sum_ / static_cast<double>(r.completed) : 0.0;
+  r.cost_usd_by_market = ledger_.usd_by_market(now);
+  r.node_hours_by_market = ledger_.instance_hours_by_market(now);
+  for (const Market m : fleet::kAllMarkets) r.cost_usd += r.cost_usd_by_market[m];
+  for (const auto& p : pools_) {
+    r.node_failures += p->stats().failures;
+    r.reclaims += p->stats().reclaims;
+  }
+  r.events = sim_.events_processed();
+  if (config_.record_jobs) {
+    r.jobs = records_;
+    book_.for_each([&](const Job& j) { r.jobs.push_back(record_of(j)); });
+    std::sort(r.jobs.begin(), r.jobs.end(), [](const JobRecord& a, const JobRecord& b) { return a.id < b.id; });
+  }
+  return r;
+}
+
+void run_until_done(engine::Simulator& sim, const JobCluster& cluster, double until) {
+  fleet::run_until_done(sim, [&] { return cluster.done(); }, until);
+}
+
+JobsResult run_jobs(const JobsConfig& config, uint64_t seed) {
+  engine::Simulator sim(seed);
+  JobCluster cluster(sim, config);
+  cluster.start();
+  run_until_done(sim, cluster, config.until_s);
+  return cluster.result();
+}
+
+}  // namespace cs::jobs

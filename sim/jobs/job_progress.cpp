@@ -1,0 +1,52 @@
+#include "sim/jobs/job_progress.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cs::jobs {
+
+int64_t RunSegment::checkpoints_planned() const {
+  const double remaining = total_work - work0;
+  if (!std::isfinite(plan.interval_work_s) || !(remaining > 0.0)) return 0;
+  // Checkpoints at work0 + k * interval for every k with that point strictly before the end.
+  const double k = std::ceil(remaining / plan.interval_work_s) - 1.0;
+  return static_cast<int64_t>(std::max(0.0, k));
+}
+
+double RunSegment::end_s() const {
+  return start_s + overhead_s + (total_work - work0) / rate +
+         static_cast<double>(checkpoints_planned()) * plan.blocking_s;
+}
+
+int64_t RunSegment::checkpoints_at(double t) const {
+  const int64_t planned = checkpoints_planned();
+  if (planned == 0) return 0;
+  const double e = t - start_s - overhead_s;
+  if (!(e > 0.0)) return 0;
+  return std::min(planned, static_cast<int64_t>(std::floor(e / cycle_s())));
+}
+
+double RunSegment::work_at(double t) const {
+  const double e = t - start_s - overhead_s;
+  if (!(e > 0.0)) return work0;
+  if (checkpoints_planned() == 0) return std::min(total_work, work0 + e * rate);
+  const double cycle = cycle_s();
+  const double k = std::floor(e / cycle);
+  const double into = e - k * cycle;
+  const double base = work0 + k * plan.interval_work_s;
+  // Working through the interval, or stopped for its checkpoint (the interval done).
+  const double done = into < plan.interval_work_s / rate ? base + into * rate
+                                                          : base + plan.interval_work_s;
+  return std::min(total_work, done);
+}
+
+double RunSegment::committed_at(double t) const {
+  const int64_t planned = checkpoints_planned();
+  if (planned == 0) return work0;
+  const double e = t - start_s - overhead_s - plan.lag_s;
+  if (!(e > 0.0)) return work0;
+  const int64_t k = std::min(planned, static_cast<int64_t>(std::floor(e / cycle_s())));
+  return work0 + static_cast<double>(k) * plan.interval_work_s;
+}
+
+}  // namespace cs::jobs

@@ -1,0 +1,108 @@
+#include "sim/jobs/job_scheduler.hpp"
+
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include "sim/jobs/easy_backfill.hpp"
+#include "sim/jobs/placement.hpp"
+#include "sim/jobs/preemption.hpp"
+
+namespace cs::jobs {
+
+JobScheduler::JobScheduler(const SchedulerConfig& config, JobBook& book, ClusterState& cluster,
+                           const FairShare& fair_share, SchedulerHost& host)
+    : config_(config),
+      book_(book),
+      cluster_(cluster),
+      host_(host),
+      order_(make_queue_order(config, fair_share)) {}
+
+bool JobScheduler::waits_for_switches(const Job& job, const Allocation& a, double now_s) {
+  if (config_.placement != PlacementPolicy::topology || !(config_.max_switch_wait_s > 0.0)) return false;
+  const double until = job.pending_since_s + config_.max_switch_wait_s;
+  if (now_s >= until || cluster_.spread(a) <= cluster_.min_spread(job.gpus)) return false;
+  host_.pass_at(until);
+  return true;
+}
+
+int JobScheduler::pass(double now_s) {
+  ++passes_;
+  if (book_.pending_total() == 0 || (cluster_.free_gpus() == 0 && !config_.preemption)) return 0;
+  const auto& queues = config_.queues;
+  const std::size_t n = queues.size();
+  std::vector<char> blocked(n, 0);
+  // Each queue's cursor. It moves past a job before the job can start (which erases it from
+  // the set); inserting (a preempted job requeued) leaves cursors valid.
+  std::vector<JobBook::PendingSet::const_iterator> cursor(n);
+  std::optional<Reservation> head;
+  int head_queue = -1, head_gpus = 0;
+  int examined_after_head = 0, started = 0;
+  const auto nothing_more = [&] { return cluster_.free_gpus() == 0 && (head || !config_.preemption); };
+
+  for (const std::vector<int>& group : order_->groups(now_s)) {
+    for (const int g : group) cursor[static_cast<std::size_t>(g)] = book_.pending(g).begin();
+    while (true) {
+      // The group's next job: the lowest id among its queues' cursors.
+      int q = -1;
+      for (const int g : group) {
+        const auto& it = cursor[static_cast<std::size_t>(g)];
+        if (blocked[static_cast<std::size_t>(g)] || it == book_.pending(g).end()) continue;
+        if (q < 0 || it->id < cursor[static_cast<std::size_t>(q)]->id) q = g;
+      }
+      if (q < 0) break;
+      const JobBook::PendingEntry entry = *cursor[static_cast<std::size_t>(q)]++;
+      ++examined_;
+      if (head && ++examined_after_head > config_.bf_max_job_test) return started;
+      const QueueConfig& queue = queues[static_cast<std::size_t>(q)];
+      if (book_.held_gpus(q) + entry.gpus > queue.max_gpus) continue;  // held by its cap
+      const bool fits = entry.gpus <= cluster_.free_gpus();
+      if (head && !fits) continue;  // only jobs that fit now may backfill
+      Job& job = book_.at(entry.slot);
+
+      if (fits) {
+        // Backfilling: no placement runs faster than a compact one, so a job whose remaining
+        // work alone outlasts the shadow time needs the extra GPUs.
+        if (head && now_s + (job.work_s - job.committed_s) > head->shadow_s && job.gpus > head->extra_gpus) continue;
+        Allocation a = place(cluster_, job.gpus, config_.placement);
+        if (waits_for_switches(job, a, now_s)) continue;
+        if (head) {
+          const double release = host_.release_if_started(entry.slot, a);
+          // A job of the head's queue running past the shadow time must leave the head room
+          // under the cap.
+          if (q == head_queue && release > head->shadow_s &&
+              book_.held_gpus(q) + job.gpus + head_gpus > queue.max_gpus)
+            continue;
+          if (!admit_backfill(*head, job.gpus, release)) continue;
+        }
+        host_.start(entry.slot, std::move(a));
+        ++started;
+        if (nothing_more()) return started;
+        continue;
+      }
+      if (!head && config_.preemption) {
+        const std::vector<Slot> victims = choose_victims(q, job.gpus, queues, book_, cluster_);
+        if (!victims.empty()) {
+          for (const Slot v : victims) host_.preempt(v);
+          host_.start(entry.slot, place(cluster_, job.gpus, config_.placement));
+          ++started;
+          continue;
+        }
+      }
+      if (config_.backfilling()) {
+        if (!head) {
+          head = reserve(job.gpus, cluster_, book_);
+          head_queue = q;
+          head_gpus = job.gpus;
+          if (std::isnan(job.reserved_start_s)) job.reserved_start_s = head->shadow_s;
+          if (nothing_more()) return started;
+        }
+        continue;
+      }
+      blocked[static_cast<std::size_t>(q)] = 1;
+    }
+  }
+  return started;
+}
+
+}  // namespace cs::jobs

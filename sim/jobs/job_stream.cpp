@@ -1,0 +1,79 @@
+#include "sim/jobs/job_stream.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace cs::jobs {
+
+JobStream::JobStream(engine::Simulator& sim, const JobsConfig& config) : config_(config) {
+  const std::string& prefix = config.series_prefix;
+  if (!config.trace_path.empty()) {
+    trace_file_ = std::make_unique<std::ifstream>(config.trace_path);
+    if (!*trace_file_) throw std::invalid_argument("trace: cannot open '" + config.trace_path + "'");
+    trace_ = std::make_unique<work::JobTraceReader>(*trace_file_);
+    return;
+  }
+  // Only the arrival times are drawn by the source: a request of no service time draws nothing.
+  work::RequestSpec no_demand;
+  no_demand.service_time = work::Distribution::constant(0.0);
+  arrivals_ = std::make_unique<sources::ArrivalSource>(sim, config.arrivals, no_demand,
+                                                       sources::DemandKind::service_time, prefix);
+  class_rng_ = &sim.random(prefix + "/classes");
+  gpus_rng_ = &sim.random(prefix + "/gpus");
+  duration_rng_ = &sim.random(prefix + "/durations");
+  for (const JobClass& c : config.classes) shares_.push_back(c.share);
+}
+
+int JobStream::gpu_limit(int queue) const {
+  return std::min(config_.total_gpus(), config_.scheduler.queues[static_cast<std::size_t>(queue)].max_gpus);
+}
+
+std::optional<JobRequest> JobStream::next() {
+  if (config_.max_jobs >= 0 && generated_ >= config_.max_jobs) return std::nullopt;
+  std::optional<JobRequest> r = trace_ ? from_trace() : from_classes();
+  if (r) ++generated_;
+  return r;
+}
+
+std::optional<JobRequest> JobStream::from_classes() {
+  const std::optional<sources::Arrival> a = arrivals_->next();
+  if (!a) return std::nullopt;
+  JobRequest r;
+  r.submit_s = a->time_s;
+  r.job_class = shares_.size() == 1 ? 0 : static_cast<int>(class_rng_->discrete(shares_.data(), shares_.size()));
+  const JobClass& c = config_.classes[static_cast<std::size_t>(r.job_class)];
+  r.queue = c.queue;
+  const double drawn = sources::sample(c.gpus, *gpus_rng_);
+  r.gpus = std::clamp<int64_t>(std::llround(drawn), 1, gpu_limit(c.queue));
+  r.duration_s = sources::sample(c.duration, *duration_rng_);
+  return r;
+}
+
+std::optional<JobRequest> JobStream::from_trace() {
+  const std::optional<work::JobTraceRecord> t = trace_->next();
+  if (!t) return std::nullopt;
+  JobRequest r;
+  r.submit_s = t->submit_s;
+  r.gpus = t->gpus;
+  r.duration_s = t->duration_s;
+  const auto& queues = config_.scheduler.queues;
+  if (!t->queue.empty()) {
+    const auto it = std::find_if(queues.begin(), queues.end(), [&](const QueueConfig& q) { return q.name == t->queue; });
+    if (it == queues.end())
+      throw std::invalid_argument("trace line " + std::to_string(trace_->line()) + ": unknown queue '" + t->queue +
+                                  "' (the scheduler's queues are named in fleet.scheduler.queues)");
+    r.queue = static_cast<int>(it - queues.begin());
+  }
+  if (!t->job_class.empty()) {
+    const auto& classes = config_.classes;
+    const auto it = std::find_if(classes.begin(), classes.end(), [&](const JobClass& c) { return c.name == t->job_class; });
+    if (it == classes.end())
+      throw std::invalid_argument("trace line " + std::to_string(trace_->line()) + ": unknown class '" + t->job_class +
+                                  "' (classes are named in workload.classes)");
+    r.job_class = static_cast<int>(it - classes.begin());
+  }
+  return r;
+}
+
+}  // namespace cs::jobs

@@ -1,0 +1,60 @@
+#pragma once
+// The jobs a cluster is asked to run, generated one at a time as the simulation runs: the next
+// submission from the arrival process and its class, GPU count and duration from the classes'
+// distributions; or the next row of a job trace (workloads/job_trace.hpp), read record by
+// record. Nothing is generated ahead.
+//
+// Classes: a job's class is drawn by the classes' arrival shares; its GPU count is drawn from
+// the class's distribution, rounded to the nearest whole number and clamped to [1, the most its
+// queue may hold and the cluster has]; its duration is drawn from the class's distribution.
+// The arrival times come from the serving workload's arrival source (sim/fleet/
+// arrival_source.hpp: Poisson, diurnal by thinning, bursty), the same process for jobs as for
+// requests.
+// Random streams: "<prefix>/arrivals" (times), "<prefix>/classes", "<prefix>/gpus",
+// "<prefix>/durations", so changing a class's durations does not move the arrivals.
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <optional>
+
+#include "sim/engine/simulator.hpp"
+#include "sim/jobs/jobs_config.hpp"
+#include "sim/sources/arrival_source.hpp"
+#include "workloads/job_trace.hpp"
+
+namespace cs::jobs {
+
+struct JobRequest {
+  double submit_s = 0.0;
+  int64_t gpus = 1;         // a trace's count as written (the cluster refuses what cannot fit)
+  double duration_s = 0.0;  // on a compact placement
+  int queue = 0;
+  int job_class = -1;       // -1: a trace job without a class
+};
+
+class JobStream {
+ public:
+  // Throws std::invalid_argument when the trace cannot be opened or lacks a column; a
+  // malformed row, an unknown queue or class throws when it is read.
+  JobStream(engine::Simulator& sim, const JobsConfig& config);
+  // The next job (submission times never decrease); nullopt after max_jobs or the trace's end.
+  std::optional<JobRequest> next();
+  int64_t generated() const { return generated_; }
+
+ private:
+  std::optional<JobRequest> from_classes();
+  std::optional<JobRequest> from_trace();
+  int gpu_limit(int queue) const;
+
+  const JobsConfig& config_;
+  std::unique_ptr<sources::ArrivalSource> arrivals_;
+  engine::RandomStream* class_rng_ = nullptr;
+  engine::RandomStream* gpus_rng_ = nullptr;
+  engine::RandomStream* duration_rng_ = nullptr;
+  std::vector<double> shares_;
+  std::unique_ptr<std::ifstream> trace_file_;
+  std::unique_ptr<work::JobTraceReader> trace_;
+  int64_t generated_ = 0;
+};
+
+}  // namespace cs::jobs

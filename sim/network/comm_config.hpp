@@ -1,0 +1,42 @@
+#pragma once
+// The communication layer's settings as plain values (network.model, network.granularity,
+// network.protocol, in-network reduction): what a scenario's Config holds, without the
+// layer's or the models' headers. The layer itself: comm.hpp, comm_base.hpp.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace cs::net {
+
+// NCCL's protocols (data/nccl_tuning.json, nccl_tuning.hpp). automatic: the tuner picks per
+// size, among LL, LL128 and Simple; none: the wire alone (no software latency, full payload
+// efficiency).
+enum class Protocol : uint8_t { automatic, simple, ll, ll128, none };
+// "auto", "simple", "ll", "ll128", "none": the scenario's spelling.
+std::string_view to_string(Protocol protocol);
+
+// Where the fabric reduces in-network (the in_network algorithm): NVLS in an NVSwitch node,
+// SHARP in the fabric's switches; NVLS runs at nvls_efficiency of the NVLink bandwidth.
+struct InNetworkReduction {
+  bool nvls = false;
+  bool sharp = false;
+  double nvls_efficiency = 1;
+};
+
+enum class NetworkModel : uint8_t { flow, analytical };
+
+// How finely the flow model runs a collective: pipeline = each pipelined stage as one flow at
+// the pace of its slowest edge (the fluid limit of chunks flowing with no barrier); step =
+// ring all-reduce with every rank's every step its own flow (the textbook ring, O(n^2) flows).
+enum class Granularity : uint8_t { pipeline, step };
+
+struct CommConfig {
+  NetworkModel model = NetworkModel::flow;
+  Granularity granularity = Granularity::pipeline;
+  Protocol protocol = Protocol::automatic;  // collectives' default
+  InNetworkReduction in_network;
+  // GPU architecture ("hopper", ...): keys NCCL's per-generation tables (LL's ceiling).
+  std::string gpu_arch = "hopper";
+};
+
+}  // namespace cs::net

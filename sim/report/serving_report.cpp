@@ -1,0 +1,78 @@
+#include "sim/report/serving_report.hpp"
+
+#include "sim/report/report_text.hpp"
+
+namespace cs::report {
+
+using namespace detail;
+using nlohmann::json;
+
+namespace {
+
+const json& key(const json& b, const char* k) {
+  static const json none;  // immutable
+  return b.contains(k) ? b[k] : none;
+}
+
+// A latency: milliseconds below a second, else as duration() reads it.
+std::string latency(const json& v) {
+  const double s = mean_of(v);
+  if (s >= 1.0) return duration(v);
+  return printf_text("%.3g", s * 1e3) + ci(v, "%.2g", 1e-3) + " ms";
+}
+
+std::string percentiles(const json& group) {
+  if (!group.is_object()) return "";
+  return "p50 " + latency(key(group, "p50_s")) + "   p95 " + latency(key(group, "p95_s")) + "   p99 " +
+         latency(key(group, "p99_s"));
+}
+
+}  // namespace
+
+std::string serving_text(const json& b) {
+  std::string out = "serving: " + count(key(b, "requests")) + " requests, " + count(key(b, "completed")) +
+                    " completed, " + count(key(b, "dropped")) + " dropped";
+  if (b.contains("drops"))
+    for (const auto& [reason, n] : b["drops"].items())
+      if (mean_of(n) > 0.0) out += " (" + reason + " " + count(n) + ")";
+  out += ", " + count(at(b, "request_counts", "in_flight")) + " in flight at the end\n";
+  out += "  latency      mean " + latency(key(b, "latency_mean_s")) + "   p50 " + latency(key(b, "latency_p50_s")) +
+         "   p95 " + latency(key(b, "latency_p95_s")) + "   p99 " + latency(key(b, "latency_p99_s")) + "   wait mean " +
+         latency(key(b, "wait_mean_s")) + "\n";
+  const json& slo = key(b, "slo");
+  out += "  SLO          " + printf_text("%.4g%%", 100.0 * mean_of(key(b, "slo_attainment"))) +
+         ci(key(b, "slo_attainment"), "%.2g%%", 0.01) + " of requests within it";
+  if (slo.is_object() && !key(slo, "latency_s").is_null()) {
+    const double met = mean_of(key(slo, "met"));
+    out += "; p" + printf_text("%g", mean_of(key(slo, "percentile"))) + " latency " +
+           latency(key(slo, "latency_at_percentile_s")) + " against " + latency(key(slo, "latency_s")) + ": " +
+           (met >= 1.0 ? "met" : met > 0.0 ? printf_text("met in %.0f%% of the replications", 100 * met) : "missed");
+  }
+  out += "\n";
+  if (b.contains("ttft"))
+    out += "  TTFT         " + percentiles(b["ttft"]) + "\n  TPOT         " + percentiles(b["tpot"]) + "\n  tokens       " +
+           count(at(b, "llm", "output_tokens_per_s")) + " output tokens/s   preemptions " + count(at(b, "llm", "preemptions")) +
+           "\n";
+  out += "  replicas     mean " + count(key(b, "replicas_mean")) + "   max " + count(key(b, "replicas_max")) + "   ready mean " +
+         count(at(b, "fleet", "ready_mean")) + "\n";
+  out += "  cost         " + dollars(key(b, "cost_usd")) + cost_by_market(b, "replica_hours_by_market", "replica-h") + "\n";
+  const double reclaims = mean_of(at(b, "fleet", "reclaims")), failures = mean_of(at(b, "fleet", "failures"));
+  if (reclaims > 0 || failures > 0 || mean_of(at(b, "replica_hours_by_market", "spot")) > 0)
+    out += "  spot         " + count(at(b, "fleet", "reclaims")) + " reclaims over " +
+           plain(mean_of(at(b, "fleet", "reclaim_exposure_replica_hours"))) + " replica-h exposed, " +
+           count(at(b, "fleet", "fallbacks")) + " fell back to on demand, " + count(at(b, "fleet", "failures")) +
+           " failures, " + count(at(b, "request_counts", "retries")) + " requests retried\n";
+  if (b.contains("pools")) {
+    out += "  pools       ";
+    for (const char* pool : {"prefill", "decode"}) {
+      const json& p = b["pools"][pool];
+      out += std::string(" ") + pool + ": " + count(key(p, "replicas_mean")) + " replicas on average, " +
+             dollars(key(p, "cost_usd")) + ";";
+    }
+    out += " KV caches: " + printf_text("%.4g", mean_of(key(b, "kv_bytes_transferred")) / 1e9) + " GB over the " +
+           (key(b, "kv_transfer").is_string() && b["kv_transfer"] == "network" ? "simulated network" : "link") + "\n";
+  }
+  return out;
+}
+
+}  // namespace cs::report

@@ -1,0 +1,434 @@
+#include "sim/serving/llm_replica.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace cs::serving {
+
+void validate_llm_replica(const LlmReplicaSpec& spec) {
+  validate_timing(spec.timing);
+  const BatchingSpec& b = spec.batching;
+  const auto require = [](bool ok, const char* field, const char* what) {
+    if (!ok) throw std::invalid_argument(std::string(field) + ": " + what);
+  };
+  require(b.max_num_seqs >= 1, "replica.max_num_seqs", "must be >= 1");
+  require(b.max_num_batched_tokens >= 1, "replica.max_num_batched_tokens", "must be >= 1");
+  require(b.block_size >= 1, "replica.block_size", "must be >= 1");
+  require(b.admission_watermark >= 0 && b.admission_watermark < 1, "replica.admission_watermark",
+          "must be in [0, 1)");
+  if (b.scheduler == SchedulerMode::chunked_prefill) {
+    require(b.max_num_batched_tokens >= b.max_num_seqs, "replica.max_num_batched_tokens",
+            "must be >= max_num_seqs with chunked prefill (every running sequence decodes each iteration)");
+  }
+  require(kv_cache_blocks(spec.timing, b.block_size) >= 1, "replica",
+          "the KV cache holds less than one block");
+}
+
+LlmReplica::LlmReplica(engine::Simulator& sim, ReplicaListener& listener, uint32_t id,
+                       const LlmReplicaSpec& spec, LlmRole role, LlmReplicaStats* totals)
+    : Replica(sim, listener, id, std::max(1, spec.batching.max_num_seqs)), spec_(spec), role_(role), totals_(totals), cost_(spec.timing) {
+  validate_llm_replica(spec_);
+  block_ = spec_.batching.block_size;
+  total_blocks_ = kv_cache_blocks(spec_.timing, spec_.batching.block_size);
+  phase_count_.assign(static_cast<std::size_t>(block_), 0);
+}
+
+LlmReplica::~LlmReplica() {
+  if (busy_) sim_.cancel(iteration_event_);
+  if (totals_) *totals_ += stats_;
+}
+
+bool LlmReplica::admissible(const Request& request) const {
+  const int64_t p = request.prompt_tokens;
+  const int64_t most_tokens = role_ == LlmRole::prefill ? p : p + request.output_tokens;
+  if (spec_.batching.scheduler == SchedulerMode::prefill_first) {
+    if (most_tokens > spec_.batching.max_num_batched_tokens) return false;
+    return blocks_for(most_tokens) + watermark_blocks() <= total_blocks_;
+  }
+  return blocks_for(most_tokens) <= total_blocks_;
+}
+
+// ---- sequence bookkeeping ----
+
+uint32_t LlmReplica::new_seq(const Request& request) {
+  uint32_t s;
+  if (!free_seqs_.empty()) {
+    s = free_seqs_.back();
+    free_seqs_.pop_back();
+  } else {
+    s = static_cast<uint32_t>(seqs_.size());
+    seqs_.emplace_back();
+  }
+  Seq& q = seqs_[s];
+  ++q.generation;
+  q.request = request;
+  q.prefill_target = request.prompt_tokens;
+  // A request whose KV cache came from a prefill pool has its prompt computed and its first
+  // token out.
+  q.computed = request.prefilled ? request.prompt_tokens : 0;
+  q.generated = request.prefilled ? 1 : 0;
+  q.blocks = 0;
+  q.prev = q.next = kNone;
+  q.phase = Phase::waiting;
+  return s;
+}
+
+void LlmReplica::release_seq(uint32_t s) {
+  seqs_[s].phase = Phase::free;
+  ++seqs_[s].generation;
+  free_seqs_.push_back(s);
+}
+
+void LlmReplica::link_back(uint32_t s) {
+  Seq& q = seqs_[s];
+  q.prev = run_tail_;
+  q.next = kNone;
+  if (run_tail_ != kNone) seqs_[run_tail_].next = s;
+  else run_head_ = s;
+  run_tail_ = s;
+  ++running_;
+}
+
+void LlmReplica::unlink(uint32_t s) {
+  Seq& q = seqs_[s];
+  if (q.prev != kNone) seqs_[q.prev].next = q.next;
+  else run_head_ = q.next;
+  if (q.next != kNone) seqs_[q.next].prev = q.prev;
+  else run_tail_ = q.prev;
+  q.prev = q.next = kNone;
+  --running_;
+}
+
+void LlmReplica::update_load() {
+  set_load(running_, static_cast<int>(waiting_.size()));
+  set_kv_usage(static_cast<double>(used_blocks_) / static_cast<double>(total_blocks_));
+}
+
+// ---- decoding set ----
+// A decoder that entered at clock k0 holding `base` KV tokens holds base + (k - k0) tokens
+// before decode iteration k and needs a new block in iteration k exactly when that count is a
+// multiple of the block size, i.e. when k = (k0 - base) mod block. Counting decoders by that
+// phase gives each iteration's new blocks in O(1).
+
+namespace {
+std::size_t block_phase(uint64_t entry, int64_t base, int64_t block) {
+  const int64_t e = static_cast<int64_t>(entry % static_cast<uint64_t>(block));
+  return static_cast<std::size_t>(((e - base % block) % block + block) % block);
+}
+}  // namespace
+
+void LlmReplica::start_decoding(uint32_t s) {
+  Seq& q = seqs_[s];
+  q.phase = Phase::decoding;
+  q.decode_base = q.prefill_target;
+  q.decode_entry = decode_clock_;
+  q.finish_clock = decode_clock_ + static_cast<uint64_t>(q.request.output_tokens - q.generated) - 1;
+  ++phase_count_[block_phase(q.decode_entry, q.decode_base, block_)];
+  ++n_decode_;
+  decode_kv_sum_ += static_cast<double>(q.decode_base);
+  finishes_.push({q.finish_clock, s, q.generation});
+}
+
+void LlmReplica::stop_decoding(uint32_t s) {
+  Seq& q = seqs_[s];
+  const int64_t kv = decode_kv_tokens(q);
+  --phase_count_[block_phase(q.decode_entry, q.decode_base, block_)];
+  --n_decode_;
+  decode_kv_sum_ -= static_cast<double>(kv);
+  used_blocks_ -= blocks_for(kv);
+  q.generated += static_cast<int32_t>(decode_clock_ - q.decode_entry);
+  ++q.generation;  // its heap entry is stale from now on
+}
+
+void LlmReplica::preempt(uint32_t s) {
+  Seq& q = seqs_[s];
+  if (q.phase == Phase::decoding) {
+    stop_decoding(s);
+  } else {
+    used_blocks_ -= q.blocks;
+    const auto it = std::find(prefilling_.rbegin(), prefilling_.rend(), s);
+    prefilling_.erase(std::next(it).base());
+  }
+  unlink(s);
+  q.blocks = 0;
+  q.phase = Phase::waiting;
+  q.computed = 0;
+  // Recompute mode: the prompt and every token produced so far are computed again.
+  q.prefill_target = q.request.prompt_tokens + q.generated;
+  waiting_.push_front(s);
+  ++stats_.preemptions;
+}
+
+void LlmReplica::grow_decoders() {
+  while (n_decode_ > 0) {
+    const int64_t need = phase_count_[decode_clock_ % static_cast<uint64_t>(block_)];
+    if (need <= free_blocks()) {
+      used_blocks_ += need;
+      break;
+    }
+    preempt(run_tail_);
+  }
+  decode_in_iteration_ = n_decode_ > 0;
+  decode_kv_sum_ += n_decode_;  // each decoder's new token
+}
+
+// Requests at the head of the queue whose KV cache arrived join the decoders of this very
+// iteration, while blocks and sequence slots last.
+void LlmReplica::admit_arrived_kv() {
+  while (!waiting_.empty() && running_ < spec_.batching.max_num_seqs) {
+    const uint32_t s = waiting_.front();
+    if (seqs_[s].computed != seqs_[s].prefill_target || !admit_prefilled(s)) break;
+  }
+}
+
+// The head of the queue starts its prompt with a first chunk of `chunk` tokens.
+void LlmReplica::admit_prompt(uint32_t s, int64_t chunk) {
+  Seq& q = seqs_[s];
+  const int64_t need = blocks_for(chunk);
+  waiting_.pop_front();
+  link_back(s);
+  q.phase = Phase::prefilling;
+  prefilling_.push_back(s);
+  used_blocks_ += need;
+  q.blocks = need;
+  if (q.request.start_s < 0) q.request.start_s = sim_.now();
+  chunks_.push_back({s, chunk});
+}
+
+bool LlmReplica::admit_prefilled(uint32_t s) {
+  Seq& q = seqs_[s];
+  const int64_t held = blocks_for(q.prefill_target);
+  // Its first decode iteration needs one more block when the prompt fills its last block.
+  const int64_t first_growth = q.prefill_target % block_ == 0 ? 1 : 0;
+  if (held + first_growth > free_blocks()) return false;
+  waiting_.pop_front();
+  link_back(s);
+  used_blocks_ += held;
+  if (q.request.start_s < 0) q.request.start_s = sim_.now();
+  start_decoding(s);
+  return true;
+}
+
+// ---- schedulers ----
+
+void LlmReplica::schedule_chunked() {
+  const int max_seqs = spec_.batching.max_num_seqs;
+  admit_arrived_kv();
+  const uint64_t preemptions_before = stats_.preemptions;
+  if (n_decode_ > 0) grow_decoders();
+  int64_t budget = spec_.batching.max_num_batched_tokens - n_decode_;
+
+  // Unfinished prompts, in admission order.
+  for (std::size_t i = 0; i < prefilling_.size() && budget > 0; ++i) {
+    const uint32_t s = prefilling_[i];
+    Seq& q = seqs_[s];
+    const int64_t chunk = std::min(q.prefill_target - q.computed, budget);
+    const int64_t need = blocks_for(q.computed + chunk) - q.blocks;
+    while (need > free_blocks() && prefilling_.back() != s) preempt(prefilling_.back());
+    if (need > free_blocks()) {
+      preempt(s);
+      break;
+    }
+    used_blocks_ += need;
+    q.blocks += need;
+    chunks_.push_back({s, chunk});
+    budget -= chunk;
+  }
+  if (stats_.preemptions != preemptions_before) return;  // vLLM admits nothing after preempting
+
+  // Waiting requests, FCFS, while budget, sequence slots and KV blocks last.
+  while (budget > 0 && !waiting_.empty() && running_ < max_seqs) {
+    const uint32_t s = waiting_.front();
+    Seq& q = seqs_[s];
+    if (q.computed == q.prefill_target) break;  // arrived KV: next iteration, with the decoders
+    const int64_t chunk = std::min(q.prefill_target, budget);
+    if (blocks_for(chunk) > free_blocks()) break;
+    admit_prompt(s, chunk);
+    budget -= chunk;
+  }
+}
+
+void LlmReplica::schedule_prefill_first() {
+  admit_arrived_kv();
+  const int64_t watermark = watermark_blocks();
+  int64_t budget = spec_.batching.max_num_batched_tokens;
+  while (!waiting_.empty() && running_ < spec_.batching.max_num_seqs) {
+    const uint32_t s = waiting_.front();
+    const int64_t tokens = seqs_[s].prefill_target;
+    if (seqs_[s].computed == tokens) break;
+    if (tokens > budget || blocks_for(tokens) + watermark > free_blocks()) break;
+    admit_prompt(s, tokens);
+    budget -= tokens;
+  }
+  // No prompt fits: a decode-only iteration of every running sequence.
+  if (chunks_.empty() && n_decode_ > 0) grow_decoders();
+}
+
+// ---- iterations ----
+
+void LlmReplica::start_iteration() {
+  chunks_.clear();
+  decode_in_iteration_ = false;
+  preemptions_at_schedule_ = stats_.preemptions;
+  if (spec_.batching.scheduler == SchedulerMode::chunked_prefill) schedule_chunked();
+  else schedule_prefill_first();
+  update_load();
+  if (!decode_in_iteration_ && chunks_.empty()) {
+    maybe_drained();
+    return;  // idle until a request arrives
+  }
+  IterationWork work;
+  if (decode_in_iteration_) {
+    work.decode_sequences = n_decode_;
+    work.decode_context_tokens = decode_kv_sum_;
+  }
+  for (const Chunk& c : chunks_) {
+    const auto start = static_cast<double>(seqs_[c.seq].computed);
+    const auto n = static_cast<double>(c.tokens);
+    work.prefill_tokens += c.tokens;
+    work.prefill_attended += n * start + n * (n + 1) / 2;
+    work.prefill_context_tokens += start;
+  }
+  stats_.prefill_tokens += static_cast<uint64_t>(work.prefill_tokens);
+  busy_ = true;
+  iteration_start_s_ = sim_.now();
+  iteration_ends_.clear();
+  iteration_ends_.push_back(sim_.now() + cost_.seconds(work));
+  if (spec_.batching.coalesce_decode_iterations && decode_in_iteration_ && chunks_.empty() &&
+      stats_.preemptions == preemptions_at_schedule_) {
+    plan_decode_run(work);
+  }
+  iteration_event_ = sim_.schedule_at(iteration_ends_.back(), *this, 0);
+}
+
+// Decode-only iterations after this one, up to the first that finishes a sequence or whose
+// KV growth would not fit: nothing the scheduler looks at changes before then (admission
+// waits for freed blocks or slots; arrivals cut the run, cut_decode_run()).
+void LlmReplica::plan_decode_run(IterationWork work) {
+  constexpr uint64_t kMaxRun = 1024;
+  const uint64_t first_finish = finishes_.top().clock;
+  const uint64_t iterations = std::min(first_finish - decode_clock_ + 1, kMaxRun);
+  int64_t free = free_blocks();
+  std::size_t phase = decode_clock_ % static_cast<uint64_t>(block_);
+  for (uint64_t i = 1; i < iterations; ++i) {
+    if (++phase == phase_count_.size()) phase = 0;
+    const int64_t need = phase_count_[phase];
+    if (need > free) break;
+    free -= need;
+    work.decode_context_tokens += n_decode_;
+    iteration_ends_.push_back(iteration_ends_.back() + cost_.seconds(work));
+  }
+}
+
+// A request arrived during a run: end the run with the iteration in progress.
+void LlmReplica::cut_decode_run() {
+  const auto in_progress = std::lower_bound(iteration_ends_.begin(), iteration_ends_.end(), sim_.now());
+  if (in_progress == iteration_ends_.end() || in_progress + 1 == iteration_ends_.end()) return;
+  iteration_ends_.erase(in_progress + 1, iteration_ends_.end());
+  sim_.cancel(iteration_event_);
+  iteration_event_ = sim_.schedule_at(iteration_ends_.back(), *this, 0);
+}
+
+void LlmReplica::finish_request(uint32_t s) {
+  Seq& q = seqs_[s];
+  if (q.phase == Phase::decoding) stop_decoding(s);
+  else used_blocks_ -= q.blocks;
+  unlink(s);
+  const Request done = q.request;
+  release_seq(s);
+  update_load();
+  complete(done);
+  if (can_start_now()) slot_freed();
+}
+
+void LlmReplica::finish_iteration() {
+  stats_.busy_s += sim_.now() - iteration_start_s_;
+  const auto iterations = static_cast<uint64_t>(iteration_ends_.size());
+  stats_.iterations += iterations;
+  if (decode_in_iteration_) {
+    // The growth of a run's later iterations (the first's was taken when it started).
+    std::size_t phase = decode_clock_ % static_cast<uint64_t>(block_);
+    for (uint64_t i = 1; i < iterations; ++i) {
+      if (++phase == phase_count_.size()) phase = 0;
+      used_blocks_ += phase_count_[phase];
+    }
+    decode_kv_sum_ += static_cast<double>(n_decode_) * static_cast<double>(iterations - 1);
+    decode_clock_ += iterations;
+    stats_.tokens_out += static_cast<uint64_t>(n_decode_) * iterations;
+    while (!finishes_.empty() && finishes_.top().clock < decode_clock_) {
+      const Finish f = finishes_.top();
+      finishes_.pop();
+      if (seqs_[f.seq].generation == f.generation) finish_request(f.seq);
+    }
+  }
+  // Prompts that completed form a prefix of the chunks (only the last scheduled chunk can be
+  // partial: nothing is scheduled after the budget runs out).
+  for (const Chunk& c : chunks_) {
+    Seq& q = seqs_[c.seq];
+    q.computed += c.tokens;
+    if (q.computed < q.prefill_target) break;
+    prefilling_.pop_front();
+    ++q.generated;
+    ++stats_.tokens_out;
+    if (q.request.first_token_s < 0) q.request.first_token_s = sim_.now();
+    if (role_ == LlmRole::prefill || q.generated >= q.request.output_tokens) {
+      finish_request(c.seq);
+    } else {
+      start_decoding(c.seq);
+    }
+  }
+  chunks_.clear();
+}
+
+void LlmReplica::on_event(uint64_t) {
+  // The sequence finishing now is usually cold in cache: start loading it early.
+  if (!finishes_.empty()) __builtin_prefetch(&seqs_[finishes_.top().seq]);
+  finish_iteration();
+  busy_ = false;
+  start_iteration();
+}
+
+void LlmReplica::submit(const Request& request) {
+  count_arrival();
+  waiting_.push_back(new_seq(request));
+  update_load();
+  if (!busy_) start_iteration();
+  else if (iteration_ends_.size() > 1) cut_decode_run();
+}
+
+void LlmReplica::take_queued(std::vector<Request>& out) {
+  for (const uint32_t s : waiting_) {
+    out.push_back(seqs_[s].request);
+    release_seq(s);
+  }
+  waiting_.clear();
+  update_load();
+  maybe_drained();
+}
+
+void LlmReplica::abort(std::vector<Request>& out) {
+  if (busy_) {
+    sim_.cancel(iteration_event_);
+    busy_ = false;
+  }
+  for (uint32_t s = run_head_; s != kNone; s = seqs_[s].next) out.push_back(seqs_[s].request);
+  for (const uint32_t s : waiting_) out.push_back(seqs_[s].request);
+  for (uint32_t s = 0; s < seqs_.size(); ++s) {
+    if (seqs_[s].phase != Phase::free) release_seq(s);
+  }
+  waiting_.clear();
+  prefilling_.clear();
+  chunks_.clear();
+  run_head_ = run_tail_ = kNone;
+  running_ = 0;
+  n_decode_ = 0;
+  decode_kv_sum_ = 0;
+  used_blocks_ = 0;
+  std::fill(phase_count_.begin(), phase_count_.end(), 0);
+  finishes_ = {};
+  update_load();
+}
+
+}  // namespace cs::serving

@@ -1,0 +1,209 @@
+#pragma once
+// An LLM server with continuous batching and a paged KV cache, as vLLM schedules it.
+//
+// Every iteration the scheduler picks work under a token budget (max_num_batched_tokens) and
+// a sequence cap (max_num_seqs), runs it for iteration_time_s() (llm_timing.hpp), and at the
+// end every decoding sequence has one more token. Two schedulers (`scheduler`):
+//
+//   chunked_prefill  vLLM v1 (vllm/v1/core/sched/scheduler.py): running sequences first, each
+//                    decoding sequence takes one token of the budget; unfinished prompts go on
+//                    in admission order, each taking min(remaining prompt, budget left); then
+//                    waiting requests are admitted FCFS while budget and sequence slots remain,
+//                    their prompt cut into a chunk that fits. Decodes and prefill chunks share
+//                    an iteration. Requires max_num_batched_tokens >= max_num_seqs (as vLLM).
+//   prefill_first    vLLM v0 without chunked prefill: when waiting requests fit (whole prompts
+//                    within the budget, the KV blocks of their prompts free beyond a 1%
+//                    watermark), the iteration is a prefill-only batch of them; otherwise it
+//                    is a decode-only batch of every running sequence. A request needs
+//                    prompt + output <= max_num_batched_tokens (vLLM v0 requires the budget to
+//                    cover max_model_len).
+//
+// KV cache: paged in blocks of block_size tokens; a sequence holds ceil(tokens / block_size)
+// blocks and takes a new one when its last is full. Prompts are admitted only when their
+// (chunk's) blocks are free, so a full cache makes requests wait. When decoding sequences
+// need blocks that are not free, the most recently admitted running sequence is preempted
+// (vLLM's FCFS victim) and goes back to the head of the waiting queue; its KV is dropped and
+// later recomputed as a prefill of prompt + the tokens it had produced (vLLM's recompute
+// mode). A prefill chunk that finds no free blocks preempts the most recently admitted
+// unfinished prompt (never a decoding sequence: this keeps decodes moving, where vLLM would
+// take whichever sequence is last).
+//
+// Token accounting: the iteration that computes a prompt's last token produces the first
+// output token (TTFT = end of that iteration - arrival); each later iteration produces one
+// more; a request with o output tokens is done o - 1 decode iterations after its prefill.
+//
+// Roles (disaggregated serving, as Splitwise and DistServe): `prefill` replicas complete a
+// request when its first token is out (the pool then moves its KV cache); `decode` replicas
+// take requests whose KV cache has arrived (Request::prefilled) and admit them straight into
+// decoding when their prompt's blocks are free.
+//
+// Cost per iteration: O(1) for the decoding set (sequences advancing together are counted by
+// KV-block phase, finishes kept in a heap) plus O(log n) per sequence that starts, finishes
+// or is preempted; never a loop over every running sequence. Runs of decode-only iterations
+// take one engine event (BatchingSpec::coalesce_decode_iterations).
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <queue>
+#include <vector>
+
+#include "sim/serving/llm_timing.hpp"
+#include "sim/serving/replica.hpp"
+
+namespace cs::serving {
+
+enum class SchedulerMode : uint8_t { chunked_prefill, prefill_first };
+enum class LlmRole : uint8_t { unified, prefill, decode };
+
+struct BatchingSpec {
+  SchedulerMode scheduler = SchedulerMode::chunked_prefill;
+  int max_num_seqs = 256;                 // vLLM --max-num-seqs
+  int64_t max_num_batched_tokens = 8192;  // vLLM --max-num-batched-tokens
+  int block_size = 16;                    // vLLM --block-size (tokens per KV block)
+  double admission_watermark = 0.01;      // prefill_first: share of blocks kept free (vLLM v0)
+  // Simulate a run of decode-only iterations in which nothing can change (no request joins,
+  // none finishes, the KV growth fits) with one engine event instead of one per iteration.
+  // An arrival in the middle cuts the run at the iteration in progress. Times and results are
+  // those of one event per iteration; only the kv_cache_usage signal is then sampled at the
+  // run's ends rather than at every iteration.
+  bool coalesce_decode_iterations = true;
+};
+
+struct LlmReplicaSpec {
+  LlmTimingSpec timing;
+  BatchingSpec batching;
+};
+
+// Throws std::invalid_argument naming the field.
+void validate_llm_replica(const LlmReplicaSpec& spec);
+
+struct LlmReplicaStats {
+  uint64_t iterations = 0;
+  uint64_t preemptions = 0;
+  uint64_t tokens_out = 0;      // output tokens produced
+  uint64_t prefill_tokens = 0;  // prompt (and recomputed) tokens computed
+  double busy_s = 0;            // time with an iteration running
+
+  LlmReplicaStats& operator+=(const LlmReplicaStats& o) {
+    iterations += o.iterations;
+    preemptions += o.preemptions;
+    tokens_out += o.tokens_out;
+    prefill_tokens += o.prefill_tokens;
+    busy_s += o.busy_s;
+    return *this;
+  }
+};
+
+class LlmReplica final : public Replica {
+ public:
+  // `totals`, when given, receives this replica's stats when it is destroyed (a fleet's sum
+  // over replicas that come and go).
+  LlmReplica(engine::Simulator& sim, ReplicaListener& listener, uint32_t id,
+             const LlmReplicaSpec& spec, LlmRole role = LlmRole::unified,
+             LlmReplicaStats* totals = nullptr);
+  ~LlmReplica() override;
+
+  // False when the request could never run here (its tokens exceed the whole KV cache, or
+  // prefill_first's budget); the pool drops such requests instead of submitting them.
+  bool admissible(const Request& request) const override;
+  void submit(const Request& request) override;
+  void take_queued(std::vector<Request>& out) override;
+  void abort(std::vector<Request>& out) override;
+  void on_event(uint64_t tag) override;
+
+  int64_t kv_blocks_total() const { return total_blocks_; }
+  int64_t kv_blocks_used() const { return used_blocks_; }
+  int decoding() const { return n_decode_; }
+  const LlmReplicaStats& stats() const { return stats_; }
+  const LlmReplicaSpec& spec() const { return spec_; }
+
+ private:
+  enum class Phase : uint8_t { free, waiting, prefilling, decoding };
+  static constexpr uint32_t kNone = ~uint32_t{0};
+  struct Seq {
+    Request request;
+    int64_t prefill_target = 0;  // tokens to compute before the next token comes out
+    int64_t computed = 0;        // of them, computed so far
+    int64_t blocks = 0;          // KV blocks held while prefilling
+    int64_t decode_base = 0;     // KV tokens when decoding started
+    uint64_t decode_entry = 0;   // decode clock of its first decode iteration
+    uint64_t finish_clock = 0;   // decode clock of its last decode iteration
+    int32_t generated = 0;       // output tokens produced
+    uint32_t generation = 0;     // bumps when it leaves decoding (stale heap entries)
+    uint32_t prev = kNone, next = kNone;  // running list, admission order
+    Phase phase = Phase::free;
+  };
+  struct Finish {
+    uint64_t clock;
+    uint32_t seq;
+    uint32_t generation;
+    bool operator>(const Finish& o) const {
+      return clock != o.clock ? clock > o.clock : seq > o.seq;
+    }
+  };
+  struct Chunk {
+    uint32_t seq;
+    int64_t tokens;
+  };
+
+  int64_t blocks_for(int64_t tokens) const { return (tokens + block_ - 1) / block_; }
+  int64_t free_blocks() const { return total_blocks_ - used_blocks_; }
+  int64_t watermark_blocks() const {
+    return static_cast<int64_t>(std::ceil(spec_.batching.admission_watermark * static_cast<double>(total_blocks_)));
+  }
+  uint32_t new_seq(const Request& request);
+  void release_seq(uint32_t s);
+  void link_back(uint32_t s);
+  void unlink(uint32_t s);
+  int64_t decode_kv_tokens(const Seq& q) const { return q.decode_base + static_cast<int64_t>(decode_clock_ - q.decode_entry); }
+  void start_decoding(uint32_t s);
+  void stop_decoding(uint32_t s);  // leaves the decode set; frees its blocks
+  void preempt(uint32_t s);
+  void preempt_last_running();
+  bool admit_prefilled(uint32_t s);
+  void admit_arrived_kv();
+  void admit_prompt(uint32_t s, int64_t chunk);
+  void schedule_chunked();
+  void schedule_prefill_first();
+  void grow_decoders();
+  void start_iteration();
+  void plan_decode_run(IterationWork work);
+  void cut_decode_run();
+  void finish_iteration();
+  void finish_request(uint32_t s);
+  void update_load();
+
+  LlmReplicaSpec spec_;
+  LlmRole role_;
+  LlmReplicaStats* totals_;
+  IterationCost cost_;
+  int64_t block_;
+  int64_t total_blocks_;
+  int64_t used_blocks_ = 0;
+
+  std::vector<Seq> seqs_;
+  std::vector<uint32_t> free_seqs_;
+  std::deque<uint32_t> waiting_;
+  std::deque<uint32_t> prefilling_;  // running, prompt not finished; admission order
+  uint32_t run_head_ = kNone, run_tail_ = kNone;
+  int running_ = 0;
+
+  // Decoding set.
+  int n_decode_ = 0;
+  uint64_t decode_clock_ = 0;         // index of the next decode iteration
+  double decode_kv_sum_ = 0;          // KV tokens held by decoding sequences
+  std::vector<int32_t> phase_count_;  // decoders taking a new block at clock = phase mod block
+  std::priority_queue<Finish, std::vector<Finish>, std::greater<>> finishes_;
+
+  // The iteration in flight.
+  bool busy_ = false;
+  bool decode_in_iteration_ = false;
+  std::vector<Chunk> chunks_;
+  std::vector<double> iteration_ends_;  // end of each iteration of the run in flight (>= 1)
+  double iteration_start_s_ = 0;
+  uint64_t preemptions_at_schedule_ = 0;
+  engine::EventId iteration_event_;
+  LlmReplicaStats stats_;
+};
+
+}  // namespace cs::serving

@@ -1,0 +1,79 @@
+#include "sim/serving/llm_timing.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace cs::serving {
+
+IterationCost::IterationCost(const LlmTimingSpec& spec)
+    : measured_(spec.measured.enabled), m_(spec.measured) {
+  const LlmModelSpec& model = spec.model;
+  const double g = spec.gpus;
+  const double flops_per_s = g * spec.gpu.peak_flops * spec.gpu.compute_efficiency;
+  const double bytes_per_s = g * spec.gpu.hbm_bandwidth_Bps * spec.gpu.memory_efficiency;
+  per_token_compute_s_ = 2.0 * model.flop_params() / flops_per_s;
+  per_attended_compute_s_ = 4.0 * model.layers * model.hidden / flops_per_s;
+  weights_s_ = model.weight_bytes() / bytes_per_s;
+  per_kv_token_s_ = model.kv_bytes_per_token() / bytes_per_s;
+  if (spec.gpus > 1 && spec.tp_allreduce_bandwidth_Bps > 0) {
+    // 2 all-reduces per layer of tokens * hidden activations, ring: 2 (g-1)/g of it per GPU.
+    per_token_comm_s_ = 2.0 * model.layers * (2.0 * (g - 1) / g) * model.hidden *
+                        model.activation_bytes_per_element / spec.tp_allreduce_bandwidth_Bps;
+  }
+  overhead_s_ = spec.iteration_overhead_s;
+}
+
+double iteration_time_s(const LlmTimingSpec& spec, const IterationWork& work) {
+  return IterationCost(spec).seconds(work);
+}
+
+double kv_cache_bytes(const LlmTimingSpec& spec) {
+  if (spec.kv_cache_bytes > 0) return spec.kv_cache_bytes;
+  return spec.gpus * spec.gpu.hbm_bytes * spec.gpu_memory_utilization - spec.model.weight_bytes() -
+         spec.activation_reserve_bytes;
+}
+
+int64_t kv_cache_blocks(const LlmTimingSpec& spec, int block_size) {
+  const double bytes = kv_cache_bytes(spec);
+  const double block_bytes = spec.model.kv_bytes_per_token() * block_size;
+  if (!(bytes > 0) || !(block_bytes > 0)) return 0;
+  return static_cast<int64_t>(std::floor(bytes / block_bytes));
+}
+
+void validate_timing(const LlmTimingSpec& spec) {
+  const auto require = [](bool ok, const char* field, const std::string& what) {
+    if (!ok) throw std::invalid_argument(std::string(field) + ": " + what);
+  };
+  const auto positive = [](double x) { return std::isfinite(x) && x > 0; };
+  const auto share = [](double x) { return std::isfinite(x) && x > 0 && x <= 1; };
+  require(spec.gpus >= 1, "replica.gpus", "must be >= 1");
+  require(spec.iteration_overhead_s >= 0, "replica.iteration_overhead", "must be >= 0");
+  if (spec.measured.enabled) {
+    const MeasuredTiming& m = spec.measured;
+    require(m.base_s >= 0 && m.per_prefill_token_s >= 0 && m.per_decode_sequence_s >= 0 &&
+                m.per_context_token_s >= 0,
+            "replica.measured", "times must be >= 0");
+    require(m.base_s + m.per_prefill_token_s + m.per_decode_sequence_s > 0, "replica.measured",
+            "an iteration must take time");
+  } else {
+    require(positive(spec.gpu.peak_flops), "hardware.gpu.peak_flops", "must be > 0");
+    require(positive(spec.gpu.hbm_bandwidth_Bps), "hardware.gpu.hbm_bandwidth", "must be > 0");
+    require(share(spec.gpu.compute_efficiency), "replica.compute_efficiency", "must be in (0, 1]");
+    require(share(spec.gpu.memory_efficiency), "replica.memory_efficiency", "must be in (0, 1]");
+  }
+  require(positive(spec.model.params) && positive(spec.model.bytes_per_param), "model.params",
+          "must be > 0");
+  require(spec.model.layers > 0 && spec.model.hidden > 0 && spec.model.kv_heads > 0 &&
+              spec.model.head_dim > 0 && positive(spec.model.kv_bytes_per_element),
+          "model", "layers, hidden, kv_heads, head_dim and KV bytes must be > 0");
+  require(share(spec.gpu_memory_utilization), "replica.gpu_memory_utilization", "must be in (0, 1]");
+  require(spec.activation_reserve_bytes >= 0, "replica.activation_reserve", "must be >= 0");
+  require(kv_cache_bytes(spec) > 0, "replica",
+          "the model's weights (" + std::to_string(spec.model.weight_bytes() / 1e9) +
+              " GB) and activation reserve leave no KV cache on " + std::to_string(spec.gpus) +
+              " GPU(s); add GPUs (tensor parallelism) or lower the reserve");
+}
+
+}  // namespace cs::serving

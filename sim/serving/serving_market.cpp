@@ -1,0 +1,54 @@
+#include "sim/serving/serving_market.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "sim/fleet/instance_prices.hpp"
+
+namespace cs::serving {
+
+fleet::PerMarket<double> replica_prices(std::string_view instance, int gpus) {
+  const fleet::InstancePriceCatalog& catalog = fleet::InstancePriceCatalog::builtin();
+  const fleet::InstanceType* type = catalog.find(instance);
+  if (!type) throw std::out_of_range("replica_prices: unknown instance " + std::string(instance));
+  fleet::PerMarket<double> prices = catalog.usd_per_hour(instance);
+  const double share = static_cast<double>(gpus) / static_cast<double>(std::max(1, type->gpus));
+  for (const fleet::Market m : fleet::kAllMarkets) prices[m] *= share;
+  return prices;
+}
+
+fleet::FailureConfig no_failures() {
+  fleet::FailureConfig f;
+  f.node_mtbf_s = std::numeric_limits<double>::infinity();
+  f.causes.clear();
+  return f;
+}
+
+void validate_market(const MarketSpec& spec) {
+  if (!(spec.spot_share >= 0 && spec.spot_share <= 1))
+    throw std::invalid_argument("fleet.market: the spot share must be in [0, 1]");
+  if (!(spec.reserved_share >= 0 && spec.spot_share + spec.reserved_share <= 1 + 1e-9))
+    throw std::invalid_argument("fleet.market: the reserved share must be in [0, 1 - spot share]");
+  for (const fleet::Market m : fleet::kAllMarkets)
+    if (!(spec.usd_per_hour[m] >= 0) || !std::isfinite(spec.usd_per_hour[m]))
+      throw std::invalid_argument("fleet.prices." + std::string(fleet::to_string(m)) + ": must be a finite price >= 0");
+  if (!(spec.fallback_after_s >= 0))
+    throw std::invalid_argument("fleet.interruptions.fallback_after: must be >= 0");
+  spec.reclaims.validate("fleet.interruptions");
+  spec.failures.validate("fleet.failures");
+}
+
+fleet::Market market_for_launch(const MarketSpec& spec, const fleet::PerMarket<int>& active) {
+  int total = 0;
+  for (const fleet::Market m : fleet::kAllMarkets) total += active[m];
+  const auto below_share = [&](fleet::Market m, double share) {
+    return share > 0 && active[m] + 1 <= share * (total + 1) + 1e-9;
+  };
+  if (below_share(fleet::Market::reserved, spec.reserved_share)) return fleet::Market::reserved;
+  if (below_share(fleet::Market::spot, spec.spot_share)) return fleet::Market::spot;
+  return fleet::Market::on_demand;
+}
+
+}  // namespace cs::serving

@@ -1,0 +1,62 @@
+#pragma once
+// What a serving run reports. The first block is docs/scenarios.md's `serving` summary; the rest
+// are breakdowns. Percentiles are nearest-rank over the counted requests: exact up to
+// QuantileSketch::Options::exact_limit requests, within its relative_error beyond
+// (percentiles_exact says which).
+#include <cstdint>
+
+#include "sim/fleet/market.hpp"
+
+namespace cs::serving {
+
+struct LatencySummary {
+  uint64_t count = 0;
+  double mean_s = 0, p50_s = 0, p90_s = 0, p95_s = 0, p99_s = 0, max_s = 0;
+};
+
+struct PoolSummary {
+  double replicas_mean = 0;  // billed replicas (starting, ready or draining), time-weighted
+  double replicas_max = 0;
+  double ready_mean = 0;     // ready replicas, time-weighted
+  fleet::PerMarket<double> replica_hours;  // billed, by market
+  fleet::PerMarket<double> cost_usd_by_market;  // replica-hours x the market's price
+  double cost_usd = 0;       // every market
+  uint64_t reclaims = 0;     // spot replicas given a reclaim notice
+  double reclaim_exposure_hours = 0;  // spot replica-hours exposed to reclaims (no notice yet)
+  uint64_t failures = 0;     // replicas whose instance failed
+  uint64_t fallbacks = 0;    // reclaimed spot capacity bought on demand instead
+};
+
+struct ServingResult {
+  // ---- summary keys (docs/scenarios.md) ----
+  uint64_t requests = 0;   // arrived (after stats_start)
+  uint64_t completed = 0;
+  uint64_t dropped = 0;
+  double latency_mean_s = 0, latency_p50_s = 0, latency_p95_s = 0, latency_p99_s = 0;
+  double wait_mean_s = 0;       // arrival to first service (slot or batch)
+  double slo_attainment = 0;    // requests meeting the SLO / (completed + dropped)
+  double replicas_mean = 0;     // billed replicas, time-weighted (all pools)
+  double replicas_max = 0;
+  double cost_usd = 0;
+  // ---- LLM serving ----
+  bool llm = false;
+  LatencySummary ttft;  // time to first token
+  LatencySummary tpot;  // time per output token after the first (requests with >= 2 tokens)
+  double output_tokens_per_s = 0;
+  uint64_t preemptions = 0;
+  // ---- breakdowns ----
+  LatencySummary latency;
+  bool slo_met = false;             // latency at the SLO's percentile <= its bound
+  double latency_at_slo_percentile_s = 0;
+  uint64_t in_flight = 0;           // arrived, neither completed nor dropped at the end
+  uint64_t dropped_queue_full = 0, dropped_timeout = 0, dropped_lost = 0, dropped_too_large = 0;
+  uint64_t retries = 0;             // completed requests that were lost once and sent again
+  bool percentiles_exact = true;
+  PoolSummary pool;                 // unified pool, or prefill pool when disaggregated
+  PoolSummary decode_pool;          // disaggregated only
+  double kv_bytes_transferred = 0;  // disaggregated only
+  double sim_time_s = 0;
+  uint64_t events = 0;
+};
+
+}  // namespace cs::serving

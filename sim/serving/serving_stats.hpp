@@ -1,0 +1,50 @@
+#pragma once
+// Counts and latency sketches of a serving run: what every completed or dropped request
+// adds to the result, overall and per time-series window. Requests that arrived before
+// `stats_start_s` are left out everywhere (a warm-up).
+#include <cstdint>
+
+#include "sim/serving/quantile_sketch.hpp"
+#include "sim/serving/replica_pool.hpp"
+#include "sim/serving/request.hpp"
+#include "sim/serving/serving_config.hpp"
+#include "sim/serving/serving_result.hpp"
+
+namespace cs::serving {
+
+class ServingStats {
+ public:
+  ServingStats(const SloSpec& slo, const QuantileSketch::Options& sketch, double stats_start_s,
+               bool llm);
+
+  void on_arrival(const Request& request);
+  void on_complete(const Request& request, double now_s);
+  void on_dropped(const Request& request, DropReason reason);
+
+  // Fills the request-level fields of `out` (counts, latencies, SLO, TTFT, TPOT).
+  void fill(ServingResult& out, double elapsed_s) const;
+
+  // The window since the last reset_window(): arrivals, and percentiles of the latencies and
+  // TTFTs completed in it (from the histograms: within the sketch's relative error).
+  uint64_t window_arrivals() const { return window_arrivals_; }
+  double window_latency_quantile(double p) const { return latency_.quantile_since(p, latency_mark_); }
+  double window_ttft_quantile(double p) const { return ttft_.quantile_since(p, ttft_mark_); }
+  void reset_window();
+
+ private:
+  bool counted(const Request& r) const { return r.arrival_s >= stats_start_s_; }
+  static LatencySummary summarize(const QuantileSketch& s);
+
+  SloSpec slo_;
+  double stats_start_s_;
+  bool llm_;
+  QuantileSketch latency_, ttft_, tpot_;
+  double wait_sum_ = 0;  // only its mean is reported
+  QuantileSketch::Mark latency_mark_, ttft_mark_;
+  uint64_t arrivals_ = 0, completed_ = 0, met_slo_ = 0, retries_ = 0;
+  uint64_t dropped_[4] = {0, 0, 0, 0};  // by DropReason
+  uint64_t output_tokens_ = 0;
+  uint64_t window_arrivals_ = 0;
+};
+
+}  // namespace cs::serving

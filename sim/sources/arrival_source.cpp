@@ -1,0 +1,117 @@
+#include "sim/sources/arrival_source.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+
+namespace cs::sources {
+
+ArrivalSource::ArrivalSource(engine::Simulator& sim, const work::ArrivalSpec& arrivals,
+                             const work::RequestSpec& requests, DemandKind demand,
+                             const std::string& name)
+    : spec_(arrivals),
+      requests_(requests),
+      demand_(demand),
+      time_rng_(sim.random(name + "/arrivals")),
+      demand_rng_(sim.random(name + "/requests")),
+      service_time_(requests.service_time),
+      prompt_tokens_(requests.prompt_tokens),
+      output_tokens_(requests.output_tokens) {
+  work::validate_arrivals(spec_);
+  work::validate_request(requests_);
+  if (spec_.process == work::ArrivalProcess::trace) {
+    trace_file_ = std::make_unique<std::ifstream>(spec_.trace_path);
+    if (!*trace_file_) throw std::invalid_argument("trace: cannot open '" + spec_.trace_path + "'");
+    trace_ = std::make_unique<work::TraceReader>(*trace_file_, spec_.trace_time_scale);
+  }
+  if (spec_.process == work::ArrivalProcess::bursty) {
+    state_end_s_ = time_rng_.exponential(spec_.bursty.burst_interval_s);
+  }
+}
+
+// The highest rate of the cosine profile over [start, start + period / 96]: at an end, or at
+// a peak inside.
+double ArrivalSource::diurnal_majorant(double start) const {
+  const work::DiurnalProfile& d = spec_.diurnal;
+  const double end = start + d.period_s / 96;
+  const double next_peak = d.peak_at_s + std::ceil((start - d.peak_at_s) / d.period_s) * d.period_s;
+  if (next_peak <= end) return spec_.rate_per_s * d.peak_to_mean;
+  return std::max(work::expected_rate_at(spec_, start), work::expected_rate_at(spec_, end));
+}
+
+double ArrivalSource::next_time() {
+  switch (spec_.process) {
+    case work::ArrivalProcess::poisson:
+      return t_ + time_rng_.exponential(1.0 / spec_.rate_per_s);
+    case work::ArrivalProcess::diurnal: {
+      const double segment = spec_.diurnal.period_s / 96;
+      double t = t_;
+      while (true) {
+        if (t >= segment_end_s_) {
+          const double start = std::floor(t / segment) * segment;
+          segment_end_s_ = start + segment;
+          segment_rate_ = diurnal_majorant(start);
+        }
+        const double candidate = t + time_rng_.exponential(1.0 / segment_rate_);
+        if (candidate >= segment_end_s_) {
+          t = segment_end_s_;  // memoryless: start again from the next segment
+          continue;
+        }
+        t = candidate;
+        if (time_rng_.uniform() * segment_rate_ < work::expected_rate_at(spec_, t)) return t;
+      }
+    }
+    case work::ArrivalProcess::bursty: {
+      double t = t_;
+      while (true) {
+        const double rate =
+            spec_.rate_per_s * (in_burst_ ? spec_.bursty.burst_factor : 1.0);
+        const double candidate = t + time_rng_.exponential(1.0 / rate);
+        if (candidate < state_end_s_) return candidate;
+        t = state_end_s_;
+        in_burst_ = !in_burst_;
+        state_end_s_ = t + time_rng_.exponential(in_burst_ ? spec_.bursty.burst_duration_s
+                                                           : spec_.bursty.burst_interval_s);
+      }
+    }
+    case work::ArrivalProcess::trace: break;
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+void ArrivalSource::fill_demand(Arrival& a, const work::TraceRecord* record) {
+  if (demand_ == DemandKind::service_time) {
+    a.service_s = record && record->service_time_s >= 0 ? record->service_time_s
+                                                        : service_time_(demand_rng_);
+    return;
+  }
+  // A trace's count when it has one, else a draw; either way rounded and clamped.
+  const auto tokens = [&](int64_t from_trace, const sources::DistributionSampler& sample, int64_t max_tokens) {
+    const double value = from_trace >= 0 ? static_cast<double>(from_trace) : sample(demand_rng_);
+    return static_cast<int32_t>(work::clamp_tokens(value, max_tokens));
+  };
+  a.prompt_tokens = tokens(record ? record->prompt_tokens : -1, prompt_tokens_,
+                           requests_.max_prompt_tokens);
+  a.output_tokens = tokens(record ? record->output_tokens : -1, output_tokens_,
+                           requests_.max_output_tokens);
+}
+
+std::optional<Arrival> ArrivalSource::next() {
+  Arrival a;
+  if (trace_) {
+    const std::optional<work::TraceRecord> record = trace_->next();
+    if (!record) return std::nullopt;
+    a.time_s = record->time_s;
+    fill_demand(a, &*record);
+  } else {
+    a.time_s = next_time();
+    fill_demand(a, nullptr);
+  }
+  t_ = a.time_s;
+  ++generated_;
+  return a;
+}
+
+}  // namespace cs::sources

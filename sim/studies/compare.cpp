@@ -1,0 +1,220 @@
+// The architect's comparison: workloads x fabrics -> checked documents -> parallel runs ->
+// one table. Each pair runs exactly as `clustersim run` would run its document.
+#include "sim/studies/compare.hpp"
+
+#include <cmath>
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/network/comm_factory.hpp"
+#include "sim/scenario/input_error.hpp"
+#include "sim/scenario/load.hpp"
+#include "sim/studies/parallel.hpp"
+#include "sim/world/run.hpp"
+#include "topology/params.hpp"
+
+namespace cs::studies {
+
+using namespace cs::scenario;
+using namespace cs::world;
+
+using nlohmann::json;
+
+namespace {
+
+// A summary number, or the mean of a replicated one ({mean, ci95}).
+double number(const json& v) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_object() && v.contains("mean") && v["mean"].is_number()) return v["mean"].get<double>();
+  return std::nan("");
+}
+
+std::string format(const char* fmt, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, x);
+  return buf;
+}
+
+// 1073741824 -> "1GiB", 1e9 -> "1GB", 12345 -> "12345B".
+std::string bytes_label(double bytes) {
+  const struct { double unit; const char* name; } units[] = {
+      {0x1p40, "TiB"}, {0x1p30, "GiB"}, {0x1p20, "MiB"}, {0x1p10, "KiB"},
+      {1e12, "TB"},    {1e9, "GB"},     {1e6, "MB"},     {1e3, "KB"}};
+  for (const auto& u : units)
+    if (bytes >= u.unit && std::fmod(bytes, u.unit) == 0) return format("%.0f", bytes / u.unit) + u.name;
+  return format("%.0f", bytes) + "B";
+}
+
+// The cases one run gives: per collective result row, or the traffic's one.
+std::vector<json> cases_of(const json& summary) {
+  std::vector<json> out;
+  if (summary.contains("collective")) {
+    const json& c = summary["collective"];
+    for (const json& r : c["results"]) {
+      const std::string algorithm = r.value("requested_algorithm", r.value("algorithm", std::string("")));
+      std::string name = c["op"].get<std::string>();
+      name.append(" ").append(bytes_label(number(r["bytes"]))).append(" ").append(algorithm);
+      out.push_back({{"case", name},
+                     {"time_s", number(r["time_s"])},
+                     {"algbw_GBps", number(r["algbw_GBps"])},
+                     {"busbw_GBps", number(r["busbw_GBps"])},
+                     {"network_usd_per_busbw_GBps", number(r.value("network_usd_per_busbw_GBps", json()))},
+                     {"algorithm", r.value("algorithm", std::string(""))},
+                     {"protocol", r.value("protocol", std::string(""))}});
+    }
+  } else if (summary.contains("traffic")) {
+    const json& t = summary["traffic"];
+    out.push_back({{"case", "traffic"},
+                   {"makespan_s", number(t["makespan_s"])},
+                   {"mean_fct_s", number(t["mean_fct_s"])},
+                   {"p99_fct_s", number(t["p99_fct_s"])}});
+  }
+  return out;
+}
+
+}  // namespace
+
+json compare_fabrics(const std::vector<ComparedFabric>& fabrics, const std::vector<ComparedWorkload>& workloads,
+                     const std::vector<std::string>& sets, int jobs) {
+  if (fabrics.empty()) throw InputError("", "at least one fabric (scenario file) to compare");
+  if (workloads.empty()) throw InputError("workload", "at least one workload to run on each fabric");
+  const std::size_t n = fabrics.size() * workloads.size();
+  // Pair p: workload p / fabrics, fabric p % fabrics.
+  std::vector<std::optional<Config>> configs(n);
+  std::vector<json> identity(fabrics.size());  // topology, routing and model as run
+  for_each_index(n, jobs, [&](std::size_t p) {
+    const ComparedFabric& f = fabrics[p % fabrics.size()];
+    const ComparedWorkload& w = workloads[p / fabrics.size()];
+    try {
+      json doc = f.doc;
+      doc["workload"] = w.workload;
+      for (const std::string& s : sets) apply_override(doc, s);
+      // Before parsing: another kind's own required keys would hide what is wrong.
+      const json* kind = doc["workload"].is_object() && doc["workload"].contains("kind") ? &doc["workload"]["kind"] : nullptr;
+      if (kind && kind->is_string() && *kind != "collective" && *kind != "traffic")
+        throw InputError("workload.kind", "collective or traffic: compare runs network workloads on each fabric; got \"" +
+                                              kind->get<std::string>() + "\"");
+      Config config = parse_config(doc);
+      check_buildable(config);
+      if (p < fabrics.size())
+        identity[p] = {{"topology", std::string(topo::to_string(config.topology.kind))},
+                       {"routing", std::string(topo::to_string(config.network.routing))},
+                       {"model", std::string(net::to_string(config.network.model))}};
+      configs[p] = std::move(config);
+    } catch (const InputError& e) {
+      throw InputError(e.path(), e.expected() + " (fabric " + f.label + ", workload " + w.label + ")", e.hint());
+    }
+  });
+  std::vector<json> summaries(n);
+  for_each_index(n, jobs, [&](std::size_t p) {
+    summaries[p] = run_scenario(*configs[p]).summary;
+    configs[p].reset();
+  });
+
+  json out = {{"fabrics", json::array()}, {"results", json::array()}};
+  for (std::size_t j = 0; j < fabrics.size(); ++j) {
+    const json& s = summaries[j];  // workload 0 on fabric j: the fabric block is the workload's alone
+    json f = {{"label", fabrics[j].label}};
+    for (const auto& [k, v] : identity[j].items()) f[k] = v;
+    if (s.contains("fabric"))
+      for (const auto& [k, v] : s["fabric"].items()) f[k] = v;
+    out["fabrics"].push_back(std::move(f));
+  }
+  for (std::size_t w = 0; w < workloads.size(); ++w) {
+    std::vector<std::vector<json>> cases(fabrics.size());
+    std::size_t rows = 0;
+    for (std::size_t j = 0; j < fabrics.size(); ++j) {
+      cases[j] = cases_of(summaries[w * fabrics.size() + j]);
+      rows = std::max(rows, cases[j].size());
+    }
+    for (std::size_t c = 0; c < rows; ++c)
+      for (std::size_t j = 0; j < fabrics.size(); ++j) {
+        if (c >= cases[j].size()) continue;  // run.until cut this fabric's table short
+        json row = {{"fabric", fabrics[j].label}, {"workload", workloads[w].label}};
+        for (const auto& [k, v] : cases[j][c].items()) row[k] = v;
+        out["results"].push_back(std::move(row));
+      }
+  }
+  return out;
+}
+
+std::string comparison_text(const json& comparison) {
+  const json& fabrics = comparison["fabrics"];
+  const std::size_t columns = fabrics.size();
+  std::vector<std::pair<std::string, std::vector<std::string>>> lines;
+  const auto line = [&](std::string name, auto cell) {
+    std::vector<std::string> cells;
+    for (std::size_t j = 0; j < columns; ++j) cells.push_back(cell(fabrics[j], j));
+    lines.emplace_back(std::move(name), std::move(cells));
+  };
+  const auto field = [](const json& f, const char* key) { return f.contains(key) ? number(f[key]) : std::nan(""); };
+  const auto shown = [](const char* fmt, double x) { return std::isnan(x) ? std::string("-") : format(fmt, x); };
+  line("", [](const json& f, std::size_t) { return f["label"].get<std::string>(); });
+  line("topology, routing", [](const json& f, std::size_t) {
+    return f["topology"].get<std::string>() + " " + f["routing"].get<std::string>();
+  });
+  line("GPUs", [&](const json& f, std::size_t) { return shown("%.0f", field(f, "gpus")); });
+  line("switches", [&](const json& f, std::size_t) { return shown("%.0f", field(f, "switches")); });
+  line("cables copper / optical", [&](const json& f, std::size_t) {
+    return shown("%.0f", field(f, "copper_cables")) + " / " + shown("%.0f", field(f, "optical_cables"));
+  });
+  line("network cost ($M)", [&](const json& f, std::size_t) { return shown("%.3f", field(f, "network_cost_usd") / 1e6); });
+  line("network power (kW)", [&](const json& f, std::size_t) { return shown("%.1f", field(f, "network_power_w") / 1e3); });
+  line("network $ per GPU", [&](const json& f, std::size_t) { return shown("%.0f", field(f, "network_cost_per_gpu_usd")); });
+  line("bisection (TB/s)", [&](const json& f, std::size_t) { return shown("%.2f", field(f, "bisection_bandwidth_Bps") / 1e12); });
+  line("$ per GB/s of bisection", [&](const json& f, std::size_t) { return shown("%.1f", field(f, "network_usd_per_bisection_GBps")); });
+
+  // Results: one block per (workload, case), in the order they come.
+  std::vector<std::string> order;
+  std::vector<std::vector<const json*>> by_case;
+  for (const json& r : comparison["results"]) {
+    std::string key = "[";  // appended piecewise: GCC 12's -Wrestrict misfires on "[" + s + "] "
+    key.append(r["workload"].get<std::string>()).append("] ").append(r["case"].get<std::string>());
+    std::size_t k = 0;
+    while (k < order.size() && order[k] != key) ++k;
+    if (k == order.size()) {
+      order.push_back(key);
+      by_case.emplace_back(columns, nullptr);
+    }
+    for (std::size_t j = 0; j < columns; ++j)
+      if (fabrics[j]["label"] == r["fabric"]) by_case[k][j] = &r;
+  }
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    lines.emplace_back(order[k], std::vector<std::string>(columns));
+    const auto metric = [&](std::string name, const char* key, const char* fmt, double scale) {
+      bool any = false;
+      for (const json* r : by_case[k]) any = any || (r && r->contains(key));
+      if (!any) return;
+      line("  " + name, [&](const json&, std::size_t j) {
+        const json* r = by_case[k][j];
+        return r && r->contains(key) ? shown(fmt, number((*r)[key]) * scale) : std::string("-");
+      });
+    };
+    metric("time (us)", "time_s", "%.1f", 1e6);
+    metric("busbw (GB/s)", "busbw_GBps", "%.1f", 1);
+    metric("network $ per GB/s of busbw", "network_usd_per_busbw_GBps", "%.1f", 1);
+    metric("makespan (us)", "makespan_s", "%.1f", 1e6);
+    metric("mean FCT (us)", "mean_fct_s", "%.1f", 1e6);
+    metric("p99 FCT (us)", "p99_fct_s", "%.1f", 1e6);
+  }
+
+  std::size_t name_width = 0;
+  std::vector<std::size_t> width(columns, 0);
+  for (const auto& [name, cells] : lines) {
+    name_width = std::max(name_width, name.size());
+    for (std::size_t j = 0; j < columns; ++j) width[j] = std::max(width[j], cells[j].size());
+  }
+  std::string out;
+  for (const auto& [name, cells] : lines) {
+    std::string text = name + std::string(name_width - name.size(), ' ');
+    for (std::size_t j = 0; j < columns; ++j) text += "  " + std::string(width[j] - cells[j].size(), ' ') + cells[j];
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out += text + "\n";
+  }
+  return out;
+}
+
+}  // namespace cs::studies

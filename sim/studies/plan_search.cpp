@@ -1,0 +1,293 @@
+#include "sim/studies/plan_search.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <iterator>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "sim/compute/alone_time_comm.hpp"
+#include "sim/compute/step_extrapolation.hpp"
+#include "sim/network/comm_base.hpp"
+#include "sim/scenario/input_error.hpp"
+#include "sim/scenario/training_gpu.hpp"
+#include "sim/world/run.hpp"
+#include "sim/world/run_collective.hpp"
+#include "sim/world/run_training.hpp"
+#include "workloads/training_placement.hpp"
+
+namespace cs::studies {
+
+using namespace cs::scenario;
+using namespace cs::world;
+
+using nlohmann::json;
+
+namespace {
+
+// The rows' keys, in the order tables and CSV show them.
+constexpr const char* kColumns[] = {
+    "rank", "tokens_per_s", "step_time_s", "mfu", "model_tflops_per_gpu", "tflops_per_gpu", "bubble_fraction",
+    "compute_s", "exposed_comm_s", "memory_per_gpu_bytes", "tp", "pp", "dp", "cp", "ep", "zero",
+    "sequence_parallel", "schedule", "virtual_stages", "micro_batch", "micro_batches", "recompute", "simulation",
+    "screening_tokens_per_s"};
+
+json row_of(const work::TrainingWorkload& w, const compute::TrainingResult& r, const char* simulation) {
+  json row = world::detail::step_numbers(r);
+  row["simulation"] = simulation;
+  row.update(world::detail::plan_keys(w));
+  return row;
+}
+
+// The fabric screening asks for estimates: the network and communication layer of one
+// placement of ranks on GPUs. Its simulator never runs, so plans with the same placement share
+// it and its caches (groups, plans, routed plans, picks: pure functions of the fabric and the
+// request, so sharing changes no number).
+struct ScreeningFabric {
+  ScreeningFabric(const Config& config, const topo::Topology& topology, const work::TrainingWorkload& w)
+      : sim(config.seed), fabric(build_fabric(config, sim, topology, world::detail::training_placement(w, topology.ranks()))) {}
+  engine::Simulator sim;
+  Fabric fabric;
+};
+
+// Pass 1: contention-free, one replica, long steps from their steady state. Each simulated
+// step runs on its own Simulator and screening layer (a step's figures are its own run's).
+json screen(const Config& config, ScreeningFabric& fabric, const work::TrainingWorkload& w,
+            const std::function<bool()>& interrupted) {
+  const compute::GpuSpec gpu = scenario::detail::gpu_spec(config.gpu);
+  compute::TrainingStepOptions options = config.training.step;
+  options.graph.one_replica = true;
+  options.graph.mirror_replica_traffic = false;  // nothing contends: the others' traffic changes nothing
+  const auto step = [&](const work::TrainingWorkload& at) {
+    engine::Simulator sim(config.seed);
+    if (interrupted) sim.set_interrupt_check(interrupted);
+    sim.poll_interrupt();  // a step may take fewer events than one poll
+    compute::AloneTimeComm comm(sim, *fabric.fabric.comm);
+    return compute::simulate_training_step(sim, comm, at, gpu, options);
+  };
+  compute::TrainingResult r;
+  try {
+    if (const auto points = compute::extrapolation_points(w))
+      r = compute::extrapolate_step(w, *points, step(compute::with_micro_batches(w, points->a)),
+                                    step(compute::with_micro_batches(w, points->b)), gpu, options);
+    else
+      r = step(w);
+  } catch (const net::CommError& e) {
+    throw world::detail::input_error(e, "workload");
+  }
+  json row = row_of(w, r, "screening");
+  row["screening_tokens_per_s"] = r.tokens_per_s;
+  return row;
+}
+
+// The plans (indices into `plans`) in batches that share a screening fabric: those with the
+// same placement, in enumeration order, at most kScreeningBatch per batch (so that the threads
+// share the work). The batches do not depend on the thread count.
+constexpr std::size_t kScreeningBatch = 64;
+std::vector<std::vector<std::size_t>> screening_batches(const std::vector<const work::TrainingWorkload*>& plans) {
+  std::map<std::vector<int>, std::vector<std::size_t>> by_placement;
+  for (std::size_t i = 0; i < plans.size(); ++i)
+    by_placement[work::RankLayout(plans[i]->parallel).gpu_of_rank()].push_back(i);
+  std::vector<std::vector<std::size_t>> batches;
+  for (const auto& [placement, indices] : by_placement)
+    for (std::size_t k = 0; k < indices.size(); k += kScreeningBatch)
+      batches.emplace_back(indices.begin() + std::ptrdiff_t(k),
+                           indices.begin() + std::ptrdiff_t(std::min(indices.size(), k + kScreeningBatch)));
+  return batches;
+}
+
+// Pass 2: the whole step on the scenario's network, as `clustersim run` simulates it.
+json refine(const Config& config, const topo::Topology& topology, const work::TrainingWorkload& w,
+           const std::function<bool()>& interrupted) {
+  engine::Simulator sim(config.seed);
+  if (interrupted) sim.set_interrupt_check(interrupted);
+  sim.poll_interrupt();
+  Fabric fabric = build_fabric(config, sim, topology, world::detail::training_placement(w, topology.ranks()));
+  const auto replicas = world::detail::choose_replicas(config, w);
+  return row_of(w, world::detail::simulate_step(config, w, replicas, sim, *fabric.comm), "network");
+}
+
+// body(i) for every i of `indices` on `jobs` threads; the first index's exception (in the
+// list's order, whatever `jobs` is) is rethrown.
+template <class Body>
+void for_each(const std::vector<std::size_t>& indices, int jobs, Body body) {
+  std::vector<std::exception_ptr> errors(indices.size());
+  tbb::task_arena arena(std::max(1, jobs));
+  arena.execute([&] {
+    tbb::parallel_for(std::size_t{0}, indices.size(), [&](std::size_t k) {
+      try {
+        body(indices[k]);
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+    });
+  });
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+double tokens(const json& row) { return row["tokens_per_s"].get<double>(); }
+
+}  // namespace
+
+work::PlanSpace plan_space(const std::vector<std::string>& only, const std::string& at) {
+  work::PlanSpace space;
+  const auto integers = [&](const std::string& key, const std::vector<std::string>& values, int min, int max) {
+    std::vector<int> out;
+    for (const std::string& v : values) {
+      std::size_t used = 0;
+      int n = 0;
+      try {
+        n = std::stoi(v, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != v.size() || n < min || n > max)
+        throw InputError(at, key + ": expected integers from " + std::to_string(min) + " to " + std::to_string(max) +
+                                 "; got \"" + v + "\"");
+      out.push_back(n);
+    }
+    return out;
+  };
+  const auto names = [&](const std::string& key, const std::vector<std::string>& values, const auto& all) {
+    std::vector<std::decay_t<decltype(all.front())>> out;
+    for (const std::string& v : values) {
+      const auto it = std::find_if(all.begin(), all.end(), [&](auto x) { return work::to_string(x) == v; });
+      if (it == all.end()) {
+        std::string list;
+        for (auto x : all) list += (list.empty() ? "" : ", ") + std::string(work::to_string(x));
+        throw InputError(at, key + ": expected some of " + list + "; got \"" + v + "\"");
+      }
+      out.push_back(*it);
+    }
+    return out;
+  };
+  for (const std::string& item : only) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq + 1 == item.size())
+      throw InputError(at, "expected KEY=V1,V2 (schedule, zero, recompute, micro, virtual_stages, max_cp); got \"" +
+                               item + "\"");
+    const std::string key = item.substr(0, eq);
+    std::vector<std::string> values;
+    std::stringstream list(item.substr(eq + 1));
+    for (std::string v; std::getline(list, v, ',');) values.push_back(v);
+    if (key == "schedule")
+      space.schedules = names(key, values, std::vector{work::Schedule::gpipe, work::Schedule::one_f_one_b,
+                                                       work::Schedule::interleaved, work::Schedule::zb_h1});
+    else if (key == "recompute")
+      space.recompute = names(key, values, std::vector{work::Recompute::none, work::Recompute::selective,
+                                                        work::Recompute::full});
+    else if (key == "zero") space.zero_stages = integers(key, values, 0, 3);
+    else if (key == "micro") space.micro_batches = integers(key, values, 1, 1 << 20);
+    else if (key == "virtual_stages") space.virtual_stages = integers(key, values, 2, 1 << 10);
+    else if (key == "max_cp" && values.size() == 1) space.max_cp = integers(key, values, 1, 1 << 20).front();
+    else
+      throw InputError(at, "unknown restriction \"" + key + "\"", "one of schedule, zero, recompute, micro, "
+                                                                   "virtual_stages, max_cp (one value)");
+  }
+  return space;
+}
+
+PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) {
+  if (config.workload != WorkloadKind::training)
+    throw InputError("workload.kind", "clustersim plan needs a \"training\" workload (its model, batch and cluster)");
+  const TrainingConfig& t = config.training;
+  work::PlanSpace space = options.space;
+  space.precision = t.workload.precision;
+  space.only_fitting = false;
+  const int gpus = config.topology.nodes * config.topology.node.gpus;
+  const compute::GpuSpec gpu = scenario::detail::gpu_spec(config.gpu);
+  const auto candidates =
+      work::enumerate_plans(t.workload.model, work::global_batch(t.workload),
+                            {gpus, config.topology.node.gpus, t.allow_tp_across_nodes}, gpu.memory_bytes, space,
+                            t.step.memory);
+  std::vector<const work::TrainingWorkload*> fitting;
+  for (const auto& c : candidates)
+    if (c.memory.fits) fitting.push_back(&c.workload);
+
+  PlanSearch out;
+  out.valid = candidates.size();
+  out.dropped = candidates.size() - fitting.size();
+  const topo::Topology topology = build_topology(config);
+  std::vector<json> rows(fitting.size());
+  std::vector<std::size_t> all(fitting.size());
+  std::iota(all.begin(), all.end(), 0);
+  const auto batches = screening_batches(fitting);
+  std::vector<std::size_t> batch_indices(batches.size());
+  std::iota(batch_indices.begin(), batch_indices.end(), 0);
+  for_each(batch_indices, options.jobs, [&](std::size_t b) {
+    ScreeningFabric fabric(config, topology, *fitting[batches[b].front()]);
+    for (std::size_t i : batches[b]) rows[i] = screen(config, fabric, *fitting[i], options.interrupted);
+  });
+
+  // Refinement, in screening order, round by round (rounds of a fixed size: the same plans are
+  // refined for any `jobs`).
+  std::vector<std::size_t> order = all;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return tokens(rows[a]) > tokens(rows[b]); });
+  std::vector<double> refined;  // network tokens/s of the refined plans, best first
+  for (std::size_t next = 0; options.refine > 0 && next < order.size();) {
+    if (refined.size() >= options.refine &&
+        tokens(rows[order[next]]) * (1 + kScreeningMargin) <= refined[options.refine - 1])
+      break;
+    const std::vector<std::size_t> round(order.begin() + std::ptrdiff_t(next),
+                                         order.begin() + std::ptrdiff_t(std::min(order.size(), next + kRefineRound)));
+    for_each(round, options.jobs, [&](std::size_t i) {
+      const double screened = tokens(rows[i]);
+      rows[i] = refine(config, topology, *fitting[i], options.interrupted);
+      rows[i]["screening_tokens_per_s"] = screened;
+    });
+    for (std::size_t i : round) refined.push_back(tokens(rows[i]));
+    std::sort(refined.begin(), refined.end(), std::greater<>());
+    next += round.size();
+  }
+  out.refined = refined.size();
+
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return tokens(rows[a]) != tokens(rows[b]) ? tokens(rows[a]) > tokens(rows[b]) : a < b;
+  });
+  for (std::size_t rank = 0; rank < order.size(); ++rank) {
+    json row = {{"rank", rank + 1}};
+    row.update(rows[order[rank]]);
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+json plan_search_json(const Config& config, const PlanSearch& search, std::size_t top) {
+  const std::size_t n = top > 0 ? std::min(top, search.rows.size()) : search.rows.size();
+  const auto& w = config.training.workload;
+  return {{"scenario", config.name},
+          {"model", w.model.name},
+          {"gpus", int64_t{config.topology.nodes} * config.topology.node.gpus},
+          {"gpu", config.gpu.name},
+          {"global_batch", work::global_batch(w)},
+          {"plans_valid", search.valid},
+          {"plans_dropped", search.dropped},
+          {"plans_simulated", search.rows.size()},
+          {"plans_refined", search.refined},
+          {"plans", json(std::vector<json>(search.rows.begin(), search.rows.begin() + std::ptrdiff_t(n)))}};
+}
+
+std::string plan_search_csv(const PlanSearch& search) {
+  std::ostringstream out;
+  out.precision(17);
+  for (std::size_t c = 0; c < std::size(kColumns); ++c) out << (c ? "," : "") << kColumns[c];
+  out << "\n";
+  for (const auto& row : search.rows) {
+    for (std::size_t c = 0; c < std::size(kColumns); ++c) {
+      const json& v = row.at(kColumns[c]);
+      out << (c ? "," : "");
+      if (v.is_string()) out << v.get<std::string>();
+      else if (v.is_number_float()) out << v.get<double>();
+      else out << v.dump();
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace cs::studies

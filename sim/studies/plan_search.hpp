@@ -1,0 +1,74 @@
+#pragma once
+// `clustersim plan` and Python's cs.plan: every valid parallel plan of a training scenario's
+// model on its cluster (work::enumerate_plans: tp, pp, dp, cp, ep, micro-batch, ZeRO stage,
+// schedule, virtual stages, recomputation), those that do not fit in the GPU's memory dropped,
+// the rest simulated and ranked by tokens/s. The file's model, global batch, precision, GPU,
+// topology and network are kept; its parallel plan, micro-batch and recomputation are what
+// varies; its simulation keys apply (efficiencies, comm_compute_share, gradient bytes, ...).
+//
+// Two passes, each plan its own Simulator and communication layer, in parallel with TBB:
+// 1. Screening, every fitting plan: one step on the scenario's topology with every transfer
+//    taking its time alone on the idle fabric (compute::AloneTimeComm: the analytical model's
+//    estimate, NCCL's algorithms and costs, no contention), one data-parallel replica, and long
+//    steps extrapolated from their steady state (compute/step_extrapolation.hpp).
+// 2. Refinement: the best plans simulated whole on the scenario's network model with
+//    contention, exactly as `clustersim run` would (workload.one_replica applies), in rounds of
+//    kRefineRound in screening order, until `refine` plans are done and no plan left has a
+//    screening throughput above the refine-th best network throughput less kScreeningMargin.
+//    Contention only slows transfers, so a whole contention-free step bounds the network's
+//    throughput from above; the extrapolation's own error (at most 0.24% too slow, measured:
+//    step_extrapolation.hpp) is inside the margin. The top `refine` plans are then the
+//    network's own top `refine` (barring scheduling anomalies where a slower transfer speeds a
+//    step up).
+// Results do not depend on `jobs`.
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/scenario/config.hpp"
+#include "workloads/training_enumerate.hpp"
+
+namespace cs::studies {
+
+inline constexpr std::size_t kRefineRound = 8;
+// A screened plan is refined while its throughput x (1 + margin) beats the refine-th best.
+inline constexpr double kScreeningMargin = 0.01;
+
+struct PlanSearchOptions {
+  int jobs = 1;
+  std::size_t refine = 10;  // plans to rank by the network simulation (0: screening only)
+  work::PlanSpace space;    // precision is taken from the scenario
+  // Polled by every plan's simulator and between plans: true stops the search with
+  // engine::Interrupted (Python's Ctrl-C). Empty: never.
+  std::function<bool()> interrupted;
+};
+
+struct PlanSearch {
+  std::size_t valid = 0;    // plans enumerated (validate() passes)
+  std::size_t dropped = 0;  // of which do not fit in the GPU's memory
+  std::size_t refined = 0;  // of the rest, simulated on the network model
+  // One row per fitting plan, best first (tokens/s: the network's for refined plans, the
+  // screening's for the others; ties in enumeration order): the plan's keys, the contract's
+  // training numbers, "simulation" ("network" or "screening") and "screening_tokens_per_s".
+  std::vector<nlohmann::json> rows;
+};
+
+// The plan space narrowed by "key=v1,v2" restrictions (`clustersim plan --only`, Python's
+// cs.plan(only=...)): schedule (gpipe, 1f1b, interleaved, zb_h1), zero (0-3), recompute (none,
+// selective, full), micro (micro-batch sizes), virtual_stages (for interleaved), max_cp.
+// InputError at `at` naming the key or value otherwise.
+work::PlanSpace plan_space(const std::vector<std::string>& only, const std::string& at = "--only");
+
+// Throws InputError when the scenario's workload is not "training".
+PlanSearch search_plans(const scenario::Config& config, const PlanSearchOptions& options = {});
+
+// {"scenario", "model", "gpus", "gpu", "global_batch", "plans_valid", "plans_dropped",
+// "plans_simulated", "plans_refined", "plans": rows[0 .. top)} (top 0: every row).
+nlohmann::json plan_search_json(const scenario::Config& config, const PlanSearch& search, std::size_t top = 0);
+// Every row as CSV (a header of the row keys).
+std::string plan_search_csv(const PlanSearch& search);
+
+}  // namespace cs::studies

@@ -1,0 +1,47 @@
+#include "sim/world/fabric_summary.hpp"
+
+#include "sim/world/run.hpp"
+#include "topology/bill.hpp"
+#include "topology/bisection.hpp"
+#include "topology/report.hpp"
+
+namespace cs::world::detail {
+
+using namespace cs::scenario;
+
+using nlohmann::json;
+
+json fabric_summary(const Config& config) {
+  const topo::Topology topology = build_topology(config);
+  const topo::Bill bill = topo::make_bill(topology, config.topology, config.prices);
+  const topo::Bisection cut = topo::bisection(topology, config.topology);
+  const double gpus = static_cast<double>(topology.ranks());
+  int64_t switches = 0;
+  for (std::size_t v = 0; v < topology.num_vertices(); ++v)
+    switches += topology.vertex(static_cast<topo::VertexId>(v)).kind == topo::VertexKind::fabric_switch;
+  json notes = json::array();
+  for (const std::string& n : topo::build_notes(topology, config.topology)) notes.push_back(n);
+  return {{"gpus", topology.ranks()},
+          {"switches", switches},
+          {"copper_cables", bill.copper_cables},
+          {"optical_cables", bill.optical_cables},
+          {"transceivers", bill.transceivers},
+          {"network_cost_usd", bill.network_cost_usd},
+          {"network_power_w", bill.network_power_w},
+          {"network_cost_per_gpu_usd", gpus > 0 ? bill.network_cost_usd / gpus : 0.0},
+          {"bisection_bandwidth_Bps", cut.Bps},
+          {"network_usd_per_bisection_GBps", cut.Bps > 0 ? bill.network_cost_usd / (cut.Bps / 1e9) : 0.0},
+          {"notes", std::move(notes)}};
+}
+
+void add_cost_per_busbw(json& summary, const json& fabric) {
+  if (!summary.contains("collective")) return;
+  const double per_gpu = fabric.at("network_cost_per_gpu_usd").get<double>();
+  for (json& row : summary["collective"]["results"]) {
+    const json& busbw = row.at("busbw_GBps");
+    const double gbps = busbw.is_object() ? busbw.at("mean").get<double>() : busbw.get<double>();
+    row["network_usd_per_busbw_GBps"] = gbps > 0 ? per_gpu / gbps : 0.0;
+  }
+}
+
+}  // namespace cs::world::detail

@@ -1,0 +1,46 @@
+#pragma once
+// What a run will cost, estimated from its inputs before anything is built, and the limit it
+// must fit: run.max_memory. A run that cannot fit is refused with an input error naming the
+// key that drives the cost and the estimate, never left to end in std::bad_alloc after it has
+// used the machine's memory. `validate` checks the same estimate, from the parameters alone
+// (topo::topology_size), at any size.
+//
+// The estimate is an upper bound of the memory the world and its workload allocate (bytes):
+// the topology with its network models (per vertex and per cable), every flow of a traffic
+// workload (spec, transfer slot, flow, class and route), every plan transfer of a collective
+// (the plan, its routed matrix for the tuner, and the flow model's routes), every task of a
+// training step's graph, for the main workload and the background. Constants: measured on this build (README, "Limits").
+//
+// What is bounded instead of refused: the time series (the sampler coarsens past
+// NetworkSampler::kDefaultMaxSamples per series, with a warning), the trace (at most
+// kMaxTracedFlows flows).
+#include <string>
+#include <vector>
+
+#include "sim/scenario/config.hpp"
+
+namespace cs::world {
+
+struct CostItem {
+  std::string key;   // the JSON path that drives it ("topology.nodes", "workload.pattern", ...)
+  std::string what;  // "65,536 GPUs: 1.2 M vertices and 2.6 M cables"
+  double bytes = 0;
+};
+
+struct CostEstimate {
+  std::vector<CostItem> items;
+  double total_bytes() const;
+  const CostItem& largest() const;
+};
+
+CostEstimate estimate_cost(const scenario::Config& config);
+
+// Throws InputError at the largest item's key when the estimate exceeds run.max_memory:
+// "this run needs about 37 GB (...); the limit is 8 GB (run.max_memory)".
+void check_cost(const scenario::Config& config);
+
+// Topologies up to this many cables are built by `validate` (routes, plans and reachability
+// checked on the real fabric); larger ones are checked from their parameters only.
+inline constexpr double kMaxValidateBuildCables = 2e6;
+
+}  // namespace cs::world

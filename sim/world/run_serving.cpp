@@ -1,0 +1,141 @@
+#include "sim/world/run_serving.hpp"
+
+#include <cmath>
+#include <memory>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "sim/scenario/input_error.hpp"
+#include "sim/serving/kv_transfer_comm.hpp"
+#include "sim/serving/serving_fleet.hpp"
+
+namespace cs::world::detail {
+
+using namespace cs::scenario;
+
+using nlohmann::json;
+
+namespace {
+
+// The pools' GPU regions: prefill first, decode next, each max replicas x GPUs per replica.
+serving::KvPlacement kv_placement(const serving::ServingConfig& c) {
+  const serving::DisaggregationSpec& d = c.disaggregated;
+  serving::KvPlacement p;
+  p.prefill_gpus = d.prefill_replica.timing.gpus;
+  p.decode_gpus = c.replica.llm.timing.gpus;
+  p.prefill_ranks.resize(static_cast<std::size_t>(d.prefill.autoscaler.max_replicas) * p.prefill_gpus);
+  std::iota(p.prefill_ranks.begin(), p.prefill_ranks.end(), 0);
+  p.decode_ranks.resize(static_cast<std::size_t>(d.decode.autoscaler.max_replicas) * p.decode_gpus);
+  std::iota(p.decode_ranks.begin(), p.decode_ranks.end(), static_cast<int>(p.prefill_ranks.size()));
+  return p;
+}
+
+json by_market(const fleet::PerMarket<double>& v) {
+  json out = json::object();
+  for (const fleet::Market m : fleet::kAllMarkets) out[std::string(fleet::to_string(m))] = v[m];
+  return out;
+}
+
+json latency_summary(const serving::LatencySummary& s) {
+  return {{"count", s.count}, {"mean_s", s.mean_s}, {"p50_s", s.p50_s}, {"p90_s", s.p90_s},
+          {"p95_s", s.p95_s}, {"p99_s", s.p99_s}, {"max_s", s.max_s}};
+}
+
+json pool_block(const serving::PoolSummary& p) {
+  return {{"replicas_mean", p.replicas_mean},
+          {"replicas_max", p.replicas_max},
+          {"ready_mean", p.ready_mean},
+          {"cost_usd", p.cost_usd},
+          {"cost_usd_by_market", by_market(p.cost_usd_by_market)},
+          {"replica_hours_by_market", by_market(p.replica_hours)},
+          {"reclaims", p.reclaims},
+          {"reclaim_exposure_replica_hours", p.reclaim_exposure_hours},
+          {"failures", p.failures},
+          {"fallbacks", p.fallbacks}};
+}
+
+// A bound of the SLO, or null for none (infinity has no JSON form).
+json bound(double s) { return std::isfinite(s) ? json(s) : json(nullptr); }
+
+}  // namespace
+
+json serving_block(const serving::ServingResult& r, const serving::ServingConfig& c) {
+  json b = {{"requests", r.requests},
+            {"completed", r.completed},
+            {"dropped", r.dropped},
+            {"latency_mean_s", r.latency_mean_s},
+            {"latency_p50_s", r.latency_p50_s},
+            {"latency_p95_s", r.latency_p95_s},
+            {"latency_p99_s", r.latency_p99_s},
+            {"wait_mean_s", r.wait_mean_s},
+            {"slo_attainment", r.slo_attainment},
+            {"replicas_mean", r.replicas_mean},
+            {"replicas_max", r.replicas_max},
+            {"cost_usd", r.cost_usd}};
+  b["latency"] = latency_summary(r.latency);
+  b["slo"] = {{"latency_s", bound(c.slo.latency_s)},
+              {"percentile", 100.0 * c.slo.percentile},
+              {"latency_at_percentile_s", r.latency_at_slo_percentile_s},
+              {"met", r.slo_met ? 1 : 0}};
+  if (r.llm) {
+    b["slo"]["ttft_s"] = bound(c.slo.ttft_s);
+    b["slo"]["tpot_s"] = bound(c.slo.tpot_s);
+    b["ttft"] = latency_summary(r.ttft);
+    b["tpot"] = latency_summary(r.tpot);
+    b["llm"] = {{"output_tokens_per_s", r.output_tokens_per_s}, {"preemptions", r.preemptions}};
+  }
+  b["latency"]["exact"] = r.percentiles_exact ? 1 : 0;
+  b["request_counts"] = {{"in_flight", r.in_flight}, {"retries", r.retries}};
+  b["drops"] = {{"queue_full", r.dropped_queue_full},
+                {"timeout", r.dropped_timeout},
+                {"lost", r.dropped_lost},
+                {"too_large", r.dropped_too_large}};
+  // The fleet's totals over its pools (one, or prefill and decode).
+  fleet::PerMarket<double> cost = r.pool.cost_usd_by_market, hours = r.pool.replica_hours;
+  serving::PoolSummary total = r.pool;
+  if (c.disaggregated.enabled) {
+    for (const fleet::Market m : fleet::kAllMarkets) {
+      cost[m] += r.decode_pool.cost_usd_by_market[m];
+      hours[m] += r.decode_pool.replica_hours[m];
+    }
+    total.ready_mean += r.decode_pool.ready_mean;
+    total.reclaims += r.decode_pool.reclaims;
+    total.reclaim_exposure_hours += r.decode_pool.reclaim_exposure_hours;
+    total.failures += r.decode_pool.failures;
+    total.fallbacks += r.decode_pool.fallbacks;
+  }
+  b["cost_usd_by_market"] = by_market(cost);
+  b["replica_hours_by_market"] = by_market(hours);
+  b["fleet"] = {{"ready_mean", total.ready_mean},
+                {"reclaims", total.reclaims},
+                {"reclaim_exposure_replica_hours", total.reclaim_exposure_hours},
+                {"failures", total.failures},
+                {"fallbacks", total.fallbacks}};
+  if (c.disaggregated.enabled) {
+    b["pools"] = {{"prefill", pool_block(r.pool)}, {"decode", pool_block(r.decode_pool)}};
+    b["kv_bytes_transferred"] = r.kv_bytes_transferred;
+  }
+  return b;
+}
+
+json run_serving(const Config& config, engine::Simulator& sim, net::Comm* comm, bool record) {
+  serving::ServingConfig c = config.serving;
+  if (!record) c.timeseries_interval_s = 0;
+  std::unique_ptr<serving::CommKvTransfer> kv;  // outlives the fleet
+  std::unique_ptr<serving::ServingFleet> fleet;
+  try {
+    if (comm) kv = std::make_unique<serving::CommKvTransfer>(sim, *comm, kv_placement(c));
+    fleet = std::make_unique<serving::ServingFleet>(sim, c, kv.get());
+  } catch (const std::invalid_argument& e) {
+    // parse_config checked every value with its path; what is left is the library's own check.
+    throw InputError("workload", std::string("the serving fleet could not be built: ") + e.what());
+  }
+  fleet->start();
+  sim.run(c.until_s);
+  json block = serving_block(fleet->result(), c);
+  if (c.disaggregated.enabled) block["kv_transfer"] = comm ? "network" : "link";
+  return block;
+}
+
+}  // namespace cs::world::detail

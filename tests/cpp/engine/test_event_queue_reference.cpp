@@ -1,0 +1,86 @@
+// EventQueue against a simple reference (std::map keyed by the total order) over ~1e5
+// random pushes, pops and cancels, with many ties; once with the real sequence space and
+// once with a tiny one so that renumbering happens hundreds of times.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <map>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "engine_test_support.hpp"
+#include "sim/engine/event_queue.hpp"
+
+using namespace cs::engine;
+using namespace cs::engine::test;
+
+namespace {
+
+struct Issued {
+  EventId id;
+  std::tuple<double, int, uint64_t> key;
+};
+
+// Returns the number of renumberings the queue went through.
+uint64_t run_against_reference(EventQueue& q, std::size_t max_pending, uint64_t seed) {
+  NullTarget t;
+  std::mt19937_64 rng(seed);
+  std::map<std::tuple<double, int, uint64_t>, uint64_t> ref;  // (time, priority, seq) -> tag
+  std::vector<Issued> issued;
+  uint64_t seq = 0;
+  constexpr int kOps = 100000;
+  for (int op = 0; op < kOps; ++op) {
+    const uint64_t r = rng() % 100;
+    const bool can_push = ref.size() < max_pending;
+    if (r < 50 && can_push) {
+      // Few distinct times and priorities: plenty of exact ties.
+      const double time = static_cast<double>(rng() % 50) * 0.25;
+      const int priority = static_cast<int>(rng() % 5) - 2;
+      const uint64_t tag = seq;
+      const EventId id = q.push(time, priority, &t, tag);
+      ref.emplace(std::make_tuple(time, priority, seq), tag);
+      issued.push_back({id, std::make_tuple(time, priority, seq)});
+      ++seq;
+    } else if (r < 80 || !can_push) {
+      if (ref.empty()) {
+        REQUIRE(q.empty());
+        continue;
+      }
+      const auto expected = ref.begin();
+      REQUIRE(q.top_time() == std::get<0>(expected->first));
+      const auto ev = q.pop();
+      REQUIRE(ev.tag == expected->second);
+      REQUIRE(ev.time == std::get<0>(expected->first));
+      ref.erase(expected);
+    } else if (!issued.empty()) {
+      // Any handle ever issued: pending, already run, or already cancelled.
+      const Issued& pick = issued[rng() % issued.size()];
+      const bool pending = ref.count(pick.key) != 0;
+      REQUIRE(q.contains(pick.id) == pending);
+      REQUIRE(q.cancel(pick.id) == pending);
+      ref.erase(pick.key);
+    }
+    REQUIRE(q.size() == ref.size());
+    REQUIRE(q.dead_entries() <= q.size());
+  }
+  while (!ref.empty()) {
+    REQUIRE(q.pop().tag == ref.begin()->second);
+    ref.erase(ref.begin());
+  }
+  REQUIRE(q.empty());
+  return q.renumber_count();
+}
+
+}  // namespace
+
+TEST_CASE("EventQueue matches a reference ordered map", "[event_queue][reference]") {
+  EventQueue q;
+  CHECK(run_against_reference(q, 3000, 1) == 0);
+}
+
+TEST_CASE("EventQueue matches the reference across sequence renumbering",
+          "[event_queue][reference][renumber]") {
+  EventQueue q(/*sequence_limit=*/64);
+  CHECK(run_against_reference(q, 40, 2) > 100);
+}

@@ -1,0 +1,140 @@
+// The job cluster's parts, each against numbers worked by hand: a run segment's checkpoints
+// and losses, the cluster's free-GPU bookkeeping, the placement policies, the fair-share
+// factor with usage decay, the step-time seam.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "sim/jobs/cluster_state.hpp"
+#include "sim/jobs/fair_share.hpp"
+#include "sim/jobs/job_progress.hpp"
+#include "sim/jobs/placement.hpp"
+#include "sim/jobs/step_time.hpp"
+
+using namespace cs::jobs;
+
+TEST_CASE("A run segment restores, works and checkpoints in closed form", "[jobs][progress]") {
+  RunSegment r;
+  r.start_s = 100.0;
+  r.overhead_s = 50.0;  // restoring until 150
+  r.rate = 0.5;         // a scattered placement: half speed
+  r.work0 = 200.0;
+  r.total_work = 1000.0;
+  r.plan.interval_work_s = 300.0;  // checkpoints at work 500 and 800 (not at 1000: the end)
+  r.plan.blocking_s = 20.0;
+  CHECK(r.checkpoints_planned() == 2);
+  // 800 s of work at half speed, two 20 s stops, 50 s restoring.
+  CHECK(r.end_s() == Approx(100.0 + 50.0 + 1600.0 + 40.0));
+  CHECK(r.work_at(120.0) == 200.0);                     // restoring
+  CHECK(r.work_at(150.0 + 100.0) == Approx(250.0));     // 100 s at half speed
+  // The first cycle is 600 s of work time + 20 s stop: during the stop the interval is done
+  // but not safe; after it, committed.
+  CHECK(r.work_at(150.0 + 610.0) == Approx(500.0));
+  CHECK(r.committed_at(150.0 + 610.0) == Approx(200.0));
+  CHECK(r.committed_at(150.0 + 620.0) == Approx(500.0));
+  CHECK(r.checkpoints_at(150.0 + 620.0) == 1);
+  CHECK(r.work_at(150.0 + 620.0 + 60.0) == Approx(530.0));
+  CHECK(r.committed_at(r.end_s()) == Approx(800.0));
+  CHECK(r.work_at(r.end_s()) == Approx(1000.0));
+  // An async write is durable only lag_s after the stop.
+  r.plan.lag_s = 100.0;
+  CHECK(r.committed_at(150.0 + 620.0 + 99.0) == Approx(200.0));
+  CHECK(r.committed_at(150.0 + 620.0 + 100.0) == Approx(500.0));
+  // Without checkpoints nothing is ever safe beyond the start.
+  RunSegment n;
+  n.total_work = 10.0;
+  CHECK(n.end_s() == 10.0);
+  CHECK(n.work_at(4.0) == 4.0);
+  CHECK(n.committed_at(9.0) == 0.0);
+}
+
+TEST_CASE("The cluster keeps free GPUs per node, domain and bucket", "[jobs][cluster]") {
+  ClusterState c(4, 8, {0, 0, 1, 1});
+  CHECK(c.free_gpus() == 32);
+  CHECK(c.domains() == 2);
+  c.allocate({{0, 3}, {2, 8}});
+  CHECK(c.free_gpus() == 21);
+  CHECK(c.free_in_domain(0) == 13);
+  CHECK(c.free_in_domain(1) == 8);
+  CHECK(c.nodes_with_free(-1, 5).size() == 1);
+  CHECK(c.nodes_with_free(1, 8).front() == 3);
+  // A node going out takes its free GPUs; its allocated ones stay until released.
+  c.set_available(0, false);
+  CHECK(c.free_gpus() == 16);
+  CHECK(c.allocated(0) == 3);
+  c.release({{0, 3}});
+  CHECK(c.free_gpus() == 16);
+  c.set_available(0, true);
+  CHECK(c.free_gpus() == 24);
+  c.check();
+  CHECK_THROWS_AS(c.allocate({{3, 9}}), std::logic_error);
+  CHECK(c.spread({{0, 1}, {1, 1}, {3, 1}}) == 2);
+  CHECK(c.min_spread(16) == 1);
+  CHECK(c.min_spread(17) == 2);
+}
+
+TEST_CASE("Placement: any takes the first free GPUs, pack the fewest nodes, topology one domain",
+          "[jobs][placement]") {
+  // Two leaves of 4 nodes x 4 GPUs. Fragment leaf 0: 1 GPU free on each of its nodes; leaf 1
+  // has node 4 whole and 5, 6, 7 with 2 free each.
+  ClusterState c(8, 4, {0, 0, 0, 0, 1, 1, 1, 1});
+  c.allocate({{0, 3}, {1, 3}, {2, 3}, {3, 3}, {5, 2}, {6, 2}, {7, 2}});
+  const auto gpus_of = [](const Allocation& a) {
+    int n = 0;
+    for (const NodeShare& s : a) n += s.gpus;
+    return n;
+  };
+  const Allocation any = place(c, 6, PlacementPolicy::any);
+  CHECK(gpus_of(any) == 6);
+  CHECK(any.front().node == 0);
+  CHECK(c.spread(any) == 2);          // leaf 0's four single GPUs, then leaf 1
+  const Allocation topo = place(c, 6, PlacementPolicy::topology);
+  CHECK(gpus_of(topo) == 6);
+  CHECK(c.spread(topo) == 1);         // leaf 1 alone holds 10 free
+  CHECK(topo.front().node == 4);      // packed: the whole node first
+  CHECK(topo.size() == 2);
+  const Allocation pack = place(c, 2, PlacementPolicy::pack);
+  CHECK(pack.size() == 1);
+  CHECK(c.free_on(pack.front().node) == 2);  // best fit: a node with exactly 2 free
+  // The best-fitting domain: 3 GPUs fit leaf 0 (4 free) better than leaf 1 (10 free).
+  CHECK(c.domain_of(place(c, 3, PlacementPolicy::topology).front().node) == 0);
+  CHECK_THROWS_AS(place(c, 15, PlacementPolicy::any), std::logic_error);
+}
+
+TEST_CASE("Fair share: 2^(-U/S) of the decayed, normalized usage", "[jobs][fair_share]") {
+  const double h = 3600.0;
+  FairShare f({0.7, 0.3}, h);
+  CHECK(f.factors(0.0) == std::vector<double>{1.0, 1.0});  // nothing used yet
+  f.set_held(0, 10.0, 0.0);
+  // 10 GPUs for one half-life: integral of 10 * 2^(-(t-s)/h) = 10 h / ln 2 * (1 - 1/2).
+  CHECK(f.usage(0, h) == Approx(10.0 * h / std::log(2.0) * 0.5));
+  f.set_held(0, 0.0, h);
+  CHECK(f.usage(0, 2 * h) == Approx(f.usage(0, h) / 2));  // decays by half per half-life
+  // Only queue 0 used anything: U = 1 for it, 0 for the other.
+  const std::vector<double> F = f.factors(2 * h);
+  CHECK(F[0] == Approx(std::exp2(-1.0 / 0.7)));
+  CHECK(F[1] == 1.0);
+  // At usage in proportion to the shares, both factors are 1/2.
+  FairShare g({0.7, 0.3}, 0.0);
+  g.set_held(0, 7.0, 0.0);
+  g.set_held(1, 3.0, 0.0);
+  for (const double x : g.factors(100.0)) CHECK(x == Approx(0.5));
+  CHECK(g.usage(0, 100.0) == Approx(700.0));  // half-life 0: no decay
+}
+
+TEST_CASE("The step-time seam: a spread penalty per extra domain, asked once per shape",
+          "[jobs][step_time]") {
+  ClusterState c(4, 8, {0, 0, 1, 1});
+  StepTimeCache cache(std::make_unique<SpreadPenaltyModel>(std::vector<double>{0.25}));
+  const Allocation compact{{0, 8}, {1, 8}};
+  const Allocation scattered{{1, 8}, {2, 8}};
+  CHECK(shape_of(c, scattered).domains == 2);
+  CHECK(shape_of(c, scattered).min_domains == 1);
+  CHECK(cache.slowdown(0, shape_of(c, compact), compact) == 1.0);
+  CHECK(cache.slowdown(0, shape_of(c, scattered), scattered) == 1.25);
+  CHECK(cache.slowdown(-1, shape_of(c, scattered), scattered) == 1.0);  // classless trace jobs
+  const Allocation same_shape{{0, 8}, {3, 8}};
+  CHECK(cache.slowdown(0, shape_of(c, same_shape), same_shape) == 1.25);
+  CHECK(cache.distinct_shapes() == 3);
+  CHECK(cache.queries() == 4);
+}

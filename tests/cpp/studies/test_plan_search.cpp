@@ -1,0 +1,115 @@
+// clustersim plan: every fitting plan screened, the best simulated as `clustersim run` would,
+// ranked; the same for any number of threads.
+#include "../world/training_scenarios.hpp"
+#include "sim/studies/plan_search.hpp"
+
+namespace cs::scenario::test {
+using namespace cs::studies;
+namespace {
+
+// Llama 3 8B cut to 4 layers of 1,024 tokens on 2 DGX-like nodes (16 GPUs), 16 GB GPUs so
+// that some plans do not fit.
+json small_search() {
+  return {{"hardware", {{"gpu", {{"name", "H100-SXM"}, {"memory", "16GB"}}},
+                        {"node", {{"gpus", 8}, {"nics", 8}, {"nic_bandwidth", "400Gbps"}}}}},
+          {"topology", {{"kind", "fat_tree"}, {"nodes", 2}, {"switch_radix", 16}, {"link_bandwidth", "400Gbps"}}},
+          {"network", {{"model", "flow"}}},
+          {"workload", {{"kind", "training"}, {"model", {{"preset", "llama3-8b"}, {"layers", 4}, {"seq_len", 1024}}},
+                        {"parallel", {{"tp", 8}, {"dp", 2}}}, {"batch", {{"global", 8}, {"micro", 1}}}}}};
+}
+
+TEST_CASE("plan search: dropped, screened, refined, ranked, whatever the threads", "[training][plan]") {
+  const Config config = parse_config(small_search());
+  PlanSearchOptions one, two;
+  one.refine = two.refine = 5;
+  two.jobs = 2;
+  const PlanSearch a = search_plans(config, one);
+  const PlanSearch b = search_plans(config, two);
+  REQUIRE(a.rows == b.rows);
+  CHECK(a.dropped > 0);
+  CHECK(a.valid == a.dropped + a.rows.size());
+  CHECK(a.refined >= 5);
+  double last = 1e300;
+  for (std::size_t i = 0; i < a.rows.size(); ++i) {
+    const json& r = a.rows[i];
+    CHECK(r["rank"] == i + 1);
+    CHECK(r["tokens_per_s"].get<double>() <= last);
+    last = r["tokens_per_s"].get<double>();
+    CHECK(r["memory_per_gpu_bytes"].get<double>() <= 16e9);
+    // Contention only slows a step: the network's throughput never beats the screening's.
+    CHECK(r["tokens_per_s"].get<double>() <= r["screening_tokens_per_s"].get<double>() * (1 + 1e-12));
+  }
+  for (std::size_t i = 0; i < 5; ++i) CHECK(a.rows[i]["simulation"] == "network");
+  // No plan left screened promises more than the fifth best network figure.
+  for (const auto& r : a.rows)
+    if (r["simulation"] == "screening") CHECK(r["tokens_per_s"].get<double>() * (1 + kScreeningMargin) <= a.rows[4]["tokens_per_s"].get<double>());
+
+  // The best plan, run as a scenario, gives the same step.
+  json doc = small_search();
+  const json& best = a.rows[0];
+  doc["workload"]["parallel"] = {{"tp", best["tp"]}, {"pp", best["pp"]}, {"dp", best["dp"]}, {"cp", best["cp"]},
+                                 {"zero", best["zero"]}, {"sequence_parallel", best["sequence_parallel"]},
+                                 {"schedule", best["schedule"]}, {"virtual_stages", best["virtual_stages"]}};
+  doc["workload"]["batch"]["micro"] = best["micro_batch"];
+  doc["workload"]["recompute"] = best["recompute"];
+  const json t = run_summary(doc)["training"];
+  CHECK(t["tokens_per_s"].get<double>() == Approx(best["tokens_per_s"].get<double>()).epsilon(1e-12));
+
+  // The JSON and CSV views.
+  const json j = plan_search_json(config, a, 3);
+  CHECK(j["plans"].size() == 3);
+  CHECK(j["plans_simulated"] == a.rows.size());
+  const std::string csv = plan_search_csv(a);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == std::ptrdiff_t(a.rows.size() + 1));
+  CHECK(csv.rfind("rank,tokens_per_s,step_time_s,", 0) == 0);
+}
+
+TEST_CASE("plan search narrowed by --only keeps exactly the matching plans, with the same numbers", "[training][plan]") {
+  const Config config = parse_config(small_search());
+  PlanSearchOptions all, only;
+  all.refine = only.refine = 0;  // screening: a plan's row does not depend on the others
+  only.space = plan_space({"schedule=1f1b,zb_h1", "zero=1", "recompute=selective", "micro=1"});
+  const PlanSearch a = search_plans(config, all);
+  const PlanSearch b = search_plans(config, only);
+  REQUIRE(!b.rows.empty());
+  std::size_t matching = 0;
+  for (const json& r : a.rows) {
+    const bool match = (r["schedule"] == "1f1b" || r["schedule"] == "zb_h1") && r["zero"] == 1 &&
+                       r["recompute"] == "selective" && r["micro_batch"] == 1;
+    if (!match) continue;
+    ++matching;
+    const auto same = std::find_if(b.rows.begin(), b.rows.end(), [&](const json& x) {
+      for (const char* k : {"tp", "pp", "dp", "cp", "ep", "schedule", "sequence_parallel"})
+        if (x[k] != r[k]) return false;
+      return true;
+    });
+    REQUIRE(same != b.rows.end());
+    CHECK((*same)["tokens_per_s"] == r["tokens_per_s"]);
+  }
+  CHECK(matching == b.rows.size());
+  for (const auto& [bad, text] : std::vector<std::pair<std::string, std::string>>{
+           {"schedule=1F1B", "expected some of gpipe"}, {"zero=4", "from 0 to 3"}, {"zeros=1", "unknown restriction"},
+           {"micro", "expected KEY=V1,V2"}, {"max_cp=1,2", "unknown restriction"}}) {
+    try {
+      plan_space({bad});
+      FAIL("no error for " << bad);
+    } catch (const InputError& e) {
+      CHECK(e.path() == "--only");
+      CHECK_THAT(std::string(e.what()), Catch::Contains(text));
+    }
+  }
+}
+
+TEST_CASE("plan search needs a training scenario", "[training][plan]") {
+  json doc = free_node(8);
+  doc["workload"] = {{"kind", "collective"}};
+  try {
+    search_plans(parse_config(doc));
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.path() == "workload.kind");
+  }
+}
+
+}  // namespace
+}  // namespace cs::scenario::test

@@ -1,0 +1,157 @@
+// Serving workloads through the scenario path (file -> parse_config -> run_scenario -> summary):
+// closed-form queueing results (Erlang C, Pollaczek-Khinchine), the autoscaler's bounds, cost
+// = replica-hours x the catalog's price, spot reclaims against rate x exposed replica-hours.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../serving/serving_test_support.hpp"
+#include "sim/fleet/instance_prices.hpp"
+#include "sim/scenario/load.hpp"
+#include "sim/world/run.hpp"
+
+using namespace cs::scenario;
+using json = nlohmann::json;
+
+namespace {
+
+const std::string kErlangC = CS_SOURCE_DIR "/scenarios/serving_mmc_erlang_c.json";
+const std::string kDiurnalHpa = CS_SOURCE_DIR "/scenarios/serving_llm_diurnal_hpa.json";
+
+Config load(const std::string& file, const std::vector<std::string>& sets = {}) {
+  json doc = read_scenario_file(file);
+  for (const auto& s : sets) apply_override(doc, s);
+  return parse_config(doc);
+}
+
+double mean_of(const json& v) { return v.is_object() ? v["mean"].get<double>() : v.get<double>(); }
+double ci95_of(const json& v) { return v.is_object() ? v["ci95"].get<double>() : 0.0; }
+
+// Each sample of `series` in a "series,time_s,value" CSV.
+std::vector<double> series_values(const std::string& csv, const std::string& series) {
+  std::vector<double> out;
+  std::istringstream in(csv);
+  std::string line;
+  const std::string prefix = series + ",";
+  while (std::getline(in, line))
+    if (line.rfind(prefix, 0) == 0) out.push_back(std::stod(line.substr(line.rfind(',') + 1)));
+  return out;
+}
+
+// The catalog's on-demand price of one GPU of aws.p5.48xlarge (USD per hour).
+double p5_price_per_gpu_hour(cs::fleet::Market market) {
+  const auto& catalog = cs::fleet::InstancePriceCatalog::builtin();
+  return catalog.usd_per_hour("aws.p5.48xlarge")[market] / catalog.find("aws.p5.48xlarge")->gpus;
+}
+
+}  // namespace
+
+TEST_CASE("the M/M/c scenario file matches Erlang C's mean wait", "[serving][scenario]") {
+  const Config config = load(kErlangC);
+  const json s = cs::world::run_scenario(config).summary;
+  const json& b = s["serving"];
+  // Exactly the contract's keys at the top of the block; the breakdowns nested.
+  std::set<std::string> keys;
+  for (const auto& [k, v] : b.items())
+    if (!v.is_object() || v.contains("mean")) keys.insert(k);
+  CHECK(keys == std::set<std::string>{"requests", "completed", "dropped", "latency_mean_s", "latency_p50_s",
+                                      "latency_p95_s", "latency_p99_s", "wait_mean_s", "slo_attainment",
+                                      "replicas_mean", "replicas_max", "cost_usd"});
+  // The file's numbers: 64/s, 100 ms, 8 replicas of one slot.
+  const double lambda = 64.0, mu = 10.0;
+  const double theory = cs::serving::test::mmc_mean_wait(8, lambda, mu);
+  CHECK(theory == Approx(0.02860).epsilon(1e-3));  // the description's figure
+  const double wait = mean_of(b["wait_mean_s"]);
+  INFO("simulated " << wait << " +- " << ci95_of(b["wait_mean_s"]) << ", Erlang C " << theory);
+  CHECK(std::fabs(wait - theory) < 2.0 * ci95_of(b["wait_mean_s"]));
+  CHECK(ci95_of(b["wait_mean_s"]) < 0.05 * theory);  // the test is sharp
+  CHECK(mean_of(b["latency_mean_s"]) == Approx(theory + 1.0 / mu).epsilon(0.02));
+  // Requests counted after the 10-minute warm-up: about 64/s x 2 h.
+  CHECK(mean_of(b["requests"]) == Approx(lambda * 7200).epsilon(0.01));
+  CHECK(mean_of(b["dropped"]) == 0);
+}
+
+TEST_CASE("M/M/1 and M/D/1 through a scenario file match Pollaczek-Khinchine", "[serving][scenario]") {
+  const bool deterministic = GENERATE(false, true);
+  const double lambda = 7.0, mean_s = 0.1;  // rho 0.7
+  const Config config = load(kErlangC, {"fleet.autoscaler.replicas=1", "workload.arrivals.rate=\"7/s\"",
+                                        std::string("workload.request.service_time.dist=") +
+                                            (deterministic ? "constant" : "exponential"),
+                                        "run.until=\"10h\"", "run.replications=8"});
+  const json b = cs::world::run_scenario(config).summary["serving"];
+  const double theory = cs::serving::test::pk_mean_wait(lambda, mean_s, deterministic ? 0.0 : 1.0);
+  const double wait = mean_of(b["wait_mean_s"]);
+  INFO((deterministic ? "M/D/1" : "M/M/1") << ": simulated " << wait << " +- " << ci95_of(b["wait_mean_s"])
+                                           << ", Pollaczek-Khinchine " << theory);
+  CHECK(std::fabs(wait - theory) < 2.0 * ci95_of(b["wait_mean_s"]));
+  CHECK(ci95_of(b["wait_mean_s"]) < 0.1 * theory);
+}
+
+TEST_CASE("a fixed fleet costs its replica-hours at the catalog's price per GPU", "[serving][scenario]") {
+  // One replication, 130 min of 8 one-GPU replicas, no cold start: 8 x 130/60 replica-hours.
+  const json b = cs::world::run_scenario(load(kErlangC, {"run.replications=1"})).summary["serving"];
+  const double hours = 8 * 130.0 / 60.0;
+  CHECK(b["replica_hours_by_market"]["on_demand"].get<double>() == Approx(hours));
+  const double price = p5_price_per_gpu_hour(cs::fleet::Market::on_demand);
+  CHECK(b["cost_usd"].get<double>() == Approx(hours * price));
+  CHECK(b["cost_usd_by_market"]["on_demand"].get<double>() == Approx(hours * price));
+  CHECK(b["replicas_mean"].get<double>() == Approx(8));
+  CHECK(b["replicas_max"].get<double>() == 8);
+}
+
+TEST_CASE("spot reclaims come at the configured rate per exposed replica-hour, each market billed at its price",
+          "[serving][scenario]") {
+  // All 8 replicas on spot, reclaimed at 2 per replica-hour; capacity returns after ~2 min,
+  // else on demand after 5 min.
+  const double rate_per_hour = 2.0;
+  const Config config =
+      load(kErlangC, {"fleet.market=\"spot\"", "fleet.interruptions.rate=\"2/h\"",
+                      "fleet.interruptions.capacity_return={\"dist\": \"exponential\", \"mean\": \"2min\"}",
+                      "fleet.interruptions.fallback_after=\"5min\"", "run.replications=10"});
+  const json b = cs::world::run_scenario(config).summary["serving"];
+  const json& f = b["fleet"];
+  const double exposure = mean_of(f["reclaim_exposure_replica_hours"]);
+  const double expected = rate_per_hour * exposure;
+  // Poisson: the mean of 10 replications has a standard deviation of sqrt(expected / 10).
+  INFO("reclaims " << mean_of(f["reclaims"]) << " over " << exposure << " exposed replica-hours");
+  CHECK(std::fabs(mean_of(f["reclaims"]) - expected) < 3.0 * std::sqrt(expected / 10.0));
+  CHECK(expected > 20.0);
+  CHECK(mean_of(f["fallbacks"]) > 0);
+  // Each market's cost is its replica-hours at its price.
+  for (const cs::fleet::Market m : {cs::fleet::Market::spot, cs::fleet::Market::on_demand}) {
+    const std::string name(cs::fleet::to_string(m));
+    CHECK(mean_of(b["cost_usd_by_market"][name]) ==
+          Approx(mean_of(b["replica_hours_by_market"][name]) * p5_price_per_gpu_hour(m)));
+  }
+  CHECK(mean_of(b["replica_hours_by_market"]["spot"]) > 0);
+  CHECK(mean_of(b["replica_hours_by_market"]["on_demand"]) > 0);
+}
+
+TEST_CASE("the HPA keeps an LLM fleet within [min, max] through a compressed day", "[serving][scenario]") {
+  // The diurnal day in 3 hours: the fleet scales up to the peak and back.
+  const Config config = load(kDiurnalHpa, {"workload.arrivals.period=\"3h\"", "workload.arrivals.peak_at=\"90min\"",
+                                           "run.until=\"3h\"", "run.timeseries_interval=\"1min\""});
+  const int min = config.serving.fleet.autoscaler.min_replicas, max = config.serving.fleet.autoscaler.max_replicas;
+  const cs::world::RunOutput out = cs::world::run_scenario(config);
+  const json& b = out.summary["serving"];
+  CHECK(b["replicas_max"].get<double>() <= max);
+  CHECK(b["replicas_mean"].get<double>() >= min);
+  const std::vector<double> desired = series_values(out.timeseries_csv, "serving.replicas_desired");
+  const std::vector<double> ready = series_values(out.timeseries_csv, "serving.replicas_ready");
+  REQUIRE(desired.size() >= 170);
+  double peak = 0;
+  for (const double d : desired) {
+    CHECK(d >= min);
+    CHECK(d <= max);
+    peak = std::max(peak, d);
+  }
+  for (const double r : ready) CHECK(r <= max);
+  CHECK(peak > min);           // it scaled out for the peak
+  CHECK(desired.back() < peak);  // and back in after it
+  CHECK(b["ttft"]["p50_s"].get<double>() > 0);
+  CHECK(b["llm"]["output_tokens_per_s"].get<double>() > 0);
+}
