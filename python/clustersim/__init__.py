@@ -22,6 +22,8 @@ from .sweep import grid_points, latin_hypercube, random_samples, schema, sweep
 from .plan import plan
 from .topology import Topology
 from .compare import Comparison, compare
+# The view modules: importing them registers Result's views (Result.step, .memory, .serving,
+# .fleet and plot(); see _views), so keep them imported here even if a name moves.
 from .fleet import compare_markets, gantt, job_states, state_intervals
 from .plots import collective_sizes, goodput_vs_interval
 from .serving import serving_frame, serving_plot

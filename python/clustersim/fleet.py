@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import math
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
-from . import _core
-from .result import Result, run
+from . import _core, _views
+from .result import run
 from .scenario import Scenario
+
+if TYPE_CHECKING:
+    from .result import Result
 
 # Colours of the job's states (matplotlib's tab10), by the names the C++ model gives them.
 _STATE_COLOURS = {"starting": "tab:gray", "running": "tab:green", "checkpointing": "tab:blue",
@@ -132,3 +136,7 @@ def compare_markets(scenario: Scenario, mixes=(0.0, 0.7, 1.0), replications: int
                      "interruptions": _number(tr["interruptions"]), "failures": _number(tr["failures"]),
                      "completed": _number(tr["job"]["completed"])})
     return pd.DataFrame(rows)
+
+
+_views.register_accessor("fleet", state_intervals)
+_views.register_plotter("training_run", lambda result, ax: gantt(result, ax=ax))

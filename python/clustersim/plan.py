@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import json
-import os
+from typing import TYPE_CHECKING
 
 from . import _core
 from .result import as_scenario
-from .scenario import Scenario
+
+if TYPE_CHECKING:
+    import os
+
+    from .scenario import Scenario
 
 
 def plan(scenario: Scenario | dict | str | os.PathLike, jobs: int = 1, refine: int = 10, only: dict | None = None):

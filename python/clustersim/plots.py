@@ -2,9 +2,13 @@
 returns and an optional Axes, and returns the Axes (or Figure) it drew on."""
 from __future__ import annotations
 
-from typing import Mapping
+from typing import TYPE_CHECKING
 
-from .result import Result
+from . import _views
+from .result import Result  # at run time too: collective_sizes tells one Result from several
+
+if TYPE_CHECKING:
+    from typing import Mapping
 
 
 def _mean(v):
@@ -71,3 +75,6 @@ def goodput_vs_interval(sweep_rows, interval_column: str = "training_run.checkpo
     if by:
         ax.legend()
     return ax
+
+
+_views.register_plotter("collective", lambda result, ax: collective_sizes(result, axes=ax))

@@ -6,8 +6,12 @@ import json
 import os
 import warnings
 
-from . import _core
+from . import _core, _views
 from .scenario import Scenario
+
+# The summary blocks whose plot a view module registers (_views.register_plotter), in the order
+# plot() looks for them.
+_PLOTTED_BLOCKS = ("collective", "training", "training_run", "serving")
 
 
 class Result:
@@ -78,30 +82,22 @@ class Result:
     @property
     def step(self):
         """Training: where a GPU's step goes, one row per component (training.step_frame)."""
-        from .training import step_frame
-
-        return step_frame(self)
+        return _views.accessor("step")(self)
 
     @property
     def memory(self):
         """Training: memory per GPU of each pipeline stage (training.memory_frame)."""
-        from .training import memory_frame
-
-        return memory_frame(self)
+        return _views.accessor("memory")(self)
 
     @property
     def serving(self):
         """Serving: the fleet's time series, one column per series (serving.serving_frame)."""
-        from .serving import serving_frame
-
-        return serving_frame(self)
+        return _views.accessor("serving")(self)
 
     @property
     def fleet(self):
         """Training run: the job's states as intervals (fleet.state_intervals)."""
-        from .fleet import state_intervals
-
-        return state_intervals(self)
+        return _views.accessor("fleet")(self)
 
     def save(self, directory: str | os.PathLike) -> dict:
         """Writes the result as `clustersim run --out DIR` does: summary.json, and where they
@@ -137,22 +133,9 @@ class Result:
         import matplotlib.pyplot as plt
 
         s = self.summary
-        if "collective" in s:
-            from .plots import collective_sizes
-
-            return collective_sizes(self, axes=ax)
-        if "training" in s:
-            from .training import step_breakdown
-
-            return step_breakdown(self, ax=ax)
-        if "training_run" in s:
-            from .fleet import gantt
-
-            return gantt(self, ax=ax)
-        if "serving" in s:
-            from .serving import serving_plot
-
-            return serving_plot(self, axes=ax)
+        for block in _PLOTTED_BLOCKS:
+            if block in s:
+                return _views.plotter(block)(self, ax)
         if "jobs" in s:
             if ax is None:
                 _, ax = plt.subplots(figsize=(8, 3.5))

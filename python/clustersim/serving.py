@@ -2,7 +2,12 @@
 over time."""
 from __future__ import annotations
 
-from .result import Result
+from typing import TYPE_CHECKING
+
+from . import _views
+
+if TYPE_CHECKING:
+    from .result import Result
 
 _HOUR_S = 3600.0
 
@@ -83,3 +88,7 @@ def serving_plot(result: Result, axes=None, slo: bool = True):
     ax_rep.set_title(f"{result.summary.get('scenario') or 'serving'}: replicas, latency and cost")
     fig.tight_layout()
     return fig
+
+
+_views.register_accessor("serving", serving_frame)
+_views.register_plotter("serving", lambda result, ax: serving_plot(result, axes=ax))

@@ -7,13 +7,17 @@ import hashlib
 import json
 import math
 import os
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping  # Mapping: isinstance at run time too
 
 from . import _core
 from .errors import ScenarioError
 from .scenario import Scenario, scenario_error
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
+    from typing import Any, Iterable, Sequence
 
 
 def schema() -> str:

@@ -2,9 +2,13 @@
 the step breakdown of several results side by side, and the pipeline timeline of one step."""
 from __future__ import annotations
 
-from typing import Mapping
+from typing import TYPE_CHECKING
 
-from .result import Result
+from . import _views
+from .result import Result  # at run time too: step_breakdown tells one Result from several
+
+if TYPE_CHECKING:
+    from typing import Mapping
 
 # The summary's breakdown, in the order a step is read: work, then waits.
 _COMPONENTS = ["compute", "optimizer", "exposed tp", "exposed cp", "exposed ep", "exposed pp", "exposed dp",
@@ -110,3 +114,8 @@ def pipeline_timeline(result: Result, ax=None, max_gpus: int = 16, stream: str =
     ax.set_xlabel("time in the step (ms)")
     ax.legend(fontsize=8, ncol=4, loc="upper right")
     return ax
+
+
+_views.register_accessor("step", step_frame)
+_views.register_accessor("memory", memory_frame)
+_views.register_plotter("training", lambda result, ax: step_breakdown(result, ax=ax))
