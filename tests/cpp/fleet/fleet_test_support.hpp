@@ -11,6 +11,7 @@
 namespace cs::fleet::test {
 
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
+inline constexpr double kHour = 3600.0;
 
 // No failures, no reclaims, no warning, instant replacements: a test adds what it exercises.
 inline void quiet(FailureConfig& failures, SpotReclaimConfig& reclaims) {

@@ -13,12 +13,12 @@
 #include "sim/fleet/instance_pool.hpp"
 
 using namespace cs::fleet;
+using cs::fleet::test::kHour;
 using cs::engine::Simulator;
 using cs::fleet::test::kInf;
 
 namespace {
 
-constexpr double kHour = 3600.0;
 
 // Records what the pool says.
 struct Log final : InstancePoolListener {

@@ -13,11 +13,11 @@
 #include "sim/fleet/training_run.hpp"
 
 using namespace cs::fleet;
+using cs::fleet::test::kHour;
 using cs::fleet::test::quiet_config;
 
 namespace {
 
-constexpr double kHour = 3600.0;
 
 std::vector<double> walls(const std::vector<TrainingRunResult>& results) {
   std::vector<double> w;

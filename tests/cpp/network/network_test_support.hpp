@@ -1,5 +1,5 @@
 #pragma once
-// Shared by the analytical and stage-fluid tests: small fabrics, hand-built plans, and a
+// Shared by the network tests: small fabrics, hand-built plans, a flow observer, and a
 // by-hand run of a plan in the flow model (a reference independent of CollectiveRun).
 #include <map>
 #include <numeric>
@@ -16,8 +16,15 @@
 
 namespace cs::test {
 
-
 inline constexpr auto kNvlink = static_cast<std::size_t>(net::TransferClass::nvlink);
+
+// Records when each flow (by its tag) finished.
+struct FlowsDone final : net::FlowObserver {
+  explicit FlowsDone(engine::Simulator& s) : sim(s) {}
+  void on_flow_done(net::FlowId, uint64_t tag) override { at[tag] = sim.now(); }
+  engine::Simulator& sim;
+  std::map<uint64_t, double> at;
+};
 
 // A topology with its network, kept alive together.
 struct Fabric {

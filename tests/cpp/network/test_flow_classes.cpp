@@ -10,11 +10,13 @@
 
 #include <catch2/catch.hpp>
 
+#include "network_test_support.hpp"
 #include "sim/engine/random.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/network/flow_model.hpp"
 
 using cs::engine::Simulator;
+using cs::test::FlowsDone;
 using cs::net::FlowId;
 using cs::net::FlowModel;
 using cs::net::FlowObserver;
@@ -22,13 +24,6 @@ using cs::net::LinkIndex;
 using cs::net::RouteId;
 
 namespace {
-
-struct Done final : FlowObserver {
-  explicit Done(Simulator& s) : sim(s) {}
-  void on_flow_done(FlowId, uint64_t tag) override { at[tag] = sim.now(); }
-  Simulator& sim;
-  std::map<uint64_t, double> at;
-};
 
 struct Spec {
   std::vector<LinkIndex> links;
@@ -105,7 +100,7 @@ cs::net::FlowModelStats check_against_reference(const std::vector<Spec>& specs,
     const std::vector<double> expected = reference(specs, capacity);
     Simulator sim(seed);
     FlowModel m(sim, capacity);
-    Done done(sim);
+    FlowsDone done(sim);
     std::vector<RouteId> ids;
     for (const auto& route : routes) ids.push_back(m.add_route(route, 0));
     for (std::size_t i = 0; i < specs.size(); ++i) {
@@ -125,7 +120,7 @@ TEST_CASE("flows on one route share it as a processor-sharing queue", "[flow][cl
   // 0.5 + 1.5 = 2.0, when f3 has 50 left; alone at 100 it ends at 2.5.
   Simulator sim(1);
   FlowModel m(sim, {100.0});
-  Done done(sim);
+  FlowsDone done(sim);
   const LinkIndex link[] = {0};
   const RouteId r = m.add_route(link, 0);
   m.start(r, 100, &done, 1);
@@ -149,7 +144,7 @@ TEST_CASE("cancelling a flow of a class speeds up the others at once", "[flow][c
   // 50 B/s and end at 0.3 + 1.8 = 2.1.
   Simulator sim(1);
   FlowModel m(sim, {100.0});
-  Done done(sim);
+  FlowsDone done(sim);
   const LinkIndex link[] = {0};
   const RouteId r = m.add_route(link, 0);
   const FlowId a = m.start(r, 100, &done, 1);
@@ -170,7 +165,7 @@ TEST_CASE("staggered flows on one bottleneck cost events in proportion to the fl
   for (int n : {100, 1000, 10000}) {
     Simulator sim(1);
     FlowModel m(sim, {1e9, 2e9});
-    Done done(sim);
+    FlowsDone done(sim);
     const LinkIndex route[] = {1, 0};
     const RouteId r = m.add_route(route, 1e-6);
     for (int i = 0; i < n; ++i) sim.schedule_at(i * 1e-3, [&m, &done, r, i] { m.start(r, 1e7, &done, i); });

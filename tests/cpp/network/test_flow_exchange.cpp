@@ -26,13 +26,6 @@ using net::RouteId;
 
 namespace {
 
-struct Done final : net::FlowObserver {
-  explicit Done(engine::Simulator& s) : sim(s) {}
-  void on_flow_done(FlowId, uint64_t tag) override { at[tag] = sim.now(); }
-  engine::Simulator& sim;
-  std::map<uint64_t, double> at;
-};
-
 // Pairs over listed routes (a link may repeat: crossed twice).
 struct ListedPairs final : net::PairSource {
   ListedPairs(FlowModel& m, std::vector<std::vector<LinkIndex>> r) : model(m), routes(std::move(r)) {}
@@ -91,7 +84,7 @@ struct Both {
   engine::Simulator a_sim{1}, b_sim{1};
   FlowModel a_model, b_model;
   ListedPairs pairs;
-  Done a_done{a_sim}, b_done{b_sim};
+  FlowsDone a_done{a_sim}, b_done{b_sim};
   std::vector<FlowId> b_flows;
 };
 
@@ -122,7 +115,7 @@ TEST_CASE("a flow started while an exchange runs turns it into flows, exactly", 
     for (uint64_t seed = 1; seed <= 10; ++seed) {
       const Instance in = random_instance(seed, 10, 30);
       Both both(in);
-      Done a_extra(both.a_sim), b_extra(both.b_sim);
+      FlowsDone a_extra(both.a_sim), b_extra(both.b_sim);
       const std::vector<LinkIndex> extra{0, 3, 5};
       both.a_sim.schedule_at(at, [&] { both.a_model.start(both.a_model.add_route(extra, 0.0), 5e7, &a_extra, 1); });
       both.b_sim.schedule_at(at, [&] { both.b_model.start(both.b_model.add_route(extra, 0.0), 5e7, &b_extra, 1); });
@@ -142,7 +135,7 @@ TEST_CASE("an exchange started beside active flows runs as flows", "[flow][excha
   const Instance in = random_instance(3, 10, 30);
   engine::Simulator a_sim(1), b_sim(1);
   FlowModel a(a_sim, in.capacity), b(b_sim, in.capacity);
-  Done a_done(a_sim), b_done(b_sim);
+  FlowsDone a_done(a_sim), b_done(b_sim);
   a.start(a.add_route(std::vector<LinkIndex>{1, 2}, 0.0), 3e8, &a_done, 100);
   b.start(b.add_route(std::vector<LinkIndex>{1, 2}, 0.0), 3e8, &b_done, 100);
   ListedPairs pairs(a, in.routes);
@@ -161,7 +154,7 @@ TEST_CASE("a cancelled exchange delivered what its flows had", "[flow][exchange]
   for (const bool materialized : {false, true}) {
     const Instance in = random_instance(5, 10, 30);
     Both both(in);
-    Done a_extra(both.a_sim), b_extra(both.b_sim);
+    FlowsDone a_extra(both.a_sim), b_extra(both.b_sim);
     if (materialized) {
       both.a_sim.schedule_at(0.01, [&] { both.a_model.start(both.a_model.add_route(in.routes[0], 0.0), 1e7, &a_extra, 1); });
       both.b_sim.schedule_at(0.01, [&] { both.b_model.start(both.b_model.add_route(in.routes[0], 0.0), 1e7, &b_extra, 1); });
@@ -191,7 +184,7 @@ TEST_CASE("an exchange started at the instant a solved one ends runs after it, e
     engine::Simulator sim(1);
     FlowModel model(sim, capacity);
     ListedPairs a(model, {{0}, {1}, {0, 2}}), b(model, {{0}, {2}});
-    Done done(sim);
+    FlowsDone done(sim);
     model.start_exchange(a, 1e8, &done, 1, 0.0);
     sim.schedule_at(at, [&] { model.start_exchange(b, 1e8, &done, 2, 0.0); });
     sim.run();
@@ -209,7 +202,7 @@ TEST_CASE("an exchange's solve stops at the simulator's interrupt check, startin
   engine::Simulator sim(1);
   FlowModel model(sim, in.capacity);
   ListedPairs pairs(model, in.routes);
-  Done done(sim);
+  FlowsDone done(sim);
   sim.set_interrupt_check([] { return true; });
   CHECK_THROWS_AS(model.start_exchange(pairs, 1e8, &done, 7, 0.0), engine::Interrupted);
   sim.set_interrupt_check({});

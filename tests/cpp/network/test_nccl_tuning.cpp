@@ -5,9 +5,11 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "network_test_support.hpp"
 #include "sim/network/nccl_tuning.hpp"
 
 using namespace cs;
+using cs::test::kNvlink;
 using work::CollectiveAlgorithm;
 
 namespace {
@@ -18,7 +20,6 @@ nlohmann::json file() {
   return nlohmann::json::parse(in);
 }
 
-constexpr auto kNvlink = static_cast<std::size_t>(net::TransferClass::nvlink);
 constexpr auto kPcie = static_cast<std::size_t>(net::TransferClass::pcie);
 constexpr auto kNet = static_cast<std::size_t>(net::TransferClass::net);
 

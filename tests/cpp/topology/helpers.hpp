@@ -111,15 +111,20 @@ inline int max_link_load(const Topology& t, Router& router, int shift) {
   return worst;
 }
 
-// The param() of the BuildError that building `p` throws ("" if it does not throw).
-inline std::string failing_param(const TopologyParams& p) {
+// The param() of the BuildError that building `p` throws ("" if it does not throw); its
+// message in *message when given.
+inline std::string failing_param(const TopologyParams& p, std::string* message = nullptr) {
   try {
     build_topology(p);
   } catch (const BuildError& e) {
     CHECK(std::string(e.what()).size() > 0);
+    if (message) *message = e.what();
     return e.param();
   }
   return "";
 }
+
+// The default NIC and fabric link bandwidth (400 Gb/s), bytes/s.
+inline constexpr double kBw = 50e9;
 
 }  // namespace cs::topo::test

@@ -13,12 +13,12 @@
 using namespace cs::topo;
 using cs::topo::test::dragonfly;
 using cs::topo::test::fat_tree_tiers;
+using cs::topo::test::kBw;
 using cs::topo::test::unit_prices;
 using cs::topo::test::torus;
 
 namespace {
 
-constexpr double kBw = 50e9;
 
 }  // namespace
 

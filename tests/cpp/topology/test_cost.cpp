@@ -20,12 +20,12 @@ using cs::topo::test::flat_prices;
 namespace {
 
 // Street-like prices (bill.hpp's classes), distinct so a wrong count shows in the total.
-PriceTable test_prices() {
+PriceTable street_prices() {
   return flat_prices({700, 11}, {2000, 25}, {650, 10}, {100, 0}, {60, 0}, {250000, 10200});
 }
 
-TopologyReport report(const TopologyParams& p) {
-  return make_report(build_topology(p), p, test_prices());
+TopologyReport street_report(const TopologyParams& p) {
+  return make_report(build_topology(p), p, street_prices());
 }
 
 // 4,096 GPUs: 512 DGX-like nodes, rails, radix 64, 3 tiers, with the given bundles.
@@ -41,9 +41,9 @@ TEST_CASE("a fat-tree costs what the same capacity built with bundled cables cos
   // The configurator's 4,096-GPU fabric against the issue's parallel_links = 4 and another
   // bundling of the same capacity: same switches, cables, bisection; cost equal up to the
   // cables' price difference (none here: the cable counts agree too).
-  const TopologyReport configured = report(gpus_4k({}));
+  const TopologyReport configured = street_report(gpus_4k({}));
   for (const std::vector<int>& bundles : {std::vector<int>{4, 4}, std::vector<int>{1, 16}}) {
-    const TopologyReport bundled = report(gpus_4k(bundles));
+    const TopologyReport bundled = street_report(gpus_4k(bundles));
     CHECK(bundled.switches == configured.switches);
     CHECK(count(bundled.switches_by_tier, "core") == 64);
     CHECK(bundled.bisection_Bps == Approx(configured.bisection_Bps));
@@ -56,7 +56,7 @@ TEST_CASE("a fat-tree costs what the same capacity built with bundled cables cos
   }
   // Unbundled, the full k^2/4 core: 1,024 cores with 4 of 64 ports used, the same bisection,
   // and 960 more switches to pay for.
-  const TopologyReport single = report(gpus_4k({1, 1}));
+  const TopologyReport single = street_report(gpus_4k({1, 1}));
   CHECK(count(single.switches_by_tier, "core") == 1024);
   CHECK(single.bisection_Bps == Approx(configured.bisection_Bps));
   CHECK(single.switch_ports - configured.switch_ports == 960 * 64);
@@ -65,8 +65,8 @@ TEST_CASE("a fat-tree costs what the same capacity built with bundled cables cos
 
 TEST_CASE("network cost per GPU: 4,096 and 16,384 GPUs alike once both use every port") {
   // The issue: $19.0k per GPU at 4K against $10.6k at 16K, from the 4K core's empty ports.
-  const TopologyReport r4k = report(gpus_4k({}));
-  const TopologyReport r16k = report(fat_tree_tiers(3, 2048, 8, 8, 64, 1.0, true));
+  const TopologyReport r4k = street_report(gpus_4k({}));
+  const TopologyReport r16k = street_report(fat_tree_tiers(3, 2048, 8, 8, 64, 1.0, true));
   CHECK(r4k.switch_ports == r4k.switch_ports_used);
   CHECK(r16k.switch_ports == r16k.switch_ports_used);
   CHECK(r4k.network_cost_per_gpu_usd == Approx(r16k.network_cost_per_gpu_usd));
@@ -79,25 +79,25 @@ TEST_CASE("network cost per GPU: 4,096 and 16,384 GPUs alike once both use every
 TEST_CASE("one pricing basis: switches bought whole in every family") {
   // A fat-tree switch has switch_radix ports even when some are empty: 3 pods leave each
   // core 6 of 8 ports used.
-  const TopologyReport ft = report(fat_tree_tiers(3, 40, 1, 1, 8));
+  const TopologyReport ft = street_report(fat_tree_tiers(3, 40, 1, 1, 8));
   CHECK(ft.switch_ports == 30 * 8);
   CHECK(ft.switch_ports_used < ft.switch_ports);
   CHECK_THAT(ft.pricing_basis, Catch::Contains("switches bought whole"));
   // A dragonfly router has its designed ports, the global ports left unused by the
   // arrangement included: a = 3, h = 2, g = 5 uses 4 of each group's 6 global ports.
   const TopologyParams df = dragonfly(3, 2, 2, 5, 30, 1, 1);
-  const TopologyReport d = report(df);
+  const TopologyReport d = street_report(df);
   CHECK(d.switch_ports == 15 * (2 + 2 + 2));
   CHECK(d.switch_ports_used == 15 * 2 + 15 * 2 + 5 * 4);  // NICs, local, global
   // A torus switch likewise (NICs + 2 bundles per ring dimension).
-  const TopologyReport to = report(torus({4, 4}, 1, 2));
+  const TopologyReport to = street_report(torus({4, 4}, 1, 2));
   CHECK(to.switch_ports == 16 * (2 + 4));
   CHECK(to.switch_ports_used == to.switch_ports);
 }
 
 TEST_CASE("cable rule: copper inside a rack, optical between racks") {
   SECTION("top-of-rack leaves: a leaf's 4 nodes share a rack, NIC cables are copper") {
-    const TopologyReport r = report(fat_tree_tiers(2, 16, 8, 8, 64));
+    const TopologyReport r = street_report(fat_tree_tiers(2, 16, 8, 8, 64));
     CHECK(r.racks == 4);
     CHECK(r.copper_cables == 128);
     CHECK(r.optical_cables == 4 * 32);  // leaf to spine
@@ -106,7 +106,7 @@ TEST_CASE("cable rule: copper inside a rack, optical between racks") {
   SECTION("racks of 2 nodes: the same leaves span 2 racks, NIC cables turn optical") {
     TopologyParams p = fat_tree_tiers(2, 16, 8, 8, 64);
     p.nodes_per_rack = 2;
-    const TopologyReport r = report(p);
+    const TopologyReport r = street_report(p);
     CHECK(r.racks == 8);
     CHECK(r.copper_cables == 0);
     CHECK(r.optical_cables == 128 + 128);
@@ -114,7 +114,7 @@ TEST_CASE("cable rule: copper inside a rack, optical between racks") {
   SECTION("rail-optimized: a rail leaf serves nodes of many racks, every NIC cable optical") {
     // 16,384 GPUs: 16,384 NIC, leaf-spine and spine-core cables, 98,304 transceivers (the
     // 32,768 for the NIC cables were missing when they were priced as copper).
-    const TopologyReport r = report(fat_tree_tiers(3, 2048, 8, 8, 64, 1.0, true));
+    const TopologyReport r = street_report(fat_tree_tiers(3, 2048, 8, 8, 64, 1.0, true));
     CHECK(r.copper_cables == 0);
     CHECK(r.optical_cables == 3 * 16384);
     CHECK(r.transceivers == 6 * 16384);
@@ -122,7 +122,7 @@ TEST_CASE("cable rule: copper inside a rack, optical between racks") {
   SECTION("torus: neighbours in one rack are copper") {
     // 4 x 4, racks of 4 positions: each row of dimension 0 is a rack; its ring (4 cables)
     // and NIC cables are copper, the dimension-1 rings (16 cables) optical.
-    const TopologyReport r = report(torus({4, 4}, 1, 1));
+    const TopologyReport r = street_report(torus({4, 4}, 1, 1));
     CHECK(r.copper_cables == 16 + 16);
     CHECK(r.optical_cables == 16);
   }
@@ -130,7 +130,7 @@ TEST_CASE("cable rule: copper inside a rack, optical between racks") {
 
 TEST_CASE("network-only cost, per GPU, per bisection GB/s and per measured busbw") {
   const TopologyParams p = fat_tree_tiers(2, 128, 8, 8, 64, 1.0, true);
-  const TopologyReport r = report(p);
+  const TopologyReport r = street_report(p);
   double network = 0, nodes = 0;
   for (const CostLine& line : r.bill) (line.network ? network : nodes) += line.usd;
   CHECK(nodes == Approx(128 * 250000.0));

@@ -7,19 +7,10 @@
 #include "helpers.hpp"
 
 using namespace cs::topo;
+using cs::topo::test::failing_param;
 using cs::topo::test::fat_tree_tiers;
 
 namespace {
-
-std::string failing_param(const TopologyParams& p, std::string* message = nullptr) {
-  try {
-    build_topology(p);
-  } catch (const BuildError& e) {
-    if (message) *message = e.what();
-    return e.param();
-  }
-  return "";
-}
 
 // Every switch's cables go to the tier just below or just above it, and each cable up from
 // tier t reaches the switch the FatTreeTier rule names.

@@ -11,17 +11,16 @@ using namespace cs::topo::test;
 
 namespace {
 
-constexpr double kBw = 50e9;  // default NIC and fabric link bandwidth (400 Gb/s)
 
 // Distinct prices so a wrong count shows in the total.
-PriceTable test_prices() {
+PriceTable distinct_prices() {
   PriceTable t = flat_prices({1000, 10}, {300, 3}, {70, 0.7}, {9, 0}, {11, 0}, {100000, 1000});
   t.switch_port.by_gbps[800] = {5000, 50, "test"};
   return t;
 }
 
-TopologyReport report(const TopologyParams& p) {
-  return make_report(build_topology(p), p, test_prices());
+TopologyReport distinct_report(const TopologyParams& p) {
+  return make_report(build_topology(p), p, distinct_prices());
 }
 
 }  // namespace
@@ -29,7 +28,7 @@ TopologyReport report(const TopologyParams& p) {
 TEST_CASE("non-blocking 2-tier fat-tree: bisection N/2 NIC links", "[report]") {
   SECTION("small full tree: the tree cut equals max-flow") {
     const TopologyParams p = fat_tree(32, 1, 1, 8);  // radix 8: 8 leaves x 4 NICs, 4 spines
-    const auto r = report(p);
+    const auto r = distinct_report(p);
     CHECK(r.bisection_method == "tree_cut");
     CHECK(r.bisection_partitions == 18);
     CHECK(r.bisection_Bps == Approx(16 * kBw));
@@ -43,13 +42,13 @@ TEST_CASE("non-blocking 2-tier fat-tree: bisection N/2 NIC links", "[report]") {
     CHECK(r.diameter_closed_form == 4);
   }
   SECTION("tiny tree, every balanced half") {
-    const auto r = report(fat_tree(8, 2, 1, 4));  // radix 4: 4 leaves x 2 NICs, 2 spines
+    const auto r = distinct_report(fat_tree(8, 2, 1, 4));  // radix 4: 4 leaves x 2 NICs, 2 spines
     CHECK(r.bisection_partitions == 35);           // C(8,4) / 2
     CHECK(r.bisection_Bps == Approx(4 * kBw));
   }
   SECTION("large full tree: the tree cut equals the closed form") {
     const TopologyParams p = fat_tree(2048, 8, 1, 64);
-    const auto r = report(p);
+    const auto r = distinct_report(p);
     CHECK(r.bisection_method == "tree_cut");
     CHECK(r.bisection_Bps == Approx(1024 * kBw));
     CHECK(closed_form_bisection(build_topology(p), p).value() == Approx(1024 * kBw));
@@ -61,7 +60,7 @@ TEST_CASE("non-blocking 2-tier fat-tree: bisection N/2 NIC links", "[report]") {
 TEST_CASE("o:1 oversubscribed fat-tree: 1/o of N/2 NIC links", "[report]") {
   SECTION("small: tree cut = max-flow") {
     const TopologyParams p = fat_tree(36, 1, 1, 8, 3.0);  // 6 leaves of 6 down, 2 up
-    const auto r = report(p);
+    const auto r = distinct_report(p);
     CHECK(r.bisection_method == "tree_cut");
     CHECK(r.bisection_Bps == Approx(18 * kBw / 3));
     const Topology t = build_topology(p);
@@ -69,7 +68,7 @@ TEST_CASE("o:1 oversubscribed fat-tree: 1/o of N/2 NIC links", "[report]") {
   }
   SECTION("large: tree cut = closed form") {
     const TopologyParams p = fat_tree(3072, 8, 1, 64, 3.0);  // 64 leaves of 48 down, 16 up
-    const auto r = report(p);
+    const auto r = distinct_report(p);
     CHECK(r.bisection_method == "tree_cut");
     CHECK(r.bisection_Bps == Approx(1536 * kBw / 3));
     CHECK(closed_form_bisection(build_topology(p), p).value() == Approx(1536 * kBw / 3));
@@ -80,7 +79,7 @@ TEST_CASE("3-tier k-ary fat-tree: closed form agrees with max-flow and BFS", "[r
   const TopologyParams p = fat_tree_tiers(3, 128, 1, 1, 8);  // k = 8: k^3/4 NICs
   const Topology t = build_topology(p);
   REQUIRE(t.fat_tree()->tiers == 3);
-  const auto r = make_report(t, p, test_prices());
+  const auto r = make_report(t, p, distinct_prices());
   CHECK(r.switches == 80);  // 5k^2/4
   CHECK(count(r.switches_by_tier, "core") == 16);
   CHECK(r.bisection_method == "tree_cut");
@@ -97,7 +96,7 @@ TEST_CASE("torus bisection: 2 x (N / longest dim) links, max-flow up to 65,536 c
   TopologyParams p = torus({4, 4, 4}, 1, 1);
   p.node.nic_bandwidth_Bps = 4 * kBw;  // the fabric links bind, not the NICs
   const Topology t = build_topology(p);
-  const auto r = make_report(t, p, test_prices());
+  const auto r = make_report(t, p, distinct_prices());
   CHECK(r.bisection_method == "max_flow");
   CHECK(r.bisection_Bps == Approx(32 * kBw));
   CHECK(closed_form_bisection(t, p).value() == Approx(32 * kBw));
@@ -106,21 +105,21 @@ TEST_CASE("torus bisection: 2 x (N / longest dim) links, max-flow up to 65,536 c
   // a candidate).
   TopologyParams big = torus({16, 16, 16}, 1, 1);
   big.node.nic_bandwidth_Bps = 4 * kBw;
-  const auto rb = report(big);
+  const auto rb = distinct_report(big);
   CHECK(rb.bisection_method == "max_flow");
   CHECK(rb.bisection_Bps == Approx(512 * kBw));
   CHECK(rb.diameter_hops == 2 + 24);
   // 98,304 switch cables: the closed form, the same rule.
   TopologyParams huge = torus({32, 32, 32}, 1, 1);
   huge.node.nic_bandwidth_Bps = 4 * kBw;
-  const auto rh = report(huge);
+  const auto rh = distinct_report(huge);
   CHECK(rh.bisection_method == "closed_form");
   CHECK(rh.bisection_Bps == Approx(2 * 1024 * kBw));
   // Bundles per dimension: the cheapest cut is across the dimension with the fewest cables.
   TopologyParams bundled = torus({4, 4, 4}, 1, 1);
   bundled.node.nic_bandwidth_Bps = 8 * kBw;
   bundled.dim_parallel_links = {2, 3, 4};
-  const auto rbun = report(bundled);
+  const auto rbun = distinct_report(bundled);
   CHECK(rbun.bisection_Bps == Approx(32 * 2 * kBw));
   CHECK(closed_form_bisection(build_topology(bundled), bundled).value() == Approx(64 * kBw));
 
@@ -134,7 +133,7 @@ TEST_CASE("dragonfly counts", "[report]") {
   // a = 4, p = 2, h = 2, g = a*h + 1 = 9: one global cable per group pair.
   const TopologyParams p = dragonfly(4, 2, 2, 9, 72, 2, 1, GlobalArrangement::relative);
   const Topology t = build_topology(p);
-  const auto r = make_report(t, p, test_prices());
+  const auto r = make_report(t, p, distinct_prices());
   CHECK(r.nodes == 72);
   CHECK(r.gpus == 144);
   CHECK(r.switches == 36);
@@ -176,7 +175,7 @@ TEST_CASE("cost and power: items x prices on a hand-counted custom fabric", "[re
   p.switches = {"s0", "s1"};
   p.links = {{"n0", "s0", kBw, 1e-6}, {"n1", "s0", kBw, 1e-6}, {"n2", "s1", kBw, 1e-6},
              {"s0", "s1", 2 * kBw, 1e-6}};  // 800 Gb/s between the switches
-  const auto r = report(p);
+  const auto r = distinct_report(p);
   CHECK(r.copper_cables == 3);
   CHECK(r.optical_cables == 1);
   CHECK(r.transceivers == 2);
@@ -199,7 +198,7 @@ TEST_CASE("a single node has no fabric bisection", "[report]") {
   TopologyParams p;
   p.kind = TopologyKind::single_node;
   p.nodes = 1;
-  const auto r = report(p);
+  const auto r = distinct_report(p);
   CHECK(r.bisection_method == "none");
   CHECK(r.bisection_Bps == 0);
   CHECK(r.nodes == 1);

@@ -13,20 +13,16 @@
 #include "sim/fleet/instance_prices.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/world/run.hpp"
+#include "world_test_support.hpp"
 
 using namespace cs::scenario;
 using json = nlohmann::json;
+using cs::world::test::load;
 
 namespace {
 
 const std::string kErlangC = CS_SOURCE_DIR "/scenarios/serving_mmc_erlang_c.json";
 const std::string kDiurnalHpa = CS_SOURCE_DIR "/scenarios/serving_llm_diurnal_hpa.json";
-
-Config load(const std::string& file, const std::vector<std::string>& sets = {}) {
-  json doc = read_scenario_file(file);
-  for (const auto& s : sets) apply_override(doc, s);
-  return parse_config(doc);
-}
 
 double mean_of(const json& v) { return v.is_object() ? v["mean"].get<double>() : v.get<double>(); }
 double ci95_of(const json& v) { return v.is_object() ? v["ci95"].get<double>() : 0.0; }

@@ -10,9 +10,11 @@
 #include "sim/engine/statistics.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/world/run.hpp"
+#include "world_test_support.hpp"
 
 using namespace cs::scenario;
 using json = nlohmann::json;
+using cs::world::test::load;
 
 namespace {
 
@@ -23,12 +25,6 @@ const std::string kByHand = CS_SOURCE_DIR "/scenarios/training_run_by_hand.json"
 json without_wall_time(json s) {
   s.erase("wall_time_s");
   return s;
-}
-
-Config load(const std::string& file, const std::vector<std::string>& sets = {}) {
-  json doc = read_scenario_file(file);
-  for (const auto& s : sets) apply_override(doc, s);
-  return parse_config(doc);
 }
 
 }  // namespace
