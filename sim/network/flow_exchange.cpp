@@ -12,10 +12,13 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
+#include "sim/network/min_heap.hpp"
+
 namespace cs::net {
 
+using detail::kLater;
+
 namespace {
-constexpr auto kLater = std::greater<>();
 // Pairs between interrupt checks on one thread.
 constexpr std::size_t kPollEvery = 1 << 16;
 }  // namespace

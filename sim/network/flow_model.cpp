@@ -9,12 +9,11 @@
 
 #include "sim/engine/priority.hpp"
 #include "sim/network/flow_model_exchange.hpp"
+#include "sim/network/min_heap.hpp"
 
 namespace cs::net {
 
-namespace {
-constexpr auto kLater = std::greater<>();
-}  // namespace
+using detail::kLater;
 
 FlowModel::FlowModel(engine::Simulator& sim, std::vector<double> capacity_Bps) : sim_(sim) {
   for (double c : capacity_Bps)

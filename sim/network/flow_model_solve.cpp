@@ -5,12 +5,11 @@
 #include <limits>
 
 #include "sim/network/flow_model.hpp"
+#include "sim/network/min_heap.hpp"
 
 namespace cs::net {
 
-namespace {
-constexpr auto kLater = std::greater<>();
-}  // namespace
+using detail::kLater;
 
 void FlowModel::mark_dirty(LinkIndex l) {
   if (!dirty_[l]) {

@@ -12,11 +12,6 @@ using namespace detail;
 
 namespace {
 
-const json& key(const json& b, const char* name) {
-  static const json none;  // immutable
-  return b.contains(name) ? b[name] : none;
-}
-
 std::string share(const json& v) { return printf_text("%.3f", mean_of(v)) + ci(v, "%.2g"); }
 
 std::string scheduler_words(const json& s) {

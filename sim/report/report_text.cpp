@@ -14,6 +14,11 @@ double mean_of(const json& v) {
   return 0.0;
 }
 
+const json& key(const json& block, const char* name) {
+  static const json none;  // immutable
+  return block.contains(name) ? block[name] : none;
+}
+
 const json& at(const json& block, const char* group, const char* key) {
   static const json none;  // immutable
   if (!block.contains(group) || !block[group].is_object() || !block[group].contains(key)) return none;

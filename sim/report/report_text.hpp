@@ -12,6 +12,8 @@ namespace cs::report::detail {
 double mean_of(const nlohmann::json& v);
 // block[group][key], or null.
 const nlohmann::json& at(const nlohmann::json& block, const char* group, const char* key);
+// block[name], or null when the block has no such member.
+const nlohmann::json& key(const nlohmann::json& block, const char* name);
 std::string printf_text(const char* format, double a, double b = 0.0);
 // " +- x" for a replicated number, in the unit `scale` divides by; nothing for an interval
 // that is zero but for rounding (a number every replication agrees on).

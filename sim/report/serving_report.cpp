@@ -9,11 +9,6 @@ using nlohmann::json;
 
 namespace {
 
-const json& key(const json& b, const char* k) {
-  static const json none;  // immutable
-  return b.contains(k) ? b[k] : none;
-}
-
 // A latency: milliseconds below a second, else as duration() reads it.
 std::string latency(const json& v) {
   const double s = mean_of(v);

@@ -22,7 +22,6 @@ namespace {
 
 using fleet::Market;
 
-constexpr std::string_view kFleet = "fleet";
 constexpr double kHour_s = 3600.0;
 constexpr int kMaxNodes = 1'000'000;
 constexpr double kMaxWork_s = 1e12;

@@ -17,8 +17,6 @@ namespace {
 using jobs::JobsConfig;
 using jobs::QueueConfig;
 
-constexpr std::string_view kWorkload = "workload";
-constexpr std::string_view kFleet = "fleet";
 constexpr std::string_view kScheduler = "fleet.scheduler";
 constexpr int64_t kMaxQueues = 1000;
 constexpr int64_t kMaxClasses = 1000;

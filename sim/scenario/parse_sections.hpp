@@ -5,12 +5,18 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "sim/scenario/config.hpp"
 
 namespace cs::scenario::detail {
+
+// The sections' JSON paths, as errors name them.
+inline constexpr std::string_view kTopology = "topology";
+inline constexpr std::string_view kWorkload = "workload";
+inline constexpr std::string_view kFleet = "fleet";
 
 inline constexpr int64_t kMaxTotalGpus = int64_t{1} << 24;
 inline constexpr int64_t kMaxAllToAllRanks = 4096;  // N^2 flows

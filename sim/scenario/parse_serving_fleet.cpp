@@ -16,7 +16,6 @@
 namespace cs::scenario::detail {
 namespace {
 
-constexpr std::string_view kFleet = "fleet";
 constexpr double kDefaultUntil_s = 3600.0;
 constexpr double kDefaultInterval_s = 60.0;
 // Beyond these a replication takes minutes or gigabytes: refused up front.

@@ -13,8 +13,6 @@
 namespace cs::scenario::detail {
 namespace {
 
-constexpr std::string_view kAt = "topology";
-
 // "123" -> 123; nullopt for empty, leading zeros, non-digits or more than 9 digits.
 std::optional<int64_t> canonical_number(std::string_view s) {
   if (s.empty() || s.size() > 9 || (s.size() > 1 && s[0] == '0')) return std::nullopt;
@@ -67,10 +65,10 @@ void parse_oversubscription(const json& t, topo::TopologyParams& p) {
   const double max = p.switch_radix - 1.0;
   const json* v = member(t, "oversubscription");
   if (!v || !v->is_array()) {
-    p.oversubscription = get_number(t, "oversubscription", kAt, 1.0, 1.0, max);
+    p.oversubscription = get_number(t, "oversubscription", kTopology, 1.0, 1.0, max);
     return;
   }
-  const std::string path = join_path(kAt, "oversubscription");
+  const std::string path = join_path(kTopology, "oversubscription");
   const auto ratios = static_cast<std::size_t>(p.tiers - 1);
   if (v->size() != ratios)
     throw InputError(path, "expected " + std::to_string(ratios) + " ratio" + (ratios == 1 ? "" : "s") +
@@ -89,7 +87,7 @@ void parse_oversubscription(const json& t, topo::TopologyParams& p) {
 constexpr int64_t kMaxParallel = 2048;
 
 std::vector<int> parallel_links_value(const json& t, bool auto_allowed, bool* number) {
-  const std::string path = join_path(kAt, "parallel_links");
+  const std::string path = join_path(kTopology, "parallel_links");
   const json* v = member(t, "parallel_links");
   *number = false;
   auto entry = [&](const json& x, const std::string& at) {
@@ -111,13 +109,13 @@ std::vector<int> parallel_links_value(const json& t, bool auto_allowed, bool* nu
 }
 
 void parse_fat_tree(const json& t, topo::TopologyParams& p) {
-  p.tiers = static_cast<int>(get_int(t, "tiers", kAt, 2, 2, 3));
-  p.switch_radix = static_cast<int>(get_int(t, "switch_radix", kAt, 64, 4, 4096));
+  p.tiers = static_cast<int>(get_int(t, "tiers", kTopology, 2, 2, 3));
+  p.switch_radix = static_cast<int>(get_int(t, "switch_radix", kTopology, 64, 4, 4096));
   if (p.switch_radix % 2 != 0)
     throw InputError("topology.switch_radix",
                      "expected an even number of ports; got " + std::to_string(p.switch_radix));
   parse_oversubscription(t, p);
-  p.rail_optimized = get_bool(t, "rail_optimized", kAt, false);
+  p.rail_optimized = get_bool(t, "rail_optimized", kTopology, false);
   // One number: every tier boundary; a list: one entry per boundary, leaf to tier 2 first.
   bool number = false;
   p.parallel_links = parallel_links_value(t, true, &number);
@@ -145,7 +143,7 @@ void parse_fat_tree(const json& t, topo::TopologyParams& p) {
   try {
     topo::check_fat_tree(p);
   } catch (const topo::BuildError& e) {
-    throw InputError(join_path(kAt, e.param()), e.what());
+    throw InputError(join_path(kTopology, e.param()), e.what());
   }
 }
 
@@ -259,8 +257,8 @@ void parse_topology(const json& doc, Config& config) {
   topo::TopologyParams& p = config.topology;
   std::vector<Choice<topo::TopologyKind>> kinds;
   for (topo::TopologyKind k : topo::kTopologyKinds) kinds.push_back({topo::to_string(k), k});
-  p.kind = get_choice<topo::TopologyKind>(t, "kind", kAt, kinds, topo::TopologyKind::fat_tree);
-  const int64_t nodes = get_int(t, "nodes", kAt, direct_default_nodes(t, p.kind), 1, kMaxTotalGpus);
+  p.kind = get_choice<topo::TopologyKind>(t, "kind", kTopology, kinds, topo::TopologyKind::fat_tree);
+  const int64_t nodes = get_int(t, "nodes", kTopology, direct_default_nodes(t, p.kind), 1, kMaxTotalGpus);
   if (p.kind == topo::TopologyKind::single_node && nodes != 1)
     throw InputError("topology.nodes", "a single_node topology has exactly 1 node; got " + std::to_string(nodes),
                      "use kind \"fat_tree\" or \"custom\" for several nodes");
@@ -269,14 +267,14 @@ void parse_topology(const json& doc, Config& config) {
                                            " GPUs in total; got " + std::to_string(nodes) + " nodes x " +
                                            std::to_string(p.node.gpus) + " GPUs");
   p.nodes = static_cast<int>(nodes);
-  p.link_bandwidth_Bps = get_ranged(t, "link_bandwidth", kAt, "link_bandwidth", 50e9);
-  p.link_latency_s = get_ranged(t, "link_latency", kAt, "latency", 0.5e-6);
-  p.nodes_per_rack = static_cast<int>(get_int(t, "nodes_per_rack", kAt, 4, 1, 4096));
+  p.link_bandwidth_Bps = get_ranged(t, "link_bandwidth", kTopology, "link_bandwidth", 50e9);
+  p.link_latency_s = get_ranged(t, "link_latency", kTopology, "latency", 0.5e-6);
+  p.nodes_per_rack = static_cast<int>(get_int(t, "nodes_per_rack", kTopology, 4, 1, 4096));
   if (p.kind == topo::TopologyKind::fat_tree) parse_fat_tree(t, p);
   if (p.kind == topo::TopologyKind::custom) parse_custom(t, p);
   if (p.kind == topo::TopologyKind::dragonfly || p.kind == topo::TopologyKind::torus) {
     // Keys the direct networks share with fat_tree, read here; their own: parse_*_direct.
-    p.router_radix = static_cast<int>(get_int(t, "switch_radix", kAt, 0, 4, 4096));
+    p.router_radix = static_cast<int>(get_int(t, "switch_radix", kTopology, 0, 4, 4096));
     bool number = false;
     std::vector<int> parallel = parallel_links_value(t, false, &number);
     if (p.kind == topo::TopologyKind::dragonfly) {
@@ -284,14 +282,14 @@ void parse_topology(const json& doc, Config& config) {
         throw InputError("topology.parallel_links",
                          "a dragonfly takes one number: cables between each pair of a group's routers");
       p.local_parallel_links = parallel.empty() ? 1 : parallel[0];
-      p.rail_optimized = get_bool(t, "rail_optimized", kAt, false);
+      p.rail_optimized = get_bool(t, "rail_optimized", kTopology, false);
       parse_dragonfly(t, p);
     } else {
       p.dim_parallel_links = std::move(parallel);  // one entry: every dimension
       parse_torus(t, p);
     }
   }
-  config.in_network.sharp = get_bool(t, "sharp", kAt, false);
+  config.in_network.sharp = get_bool(t, "sharp", kTopology, false);
   if (config.in_network.sharp && (p.kind == topo::TopologyKind::single_node || p.kind == topo::TopologyKind::torus))
     throw InputError("topology.sharp", "SHARP reduces in fabric switches; a single_node or torus topology has none");
 }

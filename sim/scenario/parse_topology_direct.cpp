@@ -9,7 +9,6 @@
 namespace cs::scenario::detail {
 namespace {
 
-constexpr std::string_view kAt = "topology";
 constexpr int64_t kMaxPorts = 4096;  // a, p, h: as the schema
 constexpr int64_t kMaxGroups = 65536;
 
@@ -18,9 +17,9 @@ struct DragonflySize {
 };
 
 DragonflySize dragonfly_size(const json& t) {
-  return {get_int(t, "routers_per_group", kAt, 8, 1, kMaxPorts),
-          get_int(t, "nodes_per_router", kAt, 4, 1, kMaxPorts),
-          get_int(t, "global_links_per_router", kAt, 4, 1, kMaxPorts)};
+  return {get_int(t, "routers_per_group", kTopology, 8, 1, kMaxPorts),
+          get_int(t, "nodes_per_router", kTopology, 4, 1, kMaxPorts),
+          get_int(t, "global_links_per_router", kTopology, 4, 1, kMaxPorts)};
 }
 
 std::vector<int> torus_dims(const json& t) {
@@ -41,7 +40,7 @@ void check_with_builder(void (*check)(const topo::TopologyParams&), const topo::
   try {
     check(p);
   } catch (const topo::BuildError& e) {
-    throw InputError(join_path(kAt, e.param()), e.what());
+    throw InputError(join_path(kTopology, e.param()), e.what());
   }
 }
 
@@ -55,7 +54,7 @@ int64_t direct_default_nodes(const json& t, topo::TopologyKind kind) {
   }
   if (kind == topo::TopologyKind::dragonfly) {
     const DragonflySize s = dragonfly_size(t);
-    return s.a * s.p * get_int(t, "groups", kAt, s.a * s.h + 1, 1, kMaxGroups);
+    return s.a * s.p * get_int(t, "groups", kTopology, s.a * s.h + 1, 1, kMaxGroups);
   }
   return 1;
 }
@@ -77,15 +76,15 @@ void parse_dragonfly(const json& t, topo::TopologyParams& p) {
                        "raise routers_per_group, nodes_per_router or global_links_per_router");
     p.groups = static_cast<int>(needed);
   } else {
-    p.groups = static_cast<int>(get_int(t, "groups", kAt, 1, 1, kMaxGroups));
+    p.groups = static_cast<int>(get_int(t, "groups", kTopology, 1, 1, kMaxGroups));
   }
   if (member(t, "global_bandwidth"))
-    p.global_bandwidth_Bps = get_ranged(t, "global_bandwidth", kAt, "link_bandwidth", p.link_bandwidth_Bps);
+    p.global_bandwidth_Bps = get_ranged(t, "global_bandwidth", kTopology, "link_bandwidth", p.link_bandwidth_Bps);
   if (member(t, "global_latency"))
-    p.global_latency_s = get_ranged(t, "global_latency", kAt, "latency", p.link_latency_s);
+    p.global_latency_s = get_ranged(t, "global_latency", kTopology, "latency", p.link_latency_s);
   using topo::GlobalArrangement;
   p.global_arrangement = get_choice<GlobalArrangement>(
-      t, "global_arrangement", kAt,
+      t, "global_arrangement", kTopology,
       {{"absolute", GlobalArrangement::absolute},
        {"relative", GlobalArrangement::relative},
        {"circulant", GlobalArrangement::circulant}},

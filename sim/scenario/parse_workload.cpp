@@ -8,8 +8,6 @@
 namespace cs::scenario::detail {
 namespace {
 
-constexpr std::string_view kAt = "workload";
-
 void parse_traffic(const json& w, const std::string& at, int64_t ranks, work::TrafficSpec& spec) {
   using work::TrafficPattern;
   spec.pattern = get_choice<TrafficPattern>(w, "pattern", at,
@@ -209,7 +207,7 @@ void parse_background(const json& w, int64_t ranks, Config& config) {
 void parse_workload(const json& doc, Config& config) {
   const json& w = object_or_empty(doc, "workload", "");
   // Several kinds share keys (ranks, sizes, ...): a silent default would mislead.
-  config.workload = required_choice<WorkloadKind>(w, "kind", kAt,
+  config.workload = required_choice<WorkloadKind>(w, "kind", kWorkload,
                                                   {{"traffic", WorkloadKind::traffic},
                                                    {"collective", WorkloadKind::collective},
                                                    {"training", WorkloadKind::training},
@@ -217,18 +215,18 @@ void parse_workload(const json& doc, Config& config) {
                                                    {"training_run", WorkloadKind::training_run},
                                                    {"jobs", WorkloadKind::jobs}});
   if (config.workload == WorkloadKind::training_run) {
-    parse_training_run_workload(w, std::string(kAt), config);  // parse_fleet.cpp
+    parse_training_run_workload(w, std::string(kWorkload), config);  // parse_fleet.cpp
     return;
   }
   if (config.workload == WorkloadKind::jobs) return;  // parse_jobs.cpp, with the fleet section
   if (config.workload == WorkloadKind::serving) {
-    parse_serving_workload(w, std::string(kAt), config);  // parse_serving.cpp
+    parse_serving_workload(w, std::string(kWorkload), config);  // parse_serving.cpp
     return;
   }
   const int64_t ranks = total_gpus(config);
-  if (config.workload == WorkloadKind::traffic) parse_traffic(w, std::string(kAt), ranks, config.traffic);
-  else if (config.workload == WorkloadKind::training) parse_training(w, std::string(kAt), config);
-  else parse_collective(w, std::string(kAt), ranks, config.collective);
+  if (config.workload == WorkloadKind::traffic) parse_traffic(w, std::string(kWorkload), ranks, config.traffic);
+  else if (config.workload == WorkloadKind::training) parse_training(w, std::string(kWorkload), config);
+  else parse_collective(w, std::string(kWorkload), ranks, config.collective);
   parse_background(w, ranks, config);
   // Whether each algorithm has a plan for the op and groups, and what the network model can
   // run, the communication layer says when the world is assembled (run.cpp).
