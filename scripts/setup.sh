@@ -7,7 +7,7 @@ packages=(
   libboost-graph-dev libeigen3-dev libtbb-dev nlohmann-json3-dev pybind11-dev catch2
   libcli11-dev libvalijson-dev
   python3-dev python3-numpy python3-pandas python3-pytest python3-matplotlib
-  jupyter-nbconvert python3-nbclient python3-ipykernel python3-networkx python3-tqdm
+  python3-pytest-xdist jupyter-nbconvert python3-nbclient python3-ipykernel python3-networkx python3-tqdm
   python3-distributed
   clang libclang-rt-14-dev
   libsimgrid-dev python3-simgrid
