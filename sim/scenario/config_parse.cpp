@@ -37,14 +37,14 @@ void parse_network(const json& doc, Config& config) {
   const TopologyKind kind = config.topology.kind;
   // "default": the family's natural routing, so one file can be swept across families.
   std::vector<Choice<RoutingKind>> routings{{"default", topo::default_routing(kind)}};
-  for (RoutingKind r : topo::kRoutingKinds) routings.push_back({topo::to_string(r), r});
+  for (const auto& r : topo::kRoutingKindNames) routings.push_back({r.name, r.value});
   config.network.routing = get_choice<RoutingKind>(n, "routing", "network", routings, topo::default_routing(kind));
   const auto needs = topo::routing_family(config.network.routing);
   if (needs && *needs != kind) {
     std::string available;
-    for (RoutingKind r : topo::kRoutingKinds)
-      if (!topo::routing_family(r) || topo::routing_family(r) == kind)
-        available += (available.empty() ? "" : ", ") + std::string(topo::to_string(r));
+    for (const auto& r : topo::kRoutingKindNames)
+      if (!topo::routing_family(r.value) || topo::routing_family(r.value) == kind)
+        available += (available.empty() ? "" : ", ") + std::string(r.name);
     throw InputError("network.routing", "'" + n.at("routing").get<std::string>() + "' routing needs a " +
                                             std::string(topo::to_string(*needs)) + " topology; available here: " +
                                             available);

@@ -258,7 +258,7 @@ void parse_topology(const json& doc, Config& config) {
   config.prices = load_prices(doc);
   topo::TopologyParams& p = config.topology;
   std::vector<Choice<topo::TopologyKind>> kinds;
-  for (topo::TopologyKind k : topo::kTopologyKinds) kinds.push_back({topo::to_string(k), k});
+  for (const auto& k : topo::kTopologyKindNames) kinds.push_back({k.name, k.value});
   p.kind = get_choice<topo::TopologyKind>(t, "kind", kAt, kinds, topo::TopologyKind::fat_tree);
   const int64_t nodes = get_int(t, "nodes", kAt, direct_default_nodes(t, p.kind), 1, kMaxTotalGpus);
   if (p.kind == topo::TopologyKind::single_node && nodes != 1)
