@@ -19,26 +19,15 @@ using topo::TopologyKind;
 
 void parse_network(const json& doc, Config& config) {
   const json& n = object_or_empty(doc, "network", "");
-  config.network.model = get_choice<NetworkModel>(
-      n, "model", "network", {{"flow", NetworkModel::flow}, {"analytical", NetworkModel::analytical}},
-      NetworkModel::flow);
-  config.network.granularity = get_choice<Granularity>(
-      n, "granularity", "network", {{"pipeline", Granularity::pipeline}, {"step", Granularity::step}},
-      Granularity::pipeline);
-  config.network.protocol = get_choice<net::Protocol>(
-      n, "protocol", "network",
-      {{"auto", net::Protocol::automatic},
-       {"simple", net::Protocol::simple},
-       {"ll", net::Protocol::ll},
-       {"ll128", net::Protocol::ll128},
-       {"none", net::Protocol::none}},
-      net::Protocol::automatic);
+  config.network.model = get_choice(n, "model", "network", net::kNetworkModelNames, NetworkModel::flow);
+  config.network.granularity = get_choice(n, "granularity", "network", net::kGranularityNames, Granularity::pipeline);
+  config.network.protocol = get_choice(n, "protocol", "network", net::kProtocolNames, net::Protocol::automatic);
   config.network.pxn = get_bool(n, "pxn", "network", false);
   const TopologyKind kind = config.topology.kind;
   // "default": the family's natural routing, so one file can be swept across families.
   std::vector<Choice<RoutingKind>> routings{{"default", topo::default_routing(kind)}};
-  for (const auto& r : topo::kRoutingKindNames) routings.push_back({r.name, r.value});
-  config.network.routing = get_choice<RoutingKind>(n, "routing", "network", routings, topo::default_routing(kind));
+  for (const Choice<RoutingKind>& r : choices_of(topo::kRoutingKindNames)) routings.push_back(r);
+  config.network.routing = get_choice(n, "routing", "network", routings, topo::default_routing(kind));
   const auto needs = topo::routing_family(config.network.routing);
   if (needs && *needs != kind) {
     std::string available;
