@@ -36,6 +36,7 @@
 // as the dragonfly's): a dimension of size >= 3 is a ring of d bundles, size 2 has a single
 // bundle between its two positions, size 1 none.
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "topology/params.hpp"
@@ -90,7 +91,7 @@ struct DragonflyLayout {
 int dragonfly_slot_target(GlobalArrangement arrangement, int groups, int from, int slot);
 // The slot of group `from` that leads to group `to` (the inverse of dragonfly_slot_target).
 int dragonfly_slot_of(GlobalArrangement arrangement, int groups, int from, int to);
-const char* arrangement_name(GlobalArrangement arrangement);  // "absolute", ...
+std::string_view arrangement_name(GlobalArrangement arrangement);  // "absolute", ...
 
 struct TorusLayout {
   static constexpr LinkId kNone = ~LinkId{0};

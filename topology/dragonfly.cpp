@@ -58,13 +58,8 @@ int dragonfly_slot_of(GlobalArrangement arrangement, int groups, int from, int t
   return -1;
 }
 
-const char* arrangement_name(GlobalArrangement arrangement) {
-  switch (arrangement) {
-    case GlobalArrangement::absolute: return "absolute";
-    case GlobalArrangement::relative: return "relative";
-    case GlobalArrangement::circulant: return "circulant";
-  }
-  return "?";
+std::string_view arrangement_name(GlobalArrangement arrangement) {
+  return name_of(kGlobalArrangementNames, arrangement);
 }
 
 LinkId DragonflyLayout::local_link(int router_index, int to_router_in_group, int copy) const {

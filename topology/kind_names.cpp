@@ -4,31 +4,9 @@
 
 namespace cs::topo {
 
-std::string_view to_string(TopologyKind kind) {
-  switch (kind) {
-    case TopologyKind::single_node: return "single_node";
-    case TopologyKind::fat_tree: return "fat_tree";
-    case TopologyKind::custom: return "custom";
-    case TopologyKind::dragonfly: return "dragonfly";
-    case TopologyKind::torus: return "torus";
-  }
-  throw std::logic_error("unknown topology kind");
-}
+std::string_view to_string(TopologyKind kind) { return name_of(kTopologyKindNames, kind); }
 
-std::string_view to_string(RoutingKind kind) {
-  switch (kind) {
-    case RoutingKind::dmodk: return "dmodk";
-    case RoutingKind::ecmp: return "ecmp";
-    case RoutingKind::shortest: return "shortest";
-    case RoutingKind::minimal: return "minimal";
-    case RoutingKind::valiant: return "valiant";
-    case RoutingKind::ugal: return "ugal";
-    case RoutingKind::dor: return "dor";
-    case RoutingKind::adaptive: return "adaptive";
-    case RoutingKind::spray: return "spray";
-  }
-  throw std::logic_error("unknown routing kind");
-}
+std::string_view to_string(RoutingKind kind) { return name_of(kRoutingKindNames, kind); }
 
 std::optional<TopologyKind> routing_family(RoutingKind kind) {
   switch (kind) {

@@ -4,20 +4,34 @@
 #include <array>
 #include <cstdint>
 #include <optional>
-#include <string_view>
-#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "common/enum_table.hpp"
 
 namespace cs::topo {
 
 enum class NodeFabric : uint8_t { nvswitch, pcie, nvlink_mesh };
+// hardware.node.fabric.
+inline constexpr auto kNodeFabricNames = std::to_array<EnumName<NodeFabric>>({
+    {"nvswitch", NodeFabric::nvswitch, "every GPU on NVSwitches: all to all at gpu_bandwidth"},
+    {"nvlink_mesh", NodeFabric::nvlink_mesh, "direct GPU-GPU NVLink cables, wired as the mesh says"},
+    {"pcie", NodeFabric::pcie, "GPUs reach each other over PCIe through the host"},
+});
+static_assert(names_every_value<kNodeFabricNames>());
 
 // GPU-GPU NVLink cables of an nvlink_mesh node (see node.cpp for the exact wiring):
 //   full:        every pair of GPUs, gpu_bandwidth split evenly over the GPU's gpus-1 cables;
 //   hybrid_cube: the DGX-1 (V100) hybrid cube-mesh of 8 GPUs, 6 NVLinks per GPU carrying
 //                gpu_bandwidth / 6 each, some neighbour pairs joined by two of them.
 enum class NodeMesh : uint8_t { full, hybrid_cube };
+// hardware.node.mesh.
+inline constexpr auto kNodeMeshNames = std::to_array<EnumName<NodeMesh>>({
+    {"full", NodeMesh::full, "every GPU pair cabled"},
+    {"hybrid_cube", NodeMesh::hybrid_cube, "the 8-GPU DGX-1 hybrid cube-mesh, 6 NVLinks per GPU"},
+});
+static_assert(names_every_value<kNodeMeshNames>());
 
 // One server. GPUs reach each other over the node fabric; each GPU reaches its NIC (GPU i
 // uses NIC floor(i * nics / gpus), its "affinity") over PCIe.
@@ -40,9 +54,25 @@ struct NodeParams {
 };
 
 enum class TopologyKind : uint8_t { single_node, fat_tree, custom, dragonfly, torus };
+// topology.kind, in the order the scenario schema lists them.
+inline constexpr auto kTopologyKindNames = std::to_array<EnumName<TopologyKind>>({
+    {"single_node", TopologyKind::single_node, "one node and its node fabric; no network"},
+    {"fat_tree", TopologyKind::fat_tree, "a folded Clos of up to `tiers` tiers of switches"},
+    {"dragonfly", TopologyKind::dragonfly, "groups of all-to-all routers joined by global links"},
+    {"torus", TopologyKind::torus, "nodes on a 2- or 3-dimensional wrap-around grid, a switch at each position"},
+    {"custom", TopologyKind::custom, "the switches and links the file lists"},
+});
+static_assert(names_every_value<kTopologyKindNames>());
 
 // How a dragonfly's global links join groups (see topology/direct_layouts.hpp).
 enum class GlobalArrangement : uint8_t { absolute, relative, circulant };
+// topology.global_arrangement.
+inline constexpr auto kGlobalArrangementNames = std::to_array<EnumName<GlobalArrangement>>({
+    {"absolute", GlobalArrangement::absolute, "global port q leads to group q, skipping its own"},
+    {"relative", GlobalArrangement::relative, "global port q leads to group G+1+q mod g"},
+    {"circulant", GlobalArrangement::circulant, "global ports alternate +/- group offsets"},
+});
+static_assert(names_every_value<kGlobalArrangementNames>());
 
 struct CustomLink {
   std::string a, b;         // vertex names: a switch name, or "n<i>" / "n<i>.<j>" for a NIC
@@ -103,14 +133,21 @@ struct TopologyParams {
 enum class RoutingKind : uint8_t { dmodk, ecmp, shortest, minimal, valiant, ugal, dor,
                                    adaptive, spray };
 
-// Every kind, in the order the scenario schema lists them, and their scenario spellings
-// ("fat_tree", "dmodk", ...): the one place the names are written (topology/kind_names.cpp).
-inline constexpr std::array<TopologyKind, 5> kTopologyKinds{TopologyKind::single_node, TopologyKind::fat_tree,
-                                                            TopologyKind::dragonfly, TopologyKind::torus,
-                                                            TopologyKind::custom};
-inline constexpr std::array<RoutingKind, 9> kRoutingKinds{
-    RoutingKind::dmodk,   RoutingKind::ecmp, RoutingKind::adaptive, RoutingKind::spray,   RoutingKind::minimal,
-    RoutingKind::valiant, RoutingKind::ugal, RoutingKind::dor,      RoutingKind::shortest};
+// network.routing (besides "default", the family's own: default_routing), in the order the
+// scenario schema lists them.
+inline constexpr auto kRoutingKindNames = std::to_array<EnumName<RoutingKind>>({
+    {"dmodk", RoutingKind::dmodk, "fat_tree: the up-port by destination mod k"},
+    {"ecmp", RoutingKind::ecmp, "fat_tree: an equal-cost up-port hashed per flow"},
+    {"adaptive", RoutingKind::adaptive, "fat_tree: per flow, the least-loaded equal-cost path"},
+    {"spray", RoutingKind::spray, "fat_tree: per packet, a flow spread over all its equal-cost paths"},
+    {"minimal", RoutingKind::minimal, "dragonfly: local-global-local"},
+    {"valiant", RoutingKind::valiant, "dragonfly: via a random intermediate group"},
+    {"ugal", RoutingKind::ugal, "dragonfly: per flow, minimal or valiant by the queues it sees"},
+    {"dor", RoutingKind::dor, "torus: dimension order"},
+    {"shortest", RoutingKind::shortest, "any topology: a shortest path"},
+});
+static_assert(names_every_value<kRoutingKindNames>());
+
 std::string_view to_string(TopologyKind kind);
 std::string_view to_string(RoutingKind kind);
 // The topology family a routing works on (dmodk, ecmp, adaptive and spray: fat_tree; minimal,

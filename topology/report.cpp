@@ -45,7 +45,7 @@ Counts links_by_kind(const Topology& t) {
     const Link& link = t.link(l);
     const Vertex &a = t.vertex(link.from), &b = t.vertex(link.to);
     if (link.kind != LinkKind::fabric) {
-      add_count(counts, link_kind_name(link.kind), 1);
+      add_count(counts, std::string(link_kind_name(link.kind)), 1);
       continue;
     }
     if (!is_switch(a) || !is_switch(b)) {

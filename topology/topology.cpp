@@ -5,14 +5,7 @@
 
 namespace cs::topo {
 
-const char* link_kind_name(LinkKind kind) {
-  switch (kind) {
-    case LinkKind::node_fabric: return "node_fabric";
-    case LinkKind::pcie: return "pcie";
-    case LinkKind::fabric: return "fabric";
-  }
-  return "?";
-}
+std::string_view link_kind_name(LinkKind kind) { return name_of(kLinkKindNames, kind); }
 
 VertexId Topology::add_vertex(VertexKind kind, int node, int index, int tier, std::string name) {
   const auto id = static_cast<VertexId>(vertices_.size());

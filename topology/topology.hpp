@@ -27,8 +27,14 @@ using LinkId = uint32_t;
 
 enum class VertexKind : uint8_t { gpu, nic, node_switch, fabric_switch };
 enum class LinkKind : uint8_t { node_fabric, pcie, fabric };
-// "node_fabric", "pcie", "fabric": the names the reports use.
-const char* link_kind_name(LinkKind kind);
+// The names the reports use.
+inline constexpr auto kLinkKindNames = std::to_array<EnumName<LinkKind>>({
+    {"node_fabric", LinkKind::node_fabric, "NVLink: GPU to NVSwitch, or GPU to GPU in a mesh", NameUse::output_only},
+    {"pcie", LinkKind::pcie, "PCIe inside a node: GPU, NIC, PCIe switch, host", NameUse::output_only},
+    {"fabric", LinkKind::fabric, "the network: NIC to switch, switch to switch", NameUse::output_only},
+});
+static_assert(names_every_value<kLinkKindNames>());
+std::string_view link_kind_name(LinkKind kind);
 
 // A parameter the builder rejects. param() is the offending key relative to the topology
 // section of a scenario ("nodes", "switch_radix", "links.3.b", "switches.0"); node parameters

@@ -16,17 +16,27 @@
 //
 // The runtime (sim/fleet/arrival_source.hpp) draws the times; nothing here is expanded into
 // events up front. Units: seconds, requests per second.
+#include <array>
 #include <cstdint>
 #include <istream>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "common/enum_table.hpp"
 #include "workloads/csv_rows.hpp"
 
 namespace cs::work {
 
 enum class ArrivalProcess : uint8_t { poisson, diurnal, bursty, trace };
+// workload.arrivals.process.
+inline constexpr auto kArrivalProcessNames = std::to_array<EnumName<ArrivalProcess>>({
+    {"poisson", ArrivalProcess::poisson, "exponential gaps at a constant rate"},
+    {"diurnal", ArrivalProcess::diurnal, "a Poisson process with a daily cosine rate profile"},
+    {"bursty", ArrivalProcess::bursty, "a two-state Markov-modulated Poisson process: calm and bursts"},
+    {"trace", ArrivalProcess::trace, "replay of a CSV file of request times"},
+});
+static_assert(names_every_value<kArrivalProcessNames>());
 
 struct DiurnalProfile {
   double period_s = 86400;   // > 0

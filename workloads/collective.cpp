@@ -4,31 +4,9 @@
 
 namespace cs::work {
 
-std::string_view to_string(CollectiveOp op) {
-  switch (op) {
-    case CollectiveOp::all_reduce: return "all_reduce";
-    case CollectiveOp::reduce_scatter: return "reduce_scatter";
-    case CollectiveOp::all_gather: return "all_gather";
-    case CollectiveOp::all_to_all: return "all_to_all";
-    case CollectiveOp::broadcast: return "broadcast";
-    case CollectiveOp::reduce: return "reduce";
-    case CollectiveOp::send_recv: return "send_recv";
-  }
-  return "?";
-}
+std::string_view to_string(CollectiveOp op) { return name_of(kCollectiveOpNames, op); }
 
-std::string_view to_string(CollectiveAlgorithm algorithm) {
-  switch (algorithm) {
-    case CollectiveAlgorithm::ring: return "ring";
-    case CollectiveAlgorithm::tree: return "tree";
-    case CollectiveAlgorithm::halving_doubling: return "halving_doubling";
-    case CollectiveAlgorithm::direct: return "direct";
-    case CollectiveAlgorithm::hierarchical: return "hierarchical";
-    case CollectiveAlgorithm::automatic: return "auto";
-    case CollectiveAlgorithm::in_network: return "in_network";
-  }
-  return "?";
-}
+std::string_view to_string(CollectiveAlgorithm algorithm) { return name_of(kCollectiveAlgorithmNames, algorithm); }
 
 double busbw_factor(CollectiveOp op, int ranks) {
   const double n = ranks;

@@ -1,10 +1,13 @@
 #pragma once
 // A collective benchmark as data, nccl-tests style: one op, one algorithm, a list of sizes.
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "common/enum_table.hpp"
 
 namespace cs::work {
 
@@ -17,6 +20,28 @@ enum class CollectiveAlgorithm : uint8_t {
   automatic,  // chosen per size by the analytical model, as NCCL's tuner does
   in_network, // the switch reduces: NVLS in an NVSwitch node, SHARP in fabric switches
 };
+// workload.op (nccl-tests' semantics; "first rank": the group's first).
+inline constexpr auto kCollectiveOpNames = std::to_array<EnumName<CollectiveOp>>({
+    {"all_reduce", CollectiveOp::all_reduce, "every rank ends with the sum of every rank's buffer"},
+    {"reduce_scatter", CollectiveOp::reduce_scatter, "every rank ends with its 1/n share of the sum"},
+    {"all_gather", CollectiveOp::all_gather, "every rank ends with every rank's share"},
+    {"all_to_all", CollectiveOp::all_to_all, "every rank sends a distinct share to every other"},
+    {"broadcast", CollectiveOp::broadcast, "the first rank's buffer goes to every rank"},
+    {"reduce", CollectiveOp::reduce, "the sum of every rank's buffer lands on the first rank"},
+    {"send_recv", CollectiveOp::send_recv, "point to point: the first rank of a pair sends to the second"},
+});
+static_assert(names_every_value<kCollectiveOpNames>());
+// workload.algorithm.
+inline constexpr auto kCollectiveAlgorithmNames = std::to_array<EnumName<CollectiveAlgorithm>>({
+    {"ring", CollectiveAlgorithm::ring, "pipelined ring"},
+    {"tree", CollectiveAlgorithm::tree, "double binary tree"},
+    {"halving_doubling", CollectiveAlgorithm::halving_doubling, "recursive halving and doubling (Rabenseifner)"},
+    {"direct", CollectiveAlgorithm::direct, "point to point between the ranks"},
+    {"hierarchical", CollectiveAlgorithm::hierarchical, "inside nodes, then per rail across nodes, then inside"},
+    {"in_network", CollectiveAlgorithm::in_network, "the switches reduce: NVLS in NVSwitch nodes, SHARP in the fabric"},
+    {"auto", CollectiveAlgorithm::automatic, "chosen per size by the analytical model, as NCCL's tuner does"},
+});
+static_assert(names_every_value<kCollectiveAlgorithmNames>());
 
 // The most NCCL channels a group runs (workload.channels' maximum, and the cap of the default,
 // which follows the node's NIC count: 1,024 NICs per node still give 64 rings, not 1,024).

@@ -7,18 +7,7 @@
 
 namespace cs::work {
 
-std::string_view to_string(Distribution::Kind kind) {
-  switch (kind) {
-    case Distribution::Kind::constant: return "constant";
-    case Distribution::Kind::exponential: return "exponential";
-    case Distribution::Kind::lognormal: return "lognormal";
-    case Distribution::Kind::weibull: return "weibull";
-    case Distribution::Kind::uniform: return "uniform";
-    case Distribution::Kind::sum: return "sum";
-    case Distribution::Kind::empirical: return "empirical";
-  }
-  return "?";
-}
+std::string_view to_string(Distribution::Kind kind) { return name_of(kDistributionKindNames, kind); }
 
 Distribution Distribution::sum(std::vector<Distribution> terms) {
   double total = 0.0;

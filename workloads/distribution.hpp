@@ -26,9 +26,12 @@
 //                  (uniform) }, or a bare quantity for a constant.
 // Invariant: a valid distribution draws finite values >= 0; validate() throws
 // std::invalid_argument otherwise, naming the field.
+#include <array>
 #include <cstdint>
 #include <string_view>
 #include <vector>
+
+#include "common/enum_table.hpp"
 
 namespace cs::work {
 
@@ -67,7 +70,18 @@ struct Distribution {
   void validate(std::string_view what) const;
 };
 
-// "constant", "exponential", "lognormal", "weibull", "uniform", "sum", "empirical".
+// The kinds as a distribution's "dist" names them, in the order messages list them; a sum is
+// built by the program (a cold start's terms), never written in a file.
+inline constexpr auto kDistributionKindNames = std::to_array<EnumName<Distribution::Kind>>({
+    {"constant", Distribution::Kind::constant, "always mean"},
+    {"exponential", Distribution::Kind::exponential, "memoryless, of mean `mean`"},
+    {"lognormal", Distribution::Kind::lognormal, "of mean `mean` and spread stddev or cv"},
+    {"weibull", Distribution::Kind::weibull, "of mean `mean` and shape `shape`"},
+    {"uniform", Distribution::Kind::uniform, "uniform on [low, high]"},
+    {"empirical", Distribution::Kind::empirical, "one of `values`, drawn in proportion to `weights`"},
+    {"sum", Distribution::Kind::sum, "the sum of independent terms", NameUse::output_only},
+});
+static_assert(names_every_value<kDistributionKindNames>());
 std::string_view to_string(Distribution::Kind kind);
 
 }  // namespace cs::work

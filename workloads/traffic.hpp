@@ -1,11 +1,22 @@
 #pragma once
 // Raw traffic as data: which rank sends how many bytes to which rank, and when.
+#include <array>
 #include <cstdint>
 #include <vector>
+
+#include "common/enum_table.hpp"
 
 namespace cs::work {
 
 enum class TrafficPattern : uint8_t { permutation, incast, all_to_all, flows };
+// workload.pattern.
+inline constexpr auto kTrafficPatternNames = std::to_array<EnumName<TrafficPattern>>({
+    {"permutation", TrafficPattern::permutation, "rank i sends to rank (i + shift) mod N"},
+    {"incast", TrafficPattern::incast, "every other rank sends to rank dst"},
+    {"all_to_all", TrafficPattern::all_to_all, "every rank sends to every other"},
+    {"flows", TrafficPattern::flows, "the flows the file lists"},
+});
+static_assert(names_every_value<kTrafficPatternNames>());
 
 struct FlowSpec {
   int src = 0, dst = 0;     // ranks

@@ -22,11 +22,13 @@
 // mirror_replica_traffic the other replicas' tensor/context/expert collectives and pipeline
 // sends are issued beside replica 0's (and waited for), so every link carries what it would in
 // the full simulation.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string_view>
 #include <vector>
 
+#include "common/enum_table.hpp"
 #include "workloads/collective.hpp"
 #include "workloads/training_ops.hpp"
 #include "workloads/training_plan.hpp"
@@ -39,7 +41,19 @@ namespace cs::work {
 // offload the host stream runs the copies over each GPU's host link and the host's optimizer
 // step, in order (timed work like compute: compute items, not communication).
 enum class Stream : uint8_t { compute, tp, cp, ep, pp, dp, dp_gather, host };
-inline constexpr int kStreams = 8;
+// The names traces give the streams (a worker's threads).
+inline constexpr auto kStreamNames = std::to_array<EnumName<Stream>>({
+    {"compute", Stream::compute, "the GPU's kernels", NameUse::output_only},
+    {"tp", Stream::tp, "tensor-parallel collectives", NameUse::output_only},
+    {"cp", Stream::cp, "context-parallel collectives", NameUse::output_only},
+    {"ep", Stream::ep, "expert-parallel all-to-alls", NameUse::output_only},
+    {"pp", Stream::pp, "pipeline sends between stages", NameUse::output_only},
+    {"dp", Stream::dp, "data-parallel gradient reductions", NameUse::output_only},
+    {"dp_gather", Stream::dp_gather, "data-parallel weight gathers (ZeRO)", NameUse::output_only},
+    {"host", Stream::host, "CPU offload: host-link copies, the host's optimizer step", NameUse::output_only},
+});
+static_assert(names_every_value<kStreamNames>());
+inline constexpr int kStreams = static_cast<int>(kStreamNames.size());
 std::string_view to_string(Stream s);
 // The group type a stream's communication counts under (dp_gather: dp).
 Stream group_type(Stream s);
@@ -49,6 +63,18 @@ enum class TaskKind : uint8_t {
   collective, send,                                                // communication
   host_copy,                                                       // host stream (CPU offload)
 };
+// The categories traces give the tasks.
+inline constexpr auto kTaskKindNames = std::to_array<EnumName<TaskKind>>({
+    {"forward", TaskKind::forward, "a micro-batch's forward through a block", NameUse::output_only},
+    {"backward_input", TaskKind::backward_input, "backward: a block's input gradients", NameUse::output_only},
+    {"backward_weight", TaskKind::backward_weight, "backward: a block's weight gradients", NameUse::output_only},
+    {"recompute", TaskKind::recompute, "a layer's forward again before its backward", NameUse::output_only},
+    {"optimizer", TaskKind::optimizer, "the optimizer step", NameUse::output_only},
+    {"collective", TaskKind::collective, "a collective on a group", NameUse::output_only},
+    {"send", TaskKind::send, "a pipeline send to the next or previous stage", NameUse::output_only},
+    {"host_copy", TaskKind::host_copy, "a copy over a GPU's host link (CPU offload)", NameUse::output_only},
+});
+static_assert(names_every_value<kTaskKindNames>());
 std::string_view to_string(TaskKind k);
 
 // A compute task's work.

@@ -11,35 +11,11 @@
 
 namespace cs::work {
 
-std::string_view to_string(Stream s) {
-  switch (s) {
-    case Stream::compute: return "compute";
-    case Stream::tp: return "tp";
-    case Stream::cp: return "cp";
-    case Stream::ep: return "ep";
-    case Stream::pp: return "pp";
-    case Stream::dp: return "dp";
-    case Stream::dp_gather: return "dp_gather";
-    case Stream::host: return "host";
-  }
-  return "?";
-}
+std::string_view to_string(Stream s) { return name_of(kStreamNames, s); }
 
 Stream group_type(Stream s) { return s == Stream::dp_gather ? Stream::dp : s; }
 
-std::string_view to_string(TaskKind k) {
-  switch (k) {
-    case TaskKind::forward: return "forward";
-    case TaskKind::backward_input: return "backward_input";
-    case TaskKind::backward_weight: return "backward_weight";
-    case TaskKind::recompute: return "recompute";
-    case TaskKind::optimizer: return "optimizer";
-    case TaskKind::collective: return "collective";
-    case TaskKind::send: return "send";
-    case TaskKind::host_copy: return "host_copy";
-  }
-  return "?";
-}
+std::string_view to_string(TaskKind k) { return name_of(kTaskKindNames, k); }
 
 TaskGraph build_training_graph(const TrainingWorkload& w, const GraphOptions& options) {
   return detail::GraphBuilder(w, options).build();

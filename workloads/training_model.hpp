@@ -5,15 +5,24 @@
 // Invariants (checked by validate_model, training_plan.hpp): hidden % heads == 0,
 // heads % kv_heads == 0, every size >= 1; for MoE experts >= top_k >= 1.
 // Units: counts (parameters, tokens); no bytes here.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/enum_table.hpp"
+
 namespace cs::work {
 
 enum class MlpKind : uint8_t { gelu, swiglu };
+// workload.model.mlp.
+inline constexpr auto kMlpKindNames = std::to_array<EnumName<MlpKind>>({
+    {"gelu", MlpKind::gelu, "GELU: two GEMMs"},
+    {"swiglu", MlpKind::swiglu, "SwiGLU: gate and up projections, then down"},
+});
+static_assert(names_every_value<kMlpKindNames>());
 
 // Mixture of experts in the MLP of every layer after the first `dense_layers`.
 struct MoeSpec {

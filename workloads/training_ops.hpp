@@ -14,10 +14,12 @@
 // attention skips the masked half, its backward does 2.5x its forward (five matmuls to two,
 // Dao 2023, FlashAttention-2), and MoE experts process capacity-factor-padded tokens.
 // Bytes: HBM traffic, 2 bytes per bf16/fp16 element (GEMM operands 1 byte under fp8).
+#include <array>
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
+#include "common/enum_table.hpp"
 #include "workloads/training_plan.hpp"
 
 namespace cs::work {
@@ -26,6 +28,15 @@ namespace cs::work {
 // optimizer step streaming the host's DRAM), in the host phase.
 enum class OpKind : uint8_t { gemm, attention, elementwise, pcie, host_memory };
 enum class Phase : uint8_t { forward, backward_input, backward_weight, optimizer, host };
+// The phases as workload.measured's keys ("<phase>/<op>") and the reports name them.
+inline constexpr auto kPhaseNames = std::to_array<EnumName<Phase>>({
+    {"forward", Phase::forward, "the forward pass"},
+    {"backward_input", Phase::backward_input, "the backward pass's input gradients"},
+    {"backward_weight", Phase::backward_weight, "the backward pass's weight gradients"},
+    {"optimizer", Phase::optimizer, "the optimizer step"},
+    {"host", Phase::host, "CPU offload's work off the GPU (host-link copies, the host's optimizer)"},
+});
+static_assert(names_every_value<kPhaseNames>());
 
 struct Op {
   std::string_view name;     // "qkv", "attention", "proj", "fc1", "act", "fc2", "norm", ...

@@ -134,35 +134,13 @@ void validate_batch(const TrainingWorkload& w) {
 
 }  // namespace
 
-std::string_view to_string(Precision p) {
-  switch (p) {
-    case Precision::bf16: return "bf16";
-    case Precision::fp16: return "fp16";
-    case Precision::fp8: return "fp8";
-  }
-  return "?";
-}
+std::string_view to_string(Precision p) { return name_of(kPrecisionNames, p); }
 
-std::string_view to_string(Schedule s) {
-  switch (s) {
-    case Schedule::gpipe: return "gpipe";
-    case Schedule::one_f_one_b: return "1f1b";
-    case Schedule::interleaved: return "interleaved";
-    case Schedule::zb_h1: return "zb_h1";
-  }
-  return "?";
-}
+std::string_view to_string(Schedule s) { return name_of(kScheduleNames, s); }
 
-std::string_view to_string(Recompute r) {
-  switch (r) {
-    case Recompute::none: return "none";
-    case Recompute::selective: return "selective";
-    case Recompute::full: return "full";
-  }
-  return "?";
-}
+std::string_view to_string(Recompute r) { return name_of(kRecomputeNames, r); }
 
-std::string_view to_string(Offload o) { return o == Offload::optimizer ? "optimizer" : "none"; }
+std::string_view to_string(Offload o) { return name_of(kOffloadNames, o); }
 
 void validate_model(const TransformerSpec& m) {
   require_positive(m.layers, "model.layers");

@@ -6,12 +6,14 @@
 // carved out of data parallelism (ep divides dp; dense weights are replicated over dp, expert
 // weights over dp / ep, the "expert data-parallel" replicas). Batches are in sequences:
 // micro-batches per step = global / (micro x dp).
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/enum_table.hpp"
 #include "workloads/training_model.hpp"
 
 namespace cs::work {
@@ -22,6 +24,38 @@ enum class Recompute : uint8_t { none, selective, full };
 // Where the optimizer lives: on the GPUs, or (ZeRO-Offload, Ren et al. 2021) its fp32 states and
 // its step on the host CPU, with gradients copied to the host and updated weights back over PCIe.
 enum class Offload : uint8_t { none, optimizer };
+
+// workload.precision: the number format of the GEMMs (mixed precision, fp32 master weights).
+inline constexpr auto kPrecisionNames = std::to_array<EnumName<Precision>>({
+    {"bf16", Precision::bf16, "bfloat16: 2 bytes per value, the GPU's 16-bit tensor peak"},
+    {"fp16", Precision::fp16, "IEEE half: 2 bytes per value, the GPU's 16-bit tensor peak"},
+    {"fp8", Precision::fp8, "8-bit floats: 1 byte per value, the GPU's FP8 tensor peak"},
+});
+static_assert(names_every_value<kPrecisionNames>());
+// Precisions the scenario contract names but nothing builds yet: a training workload that asks
+// for one is refused as "not implemented yet".
+inline constexpr std::array<std::string_view, 1> kPlannedPrecisionNames{"fp32"};
+// workload.parallel.schedule: the pipeline schedule.
+inline constexpr auto kScheduleNames = std::to_array<EnumName<Schedule>>({
+    {"gpipe", Schedule::gpipe, "all forwards, then all backwards"},
+    {"1f1b", Schedule::one_f_one_b, "one forward, one backward in the steady state"},
+    {"interleaved", Schedule::interleaved, "1F1B over virtual_stages model chunks per stage"},
+    {"zb_h1", Schedule::zb_h1, "zero bubble ZB-H1: backward split into input and weight gradients"},
+});
+static_assert(names_every_value<kScheduleNames>());
+// workload.recompute: activation recomputation.
+inline constexpr auto kRecomputeNames = std::to_array<EnumName<Recompute>>({
+    {"none", Recompute::none, "activations kept for the backward pass"},
+    {"selective", Recompute::selective, "the attention core recomputed (Korthikanti et al.)"},
+    {"full", Recompute::full, "every layer's forward run again in the backward pass"},
+});
+static_assert(names_every_value<kRecomputeNames>());
+// workload.parallel.offload.
+inline constexpr auto kOffloadNames = std::to_array<EnumName<Offload>>({
+    {"none", Offload::none, "the optimizer's states and step on the GPUs"},
+    {"optimizer", Offload::optimizer, "the optimizer's states and step on the host (ZeRO-Offload)"},
+});
+static_assert(names_every_value<kOffloadNames>());
 
 std::string_view to_string(Precision p);
 std::string_view to_string(Schedule s);

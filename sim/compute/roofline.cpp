@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "common/enum_table.hpp"
+
 namespace cs::compute {
 namespace {
 
@@ -13,16 +15,7 @@ constexpr double kAttentionShare = 0.75;  // of the GEMM ceiling (see roofline.h
 
 }  // namespace
 
-std::string_view to_string(work::Phase phase) {
-  switch (phase) {
-    case work::Phase::forward: return "forward";
-    case work::Phase::backward_input: return "backward_input";
-    case work::Phase::backward_weight: return "backward_weight";
-    case work::Phase::optimizer: return "optimizer";
-    case work::Phase::host: return "host";
-  }
-  return "?";
-}
+std::string_view to_string(work::Phase phase) { return name_of(work::kPhaseNames, phase); }
 
 Roofline::Roofline(const GpuSpec& gpu, work::Precision precision, Efficiency efficiency, HostSpec host)
     : gpu_(gpu), efficiency_(std::move(efficiency)), host_(host) {

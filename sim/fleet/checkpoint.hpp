@@ -14,14 +14,28 @@
 //   work this way.
 // - A final checkpoint saves the trained model at the end (as Daly's model counts it).
 // - An emergency checkpoint uses a spot reclaim notice when one fits in the warning.
+#include <array>
 #include <optional>
 
+#include "common/enum_table.hpp"
 #include "sim/fleet/storage.hpp"
 
 namespace cs::fleet {
 
 enum class CheckpointMode : unsigned char { sync, async };
 enum class WritePattern : unsigned char { rank0, sharded };
+// fleet.checkpoint.mode.
+inline constexpr auto kCheckpointModeNames = std::to_array<EnumName<CheckpointMode>>({
+    {"sync", CheckpointMode::sync, "the job stops for the whole write"},
+    {"async", CheckpointMode::async, "the job stops for a copy to host memory, then trains while it is written"},
+});
+static_assert(names_every_value<kCheckpointModeNames>());
+// fleet.checkpoint.pattern.
+inline constexpr auto kWritePatternNames = std::to_array<EnumName<WritePattern>>({
+    {"sharded", WritePattern::sharded, "every node writes its share (PyTorch DCP, Megatron)"},
+    {"rank0", WritePattern::rank0, "one node writes it all"},
+});
+static_assert(names_every_value<kWritePatternNames>());
 
 struct CheckpointConfig {
   std::optional<double> interval_s;    // unset: Young/Daly

@@ -2,19 +2,8 @@
 
 namespace cs::fleet {
 
-std::string_view to_string(Market m) {
-  switch (m) {
-    case Market::on_demand: return "on_demand";
-    case Market::spot: return "spot";
-    case Market::reserved: return "reserved";
-  }
-  return "?";
-}
+std::string_view to_string(Market m) { return name_of(kMarketNames, m); }
 
-std::optional<Market> parse_market(std::string_view name) {
-  for (const Market m : kAllMarkets)
-    if (to_string(m) == name) return m;
-  return std::nullopt;
-}
+std::optional<Market> parse_market(std::string_view name) { return value_of(kMarketNames, name); }
 
 }  // namespace cs::fleet

@@ -11,15 +11,23 @@
 #include <optional>
 #include <string_view>
 
+#include "common/enum_table.hpp"
+
 namespace cs::fleet {
 
 enum class Market : unsigned char { on_demand, spot, reserved };
+// fleet.market, the keys of fleet.prices and the summaries' per-market figures.
+inline constexpr auto kMarketNames = std::to_array<EnumName<Market>>({
+    {"on_demand", Market::on_demand, "pay per second of use, never reclaimed"},
+    {"spot", Market::spot, "spare capacity at a discount, reclaimed with a short warning"},
+    {"reserved", Market::reserved, "a commitment at a lower hourly rate, never reclaimed"},
+});
+static_assert(names_every_value<kMarketNames>());
 
-inline constexpr std::size_t kMarkets = 3;
-inline constexpr std::array<Market, kMarkets> kAllMarkets{Market::on_demand, Market::spot,
-                                                          Market::reserved};
+inline constexpr std::size_t kMarkets = kMarketNames.size();
+// Every market, in the table's order.
+inline constexpr std::array<Market, kMarkets> kAllMarkets = values_of(kMarketNames);
 
-// "on_demand", "spot", "reserved": the names scenario files use.
 std::string_view to_string(Market m);
 std::optional<Market> parse_market(std::string_view name);
 

@@ -10,18 +10,7 @@ namespace cs::fleet {
 using detail::finite_nonneg;
 using detail::require;
 
-std::string_view to_string(JobState s) {
-  switch (s) {
-    case JobState::starting: return "starting";
-    case JobState::running: return "running";
-    case JobState::checkpointing: return "checkpointing";
-    case JobState::restoring: return "restoring";
-    case JobState::waiting: return "waiting";
-    case JobState::reconfiguring: return "reconfiguring";
-    case JobState::done: return "done";
-  }
-  return "?";
-}
+std::string_view to_string(JobState s) { return name_of(kJobStateNames, s); }
 
 double TrainingRunConfig::checkpoint_interval_s() const {
   double tau;

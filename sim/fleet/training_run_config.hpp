@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/enum_table.hpp"
 #include "sim/fleet/checkpoint.hpp"
 #include "sim/fleet/fleet_config.hpp"
 #include "sim/fleet/restore.hpp"
@@ -68,7 +69,19 @@ enum class JobState : unsigned char {
   reconfiguring,  // elastic: changing the number of replicas
   done,
 };
-inline constexpr std::size_t kJobStates = 7;
+// The names of the "<prefix>.state" series' values (the value is the enumerator's) and of
+// the trace's spans.
+inline constexpr auto kJobStateNames = std::to_array<EnumName<JobState>>({
+    {"starting", JobState::starting, "the first launch", NameUse::output_only},
+    {"running", JobState::running, "making progress", NameUse::output_only},
+    {"checkpointing", JobState::checkpointing, "stopped for a checkpoint", NameUse::output_only},
+    {"restoring", JobState::restoring, "detection, retrieval, read, restart, warm-up", NameUse::output_only},
+    {"waiting", JobState::waiting, "for capacity, or for a noticed reclaim", NameUse::output_only},
+    {"reconfiguring", JobState::reconfiguring, "elastic: changing the number of replicas", NameUse::output_only},
+    {"done", JobState::done, "finished", NameUse::output_only},
+});
+static_assert(names_every_value<kJobStateNames>());
+inline constexpr std::size_t kJobStates = kJobStateNames.size();
 std::string_view to_string(JobState s);
 
 struct TrainingRunResult {

@@ -9,24 +9,9 @@
 namespace cs::jobs {
 using fleet::detail::require;
 
-std::string_view to_string(Policy p) {
-  switch (p) {
-    case Policy::fifo: return "fifo";
-    case Policy::backfill: return "backfill";
-    case Policy::priority: return "priority";
-    case Policy::fair_share: return "fair_share";
-  }
-  return "?";
-}
+std::string_view to_string(Policy p) { return name_of(kPolicyNames, p); }
 
-std::string_view to_string(PlacementPolicy p) {
-  switch (p) {
-    case PlacementPolicy::any: return "any";
-    case PlacementPolicy::pack: return "pack";
-    case PlacementPolicy::topology: return "topology";
-  }
-  return "?";
-}
+std::string_view to_string(PlacementPolicy p) { return name_of(kPlacementPolicyNames, p); }
 
 int JobsConfig::domains() const {
   int d = 1;

@@ -12,6 +12,7 @@
 // The scheduler (job_scheduler.hpp): a policy orders the queues' pending jobs, optionally
 // with EASY backfilling; gang scheduling (all GPUs at once); preemption of lower-priority
 // queues' jobs; a placement policy picks the GPUs.
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <limits>
@@ -20,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/enum_table.hpp"
 #include "sim/fleet/checkpoint.hpp"
 #include "sim/fleet/fleet_config.hpp"
 #include "sim/fleet/restore.hpp"
@@ -42,6 +44,21 @@ enum class Policy : unsigned char { fifo, backfill, priority, fair_share };
 //             Slurm's topology/tree plugin picks a leaf switch by best fit), else across the
 //             fewest domains; packed inside each.
 enum class PlacementPolicy : unsigned char { any, pack, topology };
+// fleet.scheduler.policy.
+inline constexpr auto kPolicyNames = std::to_array<EnumName<Policy>>({
+    {"fifo", Policy::fifo, "submission order; a job that cannot start blocks its queue"},
+    {"backfill", Policy::backfill, "fifo with EASY backfilling"},
+    {"priority", Policy::priority, "queue priority, then submission"},
+    {"fair_share", Policy::fair_share, "queue priority, then Slurm's classic fair-share factor, then submission"},
+});
+static_assert(names_every_value<kPolicyNames>());
+// fleet.scheduler.placement.
+inline constexpr auto kPlacementPolicyNames = std::to_array<EnumName<PlacementPolicy>>({
+    {"any", PlacementPolicy::any, "the first free GPUs in node order"},
+    {"pack", PlacementPolicy::pack, "the fewest nodes: whole free nodes, then the fullest that holds the rest"},
+    {"topology", PlacementPolicy::topology, "inside one leaf, rail group or dragonfly group where it fits"},
+});
+static_assert(names_every_value<kPlacementPolicyNames>());
 
 std::string_view to_string(Policy p);
 std::string_view to_string(PlacementPolicy p);

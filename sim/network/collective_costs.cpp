@@ -7,16 +7,7 @@
 
 namespace cs::net {
 
-std::string_view to_string(Protocol protocol) {
-  switch (protocol) {
-    case Protocol::automatic: return "auto";
-    case Protocol::simple: return "simple";
-    case Protocol::ll: return "ll";
-    case Protocol::ll128: return "ll128";
-    case Protocol::none: return "none";
-  }
-  return "?";
-}
+std::string_view to_string(Protocol protocol) { return name_of(kProtocolNames, protocol); }
 
 TransferClass transfer_class(const topo::Topology& topology, int src_rank, int dst_rank) {
   if (topology.node_of_rank(src_rank) != topology.node_of_rank(dst_rank)) return TransferClass::net;

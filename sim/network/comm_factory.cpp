@@ -13,8 +13,6 @@ std::unique_ptr<CommBase> make_comm(Network& network, Placement placement, const
   throw std::logic_error("make_comm: unknown network model");
 }
 
-std::string_view to_string(NetworkModel model) {
-  return model == NetworkModel::analytical ? "analytical" : "flow";
-}
+std::string_view to_string(NetworkModel model) { return name_of(kNetworkModelNames, model); }
 
 }  // namespace cs::net

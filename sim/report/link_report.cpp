@@ -99,7 +99,7 @@ json link_summary(const topo::Topology& t, const LinkUsage& u, std::size_t top) 
     const Row& r = rows[i];
     hottest.push_back({{"id", r.id},
                        {"link", link_name(t, r.id)},
-                       {"kind", topo::link_kind_name(t.link(r.id).kind)},
+                       {"kind", std::string(topo::link_kind_name(t.link(r.id).kind))},
                        {"capacity_Bps", r.capacity_Bps},
                        {"bytes", r.bytes},
                        {"busy_s", r.busy_measured ? json(r.busy_s) : json(nullptr)},

@@ -1,11 +1,13 @@
 #pragma once
 // A scenario after parsing and validation: typed, in SI units, every cross-field rule checked.
 // Produced by parse_config(); consumed by run_scenario().
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "common/enum_table.hpp"
 #include "sim/fleet/training_run_config.hpp"
 #include "sim/jobs/jobs_config.hpp"
 #include "sim/network/comm_config.hpp"
@@ -54,6 +56,16 @@ struct NetworkConfig {
 };
 
 enum class WorkloadKind : uint8_t { traffic, collective, training, training_run, serving, jobs };
+// workload.kind (workload.background's kind: traffic or collective).
+inline constexpr auto kWorkloadKindNames = std::to_array<EnumName<WorkloadKind>>({
+    {"traffic", WorkloadKind::traffic, "flows between ranks: a pattern or a list"},
+    {"collective", WorkloadKind::collective, "an nccl-tests style collective benchmark"},
+    {"training", WorkloadKind::training, "one training step of a model on the cluster"},
+    {"serving", WorkloadKind::serving, "requests served by a fleet of replicas"},
+    {"training_run", WorkloadKind::training_run, "a long training job on the fleet section's nodes"},
+    {"jobs", WorkloadKind::jobs, "a shared cluster's job stream, scheduled by fleet.scheduler"},
+});
+static_assert(names_every_value<kWorkloadKindNames>());
 
 struct RunConfig {
   double until_s = 0;               // 0 = until the workload is done

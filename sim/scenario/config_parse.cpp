@@ -19,32 +19,21 @@ using topo::TopologyKind;
 
 void parse_network(const json& doc, Config& config) {
   const json& n = object_or_empty(doc, "network", "");
-  config.network.model = get_choice<NetworkModel>(
-      n, "model", "network", {{"flow", NetworkModel::flow}, {"analytical", NetworkModel::analytical}},
-      NetworkModel::flow);
-  config.network.granularity = get_choice<Granularity>(
-      n, "granularity", "network", {{"pipeline", Granularity::pipeline}, {"step", Granularity::step}},
-      Granularity::pipeline);
-  config.network.protocol = get_choice<net::Protocol>(
-      n, "protocol", "network",
-      {{"auto", net::Protocol::automatic},
-       {"simple", net::Protocol::simple},
-       {"ll", net::Protocol::ll},
-       {"ll128", net::Protocol::ll128},
-       {"none", net::Protocol::none}},
-      net::Protocol::automatic);
+  config.network.model = get_choice(n, "model", "network", net::kNetworkModelNames, NetworkModel::flow);
+  config.network.granularity = get_choice(n, "granularity", "network", net::kGranularityNames, Granularity::pipeline);
+  config.network.protocol = get_choice(n, "protocol", "network", net::kProtocolNames, net::Protocol::automatic);
   config.network.pxn = get_bool(n, "pxn", "network", false);
   const TopologyKind kind = config.topology.kind;
   // "default": the family's natural routing, so one file can be swept across families.
   std::vector<Choice<RoutingKind>> routings{{"default", topo::default_routing(kind)}};
-  for (RoutingKind r : topo::kRoutingKinds) routings.push_back({topo::to_string(r), r});
-  config.network.routing = get_choice<RoutingKind>(n, "routing", "network", routings, topo::default_routing(kind));
+  for (const Choice<RoutingKind>& r : choices_of(topo::kRoutingKindNames)) routings.push_back(r);
+  config.network.routing = get_choice(n, "routing", "network", routings, topo::default_routing(kind));
   const auto needs = topo::routing_family(config.network.routing);
   if (needs && *needs != kind) {
     std::string available;
-    for (RoutingKind r : topo::kRoutingKinds)
-      if (!topo::routing_family(r) || topo::routing_family(r) == kind)
-        available += (available.empty() ? "" : ", ") + std::string(topo::to_string(r));
+    for (const auto& r : topo::kRoutingKindNames)
+      if (!topo::routing_family(r.value) || topo::routing_family(r.value) == kind)
+        available += (available.empty() ? "" : ", ") + std::string(r.name);
     throw InputError("network.routing", "'" + n.at("routing").get<std::string>() + "' routing needs a " +
                                             std::string(topo::to_string(*needs)) + " topology; available here: " +
                                             available);

@@ -46,12 +46,7 @@ void check_trace(const std::string& file, const std::string& path, double time_s
 
 work::ArrivalSpec parse_arrivals(const json& in, const std::string& path) {
   work::ArrivalSpec a;
-  a.process = get_choice<ArrivalProcess>(in, "process", path,
-                                         {{"poisson", ArrivalProcess::poisson},
-                                          {"diurnal", ArrivalProcess::diurnal},
-                                          {"bursty", ArrivalProcess::bursty},
-                                          {"trace", ArrivalProcess::trace}},
-                                         ArrivalProcess::poisson);
+  a.process = get_choice(in, "process", path, work::kArrivalProcessNames, ArrivalProcess::poisson);
   const bool trace = a.process == ArrivalProcess::trace;
   if (trace) {
     refuse_keys(in, path, {"rate"}, "to generated arrivals: a trace gives its own times");

@@ -20,14 +20,6 @@ using serving::ScalingPolicy;
 constexpr int kMaxReplicas = 1'000'000;
 constexpr double kMaxPeriod_s = 7 * 86400.0;
 
-const std::vector<Choice<ScalingPolicy>>& policies() {
-  static const std::vector<Choice<ScalingPolicy>> p{
-      {"fixed", ScalingPolicy::fixed}, {"hpa", ScalingPolicy::hpa},   {"target_tracking", ScalingPolicy::target_tracking},
-      {"step", ScalingPolicy::step},   {"kpa", ScalingPolicy::kpa},   {"scheduled", ScalingPolicy::scheduled},
-      {"predictive", ScalingPolicy::predictive}};
-  return p;
-}
-
 double period(const json& o, const char* key, const std::string& at, double def) {
   const double t = get_quantity(o, key, at, QuantityKind::time, Sign::positive, def);
   if (t > kMaxPeriod_s) throw InputError(join_path(at, key), "expected at most a week");
@@ -43,10 +35,7 @@ void parse_hpa_rules(const json& b, const char* key, const std::string& at, serv
   // Kubernetes caps the window at 3600 s.
   rules.stabilization_window_s = static_cast<double>(get_int(*r, "stabilizationWindowSeconds", path,
                                                              static_cast<int64_t>(rules.stabilization_window_s), 0, 3600));
-  using Select = serving::HpaScalingRules::Select;
-  rules.select = get_choice<Select>(*r, "selectPolicy", path,
-                                    {{"Max", Select::max}, {"Min", Select::min}, {"Disabled", Select::disabled}},
-                                    rules.select);
+  rules.select = get_choice(*r, "selectPolicy", path, serving::kHpaSelectNames, rules.select);
   if (const json* list = member(*r, "policies")) {
     const std::string lp = join_path(path, "policies");
     if (!list->is_array() || list->size() > 100) throw InputError(lp, "expected a list of {type, value, periodSeconds}");
@@ -59,7 +48,7 @@ void parse_hpa_rules(const json& b, const char* key, const std::string& at, serv
         if (!member(p, k)) throw InputError(join_path(item, k), "required (Kubernetes HPAScalingPolicy)");
       using Type = serving::HpaScalingPolicy::Type;
       serving::HpaScalingPolicy policy;
-      policy.type = get_choice<Type>(p, "type", item, {{"Pods", Type::pods}, {"Percent", Type::percent}}, Type::pods);
+      policy.type = get_choice(p, "type", item, serving::kHpaPolicyTypeNames, Type::pods);
       policy.value = static_cast<int>(get_int(p, "value", item, 1, 1, kMaxReplicas));
       policy.period_s = static_cast<double>(get_int(p, "periodSeconds", item, 15, 1, 1800));  // Kubernetes: (0, 1800]
       rules.policies.push_back(policy);
@@ -135,12 +124,7 @@ void parse_step_policy(const json& o, const char* key, const std::string& at, se
 
 void parse_step(const json& o, const std::string& at, serving::StepScalingSpec& s) {
   s.period_s = period(o, "period", at, s.period_s);
-  using serving::AdjustmentType;
-  s.adjustment_type = get_choice<AdjustmentType>(o, "adjustment_type", at,
-                                                 {{"ChangeInCapacity", AdjustmentType::change_in_capacity},
-                                                  {"PercentChangeInCapacity", AdjustmentType::percent_change_in_capacity},
-                                                  {"ExactCapacity", AdjustmentType::exact_capacity}},
-                                                 s.adjustment_type);
+  s.adjustment_type = get_choice(o, "adjustment_type", at, serving::kAdjustmentTypeNames, s.adjustment_type);
   s.min_adjustment_magnitude = static_cast<int>(get_int(o, "min_adjustment_magnitude", at, 0, 0, kMaxReplicas));
   s.cooldown_s = get_quantity(o, "cooldown", at, QuantityKind::time, Sign::non_negative, s.cooldown_s);
   parse_step_policy(o, "scale_out", at, s.scale_out);
@@ -191,7 +175,7 @@ AutoscalerSpec parse_autoscaler(const json& fleet, const char* key) {
   const std::string at = join_path("fleet", key);
   const json& a = object_or_empty(fleet, key, "fleet");
   AutoscalerSpec s;
-  s.policy = get_choice<ScalingPolicy>(a, "policy", at, policies(), ScalingPolicy::fixed);
+  s.policy = get_choice(a, "policy", at, serving::kScalingPolicyNames, ScalingPolicy::fixed);
   const bool fixed = s.policy == ScalingPolicy::fixed;
   if (fixed) {
     for (const char* k : {"min", "max", "metric", "target", "inner"})
@@ -209,13 +193,7 @@ AutoscalerSpec parse_autoscaler(const json& fleet, const char* key) {
   }
   const bool kpa = s.policy == ScalingPolicy::kpa;
   using serving::MetricKind;
-  s.metric = get_choice<MetricKind>(a, "metric", at,
-                                    {{"utilization", MetricKind::utilization},
-                                     {"concurrency", MetricKind::concurrency},
-                                     {"queue_length", MetricKind::queue_length},
-                                     {"request_rate", MetricKind::request_rate},
-                                     {"kv_cache_usage", MetricKind::kv_cache_usage}},
-                                    kpa ? MetricKind::concurrency : MetricKind::utilization);
+  s.metric = get_choice(a, "metric", at, serving::kMetricKindNames, kpa ? MetricKind::concurrency : MetricKind::utilization);
   if (kpa && s.metric != MetricKind::concurrency && s.metric != MetricKind::request_rate)
     throw InputError(join_path(at, "metric"), "Knative's KPA scales on \"concurrency\" or \"request_rate\" (rps)");
   // Knative's default target is 100 concurrent requests per pod; the others have none.
@@ -228,11 +206,12 @@ AutoscalerSpec parse_autoscaler(const json& fleet, const char* key) {
   if (const json* inner = member(a, "inner")) {
     if (s.policy != ScalingPolicy::scheduled && s.policy != ScalingPolicy::predictive)
       throw InputError(join_path(at, "inner"), "applies to policies \"scheduled\" and \"predictive\"");
-    s.inner = choice_value<ScalingPolicy>(*inner, join_path(at, "inner"),
-                                          {{"hpa", ScalingPolicy::hpa},
-                                           {"target_tracking", ScalingPolicy::target_tracking},
-                                           {"step", ScalingPolicy::step},
-                                           {"kpa", ScalingPolicy::kpa}});
+    // The dynamic policies, which scale on a metric: what scheduled and predictive run around.
+    const auto dynamic = [](ScalingPolicy p) {
+      return p == ScalingPolicy::hpa || p == ScalingPolicy::target_tracking || p == ScalingPolicy::step ||
+             p == ScalingPolicy::kpa;
+    };
+    s.inner = choice_value(*inner, join_path(at, "inner"), choices_where(serving::kScalingPolicyNames, dynamic));
   }
   const ScalingPolicy inner = s.policy == ScalingPolicy::predictive && s.inner == ScalingPolicy::none
                                   ? ScalingPolicy::target_tracking

@@ -59,12 +59,8 @@ void parse_checkpoint(const json& fleet, fleet::CheckpointConfig& cp, std::optio
                                member(in, "write_time") ? 0.0 : model_bytes.value_or(0.0));
   if (member(in, "write_time"))
     cp.write_time_s = get_quantity(in, "write_time", at, QuantityKind::time, Sign::non_negative, 0.0);
-  cp.mode = get_choice<fleet::CheckpointMode>(in, "mode", at,
-                                              {{"sync", fleet::CheckpointMode::sync}, {"async", fleet::CheckpointMode::async}},
-                                              fleet::CheckpointMode::sync);
-  cp.pattern = get_choice<fleet::WritePattern>(in, "pattern", at,
-                                               {{"sharded", fleet::WritePattern::sharded}, {"rank0", fleet::WritePattern::rank0}},
-                                               fleet::WritePattern::sharded);
+  cp.mode = get_choice(in, "mode", at, fleet::kCheckpointModeNames, fleet::CheckpointMode::sync);
+  cp.pattern = get_choice(in, "pattern", at, fleet::kWritePatternNames, fleet::WritePattern::sharded);
   if (const json* s = member(in, "storage")) cp.storage = parse_storage(*s, join_path(at, "storage"));
   cp.snapshot_Bps_per_node = get_quantity(in, "snapshot_bandwidth", at, QuantityKind::bandwidth, Sign::positive,
                                           cp.snapshot_Bps_per_node);

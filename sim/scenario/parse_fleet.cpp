@@ -72,17 +72,14 @@ MarketShares parse_market(const json& f) {
   MarketShares c;
   if (!m) return c;
   if (m->is_string()) {
-    const auto market = get_choice<Market>(f, "market", kFleet,
-                                           {{"on_demand", Market::on_demand}, {"spot", Market::spot},
-                                            {"reserved", Market::reserved}},
-                                           Market::on_demand);
+    const auto market = get_choice(f, "market", kFleet, fleet::kMarketNames, Market::on_demand);
     if (market == Market::spot) c.spot = 1.0;
     if (market == Market::reserved) c.reserved = 1.0;
     return c;
   }
   if (!m->is_object())
-    throw InputError(path, "expected \"on_demand\", \"spot\", \"reserved\" or shares such as {\"spot\": 0.7}; got " +
-                               describe_value(*m));
+    throw InputError(path, "expected " + choice_names(choices_of(fleet::kMarketNames)) +
+                               " or shares such as {\"spot\": 0.7}; got " + describe_value(*m));
   c.spot = get_number(*m, "spot", path, 0.0, 0.0, 1.0);
   c.reserved = get_number(*m, "reserved", path, 0.0, 0.0, 1.0);
   const double rest = 1.0 - c.spot - c.reserved;

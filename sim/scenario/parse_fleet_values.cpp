@@ -15,23 +15,18 @@ namespace {
 
 using sources::Distribution;
 
-// The keys each family takes besides "dist"; any other key is a mistake worth naming.
-struct Family {
-  std::string_view name;
-  sources::Distribution::Kind kind;
-  std::vector<std::string_view> keys;
-};
-
-const std::vector<Family>& families() {
-  static const std::vector<Family> f{
-      {"constant", sources::Distribution::Kind::constant, {"mean"}},
-      {"exponential", sources::Distribution::Kind::exponential, {"mean"}},
-      {"lognormal", sources::Distribution::Kind::lognormal, {"mean", "stddev", "cv"}},
-      {"weibull", sources::Distribution::Kind::weibull, {"mean", "shape"}},
-      {"uniform", sources::Distribution::Kind::uniform, {"low", "high"}},
-      {"empirical", sources::Distribution::Kind::empirical, {"values", "weights"}},
-  };
-  return f;
+// The keys a family takes besides "dist"; any other key is a mistake worth naming.
+std::vector<std::string_view> family_keys(Distribution::Kind kind) {
+  switch (kind) {
+    case Distribution::Kind::constant:
+    case Distribution::Kind::exponential: return {"mean"};
+    case Distribution::Kind::lognormal: return {"mean", "stddev", "cv"};
+    case Distribution::Kind::weibull: return {"mean", "shape"};
+    case Distribution::Kind::uniform: return {"low", "high"};
+    case Distribution::Kind::empirical: return {"values", "weights"};
+    case Distribution::Kind::sum: break;  // not a family of the file
+  }
+  return {};
 }
 
 constexpr std::size_t kMaxTraceEvents = 10'000'000;
@@ -121,27 +116,21 @@ sources::Distribution empirical_value(const json& v, const std::string& path, st
 
 sources::Distribution distribution_value(const json& v, const std::string& path, std::optional<QuantityKind> unit) {
   if (!v.is_object()) return sources::Distribution::constant(value_of(v, path, unit));
-  std::vector<std::string> names;
-  for (const Family& f : families()) names.emplace_back(f.name);
+  const std::vector<Choice<Distribution::Kind>> families = choices_of(work::kDistributionKindNames);
   const json* dist = member(v, "dist");
-  if (!dist) throw InputError(path, "missing required key \"dist\"; expected one of " + quoted_list(names));
+  if (!dist) throw InputError(path, "missing required key \"dist\"; expected one of " + choice_names(families));
   const std::string dist_path = join_path(path, "dist");
-  if (!dist->is_string()) throw InputError(dist_path, "expected one of " + quoted_list(names) + "; got " + describe_value(*dist));
+  const Distribution::Kind kind = choice_value(*dist, dist_path, families);
   const auto& given = dist->get_ref<const std::string&>();
-  const Family* family = nullptr;
-  for (const Family& f : families())
-    if (f.name == given) family = &f;
-  if (!family)
-    throw InputError(dist_path, "expected one of " + quoted_list(names) + "; got \"" + given + "\"",
-                     did_you_mean(given, names));
+  const std::vector<std::string_view> family = family_keys(kind);
   for (const auto& [key, value] : v.items()) {
     if (key == "dist" || value.is_null()) continue;
     bool takes = false;
-    for (const auto k : family->keys) takes = takes || k == key;
+    for (const auto k : family) takes = takes || k == key;
     if (!takes)
       throw InputError(join_path(path, key), "a " + given + " distribution takes no \"" + key + "\"",
                        "it takes " + [&] {
-                         std::vector<std::string> keys(family->keys.begin(), family->keys.end());
+                         std::vector<std::string> keys(family.begin(), family.end());
                          return quoted_list(keys);
                        }());
   }
@@ -150,7 +139,7 @@ sources::Distribution distribution_value(const json& v, const std::string& path,
     if (!member(v, key)) throw InputError(join_path(path, key), "required for a " + given + " distribution: " + what);
     return value_of(v.at(std::string(key)), join_path(path, key), unit);
   };
-  switch (family->kind) {
+  switch (kind) {
     case sources::Distribution::Kind::constant: return sources::Distribution::constant(time("mean"));
     case sources::Distribution::Kind::exponential: return sources::Distribution::exponential(time("mean"));
     case sources::Distribution::Kind::lognormal: {

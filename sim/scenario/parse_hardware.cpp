@@ -55,9 +55,7 @@ GpuConfig parse_gpu(const json& hardware) {
 // hardware.node.mesh: the NVLink cabling of an nvlink_mesh node.
 void parse_mesh(const json& node, topo::NodeParams& p) {
   const std::string path = "hardware.node.mesh";
-  p.mesh = get_choice<topo::NodeMesh>(
-      node, "mesh", "hardware.node",
-      {{"full", topo::NodeMesh::full}, {"hybrid_cube", topo::NodeMesh::hybrid_cube}}, topo::NodeMesh::full);
+  p.mesh = get_choice(node, "mesh", "hardware.node", topo::kNodeMeshNames, topo::NodeMesh::full);
   if (!member(node, "mesh")) return;
   if (p.fabric != topo::NodeFabric::nvlink_mesh)
     throw InputError(path, "a mesh applies only to fabric \"nvlink_mesh\"",
@@ -79,11 +77,7 @@ void parse_hardware(const json& doc, Config& config) {
   topo::NodeParams& p = config.topology.node;
   p.gpus = static_cast<int>(get_int(node, "gpus", at, 8, 1, 1024));
   const GpuConfig& gpu = config.gpu;
-  p.fabric = get_choice<topo::NodeFabric>(node, "fabric", at,
-                                          {{"nvswitch", topo::NodeFabric::nvswitch},
-                                           {"nvlink_mesh", topo::NodeFabric::nvlink_mesh},
-                                           {"pcie", topo::NodeFabric::pcie}},
-                                          gpu.fabric);
+  p.fabric = get_choice(node, "fabric", at, topo::kNodeFabricNames, gpu.fabric);
   parse_mesh(node, p);
   // NVLS needs an NVSwitch that reduces: NVSwitch gen 3 (Hopper) and later.
   const bool reduces = p.fabric == topo::NodeFabric::nvswitch && net::nccl_nvls_efficiency(gpu.arch) > 0;

@@ -66,22 +66,13 @@ std::vector<QueueConfig> parse_queues(const json& scheduler) {
 void parse_scheduler(const json& fleet, JobsConfig& c) {
   const json& s = object_or_empty(fleet, "scheduler", kFleet);
   jobs::SchedulerConfig& sc = c.scheduler;
-  sc.policy = get_choice<jobs::Policy>(s, "policy", kScheduler,
-                                       {{"fifo", jobs::Policy::fifo},
-                                        {"backfill", jobs::Policy::backfill},
-                                        {"priority", jobs::Policy::priority},
-                                        {"fair_share", jobs::Policy::fair_share}},
-                                       jobs::Policy::fifo);
+  sc.policy = get_choice(s, "policy", kScheduler, jobs::kPolicyNames, jobs::Policy::fifo);
   sc.backfill = get_bool(s, "backfill", kScheduler, sc.policy == jobs::Policy::backfill);
   if (sc.policy == jobs::Policy::backfill && !sc.backfill)
     throw InputError(join_path(kScheduler, "backfill"), "the backfill policy is FIFO with EASY backfilling",
                      "use policy \"fifo\" for FIFO alone");
   sc.preemption = get_bool(s, "preemption", kScheduler, false);
-  sc.placement = get_choice<jobs::PlacementPolicy>(s, "placement", kScheduler,
-                                                   {{"any", jobs::PlacementPolicy::any},
-                                                    {"pack", jobs::PlacementPolicy::pack},
-                                                    {"topology", jobs::PlacementPolicy::topology}},
-                                                   jobs::PlacementPolicy::any);
+  sc.placement = get_choice(s, "placement", kScheduler, jobs::kPlacementPolicyNames, jobs::PlacementPolicy::any);
   sc.queues = parse_queues(s);
   sc.bf_max_job_test = static_cast<int>(get_int(s, "bf_max_job_test", kScheduler, sc.bf_max_job_test, 1, 1'000'000));
   sc.max_switch_wait_s =

@@ -42,8 +42,7 @@ work::TransformerSpec parse_transformer(const json& m, const std::string& at) {
   spec.ffn_hidden = count("ffn_hidden", spec.ffn_hidden, 1);
   spec.seq_len = count("seq_len", spec.seq_len, 1);
   spec.vocab = count("vocab", spec.vocab, 1);
-  spec.mlp = get_choice<work::MlpKind>(m, "mlp", at, {{"gelu", work::MlpKind::gelu}, {"swiglu", work::MlpKind::swiglu}},
-                                       spec.mlp);
+  spec.mlp = get_choice(m, "mlp", at, work::kMlpKindNames, spec.mlp);
   spec.name = get_string(m, "name", at, spec.name);
   spec.tied_embeddings = get_bool(m, "tied_embeddings", at, spec.tied_embeddings);
   spec.bias = get_bool(m, "bias", at, spec.bias);

@@ -70,10 +70,7 @@ void parse_llm_replica(const json& r, const std::string& path, const Config& con
   b.max_num_seqs = static_cast<int>(get_int(r, "max_num_seqs", path, b.max_num_seqs, 1, 1 << 20));
   b.max_num_batched_tokens = get_int(r, "max_num_batched_tokens", path, b.max_num_batched_tokens, 1, int64_t{1} << 30);
   b.block_size = static_cast<int>(get_int(r, "block_size", path, b.block_size, 1, 1 << 16));
-  b.scheduler = get_choice<serving::SchedulerMode>(r, "scheduler", path,
-                                                   {{"chunked_prefill", serving::SchedulerMode::chunked_prefill},
-                                                    {"prefill_first", serving::SchedulerMode::prefill_first}},
-                                                   b.scheduler);
+  b.scheduler = get_choice(r, "scheduler", path, serving::kSchedulerModeNames, b.scheduler);
   if (b.scheduler == serving::SchedulerMode::chunked_prefill && b.max_num_batched_tokens < b.max_num_seqs)
     throw InputError(join_path(path, "max_num_batched_tokens"),
                      "expected at least max_num_seqs (" + std::to_string(b.max_num_seqs) +
@@ -143,9 +140,8 @@ void parse_replica(const json& w, const std::string& at, Config& config) {
   if (!member(w, "model"))
     throw InputError(join_path(at, "model"), "required for an LLM server: a preset such as \"llama3-8b\", or the model's shape",
                      "or give workload.replica.concurrency for a plain server with a service_time");
-  const work::Precision precision = get_choice<work::Precision>(
-      w, "precision", at, {{"bf16", work::Precision::bf16}, {"fp16", work::Precision::fp16}, {"fp8", work::Precision::fp8}},
-      work::Precision::bf16);
+  // The table's names alone: serving refuses fp32 as an unknown name (training: as planned).
+  const work::Precision precision = get_choice(w, "precision", at, work::kPrecisionNames, work::Precision::bf16);
   serving::LlmReplicaSpec& spec = rc.llm;
   spec.timing.model = llm_model(parse_transformer(w.at("model"), join_path(at, "model")), precision);
   const double efficiency_compute = spec.timing.gpu.compute_efficiency, efficiency_memory = spec.timing.gpu.memory_efficiency;

@@ -89,20 +89,11 @@ serving::ColdStartSpec parse_cold_start(const json& f, const Config& config) {
 
 serving::PoolSpec parse_pool(const json& f, const Config& config) {
   serving::PoolSpec pool;
-  using serving::BalancePolicy;
-  pool.balance = get_choice<BalancePolicy>(f, "balancer", kFleet,
-                                           {{"power_of_two", BalancePolicy::power_of_two},
-                                            {"round_robin", BalancePolicy::round_robin},
-                                            {"least_outstanding", BalancePolicy::least_outstanding},
-                                            {"join_shortest_queue", BalancePolicy::join_shortest_queue},
-                                            {"central_queue", BalancePolicy::central_queue}},
-                                           pool.balance);
+  pool.balance = get_choice(f, "balancer", kFleet, serving::kBalancePolicyNames, pool.balance);
   if (member(f, "max_queue")) pool.max_queue = static_cast<std::size_t>(get_int(f, "max_queue", kFleet, 0, 0, INT64_C(1) << 40));
   pool.queue_timeout_s =
       get_quantity(f, "queue_timeout", kFleet, QuantityKind::time, Sign::positive, std::numeric_limits<double>::infinity());
-  pool.lost_work = get_choice<serving::LostWork>(f, "lost_work", kFleet,
-                                                 {{"retry", serving::LostWork::retry}, {"drop", serving::LostWork::drop}},
-                                                 pool.lost_work);
+  pool.lost_work = get_choice(f, "lost_work", kFleet, serving::kLostWorkNames, pool.lost_work);
   pool.cold_start = parse_cold_start(f, config);
   serving::MarketSpec& m = pool.market;
   const MarketShares shares = parse_market(f);

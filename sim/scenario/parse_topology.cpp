@@ -255,9 +255,7 @@ void parse_topology(const json& doc, Config& config) {
   const json& t = object_or_empty(doc, "topology", "");
   config.prices = load_prices(doc);
   topo::TopologyParams& p = config.topology;
-  std::vector<Choice<topo::TopologyKind>> kinds;
-  for (topo::TopologyKind k : topo::kTopologyKinds) kinds.push_back({topo::to_string(k), k});
-  p.kind = get_choice<topo::TopologyKind>(t, "kind", kTopology, kinds, topo::TopologyKind::fat_tree);
+  p.kind = get_choice(t, "kind", kTopology, topo::kTopologyKindNames, topo::TopologyKind::fat_tree);
   const int64_t nodes = get_int(t, "nodes", kTopology, direct_default_nodes(t, p.kind), 1, kMaxTotalGpus);
   if (p.kind == topo::TopologyKind::single_node && nodes != 1)
     throw InputError("topology.nodes", "a single_node topology has exactly 1 node; got " + std::to_string(nodes),

@@ -83,12 +83,8 @@ void parse_dragonfly(const json& t, topo::TopologyParams& p) {
   if (member(t, "global_latency"))
     p.global_latency_s = get_ranged(t, "global_latency", kTopology, "latency", p.link_latency_s);
   using topo::GlobalArrangement;
-  p.global_arrangement = get_choice<GlobalArrangement>(
-      t, "global_arrangement", kTopology,
-      {{"absolute", GlobalArrangement::absolute},
-       {"relative", GlobalArrangement::relative},
-       {"circulant", GlobalArrangement::circulant}},
-      GlobalArrangement::absolute);
+  p.global_arrangement =
+      get_choice(t, "global_arrangement", kTopology, topo::kGlobalArrangementNames, GlobalArrangement::absolute);
   check_with_builder(topo::check_dragonfly, p);
 }
 

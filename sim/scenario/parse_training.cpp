@@ -55,17 +55,11 @@ void parse_parallel(const json& w, const std::string& workload_at, int64_t gpus,
   plan.dp = get_count(p, "dp", at, rest);
   plan.zero = static_cast<int>(get_int(p, "zero", at, 0, 0, 3));
   plan.sequence_parallel = get_bool(p, "sequence_parallel", at, false);
-  plan.schedule = get_choice<work::Schedule>(p, "schedule", at,
-                                             {{"gpipe", work::Schedule::gpipe},
-                                              {"1f1b", work::Schedule::one_f_one_b},
-                                              {"interleaved", work::Schedule::interleaved},
-                                              {"zb_h1", work::Schedule::zb_h1}},
-                                             work::Schedule::one_f_one_b);
+  plan.schedule = get_choice(p, "schedule", at, work::kScheduleNames, work::Schedule::one_f_one_b);
   plan.virtual_stages = get_count(p, "virtual_stages", at, plan.schedule == work::Schedule::interleaved ? 2 : 1);
   plan.order = get_string(p, "order", at, plan.order);
   plan.layer_split = parse_layer_split(p, at);
-  plan.offload = get_choice<work::Offload>(
-      p, "offload", at, {{"none", work::Offload::none}, {"optimizer", work::Offload::optimizer}}, work::Offload::none);
+  plan.offload = get_choice(p, "offload", at, work::kOffloadNames, work::Offload::none);
   t.allow_tp_across_nodes = get_bool(p, "allow_tp_across_nodes", at, false);
 }
 
@@ -149,14 +143,9 @@ TrainingConfig parse_training_config(const json& w, const std::string& at, const
   const std::string batch_at = join_path(at, "batch");
   t.workload.batch.micro = get_count(batch, "micro", batch_at, 1);
   t.workload.batch.global = get_count(batch, "global", batch_at, 0, 0);
-  t.workload.precision = get_choice<work::Precision>(
-      w, "precision", at,
-      {{"bf16", work::Precision::bf16}, {"fp16", work::Precision::fp16}, {"fp8", work::Precision::fp8}, {"fp32", {}}},
-      work::Precision::bf16);
-  t.workload.recompute = get_choice<work::Recompute>(
-      w, "recompute", at,
-      {{"none", work::Recompute::none}, {"selective", work::Recompute::selective}, {"full", work::Recompute::full}},
-      work::Recompute::none);
+  t.workload.precision = get_choice(w, "precision", at, choices_of(work::kPrecisionNames, work::kPlannedPrecisionNames),
+                                    work::Precision::bf16);
+  t.workload.recompute = get_choice(w, "recompute", at, work::kRecomputeNames, work::Recompute::none);
   try {
     work::validate(t.workload, {static_cast<int>(gpus), config.topology.node.gpus, t.allow_tp_across_nodes});
   } catch (const work::TrainingError& e) {

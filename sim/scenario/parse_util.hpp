@@ -3,8 +3,10 @@
 // dot path `at` (the object's own path; "" for the top level), applies the default when the
 // key is absent or null, converts quantities to SI units and checks ranges; every failure is
 // an InputError naming "<at>.<key>".
+#include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/enum_table.hpp"
 #include "sim/scenario/input_error.hpp"
 #include "sim/scenario/quantity.hpp"
 
@@ -54,6 +57,28 @@ struct Choice {
   std::optional<E> value;
 };
 
+// The choices of a key that takes an enumeration: the scenario names of its table
+// (NameUse::scenario) in the table's order, then `planned` names (refused as not implemented).
+template <class E, std::size_t N>
+std::vector<Choice<E>> choices_of(const std::array<EnumName<E>, N>& table,
+                                  std::span<const std::string_view> planned = {}) {
+  std::vector<Choice<E>> choices;
+  for (const EnumName<E>& e : table)
+    if (e.use == NameUse::scenario) choices.push_back({e.name, e.value});
+  for (const std::string_view name : planned) choices.push_back({name, std::nullopt});
+  return choices;
+}
+
+// The choices of a key that takes part of an enumeration: the scenario names of `table` whose
+// value keep(value) accepts, in the table's order.
+template <class E, std::size_t N, class Keep>
+std::vector<Choice<E>> choices_where(const std::array<EnumName<E>, N>& table, Keep keep) {
+  std::vector<Choice<E>> choices;
+  for (const Choice<E>& c : choices_of(table))
+    if (keep(*c.value)) choices.push_back(c);
+  return choices;
+}
+
 [[noreturn]] void throw_choice_error(const std::string& path, const std::string& given,
                                      const std::vector<std::string>& available,
                                      const std::vector<std::string>& planned);
@@ -91,6 +116,24 @@ E required_choice(const json& obj, std::string_view key, std::string_view at, co
   const json* v = member(obj, key);
   if (!v) throw InputError(join_path(at, key), "required: one of " + choice_names(choices));
   return choice_value(*v, join_path(at, key), choices);
+}
+
+// The same over every scenario name of an enumeration's table (choices_of(table)).
+template <class E, std::size_t N>
+E choice_value(const json& v, const std::string& path, const std::array<EnumName<E>, N>& table) {
+  return choice_value(v, path, choices_of(table));
+}
+
+template <class E, std::size_t N>
+E get_choice(const json& obj, std::string_view key, std::string_view at, const std::array<EnumName<E>, N>& table,
+             E def) {
+  return get_choice(obj, key, at, choices_of(table), def);
+}
+
+template <class E, std::size_t N>
+E required_choice(const json& obj, std::string_view key, std::string_view at,
+                  const std::array<EnumName<E>, N>& table) {
+  return required_choice(obj, key, at, choices_of(table));
 }
 
 }  // namespace cs::scenario::detail

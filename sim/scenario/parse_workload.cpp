@@ -10,12 +10,7 @@ namespace {
 
 void parse_traffic(const json& w, const std::string& at, int64_t ranks, work::TrafficSpec& spec) {
   using work::TrafficPattern;
-  spec.pattern = get_choice<TrafficPattern>(w, "pattern", at,
-                                            {{"permutation", TrafficPattern::permutation},
-                                             {"incast", TrafficPattern::incast},
-                                             {"all_to_all", TrafficPattern::all_to_all},
-                                             {"flows", TrafficPattern::flows}},
-                                            TrafficPattern::permutation);
+  spec.pattern = get_choice(w, "pattern", at, work::kTrafficPatternNames, TrafficPattern::permutation);
   spec.bytes = get_quantity(w, "bytes", at, QuantityKind::bytes, Sign::positive, 1 << 20);
   spec.shift = static_cast<int>(get_int(w, "shift", at, 1, INT32_MIN, INT32_MAX));
   spec.incast_dst = static_cast<int>(get_int(w, "dst", at, 0, 0, INT32_MAX));
@@ -106,23 +101,8 @@ std::vector<int> parse_rank_list(const json& list, const std::string& at, int64_
 void parse_collective(const json& w, const std::string& at, int64_t ranks, work::CollectiveSpec& spec) {
   using work::CollectiveAlgorithm;
   using work::CollectiveOp;
-  spec.op = get_choice<CollectiveOp>(w, "op", at,
-                                     {{"all_reduce", CollectiveOp::all_reduce},
-                                      {"reduce_scatter", CollectiveOp::reduce_scatter},
-                                      {"all_gather", CollectiveOp::all_gather},
-                                      {"all_to_all", CollectiveOp::all_to_all},
-                                      {"broadcast", CollectiveOp::broadcast},
-                                      {"reduce", CollectiveOp::reduce},
-                                      {"send_recv", CollectiveOp::send_recv}},
-                                     CollectiveOp::all_reduce);
-  const std::vector<Choice<CollectiveAlgorithm>> algorithms = {
-      {"ring", CollectiveAlgorithm::ring},
-      {"tree", CollectiveAlgorithm::tree},
-      {"halving_doubling", CollectiveAlgorithm::halving_doubling},
-      {"direct", CollectiveAlgorithm::direct},
-      {"hierarchical", CollectiveAlgorithm::hierarchical},
-      {"in_network", CollectiveAlgorithm::in_network},
-      {"auto", CollectiveAlgorithm::automatic}};
+  spec.op = get_choice(w, "op", at, work::kCollectiveOpNames, CollectiveOp::all_reduce);
+  const std::vector<Choice<CollectiveAlgorithm>> algorithms = choices_of(work::kCollectiveAlgorithmNames);
   // The op's natural default: NCCL runs all_to_all and send/recv as direct point-to-point.
   const bool p2p = spec.op == CollectiveOp::all_to_all || spec.op == CollectiveOp::send_recv;
   spec.algorithms = {p2p ? CollectiveAlgorithm::direct : CollectiveAlgorithm::ring};
@@ -185,14 +165,15 @@ void parse_background(const json& w, int64_t ranks, Config& config) {
   if (!list) return;
   const std::string at = "workload.background";
   if (!list->is_array()) throw InputError(at, "expected a list of workloads {kind, ...}");
+  // Beside the main workload: traffic or a collective.
+  const auto background_kinds = choices_where(
+      kWorkloadKindNames, [](WorkloadKind k) { return k == WorkloadKind::traffic || k == WorkloadKind::collective; });
   for (std::size_t i = 0; i < list->size(); ++i) {
     const std::string item = join_path(at, i);
     const json& b = (*list)[i];
     if (!b.is_object()) throw InputError(item, "expected a workload {kind, ...}; got " + describe_value(b));
     BackgroundWorkload bg;
-    bg.kind = get_choice<WorkloadKind>(b, "kind", item,
-                                       {{"traffic", WorkloadKind::traffic}, {"collective", WorkloadKind::collective}},
-                                       WorkloadKind::collective);
+    bg.kind = get_choice(b, "kind", item, background_kinds, WorkloadKind::collective);
     if (bg.kind == WorkloadKind::traffic) parse_traffic(b, item, ranks, bg.traffic);
     else parse_collective(b, item, ranks, bg.collective);
     if (bg.kind == WorkloadKind::collective &&
@@ -207,13 +188,7 @@ void parse_background(const json& w, int64_t ranks, Config& config) {
 void parse_workload(const json& doc, Config& config) {
   const json& w = object_or_empty(doc, "workload", "");
   // Several kinds share keys (ranks, sizes, ...): a silent default would mislead.
-  config.workload = required_choice<WorkloadKind>(w, "kind", kWorkload,
-                                                  {{"traffic", WorkloadKind::traffic},
-                                                   {"collective", WorkloadKind::collective},
-                                                   {"training", WorkloadKind::training},
-                                                   {"serving", WorkloadKind::serving},
-                                                   {"training_run", WorkloadKind::training_run},
-                                                   {"jobs", WorkloadKind::jobs}});
+  config.workload = required_choice(w, "kind", kWorkload, kWorkloadKindNames);
   if (config.workload == WorkloadKind::training_run) {
     parse_training_run_workload(w, std::string(kWorkload), config);  // parse_fleet.cpp
     return;

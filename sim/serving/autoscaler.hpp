@@ -19,13 +19,25 @@
 // metric (Kubernetes: a Pending pod). A ready replica has a metric only once it has been
 // ready for a whole window (before that it is "missing", as a pod the metrics API has no
 // sample for yet).
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string_view>
 
+#include "common/enum_table.hpp"
+
 namespace cs::serving {
 
 enum class MetricKind : uint8_t { utilization, concurrency, queue_length, request_rate, kv_cache_usage };
+// fleet.autoscaler.metric.
+inline constexpr auto kMetricKindNames = std::to_array<EnumName<MetricKind>>({
+    {"utilization", MetricKind::utilization, "busy share of the replica's slots or sequences"},
+    {"concurrency", MetricKind::concurrency, "requests in flight, in service and queued (Knative's)"},
+    {"queue_length", MetricKind::queue_length, "requests waiting, not yet in service"},
+    {"request_rate", MetricKind::request_rate, "requests routed to the replica per second"},
+    {"kv_cache_usage", MetricKind::kv_cache_usage, "share of the KV-cache blocks in use (LLM)"},
+});
+static_assert(names_every_value<kMetricKindNames>());
 
 std::string_view to_string(MetricKind metric);
 

@@ -5,30 +5,9 @@
 
 namespace cs::serving {
 
-std::string_view to_string(MetricKind metric) {
-  switch (metric) {
-    case MetricKind::utilization: return "utilization";
-    case MetricKind::concurrency: return "concurrency";
-    case MetricKind::queue_length: return "queue_length";
-    case MetricKind::request_rate: return "request_rate";
-    case MetricKind::kv_cache_usage: return "kv_cache_usage";
-  }
-  return "?";
-}
+std::string_view to_string(MetricKind metric) { return name_of(kMetricKindNames, metric); }
 
-std::string_view to_string(ScalingPolicy policy) {
-  switch (policy) {
-    case ScalingPolicy::fixed: return "fixed";
-    case ScalingPolicy::hpa: return "hpa";
-    case ScalingPolicy::target_tracking: return "target_tracking";
-    case ScalingPolicy::step: return "step";
-    case ScalingPolicy::kpa: return "kpa";
-    case ScalingPolicy::scheduled: return "scheduled";
-    case ScalingPolicy::predictive: return "predictive";
-    case ScalingPolicy::none: return "none";
-  }
-  return "?";
-}
+std::string_view to_string(ScalingPolicy policy) { return name_of(kScalingPolicyNames, policy); }
 
 namespace {
 

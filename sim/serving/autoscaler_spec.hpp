@@ -14,9 +14,11 @@
 //   scheduled        ScheduledSpec    (scheduled_scaling.hpp), alone or around `inner`
 //   predictive       PredictiveSpec   (predictive_scaling.hpp) around `inner` (default
 //                    target_tracking)
+#include <array>
 #include <memory>
 #include <string_view>
 
+#include "common/enum_table.hpp"
 #include "sim/serving/autoscaler.hpp"
 #include "sim/serving/hpa.hpp"
 #include "sim/serving/kpa.hpp"
@@ -28,6 +30,18 @@
 namespace cs::serving {
 
 enum class ScalingPolicy : uint8_t { fixed, hpa, target_tracking, step, kpa, scheduled, predictive, none };
+// fleet.autoscaler.policy (and .inner, the dynamic ones); none: no inner policy.
+inline constexpr auto kScalingPolicyNames = std::to_array<EnumName<ScalingPolicy>>({
+    {"fixed", ScalingPolicy::fixed, "a fixed count of replicas"},
+    {"hpa", ScalingPolicy::hpa, "Kubernetes' HorizontalPodAutoscaler"},
+    {"target_tracking", ScalingPolicy::target_tracking, "AWS target tracking"},
+    {"step", ScalingPolicy::step, "AWS step scaling"},
+    {"kpa", ScalingPolicy::kpa, "Knative's pod autoscaler"},
+    {"scheduled", ScalingPolicy::scheduled, "scheduled actions, alone or around `inner`"},
+    {"predictive", ScalingPolicy::predictive, "a Holt-Winters forecast of the daily load, around `inner`"},
+    {"none", ScalingPolicy::none, "no inner policy", NameUse::output_only},
+});
+static_assert(names_every_value<kScalingPolicyNames>());
 
 std::string_view to_string(ScalingPolicy policy);
 

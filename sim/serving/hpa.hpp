@@ -23,9 +23,11 @@
 //    default) or least (Min), or none (Disabled); then min/max.
 //    Defaults: scale-up Percent 100 and Pods 4 per 15 s (Max); scale-down Percent 100 per
 //    15 s.
+#include <array>
 #include <deque>
 #include <vector>
 
+#include "common/enum_table.hpp"
 #include "sim/serving/autoscaler.hpp"
 
 namespace cs::serving {
@@ -36,6 +38,12 @@ struct HpaScalingPolicy {
   int value = 100;        // pods, or percent
   double period_s = 15;   // periodSeconds
 };
+// A behavior policy's type, as Kubernetes spells it.
+inline constexpr auto kHpaPolicyTypeNames = std::to_array<EnumName<HpaScalingPolicy::Type>>({
+    {"Pods", HpaScalingPolicy::Type::pods, "at most `value` replicas per period"},
+    {"Percent", HpaScalingPolicy::Type::percent, "at most `value` percent of the replicas per period"},
+});
+static_assert(names_every_value<kHpaPolicyTypeNames>());
 
 struct HpaScalingRules {
   enum class Select : uint8_t { max, min, disabled };
@@ -43,6 +51,13 @@ struct HpaScalingRules {
   Select select = Select::max;        // selectPolicy
   std::vector<HpaScalingPolicy> policies;
 };
+// selectPolicy, as Kubernetes spells it.
+inline constexpr auto kHpaSelectNames = std::to_array<EnumName<HpaScalingRules::Select>>({
+    {"Max", HpaScalingRules::Select::max, "the most permissive of the policies"},
+    {"Min", HpaScalingRules::Select::min, "the least permissive of the policies"},
+    {"Disabled", HpaScalingRules::Select::disabled, "no scaling in this direction"},
+});
+static_assert(names_every_value<kHpaSelectNames>());
 
 // Kubernetes' defaults (behavior left unset).
 HpaScalingRules default_scale_up();    // 0 s window; Percent 100 and Pods 4 per 15 s; Max

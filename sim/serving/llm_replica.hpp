@@ -41,18 +41,26 @@
 // KV-block phase, finishes kept in a heap) plus O(log n) per sequence that starts, finishes
 // or is preempted; never a loop over every running sequence. Runs of decode-only iterations
 // take one engine event (BatchingSpec::coalesce_decode_iterations).
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <deque>
 #include <queue>
 #include <vector>
 
+#include "common/enum_table.hpp"
 #include "sim/serving/llm_timing.hpp"
 #include "sim/serving/replica.hpp"
 
 namespace cs::serving {
 
 enum class SchedulerMode : uint8_t { chunked_prefill, prefill_first };
+// workload.replica.scheduler.
+inline constexpr auto kSchedulerModeNames = std::to_array<EnumName<SchedulerMode>>({
+    {"chunked_prefill", SchedulerMode::chunked_prefill, "vLLM v1: decodes first, then prompt chunks, in one batch"},
+    {"prefill_first", SchedulerMode::prefill_first, "vLLM v0: prefill-only batches while prompts fit, else decode"},
+});
+static_assert(names_every_value<kSchedulerModeNames>());
 enum class LlmRole : uint8_t { unified, prefill, decode };
 
 struct BatchingSpec {

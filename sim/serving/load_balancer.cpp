@@ -2,16 +2,7 @@
 
 namespace cs::serving {
 
-std::string_view to_string(BalancePolicy policy) {
-  switch (policy) {
-    case BalancePolicy::round_robin: return "round_robin";
-    case BalancePolicy::least_outstanding: return "least_outstanding";
-    case BalancePolicy::join_shortest_queue: return "join_shortest_queue";
-    case BalancePolicy::power_of_two: return "power_of_two";
-    case BalancePolicy::central_queue: return "central_queue";
-  }
-  return "?";
-}
+std::string_view to_string(BalancePolicy policy) { return name_of(kBalancePolicyNames, policy); }
 
 int LoadBalancer::pick(std::span<Replica* const> candidates) {
   const auto n = static_cast<int>(candidates.size());

@@ -17,10 +17,12 @@
 //
 // Candidates are passed in a stable order (by replica id); pick() is O(candidates) for the
 // least-* policies, O(1) otherwise. Random draws come from the balancer's own stream.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string_view>
 
+#include "common/enum_table.hpp"
 #include "sim/engine/random.hpp"
 #include "sim/serving/replica.hpp"
 
@@ -33,6 +35,15 @@ enum class BalancePolicy : uint8_t {
   power_of_two,
   central_queue
 };
+// fleet.balancer.
+inline constexpr auto kBalancePolicyNames = std::to_array<EnumName<BalancePolicy>>({
+    {"power_of_two", BalancePolicy::power_of_two, "the less loaded of two random replicas (Envoy's least request)"},
+    {"round_robin", BalancePolicy::round_robin, "each replica in turn"},
+    {"least_outstanding", BalancePolicy::least_outstanding, "fewest requests in flight (NGINX least_conn)"},
+    {"join_shortest_queue", BalancePolicy::join_shortest_queue, "fewest requests waiting"},
+    {"central_queue", BalancePolicy::central_queue, "one FCFS queue, a request to the first free slot (M/M/c)"},
+});
+static_assert(names_every_value<kBalancePolicyNames>());
 
 std::string_view to_string(BalancePolicy policy);
 

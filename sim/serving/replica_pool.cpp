@@ -8,15 +8,7 @@
 
 namespace cs::serving {
 
-std::string_view to_string(DropReason reason) {
-  switch (reason) {
-    case DropReason::queue_full: return "queue_full";
-    case DropReason::timeout: return "timeout";
-    case DropReason::lost: return "lost";
-    case DropReason::too_large: return "too_large";
-  }
-  return "?";
-}
+std::string_view to_string(DropReason reason) { return name_of(kDropReasonNames, reason); }
 
 ReplicaPool::ReplicaPool(engine::Simulator& sim, PoolSpec spec, ReplicaFactory factory,
                          RequestSink& sink)

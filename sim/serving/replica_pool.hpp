@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "common/enum_table.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/time_weighted.hpp"
 #include "sim/fleet/cost_ledger.hpp"
@@ -55,6 +56,20 @@ using fleet::Market;
 enum class ReplicaState : uint8_t { waiting, starting, ready, draining, stopped };
 enum class LostWork : uint8_t { retry, drop };
 enum class DropReason : uint8_t { queue_full, timeout, lost, too_large };
+// fleet.lost_work: the requests in flight on a replica that is reclaimed or fails.
+inline constexpr auto kLostWorkNames = std::to_array<EnumName<LostWork>>({
+    {"retry", LostWork::retry, "sent again through the balancer, keeping their arrival time"},
+    {"drop", LostWork::drop, "dropped"},
+});
+static_assert(names_every_value<kLostWorkNames>());
+// The summary's drops by reason.
+inline constexpr auto kDropReasonNames = std::to_array<EnumName<DropReason>>({
+    {"queue_full", DropReason::queue_full, "the balancer queue held max_queue requests", NameUse::output_only},
+    {"timeout", DropReason::timeout, "waited at the balancer longer than queue_timeout", NameUse::output_only},
+    {"lost", DropReason::lost, "lost with a reclaimed or failed replica (lost_work drop)", NameUse::output_only},
+    {"too_large", DropReason::too_large, "more than a replica can ever admit", NameUse::output_only},
+});
+static_assert(names_every_value<kDropReasonNames>());
 
 std::string_view to_string(DropReason reason);
 

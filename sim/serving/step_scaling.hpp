@@ -15,14 +15,23 @@
 //     count before the first (the capacity it added counts as part of the next); after a
 //     scale-in, further scale-ins wait for the cooldown to end (a scale-out does not wait).
 // A policy with no steps never fires. min/max clamp the result.
+#include <array>
 #include <limits>
 #include <vector>
 
+#include "common/enum_table.hpp"
 #include "sim/serving/autoscaler.hpp"
 
 namespace cs::serving {
 
 enum class AdjustmentType : uint8_t { change_in_capacity, percent_change_in_capacity, exact_capacity };
+// adjustment_type, as Application Auto Scaling spells it.
+inline constexpr auto kAdjustmentTypeNames = std::to_array<EnumName<AdjustmentType>>({
+    {"ChangeInCapacity", AdjustmentType::change_in_capacity, "add the adjustment to the count"},
+    {"PercentChangeInCapacity", AdjustmentType::percent_change_in_capacity, "add that percent of the count"},
+    {"ExactCapacity", AdjustmentType::exact_capacity, "set the count to the adjustment"},
+});
+static_assert(names_every_value<kAdjustmentTypeNames>());
 
 struct StepAdjustment {
   double lower_bound = -std::numeric_limits<double>::infinity();  // MetricIntervalLowerBound

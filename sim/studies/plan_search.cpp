@@ -10,6 +10,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "common/enum_table.hpp"
 #include "sim/compute/alone_time_comm.hpp"
 #include "sim/compute/step_extrapolation.hpp"
 #include "sim/network/comm_base.hpp"
@@ -19,6 +20,7 @@
 #include "sim/world/run_collective.hpp"
 #include "sim/world/run_training.hpp"
 #include "workloads/training_placement.hpp"
+#include "workloads/training_plan.hpp"
 
 namespace cs::studies {
 
@@ -153,16 +155,17 @@ work::PlanSpace plan_space(const std::vector<std::string>& only, const std::stri
     }
     return out;
   };
-  const auto names = [&](const std::string& key, const std::vector<std::string>& values, const auto& all) {
-    std::vector<std::decay_t<decltype(all.front())>> out;
+  // Values by their names in an enumeration's table (every name of it).
+  const auto names = [&](const std::string& key, const std::vector<std::string>& values, const auto& table) {
+    std::vector<std::decay_t<decltype(table.front().value)>> out;
     for (const std::string& v : values) {
-      const auto it = std::find_if(all.begin(), all.end(), [&](auto x) { return work::to_string(x) == v; });
-      if (it == all.end()) {
+      const auto value = value_of(table, v);
+      if (!value) {
         std::string list;
-        for (auto x : all) list += (list.empty() ? "" : ", ") + std::string(work::to_string(x));
+        for (const auto& e : table) list += (list.empty() ? "" : ", ") + std::string(e.name);
         throw InputError(at, key + ": expected some of " + list + "; got \"" + v + "\"");
       }
-      out.push_back(*it);
+      out.push_back(*value);
     }
     return out;
   };
@@ -175,12 +178,8 @@ work::PlanSpace plan_space(const std::vector<std::string>& only, const std::stri
     std::vector<std::string> values;
     std::stringstream list(item.substr(eq + 1));
     for (std::string v; std::getline(list, v, ',');) values.push_back(v);
-    if (key == "schedule")
-      space.schedules = names(key, values, std::vector{work::Schedule::gpipe, work::Schedule::one_f_one_b,
-                                                       work::Schedule::interleaved, work::Schedule::zb_h1});
-    else if (key == "recompute")
-      space.recompute = names(key, values, std::vector{work::Recompute::none, work::Recompute::selective,
-                                                        work::Recompute::full});
+    if (key == "schedule") space.schedules = names(key, values, work::kScheduleNames);
+    else if (key == "recompute") space.recompute = names(key, values, work::kRecomputeNames);
     else if (key == "zero") space.zero_stages = integers(key, values, 0, 3);
     else if (key == "micro") space.micro_batches = integers(key, values, 1, 1 << 20);
     else if (key == "virtual_stages") space.virtual_stages = integers(key, values, 2, 1 << 10);

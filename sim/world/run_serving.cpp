@@ -8,6 +8,7 @@
 
 #include "sim/scenario/input_error.hpp"
 #include "sim/serving/kv_transfer_comm.hpp"
+#include "sim/serving/replica_pool.hpp"
 #include "sim/serving/serving_fleet.hpp"
 
 namespace cs::world::detail {
@@ -87,10 +88,11 @@ json serving_block(const serving::ServingResult& r, const serving::ServingConfig
   }
   b["latency"]["exact"] = r.percentiles_exact ? 1 : 0;
   b["request_counts"] = {{"in_flight", r.in_flight}, {"retries", r.retries}};
-  b["drops"] = {{"queue_full", r.dropped_queue_full},
-                {"timeout", r.dropped_timeout},
-                {"lost", r.dropped_lost},
-                {"too_large", r.dropped_too_large}};
+  const auto drops = [](serving::DropReason d) { return std::string(serving::to_string(d)); };
+  b["drops"] = {{drops(serving::DropReason::queue_full), r.dropped_queue_full},
+                {drops(serving::DropReason::timeout), r.dropped_timeout},
+                {drops(serving::DropReason::lost), r.dropped_lost},
+                {drops(serving::DropReason::too_large), r.dropped_too_large}};
   // The fleet's totals over its pools (one, or prefill and decode).
   fleet::PerMarket<double> cost = r.pool.cost_usd_by_market, hours = r.pool.replica_hours;
   serving::PoolSummary total = r.pool;

@@ -32,15 +32,6 @@ const char* vertex_kind(topo::VertexKind k) {
   return "unknown";
 }
 
-const char* link_kind(topo::LinkKind k) {
-  switch (k) {
-    case topo::LinkKind::node_fabric: return "node_fabric";
-    case topo::LinkKind::pcie: return "pcie";
-    case topo::LinkKind::fabric: return "fabric";
-  }
-  return "unknown";
-}
-
 std::string fmt(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
@@ -200,7 +191,7 @@ json topology_graph(const json& doc) {
   for (topo::LinkId l = 0; l < t.num_links(); l += 2) {
     const topo::Link& link = t.link(l);
     cables.push_back({{"a", t.vertex(link.from).name}, {"b", t.vertex(link.to).name},
-                      {"kind", link_kind(link.kind)}, {"bandwidth_Bps", link.bandwidth_Bps},
+                      {"kind", std::string(topo::link_kind_name(link.kind))}, {"bandwidth_Bps", link.bandwidth_Bps},
                       {"latency_s", link.latency_s}});
   }
   return {{"vertices", std::move(vertices)}, {"cables", std::move(cables)}};
