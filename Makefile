@@ -84,6 +84,7 @@ bench: build
 	$(BUILD)/bench/bench_collective --quick
 	$(BUILD)/bench/bench_comm
 	$(BUILD)/bench/bench_fleet
+	$(BUILD)/bench/bench_startup
 
 clean:
 	rm -rf $(BUILD) $(SANBUILD) $(BUILD)-configure.log $(SANBUILD)-configure.log

@@ -1,8 +1,11 @@
 // Reading scenario text: file checks, UTF-8, bounded nesting, JSON syntax; and --set paths.
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <istream>
 #include <system_error>
 
 #include "sim/scenario/document_util.hpp"
@@ -172,11 +175,8 @@ nlohmann::json read_scenario_file(const std::string& path) {
                              std::to_string(kMaxScenarioBytes) + " bytes");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("", "cannot read scenario '" + path + "': cannot open it (permissions?)");
-  std::string text;
-  text.resize(kMaxScenarioBytes + 1);
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  const std::string text = detail::read_at_most(in, kMaxScenarioBytes);
   if (in.bad()) throw InputError("", "cannot read scenario '" + path + "': read error");
-  text.resize(static_cast<std::size_t>(in.gcount()));
   return parse_scenario_text(text, path);
 }
 
@@ -242,6 +242,20 @@ void apply_override(nlohmann::json& doc, std::string_view assignment) {
 }
 
 namespace detail {
+
+std::string read_at_most(std::istream& in, std::size_t max_bytes) {
+  // Chunks, not one buffer of the limit: zero-filling 64 MiB was most of a small command's
+  // time and memory.
+  std::string text;
+  std::array<char, 1 << 16> chunk;
+  while (text.size() <= max_bytes) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    text.append(chunk.data(), std::min(got, max_bytes + 1 - text.size()));
+    if (got < chunk.size()) break;
+  }
+  return text;
+}
 
 nlohmann::json normalize_numbers(const nlohmann::json& doc) {
   if (doc.is_number_float()) {

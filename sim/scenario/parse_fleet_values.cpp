@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/scenario/document_util.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/suggest.hpp"
 
@@ -44,10 +45,7 @@ fleet::EventTrace trace_from_file(const std::string& file, const std::string& pa
     throw InputError(path, "'" + file + "' is larger than " + std::to_string(kMaxScenarioBytes) + " bytes");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(path, "cannot open '" + file + "' (permissions?)");
-  std::string text(kMaxScenarioBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  std::istringstream lines(text);
+  std::istringstream lines(read_at_most(in, kMaxScenarioBytes));
   try {
     fleet::EventTrace trace = fleet::read_event_trace_csv(lines);
     if (trace.size() > kMaxTraceEvents)

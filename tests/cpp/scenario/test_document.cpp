@@ -3,7 +3,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
 
+#include "sim/scenario/document_util.hpp"
 #include "sim/scenario/load.hpp"
 
 using namespace cs::scenario;
@@ -114,4 +117,19 @@ TEST_CASE("apply_override parses JSON or takes a bare string", "[document]") {
   CHECK_THAT(error_text([&] { apply_override(doc, "topology.nodes"); }), Catch::Contains("no '='"));
   CHECK_THAT(error_text([&] { apply_override(doc, "=5"); }), Catch::Contains("empty path"));
   CHECK_THROWS_AS(apply_override(doc, "a=" + std::string(100, '[')), InputError);
+}
+
+TEST_CASE("a file is read up to one byte past the limit, whatever its size, in chunks", "[document]") {
+  // Around the 64 KiB chunk and the limit: what is read is the input, cut at limit + 1.
+  constexpr std::size_t kLimit = 100000;
+  for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{65535}, std::size_t{65536},
+                                 std::size_t{65537}, kLimit - 1, kLimit, kLimit + 1, kLimit + 2, 3 * kLimit}) {
+    std::string input(size, '\0');
+    for (std::size_t i = 0; i < size; ++i) input[i] = static_cast<char>('a' + i % 26);
+    std::istringstream in(input);
+    const std::string text = detail::read_at_most(in, kLimit);
+    INFO("input of " << size << " bytes");
+    CHECK(text.size() == std::min(size, kLimit + 1));
+    CHECK(input.compare(0, text.size(), text) == 0);
+  }
 }
