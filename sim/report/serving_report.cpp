@@ -1,5 +1,7 @@
 #include "sim/report/serving_report.hpp"
 
+#include <utility>
+
 #include "sim/report/report_text.hpp"
 
 namespace cs::report {
@@ -22,6 +24,39 @@ std::string percentiles(const json& group) {
          latency(key(group, "p99_s"));
 }
 
+// A 0/1 judgment, or over replications the share of them in which it held.
+std::string verdict(const json& met) {
+  const double share = mean_of(met);
+  return share >= 1.0 ? "met" : share > 0.0 ? printf_text("met in %.0f%% of the replications", 100 * share) : "missed";
+}
+
+// The attainment over every bound (overall and in the peak hour), then each bound given: its
+// quantile at the SLO's percentile against it, and which missed.
+std::string slo_text(const json& b) {
+  const json& slo = key(b, "slo");
+  const auto share = [](const json& v) { return printf_text("%.4g%%", 100.0 * mean_of(v)) + ci(v, "%.2g%%", 0.01); };
+  std::string out = "  SLO          " + share(key(b, "slo_attainment")) + " of requests within every bound";
+  if (!key(slo, "attainment_peak_hour").is_null()) {
+    out += ", " + share(key(slo, "attainment_peak_hour")) + " in the peak hour";
+    if (key(slo, "peak_hour").is_number()) out += printf_text(" (hour %g)", mean_of(key(slo, "peak_hour")));
+  }
+  out += "\n";
+  const json& bounds = key(slo, "bounds");
+  if (!bounds.is_object() || bounds.empty()) return out;
+  out += "  SLO " + printf_text("p%-7g ", mean_of(key(slo, "percentile"))) + verdict(key(slo, "met")) + ":";
+  const char* between = "";
+  const std::pair<const char*, const char*> labels[] = {{"latency", "latency"}, {"ttft", "TTFT"}, {"tpot", "TPOT"}};
+  for (const auto& [name, label] : labels) {
+    const json& bound = key(bounds, name);
+    if (!bound.is_object()) continue;
+    const json& observed = key(bound, "observed_s");
+    out += std::string(between) + " " + label + " " + (observed.is_null() ? "none observed" : latency(observed)) +
+           " against " + latency(key(bound, "bound_s")) + " (" + verdict(key(bound, "met")) + ")";
+    between = ",";
+  }
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string serving_text(const json& b) {
@@ -34,16 +69,7 @@ std::string serving_text(const json& b) {
   out += "  latency      mean " + latency(key(b, "latency_mean_s")) + "   p50 " + latency(key(b, "latency_p50_s")) +
          "   p95 " + latency(key(b, "latency_p95_s")) + "   p99 " + latency(key(b, "latency_p99_s")) + "   wait mean " +
          latency(key(b, "wait_mean_s")) + "\n";
-  const json& slo = key(b, "slo");
-  out += "  SLO          " + printf_text("%.4g%%", 100.0 * mean_of(key(b, "slo_attainment"))) +
-         ci(key(b, "slo_attainment"), "%.2g%%", 0.01) + " of requests within it";
-  if (slo.is_object() && !key(slo, "latency_s").is_null()) {
-    const double met = mean_of(key(slo, "met"));
-    out += "; p" + printf_text("%g", mean_of(key(slo, "percentile"))) + " latency " +
-           latency(key(slo, "latency_at_percentile_s")) + " against " + latency(key(slo, "latency_s")) + ": " +
-           (met >= 1.0 ? "met" : met > 0.0 ? printf_text("met in %.0f%% of the replications", 100 * met) : "missed");
-  }
-  out += "\n";
+  out += slo_text(b);
   if (b.contains("ttft"))
     out += "  TTFT         " + percentiles(b["ttft"]) + "\n  TPOT         " + percentiles(b["tpot"]) + "\n  tokens       " +
            count(at(b, "llm", "output_tokens_per_s")) + " output tokens/s   preemptions " + count(at(b, "llm", "preemptions")) +

@@ -43,14 +43,20 @@ nlohmann::json combine(const std::vector<const nlohmann::json*>& xs, const std::
     }
     return out;
   }
-  if (!same_type([](const nlohmann::json& j) { return j.is_number() && !j.is_boolean(); })) return first;
-  if (first.is_number() && !first.is_boolean() && !identifying_keys().count(key)) {
+  // A number some replications did not observe (null there, e.g. serving.slo.attainment_by_hour's
+  // hour without a finished request) combines over the replications that did.
+  const auto is_number = [](const nlohmann::json& j) { return j.is_number() && !j.is_boolean(); };
+  if (!same_type([&](const nlohmann::json& j) { return is_number(j) || j.is_null(); })) return first;
+  const auto observed = std::find_if(xs.begin(), xs.end(), [&](const auto* x) { return is_number(*x); });
+  if (observed == xs.end()) return first;
+  if (!identifying_keys().count(key)) {
     std::vector<double> v;
-    for (const auto* x : xs) v.push_back(x->get<double>());
+    for (const auto* x : xs)
+      if (is_number(*x)) v.push_back(x->get<double>());
     const engine::MeanCi s = engine::mean_ci95(v);
     return {{"mean", s.mean}, {"ci95", s.ci95}};
   }
-  return first;
+  return **observed;
 }
 
 }  // namespace

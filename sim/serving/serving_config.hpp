@@ -33,8 +33,8 @@ struct ReplicaConfig {
 };
 
 // A request meets the SLO when its latency (and, for LLM serving, its TTFT and TPOT) are
-// within these; infinity means no bound. `percentile` names the latency percentile the
-// planner holds to the bound (slo_met in the result).
+// within these; infinity means no bound. `percentile` names the percentile held to every bound
+// given: slo_met in the result holds when each one's quantile there is within it.
 struct SloSpec {
   double latency_s = std::numeric_limits<double>::infinity();
   double percentile = 0.99;

@@ -4,6 +4,7 @@
 // QuantileSketch::Options::exact_limit requests, within its relative_error beyond
 // (percentiles_exact says which).
 #include <cstdint>
+#include <vector>
 
 #include "sim/fleet/market.hpp"
 
@@ -12,6 +13,14 @@ namespace cs::serving {
 struct LatencySummary {
   uint64_t count = 0;
   double mean_s = 0, p50_s = 0, p90_s = 0, p95_s = 0, p99_s = 0, max_s = 0;
+};
+
+// One bound of the SLO (latency, TTFT or TPOT) judged at the SLO's percentile.
+struct SloBoundResult {
+  bool given = false;      // a bound not given is not judged (and holds)
+  double bound_s = 0;      // infinity when not given
+  double observed_s = 0;   // the quantile at the percentile; NaN when nothing was observed
+  bool met = false;        // observed_s <= bound_s, or nothing to observe (TPOT of 1-token requests)
 };
 
 struct PoolSummary {
@@ -34,7 +43,7 @@ struct ServingResult {
   uint64_t dropped = 0;
   double latency_mean_s = 0, latency_p50_s = 0, latency_p95_s = 0, latency_p99_s = 0;
   double wait_mean_s = 0;       // arrival to first service (slot or batch)
-  double slo_attainment = 0;    // requests meeting the SLO / (completed + dropped)
+  double slo_attainment = 0;    // requests within every bound / (completed + dropped)
   double replicas_mean = 0;     // billed replicas, time-weighted (all pools)
   double replicas_max = 0;
   double cost_usd = 0;
@@ -46,8 +55,14 @@ struct ServingResult {
   uint64_t preemptions = 0;
   // ---- breakdowns ----
   LatencySummary latency;
-  bool slo_met = false;             // latency at the SLO's percentile <= its bound
+  bool slo_met = false;             // some request completed and every bound given holds
   double latency_at_slo_percentile_s = 0;
+  SloBoundResult slo_latency, slo_ttft, slo_tpot;  // TTFT and TPOT: LLM serving only
+  // slo_attainment of the requests that arrived in each hour of the run (hour i: [i h, (i+1) h));
+  // NaN for an hour in which no counted request completed or was dropped.
+  std::vector<double> slo_attainment_by_hour;
+  int64_t peak_hour = -1;           // the hour with the most arrivals (the first of equals); -1: none
+  double slo_attainment_peak_hour = 0;  // NaN when there was no arrival
   uint64_t in_flight = 0;           // arrived, neither completed nor dropped at the end
   uint64_t dropped_queue_full = 0, dropped_timeout = 0, dropped_lost = 0, dropped_too_large = 0;
   uint64_t retries = 0;             // completed requests that were lost once and sent again

@@ -1,6 +1,25 @@
 #include "sim/serving/serving_stats.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 namespace cs::serving {
+
+namespace {
+
+constexpr double kHourS = 3600.0;
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+
+// The hour of the run a request arrived in (0 from the run's start).
+std::size_t hour_of(const Request& r) { return static_cast<std::size_t>(std::max(0.0, std::floor(r.arrival_s / kHourS))); }
+
+void add_at(std::vector<uint64_t>& by_hour, std::size_t hour) {
+  if (by_hour.size() <= hour) by_hour.resize(hour + 1, 0);
+  ++by_hour[hour];
+}
+
+}  // namespace
 
 ServingStats::ServingStats(const SloSpec& slo, const QuantileSketch::Options& sketch,
                            double stats_start_s, bool llm)
@@ -15,6 +34,12 @@ void ServingStats::on_arrival(const Request& request) {
   if (!counted(request)) return;
   ++arrivals_;
   ++window_arrivals_;
+  add_at(arrivals_by_hour_, hour_of(request));
+}
+
+bool ServingStats::within_every_bound(double latency_s, double ttft_s, double tpot_s) const {
+  // A comparison with an infinite bound (not given) holds; a NaN TPOT (no second token) too.
+  return latency_s <= slo_.latency_s && (!llm_ || ttft_s <= slo_.ttft_s) && !(tpot_s > slo_.tpot_s);
 }
 
 void ServingStats::on_complete(const Request& r, double now) {
@@ -24,24 +49,27 @@ void ServingStats::on_complete(const Request& r, double now) {
   const double latency = now - r.arrival_s;
   latency_.add(latency);
   wait_sum_ += r.start_s >= 0 ? r.start_s - r.arrival_s : 0.0;
-  bool met = latency <= slo_.latency_s;
+  double ttft = kNan, tpot = kNan;  // TPOT: requests with two tokens or more
   if (llm_) {
     output_tokens_ += static_cast<uint64_t>(r.output_tokens);
-    const double ttft = r.first_token_s - r.arrival_s;
+    ttft = r.first_token_s - r.arrival_s;
     ttft_.add(ttft);
-    met = met && ttft <= slo_.ttft_s;
     if (r.output_tokens > 1) {
-      const double tpot = (now - r.first_token_s) / (r.output_tokens - 1);
+      tpot = (now - r.first_token_s) / (r.output_tokens - 1);
       tpot_.add(tpot);
-      met = met && tpot <= slo_.tpot_s;
     }
   }
-  if (met) ++met_slo_;
+  add_at(finished_by_hour_, hour_of(r));
+  if (within_every_bound(latency, ttft, tpot)) {
+    ++met_slo_;
+    add_at(met_by_hour_, hour_of(r));
+  }
 }
 
 void ServingStats::on_dropped(const Request& r, DropReason reason) {
   if (!counted(r)) return;
   ++dropped_[static_cast<int>(reason)];
+  add_at(finished_by_hour_, hour_of(r));  // a dropped request is outside the SLO
 }
 
 void ServingStats::reset_window() {
@@ -60,6 +88,32 @@ LatencySummary ServingStats::summarize(const QuantileSketch& s) {
   out.p99_s = s.quantile(0.99);
   out.max_s = s.max();
   return out;
+}
+
+SloBoundResult ServingStats::judge(double bound_s, const QuantileSketch& observed) const {
+  SloBoundResult b;
+  b.given = std::isfinite(bound_s);
+  b.bound_s = bound_s;
+  b.observed_s = observed.count() ? observed.quantile(slo_.percentile) : kNan;
+  b.met = observed.count() == 0 || b.observed_s <= bound_s;
+  return b;
+}
+
+void ServingStats::fill_hours(ServingResult& out, double elapsed_s) const {
+  const auto hours = std::max(arrivals_by_hour_.size(), static_cast<std::size_t>(std::ceil(elapsed_s / kHourS)));
+  const auto at = [](const std::vector<uint64_t>& by_hour, std::size_t h) { return h < by_hour.size() ? by_hour[h] : 0; };
+  out.slo_attainment_by_hour.assign(hours, kNan);
+  for (std::size_t h = 0; h < hours; ++h)
+    if (const uint64_t finished = at(finished_by_hour_, h))
+      out.slo_attainment_by_hour[h] = static_cast<double>(at(met_by_hour_, h)) / static_cast<double>(finished);
+  const auto peak = std::max_element(arrivals_by_hour_.begin(), arrivals_by_hour_.end());  // the first of equals
+  if (peak == arrivals_by_hour_.end() || *peak == 0) {
+    out.peak_hour = -1;
+    out.slo_attainment_peak_hour = kNan;
+    return;
+  }
+  out.peak_hour = peak - arrivals_by_hour_.begin();
+  out.slo_attainment_peak_hour = out.slo_attainment_by_hour[static_cast<std::size_t>(out.peak_hour)];
 }
 
 void ServingStats::fill(ServingResult& out, double elapsed_s) const {
@@ -81,7 +135,14 @@ void ServingStats::fill(ServingResult& out, double elapsed_s) const {
   const uint64_t finished = completed_ + out.dropped;
   out.slo_attainment = finished ? static_cast<double>(met_slo_) / static_cast<double>(finished) : 0.0;
   out.latency_at_slo_percentile_s = latency_.quantile(slo_.percentile);
-  out.slo_met = completed_ > 0 && out.latency_at_slo_percentile_s <= slo_.latency_s;
+  out.slo_latency = judge(slo_.latency_s, latency_);
+  out.slo_met = completed_ > 0 && out.slo_latency.met;
+  if (llm_) {
+    out.slo_ttft = judge(slo_.ttft_s, ttft_);
+    out.slo_tpot = judge(slo_.tpot_s, tpot_);
+    out.slo_met = out.slo_met && out.slo_ttft.met && out.slo_tpot.met;
+  }
+  fill_hours(out, elapsed_s);
   out.percentiles_exact = latency_.exact();
   out.llm = llm_;
   if (llm_) {

@@ -3,6 +3,7 @@
 // adds to the result, overall and per time-series window. Requests that arrived before
 // `stats_start_s` are left out everywhere (a warm-up).
 #include <cstdint>
+#include <vector>
 
 #include "sim/serving/quantile_sketch.hpp"
 #include "sim/serving/replica_pool.hpp"
@@ -34,6 +35,10 @@ class ServingStats {
  private:
   bool counted(const Request& r) const { return r.arrival_s >= stats_start_s_; }
   static LatencySummary summarize(const QuantileSketch& s);
+  SloBoundResult judge(double bound_s, const QuantileSketch& observed) const;
+  // Whether a completed request was within every bound (those not given hold).
+  bool within_every_bound(double latency_s, double ttft_s, double tpot_s) const;
+  void fill_hours(ServingResult& out, double elapsed_s) const;
 
   SloSpec slo_;
   double stats_start_s_;
@@ -45,6 +50,8 @@ class ServingStats {
   uint64_t dropped_[4] = {0, 0, 0, 0};  // by DropReason
   uint64_t output_tokens_ = 0;
   uint64_t window_arrivals_ = 0;
+  // By the hour of arrival: arrivals, completed or dropped, and completed within every bound.
+  std::vector<uint64_t> arrivals_by_hour_, finished_by_hour_, met_by_hour_;
 };
 
 }  // namespace cs::serving

@@ -59,6 +59,19 @@ json pool_block(const serving::PoolSummary& p) {
 // A bound of the SLO, or null for none (infinity has no JSON form).
 json bound(double s) { return std::isfinite(s) ? json(s) : json(nullptr); }
 
+// A number the run may not have observed (NaN), as null.
+json observed(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
+
+// slo.bounds: each bound given, the quantile observed at the SLO's percentile, and whether it holds.
+json slo_bounds(const serving::ServingResult& r) {
+  json out = json::object();
+  const std::pair<const char*, const serving::SloBoundResult*> bounds[] = {
+      {"latency", &r.slo_latency}, {"ttft", &r.slo_ttft}, {"tpot", &r.slo_tpot}};
+  for (const auto& [name, b] : bounds)
+    if (b->given) out[name] = {{"bound_s", b->bound_s}, {"observed_s", observed(b->observed_s)}, {"met", b->met ? 1 : 0}};
+  return out;
+}
+
 }  // namespace
 
 json serving_block(const serving::ServingResult& r, const serving::ServingConfig& c) {
@@ -78,7 +91,12 @@ json serving_block(const serving::ServingResult& r, const serving::ServingConfig
   b["slo"] = {{"latency_s", bound(c.slo.latency_s)},
               {"percentile", 100.0 * c.slo.percentile},
               {"latency_at_percentile_s", r.latency_at_slo_percentile_s},
-              {"met", r.slo_met ? 1 : 0}};
+              {"met", r.slo_met ? 1 : 0},
+              {"bounds", slo_bounds(r)},
+              {"peak_hour", r.peak_hour >= 0 ? json(r.peak_hour) : json(nullptr)},
+              {"attainment_peak_hour", observed(r.slo_attainment_peak_hour)}};
+  json& by_hour = b["slo"]["attainment_by_hour"] = json::array();
+  for (const double a : r.slo_attainment_by_hour) by_hour.push_back(observed(a));
   if (r.llm) {
     b["slo"]["ttft_s"] = bound(c.slo.ttft_s);
     b["slo"]["tpot_s"] = bound(c.slo.tpot_s);

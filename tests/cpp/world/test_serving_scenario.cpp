@@ -11,6 +11,7 @@
 
 #include "../serving/serving_test_support.hpp"
 #include "sim/fleet/instance_prices.hpp"
+#include "sim/report/serving_report.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/world/run.hpp"
 #include "world_test_support.hpp"
@@ -150,4 +151,55 @@ TEST_CASE("the HPA keeps an LLM fleet within [min, max] through a compressed day
   CHECK(desired.back() < peak);  // and back in after it
   CHECK(b["ttft"]["p50_s"].get<double>() > 0);
   CHECK(b["llm"]["output_tokens_per_s"].get<double>() > 0);
+}
+
+TEST_CASE("the SLO is judged on every bound given: a missed TTFT fails it though latency holds", "[serving][scenario][slo]") {
+  // A diurnal day compressed into an hour, of 4,000-token prompts on average: the latency p99
+  // (about 19 s) is within 30 s, the TTFT p99 (about 0.8 s) above 0.5 s.
+  const std::vector<std::string> day = {"workload.arrivals.period=\"1h\"", "workload.arrivals.peak_at=\"30min\"",
+                                        "run.until=\"1h\"",
+                                        "workload.request.prompt_tokens={\"dist\":\"lognormal\",\"mean\":4000,\"cv\":1}"};
+  std::vector<std::string> overrides = day;
+  overrides.push_back("workload.slo.ttft=\"500ms\"");
+  const json summary = cs::world::run_scenario(load(kDiurnalHpa, overrides)).summary;
+  const json& slo = summary["serving"]["slo"];
+  const json& bounds = slo["bounds"];
+  CHECK(bounds["latency"]["met"] == 1);
+  CHECK(bounds["latency"]["observed_s"].get<double>() == Approx(slo["latency_at_percentile_s"].get<double>()));
+  CHECK(bounds["ttft"]["bound_s"].get<double>() == Approx(0.5));
+  CHECK(bounds["ttft"]["observed_s"].get<double>() > 0.5);
+  CHECK(bounds["ttft"]["observed_s"].get<double>() == Approx(summary["serving"]["ttft"]["p99_s"].get<double>()));
+  CHECK(bounds["ttft"]["met"] == 0);
+  CHECK(bounds["tpot"]["met"] == 1);
+  CHECK(slo["met"] == 0);
+  const double attainment = summary["serving"]["slo_attainment"].get<double>();
+  CHECK(attainment < 0.99);
+  CHECK(attainment > 0.9);
+  // Per hour of arrival: one hour, the peak.
+  REQUIRE(slo["attainment_by_hour"].size() == 1);
+  CHECK(slo["peak_hour"] == 0);
+  CHECK(slo["attainment_by_hour"][0].get<double>() == Approx(attainment));
+  CHECK(slo["attainment_peak_hour"].get<double>() == Approx(attainment));
+  // The text report says which bound missed.
+  const std::string text = cs::report::serving_text(summary["serving"]);
+  CHECK_THAT(text, Catch::Contains("SLO p99      missed:"));
+  CHECK_THAT(text, Catch::Contains("against 500 ms (missed)"));
+  CHECK_THAT(text, Catch::Contains("against 30 s (met)"));
+  CHECK_THAT(text, Catch::Contains("in the peak hour (hour 0)"));
+
+  // A TTFT bound no request can meet: no request within it, the SLO missed.
+  overrides = day;
+  overrides.push_back("workload.slo.ttft=\"1ms\"");
+  const json tight = cs::world::run_scenario(load(kDiurnalHpa, overrides)).summary["serving"];
+  CHECK(tight["slo_attainment"].get<double>() == 0.0);
+  CHECK(tight["slo"]["met"] == 0);
+  CHECK(tight["slo"]["bounds"]["ttft"]["met"] == 0);
+  for (const json& hour : tight["slo"]["attainment_by_hour"]) CHECK(hour.get<double>() == 0.0);
+}
+
+TEST_CASE("a bound not given is not judged, nor reported", "[serving][scenario][slo]") {
+  const json b = cs::world::run_scenario(load(kErlangC, {"run.replications=1", "run.until=\"20min\""})).summary["serving"];
+  CHECK(b["slo"]["bounds"].size() == 1);  // latency only: a plain server has no TTFT or TPOT
+  CHECK(b["slo"]["bounds"].contains("latency"));
+  CHECK(b["slo"]["met"] == b["slo"]["bounds"]["latency"]["met"]);
 }

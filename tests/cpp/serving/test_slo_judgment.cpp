@@ -1,0 +1,132 @@
+// The SLO's judgment on hand-made requests: `slo_met` holds only when every bound given holds at
+// the percentile, a bound not given is not judged, and `slo_attainment` is the share of
+// requests within every bound at once (dropped ones outside), overall and per hour of arrival.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "sim/serving/serving_stats.hpp"
+
+using namespace cs::serving;
+
+namespace {
+
+// A request and when it completed (ServingStats::on_complete's arguments).
+struct CompletedRequest {
+  Request request;
+  double done_s;
+};
+
+// An LLM request that arrived at `arrival_s`, took `ttft_s` to its first token and has `tokens`
+// output tokens; completed `latency_s` after arriving.
+CompletedRequest llm_request(double arrival_s, double latency_s, double ttft_s, int tokens) {
+  Request r;
+  r.arrival_s = arrival_s;
+  r.start_s = arrival_s;
+  r.first_token_s = arrival_s + ttft_s;
+  r.output_tokens = tokens;
+  return {r, arrival_s + latency_s};
+}
+
+ServingResult judged(const SloSpec& slo, std::initializer_list<CompletedRequest> completed, bool llm = true) {
+  ServingStats stats(slo, QuantileSketch::Options{}, 0.0, llm);
+  for (const CompletedRequest& d : completed) {
+    stats.on_arrival(d.request);
+    stats.on_complete(d.request, d.done_s);
+  }
+  ServingResult out;
+  stats.fill(out, 3600.0);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a TTFT bound missed at the percentile fails the SLO though latency holds", "[serving][slo]") {
+  SloSpec slo;
+  slo.latency_s = 10.0;
+  slo.ttft_s = 0.5;
+  slo.percentile = 0.5;
+  // TTFTs 0.2, 0.8, 0.9: the median (0.8 s) misses 0.5 s; every latency (2 s) is within 10 s.
+  const ServingResult r = judged(slo, {llm_request(0, 2, 0.2, 11), llm_request(1, 2, 0.8, 11),
+                                       llm_request(2, 2, 0.9, 11)});
+  CHECK(r.slo_latency.given);
+  CHECK(r.slo_latency.met);
+  CHECK(r.slo_latency.observed_s == Approx(2.0));
+  CHECK(r.slo_ttft.given);
+  CHECK_FALSE(r.slo_ttft.met);
+  CHECK(r.slo_ttft.observed_s == Approx(0.8));
+  CHECK_FALSE(r.slo_met);
+  CHECK(r.slo_attainment == Approx(1.0 / 3));  // only the first is within both
+}
+
+TEST_CASE("a bound not given is not judged", "[serving][slo]") {
+  SloSpec slo;
+  slo.ttft_s = 1.0;  // no latency or TPOT bound
+  // 100 s latencies and 1 s per token: no bound judges them.
+  const ServingResult r = judged(slo, {llm_request(0, 100, 0.5, 100), llm_request(5, 100, 0.6, 100)});
+  CHECK_FALSE(r.slo_latency.given);
+  CHECK(r.slo_latency.met);
+  CHECK_FALSE(r.slo_tpot.given);
+  CHECK(r.slo_tpot.met);
+  CHECK(r.slo_ttft.met);
+  CHECK(r.slo_met);
+  CHECK(r.slo_attainment == 1.0);
+  // A plain server has no TTFT or TPOT: only its latency is judged.
+  const ServingResult plain = judged(SloSpec{}, {llm_request(0, 3, 0, 1)}, false);
+  CHECK(plain.slo_met);
+  CHECK_FALSE(plain.slo_ttft.given);
+}
+
+TEST_CASE("attainment counts requests within every bound at once, drops outside, by hour", "[serving][slo]") {
+  SloSpec slo;
+  slo.latency_s = 5.0;
+  slo.ttft_s = 1.0;
+  slo.tpot_s = 0.1;
+  slo.percentile = 0.99;
+  ServingStats stats(slo, QuantileSketch::Options{}, 0.0, true);
+  const CompletedRequest hour0[] = {
+      llm_request(10, 2, 0.5, 11),  // TPOT (2 - 0.5) / 10 = 0.15 s > 0.1 s: out
+      llm_request(20, 1, 0.5, 11),  // TPOT 0.05 s: within all three
+      llm_request(30, 6, 0.5, 101), // latency 6 s > 5 s: out
+      llm_request(40, 2, 1.5, 1),   // TTFT 1.5 s > 1 s: out (one token: no TPOT)
+      llm_request(50, 0.8, 0.8, 1), // within latency and TTFT, no TPOT to judge: within
+  };
+  const CompletedRequest hour2[] = {llm_request(7300, 1, 0.2, 10), llm_request(7310, 1, 0.2, 10), llm_request(7320, 1, 0.2, 10)};
+  for (const CompletedRequest& d : hour0) {
+    stats.on_arrival(d.request);
+    stats.on_complete(d.request, d.done_s);
+  }
+  Request dropped;
+  dropped.arrival_s = 60;
+  stats.on_arrival(dropped);
+  stats.on_dropped(dropped, DropReason::timeout);
+  for (const CompletedRequest& d : hour2) {
+    stats.on_arrival(d.request);
+    stats.on_complete(d.request, d.done_s);
+  }
+  ServingResult r;
+  stats.fill(r, 3 * 3600.0);
+  // 2 of hour 0's 6 (one dropped) and all 3 of hour 2's: 5 of 9.
+  CHECK(r.slo_attainment == Approx(5.0 / 9));
+  REQUIRE(r.slo_attainment_by_hour.size() == 3);
+  CHECK(r.slo_attainment_by_hour[0] == Approx(2.0 / 6));
+  CHECK(std::isnan(r.slo_attainment_by_hour[1]));  // nothing arrived
+  CHECK(r.slo_attainment_by_hour[2] == Approx(1.0));
+  CHECK(r.peak_hour == 0);  // 6 arrivals against 3
+  CHECK(r.slo_attainment_peak_hour == Approx(2.0 / 6));
+  // At p99 the latency (6 s), TTFT (1.5 s) and TPOT (0.15 s) quantiles all miss.
+  CHECK_FALSE(r.slo_latency.met);
+  CHECK_FALSE(r.slo_ttft.met);
+  CHECK_FALSE(r.slo_tpot.met);
+  CHECK_FALSE(r.slo_met);
+}
+
+TEST_CASE("nothing completed: the SLO is not met", "[serving][slo]") {
+  SloSpec slo;
+  slo.ttft_s = 1.0;
+  const ServingResult r = judged(slo, {});
+  CHECK_FALSE(r.slo_met);
+  CHECK(r.peak_hour == -1);
+  CHECK(std::isnan(r.slo_attainment_peak_hour));
+}
