@@ -57,9 +57,9 @@ JobsConfig year_of_jobs(double horizon_s, double mean_duration_h) {
     k.name = teams[t];
     k.queue = t;
     k.share = quotas[t];
-    k.gpus = cs::sources::Distribution::empirical({1, 2, 4, 8, 16, 32, 64, 128},
+    k.gpus = Distribution::empirical({1, 2, 4, 8, 16, 32, 64, 128},
                                      {0.50, 0.10, 0.10, 0.20, 0.05, 0.03, 0.015, 0.005});
-    k.duration = cs::sources::Distribution::lognormal(mean_duration_h * 3600.0, 3.0);
+    k.duration = Distribution::lognormal(mean_duration_h * 3600.0, 3.0);
     k.spread_penalty = 0.05;
     c.classes.push_back(k);
   }

@@ -88,7 +88,7 @@ double value_of(const json& v, const std::string& path, std::optional<QuantityKi
 }
 
 // {"values": [...], "weights": [...]}: a histogram; equal weights when none are given.
-sources::Distribution empirical_value(const json& v, const std::string& path, std::optional<QuantityKind> unit) {
+Distribution empirical_value(const json& v, const std::string& path, std::optional<QuantityKind> unit) {
   constexpr std::size_t kMaxValues = 10'000;
   const std::string values_at = join_path(path, "values");
   const json* values = member(v, "values");
@@ -108,12 +108,12 @@ sources::Distribution empirical_value(const json& v, const std::string& path, st
   } else {
     ws.assign(xs.size(), 1.0);
   }
-  return sources::Distribution::empirical(std::move(xs), std::move(ws));
+  return Distribution::empirical(std::move(xs), std::move(ws));
 }
 }  // namespace
 
-sources::Distribution distribution_value(const json& v, const std::string& path, std::optional<QuantityKind> unit) {
-  if (!v.is_object()) return sources::Distribution::constant(value_of(v, path, unit));
+Distribution distribution_value(const json& v, const std::string& path, std::optional<QuantityKind> unit) {
+  if (!v.is_object()) return Distribution::constant(value_of(v, path, unit));
   const std::vector<Choice<Distribution::Kind>> families = choices_of(work::kDistributionKindNames);
   const json* dist = member(v, "dist");
   if (!dist) throw InputError(path, "missing required key \"dist\"; expected one of " + choice_names(families));
@@ -138,9 +138,9 @@ sources::Distribution distribution_value(const json& v, const std::string& path,
     return value_of(v.at(std::string(key)), join_path(path, key), unit);
   };
   switch (kind) {
-    case sources::Distribution::Kind::constant: return sources::Distribution::constant(time("mean"));
-    case sources::Distribution::Kind::exponential: return sources::Distribution::exponential(time("mean"));
-    case sources::Distribution::Kind::lognormal: {
+    case Distribution::Kind::constant: return Distribution::constant(time("mean"));
+    case Distribution::Kind::exponential: return Distribution::exponential(time("mean"));
+    case Distribution::Kind::lognormal: {
       const double mean = time("mean");
       const bool sd = member(v, "stddev") != nullptr, cv = member(v, "cv") != nullptr;
       if (sd == cv)
@@ -154,26 +154,26 @@ sources::Distribution distribution_value(const json& v, const std::string& path,
         c = mean > 0.0 ? s / mean : 0.0;
         if (c > 1e6) throw InputError(join_path(path, "stddev"), "expected at most 1e6 x the mean");
       }
-      return sources::Distribution::lognormal(mean, c);
+      return Distribution::lognormal(mean, c);
     }
-    case sources::Distribution::Kind::weibull: {
+    case Distribution::Kind::weibull: {
       if (!member(v, "shape")) throw InputError(join_path(path, "shape"), "required for a weibull distribution: a number > 0");
       const double mean = time("mean");
       const double shape = get_number(v, "shape", path, 1.0, 0.05, 100.0);
-      return sources::Distribution::weibull(mean, shape);
+      return Distribution::weibull(mean, shape);
     }
-    case sources::Distribution::Kind::uniform: {
+    case Distribution::Kind::uniform: {
       const double low = time("low"), high = time("high");
       if (high < low) throw InputError(join_path(path, "high"), "expected high >= low");
-      return sources::Distribution::uniform(low, high);
+      return Distribution::uniform(low, high);
     }
-    case sources::Distribution::Kind::empirical: return empirical_value(v, path, unit);
-    case sources::Distribution::Kind::sum: break;  // not a family of the file
+    case Distribution::Kind::empirical: return empirical_value(v, path, unit);
+    case Distribution::Kind::sum: break;  // not a family of the file
   }
   throw InputError(dist_path, "unsupported distribution");
 }
 
-sources::Distribution get_distribution(const json& obj, std::string_view key, std::string_view at, sources::Distribution def,
+Distribution get_distribution(const json& obj, std::string_view key, std::string_view at, Distribution def,
                               std::optional<QuantityKind> unit) {
   const json* v = member(obj, key);
   return v ? distribution_value(*v, join_path(at, key), unit) : def;

@@ -13,6 +13,7 @@
 #include "sim/fleet/instance_pool.hpp"
 
 using namespace cs::fleet;
+using cs::sources::Distribution;
 using cs::fleet::test::kHour;
 using cs::engine::Simulator;
 using cs::fleet::test::kInf;
@@ -72,7 +73,7 @@ TEST_CASE("Reclaims match rate x exposed instance-hours", "[fleet][pool]") {
   InstancePoolConfig c = quiet_pool(Market::spot);
   c.reclaims.rate.base_per_s = 0.5 / kHour;
   c.reclaims.warning_s = 120.0;
-  c.reclaims.capacity_return = cs::sources::Distribution::exponential(600.0);
+  c.reclaims.capacity_return = Distribution::exponential(600.0);
   InstancePool pool(sim, c, ledger, &log);
   pool.start_held(50);
   sim.run(2000 * kHour);
@@ -113,7 +114,7 @@ TEST_CASE("Failures match n / MTBF over held instance-hours", "[fleet][pool]") {
     CostLedger ledger;
     InstancePoolConfig c = quiet_pool(Market::on_demand);
     c.failures.node_mtbf_s = 1000 * kHour;
-    c.failures.replacement = cs::sources::Distribution::exponential(kHour);
+    c.failures.replacement = Distribution::exponential(kHour);
     InstancePool pool(sim, c, ledger);
     pool.start_held(100);
     sim.run(5000 * kHour);
@@ -196,9 +197,9 @@ TEST_CASE("Requests, fallback and release", "[fleet][pool]") {
   Log od_log;
   spot_log.sim = od_log.sim = &sim;
   InstancePoolConfig sc = quiet_pool(Market::spot, "spot");
-  sc.provisioning = cs::sources::Distribution::constant(1e9);  // spot capacity never comes
+  sc.provisioning = Distribution::constant(1e9);  // spot capacity never comes
   InstancePoolConfig oc = quiet_pool(Market::on_demand, "od");
-  oc.provisioning = cs::sources::Distribution::constant(50.0);
+  oc.provisioning = Distribution::constant(50.0);
   InstancePool spot(sim, sc, ledger, &spot_log);
   InstancePool od(sim, oc, ledger, &od_log);
   spot.set_fallback({&od, 100.0});
@@ -225,7 +226,7 @@ TEST_CASE("Failure traces replay at their times", "[fleet][pool]") {
   auto& [sim, ledger, log] = rig;
   InstancePoolConfig c = quiet_pool(Market::on_demand);
   c.failures.trace = {{10.0, 1}, {20.0, 3}};
-  c.failures.replacement = cs::sources::Distribution::constant(5.0);
+  c.failures.replacement = Distribution::constant(5.0);
   InstancePool pool(sim, c, ledger, &log);
   pool.start_held(4);
   sim.run(12.0);
@@ -247,7 +248,7 @@ TEST_CASE("Same seed, same history; another seed, another one", "[fleet][pool]")
     log.sim = &sim;
     InstancePoolConfig c = quiet_pool(Market::spot);
     c.reclaims.rate.base_per_s = 1.0 / kHour;
-    c.reclaims.capacity_return = cs::sources::Distribution::lognormal(600.0, 1.0);
+    c.reclaims.capacity_return = Distribution::lognormal(600.0, 1.0);
     c.failures.node_mtbf_s = 50 * kHour;
     c.failures.causes = llama3_failure_causes();
     InstancePool pool(sim, c, ledger, &log);
@@ -268,8 +269,8 @@ TEST_CASE("A replaced instance noticed again is taken by its own notice, not the
   c.reclaims.warning_s = 100.0;
   c.reclaims.trace = {{10.0, 1}, {50.0, 1}};  // one instance: noticed at 10 and again at 50
   c.failures.trace = {{20.0, 1}};             // it fails during its first notice
-  c.failures.replacement = cs::sources::Distribution::constant(5.0);
-  c.reclaims.capacity_return = cs::sources::Distribution::constant(1e9);  // no spot capacity after the take
+  c.failures.replacement = Distribution::constant(5.0);
+  c.reclaims.capacity_return = Distribution::constant(1e9);  // no spot capacity after the take
   InstancePool pool(sim, c, ledger, &log);
   pool.start_held(1);
   sim.run(120.0);
@@ -302,7 +303,7 @@ TEST_CASE("Scale-down: released instances stop being billed and are not replaced
   Rig rig(22);
   auto& [sim, ledger, log] = rig;
   InstancePoolConfig c = quiet_pool(Market::spot);
-  c.provisioning = cs::sources::Distribution::constant(10.0);
+  c.provisioning = Distribution::constant(10.0);
   c.reclaims.warning_s = 30.0;
   c.reclaims.trace = {{100.0, 1}};
   InstancePool pool(sim, c, ledger, &log);

@@ -13,6 +13,7 @@
 #include "sim/fleet/training_run.hpp"
 
 using namespace cs::fleet;
+using cs::sources::Distribution;
 using cs::fleet::test::kHour;
 using cs::fleet::test::quiet_config;
 
@@ -99,7 +100,7 @@ TEST_CASE("Reclaims counted match rate x spot node-hours", "[fleet][training_run
   TrainingRunConfig c = quiet_config(64, 200 * kHour, 2 * kHour, 30.0);
   c.spot_share = 1.0;
   c.reclaims.rate.base_per_s = 0.01 / kHour;
-  c.reclaims.capacity_return = cs::sources::Distribution::exponential(900.0);
+  c.reclaims.capacity_return = Distribution::exponential(900.0);
   c.record_timeseries = false;
   double count = 0.0;
   double expected = 0.0;
@@ -121,11 +122,11 @@ TEST_CASE("Cost = sum over markets of node-hours x price, node-hours from the fl
   c.spot_share = 0.6;
   c.reserved_share = 0.2;
   c.reclaims.rate.base_per_s = 0.05 / kHour;
-  c.reclaims.capacity_return = cs::sources::Distribution::exponential(3600.0);
+  c.reclaims.capacity_return = Distribution::exponential(3600.0);
   c.fallback_after_s = 1800.0;
-  c.provisioning[Market::on_demand] = cs::sources::Distribution::constant(300.0);
+  c.provisioning[Market::on_demand] = Distribution::constant(300.0);
   c.failures.node_mtbf_s = 500 * kHour;
-  c.failures.replacement = cs::sources::Distribution::constant(600.0);
+  c.failures.replacement = Distribution::constant(600.0);
   cs::engine::Simulator sim(3);
   TrainingRun run(sim, c);
   run.start();

@@ -8,6 +8,7 @@
 #include "sim/fleet/training_run.hpp"
 
 using namespace cs::fleet;
+using cs::sources::Distribution;
 using cs::fleet::test::kInf;
 using cs::fleet::test::quiet_config;
 
@@ -189,7 +190,7 @@ TEST_CASE("Restore = detection, retrieval, read at the tier's bandwidth, restart
   // Run 0-20, write 20-25 (work 20), run 25-45, write 45-50 (work 40), run 50-55: the failure
   // at 55 loses 5 s of work.
   SECTION("the replacement takes longer than detection") {
-    c.failures.replacement = cs::sources::Distribution::constant(100.0);
+    c.failures.replacement = Distribution::constant(100.0);
     const TrainingRunResult r = run(c);
     CHECK(r.lost_work_s == Approx(5).epsilon(1e-12));
     CHECK(in_state(r, JobState::waiting) == Approx(100).epsilon(1e-12));
@@ -213,7 +214,7 @@ TEST_CASE("Elastic: continue with fewer replicas instead of waiting", "[fleet][t
   c.spot_share = 1.0;
   c.checkpoint.final_checkpoint = false;
   c.reclaims.trace = {{10.5, 1}};
-  c.reclaims.capacity_return = cs::sources::Distribution::constant(20.0);
+  c.reclaims.capacity_return = Distribution::constant(20.0);
   SECTION("elastic") {
     c.elastic = ElasticConfig{true, 1, 1, 1.0, 2.0};
     const TrainingRunResult r = run(c);
@@ -241,9 +242,9 @@ TEST_CASE("Spot capacity that does not come back falls back to on-demand",
   c.spot_share = 1.0;
   c.checkpoint.final_checkpoint = false;
   c.reclaims.trace = {{10.0, 1}};
-  c.reclaims.capacity_return = cs::sources::Distribution::constant(1e9);
+  c.reclaims.capacity_return = Distribution::constant(1e9);
   c.fallback_after_s = 60.0;
-  c.provisioning[Market::on_demand] = cs::sources::Distribution::constant(40.0);
+  c.provisioning[Market::on_demand] = Distribution::constant(40.0);
   const TrainingRunResult r = run(c);
   // Reclaimed at 10 (10 s lost); the spot request falls back at 70; the on-demand node is ready
   // at 110; 100 s of work: done at 210.
@@ -261,7 +262,7 @@ TEST_CASE("Software faults restart the job on the same nodes", "[fleet][training
   TrainingRunConfig c = quiet_config(8, 2000, 100, 1);
   c.failures.node_mtbf_s = 8 * 500.0;  // one fault per 500 s of the job
   c.failures.causes = {{"software_bug", 1.0, false}};
-  c.failures.replacement = cs::sources::Distribution::constant(1e9);  // would never come back
+  c.failures.replacement = Distribution::constant(1e9);  // would never come back
   const TrainingRunResult r = run(c, 7);
   REQUIRE(r.completed);
   CHECK(r.failures > 0);

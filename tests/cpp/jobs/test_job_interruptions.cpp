@@ -79,7 +79,7 @@ TEST_CASE("A node failure stops the job until detected, then requeues it", "[job
   // random held node); detection 120 s; the node is replaced after 600 s.
   JobsConfig c = quiet_cluster(2, 8);
   c.fleet.failures.trace = {{1000.0, 1}};
-  c.fleet.failures.replacement = cs::sources::Distribution::constant(600.0);
+  c.fleet.failures.replacement = Distribution::constant(600.0);
   c.restore.detection_s = 120.0;
   c.trace_path = write_trace("failure", {"0,16,5000,default"});
   c.record_jobs = true;
@@ -106,7 +106,7 @@ TEST_CASE("A spot reclaim notice long enough for a checkpoint loses nothing", "[
   c.fleet.spot_share = 1.0;
   c.fleet.reclaims.trace = {{1000.0, 1}};
   c.fleet.reclaims.warning_s = 120.0;
-  c.fleet.reclaims.capacity_return = cs::sources::Distribution::constant(900.0);
+  c.fleet.reclaims.capacity_return = Distribution::constant(900.0);
   c.checkpoint = cs::fleet::CheckpointConfig{};
   c.checkpoint->interval_s = 3600.0;
   c.checkpoint->write_time_s = 60.0;

@@ -31,7 +31,7 @@ double erlang_c_wait(int c, double lambda, double mu) {
 
 JobsConfig mm_c(int gpus, double lambda, double mean_s, int64_t jobs) {
   JobsConfig c = quiet_cluster(1, gpus);
-  c.classes = {job_class("one_gpu", 0, 1.0, cs::sources::Distribution::constant(1.0), cs::sources::Distribution::exponential(mean_s))};
+  c.classes = {job_class("one_gpu", 0, 1.0, Distribution::constant(1.0), Distribution::exponential(mean_s))};
   c.arrivals.rate_per_s = lambda;
   c.max_jobs = jobs;
   return c;
@@ -67,8 +67,8 @@ TEST_CASE("EASY backfilling never delays the head's reservation and raises utili
   // 8 nodes x 8 GPUs; a mix of wide jobs (32-64 GPUs, long) and narrow ones (1-4 GPUs, short)
   // offered at about 90% of the cluster.
   JobsConfig c = quiet_cluster(8, 8);
-  c.classes = {job_class("wide", 0, 1.0, cs::sources::Distribution::empirical({32, 48, 64}, {1, 1, 1}), cs::sources::Distribution::exponential(4 * 3600.0)),
-               job_class("narrow", 0, 9.0, cs::sources::Distribution::empirical({1, 2, 4}, {2, 1, 1}), cs::sources::Distribution::lognormal(1800.0, 2.0))};
+  c.classes = {job_class("wide", 0, 1.0, Distribution::empirical({32, 48, 64}, {1, 1, 1}), Distribution::exponential(4 * 3600.0)),
+               job_class("narrow", 0, 9.0, Distribution::empirical({1, 2, 4}, {2, 1, 1}), Distribution::lognormal(1800.0, 2.0))};
   // GPU-seconds per job: 0.1 * 48 * 14400 + 0.9 * 2 * 1800 = 72,360; 90% of 64 GPUs.
   c.arrivals.rate_per_s = 0.9 * 64 / 72360.0;
   c.max_jobs = 4000;
@@ -111,8 +111,8 @@ TEST_CASE("Under saturation, fair share gives two queues 70/30 of the busy GPU-t
   c.scheduler.queues[1].quota = 0.3;
   c.scheduler.usage_half_life_s = 86400.0;
   // Each queue alone would ask for 1.5x the cluster: both always have jobs waiting.
-  c.classes = {job_class("a", 0, 1.0, cs::sources::Distribution::empirical({1, 2, 4}, {1, 1, 1}), cs::sources::Distribution::exponential(1800.0)),
-               job_class("b", 1, 1.0, cs::sources::Distribution::empirical({1, 2, 4}, {1, 1, 1}), cs::sources::Distribution::exponential(1800.0))};
+  c.classes = {job_class("a", 0, 1.0, Distribution::empirical({1, 2, 4}, {1, 1, 1}), Distribution::exponential(1800.0)),
+               job_class("b", 1, 1.0, Distribution::empirical({1, 2, 4}, {1, 1, 1}), Distribution::exponential(1800.0))};
   c.arrivals.rate_per_s = 3.0 * 64 / (7.0 / 3.0 * 1800.0);
   c.until_s = 60 * 86400.0;
   const JobsResult r = run_jobs(c, 3);
@@ -128,8 +128,8 @@ TEST_CASE("Gang scheduling: a job starts with all its GPUs or not at all", "[job
   c.scheduler.policy = Policy::backfill;
   c.scheduler.placement = PlacementPolicy::topology;
   c.node_domain = {0, 0, 1, 1, 2, 2};
-  c.classes = {job_class("mixed", 0, 1.0, cs::sources::Distribution::empirical({1, 3, 8, 12, 24, 40}, {3, 2, 2, 1, 1, 1}),
-                         cs::sources::Distribution::lognormal(3600.0, 1.5))};
+  c.classes = {job_class("mixed", 0, 1.0, Distribution::empirical({1, 3, 8, 12, 24, 40}, {3, 2, 2, 1, 1, 1}),
+                         Distribution::lognormal(3600.0, 1.5))};
   c.arrivals.rate_per_s = 1.0 / 600.0;
   c.max_jobs = 1500;
   int64_t checks = 0;
@@ -157,8 +157,8 @@ TEST_CASE("Topology-aware placement spans fewer leaves than any on a fragmented 
   JobsConfig c = quiet_cluster(16, 8);
   c.node_domain = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3};
   c.scheduler.policy = Policy::backfill;
-  c.classes = {job_class("small", 0, 6.0, cs::sources::Distribution::empirical({1, 2, 3}, {1, 1, 1}), cs::sources::Distribution::exponential(3600.0)),
-               job_class("training", 0, 1.0, cs::sources::Distribution::empirical({8, 16, 24}, {1, 1, 1}), cs::sources::Distribution::exponential(3 * 3600.0))};
+  c.classes = {job_class("small", 0, 6.0, Distribution::empirical({1, 2, 3}, {1, 1, 1}), Distribution::exponential(3600.0)),
+               job_class("training", 0, 1.0, Distribution::empirical({8, 16, 24}, {1, 1, 1}), Distribution::exponential(3 * 3600.0))};
   c.classes[1].spread_penalty = 0.2;
   c.arrivals.rate_per_s = 0.6 * 128 / (6.0 / 7.0 * 2 * 3600.0 + 1.0 / 7.0 * 16 * 3 * 3600.0);
   c.max_jobs = 3000;
@@ -197,8 +197,8 @@ TEST_CASE("The same seed gives the same run; another seed another", "[jobs][sche
   c.scheduler.policy = Policy::fair_share;
   c.scheduler.preemption = true;
   c.scheduler.queues = {queue("batch"), queue("urgent", 10)};
-  c.classes = {job_class("batch", 0, 4.0, cs::sources::Distribution::empirical({1, 4, 8}, {1, 1, 1}), cs::sources::Distribution::lognormal(3600.0, 2.0)),
-               job_class("urgent", 1, 1.0, cs::sources::Distribution::constant(8.0), cs::sources::Distribution::exponential(600.0))};
+  c.classes = {job_class("batch", 0, 4.0, Distribution::empirical({1, 4, 8}, {1, 1, 1}), Distribution::lognormal(3600.0, 2.0)),
+               job_class("urgent", 1, 1.0, Distribution::constant(8.0), Distribution::exponential(600.0))};
   c.fleet.failures.node_mtbf_s = 5 * 86400.0;
   c.checkpoint = cs::fleet::CheckpointConfig{};
   c.checkpoint->interval_s = 900.0;

@@ -110,7 +110,7 @@ TEST_CASE("fleet values convert to the library's SI units", "[fleet_config]") {
     CHECK(c.reclaims.warning_s == 30.0);
     CHECK(c.reclaims.correlated.pool_share == 0.25);
     CHECK(c.reclaims.correlated.events_per_s == Approx(0.5 / 86400));
-    CHECK(c.reclaims.capacity_return.kind == cs::sources::Distribution::Kind::lognormal);
+    CHECK(c.reclaims.capacity_return.kind == Distribution::Kind::lognormal);
     CHECK(c.reclaims.capacity_return.mean == 600.0);
     CHECK(c.reclaims.capacity_return.cv == Approx(0.5));
     CHECK(c.fallback_after_s == 900.0);
@@ -149,7 +149,7 @@ TEST_CASE("fleet values convert to the library's SI units", "[fleet_config]") {
     CHECK(c.failures.weibull_shape == 0.8);
     REQUIRE(c.failures.causes.size() == 2);
     CHECK(c.failures.replacing_share() == 0.75);
-    CHECK(c.failures.replacement.kind == cs::sources::Distribution::Kind::exponential);
+    CHECK(c.failures.replacement.kind == Distribution::Kind::exponential);
     CHECK(c.failures.replacement.mean == 3600.0);
     CHECK(c.failures.correlated.domain_nodes == 4);
     CHECK(c.failures.correlated.domain_mtbf_s == 100 * 86400.0);
@@ -184,10 +184,10 @@ TEST_CASE("fleet values convert to the library's SI units", "[fleet_config]") {
   }
   SECTION("cold start is boot + image pull, for every market") {
     auto c = run_config({{"fleet.cold_start", {{"boot", "4min"}, {"image_pull", "1min"}}}});
-    CHECK(c.provisioning[Market::spot].kind == cs::sources::Distribution::Kind::constant);
+    CHECK(c.provisioning[Market::spot].kind == Distribution::Kind::constant);
     CHECK(c.provisioning[Market::on_demand].mean == 300.0);
     c = run_config({{"fleet.cold_start", {{"boot", {{"dist", "exponential"}, {"mean", "4min"}}}, {"image_pull", "1min"}}}});
-    CHECK(c.provisioning[Market::reserved].kind == cs::sources::Distribution::Kind::sum);
+    CHECK(c.provisioning[Market::reserved].kind == Distribution::Kind::sum);
     CHECK(c.provisioning[Market::reserved].expected() == 300.0);
   }
   SECTION("elastic, run.until") {
