@@ -22,7 +22,7 @@ endif
 # only by CI is a failed landing. (cmake by hand: -DCLUSTERSIM_WERROR=OFF is the default.)
 CMAKE_ARGS += -DCLUSTERSIM_WERROR=ON
 
-.PHONY: setup build demo test check-includes test-cpp test-python sanitize fuzz bench golden clean
+.PHONY: setup build demo test check-includes test-cpp test-python sanitize fuzz bench bench-baseline golden clean
 
 setup:
 	@scripts/setup.sh
@@ -77,14 +77,23 @@ fuzz: sanitize
 golden: build
 	$(PYTHON) scripts/golden.py --build $(BUILD)
 
+# The benchmarks, their output collected in $(BUILD)/bench.log, then each headline figure beside
+# the previous release's (bench/baseline.json) as a ratio. `make bench-baseline` (at a release)
+# stores today's figures as the new baseline.
 bench: build
-	$(BUILD)/bench/bench_engine_hold
-	$(BUILD)/bench/bench_ring_allreduce
-	$(BUILD)/bench/bench_topology
-	$(BUILD)/bench/bench_collective --quick
-	$(BUILD)/bench/bench_comm
-	$(BUILD)/bench/bench_fleet
-	$(BUILD)/bench/bench_startup
+	@rm -f $(BUILD)/bench.log
+	$(BUILD)/bench/bench_engine_hold | tee -a $(BUILD)/bench.log
+	$(BUILD)/bench/bench_ring_allreduce | tee -a $(BUILD)/bench.log
+	$(BUILD)/bench/bench_topology | tee -a $(BUILD)/bench.log
+	$(BUILD)/bench/bench_collective --quick | tee -a $(BUILD)/bench.log
+	$(BUILD)/bench/bench_comm | tee -a $(BUILD)/bench.log
+	$(BUILD)/bench/bench_fleet | tee -a $(BUILD)/bench.log
+	$(BUILD)/bench/bench_startup | tee -a $(BUILD)/bench.log
+	@$(PYTHON) scripts/bench_compare.py $(BUILD)/bench.log
+
+BENCH_NOTE ?= 2 cores
+bench-baseline: bench
+	$(PYTHON) scripts/bench_compare.py $(BUILD)/bench.log --save bench/baseline.json --note "$(BENCH_NOTE)"
 
 clean:
 	rm -rf $(BUILD) $(SANBUILD) $(BUILD)-configure.log $(SANBUILD)-configure.log

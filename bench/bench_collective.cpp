@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -72,6 +73,7 @@ void repeat(bool quick, const std::function<double()>& once, int& reps) {
 
 void row(int gpus, const char* what, int reps, double cpu_s, double rss_mb, const char* detail) {
   std::printf("%6d  %-24s %4d %10.6f %8.0f  %s\n", gpus, what, reps, cpu_s, rss_mb, detail);
+  cs::bench::figure("collective/gpus_" + std::to_string(gpus) + "/" + what, cpu_s, "s", cs::bench::Better::lower);
 }
 
 // --- pipelined ring: flow model and analytical model ----------------------------------------

@@ -9,6 +9,7 @@
 // Reports median thread CPU time over repetitions, events per second and CPU per transfer.
 // Usage: bench_comm [--quick]   (--quick: 1 repetition, a tenth of the transfers)
 #include <cstdio>
+#include <string>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -130,6 +131,7 @@ void report(const char* name, std::size_t n, int reps, Sample (*one)(std::size_t
               "%.2f us CPU per transfer  sim %.4f s  peak RSS %.0f MB\n",
               name, n, last.done, bench::median(setup_s), run, reps, static_cast<double>(last.events) / run / 1e6,
               run / static_cast<double>(n) * 1e6, last.sim_s, bench::peak_rss_mb());
+  bench::figure(std::string("comm/") + name, run, "s", bench::Better::lower);
 }
 
 }  // namespace

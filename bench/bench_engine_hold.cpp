@@ -225,6 +225,12 @@ int main(int argc, char** argv) {
                   static_cast<double>(variants[v]->memory_bytes()) /
                       static_cast<double>(cfg.pending));
       sink += variants[v]->checksum();
+      if (v >= 2) {  // the project's own queue and simulator, not the baselines
+        char name[96];
+        std::snprintf(name, sizeof name, "engine_hold/%s/pending_%zu", v == 2 ? "event_queue" : "simulator",
+                      cfg.pending);
+        cs::bench::figure(name, rate, "events/s", cs::bench::Better::higher);
+      }
     }
   }
   g_sink = sink;

@@ -96,6 +96,8 @@ int main(int argc, char** argv) {
               reps, median(parallel_s), repeats, serial_s);
   std::printf("  events per replication: %.0f (%.2f M events/s serial)\n", events,
               events * static_cast<double>(reps) / serial_s / 1e6);
+  cs::bench::figure("fleet/replications_wall", median(parallel_s), "s", cs::bench::Better::lower);
+  cs::bench::figure("fleet/serial", serial_s, "s", cs::bench::Better::lower);
 
   std::printf("on-demand vs spot vs mix, same job (mean +- 95%% CI over %zu replications):\n", reps);
   report("mix 70/30", mix, results);

@@ -13,6 +13,7 @@
 #include <numeric>
 #include <vector>
 
+#include "bench/bench_util.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/network/network.hpp"
 #include "sim/network/ring_collective.hpp"
@@ -94,6 +95,9 @@ int main(int argc, char** argv) {
                 med.wall_s, cpu[cpu.size() / 2], med.build_s,
                 static_cast<unsigned long long>(med.events),
                 static_cast<unsigned long long>(med.flows), med.sim_s, closed, peak_rss_mb());
+    char name[64];
+    std::snprintf(name, sizeof name, "ring_allreduce/gpus_%d/cpu", n);
+    cs::bench::figure(name, cpu[cpu.size() / 2], "s", cs::bench::Better::lower);
   }
   return 0;
 }

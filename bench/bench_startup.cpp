@@ -66,6 +66,8 @@ void measure(const char* what, const std::vector<std::string>& args, int reps) {
   }
   std::printf("%-34s median %8.2f ms   peak RSS %7.1f MB   (%d runs)\n", what, 1e3 * cs::bench::median(wall), rss,
               reps);
+  cs::bench::figure(std::string("startup/") + what, cs::bench::median(wall), "s", cs::bench::Better::lower);
+  cs::bench::figure(std::string("startup/") + what + "/peak_rss", rss, "MB", cs::bench::Better::lower);
 }
 
 }  // namespace

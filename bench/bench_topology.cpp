@@ -14,6 +14,7 @@
 #include <random>
 #include <vector>
 
+#include "bench/bench_util.hpp"
 #include "sim/scenario/prices.hpp"
 #include "topology/report.hpp"
 #include "topology/routing.hpp"
@@ -100,6 +101,7 @@ void run_case(const Case& c, int reps) {
               static_cast<double>(usage.ru_maxrss) / 1024.0, last.diameter_hops,
               last.diameter_method.c_str(), last.bisection_Bps / 1e12,
               last.bisection_method.c_str());
+  cs::bench::figure(std::string("topology/") + c.name + "/total", median(total_s), "s", cs::bench::Better::lower);
   std::fflush(stdout);
 }
 

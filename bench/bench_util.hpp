@@ -1,19 +1,22 @@
 #pragma once
 // What every benchmark needs: CPU time of this thread (steadier than wall time on a shared
-// machine), peak RSS, medians, a case in a child process (so its peak RSS is its own), and the
-// DGX-like fat-tree the network benchmarks measure on.
+// machine), peak RSS, medians, a case in a child process (so its peak RSS is its own), the
+// DGX-like fat-tree the network benchmarks measure on, and `figure`: one headline number in a
+// line that scripts/bench_compare.py reads (make bench compares it with bench/baseline.json).
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "topology/params.hpp"
@@ -44,6 +47,25 @@ inline double peak_rss_mb() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+// Which way a figure improves.
+enum class Better { lower, higher };
+
+// Prints "figure: <name> = <value> <unit> (<lower|higher> is better)". The baseline is keyed
+// by the name: characters other than letters, digits and "_/.-" become '_' (runs of them one).
+inline void figure(const std::string& name, double value, const char* unit, Better better) {
+  std::string key;
+  for (char c : name) {
+    const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '/' || c == '.' || c == '-';
+    if (keep)
+      key += c;
+    else if (!key.empty() && key.back() != '_')
+      key += '_';
+  }
+  while (!key.empty() && key.back() == '_') key.pop_back();
+  std::printf("figure: %s = %.6g %s (%s is better)\n", key.c_str(), value, unit,
+              better == Better::lower ? "lower" : "higher");
 }
 
 inline double median(std::vector<double> v) {
