@@ -5,8 +5,9 @@
 // transfers never contend. Groups, choices and estimates are the inner layer's; nothing moves
 // on it. A step on it is a lower bound of the step on the inner layer wherever contention only
 // slows transfers down.
-#include <map>
-#include <tuple>
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
 
 #include "sim/compute/timed_comm.hpp"
 
@@ -40,9 +41,24 @@ class AloneTimeComm final : public TimedComm {
                       const net::CollectiveOptions& options = {}) override;
 
  private:
+  // What an estimate depends on: a step repeats its collectives (protocol -1: the tuner's).
+  struct EstimateKey {
+    net::GroupId group;
+    work::CollectiveOp op;
+    double bytes;
+    int algorithm;
+    int protocol;
+    bool operator==(const EstimateKey&) const = default;
+  };
+  struct EstimateKeyHash {
+    std::size_t operator()(const EstimateKey& k) const;
+  };
+
   net::Comm& inner_;
-  // Estimates by (group, op, bytes, algorithm, protocol or -1): a step repeats its collectives.
-  std::map<std::tuple<net::GroupId, work::CollectiveOp, double, int, int>, double> seconds_;
+  // Hash tables, not ordered maps: screening a plan looks an estimate up for every transfer of
+  // its step (the lookups were a third of `clustersim plan`'s time).
+  std::unordered_map<EstimateKey, double, EstimateKeyHash> seconds_;
+  std::unordered_map<uint64_t, net::GroupId> pair_groups_;  // (src << 32 | dst) -> the pair's group
 };
 
 }  // namespace cs::compute
