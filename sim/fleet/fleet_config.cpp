@@ -16,7 +16,7 @@ PerMarket<int> FleetConfig::initial_nodes() const {
   return n;
 }
 
-double FleetConfig::interruption_rate_per_s() const {
+double FleetConfig::failure_rate_per_s() const {
   double rate = 0.0;
   if (std::isfinite(failures.node_mtbf_s)) rate += nodes / failures.node_mtbf_s;
   const CorrelatedFailures& cf = failures.correlated;
@@ -27,6 +27,11 @@ double FleetConfig::interruption_rate_per_s() const {
       rate += std::ceil(static_cast<double>(n) / cf.domain_nodes) / cf.domain_mtbf_s;
     }
   }
+  return rate;
+}
+
+double FleetConfig::reclaim_rate_per_s() const {
+  double rate = 0.0;
   const int spot = initial_nodes()[Market::spot];
   if (spot > 0 && reclaims.trace.empty()) {
     rate += spot * reclaims.rate.mean_per_s();

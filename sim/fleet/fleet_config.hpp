@@ -34,9 +34,11 @@ struct FleetConfig {
 
   // Nodes per market at the start (the shares rounded; on demand takes the remainder).
   PerMarket<int> initial_nodes() const;
-  // Interruptions per second of work on all `nodes`: node failures of every cause, failure
-  // domains, independent and correlated spot reclaims (the M of Young/Daly is 1 / this).
-  double interruption_rate_per_s() const;
+  // Interruptions per second of work on all `nodes`: failures (node failures of every cause,
+  // failure domains) and reclaims (independent and correlated spot reclaims); their sum.
+  double failure_rate_per_s() const;
+  double reclaim_rate_per_s() const;
+  double interruption_rate_per_s() const { return failure_rate_per_s() + reclaim_rate_per_s(); }
   // Throws std::invalid_argument naming the field ("fleet.<field>") on anything out of range.
   void validate() const;
 };

@@ -45,8 +45,9 @@ TrainingRun::TrainingRun(engine::Simulator& sim, TrainingRunConfig config)
     pools_[index(Market::spot)]->set_fallback(
         {pools_[index(Market::on_demand)].get(), config_.fallback_after_s});
 
-  const double rate = config_.interruption_rate_per_s();
-  counts_.mtbf_s = rate > 0.0 ? 1.0 / rate : std::numeric_limits<double>::infinity();
+  const auto mtbf = [](double rate) { return rate > 0.0 ? 1.0 / rate : std::numeric_limits<double>::infinity(); };
+  counts_.mtbf_s = mtbf(config_.interruption_rate_per_s());
+  counts_.work_losing_mtbf_s = mtbf(config_.work_losing_rate_per_s());
   counts_.checkpoint_interval_s = interval_;
   counts_.checkpoint_write_s = config_.checkpoint.write_s(config_.nodes);
   counts_.checkpoint_blocking_s = config_.checkpoint.blocking_s(config_.nodes);

@@ -12,12 +12,20 @@ using detail::require;
 
 std::string_view to_string(JobState s) { return name_of(kJobStateNames, s); }
 
+bool TrainingRunConfig::notice_saves_work() const {
+  return checkpoint.emergency_on_notice && !elastic.enabled && checkpoint.durable_s(nodes) <= reclaims.warning_s;
+}
+
+double TrainingRunConfig::work_losing_rate_per_s() const {
+  return failure_rate_per_s() + (notice_saves_work() ? 0.0 : reclaim_rate_per_s());
+}
+
 double TrainingRunConfig::checkpoint_interval_s() const {
   double tau;
   if (checkpoint.interval_s) {
     tau = *checkpoint.interval_s;
   } else {
-    const double rate = interruption_rate_per_s();
+    const double rate = work_losing_rate_per_s();
     tau = rate > 0.0 ? young_daly_interval_s(checkpoint.blocking_s(nodes), 1.0 / rate)
                      : std::numeric_limits<double>::infinity();
     if (checkpoint.mode == CheckpointMode::async) tau = std::max(tau, checkpoint.write_s(nodes));
@@ -74,6 +82,7 @@ std::vector<std::pair<std::string, double>> TrainingRunResult::summary_numbers()
       {"fleet.reclaims", static_cast<double>(reclaims)},
       {"fleet.fallbacks", static_cast<double>(fallbacks)},
       {"fleet.job_mtbf_s", mtbf_s},
+      {"fleet.work_losing_mtbf_s", work_losing_mtbf_s},
   };
   for (std::size_t s = 0; s < kJobStates; ++s)
     v.emplace_back("time_in_state_s." + std::string(to_string(static_cast<JobState>(s))),

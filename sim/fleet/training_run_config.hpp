@@ -50,8 +50,17 @@ struct TrainingRunConfig : FleetConfig {
   std::string series_prefix = "training_run";
 
   double work_s() const { return steps * step_time_s; }
-  // The checkpoint interval the run uses: the given or Young/Daly one, in whole steps (at
-  // least one); for async checkpoints never shorter than one background write.
+  // True when every spot reclaim's notice leaves time for an emergency checkpoint to become
+  // durable (emergency checkpoints on, the durable time with every node within the warning, not
+  // elastic): a reclaim then loses no work, only the restart.
+  bool notice_saves_work() const;
+  // Interruptions per second that lose work: failures, and reclaims unless their notice saves
+  // it. The M of Young/Daly is 1 / this: checkpointing against a loss that cannot happen only
+  // costs writes.
+  double work_losing_rate_per_s() const;
+  // The checkpoint interval the run uses: the given or Young/Daly one (for the work-losing
+  // rate), in whole steps (at least one); for async checkpoints never shorter than one
+  // background write.
   double checkpoint_interval_s() const;
   // Seconds one restore takes on `nodes` nodes, from a checkpoint or from scratch.
   double restore_s(int nodes, bool from_checkpoint) const;
@@ -110,7 +119,8 @@ struct TrainingRunResult {
   double checkpoint_interval_s = 0.0;  // the interval used
   double checkpoint_write_s = 0.0;     // one checkpoint's write with every node
   double checkpoint_blocking_s = 0.0;  // the job's stop per regular checkpoint
-  double mtbf_s = 0.0;                 // 1 / interruption rate used for Young/Daly
+  double mtbf_s = 0.0;                 // 1 / the job's interruption rate, every node held
+  double work_losing_mtbf_s = 0.0;     // 1 / the rate of those that lose work: Young/Daly's M
   uint64_t events = 0;                 // engine events processed
 
   // The numbers of the summary: docs/scenarios.md's training_run keys first (wall_time_s, goodput,
@@ -118,7 +128,7 @@ struct TrainingRunResult {
   // breakdowns, each named "<group>.<name>" (a summary nests them under the group):
   //   job.{completed (1 or 0), useful_time_s, restores, reconfigurations},
   //   checkpoint.{interval_s, write_s, blocking_s, emergency, async_writes_lost, writes_lost},
-  //   fleet.{node_failures, reclaims, fallbacks, job_mtbf_s},
+  //   fleet.{node_failures, reclaims, fallbacks, job_mtbf_s, work_losing_mtbf_s},
   //   time_in_state_s.<state>, cost_usd_by_market.<market>, node_hours_by_market.<market>.
   std::vector<std::pair<std::string, double>> summary_numbers() const;
 };

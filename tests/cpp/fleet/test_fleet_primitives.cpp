@@ -132,6 +132,17 @@ TEST_CASE("The auto interval uses the run's interruption rate", "[fleet][checkpo
   c.reclaims.rate.base_per_s = 0.02 / 3600.0;  // 50 spot nodes: 1 per hour
   CHECK(c.interruption_rate_per_s() == Approx(2.0 / 3600.0));
   CHECK(c.checkpoint_interval_s() == std::round(young_daly_interval_s(30.0, 1800.0)));
+  // With emergency checkpoints, a reclaim whose notice (120 s) holds the 30 s write loses no
+  // work: Young/Daly's M is the failures' alone.
+  c.checkpoint.emergency_on_notice = true;
+  c.reclaims.warning_s = 120.0;
+  CHECK(c.notice_saves_work());
+  CHECK(c.work_losing_rate_per_s() == Approx(1.0 / 3600.0));
+  CHECK(c.checkpoint_interval_s() == std::round(young_daly_interval_s(30.0, 3600.0)));
+  // A notice shorter than the write saves nothing: every interruption counts again.
+  c.reclaims.warning_s = 20.0;
+  CHECK_FALSE(c.notice_saves_work());
+  CHECK(c.checkpoint_interval_s() == std::round(young_daly_interval_s(30.0, 1800.0)));
   // Async: never shorter than a background write.
   c.checkpoint.mode = CheckpointMode::async;
   c.checkpoint.size_bytes = 1e9;

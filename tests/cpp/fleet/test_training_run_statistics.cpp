@@ -96,6 +96,34 @@ TEST_CASE("The auto (Young/Daly) interval is at the optimum of a sweep",
   }
 }
 
+TEST_CASE("On spot with emergency checkpoints, auto checkpoints for the failures only, and wins",
+          "[fleet][training_run][daly]") {
+  // 8 spot nodes reclaimed once an hour (a 2 min notice) and failing once in 4 hours; 60 s
+  // writes fit the notice, so a reclaim costs an emergency checkpoint and loses nothing.
+  TrainingRunConfig c = quiet_config(8, 30000.0, 1.0, 60.0);
+  c.checkpoint.interval_s.reset();
+  c.checkpoint.emergency_on_notice = true;
+  c.spot_share = 1.0;
+  c.reclaims.rate.base_per_s = 1.0 / (8 * kHour);
+  c.reclaims.warning_s = 120.0;
+  c.failures.node_mtbf_s = 32 * kHour;
+  c.restore.time_s = 0.0;
+  c.record_timeseries = false;
+  const double tau_auto = c.checkpoint_interval_s();
+  CHECK(tau_auto == std::round(young_daly_interval_s(60.0, 4 * kHour)));
+  // Against the interval for every interruption (M = 48 min), on the same seeds.
+  TrainingRunConfig every = c;
+  every.checkpoint.interval_s = std::round(young_daly_interval_s(60.0, 0.8 * kHour));
+  const std::size_t reps = 1000;
+  const auto at_auto = walls(run_training_replications(c, reps, 3000));
+  const auto at_every = walls(run_training_replications(every, reps, 3000));
+  std::vector<double> diff;
+  for (std::size_t i = 0; i < reps; ++i) diff.push_back(at_every[i] - at_auto[i]);
+  const cs::engine::MeanCi d = cs::engine::mean_ci95(diff);
+  INFO("wall(every interruption) - wall(auto) = " << d.mean << " +- " << d.ci95 << " s");
+  CHECK(d.mean - d.ci95 > 0);
+}
+
 TEST_CASE("Reclaims counted match rate x spot node-hours", "[fleet][training_run]") {
   TrainingRunConfig c = quiet_config(64, 200 * kHour, 2 * kHour, 30.0);
   c.spot_share = 1.0;
