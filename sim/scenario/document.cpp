@@ -177,7 +177,26 @@ nlohmann::json read_scenario_file(const std::string& path) {
   if (!in) throw InputError("", "cannot read scenario '" + path + "': cannot open it (permissions?)");
   const std::string text = detail::read_at_most(in, kMaxScenarioBytes);
   if (in.bad()) throw InputError("", "cannot read scenario '" + path + "': read error");
-  return parse_scenario_text(text, path);
+  nlohmann::json doc = parse_scenario_text(text, path);
+  const fs::path folder = fs::path(path).parent_path();
+  if (!folder.empty()) {
+    for (const char* key : kInputFileKeys) {
+      // Walk the dotted key through objects only; anything else is the schema's to report.
+      nlohmann::json* node = &doc;
+      std::string_view rest(key);
+      while (node && !rest.empty()) {
+        const auto dot = rest.find('.');
+        const std::string segment(rest.substr(0, dot));
+        rest = dot == std::string_view::npos ? std::string_view() : rest.substr(dot + 1);
+        const auto it = node->is_object() ? node->find(segment) : node->end();
+        node = node->is_object() && it != node->end() ? &*it : nullptr;
+      }
+      if (!node || !node->is_string()) continue;
+      const fs::path file(node->get<std::string>());
+      if (!file.empty() && file.is_relative()) *node = (folder / file).lexically_normal().string();
+    }
+  }
+  return doc;
 }
 
 void set_path(nlohmann::json& doc, std::string_view path, nlohmann::json value) {

@@ -16,8 +16,16 @@ namespace cs::scenario {
 inline constexpr std::size_t kMaxScenarioBytes = 64u << 20;  // 64 MiB
 inline constexpr int kMaxNestingDepth = 64;
 
+// The keys whose string values name input files (traces). In a scenario read from a file, a
+// relative path there is relative to the file's folder: read_scenario_file rewrites it as that
+// folder / path (lexically normal), so the file can be run from anywhere. Text given otherwise
+// (Python dicts, --set values) keeps paths relative to the working directory.
+inline constexpr const char* kInputFileKeys[] = {"workload.arrivals.trace", "workload.trace",
+                                                 "fleet.interruptions.trace", "fleet.failures.trace"};
+
 // Read and parse a scenario file: must be a regular readable file, UTF-8 JSON, at most
-// kMaxScenarioBytes, nesting at most kMaxNestingDepth, top level an object.
+// kMaxScenarioBytes, nesting at most kMaxNestingDepth, top level an object. Relative input
+// file paths (kInputFileKeys) become relative to the file's folder.
 nlohmann::json read_scenario_file(const std::string& path);
 // The same checks for text already in memory; `origin` names it in messages.
 nlohmann::json parse_scenario_text(std::string_view text, std::string_view origin = "<text>");

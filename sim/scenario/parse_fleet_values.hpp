@@ -26,7 +26,7 @@ sources::Distribution get_distribution(const json& obj, std::string_view key, st
                                      std::optional<QuantityKind> unit = QuantityKind::time);
 
 // A replayed list of events that each take `instances` instances: a CSV file path (the header
-// line, then "time_s,instances" rows; relative to the working directory, as run.trace is) or
+// line, then "time_s,instances" rows; relative to the scenario file's folder: load.hpp) or
 // the list itself, [{"time", "instances"}], times from the start of the run, non-decreasing.
 fleet::EventTrace event_trace_value(const json& v, const std::string& path);
 

@@ -159,7 +159,7 @@ void parse_trace(const json& w, JobsConfig& c) {
   c.trace_path = v.get<std::string>();
   std::ifstream in(c.trace_path);
   if (!in)
-    throw InputError(at, "cannot open '" + c.trace_path + "'", "paths are relative to the working directory");
+    throw InputError(at, "cannot open '" + c.trace_path + "'", "paths in a scenario file are relative to its folder (from Python dicts and --set, to the working directory)");
   try {
     work::JobTraceReader header(in);  // the columns now; the rows as the run reads them
   } catch (const std::invalid_argument& e) {

@@ -331,8 +331,9 @@ def test_ctrl_c_interrupts_a_run(call):
     waited = time.monotonic() - sent
     assert proc.returncode == 3, (out, err)
     assert "interrupted" in out
-    # Not a timing test: only that the signal ended the run, not its end (minutes).
-    assert waited < 10, waited
+    # Not a timing test: only that the signal ended the run, not its end (minutes on a quiet
+    # machine; 10 s was exceeded once with the 2 cores shared by a dozen processes).
+    assert waited < 60, waited
 
 
 def test_keys_with_no_effect_warn_or_fail_by_the_stated_rule():
