@@ -57,6 +57,26 @@ const Done& find(const std::vector<Done>& done, uint64_t id) {
   return done.front();
 }
 
+// Two 64-token prompts (4 blocks each) at t = 0 on 10 ms iterations over 12 KV blocks: the
+// older gives `older_output` tokens, the newer 100; the newer is preempted at decode clock 32,
+// when the older needs its sixth block. Returns the replica's stats; the completions in `done`.
+LlmReplicaStats older_and_newer_on_12_blocks(int older_output, bool caching, std::vector<Done>& done,
+                                             double per_prefill_token_s = 0) {
+  Simulator sim;
+  Collector sink(sim);
+  LlmReplicaSpec spec = ten_ms_iterations();
+  spec.timing.measured.per_prefill_token_s = per_prefill_token_s;
+  spec.timing.kv_cache_bytes = 12 * 16 * spec.timing.model.kv_bytes_per_token();
+  spec.batching.prefix_caching = caching;
+  LlmReplica replica(sim, sink, 0, spec);
+  replica.submit(make_request(1, 0, 64, older_output));
+  replica.submit(make_request(2, 0, 64, 100));
+  sim.run();
+  CHECK(replica.kv_blocks_used() == 0);
+  done = sink.done;
+  return replica.stats();
+}
+
 }  // namespace
 
 TEST_CASE("Batch-1 decode runs at the memory-bandwidth bound", "[serving][llm]") {
@@ -135,75 +155,43 @@ TEST_CASE("A full KV cache makes requests wait", "[serving][llm]") {
 
 TEST_CASE("Decoding sequences that outgrow the cache preempt the newest, which recomputes",
           "[serving][llm]") {
-  Simulator sim;
-  Collector sink(sim);
-  LlmReplicaSpec spec = ten_ms_iterations();
-  spec.timing.kv_cache_bytes = 12 * 16 * spec.timing.model.kv_bytes_per_token();  // 12 blocks
-  LlmReplica replica(sim, sink, 0, spec);
-  // 64-token prompts (4 blocks each), 100 output tokens: together they need 2 x 11 blocks.
-  replica.submit(make_request(1, 0, 64, 100));
-  replica.submit(make_request(2, 0, 64, 100));
-  sim.run();
-  REQUIRE(sink.done.size() == 2);
-  CHECK(replica.stats().preemptions >= 1);
-  const Done& older = find(sink.done, 1);
-  const Done& newer = find(sink.done, 2);
-  CHECK(older.time_s == Approx(1.0));  // never preempted: 1 prefill + 99 decodes
-  CHECK(newer.time_s > older.time_s);
-  // The preempted request (admitted at the second iteration) keeps its first-token time and
-  // still produces all 100 tokens.
-  CHECK(newer.request.first_token_s == Approx(0.020));
-  CHECK(replica.stats().tokens_out >= 200);
-  CHECK(replica.kv_blocks_used() == 0);
-}
-
-TEST_CASE("With prefix caching a preempted sequence recomputes only its evicted blocks", "[serving][llm]") {
-  // As above: the newer request is preempted at decode clock 32 holding 95 KV tokens (5 full
-  // blocks cached, its partial sixth freed first). The older one's growth at clocks 32, 48,
-  // 64, 80 and 96 takes the partial block, then 4 of the cached ones (a run's last blocks
-  // first), so when the older one finishes at 1.0 s one block (16 tokens) is still cached: the
-  // newer one's re-prefill of 96 tokens (64 + 32 produced) computes 80. Times are the same
-  // (10 ms iterations); the tokens computed are not.
+  // 64-token prompts (4 blocks each), 100 output tokens: together they need 2 x 11 blocks of
+  // the 12. The newer request is preempted at decode clock 32 holding 95 KV tokens. With
+  // prefix caching its 5 full blocks stay cached (its partial sixth is freed first); the older
+  // one's growth at clocks 32, 48, 64, 80 and 96 takes the partial block, then 4 of the cached
+  // ones (a run's last blocks first), so when the older one finishes at 1.0 s one block (16
+  // tokens) is still cached: the newer one's re-prefill of 96 tokens (64 + 32 produced)
+  // computes 80, or all 96 without prefix caching. Times are the same (10 ms iterations).
   for (const bool caching : {true, false}) {
-    Simulator sim;
-    Collector sink(sim);
-    LlmReplicaSpec spec = ten_ms_iterations();
-    spec.timing.kv_cache_bytes = 12 * 16 * spec.timing.model.kv_bytes_per_token();
-    spec.batching.prefix_caching = caching;
-    LlmReplica replica(sim, sink, 0, spec);
-    replica.submit(make_request(1, 0, 64, 100));
-    replica.submit(make_request(2, 0, 64, 100));
-    sim.run();
-    REQUIRE(sink.done.size() == 2);
-    CHECK(replica.stats().preemptions == 1);
-    CHECK(find(sink.done, 1).time_s == Approx(1.0));
-    // Re-prefill at 1.00-1.01 s (the 33rd token), then 67 decodes.
-    CHECK(find(sink.done, 2).time_s == Approx(1.68));
-    CHECK(replica.stats().cached_tokens == (caching ? 16u : 0u));
-    CHECK(replica.stats().prefill_tokens == (caching ? 64u + 64 + 80 : 64u + 64 + 96));
-    CHECK(replica.kv_blocks_used() == 0);
+    INFO("prefix caching " << caching);
+    std::vector<Done> done;
+    const LlmReplicaStats stats = older_and_newer_on_12_blocks(100, caching, done);
+    REQUIRE(done.size() == 2);
+    CHECK(stats.preemptions == 1);
+    const Done& older = find(done, 1);
+    const Done& newer = find(done, 2);
+    CHECK(older.time_s == Approx(1.0));  // never preempted: 1 prefill + 99 decodes
+    // The preempted request (admitted at the second iteration) keeps its first-token time and
+    // still produces all 100 tokens: re-prefill at 1.00-1.01 s (the 33rd token), 67 decodes.
+    CHECK(newer.request.first_token_s == Approx(0.020));
+    CHECK(newer.time_s == Approx(1.68));
+    CHECK(stats.tokens_out == 200);
+    CHECK(stats.cached_tokens == (caching ? 16u : 0u));
+    CHECK(stats.prefill_tokens == (caching ? 64u + 64 + 80 : 64u + 64 + 96));
   }
 }
 
 TEST_CASE("A preempted sequence scheduled again before eviction recomputes only its last token",
           "[serving][llm]") {
-  // Measured timing with a per-prefill-token cost, so that the re-prefill's length shows.
-  Simulator sim;
-  Collector sink(sim);
-  LlmReplicaSpec spec = ten_ms_iterations();
-  spec.timing.measured.per_prefill_token_s = 1e-4;
-  spec.timing.kv_cache_bytes = 12 * 16 * spec.timing.model.kv_bytes_per_token();
-  LlmReplica replica(sim, sink, 0, spec);
-  // The older request finishes one iteration after the newer one's preemption (clock 32) and
-  // frees 7 blocks: the newer one's 95 KV tokens (5 full blocks) come back from the cache.
-  replica.submit(make_request(1, 0, 64, 34));
-  replica.submit(make_request(2, 0, 64, 100));
-  sim.run();
-  REQUIRE(sink.done.size() == 2);
-  CHECK(replica.stats().preemptions == 1);
-  // Up to (96 - 1) / 16 = 5 blocks may be hits; 80 tokens are, 16 are computed again.
-  CHECK(replica.stats().cached_tokens == 80);
-  CHECK(replica.stats().prefill_tokens == 64u + 64 + 16);
+  // The older request (34 tokens) finishes in the iteration of the newer one's preemption and
+  // frees 7 blocks: the newer one's 95 KV tokens (5 full blocks) come back from the cache. Up
+  // to (96 - 1) / 16 = 5 blocks may be hits: 80 tokens are, 16 are computed again.
+  std::vector<Done> done;
+  const LlmReplicaStats stats = older_and_newer_on_12_blocks(34, true, done, 1e-4);
+  REQUIRE(done.size() == 2);
+  CHECK(stats.preemptions == 1);
+  CHECK(stats.cached_tokens == 80);
+  CHECK(stats.prefill_tokens == 64u + 64 + 16);
 }
 
 TEST_CASE("Requests sharing a prompt prefix compute its blocks once", "[serving][llm]") {
