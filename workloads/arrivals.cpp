@@ -73,6 +73,8 @@ TraceReader::TraceReader(std::istream& in, double time_scale) : rows_(in), time_
   prompt_col_ = rows_.column("prompt_tokens");
   output_col_ = rows_.column("output_tokens");
   service_col_ = rows_.column("service_time");
+  prefix_id_col_ = rows_.column("prefix_id");
+  prefix_tokens_col_ = rows_.column("prefix_tokens");
   if (time_col_ < 0) {
     throw std::invalid_argument("trace: the header row must name a 'timestamp' column");
   }
@@ -87,6 +89,16 @@ std::optional<TraceRecord> TraceReader::next() {
   if (prompt_col_ >= 0) r.prompt_tokens = static_cast<int64_t>(rows_.number(prompt_col_, "prompt_tokens"));
   if (output_col_ >= 0) r.output_tokens = static_cast<int64_t>(rows_.number(output_col_, "output_tokens"));
   if (service_col_ >= 0) r.service_time_s = rows_.number(service_col_, "service_time");
+  if (prefix_id_col_ >= 0) {
+    const double id = rows_.number(prefix_id_col_, "prefix_id");
+    if (!(id >= 0 && id < 4294967296.0) || id != std::floor(id)) rows_.fail("prefix_id must be an integer in [0, 2^32) (0: none)");
+    r.prefix_id = static_cast<int64_t>(id);
+  }
+  if (prefix_tokens_col_ >= 0) {
+    const double n = rows_.number(prefix_tokens_col_, "prefix_tokens");
+    if (!(n >= 0)) rows_.fail("prefix_tokens must be >= 0");
+    r.prefix_tokens = static_cast<int64_t>(n);
+  }
   return r;
 }
 

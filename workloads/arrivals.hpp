@@ -73,11 +73,14 @@ struct TraceRecord {
   int64_t prompt_tokens = -1;
   int64_t output_tokens = -1;
   double service_time_s = -1;
+  int64_t prefix_id = -1;      // requests with the same id share their first prefix_tokens
+  int64_t prefix_tokens = -1;  // (a system prompt, a document): -1 when not given
 };
 
 // Reads an arrival trace one record at a time (never the whole file). CSV with a header row
 // naming the columns, in any order: `timestamp` (seconds, required, non-decreasing),
-// `prompt_tokens`, `output_tokens`, `service_time` (seconds); other columns are ignored.
+// `prompt_tokens`, `output_tokens`, `service_time` (seconds), `prefix_id` and `prefix_tokens`
+// (a shared prompt prefix: an id >= 1 and its length); other columns are ignored.
 // Blank lines and lines starting with '#' are skipped. Malformed rows throw
 // std::invalid_argument with the line number.
 class TraceReader {
@@ -89,7 +92,8 @@ class TraceReader {
  private:
   CsvRows rows_;
   double time_scale_;
-  int time_col_ = -1, prompt_col_ = -1, output_col_ = -1, service_col_ = -1;
+  int time_col_ = -1, prompt_col_ = -1, output_col_ = -1, service_col_ = -1, prefix_id_col_ = -1,
+      prefix_tokens_col_ = -1;
   double last_time_ = 0;
 };
 

@@ -12,6 +12,8 @@ void validate_request(const RequestSpec& spec) {
   spec.output_tokens.validate("output_tokens");
   if (spec.max_prompt_tokens < 1) throw std::invalid_argument("max_prompt_tokens: must be >= 1");
   if (spec.max_output_tokens < 1) throw std::invalid_argument("max_output_tokens: must be >= 1");
+  if (spec.shared_prefix_tokens < 0) throw std::invalid_argument("shared_prefix.tokens: must be >= 0");
+  if (spec.shared_prefix_groups < 1) throw std::invalid_argument("shared_prefix.groups: must be >= 1");
 }
 
 int64_t clamp_tokens(double drawn, int64_t max_tokens) {

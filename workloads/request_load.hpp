@@ -19,6 +19,11 @@ struct RequestSpec {
   Distribution output_tokens = Distribution::constant(128);
   int64_t max_prompt_tokens = 1 << 20;
   int64_t max_output_tokens = 1 << 20;
+  // LLM server: every prompt starts with one of `shared_prefix_groups` prefixes of
+  // `shared_prefix_tokens` tokens (a system prompt, few-shot examples), drawn uniformly; the
+  // prompt is at least that long. 0 tokens: no shared prefix.
+  int64_t shared_prefix_tokens = 0;
+  int64_t shared_prefix_groups = 1;
 };
 
 // Throws std::invalid_argument naming the field.

@@ -26,7 +26,7 @@ using topo::NodeFabric;
 //
 // Fields: name, arch, {fp32, tf32, bf16, fp16, fp8} FLOP/s, memory B, HBM B/s, power W, SMs,
 // max GEMM efficiency, NVLink B/s, node fabric.
-constexpr std::array<GpuSpec, 12> kCatalog{{
+constexpr std::array<GpuSpec, 15> kCatalog{{
     // NVIDIA H100 Tensor Core GPU datasheet, SXM5: FP32 67 TFLOPS; TF32 989*, BF16/FP16 1,979*,
     // FP8 3,958*; HBM3 80 GB at 3.35 TB/s; up to 700 W; 132 SMs (Hopper whitepaper). NVLink:
     // 18 x 20.6 GB/s. MAMF 80.1%.
@@ -81,6 +81,21 @@ constexpr std::array<GpuSpec, 12> kCatalog{{
     // dense; GDDR6 24 GB at 768 GB/s; 230 W; 64 SMs. Workstations: PCIe (its two-GPU NVLink
     // bridge is not modelled). 0.80 assumed.
     {"RTX-A5000", "ampere", {27.8e12, 55.6e12, 111.1e12, 111.1e12, 0}, 24e9, 768e9, 230, 64, 0.80, 0,
+     NodeFabric::pcie},
+    // NVIDIA A100 Tensor Core GPU datasheet, 80GB PCIe: the SXM part's rates; HBM2e 1,935 GB/s;
+    // 300 W; 108 SMs; PCIe Gen4 servers. MAMF: A100 PCIe 82.2%.
+    {"A100-80GB-PCIe", "ampere", {19.5e12, 156e12, 312e12, 312e12, 0}, 80e9, 1.935e12, 300, 108, 0.822, 0,
+     NodeFabric::pcie},
+    // NVIDIA L40S datasheet: FP32 91.6; TF32 183, BF16/FP16 362.05, FP8 733 (dense; 366*, 733*,
+    // 1,466* with sparsity); GDDR6 48 GB at 864 GB/s; 350 W; 142 SMs (142 third-generation RT
+    // cores, one per SM); PCIe Gen4 x16, no NVLink. 0.80 assumed.
+    {"L40S", "ada", {91.6e12, 183e12, 362.05e12, 362.05e12, 733e12}, 48e9, 864e9, 350, 142, 0.80, 0,
+     NodeFabric::pcie},
+    // NVIDIA RTX PRO 6000 Blackwell Server Edition (GTC 2025 announcement and datasheet): FP32
+    // 125 TFLOPS; 4,000 AI TOPS (FP4 with sparsity), so FP4 2,000 dense and, halving per format
+    // as Blackwell's tensor cores do, FP8 1,000, BF16/FP16 500, TF32 250; GDDR7 96 GB at
+    // 1,792 GB/s (512-bit, 28 Gbps); 600 W; 188 SMs; PCIe Gen5, no NVLink. 0.80 assumed.
+    {"RTX-PRO-6000", "blackwell", {125e12, 250e12, 500e12, 500e12, 1000e12}, 96e9, 1792e9, 600, 188, 0.80, 0,
      NodeFabric::pcie},
 }};
 

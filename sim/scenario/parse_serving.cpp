@@ -21,7 +21,7 @@ void parse_request(const json& w, const std::string& at, bool plain, work::Reque
   const std::string path = join_path(at, "request");
   const json& in = object_or_empty(w, "request", at);
   if (plain) {
-    refuse_keys(in, path, {"prompt_tokens", "output_tokens", "max_prompt_tokens", "max_output_tokens"},
+    refuse_keys(in, path, {"prompt_tokens", "output_tokens", "max_prompt_tokens", "max_output_tokens", "shared_prefix"},
                 "to an LLM server; this replica is a plain server (workload.replica.concurrency)");
     if (!member(in, "service_time"))
       throw InputError(join_path(path, "service_time"),
@@ -36,12 +36,20 @@ void parse_request(const json& w, const std::string& at, bool plain, work::Reque
   r.output_tokens = get_distribution(in, "output_tokens", path, r.output_tokens, std::nullopt);
   r.max_prompt_tokens = get_int(in, "max_prompt_tokens", path, r.max_prompt_tokens, 1, int64_t{1} << 30);
   r.max_output_tokens = get_int(in, "max_output_tokens", path, r.max_output_tokens, 1, int64_t{1} << 30);
+  if (const json* sp = member(in, "shared_prefix")) {
+    const std::string sp_path = join_path(path, "shared_prefix");
+    if (!sp->is_object() || !member(*sp, "tokens"))
+      throw InputError(sp_path, "expected {tokens, groups}: every prompt starts with one of `groups` shared prefixes of `tokens` tokens",
+                       "e.g. {\"tokens\": 1000, \"groups\": 4}");
+    r.shared_prefix_tokens = get_int(*sp, "tokens", sp_path, 0, 0, r.max_prompt_tokens);
+    r.shared_prefix_groups = get_int(*sp, "groups", sp_path, 1, 1, int64_t{1} << 30);
+  }
 }
 
 constexpr std::initializer_list<const char*> kLlmReplicaKeys = {
     "max_num_seqs", "max_num_batched_tokens", "block_size", "scheduler", "gpu_memory_utilization",
     "activation_reserve", "kv_cache", "compute_efficiency", "memory_efficiency", "iteration_overhead",
-    "tp_allreduce_bandwidth", "kv_bytes_per_element", "measured"};
+    "tp_allreduce_bandwidth", "kv_bytes_per_element", "measured", "prefix_caching"};
 
 // The GPU of an LLM replica: hardware.gpu at the workload's precision.
 serving::GpuSpec gpu_at_precision(const Config& config, work::Precision precision, const std::string& at) {
@@ -71,6 +79,7 @@ void parse_llm_replica(const json& r, const std::string& path, const Config& con
   b.max_num_batched_tokens = get_int(r, "max_num_batched_tokens", path, b.max_num_batched_tokens, 1, int64_t{1} << 30);
   b.block_size = static_cast<int>(get_int(r, "block_size", path, b.block_size, 1, 1 << 16));
   b.scheduler = get_choice(r, "scheduler", path, serving::kSchedulerModeNames, b.scheduler);
+  b.prefix_caching = get_bool(r, "prefix_caching", path, b.prefix_caching);
   if (b.scheduler == serving::SchedulerMode::chunked_prefill && b.max_num_batched_tokens < b.max_num_seqs)
     throw InputError(join_path(path, "max_num_batched_tokens"),
                      "expected at least max_num_seqs (" + std::to_string(b.max_num_seqs) +
@@ -148,10 +157,7 @@ void parse_replica(const json& w, const std::string& at, Config& config) {
   spec.timing.gpu = gpu_at_precision(config, precision, at);
   spec.timing.gpu.compute_efficiency = efficiency_compute;
   spec.timing.gpu.memory_efficiency = efficiency_memory;
-  // Tensor parallelism stays in a node: its all-reduces run at the node fabric's per-GPU rate.
-  const topo::NodeParams& node = config.topology.node;
-  spec.timing.tp_allreduce_bandwidth_Bps =
-      node.fabric == topo::NodeFabric::pcie ? node.pcie_bandwidth_Bps : node.gpu_bandwidth_Bps;
+  // Tensor parallelism stays in a node: sim/world times its all-reduces on the node's fabric.
   parse_llm_replica(r, path, config, spec);
 }
 

@@ -28,10 +28,9 @@ void validate_llm_replica(const LlmReplicaSpec& spec) {
 
 LlmReplica::LlmReplica(engine::Simulator& sim, ReplicaListener& listener, uint32_t id,
                        const LlmReplicaSpec& spec, LlmRole role, LlmReplicaStats* totals)
-    : Replica(sim, listener, id, std::max(1, spec.batching.max_num_seqs)), spec_(spec), role_(role), totals_(totals), cost_(spec.timing) {
+    : Replica(sim, listener, id, std::max(1, spec.batching.max_num_seqs)), spec_(spec), role_(role), totals_(totals), cost_(spec.timing),
+      block_(spec.batching.block_size), pool_(kv_cache_blocks(spec.timing, spec.batching.block_size)) {
   validate_llm_replica(spec_);
-  block_ = spec_.batching.block_size;
-  total_blocks_ = kv_cache_blocks(spec_.timing, spec_.batching.block_size);
   phase_count_.assign(static_cast<std::size_t>(block_), 0);
 }
 
@@ -45,9 +44,9 @@ bool LlmReplica::admissible(const Request& request) const {
   const int64_t most_tokens = role_ == LlmRole::prefill ? p : p + request.output_tokens;
   if (spec_.batching.scheduler == SchedulerMode::prefill_first) {
     if (most_tokens > spec_.batching.max_num_batched_tokens) return false;
-    return blocks_for(most_tokens) + watermark_blocks() <= total_blocks_;
+    return blocks_for(most_tokens) + watermark_blocks() <= pool_.total();
   }
-  return blocks_for(most_tokens) <= total_blocks_;
+  return blocks_for(most_tokens) <= pool_.total();
 }
 
 // ---- sequence bookkeeping ----
@@ -70,12 +69,17 @@ uint32_t LlmReplica::new_seq(const Request& request) {
   q.computed = request.prefilled ? request.prompt_tokens : 0;
   q.generated = request.prefilled ? 1 : 0;
   q.blocks = 0;
+  q.cached = KvBlockPool::kNone;
+  q.group = kNone;
+  q.shared = 0;
   q.prev = q.next = kNone;
   q.phase = Phase::waiting;
   return s;
 }
 
 void LlmReplica::release_seq(uint32_t s) {
+  pool_.forget(seqs_[s].cached);
+  seqs_[s].cached = KvBlockPool::kNone;
   seqs_[s].phase = Phase::free;
   ++seqs_[s].generation;
   free_seqs_.push_back(s);
@@ -103,7 +107,7 @@ void LlmReplica::unlink(uint32_t s) {
 
 void LlmReplica::update_load() {
   set_load(running_, static_cast<int>(waiting_.size()));
-  set_kv_usage(static_cast<double>(used_blocks_) / static_cast<double>(total_blocks_));
+  set_kv_usage(static_cast<double>(pool_.used()) / static_cast<double>(pool_.total()));
 }
 
 // ---- decoding set ----
@@ -131,31 +135,42 @@ void LlmReplica::start_decoding(uint32_t s) {
   finishes_.push({q.finish_clock, s, q.generation});
 }
 
-void LlmReplica::stop_decoding(uint32_t s) {
+int64_t LlmReplica::stop_decoding(uint32_t s) {
   Seq& q = seqs_[s];
   const int64_t kv = decode_kv_tokens(q);
   --phase_count_[block_phase(q.decode_entry, q.decode_base, block_)];
   --n_decode_;
   decode_kv_sum_ -= static_cast<double>(kv);
-  used_blocks_ -= blocks_for(kv);
   q.generated += static_cast<int32_t>(decode_clock_ - q.decode_entry);
   ++q.generation;  // its heap entry is stale from now on
+  return kv;
 }
 
 void LlmReplica::preempt(uint32_t s) {
   Seq& q = seqs_[s];
+  int64_t computed_kv, held;  // KV tokens computed, own blocks held
   if (q.phase == Phase::decoding) {
-    stop_decoding(s);
+    computed_kv = stop_decoding(s);
+    held = blocks_for(computed_kv) - q.shared;
   } else {
-    used_blocks_ -= q.blocks;
+    computed_kv = q.computed;
+    held = q.blocks;
     const auto it = std::find(prefilling_.rbegin(), prefilling_.rend(), s);
     prefilling_.erase(std::next(it).base());
   }
+  // Its full blocks stay cached (prefix caching): the partial last one and any allocated
+  // ahead of the computation hold nothing reusable.
+  const int64_t full =
+      spec_.batching.prefix_caching ? std::clamp<int64_t>(computed_kv / block_ - q.shared, 0, held) : 0;
+  pool_.free_uncached(held - full);
+  q.cached = pool_.free_cached(full);
+  leave_group(q);  // the prefix's blocks after its own: vLLM frees a request's tail first
   unlink(s);
   q.blocks = 0;
   q.phase = Phase::waiting;
   q.computed = 0;
-  // Recompute mode: the prompt and every token produced so far are computed again.
+  // Recompute mode: the prompt and every token produced so far are computed again, less
+  // what the prefix cache still holds when it is scheduled (admit_prompt).
   q.prefill_target = q.request.prompt_tokens + q.generated;
   waiting_.push_front(s);
   ++stats_.preemptions;
@@ -165,7 +180,7 @@ void LlmReplica::grow_decoders() {
   while (n_decode_ > 0) {
     const int64_t need = phase_count_[decode_clock_ % static_cast<uint64_t>(block_)];
     if (need <= free_blocks()) {
-      used_blocks_ += need;
+      pool_.allocate(need);
       break;
     }
     preempt(run_tail_);
@@ -183,18 +198,38 @@ void LlmReplica::admit_arrived_kv() {
   }
 }
 
-// The head of the queue starts its prompt with a first chunk of `chunk` tokens.
-void LlmReplica::admit_prompt(uint32_t s, int64_t chunk) {
+int64_t LlmReplica::admit_prompt(uint32_t s, int64_t budget, int64_t reserve_blocks) {
   Seq& q = seqs_[s];
-  const int64_t need = blocks_for(chunk);
+  const CacheHits hits = cache_hits(q);
+  const int64_t hit = hits.shared + hits.own;
+  const int64_t hit_tokens = hit * block_;
+  const int64_t chunk = std::min(q.prefill_target - hit_tokens, budget);
+  const int64_t need = blocks_for(hit_tokens + chunk) - hit;
+  // Hit blocks in the free queue are free blocks until taken: they count against the free ones.
+  if (chunk <= 0 || need + hits.free_shared + hits.own + reserve_blocks > free_blocks()) return 0;
+  if ((q.group = prefix_group(q.request)) != kNone) {
+    PrefixGroup& g = groups_[q.group];
+    if (g.refs++ == 0) {
+      pool_.reuse(g.cached, hits.shared);
+      g.cached = KvBlockPool::kNone;
+      g.blocks = hits.shared;
+    }
+  }
+  q.shared = hits.shared;
+  pool_.reuse(q.cached, hits.own);
+  q.cached = KvBlockPool::kNone;
+  pool_.allocate(need);
+  q.blocks = hits.own + need;
+  q.computed = hit_tokens;
+  share_prefix(q, hit_tokens + chunk);
+  stats_.cached_tokens += static_cast<uint64_t>(hit_tokens);
   waiting_.pop_front();
   link_back(s);
   q.phase = Phase::prefilling;
   prefilling_.push_back(s);
-  used_blocks_ += need;
-  q.blocks = need;
   if (q.request.start_s < 0) q.request.start_s = sim_.now();
   chunks_.push_back({s, chunk});
+  return chunk;
 }
 
 bool LlmReplica::admit_prefilled(uint32_t s) {
@@ -205,7 +240,7 @@ bool LlmReplica::admit_prefilled(uint32_t s) {
   if (held + first_growth > free_blocks()) return false;
   waiting_.pop_front();
   link_back(s);
-  used_blocks_ += held;
+  pool_.allocate(held);
   if (q.request.start_s < 0) q.request.start_s = sim_.now();
   start_decoding(s);
   return true;
@@ -225,14 +260,15 @@ void LlmReplica::schedule_chunked() {
     const uint32_t s = prefilling_[i];
     Seq& q = seqs_[s];
     const int64_t chunk = std::min(q.prefill_target - q.computed, budget);
-    const int64_t need = blocks_for(q.computed + chunk) - q.blocks;
+    const int64_t need = blocks_for(q.computed + chunk) - q.shared - q.blocks;
     while (need > free_blocks() && prefilling_.back() != s) preempt(prefilling_.back());
     if (need > free_blocks()) {
       preempt(s);
       break;
     }
-    used_blocks_ += need;
+    pool_.allocate(need);
     q.blocks += need;
+    share_prefix(q, q.computed + chunk);
     chunks_.push_back({s, chunk});
     budget -= chunk;
   }
@@ -243,9 +279,8 @@ void LlmReplica::schedule_chunked() {
     const uint32_t s = waiting_.front();
     Seq& q = seqs_[s];
     if (q.computed == q.prefill_target) break;  // arrived KV: next iteration, with the decoders
-    const int64_t chunk = std::min(q.prefill_target, budget);
-    if (blocks_for(chunk) > free_blocks()) break;
-    admit_prompt(s, chunk);
+    const int64_t chunk = admit_prompt(s, budget, 0);
+    if (chunk == 0) break;
     budget -= chunk;
   }
 }
@@ -256,10 +291,13 @@ void LlmReplica::schedule_prefill_first() {
   int64_t budget = spec_.batching.max_num_batched_tokens;
   while (!waiting_.empty() && running_ < spec_.batching.max_num_seqs) {
     const uint32_t s = waiting_.front();
-    const int64_t tokens = seqs_[s].prefill_target;
-    if (seqs_[s].computed == tokens) break;
-    if (tokens > budget || blocks_for(tokens) + watermark > free_blocks()) break;
-    admit_prompt(s, tokens);
+    const Seq& q = seqs_[s];
+    if (q.computed == q.prefill_target) break;
+    // Whole prompts only (less their cached blocks), the watermark kept free.
+    const CacheHits hits = cache_hits(q);
+    if (q.prefill_target - (hits.shared + hits.own) * block_ > budget) break;
+    const int64_t tokens = admit_prompt(s, budget, watermark);
+    if (tokens == 0) break;
     budget -= tokens;
   }
   // No prompt fits: a decode-only iteration of every running sequence.
@@ -333,8 +371,9 @@ void LlmReplica::cut_decode_run() {
 
 void LlmReplica::finish_request(uint32_t s) {
   Seq& q = seqs_[s];
-  if (q.phase == Phase::decoding) stop_decoding(s);
-  else used_blocks_ -= q.blocks;
+  // Its blocks stay cached in vLLM too, but nothing asks for a finished request's own tokens.
+  pool_.free_uncached(q.phase == Phase::decoding ? blocks_for(stop_decoding(s)) - q.shared : q.blocks);
+  leave_group(q);
   unlink(s);
   const Request done = q.request;
   release_seq(s);
@@ -352,7 +391,7 @@ void LlmReplica::finish_iteration() {
     std::size_t phase = decode_clock_ % static_cast<uint64_t>(block_);
     for (uint64_t i = 1; i < iterations; ++i) {
       if (++phase == phase_count_.size()) phase = 0;
-      used_blocks_ += phase_count_[phase];
+      pool_.allocate(phase_count_[phase]);
     }
     decode_kv_sum_ += static_cast<double>(n_decode_) * static_cast<double>(iterations - 1);
     decode_clock_ += iterations;
@@ -416,8 +455,11 @@ void LlmReplica::abort(std::vector<Request>& out) {
   for (uint32_t s = run_head_; s != kNone; s = seqs_[s].next) out.push_back(seqs_[s].request);
   for (const uint32_t s : waiting_) out.push_back(seqs_[s].request);
   for (uint32_t s = 0; s < seqs_.size(); ++s) {
+    seqs_[s].group = kNone;  // every group goes below
     if (seqs_[s].phase != Phase::free) release_seq(s);
   }
+  groups_.clear();
+  group_of_prefix_.clear();
   waiting_.clear();
   prefilling_.clear();
   chunks_.clear();
@@ -425,7 +467,7 @@ void LlmReplica::abort(std::vector<Request>& out) {
   running_ = 0;
   n_decode_ = 0;
   decode_kv_sum_ = 0;
-  used_blocks_ = 0;
+  pool_.reset();
   std::fill(phase_count_.begin(), phase_count_.end(), 0);
   finishes_ = {};
   update_load();

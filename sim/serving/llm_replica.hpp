@@ -18,15 +18,22 @@
 //                    prompt + output <= max_num_batched_tokens (vLLM v0 requires the budget to
 //                    cover max_model_len).
 //
-// KV cache: paged in blocks of block_size tokens; a sequence holds ceil(tokens / block_size)
-// blocks and takes a new one when its last is full. Prompts are admitted only when their
-// (chunk's) blocks are free, so a full cache makes requests wait. When decoding sequences
-// need blocks that are not free, the most recently admitted running sequence is preempted
-// (vLLM's FCFS victim) and goes back to the head of the waiting queue; its KV is dropped and
-// later recomputed as a prefill of prompt + the tokens it had produced (vLLM's recompute
-// mode). A prefill chunk that finds no free blocks preempts the most recently admitted
-// unfinished prompt (never a decoding sequence: this keeps decodes moving, where vLLM would
-// take whichever sequence is last).
+// KV cache: paged in blocks of block_size tokens (kv_block_pool.hpp); a sequence holds
+// ceil(tokens / block_size) blocks and takes a new one when its last is full. Prompts are
+// admitted only when their (chunk's) blocks are free, so a full cache makes requests wait.
+// When decoding sequences need blocks that are not free, the most recently admitted running
+// sequence is preempted (vLLM's FCFS victim) and goes back to the head of the waiting queue
+// (vLLM's recompute mode: it is computed again as a prefill of prompt + the tokens it had
+// produced). With `prefix_caching` (vLLM v1's default) its full blocks stay cached when it
+// is preempted, and when it is scheduled again it takes back those not evicted meanwhile and
+// recomputes only the rest (at least its last token, as vLLM); without, it recomputes all.
+// Requests that share a prompt prefix (Request::prefix_id) share its full blocks: computed by
+// the first, held once while any running sequence uses them, cached when none does, so a
+// later request with that prefix computes only what follows it (vLLM's block hashes chain
+// from the first block: a sequence's own blocks are hits only behind its prefix's).
+// A prefill chunk that finds no free blocks preempts the most recently admitted unfinished
+// prompt (never a decoding sequence: this keeps decodes moving, where vLLM would take
+// whichever sequence is last).
 //
 // Token accounting: the iteration that computes a prompt's last token produces the first
 // output token (TTFT = end of that iteration - arrival); each later iteration produces one
@@ -41,14 +48,17 @@
 // KV-block phase, finishes kept in a heap) plus O(log n) per sequence that starts, finishes
 // or is preempted; never a loop over every running sequence. Runs of decode-only iterations
 // take one engine event (BatchingSpec::coalesce_decode_iterations).
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <deque>
 #include <queue>
+#include <unordered_map>
 #include <vector>
 
 #include "common/enum_table.hpp"
+#include "sim/serving/kv_block_pool.hpp"
 #include "sim/serving/llm_timing.hpp"
 #include "sim/serving/replica.hpp"
 
@@ -69,6 +79,9 @@ struct BatchingSpec {
   int64_t max_num_batched_tokens = 8192;  // vLLM --max-num-batched-tokens
   int block_size = 16;                    // vLLM --block-size (tokens per KV block)
   double admission_watermark = 0.01;      // prefill_first: share of blocks kept free (vLLM v0)
+  // vLLM v1's automatic prefix caching (--enable-prefix-caching, on by default in v1): a
+  // preempted sequence's blocks stay cached and are taken back when it runs again.
+  bool prefix_caching = true;
   // Simulate a run of decode-only iterations in which nothing can change (no request joins,
   // none finishes, the KV growth fits) with one engine event instead of one per iteration.
   // An arrival in the middle cuts the run at the iteration in progress. Times and results are
@@ -90,6 +103,7 @@ struct LlmReplicaStats {
   uint64_t preemptions = 0;
   uint64_t tokens_out = 0;      // output tokens produced
   uint64_t prefill_tokens = 0;  // prompt (and recomputed) tokens computed
+  uint64_t cached_tokens = 0;   // prompt tokens taken from the prefix cache instead
   double busy_s = 0;            // time with an iteration running
 
   LlmReplicaStats& operator+=(const LlmReplicaStats& o) {
@@ -97,6 +111,7 @@ struct LlmReplicaStats {
     preemptions += o.preemptions;
     tokens_out += o.tokens_out;
     prefill_tokens += o.prefill_tokens;
+    cached_tokens += o.cached_tokens;
     busy_s += o.busy_s;
     return *this;
   }
@@ -119,8 +134,8 @@ class LlmReplica final : public Replica {
   void abort(std::vector<Request>& out) override;
   void on_event(uint64_t tag) override;
 
-  int64_t kv_blocks_total() const { return total_blocks_; }
-  int64_t kv_blocks_used() const { return used_blocks_; }
+  int64_t kv_blocks_total() const { return pool_.total(); }
+  int64_t kv_blocks_used() const { return pool_.used(); }
   int decoding() const { return n_decode_; }
   const LlmReplicaStats& stats() const { return stats_; }
   const LlmReplicaSpec& spec() const { return spec_; }
@@ -133,6 +148,9 @@ class LlmReplica final : public Replica {
     int64_t prefill_target = 0;  // tokens to compute before the next token comes out
     int64_t computed = 0;        // of them, computed so far
     int64_t blocks = 0;          // KV blocks held while prefilling
+    KvBlockPool::Handle cached = KvBlockPool::kNone;  // its own blocks cached while preempted
+    uint32_t group = kNone;      // the shared prefix it holds blocks of (running)
+    int64_t shared = 0;          // of the prefix's blocks, those it holds (not in `blocks`)
     int64_t decode_base = 0;     // KV tokens when decoding started
     uint64_t decode_entry = 0;   // decode clock of its first decode iteration
     uint64_t finish_clock = 0;   // decode clock of its last decode iteration
@@ -155,22 +173,34 @@ class LlmReplica final : public Replica {
   };
 
   int64_t blocks_for(int64_t tokens) const { return (tokens + block_ - 1) / block_; }
-  int64_t free_blocks() const { return total_blocks_ - used_blocks_; }
+  int64_t free_blocks() const { return pool_.free(); }
   int64_t watermark_blocks() const {
-    return static_cast<int64_t>(std::ceil(spec_.batching.admission_watermark * static_cast<double>(total_blocks_)));
+    return static_cast<int64_t>(std::ceil(spec_.batching.admission_watermark * static_cast<double>(pool_.total())));
   }
+  // A waiting sequence's blocks still in the prefix cache: of its shared prefix (`free_shared`
+  // of them in the free queue, the rest held by running sequences) and of its own; never its
+  // last token's (vLLM recomputes it for the logits).
+  struct CacheHits {
+    int64_t shared = 0, free_shared = 0, own = 0;
+  };
+  CacheHits cache_hits(const Seq& q) const;
+  uint32_t prefix_group(const Request& r);  // kNone when it has none (or caching is off)
+  void share_prefix(Seq& q, int64_t computed_tokens);  // its computed prefix blocks become the group's
+  void leave_group(Seq& q);
   uint32_t new_seq(const Request& request);
   void release_seq(uint32_t s);
   void link_back(uint32_t s);
   void unlink(uint32_t s);
   int64_t decode_kv_tokens(const Seq& q) const { return q.decode_base + static_cast<int64_t>(decode_clock_ - q.decode_entry); }
   void start_decoding(uint32_t s);
-  void stop_decoding(uint32_t s);  // leaves the decode set; frees its blocks
+  int64_t stop_decoding(uint32_t s);  // leaves the decode set; returns its KV tokens (blocks still held)
   void preempt(uint32_t s);
   void preempt_last_running();
   bool admit_prefilled(uint32_t s);
   void admit_arrived_kv();
-  void admit_prompt(uint32_t s, int64_t chunk);
+  // Admits the head of the queue with a first chunk of at most `budget` tokens after its
+  // prefix-cache hits, if its blocks fit with `reserve_blocks` to spare; the chunk, or 0.
+  int64_t admit_prompt(uint32_t s, int64_t budget, int64_t reserve_blocks);
   void schedule_chunked();
   void schedule_prefill_first();
   void grow_decoders();
@@ -186,8 +216,15 @@ class LlmReplica final : public Replica {
   LlmReplicaStats* totals_;
   IterationCost cost_;
   int64_t block_;
-  int64_t total_blocks_;
-  int64_t used_blocks_ = 0;
+  KvBlockPool pool_;
+  // A shared prefix's full blocks: held (counted once) while refs > 0, cached when not.
+  struct PrefixGroup {
+    int64_t blocks = 0;  // held, while refs > 0
+    int32_t refs = 0;    // running sequences holding them
+    KvBlockPool::Handle cached = KvBlockPool::kNone;  // while refs == 0
+  };
+  std::vector<PrefixGroup> groups_;
+  std::unordered_map<uint32_t, uint32_t> group_of_prefix_;
 
   std::vector<Seq> seqs_;
   std::vector<uint32_t> free_seqs_;

@@ -17,10 +17,11 @@ IterationCost::IterationCost(const LlmTimingSpec& spec)
   per_attended_compute_s_ = 4.0 * model.layers * model.hidden / flops_per_s;
   weights_s_ = model.weight_bytes() / bytes_per_s;
   per_kv_token_s_ = model.kv_bytes_per_token() / bytes_per_s;
-  if (spec.gpus > 1 && spec.tp_allreduce_bandwidth_Bps > 0) {
-    // 2 all-reduces per layer of tokens * hidden activations, ring: 2 (g-1)/g of it per GPU.
-    per_token_comm_s_ = 2.0 * model.layers * (2.0 * (g - 1) / g) * model.hidden *
-                        model.activation_bytes_per_element / spec.tp_allreduce_bandwidth_Bps;
+  if (spec.gpus > 1) {
+    // Megatron-style tensor parallelism: one all-reduce after attention, one after the MLP.
+    tp_ = spec.tp_allreduce;
+    allreduces_ = 2.0 * model.layers;
+    activation_bytes_ = model.hidden * model.activation_bytes_per_element;
   }
   overhead_s_ = spec.iteration_overhead_s;
 }
@@ -50,6 +51,9 @@ void validate_timing(const LlmTimingSpec& spec) {
   const auto share = [](double x) { return std::isfinite(x) && x > 0 && x <= 1; };
   require(spec.gpus >= 1, "replica.gpus", "must be >= 1");
   require(spec.iteration_overhead_s >= 0, "replica.iteration_overhead", "must be >= 0");
+  for (const AllReduceCost::Piece& p : spec.tp_allreduce.pieces)
+    require(p.fixed_s >= 0 && p.per_byte_s >= 0 && std::isfinite(p.fixed_s + p.per_byte_s), "replica.tp_allreduce",
+            "costs must be finite and >= 0");
   if (spec.measured.enabled) {
     const MeasuredTiming& m = spec.measured;
     require(m.base_s >= 0 && m.per_prefill_token_s >= 0 && m.per_decode_sequence_s >= 0 &&

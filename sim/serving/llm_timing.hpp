@@ -6,19 +6,23 @@
 // side of the roofline. A replica is `gpus` GPUs in tensor parallelism: FLOP/s, bandwidth and
 // memory add up; weights are split, each GPU reads its shard.
 //
-// Roofline iteration (the default):
-//   flops = 2 * active params * (decode sequences + prefill tokens)     weight GEMMs
-//         + 4 * layers * hidden * (attended positions)                  QK^T and AV
-//   bytes = weight bytes                                               read once per iteration
-//         + kv_bytes_per_token * (KV tokens the batch reads and writes)
-//   time  = max(flops / (gpus * peak * compute_efficiency),
-//               bytes / (gpus * hbm_bandwidth * memory_efficiency))
-//         + tensor-parallel all-reduces (2 per layer, ring: 2 (g-1)/g * tokens * hidden *
-//           activation bytes over tp_allreduce_bandwidth; 0 when that is 0 or gpus == 1)
-//         + iteration_overhead_s
-// A prefill is then compute-bound and a small decode batch memory-bound, from the same rule.
-// Batch-1 decode with c tokens of context takes (weights + kv_bytes_per_token * (c)) /
-// (gpus * hbm_bandwidth * memory_efficiency): the memory-bandwidth bound.
+// Roofline iteration (the default), one roofline per kind of kernel, since the GPU runs them
+// one after another (a batch's attention does not hide under its GEMMs):
+//   linear    = max(2 * active params * (decode sequences + prefill tokens) / F,   weight GEMMs
+//                   weight bytes / B)                                  read once per iteration
+//   attention = max(4 * layers * hidden * (attended positions) / F,     QK^T and AV
+//                   kv_bytes_per_token * (KV tokens the batch reads and writes) / B)
+//   with F = gpus * peak * compute_efficiency, B = gpus * hbm_bandwidth * memory_efficiency
+//   time  = linear + attention
+//         + tensor-parallel all-reduces: 2 per layer of tokens * hidden * activation bytes,
+//           each tp_allreduce.seconds(bytes) (NCCL's cost on the node's fabric, with its
+//           latency terms; filled in by whoever knows the fabric: sim/world; empty: free)
+//         + iteration_overhead_s (vLLM's scheduling, input preparation and output handling
+//           between forward passes: the CPU time a step adds to the GPU's)
+// A prefill is then compute-bound and a small decode batch memory-bound, from the same rule;
+// decode attention reads the KV cache at the HBM's achievable bandwidth B even beside a
+// compute-bound prefill chunk. Batch-1 decode with c tokens of context takes (weights +
+// kv_bytes_per_token * c) / B: the memory-bandwidth bound.
 //
 // Measured timing (MeasuredTiming::enabled), as Vidur and Splitwise fit profiles:
 //   time = base_s + per_prefill_token_s * prefill tokens + per_decode_sequence_s * decode
@@ -31,7 +35,15 @@
 // (989 TFLOP/s dense BF16, 3.35 TB/s, 80 GB: NVIDIA H100 datasheet). The efficiencies are
 // estimates: 0.7 of HBM bandwidth gives about 7 ms per batch-1 decode step of an 8B model,
 // near what vLLM reaches on an H100; 0.6 of peak for prefill GEMMs.
+//
+// iteration_overhead_s defaults to 0.5 ms, an estimate from vLLM's own measurements of the
+// CPU work V1 does between forward passes with synchronous scheduling (its default through
+// 0.10): Scheduler.update_from_output alone takes 0.14 ms at 128 decoding sequences and
+// 0.29 ms at 256 (vllm-project/vllm pull request 46112, micro-benchmark), and schedule() and
+// the model runner's input preparation are of the same order (pull request 17866 cut ~10% of
+// a 2.7 ms TPOT of Llama 3.2 1B by a faster decode input preparation alone).
 #include <cstdint>
+#include <vector>
 
 namespace cs::serving {
 
@@ -62,6 +74,25 @@ struct LlmModelSpec {
   }
 };
 
+// One all-reduce of b bytes over the tensor-parallel GPUs: the lower envelope of affine costs
+// fixed_s + b * per_byte_s, one per NCCL algorithm and protocol that can run it (NCCL's tuner
+// runs the fastest for each size). No pieces: free.
+struct AllReduceCost {
+  struct Piece {
+    double fixed_s = 0;     // latency: base + steps x per-step latency, >= 0
+    double per_byte_s = 0;  // bandwidth term per byte of the buffer, >= 0
+  };
+  std::vector<Piece> pieces;
+  double seconds(double bytes) const {
+    double best = pieces.empty() ? 0 : pieces.front().fixed_s + bytes * pieces.front().per_byte_s;
+    for (const Piece& p : pieces) {
+      const double t = p.fixed_s + bytes * p.per_byte_s;
+      best = t < best ? t : best;
+    }
+    return best;
+  }
+};
+
 struct MeasuredTiming {
   bool enabled = false;
   double base_s = 0;
@@ -86,8 +117,11 @@ struct LlmTimingSpec {
   double gpu_memory_utilization = 0.9;   // vLLM's --gpu-memory-utilization
   double activation_reserve_bytes = 4e9; // per replica: activations, CUDA graphs, workspace (estimate)
   double kv_cache_bytes = 0;             // > 0: use this instead of the rule above
-  double tp_allreduce_bandwidth_Bps = 0; // per GPU bus bandwidth of the TP all-reduce; 0: free
-  double iteration_overhead_s = 0;       // scheduling and launch time added to every iteration
+  // The node fabric's per-GPU bandwidth the TP all-reduce runs at, when it is not the node's
+  // own (sim/world builds tp_allreduce from it); 0: the node's.
+  double tp_allreduce_bandwidth_Bps = 0;
+  AllReduceCost tp_allreduce;            // one TP all-reduce (gpus > 1)
+  double iteration_overhead_s = 0.5e-3;  // CPU time added to every iteration (see above)
   MeasuredTiming measured;
 };
 
@@ -102,12 +136,15 @@ class IterationCost {
              m_.per_decode_sequence_s * static_cast<double>(work.decode_sequences) +
              m_.per_context_token_s * (work.decode_context_tokens + work.prefill_context_tokens);
     }
-    const double compute_s = per_token_compute_s_ * tokens +
-                             per_attended_compute_s_ * (work.decode_context_tokens + work.prefill_attended);
-    const double kv_tokens = work.decode_context_tokens + work.prefill_context_tokens +
-                             static_cast<double>(work.prefill_tokens);
-    const double memory_s = weights_s_ + per_kv_token_s_ * kv_tokens;
-    return (compute_s > memory_s ? compute_s : memory_s) + per_token_comm_s_ * tokens + overhead_s_;
+    const double gemm_s = per_token_compute_s_ * tokens;
+    const double linear_s = gemm_s > weights_s_ ? gemm_s : weights_s_;
+    const double attention_flops_s =
+        per_attended_compute_s_ * (work.decode_context_tokens + work.prefill_attended);
+    const double kv_s = per_kv_token_s_ * (work.decode_context_tokens + work.prefill_context_tokens +
+                                           static_cast<double>(work.prefill_tokens));
+    const double attention_s = attention_flops_s > kv_s ? attention_flops_s : kv_s;
+    const double comm_s = tp_.pieces.empty() ? 0 : allreduces_ * tp_.seconds(tokens * activation_bytes_);
+    return linear_s + attention_s + comm_s + overhead_s_;
   }
 
  private:
@@ -117,7 +154,9 @@ class IterationCost {
   double per_attended_compute_s_ = 0; // 4 layers hidden FLOPs
   double weights_s_ = 0;              // reading the weights
   double per_kv_token_s_ = 0;         // reading or writing one token's KV
-  double per_token_comm_s_ = 0;       // tensor-parallel all-reduces
+  AllReduceCost tp_;                  // one tensor-parallel all-reduce (gpus > 1)
+  double allreduces_ = 0;             // per iteration: 2 per layer
+  double activation_bytes_ = 0;       // per token: hidden * bytes per element
   double overhead_s_ = 0;
 };
 

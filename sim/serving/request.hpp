@@ -11,6 +11,8 @@ struct Request {
   double service_s = 0;        // plain server: seconds of one slot
   int32_t prompt_tokens = 1;   // LLM
   int32_t output_tokens = 1;   // LLM, >= 1 (the first comes out of the prefill)
+  uint32_t prefix_id = 0;      // LLM: 0, or the shared prefix its prompt starts with
+  int32_t prefix_tokens = 0;   // LLM: that prefix's length (<= prompt_tokens)
   double start_s = -1;         // first time a replica began serving it (wait = start - arrival)
   double first_token_s = -1;   // LLM: end of the iteration that produced its first token
   uint16_t attempts = 0;       // times it was lost with a replica and sent again

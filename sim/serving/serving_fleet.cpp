@@ -134,6 +134,8 @@ void ServingFleet::arrive() {
   r.service_s = a.service_s;
   r.prompt_tokens = a.prompt_tokens;
   r.output_tokens = a.output_tokens;
+  r.prefix_id = a.prefix_id;
+  r.prefix_tokens = a.prefix_tokens;
   stats_.on_arrival(r);
   pool_->route(r);
   arrival_event_ = {};

@@ -96,6 +96,16 @@ void ArrivalSource::fill_demand(Arrival& a, const work::TraceRecord* record) {
                            requests_.max_prompt_tokens);
   a.output_tokens = tokens(record ? record->output_tokens : -1, output_tokens_,
                            requests_.max_output_tokens);
+  // A shared prefix: the trace's, else one of the spec's groups (drawn only when there are
+  // some, so that runs without keep their random draws).
+  if (record && record->prefix_id > 0) {
+    a.prefix_id = static_cast<uint32_t>(record->prefix_id);
+    a.prefix_tokens = static_cast<int32_t>(std::min<int64_t>(std::max<int64_t>(record->prefix_tokens, 0), a.prompt_tokens));
+  } else if (!record && requests_.shared_prefix_tokens > 0) {
+    a.prefix_id = 1 + static_cast<uint32_t>(demand_rng_.uniform_int(static_cast<uint64_t>(requests_.shared_prefix_groups)));
+    a.prefix_tokens = static_cast<int32_t>(std::min<int64_t>(requests_.shared_prefix_tokens, requests_.max_prompt_tokens));
+    a.prompt_tokens = std::max(a.prompt_tokens, a.prefix_tokens);
+  }
 }
 
 std::optional<Arrival> ArrivalSource::next() {

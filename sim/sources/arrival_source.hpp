@@ -36,6 +36,8 @@ struct Arrival {
   double service_s = 0;       // plain server demand
   int32_t prompt_tokens = 1;  // LLM demand
   int32_t output_tokens = 1;
+  uint32_t prefix_id = 0;      // LLM: 0, or the shared prefix its prompt starts with
+  int32_t prefix_tokens = 0;   // that prefix's length, <= prompt_tokens
 };
 
 class ArrivalSource {

@@ -10,6 +10,7 @@
 #include "sim/serving/kv_transfer_comm.hpp"
 #include "sim/serving/replica_pool.hpp"
 #include "sim/serving/serving_fleet.hpp"
+#include "sim/world/serving_tp.hpp"
 
 namespace cs::world::detail {
 
@@ -142,6 +143,7 @@ json serving_block(const serving::ServingResult& r, const serving::ServingConfig
 json run_serving(const Config& config, engine::Simulator& sim, net::Comm* comm, bool record) {
   serving::ServingConfig c = config.serving;
   if (!record) c.timeseries_interval_s = 0;
+  time_tp_allreduces(config, c);
   std::unique_ptr<serving::CommKvTransfer> kv;  // outlives the fleet
   std::unique_ptr<serving::ServingFleet> fleet;
   try {

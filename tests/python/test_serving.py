@@ -87,3 +87,82 @@ def test_fleet_prices_are_per_node_hour_and_a_replica_pays_its_gpus_share():
     mmc.set("fleet.prices", {"on_demand": "$3/h"})
     s = cs.run(mmc).summary["serving"]
     assert s["cost_usd"] == pytest.approx(s["replica_hours_by_market"]["on_demand"] * 3.0, rel=1e-9)
+
+
+def _one_replica_llm(**request):
+    """A fixed single LLM replica under a light Poisson load for 10 minutes."""
+    sc = short_llm()
+    sc.override('fleet.autoscaler={"policy":"fixed","replicas":1}')
+    sc.override("run.until=10min")
+    sc.override('workload.arrivals={"process":"poisson","rate":"4/s"}')
+    sc.override('workload.request.prompt_tokens=2000')
+    sc.override('workload.request.output_tokens=50')
+    for key, value in request.items():
+        sc.override(f"workload.request.{key}={json.dumps(value)}")
+    return sc
+
+
+def test_a_shared_prompt_prefix_is_computed_once_and_cuts_ttft():
+    plain = cs.run(_one_replica_llm()).summary["serving"]
+    shared = cs.run(_one_replica_llm(shared_prefix={"tokens": 1800, "groups": 2})).summary["serving"]
+    assert shared["requests"] == plain["requests"]
+    # 1,792 of each prompt's 2,000 tokens come from the cache after the first of its group.
+    assert shared["ttft"]["mean_s"] < 0.5 * plain["ttft"]["mean_s"]
+    sc = _one_replica_llm(shared_prefix={"tokens": 1800, "groups": 2})
+    sc.override("workload.replica.prefix_caching=false")
+    off = cs.run(sc).summary["serving"]
+    assert off["ttft"]["mean_s"] == pytest.approx(plain["ttft"]["mean_s"], rel=0.05)
+
+
+@pytest.mark.parametrize("gpu", ["A100-80GB-PCIe", "L40S", "RTX-PRO-6000", "H200", "B200"])
+def test_serving_names_current_gpus(gpu):
+    sc = _one_replica_llm()
+    sc.override(f'hardware.gpu="{gpu}"')
+    sc.override('fleet.prices={"on_demand": "$20/h"}')  # not every GPU has a catalog instance
+    s = cs.run(sc).summary["serving"]
+    assert s["completed"] > 0 and s["tpot"]["mean_s"] > 0
+
+
+def test_tensor_parallel_all_reduces_pay_nccl_latency_over_pcie():
+    """Two GPUs over PCIe: each of the 2 x 32 all-reduces of a decode step pays NCCL's latency
+    (a few microseconds), so TP2 is slower than half of one GPU's step."""
+    def tpot(gpus, fabric):
+        sc = _one_replica_llm()
+        sc.override('workload.arrivals={"process":"poisson","rate":"0.05/s"}')
+        sc.override(f"workload.replica.gpus={gpus}")
+        sc.override(f'hardware.node={{"gpus": 8, "fabric": "{fabric}"}}')
+        return cs.run(sc).summary["serving"]["tpot"]["mean_s"]
+    one, two_pcie, two_nvswitch = tpot(1, "pcie"), tpot(2, "pcie"), tpot(2, "nvswitch")
+    assert two_nvswitch < two_pcie < one
+    assert two_pcie - one / 2 > 64 * 5e-6
+
+
+@pytest.mark.parametrize("key, value, path", [
+    ("workload.request.shared_prefix", '{"tokens": -1}', "workload.request.shared_prefix.tokens"),
+    ("workload.request.shared_prefix", '{"groups": 2}', "workload.request.shared_prefix"),
+    ("workload.request.shared_prefix", '{"tokens": 100, "groups": 0}', "workload.request.shared_prefix.groups"),
+    ("workload.replica.prefix_caching", '"yes"', "workload.replica.prefix_caching"),
+])
+def test_bad_prefix_options_name_their_path(key, value, path):
+    proc = run_cli("run", DIURNAL_HPA, "--set", f"{key}={value}", "--set", "run.until=1min")
+    assert proc.returncode == 2, proc.stderr
+    assert path in proc.stderr
+
+
+def test_a_trace_gives_shared_prefixes(tmp_path):
+    trace = tmp_path / "trace.csv"
+    rows = ["timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens"]
+    rows += [f"{i * 0.5},2000,20,{1 + i % 2},1800" for i in range(200)]
+    trace.write_text("\n".join(rows) + "\n")
+    sc = _one_replica_llm()
+    sc.override(f'workload.arrivals={{"process":"trace","trace":"{trace}"}}')
+    with_prefix = cs.run(sc).summary["serving"]
+    trace.write_text("\n".join(r.rsplit(",", 2)[0] if i else "timestamp,prompt_tokens,output_tokens"
+                               for i, r in enumerate(rows)) + "\n")
+    without = cs.run(sc).summary["serving"]
+    assert with_prefix["completed"] == without["completed"] == 200
+    assert with_prefix["ttft"]["mean_s"] < 0.5 * without["ttft"]["mean_s"]
+    bad = tmp_path / "bad.csv"
+    bad.write_text("timestamp,prompt_tokens,prefix_id\n0,100,-3\n")
+    proc = run_cli("run", DIURNAL_HPA, "--set", f'workload.arrivals={{"process":"trace","trace":"{bad}"}}')
+    assert proc.returncode == 2 and "prefix_id" in proc.stderr

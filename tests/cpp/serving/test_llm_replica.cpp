@@ -4,6 +4,7 @@
 // disaggregated decode admission, tensor parallelism and the KV-capacity rule.
 #include <catch2/catch.hpp>
 
+#include <tuple>
 #include <vector>
 
 #include "sim/serving/llm_replica.hpp"
@@ -56,12 +57,33 @@ const Done& find(const std::vector<Done>& done, uint64_t id) {
   return done.front();
 }
 
+// Two 64-token prompts (4 blocks each) at t = 0 on 10 ms iterations over 12 KV blocks: the
+// older gives `older_output` tokens, the newer 100; the newer is preempted at decode clock 32,
+// when the older needs its sixth block. Returns the replica's stats; the completions in `done`.
+LlmReplicaStats older_and_newer_on_12_blocks(int older_output, bool caching, std::vector<Done>& done,
+                                             double per_prefill_token_s = 0) {
+  Simulator sim;
+  Collector sink(sim);
+  LlmReplicaSpec spec = ten_ms_iterations();
+  spec.timing.measured.per_prefill_token_s = per_prefill_token_s;
+  spec.timing.kv_cache_bytes = 12 * 16 * spec.timing.model.kv_bytes_per_token();
+  spec.batching.prefix_caching = caching;
+  LlmReplica replica(sim, sink, 0, spec);
+  replica.submit(make_request(1, 0, 64, older_output));
+  replica.submit(make_request(2, 0, 64, 100));
+  sim.run();
+  CHECK(replica.kv_blocks_used() == 0);
+  done = sink.done;
+  return replica.stats();
+}
+
 }  // namespace
 
 TEST_CASE("Batch-1 decode runs at the memory-bandwidth bound", "[serving][llm]") {
   Simulator sim;
   Collector sink(sim);
   LlmReplicaSpec spec;  // Llama-3-8B on one H100, roofline
+  spec.timing.iteration_overhead_s = 0;  // the roofline alone
   LlmReplica replica(sim, sink, 0, spec);
   const int prompt = 128, output = 1001;
   replica.submit(make_request(1, 0, prompt, output));
@@ -89,6 +111,7 @@ TEST_CASE("Batch-1 decode runs at the memory-bandwidth bound", "[serving][llm]")
 
 TEST_CASE("A long prefill is compute-bound", "[serving][llm]") {
   LlmReplicaSpec spec;
+  spec.timing.iteration_overhead_s = 0;  // the roofline alone
   Simulator sim;
   Collector sink(sim);
   LlmReplica replica(sim, sink, 0, spec);
@@ -132,26 +155,76 @@ TEST_CASE("A full KV cache makes requests wait", "[serving][llm]") {
 
 TEST_CASE("Decoding sequences that outgrow the cache preempt the newest, which recomputes",
           "[serving][llm]") {
-  Simulator sim;
-  Collector sink(sim);
-  LlmReplicaSpec spec = ten_ms_iterations();
-  spec.timing.kv_cache_bytes = 12 * 16 * spec.timing.model.kv_bytes_per_token();  // 12 blocks
-  LlmReplica replica(sim, sink, 0, spec);
-  // 64-token prompts (4 blocks each), 100 output tokens: together they need 2 x 11 blocks.
-  replica.submit(make_request(1, 0, 64, 100));
-  replica.submit(make_request(2, 0, 64, 100));
-  sim.run();
-  REQUIRE(sink.done.size() == 2);
-  CHECK(replica.stats().preemptions >= 1);
-  const Done& older = find(sink.done, 1);
-  const Done& newer = find(sink.done, 2);
-  CHECK(older.time_s == Approx(1.0));  // never preempted: 1 prefill + 99 decodes
-  CHECK(newer.time_s > older.time_s);
-  // The preempted request (admitted at the second iteration) keeps its first-token time and
-  // still produces all 100 tokens.
-  CHECK(newer.request.first_token_s == Approx(0.020));
-  CHECK(replica.stats().tokens_out >= 200);
-  CHECK(replica.kv_blocks_used() == 0);
+  // 64-token prompts (4 blocks each), 100 output tokens: together they need 2 x 11 blocks of
+  // the 12. The newer request is preempted at decode clock 32 holding 95 KV tokens. With
+  // prefix caching its 5 full blocks stay cached (its partial sixth is freed first); the older
+  // one's growth at clocks 32, 48, 64, 80 and 96 takes the partial block, then 4 of the cached
+  // ones (a run's last blocks first), so when the older one finishes at 1.0 s one block (16
+  // tokens) is still cached: the newer one's re-prefill of 96 tokens (64 + 32 produced)
+  // computes 80, or all 96 without prefix caching. Times are the same (10 ms iterations).
+  for (const bool caching : {true, false}) {
+    INFO("prefix caching " << caching);
+    std::vector<Done> done;
+    const LlmReplicaStats stats = older_and_newer_on_12_blocks(100, caching, done);
+    REQUIRE(done.size() == 2);
+    CHECK(stats.preemptions == 1);
+    const Done& older = find(done, 1);
+    const Done& newer = find(done, 2);
+    CHECK(older.time_s == Approx(1.0));  // never preempted: 1 prefill + 99 decodes
+    // The preempted request (admitted at the second iteration) keeps its first-token time and
+    // still produces all 100 tokens: re-prefill at 1.00-1.01 s (the 33rd token), 67 decodes.
+    CHECK(newer.request.first_token_s == Approx(0.020));
+    CHECK(newer.time_s == Approx(1.68));
+    CHECK(stats.tokens_out == 200);
+    CHECK(stats.cached_tokens == (caching ? 16u : 0u));
+    CHECK(stats.prefill_tokens == (caching ? 64u + 64 + 80 : 64u + 64 + 96));
+  }
+}
+
+TEST_CASE("A preempted sequence scheduled again before eviction recomputes only its last token",
+          "[serving][llm]") {
+  // The older request (34 tokens) finishes in the iteration of the newer one's preemption and
+  // frees 7 blocks: the newer one's 95 KV tokens (5 full blocks) come back from the cache. Up
+  // to (96 - 1) / 16 = 5 blocks may be hits: 80 tokens are, 16 are computed again.
+  std::vector<Done> done;
+  const LlmReplicaStats stats = older_and_newer_on_12_blocks(34, true, done, 1e-4);
+  REQUIRE(done.size() == 2);
+  CHECK(stats.preemptions == 1);
+  CHECK(stats.cached_tokens == 80);
+  CHECK(stats.prefill_tokens == 64u + 64 + 16);
+}
+
+TEST_CASE("Requests sharing a prompt prefix compute its blocks once", "[serving][llm]") {
+  // 100-token prompts starting with the same 70-token prefix: its 4 full blocks (64 tokens)
+  // are computed by the first request and held once; the second, admitted an iteration later,
+  // computes only its last 36 tokens, and a third arriving after both left finds the prefix
+  // still cached. A different prefix id shares nothing; without prefix caching nothing is.
+  const auto run = [](bool caching, uint32_t third_prefix) {
+    Simulator sim;
+    Collector sink(sim);
+    LlmReplicaSpec spec = ten_ms_iterations();
+    spec.batching.prefix_caching = caching;
+    LlmReplica replica(sim, sink, 0, spec);
+    const auto with_prefix = [](Request r, uint32_t id) {
+      r.prefix_id = id;
+      r.prefix_tokens = 70;
+      return r;
+    };
+    replica.submit(with_prefix(make_request(1, 0, 100, 3), 7));
+    replica.submit(with_prefix(make_request(2, 0, 100, 3), 7));
+    sim.run(0.015);
+    // After the second's admission: the prefix's 4 blocks once + 3 of each's own, not 2 x 7.
+    const int64_t both = replica.kv_blocks_used();
+    sim.run();
+    replica.submit(with_prefix(make_request(3, 1.0, 100, 1), third_prefix));
+    sim.run();
+    REQUIRE(sink.done.size() == 3);
+    CHECK(replica.kv_blocks_used() == 0);
+    return std::make_tuple(replica.stats().cached_tokens, replica.stats().prefill_tokens, both);
+  };
+  CHECK(run(true, 7) == std::make_tuple(uint64_t{128}, uint64_t{300 - 128}, int64_t{4 + 3 + 3}));
+  CHECK(run(true, 8) == std::make_tuple(uint64_t{64}, uint64_t{300 - 64}, int64_t{4 + 3 + 3}));
+  CHECK(run(false, 7) == std::make_tuple(uint64_t{0}, uint64_t{300}, int64_t{7 + 7}));
 }
 
 TEST_CASE("Chunked prefill splits a long prompt over iterations beside running decodes",
@@ -229,11 +302,18 @@ TEST_CASE("Tensor parallelism, the KV-capacity rule, and admissibility", "[servi
   IterationWork decode;
   decode.decode_sequences = 8;
   decode.decode_context_tokens = 8 * 1000;
-  // Memory-bound: two GPUs read their halves at once.
+  // Memory-bound: two GPUs read their halves at once (the per-iteration overhead aside).
+  one.iteration_overhead_s = two.iteration_overhead_s = 0;
   CHECK(iteration_time_s(two, decode) == Approx(iteration_time_s(one, decode) / 2));
-  two.tp_allreduce_bandwidth_Bps = 100e9;
-  const double comm = 2.0 * 32 * (2.0 * 1 / 2) * (8 * 4096 * 2.0) / 100e9;
-  CHECK(iteration_time_s(two, decode) == Approx(iteration_time_s(one, decode) / 2 + comm));
+  // Two all-reduces per layer of the batch's activations (8 tokens x 4096 x 2 bytes), each
+  // the cheaper of two affine costs: here the latency-bound one.
+  two.tp_allreduce.pieces = {{10e-6, 1 / 10e9}, {30e-6, 1 / 100e9}};
+  const double bytes = 8 * 4096 * 2.0;
+  CHECK(two.tp_allreduce.seconds(bytes) == Approx(10e-6 + bytes / 10e9));
+  CHECK(two.tp_allreduce.seconds(1e8) == Approx(30e-6 + 1e8 / 100e9));
+  CHECK(iteration_time_s(two, decode) == Approx(iteration_time_s(one, decode) / 2 + 2 * 32 * (10e-6 + bytes / 10e9)));
+  two.iteration_overhead_s = 0.5e-3;
+  CHECK(iteration_time_s(two, decode) == Approx(iteration_time_s(one, decode) / 2 + 2 * 32 * (10e-6 + bytes / 10e9) + 0.5e-3));
   // KV cache = GPUs x HBM x utilization - weights - reserve.
   CHECK(kv_cache_bytes(one) == Approx(80e9 * 0.9 - 8.03e9 * 2 - 4e9));
   CHECK(kv_cache_bytes(two) == Approx(2 * 80e9 * 0.9 - 8.03e9 * 2 - 4e9));

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Serving against published vLLM runs: replays each run's requests through clustersim and
+compares mean TPOT and mean end-to-end latency.
+
+    PYTHONPATH=build/python /usr/bin/python3 scripts/validation_serving.py
+
+`serving_section(cs)` returns the markdown section of results/validation.md (written by
+scripts/reference_results.py); `simulate(cs, case)` runs one case.
+
+The runs: dennislee22/vLLM-benchmarking (GitHub, README.md and log/ at commit b474d1e0; the
+repository states no licence, so only the published figures are quoted here, as facts with
+their source, and no file of it is copied): vLLM 0.10.1.1 (V1 engine: chunked prefill, prefix caching on,
+max_num_batched_tokens 2048, the API server's defaults for an 80 GB A100), Qwen2-7B-Instruct
+in BF16 on A100 80 GB GPUs, `benchmark_serving.py --dataset-name random` with fixed input and
+output lengths and every request sent at once (request rate inf). The GPUs are PCIe cards:
+the two-GPU log says "Custom allreduce is disabled because your platform lacks GPU P2P
+capability", which an NVLink (SXM) node never lacks; their tensor-parallel all-reduces cross
+the host. The KV cache is the size each log states ("Available KV cache memory"), set with
+workload.replica.kv_cache.
+
+What was published is aggregate: per run, mean TTFT and mean TPOT, total input and output
+tokens. No per-request timestamps are published for these runs; the arrivals are exact
+(all at t = 0) and each request gets the run's mean token counts. Mean end-to-end latency is
+not printed by that benchmark version; with equal output lengths a request's latency is its
+TTFT + TPOT x (outputs - 1), so the measured mean is derived as mean TTFT + mean TPOT x
+(mean outputs - 1), labelled "derived".
+"""
+from __future__ import annotations
+
+import csv
+import json
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ("dennislee22/vLLM-benchmarking",
+          "https://github.com/dennislee22/vLLM-benchmarking/blob/b474d1e053c35c9aef8c02aae4efbc0d8675f033/README.md")
+
+# Qwen2-7B-Instruct's config.json (Qwen/Qwen2-7B-Instruct on Hugging Face): 28 layers, hidden
+# 3584, 28 heads, 4 KV heads, intermediate 18944, vocabulary 152064, bias on the QKV projections.
+QWEN2_7B = {"layers": 28, "hidden": 3584, "heads": 28, "kv_heads": 4, "ffn_hidden": 18944,
+            "mlp": "swiglu", "vocab": 152064, "seq_len": 16384}
+GIB = 1024 ** 3
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str           # what the configuration is
+    section: str        # the README's test heading
+    gpus: int           # tensor-parallel GPUs
+    kv_cache_gib: float  # per GPU, as the log states
+    prompts: int
+    total_input: int
+    total_output: int
+    ttft_ms: float      # measured mean
+    tpot_ms: float      # measured mean
+    saturated: bool     # the KV cache cannot hold every request at once
+
+    @property
+    def input_len(self) -> int:
+        return round(self.total_input / self.prompts)
+
+    @property
+    def output_len(self) -> int:
+        return round(self.total_output / self.prompts)
+
+    @property
+    def e2e_ms(self) -> float:  # derived (see the module's docstring)
+        return self.ttft_ms + self.tpot_ms * (self.output_len - 1)
+
+
+CASES = [
+    Case("1 x A100, 1 request", "Test 5", 1, 24.83, 1, 1024, 1024, 36.23, 11.75, False),
+    Case("1 x A100, 100 requests", "Test 5", 1, 24.83, 100, 102140, 101590, 3983.10, 25.26, False),
+    Case("1 x A100, 200 requests", "Test 5", 1, 24.83, 200, 204007, 200419, 3158.70, 40.34, False),
+    Case("1 x A100, 5 GiB KV cache, 100 requests", "Test 4", 1, 5.01, 100, 102140, 101578, 6772.41, 28.69, True),
+    Case("1 x A100, 5 GiB KV cache, 200 requests", "Test 4", 1, 5.01, 200, 204007, 200083, 28904.67, 29.87, True),
+    Case("TP2 over PCIe, 1 request", "Test 2", 2, 12.02, 1, 1024, 1024, 34.69, 8.82, False),
+    Case("TP2 over PCIe, 100 requests", "Test 2", 2, 12.02, 100, 102140, 101694, 5023.97, 28.98, False),
+    Case("TP2 over PCIe, 200 requests", "Test 2", 2, 12.02, 200, 204007, 201481, 3490.37, 49.23, False),
+]
+
+
+def scenario(case: Case, trace: Path) -> dict:
+    """The case as a clustersim scenario: the requests of `trace` on one fixed replica."""
+    return {
+        "name": "vllm_replay",
+        "seed": 1,
+        # PCIe Gen4 x16 (A100 80GB PCIe datasheet: 64 GB/s both ways), the host in between (no P2P).
+        "hardware": {"gpu": "A100-80GB-PCIe", "node": {"gpus": 8, "fabric": "pcie", "pcie_bandwidth": "32GB/s"}},
+        "workload": {
+            "kind": "serving",
+            "model": QWEN2_7B,
+            "arrivals": {"process": "trace", "trace": str(trace)},
+            "replica": {"gpus": case.gpus, "max_num_seqs": 256, "max_num_batched_tokens": 2048,
+                        "kv_cache": case.kv_cache_gib * GIB * case.gpus},
+        },
+        # The price only scales the cost, which is not compared.
+        "fleet": {"autoscaler": {"policy": "fixed", "replicas": 1}, "prices": {"on_demand": "$10/h"}},
+        "run": {"until": "2h"},
+    }
+
+
+def simulate(cs, case: Case, overrides: dict | None = None) -> dict:
+    """Mean TTFT, TPOT and end-to-end latency (ms) of the case's replay."""
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = Path(tmp) / "trace.csv"
+        with trace.open("w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["timestamp", "prompt_tokens", "output_tokens"])
+            for _ in range(case.prompts):
+                w.writerow([0, case.input_len, case.output_len])
+        doc = scenario(case, trace)
+        for path, value in (overrides or {}).items():
+            node = doc
+            *head, last = path.split(".")
+            for key in head:
+                node = node.setdefault(key, {})
+            node[last] = value
+        s = cs.run(doc).summary["serving"]
+    assert s["completed"] == case.prompts, s["completed"]
+    return {"ttft_ms": s["ttft"]["mean_s"] * 1e3, "tpot_ms": s["tpot"]["mean_s"] * 1e3,
+            "e2e_ms": s["latency_mean_s"] * 1e3, "preemptions": s["llm"]["preemptions"]}
+
+
+def rows(cs) -> list[dict]:
+    out = []
+    for case in CASES:
+        sim = simulate(cs, case)
+        out.append({"case": case, "sim": sim,
+                    "tpot_ratio": sim["tpot_ms"] / case.tpot_ms, "e2e_ratio": sim["e2e_ms"] / case.e2e_ms})
+    return out
+
+
+def serving_section(cs) -> str:
+    """The serving section of the validation page: a markdown table, one row per metric."""
+    table = ["| source | configuration | metric | measured | simulated | ratio |", "|---|---|---|---|---|---|"]
+    errors = []
+    for r in rows(cs):
+        c, s = r["case"], r["sim"]
+        where = f"[{SOURCE[0]}]({SOURCE[1]}) ({c.section})"
+        config = (f"{c.name}: Qwen2-7B BF16, {c.prompts} x {c.input_len}/{c.output_len} tokens at once, "
+                  f"KV {c.kv_cache_gib} GiB/GPU{' (saturated)' if c.saturated else ''}")
+        table.append(f"| {where} | {config} | mean TPOT | {c.tpot_ms:.2f} ms | {s['tpot_ms']:.2f} ms | {r['tpot_ratio']:.3f} |")
+        table.append(f"| {where} | {config} | mean latency (derived) | {c.e2e_ms / 1e3:.2f} s | {s['e2e_ms'] / 1e3:.2f} s "
+                     f"| {r['e2e_ratio']:.3f} |")
+        errors += [abs(r["tpot_ratio"] - 1), abs(r["e2e_ratio"] - 1)]
+    mean_error = sum(errors) / len(errors)
+    return (
+        "## Serving: vLLM\n\n"
+        "Published vLLM 0.10.1.1 runs (V1 engine, its defaults: chunked prefill, prefix caching, "
+        "2,048 batched tokens, 256 sequences) of Qwen2-7B-Instruct on A100 80 GB PCIe GPUs, every "
+        "request sent at once; replayed by `scripts/validation_serving.py` (the source publishes "
+        "mean TTFT and TPOT per run, not per-request timings: the latency is derived as mean TTFT + "
+        "mean TPOT x (outputs - 1)).\n\n" + "\n".join(table) +
+        f"\n\nMean absolute error over these {len(errors)} figures: {100 * mean_error:.1f}%.\n")
+
+
+def main() -> int:
+    sys.path.insert(0, str(ROOT / "build" / "python"))
+    import clustersim as cs
+    results = rows(cs)
+    for r in results:
+        c, s = r["case"], r["sim"]
+        print(f"{c.name:42s} TPOT {c.tpot_ms:7.2f} -> {s['tpot_ms']:7.2f} ({r['tpot_ratio']:.3f})  "
+              f"E2E {c.e2e_ms / 1e3:7.2f} -> {s['e2e_ms'] / 1e3:7.2f} s ({r['e2e_ratio']:.3f})  "
+              f"TTFT {c.ttft_ms / 1e3:7.2f} -> {s['ttft_ms'] / 1e3:7.2f} s  preemptions {s['preemptions']}")
+    print(json.dumps({"mean_abs_error": sum(abs(r['tpot_ratio'] - 1) + abs(r['e2e_ratio'] - 1) for r in results)
+                      / (2 * len(results))}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+#include "sim/world/serving_tp.hpp"
+
+#include <numeric>
+#include <optional>
+#include <vector>
+
+#include "sim/network/comm_base.hpp"
+#include "sim/world/run.hpp"
+
+namespace cs::world::detail {
+
+using namespace cs::scenario;
+
+serving::AllReduceCost tp_allreduce_cost(const Config& config, const serving::LlmTimingSpec& timing) {
+  serving::AllReduceCost cost;
+  if (timing.gpus < 2) return cost;
+  // One node of the file's hardware, nothing else: the all-reduce never leaves it.
+  Config node = config;
+  node.topology = topo::TopologyParams{};
+  node.topology.kind = topo::TopologyKind::single_node;
+  node.topology.node = config.topology.node;
+  node.network.routing = topo::RoutingKind::shortest;  // the one routing a lone node has
+  if (timing.tp_allreduce_bandwidth_Bps > 0) {
+    if (node.topology.node.fabric == topo::NodeFabric::pcie) node.topology.node.pcie_bandwidth_Bps = timing.tp_allreduce_bandwidth_Bps;
+    else node.topology.node.gpu_bandwidth_Bps = timing.tp_allreduce_bandwidth_Bps;
+  }
+  engine::Simulator sim(config.seed);  // the layer needs one; nothing runs on it
+  const topo::Topology topology = build_topology(node);
+  Fabric fabric = build_fabric(node, sim, topology, net::Placement::identity(topology.ranks()));
+  std::vector<int> ranks(static_cast<std::size_t>(timing.gpus));
+  std::iota(ranks.begin(), ranks.end(), 0);
+  const net::GroupId group = fabric.comm->group(ranks);
+  // Each choice's time alone is affine in the bytes: two sizes give it.
+  constexpr double kSmall = 1 << 20, kLarge = 2 << 20;
+  std::vector<std::optional<net::Protocol>> protocols{std::nullopt};  // network.protocol's own
+  if (config.network.protocol == net::Protocol::automatic)
+    protocols = {net::Protocol::ll, net::Protocol::ll128, net::Protocol::simple};
+  for (const work::CollectiveAlgorithm algorithm : {work::CollectiveAlgorithm::ring, work::CollectiveAlgorithm::tree}) {
+    for (const std::optional<net::Protocol>& protocol : protocols) {
+      net::CollectiveOptions options;
+      options.algorithm = algorithm;
+      options.protocol = protocol;
+      double small_s = 0, large_s = 0;
+      try {
+        small_s = fabric.comm->alone_time_s(group, work::CollectiveOp::all_reduce, kSmall, options);
+        large_s = fabric.comm->alone_time_s(group, work::CollectiveOp::all_reduce, kLarge, options);
+      } catch (const net::CommError&) {
+        continue;  // no plan of this algorithm for the group
+      }
+      const double per_byte_s = (large_s - small_s) / (kLarge - kSmall);
+      cost.pieces.push_back({std::max(0.0, small_s - per_byte_s * kSmall), std::max(0.0, per_byte_s)});
+    }
+  }
+  return cost;
+}
+
+void time_tp_allreduces(const Config& config, serving::ServingConfig& serving) {
+  if (serving.replica.kind != serving::ReplicaKind::llm) return;
+  serving::LlmTimingSpec& timing = serving.replica.llm.timing;
+  timing.tp_allreduce = tp_allreduce_cost(config, timing);
+  if (serving.disaggregated.enabled) {
+    serving::LlmTimingSpec& prefill = serving.disaggregated.prefill_replica.timing;
+    prefill.tp_allreduce = tp_allreduce_cost(config, prefill);
+  }
+}
+
+}  // namespace cs::world::detail
