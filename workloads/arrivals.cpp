@@ -81,12 +81,13 @@ TraceReader::TraceReader(std::istream& in, double time_scale) : rows_(in), time_
 std::optional<TraceRecord> TraceReader::next() {
   if (!rows_.next()) return std::nullopt;
   TraceRecord r;
-  r.time_s = rows_.number(time_col_, "timestamp") * time_scale_;
+  r.time_s = rows_.seconds(time_col_, "timestamp") * time_scale_;
   if (r.time_s < last_time_) rows_.fail("timestamps must not decrease");
   last_time_ = r.time_s;
-  if (prompt_col_ >= 0) r.prompt_tokens = static_cast<int64_t>(rows_.number(prompt_col_, "prompt_tokens"));
-  if (output_col_ >= 0) r.output_tokens = static_cast<int64_t>(rows_.number(output_col_, "output_tokens"));
-  if (service_col_ >= 0) r.service_time_s = rows_.number(service_col_, "service_time");
+  // A request has a prompt and produces at least one token (as the drawn counts: clamp_tokens).
+  if (prompt_col_ >= 0) r.prompt_tokens = rows_.whole(prompt_col_, "prompt_tokens", 1, kMaxTokens);
+  if (output_col_ >= 0) r.output_tokens = rows_.whole(output_col_, "output_tokens", 1, kMaxTokens);
+  if (service_col_ >= 0) r.service_time_s = rows_.seconds(service_col_, "service_time");
   return r;
 }
 
