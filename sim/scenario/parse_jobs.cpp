@@ -9,8 +9,10 @@
 
 #include "sim/scenario/parse_fleet_values.hpp"
 #include "sim/scenario/parse_sections.hpp"
+#include "sim/scenario/quantity_range.hpp"
 #include "sim/scenario/suggest.hpp"
 #include "workloads/job_trace.hpp"
+#include "workloads/training_memory.hpp"
 
 namespace cs::scenario::detail {
 namespace {
@@ -149,6 +151,15 @@ void parse_class_training(const json& doc, const json& w, Config& config) {
                                                 "plan's tp x pp x dp x cp");
     config.job_class_training[i] =
         parse_training_config(*t, join_path(item, "training"), config, static_cast<int64_t>(jc.gpus.mean));
+    // As a training run's plan: a job class's must fit in its GPUs' memory (its step is
+    // simulated; a plan that does not fit is a result for one step, never a job that runs).
+    const TrainingConfig& tc = *config.job_class_training[i];
+    const work::MemoryReport m = work::memory_per_gpu(tc.workload, config.gpu.memory_bytes, tc.step.memory);
+    if (!m.fits)
+      throw InputError(join_path(item, "training.parallel"),
+                       "a plan that fits in GPU memory: this one needs " + format_quantity(m.max_bytes, QuantityKind::bytes) +
+                           " per GPU of " + format_quantity(config.gpu.memory_bytes, QuantityKind::bytes),
+                       "more tensor or pipeline parallelism, ZeRO, recomputation, or clustersim plan for one that fits");
   }
 }
 
