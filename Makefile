@@ -71,6 +71,9 @@ fuzz: sanitize
 	@rm -rf $(SANBUILD)/fuzz-cli-corpus && mkdir -p $(SANBUILD)/fuzz-cli-corpus && cp fuzz/cli_corpus/* $(SANBUILD)/fuzz-cli-corpus/
 	$(SANBUILD)/fuzz/fuzz_cli -max_total_time=$(FUZZ_SECONDS) -max_len=2048 -close_fd_mask=3 -print_final_stats=1 \
 	  $(SANBUILD)/fuzz-cli-corpus 2>&1 | tail -n 15
+	@rm -rf $(SANBUILD)/fuzz-trace-corpus && mkdir -p $(SANBUILD)/fuzz-trace-corpus && cp fuzz/trace_corpus/* $(SANBUILD)/fuzz-trace-corpus/
+	$(SANBUILD)/fuzz/fuzz_trace -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 \
+	  $(SANBUILD)/fuzz-trace-corpus 2>&1 | tail -n 15
 
 # Regenerate the expected summaries of every scenario (tests/golden/), after a change that is
 # meant to move numbers; the script prints what moved.

@@ -3,12 +3,15 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/args.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/output_set.hpp"
 #include "cli/sweep.hpp"
 #include "cli/training_report.hpp"
@@ -16,6 +19,7 @@
 #include "sim/report/link_report.hpp"
 #include "sim/report/serving_report.hpp"
 #include "sim/report/training_run_report.hpp"
+#include "sim/engine/simulator.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/studies/compare.hpp"
 #include "sim/studies/plan_search.hpp"
@@ -36,6 +40,13 @@ json load_doc(const std::string& file, const std::vector<std::string>& sets) {
 
 cs::scenario::Config load(const std::string& file, const std::vector<std::string>& sets) {
   return cs::scenario::parse_config(load_doc(file, sets));
+}
+
+// What a command reads: the scenario file and the files it references (never written over).
+std::vector<fs::path> inputs_of(const std::string& file, const json& doc) {
+  std::vector<fs::path> inputs{file};
+  for (const std::string& f : cs::scenario::input_files(doc)) inputs.emplace_back(f);
+  return inputs;
 }
 
 // A summary number, or the mean of a replicated one ({mean, ci95}); 0 when absent.
@@ -107,14 +118,16 @@ void print_human(const json& s) {
 // the files are written as a set after it (output_set.hpp).
 int cmd_run(const std::string& file, const std::vector<std::string>& sets, const std::string& out,
             bool as_json) {
-  const auto config = load(file, sets);
+  const json doc = load_doc(file, sets);
+  const auto config = cs::scenario::parse_config(doc);
   std::optional<cs::cli::OutputSet> files;
   if (!out.empty()) {
-    files.emplace(out, "--out");
+    files.emplace(out, "--out", inputs_of(file, doc));
     for (const char* name : {"summary.json", "timeseries.csv", "flows.csv", "links.csv", "jobs.csv"}) files->plan(name, "--out");
     if (!config.run.trace_path.empty()) files->plan(fs::path(config.run.trace_path).filename().string(), "run.trace");
   }
   cs::world::RunOptions options;
+  options.interrupted = cs::cli::interrupt_check();
   options.flow_table = !out.empty();
   options.job_table = !out.empty();
   const auto result = cs::world::run_scenario(config, options);
@@ -146,7 +159,7 @@ int cmd_topo(const std::string& file, const std::vector<std::string>& sets, bool
 // existing directory), then the table is written whole or not at all (OutputSet). Empty: none.
 class CsvOut {
  public:
-  explicit CsvOut(const std::string& out) {
+  CsvOut(const std::string& out, std::vector<fs::path> inputs) {
     if (out.empty()) return;
     const fs::path target(out);
     const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
@@ -154,7 +167,7 @@ class CsvOut {
     if (!target.has_filename() || !fs::is_directory(dir, ec))
       throw InputError("--out", "a CSV file path in an existing directory: " + out);
     name_ = target.filename().string();
-    files_.emplace(dir, "--out");
+    files_.emplace(dir, "--out", std::move(inputs));
     files_->plan(name_, "--out");
   }
   void write(const std::string& csv) {
@@ -172,21 +185,36 @@ int cmd_sweep(const std::string& file, const std::vector<std::string>& sets,
   const json base = load_doc(file, sets);
   std::vector<cs::cli::GridAxis> axes;
   for (const auto& g : grid_args) axes.push_back(cs::cli::parse_grid(g));
-  CsvOut csv_out(out);  // checked before the points run
-  const std::string csv = cs::cli::run_sweep(base, axes, jobs);
+  CsvOut csv_out(out, inputs_of(file, base));  // checked before the points run
+  const std::string csv = cs::cli::run_sweep(base, axes, jobs, cs::cli::interrupt_check());
   if (out.empty()) std::cout << csv;
   else csv_out.write(csv);
   return 0;
 }
 
+// A long plan search says how long it will take: on stderr, once a stage has run 10 s, then
+// every 30 s, the plans done and the time left at the pace so far.
+std::function<void(const char*, std::size_t, std::size_t, double)> plan_progress() {
+  auto next_s = std::make_shared<double>(10.0);
+  return [next_s](const char* stage, std::size_t done, std::size_t total, double elapsed_s) {
+    if (elapsed_s < *next_s || done == 0 || done >= total) return;
+    *next_s = elapsed_s + 30.0;
+    std::fprintf(stderr, "plan: %s %zu of %zu plans in %.0f s; about %.0f s left at this pace (Ctrl-C stops)\n", stage,
+                 done, total, elapsed_s, elapsed_s / double(done) * double(total - done));
+  };
+}
+
 int cmd_plan(const std::string& file, const std::vector<std::string>& sets, int jobs, int top, int refine,
              const std::vector<std::string>& only, bool as_json, const std::string& out) {
-  const auto config = load(file, sets);
+  const json doc = load_doc(file, sets);
+  const auto config = cs::scenario::parse_config(doc);
   cs::studies::PlanSearchOptions options;
   options.space = cs::studies::plan_space(only);
   options.jobs = jobs;
   options.refine = std::size_t(refine);
-  CsvOut csv_out(out);  // checked before the plans run
+  options.interrupted = cs::cli::interrupt_check();
+  options.progress = plan_progress();
+  CsvOut csv_out(out, inputs_of(file, doc));  // checked before the plans run
   const auto search = cs::studies::search_plans(config, options);
   if (!out.empty()) csv_out.write(cs::studies::plan_search_csv(search));
   // The table shows the best 20 unless told; --json lists every plan unless told.
@@ -233,6 +261,7 @@ int cmd_compare(const std::vector<std::string>& files, const std::vector<std::st
 int main(int argc, char** argv) {
   const cs::cli::Parsed parsed = cs::cli::parse_args(argc, argv);
   if (!parsed.args) return parsed.exit_code;
+  cs::cli::install_interrupt_handler();
   const cs::cli::Args& a = *parsed.args;
   using cs::cli::Command;
 
@@ -265,6 +294,10 @@ int main(int argc, char** argv) {
       return 1;
     }
     return code;
+  } catch (const cs::engine::Interrupted&) {
+    // Every output's temporaries (and a directory --out created) are gone by now.
+    std::cerr << "interrupted: nothing written\n";
+    return 130;
   } catch (const cs::cli::OutputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

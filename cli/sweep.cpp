@@ -71,7 +71,8 @@ GridAxis parse_grid(std::string_view arg) {
   return axis;
 }
 
-std::string run_sweep(const json& base, const std::vector<GridAxis>& axes, int jobs) {
+std::string run_sweep(const json& base, const std::vector<GridAxis>& axes, int jobs,
+                      const std::function<bool()>& interrupted) {
   const std::vector<studies::SweepPoint> points = studies::grid_points(axes, "--grid");
   const std::size_t total = points.size();
 
@@ -87,8 +88,10 @@ std::string run_sweep(const json& base, const std::vector<GridAxis>& axes, int j
 
   // Run; each point keeps its scenario's own seed, and results are stored by index.
   std::vector<json> summaries(total);
+  world::RunOptions options;
+  options.interrupted = interrupted;
   for_each_index(total, jobs, [&](std::size_t p) {
-    summaries[p] = world::run_scenario(*configs[p]).summary;
+    summaries[p] = world::run_scenario(*configs[p], options).summary;
     configs[p].reset();
   });
 

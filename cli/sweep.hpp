@@ -1,6 +1,7 @@
 #pragma once
 // `clustersim sweep`: run a scenario at every point of a grid and tabulate the summaries as
 // CSV, with the rows and columns of the Python `clustersim.sweep` (python/clustersim/sweep.py).
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,8 @@ GridAxis parse_grid(std::string_view arg);
 // columns, then the summary flattened ("topology.nodes", "traffic.makespan_s", ...); one row
 // per point, or per point x size for a collective ("collective.bytes", "collective.time_s",
 // ...). Rows are in grid order and identical whatever `jobs` is (apart from wall_time_s).
-std::string run_sweep(const nlohmann::json& base, const std::vector<GridAxis>& axes, int jobs);
+// `interrupted` (may be empty) is polled by every point's run (world::RunOptions::interrupted).
+std::string run_sweep(const nlohmann::json& base, const std::vector<GridAxis>& axes, int jobs,
+                      const std::function<bool()>& interrupted = {});
 
 }  // namespace cs::cli

@@ -204,6 +204,8 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("cancelled", &CancelToken::cancelled);
   m.def("load_file", &load_file, py::arg("path"));
   m.def("parse_text", &parse_text, py::arg("text"));
+  m.def("input_files", [](const std::string& doc_text) { return cs::scenario::input_files(json::parse(doc_text)); },
+        py::arg("doc"));
   m.def("set_path", &set_path, py::arg("doc"), py::arg("path"), py::arg("value_json"));
   m.def("apply_override", &apply_override, py::arg("doc"), py::arg("assignment"));
   m.def("validate", &validate, py::arg("doc"));

@@ -83,22 +83,15 @@ TraceReader::TraceReader(std::istream& in, double time_scale) : rows_(in), time_
 std::optional<TraceRecord> TraceReader::next() {
   if (!rows_.next()) return std::nullopt;
   TraceRecord r;
-  r.time_s = rows_.number(time_col_, "timestamp") * time_scale_;
+  r.time_s = rows_.seconds(time_col_, "timestamp") * time_scale_;
   if (r.time_s < last_time_) rows_.fail("timestamps must not decrease");
   last_time_ = r.time_s;
-  if (prompt_col_ >= 0) r.prompt_tokens = static_cast<int64_t>(rows_.number(prompt_col_, "prompt_tokens"));
-  if (output_col_ >= 0) r.output_tokens = static_cast<int64_t>(rows_.number(output_col_, "output_tokens"));
-  if (service_col_ >= 0) r.service_time_s = rows_.number(service_col_, "service_time");
-  if (prefix_id_col_ >= 0) {
-    const double id = rows_.number(prefix_id_col_, "prefix_id");
-    if (!(id >= 0 && id < 4294967296.0) || id != std::floor(id)) rows_.fail("prefix_id must be an integer in [0, 2^32) (0: none)");
-    r.prefix_id = static_cast<int64_t>(id);
-  }
-  if (prefix_tokens_col_ >= 0) {
-    const double n = rows_.number(prefix_tokens_col_, "prefix_tokens");
-    if (!(n >= 0)) rows_.fail("prefix_tokens must be >= 0");
-    r.prefix_tokens = static_cast<int64_t>(n);
-  }
+  // A request has a prompt and produces at least one token (as the drawn counts: clamp_tokens).
+  if (prompt_col_ >= 0) r.prompt_tokens = rows_.whole(prompt_col_, "prompt_tokens", 1, kMaxTokens);
+  if (output_col_ >= 0) r.output_tokens = rows_.whole(output_col_, "output_tokens", 1, kMaxTokens);
+  if (service_col_ >= 0) r.service_time_s = rows_.seconds(service_col_, "service_time");
+  if (prefix_id_col_ >= 0) r.prefix_id = rows_.whole(prefix_id_col_, "prefix_id", 0, (int64_t{1} << 32) - 1);
+  if (prefix_tokens_col_ >= 0) r.prefix_tokens = rows_.whole(prefix_tokens_col_, "prefix_tokens", 0, kMaxTokens);
   return r;
 }
 

@@ -79,8 +79,10 @@ struct TraceRecord {
 
 // Reads an arrival trace one record at a time (never the whole file). CSV with a header row
 // naming the columns, in any order: `timestamp` (seconds, required, non-decreasing),
-// `prompt_tokens`, `output_tokens`, `service_time` (seconds), `prefix_id` and `prefix_tokens`
-// (a shared prompt prefix: an id >= 1 and its length); other columns are ignored.
+// `prompt_tokens`, `output_tokens` (whole numbers from 1 to kMaxTokens), `service_time`
+// (seconds), `prefix_id` and `prefix_tokens` (a shared prompt prefix: an id >= 1, 0 for none,
+// and its length, up to kMaxTokens); times from 0 to kMaxSeconds (csv_rows.hpp); other columns
+// are ignored.
 // Blank lines and lines starting with '#' are skipped. Malformed rows throw
 // std::invalid_argument with the line number.
 class TraceReader {
@@ -88,6 +90,7 @@ class TraceReader {
   explicit TraceReader(std::istream& in, double time_scale = 1.0);
   std::optional<TraceRecord> next();
   int64_t line() const { return rows_.line(); }
+  bool has_column(std::string_view name) const { return rows_.column(name) >= 0; }
 
  private:
   CsvRows rows_;

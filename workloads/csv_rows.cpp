@@ -16,6 +16,7 @@ void split_csv_line(std::string_view line, std::vector<std::string>& cells) {
     while (!cell.empty() && (cell.front() == ' ' || cell.front() == '\t')) cell.remove_prefix(1);
     while (!cell.empty() && (cell.back() == ' ' || cell.back() == '\t' || cell.back() == '\r'))
       cell.remove_suffix(1);
+    if (cell.size() >= 2 && cell.front() == '"' && cell.back() == '"') cell = cell.substr(1, cell.size() - 2);
     cells.emplace_back(cell);
     if (comma == std::string_view::npos) break;
     start = comma + 1;
@@ -26,7 +27,10 @@ void split_csv_line(std::string_view line, std::vector<std::string>& cells) {
 
 CsvRows::CsvRows(std::istream& in) : in_(in) {
   std::string text;
-  if (read_line(text)) split_csv_line(text, header_);
+  if (!read_line(text)) return;
+  // A byte-order mark, as some editors and spreadsheets write UTF-8.
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
+  split_csv_line(text, header_);
 }
 
 bool CsvRows::read_line(std::string& text) {
@@ -68,6 +72,21 @@ double CsvRows::number(int col, const char* name) const {
   if (ec != std::errc() || ptr != end || !std::isfinite(value))
     fail(std::string("column ") + name + ": expected a number, got '" + text + "'");
   return value;
+}
+
+double CsvRows::seconds(int col, const char* name) const {
+  const double value = number(col, name);
+  if (!(value >= 0) || value > kMaxSeconds)
+    fail(std::string("column ") + name + ": expected seconds from 0 to 1e12, got '" + cell(col, name) + "'");
+  return value;
+}
+
+int64_t CsvRows::whole(int col, const char* name, int64_t min, int64_t max) const {
+  const double value = number(col, name);
+  if (!(value >= static_cast<double>(min)) || !(value <= static_cast<double>(max)) || std::floor(value) != value)
+    fail(std::string("column ") + name + ": expected a whole number from " + std::to_string(min) + " to " +
+         std::to_string(max) + ", got '" + cell(col, name) + "'");
+  return static_cast<int64_t>(value);
 }
 
 }  // namespace cs::work

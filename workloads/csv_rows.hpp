@@ -1,7 +1,9 @@
 #pragma once
 // A CSV file read one row at a time (never the whole file): a header row naming the columns,
 // then data rows. Blank lines and lines starting with '#' are skipped; cells are trimmed of
-// spaces, tabs and a trailing '\r'. No quoting: the traces this reads hold numbers and names.
+// spaces, tabs and a trailing '\r', then of one pair of enclosing double quotes (spreadsheets
+// quote headers: "timestamp"); a UTF-8 byte-order mark before the header is skipped. No commas
+// inside quotes: the traces this reads hold numbers and names.
 // Errors throw std::invalid_argument naming the line ("trace line 7: column gpus: ...").
 // Used by the serving arrival trace (arrivals.hpp) and the job trace (job_trace.hpp).
 #include <cstdint>
@@ -11,6 +13,11 @@
 #include <vector>
 
 namespace cs::work {
+
+// Ceilings of a trace's cells, as a scenario's quantities have (sim/scenario/parse_util.cpp):
+// far above any real system, so that sums stay finite and a typo is an error, not a result.
+inline constexpr double kMaxSeconds = 1e12;             // ~31,700 years
+inline constexpr int64_t kMaxTokens = int64_t{1} << 30;  // as request.max_prompt_tokens
 
 class CsvRows {
  public:
@@ -27,6 +34,10 @@ class CsvRows {
   const std::string& cell(int col, const char* name) const;
   // The cell as a finite number; throws naming the line and column otherwise.
   double number(int col, const char* name) const;
+  // The cell as seconds: a number from 0 to kMaxSeconds (throws otherwise, naming the column).
+  double seconds(int col, const char* name) const;
+  // The cell as a whole number from `min` to `max` (throws otherwise, naming the column).
+  int64_t whole(int col, const char* name, int64_t min, int64_t max) const;
   // Throws std::invalid_argument "trace line <line>: <what>".
   [[noreturn]] void fail(const std::string& what) const;
   int64_t line() const { return line_; }

@@ -21,16 +21,11 @@ JobTraceReader::JobTraceReader(std::istream& in) : rows_(in) {
 std::optional<JobTraceRecord> JobTraceReader::next() {
   if (!rows_.next()) return std::nullopt;
   JobTraceRecord r;
-  r.submit_s = rows_.number(submit_col_, "submit_time");
-  if (r.submit_s < 0) rows_.fail("column submit_time: expected seconds >= 0");
+  r.submit_s = rows_.seconds(submit_col_, "submit_time");
   if (r.submit_s < last_submit_) rows_.fail("submit times must not decrease");
   last_submit_ = r.submit_s;
-  const double gpus = rows_.number(gpus_col_, "gpus");
-  if (!(gpus >= 1) || std::floor(gpus) != gpus || gpus > 1e9)
-    rows_.fail("column gpus: expected a whole number >= 1, got '" + rows_.cell(gpus_col_, "gpus") + "'");
-  r.gpus = static_cast<int64_t>(gpus);
-  r.duration_s = rows_.number(duration_col_, "duration");
-  if (!(r.duration_s >= 0)) rows_.fail("column duration: expected seconds >= 0");
+  r.gpus = rows_.whole(gpus_col_, "gpus", 1, kMaxTraceJobGpus);
+  r.duration_s = rows_.seconds(duration_col_, "duration");
   if (queue_col_ >= 0) r.queue = rows_.cell(queue_col_, "queue");
   if (class_col_ >= 0) r.job_class = rows_.cell(class_col_, "class");
   return r;

@@ -1,9 +1,9 @@
 #pragma once
 // A shared cluster's job trace, as data: one job per row, read record by record as the run
 // goes (never the whole file). CSV with a header row naming the columns, in any order:
-//   submit_time  seconds from the start of the run (required, non-decreasing)
+//   submit_time  seconds from the start of the run (required, non-decreasing, at most 1e12)
 //   gpus         GPUs the job asks for, all at once (required, a whole number >= 1)
-//   duration     seconds the job runs on a compact placement (required, >= 0)
+//   duration     seconds the job runs on a compact placement (required, 0 to 1e12)
 //   queue        the queue it is submitted to (optional; absent: the scheduler's first queue)
 //   class        a job class of the workload (optional; its placement sensitivity)
 // Other columns are ignored, so a published trace's extra fields may stay. Blank lines and
@@ -17,6 +17,9 @@
 #include "workloads/csv_rows.hpp"
 
 namespace cs::work {
+
+// The most GPUs a trace's job may ask for (a cluster's size is checked by who runs it).
+inline constexpr int64_t kMaxTraceJobGpus = 1'000'000'000;
 
 struct JobTraceRecord {
   double submit_s = 0;

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from . import _core
-from .scenario import Scenario
+from .scenario import Scenario, scenario_error, whole_number
 
 
 def _label(item, index: int) -> str:
@@ -120,7 +120,10 @@ def compare(fabrics, workloads=None, *, sets: list[str] | None = None, jobs: int
     for label, w in workload_pairs:
         if w is None:
             raise ValueError(f"compare: {label} has no workload")
+    # As `clustersim compare --set PATH=VALUE`: a list of such strings.
+    if isinstance(sets, (str, bytes)) or not all(isinstance(a, str) and "=" in a for a in (sets or [])):
+        raise scenario_error("sets", f'a list of "PATH=VALUE" strings, e.g. ["topology.nodes=64"]; got {sets!r}')
     summary_json, table = _core.compare([(label, sc.to_json()) for label, sc in scenarios],
                                         [(label, json.dumps(w)) for label, w in workload_pairs],
-                                        list(sets or []), int(jobs))
+                                        list(sets or []), whole_number("jobs", jobs, 0, 1024))
     return Comparison(summary_json, table)

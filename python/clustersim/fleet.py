@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from . import _core, _views
 from .result import run
-from .scenario import Scenario
+from .scenario import Scenario, scenario_error
 
 if TYPE_CHECKING:
     from .result import Result
@@ -120,6 +120,10 @@ def compare_markets(scenario: Scenario, mixes=(0.0, 0.7, 1.0), replications: int
 
     if not isinstance(scenario, Scenario):  # a dict or a path
         scenario = Scenario(scenario) if isinstance(scenario, dict) else Scenario.load(scenario)
+    kind = scenario.get("workload.kind")
+    if kind != "training_run":
+        raise scenario_error("workload.kind", f'a "training_run" workload (compare_markets compares training runs\' '
+                                              f'markets); got {kind!r}: for a serving fleet, sweep fleet.market')
     markets = [_market(m) for m in mixes]
     scenarios = [scenario.copy().set("fleet.market", m).set("run.replications", int(replications))
                  for m in markets]

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from . import _core
 from .result import as_scenario
+from .scenario import whole_number
 
 if TYPE_CHECKING:
     import os
@@ -24,15 +25,19 @@ def plan(scenario: Scenario | dict | str | os.PathLike, jobs: int = 1, refine: i
     plans_valid, plans_dropped, plans_simulated, plans_refined, model, gpus, gpu, global_batch.
     `only` narrows the plans, as `clustersim plan --only`: {"schedule": ["1f1b", "interleaved"],
     "zero": [1], "recompute": ["selective"], "micro": [1, 2], "virtual_stages": [2, 4], "max_cp": 2};
-    a bad key or value raises ScenarioError with path "only"."""
+    a bad key or value raises ScenarioError with path "only". `jobs` (1-1024) and `refine` (>= 0)
+    are whole numbers, as the CLI's options: anything else is a ValueError."""
     import pandas as pd
 
     scenario = as_scenario(scenario)
+    # The CLI's ranges (clustersim plan -j, --refine).
+    jobs = whole_number("jobs", jobs, 1, 1024)
+    refine = whole_number("refine", refine, 0, 1 << 30)
     restrictions = []
     for key, values in (only or {}).items():
         values = values if isinstance(values, (list, tuple)) else [values]
         restrictions.append(f"{key}=" + ",".join(str(v) for v in values))
-    result = json.loads(_core.plan(scenario.to_json(), max(1, int(jobs)), max(0, int(refine)), restrictions))
+    result = json.loads(_core.plan(scenario.to_json(), jobs, refine, restrictions))
     columns = ["rank", "tokens_per_s", "step_time_s", "mfu", "model_tflops_per_gpu", "tflops_per_gpu",
                "bubble_fraction", "compute_s", "exposed_comm_s", "memory_per_gpu_bytes", "tp", "pp", "dp", "cp",
                "ep", "zero", "sequence_parallel", "schedule", "virtual_stages", "micro_batch", "micro_batches",

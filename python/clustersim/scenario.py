@@ -14,12 +14,38 @@ def scenario_error(path: str, expected: str) -> ScenarioError:
     return ScenarioError(f"error: {path or '<scenario>'}: {expected}", path, expected)
 
 
+# As the C++ loader's kMaxNestingDepth (sim/scenario/load.hpp): a deeper dict is refused before
+# json.dumps recurses into it (a RecursionError at 1,000 levels).
+MAX_NESTING_DEPTH = 64
+
+
+def _check_depth(value, path: str) -> None:
+    """A ScenarioError at `path` when `value` nests dicts and lists deeper than the loader takes;
+    iterative, so a 100,000-deep dict is an error, not a RecursionError."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (dict, list, tuple)):
+            if depth > MAX_NESTING_DEPTH:
+                raise scenario_error(path, f"nesting of at most {MAX_NESTING_DEPTH} levels of dicts and lists")
+            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
+
+
+def whole_number(name: str, value, low: int, high: int) -> int:
+    """`value` as an int from `low` to `high` (as the CLI's options take it); a ValueError naming
+    `name` otherwise (bools, floats such as 1.5, strings)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{name}: expected a whole number from {low} to {high}; got {value!r}")
+    return value
+
+
 class Scenario:
     """A scenario file's contents. Paths are dot-separated keys, a number indexes a list,
     exactly as `clustersim run --set PATH=VALUE` takes them."""
 
     def __init__(self, doc: dict, origin: str = "<dict>"):
         # Round-trip through the C++ loader: the same limits and errors as the CLI.
+        _check_depth(doc, "")
         self._doc = json.loads(_core.parse_text(json.dumps(doc)))
         self.origin = origin
 
@@ -40,6 +66,7 @@ class Scenario:
     def set(self, path: str, value) -> "Scenario":
         """Set the value at `path` (in place); returns self for chaining. A value JSON cannot
         hold (NaN, infinity, an object) is a ScenarioError at `path`."""
+        _check_depth(value, path)
         try:
             value_json = json.dumps(value, allow_nan=False)
         except (ValueError, TypeError) as e:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Mapping  # Mapping: isinstance at run time too
 
 from . import _core
 from .errors import ScenarioError
-from .scenario import Scenario, scenario_error
+from .scenario import Scenario, scenario_error, whole_number
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -97,9 +97,20 @@ def _build_id() -> str:
 
 
 def _cache_path(cache: Path, doc_json: str) -> Path:
+    """The point's file in the cache: keyed by the build, the scenario, and the contents of every
+    file it reads (a trace edited since is a different point; one missing or unreadable keys
+    by its name alone, and the run reports it)."""
     canonical = json.dumps(json.loads(doc_json), sort_keys=True, separators=(",", ":"))
-    key = hashlib.sha256((_build_id() + "\n" + canonical).encode()).hexdigest()
-    return cache / f"{key}.json"
+    key = hashlib.sha256((_build_id() + "\n" + canonical).encode())
+    for name in _core.input_files(doc_json):
+        key.update(b"\0" + name.encode())
+        try:
+            with open(name, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    key.update(block)
+        except OSError:
+            key.update(b"\0unreadable")
+    return cache / f"{key.hexdigest()}.json"
 
 
 def _as_executor(executor, jobs: int) -> tuple[Executor, bool]:
@@ -136,8 +147,8 @@ def sweep(scenario: Scenario | str | os.PathLike, grid: Mapping[str, Sequence[An
 
     if errors not in ("row", "raise"):
         raise ValueError('errors: "row" or "raise"')
-    if executor is None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-        raise ValueError(f"jobs: expected a whole number of threads >= 1; got {jobs!r}")
+    if executor is None:
+        whole_number("jobs", jobs, 1, 1024)  # threads, as `clustersim sweep -j`
     base = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
     if isinstance(grid, Mapping):
         for path, values in grid.items():

@@ -76,6 +76,9 @@ class Simulator {
   // one per run (Python's: PyErr_CheckSignals under the GIL, or a sweep's cancel flag). An
   // empty function removes it. every_events >= 1.
   void set_interrupt_check(std::function<bool()> check, uint64_t every_events = 4096);
+  // The check (empty: none), for work of this run done on another simulator (a step simulated
+  // inside an event) to poll the same.
+  const std::function<bool()>& interrupt_check() const { return interrupt_check_; }
   // Throws Interrupted when the check says so; a no-op without a check.
   void poll_interrupt() {
     if (interrupt_check_ && interrupt_check_()) throw Interrupted();

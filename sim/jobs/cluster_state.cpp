@@ -85,6 +85,7 @@ void ClusterState::set_available(int node, bool on) {
   const int free_before = free_on(node);
   unbucket(node);
   available_[static_cast<std::size_t>(node)] = on ? 1 : 0;
+  allocated_unavailable_ += on ? -allocated(node) : allocated(node);
   const int delta = free_on(node) - free_before;
   free_ += delta;
   domain_free_[static_cast<std::size_t>(domain_of(node))] += delta;
@@ -101,6 +102,7 @@ void ClusterState::change(int node, int delta_allocated) {
   unbucket(node);
   allocated_[static_cast<std::size_t>(node)] = now;
   allocated_total_ += delta_allocated;
+  if (!available(node)) allocated_unavailable_ += delta_allocated;
   const int delta_free = free_on(node) - free_before;
   free_ += delta_free;
   domain_free_[static_cast<std::size_t>(domain_of(node))] += delta_free;
@@ -142,7 +144,7 @@ int ClusterState::min_spread(int gpus) const {
 }
 
 void ClusterState::check() const {
-  int free = 0, allocated = 0, available = 0;
+  int free = 0, allocated = 0, available = 0, allocated_unavailable = 0;
   std::vector<int> domain_free(domain_free_.size(), 0);
   for (int n = 0; n < nodes(); ++n) {
     logic_check(allocated_[static_cast<std::size_t>(n)] >= 0 &&
@@ -151,11 +153,13 @@ void ClusterState::check() const {
     free += free_on(n);
     allocated += allocated_[static_cast<std::size_t>(n)];
     available += this->available(n) ? 1 : 0;
+    if (!this->available(n)) allocated_unavailable += allocated_[static_cast<std::size_t>(n)];
     domain_free[static_cast<std::size_t>(domain_of(n))] += free_on(n);
     const int k = bucketed_free_[static_cast<std::size_t>(n)];
     logic_check(this->available(n) ? k == free_on(n) : k == -1, "node " + std::to_string(n) + " in the wrong bucket");
   }
-  logic_check(free == free_ && allocated == allocated_total_ && available == available_nodes_,
+  logic_check(free == free_ && allocated == allocated_total_ && available == available_nodes_ &&
+                  allocated_unavailable == allocated_unavailable_,
               "cluster totals disagree with the nodes");
   logic_check(domain_free == domain_free_, "domain totals disagree with the nodes");
 }

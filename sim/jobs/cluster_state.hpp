@@ -46,6 +46,10 @@ class ClusterState {
   int free_gpus() const { return free_; }
   int allocated_gpus() const { return allocated_total_; }
   int available_gpus() const { return available_nodes_ * gpus_per_node_; }
+  // GPUs in service: those of available nodes, and those jobs still hold on nodes taken out of
+  // scheduling (a reclaim notice's nodes until they go, a failed node's until its job is
+  // released): never fewer than the GPUs held.
+  int in_service_gpus() const { return available_gpus() + allocated_unavailable_; }
   int total_gpus() const { return nodes() * gpus_per_node_; }
 
   // Available nodes of domain d (d = -1: of the cluster) with exactly k free GPUs.
@@ -87,6 +91,7 @@ class ClusterState {
   int free_ = 0;
   int allocated_total_ = 0;
   int available_nodes_ = 0;
+  int allocated_unavailable_ = 0;  // allocated GPUs on unavailable nodes
   // buckets_[(d + 1) * stride_ + k]: d = -1 is the whole cluster; stride_ = gpus_per_node + 1.
   std::size_t stride_;
   std::vector<Bucket> buckets_;

@@ -32,7 +32,7 @@ JobCluster::JobCluster(engine::Simulator& sim, JobsConfig config, std::unique_pt
       step_time_(step_time ? std::move(step_time) : default_step_time(config_)),
       stream_(sim, config_),
       scheduler_(config_.scheduler, book_, cluster_, fair_share_, *this),
-      available_(sim.now(), cluster_.available_gpus()) {
+      available_(sim.now(), cluster_.in_service_gpus()) {
   const fleet::PerMarket<int> initial = config_.fleet.initial_nodes();
   int first = 0;
   for (const Market m : fleet::kAllMarkets) {
@@ -94,6 +94,8 @@ void JobCluster::submit(const JobRequest& r) {
     ++rejected_;  // Slurm refuses at submission a job its partition's limits can never run
     return;
   }
+  if (book_.size() + records_.size() >= config_.max_held_jobs)
+    throw HeldJobsLimitError(book_.size() + records_.size() + 1, sim_.now());
   Job j;
   j.id = stream_.generated() - 1;
   j.job_class = r.job_class;
@@ -210,6 +212,7 @@ void JobCluster::release_and_requeue(Slot s) {
   j.event = {};
   book_.unhold(s);
   cluster_.release(j.allocation);
+  available_.set(sim_.now(), cluster_.in_service_gpus());  // a leaving node's GPUs go with the job
   j.allocation.clear();
   if (j.commit_at_release_s >= 0.0) j.committed_s = std::max(j.committed_s, j.commit_at_release_s);
   j.commit_at_release_s = -1.0;
@@ -225,6 +228,7 @@ void JobCluster::complete(Slot s) {
   close_segment(j);
   book_.unhold(s);
   cluster_.release(j.allocation);
+  available_.set(sim_.now(), cluster_.in_service_gpus());  // a leaving node's GPUs go with the job
   j.event = {};
   j.phase = JobPhase::done;
   j.end_s = sim_.now();
@@ -347,6 +351,7 @@ void JobCluster::on_event(uint64_t t) {
     }
     case Tag::pass:
       pass_event_ = {};
+      sim_.poll_interrupt();  // a pass over a long queue is the run's costly event
       scheduler_.pass(sim_.now());
       break;
     case Tag::later_pass:
@@ -382,7 +387,7 @@ void JobCluster::on_reclaim_notice(fleet::InstancePool& pool, std::span<const in
   if (done_) return;
   const std::vector<int> nodes = nodes_of(pool, ids);
   for (const int n : nodes) cluster_.set_available(n, false);  // draining: nothing new lands there
-  available_.set(sim_.now(), cluster_.available_gpus());
+  available_.set(sim_.now(), cluster_.in_service_gpus());
   for (const Slot s : jobs_on(nodes)) emergency_checkpoint(s, warning_s);
 }
 
@@ -392,7 +397,7 @@ void JobCluster::on_interruption(fleet::InstancePool& pool, std::span<const int>
   const std::vector<int> nodes = nodes_of(pool, ids);
   if (event.instances_lost) {
     for (const int n : nodes) cluster_.set_available(n, false);
-    available_.set(sim_.now(), cluster_.available_gpus());
+    available_.set(sim_.now(), cluster_.in_service_gpus());
   }
   const Cause cause = event.kind == fleet::LossKind::spot_reclaim ? Cause::reclaim : Cause::failure;
   for (const Slot s : jobs_on(nodes)) interrupt(s, cause);
@@ -401,7 +406,7 @@ void JobCluster::on_interruption(fleet::InstancePool& pool, std::span<const int>
 void JobCluster::on_ready(fleet::InstancePool& pool, std::span<const int> ids) {
   if (done_) return;
   for (const int n : nodes_of(pool, ids)) cluster_.set_available(n, true);
-  available_.set(sim_.now(), cluster_.available_gpus());
+  available_.set(sim_.now(), cluster_.in_service_gpus());
   request_pass();
 }
 

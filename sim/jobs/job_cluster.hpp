@@ -27,6 +27,8 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "sim/engine/simulator.hpp"
@@ -43,6 +45,15 @@
 #include "sim/jobs/step_time.hpp"
 
 namespace cs::jobs {
+
+// More jobs held than JobsConfig::max_held_jobs: the run cannot finish within its memory.
+class HeldJobsLimitError : public std::runtime_error {
+ public:
+  HeldJobsLimitError(uint64_t held, double at_s)
+      : std::runtime_error("jobs: " + std::to_string(held) + " jobs held"), held(held), at_s(at_s) {}
+  uint64_t held;
+  double at_s;  // simulated time it was reached
+};
 
 class JobCluster final : public engine::EventTarget,
                          public fleet::InstancePoolListener,
@@ -130,7 +141,7 @@ class JobCluster final : public engine::EventTarget,
 
   // Accumulators.
   std::vector<engine::TimeWeighted> busy_;  // GPUs held per queue
-  engine::TimeWeighted available_;          // GPUs in service
+  engine::TimeWeighted available_;          // GPUs in service (ClusterState::in_service_gpus)
   std::vector<int64_t> submitted_, completed_, preempted_;
   std::vector<std::vector<double>> waits_;   // per queue, completed jobs
   std::vector<double> window_wait_sum_;      // per queue, starts since the last sample

@@ -136,6 +136,9 @@ struct JobsConfig {
   double sample_interval_s = 3600.0;  // time series period; 0: no time series
   bool record_timeseries = true;
   bool record_jobs = false;           // keep one row per job (JobsResult::jobs)
+  // Jobs held at once (submitted and not finished, plus the rows kept by record_jobs): past it
+  // the run stops with HeldJobsLimitError (job_cluster.hpp). The world sets it from run.max_memory.
+  uint64_t max_held_jobs = std::numeric_limits<uint64_t>::max();
   std::string series_prefix = "jobs";
 
   int total_gpus() const { return fleet.nodes * gpus_per_node; }

@@ -260,6 +260,28 @@ void apply_override(nlohmann::json& doc, std::string_view assignment) {
   set_path(doc, path, std::move(value));
 }
 
+std::vector<std::string> input_files(const nlohmann::json& doc) {
+  std::vector<std::string> files;
+  // Iterative (a document is at most kMaxNestingDepth deep, but a Python dict need not be).
+  std::vector<std::pair<const nlohmann::json*, bool>> stack{{&doc, true}};  // value, at the top level
+  while (!stack.empty()) {
+    const auto [v, top] = stack.back();
+    stack.pop_back();
+    if (v->is_array()) {
+      for (const auto& item : *v) stack.emplace_back(&item, false);
+    } else if (v->is_object()) {
+      for (const auto& [key, item] : v->items()) {
+        if (top && key == "run") continue;  // run.trace is written, not read
+        if (key == "trace" && item.is_string()) files.push_back(item.get<std::string>());
+        else stack.emplace_back(&item, false);
+      }
+    }
+  }
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  return files;
+}
+
 namespace detail {
 
 std::string read_at_most(std::istream& in, std::size_t max_bytes) {

@@ -36,6 +36,12 @@ void set_path(nlohmann::json& doc, std::string_view path, nlohmann::json value);
 // "PATH=VALUE" as given to --set: VALUE is JSON, or else taken as a bare string.
 void apply_override(nlohmann::json& doc, std::string_view assignment);
 
+// The files a scenario reads besides itself, as written in it (relative to the working
+// directory): every string under a key named "trace" (arrival, job, reclaim and failure traces)
+// but run.trace, which is an output. Outputs must never be written over them, and a cache of
+// results must key on their contents (the file's name alone would return a stale result).
+std::vector<std::string> input_files(const nlohmann::json& doc);
+
 // The JSON Schema of scenario files (scenarios/schema.json, compiled in).
 std::string_view schema_text();
 // Structural validation against the schema (types, enums, unknown keys, ranges).

@@ -44,6 +44,13 @@ void check_trace(const std::string& file, const std::string& path, double time_s
 
 }  // namespace
 
+bool trace_has_column(const work::ArrivalSpec& arrivals, const char* column) {
+  if (arrivals.process != ArrivalProcess::trace) return false;
+  std::ifstream in(arrivals.trace_path, std::ios::binary);
+  const work::TraceReader header(in, arrivals.trace_time_scale);  // parse_arrivals read it whole
+  return header.has_column(column);
+}
+
 work::ArrivalSpec parse_arrivals(const json& in, const std::string& path) {
   work::ArrivalSpec a;
   a.process = get_choice(in, "process", path, work::kArrivalProcessNames, ArrivalProcess::poisson);

@@ -19,6 +19,7 @@ using serving::ScalingPolicy;
 
 constexpr int kMaxReplicas = 1'000'000;
 constexpr double kMaxPeriod_s = 7 * 86400.0;
+constexpr double kMaxSeasonBuckets = 1e6;
 
 double period(const json& o, const char* key, const std::string& at, double def) {
   const double t = get_quantity(o, key, at, QuantityKind::time, Sign::positive, def);
@@ -162,6 +163,10 @@ void parse_predictive(const json& o, const std::string& at, serving::PredictiveS
   p.bucket_s = period(o, "bucket", at, p.bucket_s);
   p.season_s = get_quantity(o, "season", at, QuantityKind::time, Sign::positive, p.season_s);
   if (p.season_s < 2 * p.bucket_s) throw InputError(join_path(at, "season"), "expected at least two buckets");
+  // The forecast holds a level and a trend per bucket of the season.
+  if (p.season_s / p.bucket_s > kMaxSeasonBuckets)
+    throw InputError(join_path(at, "bucket"), "a season of " + rounded_count(p.season_s / p.bucket_s) +
+                                                  " buckets; at most 1e6", "a longer bucket, or a shorter season");
   p.scheduling_buffer_s =
       get_quantity(o, "scheduling_buffer", at, QuantityKind::time, Sign::non_negative, p.scheduling_buffer_s);
   p.alpha = get_number(o, "alpha", at, p.alpha, 0.0, 1.0);
@@ -171,15 +176,21 @@ void parse_predictive(const json& o, const std::string& at, serving::PredictiveS
 
 }  // namespace
 
-AutoscalerSpec parse_autoscaler(const json& fleet, const char* key) {
+AutoscalerSpec parse_autoscaler(const json& fleet, const char* key, std::vector<std::string>& warnings) {
   const std::string at = join_path("fleet", key);
   const json& a = object_or_empty(fleet, key, "fleet");
   AutoscalerSpec s;
   s.policy = get_choice(a, "policy", at, serving::kScalingPolicyNames, ScalingPolicy::fixed);
   const bool fixed = s.policy == ScalingPolicy::fixed;
   if (fixed) {
-    for (const char* k : {"min", "max", "metric", "target", "inner"})
-      if (member(a, k)) throw InputError(join_path(at, k), "applies to a scaling policy; \"fixed\" holds `replicas`");
+    // Every scaling policy's keys: a sweep or a size search over the policy keeps them in the
+    // file, so with "fixed" they are checked and reported as unused, not refused.
+    for (const char* k : {"min", "max", "metric", "target"})
+      if (member(a, k))
+        warnings.push_back("warning: " + join_path(at, k) + ": has no effect with policy \"fixed\" (it holds `replicas`)");
+    if (member(a, "inner")) throw InputError(join_path(at, "inner"), "applies to policies \"scheduled\" and \"predictive\"");
+    if (member(a, "min")) (void)get_int(a, "min", at, 1, 0, kMaxReplicas);
+    if (member(a, "max")) (void)get_int(a, "max", at, 1, 1, kMaxReplicas);
     s.replicas = static_cast<int>(get_int(a, "replicas", at, 1, 0, kMaxReplicas));
     s.min_replicas = s.max_replicas = s.replicas;
   } else {
@@ -252,6 +263,24 @@ AutoscalerSpec parse_autoscaler(const json& fleet, const char* key) {
     throw InputError(at, e.what());
   }
   return s;
+}
+
+void check_autoscaler_period(const AutoscalerSpec& spec, const char* key, double until_s) {
+  // The policy whose period the scaling loop runs at: scheduled and predictive run at their
+  // inner policy's (predictive's default inner: target tracking).
+  ScalingPolicy timed = spec.policy;
+  if (spec.policy == ScalingPolicy::predictive) timed = spec.inner == ScalingPolicy::none ? ScalingPolicy::target_tracking : spec.inner;
+  if (spec.policy == ScalingPolicy::scheduled && spec.inner != ScalingPolicy::none) timed = spec.inner;
+  const char* period_key = "";
+  switch (timed) {
+    case ScalingPolicy::hpa: period_key = "hpa.sync_period"; break;
+    case ScalingPolicy::kpa: period_key = "kpa.tick_interval"; break;
+    case ScalingPolicy::target_tracking: period_key = "target_tracking.period"; break;
+    case ScalingPolicy::step: period_key = "step.period"; break;
+    case ScalingPolicy::scheduled: period_key = "scheduled.period"; break;
+    default: return;  // fixed: a fixed period (60 s)
+  }
+  check_period(serving::make_autoscaler(spec)->period_s(), until_s, join_path(join_path("fleet", key), period_key));
 }
 
 }  // namespace cs::scenario::detail

@@ -14,6 +14,7 @@
 #include "sim/scenario/parse_fleet_sections.hpp"
 #include "sim/scenario/parse_fleet_values.hpp"
 #include "sim/scenario/parse_sections.hpp"
+#include "sim/scenario/quantity_range.hpp"
 #include "sim/scenario/suggest.hpp"
 #include "workloads/training_memory.hpp"
 
@@ -153,11 +154,13 @@ void parse_interruptions(const json& f, fleet::SpotReclaimConfig& r, double& fal
                        "give either trace or rate (and correlated)");
     r.trace = event_trace_value(*t, join_path(at, "trace"));
   }
-  if (const json* w = member(in, "warning"))
+  if (const json* w = member(in, "warning")) {
     r.warning_s = time_or_named(*w, join_path(at, "warning"), Sign::non_negative,
                                 {{"aws", fleet::kAwsSpotWarning_s},
                                  {"gcp", fleet::kGcpSpotWarning_s},
                                  {"azure", fleet::kAzureSpotWarning_s}});
+    check_range(r.warning_s, *w, "reclaim_warning", join_path(at, "warning"));
+  }
   if (member(in, "correlated")) {
     const std::string cat = join_path(at, "correlated");
     const json& corr = object_or_empty(in, "correlated", at);

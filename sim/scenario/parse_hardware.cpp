@@ -43,9 +43,10 @@ GpuConfig parse_gpu(const json& hardware) {
                        did_you_mean(name, gpu_names()));
   GpuConfig gpu = base.value_or(GpuConfig{});
   gpu.name = name;
-  gpu.peak_flops = get_quantity(*v, "peak_flops", path, QuantityKind::flops, Sign::positive, gpu.peak_flops);
+  // Physical floors and ceilings (the schema's definitions say why): every op's time finite.
+  gpu.peak_flops = get_ranged(*v, "peak_flops", path, "gpu_peak_flops", gpu.peak_flops);
   gpu.hbm_bandwidth_Bps = get_ranged(*v, "hbm_bandwidth", path, "link_bandwidth", gpu.hbm_bandwidth_Bps);
-  gpu.memory_bytes = get_quantity(*v, "memory", path, QuantityKind::bytes, Sign::positive, gpu.memory_bytes);
+  gpu.memory_bytes = get_ranged(*v, "memory", path, "gpu_memory", gpu.memory_bytes);
   gpu.nvlink_bandwidth_Bps = get_ranged(*v, "nvlink_bandwidth", path, "link_bandwidth", gpu.nvlink_bandwidth_Bps,
                                         /*zero_means_none=*/true);
   if (member(*v, "nvlink_bandwidth") && !(gpu.nvlink_bandwidth_Bps > 0)) gpu.fabric = topo::NodeFabric::pcie;

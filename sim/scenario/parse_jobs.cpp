@@ -3,13 +3,16 @@
 // (policy, queues, preemption, placement) into cs::jobs::JobsConfig. The fleet's nodes,
 // checkpoints, restores, arrivals and distributions are the shared parsers'. Only parsing:
 // the model is sim/fleet's (job_cluster.hpp).
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
 #include "sim/scenario/parse_fleet_values.hpp"
 #include "sim/scenario/parse_sections.hpp"
+#include "sim/scenario/quantity_range.hpp"
 #include "sim/scenario/suggest.hpp"
 #include "workloads/job_trace.hpp"
+#include "workloads/training_memory.hpp"
 
 namespace cs::scenario::detail {
 namespace {
@@ -148,10 +151,21 @@ void parse_class_training(const json& doc, const json& w, Config& config) {
                                                 "plan's tp x pp x dp x cp");
     config.job_class_training[i] =
         parse_training_config(*t, join_path(item, "training"), config, static_cast<int64_t>(jc.gpus.mean));
+    // As a training run's plan: a job class's must fit in its GPUs' memory (its step is
+    // simulated; a plan that does not fit is a result for one step, never a job that runs).
+    const TrainingConfig& tc = *config.job_class_training[i];
+    const work::MemoryReport m = work::memory_per_gpu(tc.workload, config.gpu.memory_bytes, tc.step.memory);
+    if (!m.fits)
+      throw InputError(join_path(item, "training.parallel"),
+                       "a plan that fits in GPU memory: this one needs " + format_quantity(m.max_bytes, QuantityKind::bytes) +
+                           " per GPU of " + format_quantity(config.gpu.memory_bytes, QuantityKind::bytes),
+                       "more tensor or pipeline parallelism, ZeRO, recomputation, or clustersim plan for one that fits");
   }
 }
 
-void parse_trace(const json& w, JobsConfig& c) {
+// Returns the trace's span: the last job's end had it started on submission (the run lasts at
+// least that long).
+double parse_trace(const json& w, JobsConfig& c) {
   const std::string at = join_path(kWorkload, "trace");
   const json& v = w.at("trace");
   if (!v.is_string() || v.get_ref<const std::string&>().empty())
@@ -159,14 +173,22 @@ void parse_trace(const json& w, JobsConfig& c) {
   c.trace_path = v.get<std::string>();
   std::ifstream in(c.trace_path);
   if (!in)
-    throw InputError(at, "cannot open '" + c.trace_path + "'", "paths in a scenario file are relative to its folder (from Python dicts and --set, to the working directory)");
+    throw InputError(at, "cannot open '" + c.trace_path + "'",
+                     "paths in a scenario file are relative to its folder (from Python dicts and --set, to the working directory)");
+  // Read it through once (row by row, nothing kept): a malformed row is an input error now
+  // rather than in the middle of the run. (A job larger than its queue allows is the run's to
+  // refuse at submission, as Slurm does: JobsResult::rejected.)
+  double span_s = 0;
   try {
-    work::JobTraceReader header(in);  // the columns now; the rows as the run reads them
+    work::JobTraceReader reader(in);
+    while (const auto row = reader.next()) span_s = std::max(span_s, row->submit_s + row->duration_s);
   } catch (const std::invalid_argument& e) {
-    throw InputError(at, "in '" + c.trace_path + "': " + e.what());
+    throw InputError(at, "in '" + c.trace_path + "': " + e.what(),
+                     "a header row naming submit_time, gpus, duration (and queue, class), then one job per row");
   }
   if (member(w, "arrivals"))
     throw InputError(join_path(kWorkload, "arrivals"), "a trace gives the submission times: no arrivals with it");
+  return span_s;
 }
 
 // The cluster: the topology's nodes (its domains come when the world builds it), or
@@ -227,6 +249,7 @@ void parse_jobs(const json& doc, Config& config) {
   parse_restore(fleet, c.restore);
 
   const bool trace = member(w, "trace") != nullptr;
+  double span_s = 0;  // how long the run lasts at least (without run.until)
   if (!trace && !member(w, "classes"))
     throw InputError(join_path(kWorkload, "classes"), "a jobs workload needs classes (with arrivals) or a trace",
                      "e.g. \"classes\": [{\"name\": \"train\", \"gpus\": 8, \"duration\": \"6h\"}], \"arrivals\": {\"rate\": \"2/h\"}");
@@ -236,7 +259,7 @@ void parse_jobs(const json& doc, Config& config) {
     parse_class_training(doc, w, config);
   }
   if (trace) {
-    parse_trace(w, c);
+    span_s = parse_trace(w, c);
   } else {
     const std::string at = join_path(kWorkload, "arrivals");
     const json& a = object_or_empty(w, "arrivals", kWorkload);
@@ -254,6 +277,8 @@ void parse_jobs(const json& doc, Config& config) {
   if (!trace && c.max_jobs < 0 && !std::isfinite(c.until_s))
     throw InputError("run.until", "jobs keep arriving: give run.until (how long to run) or workload.jobs (how many to submit)");
   c.sample_interval_s = config.run.timeseries_interval_s > 0 ? config.run.timeseries_interval_s : 3600.0;
+  if (!trace && c.max_jobs >= 0) span_s = static_cast<double>(c.max_jobs) / c.arrivals.rate_per_s;
+  check_period(c.sample_interval_s, std::isfinite(c.until_s) ? c.until_s : span_s, "run.timeseries_interval");
   check_size(config);
   // Every value was checked above with its JSON path; the library's own checks are a safety net
   // whose field names are not always the file's.

@@ -55,6 +55,8 @@ void parse_restore(const nlohmann::json& fleet, fleet::RestoreConfig& restore);
 // period, peak_to_mean and peak_at, bursty with burst_factor, burst_duration and
 // burst_interval, or trace with a CSV file and time_scale; rate but for a trace).
 work::ArrivalSpec parse_arrivals(const nlohmann::json& arrivals, const std::string& path);
+// Whether the arrivals are a trace whose header names `column` (e.g. "service_time").
+bool trace_has_column(const work::ArrivalSpec& arrivals, const char* column);
 // Keys of `obj` that have no effect where they stand are errors ("applies only " + why).
 void refuse_keys(const nlohmann::json& obj, const std::string& at, std::initializer_list<const char*> keys,
                  const std::string& why);

@@ -9,6 +9,7 @@
 #include "sim/scenario/parse_fleet_values.hpp"
 #include "sim/scenario/parse_model.hpp"
 #include "sim/scenario/parse_sections.hpp"
+#include "sim/scenario/quantity_range.hpp"
 #include "sim/scenario/suggest.hpp"
 #include "workloads/arrivals.hpp"
 
@@ -17,13 +18,15 @@ namespace {
 
 using work::ArrivalProcess;
 
-void parse_request(const json& w, const std::string& at, bool plain, work::RequestSpec& r) {
+void parse_request(const json& w, const std::string& at, bool plain, const work::ArrivalSpec& arrivals,
+                   work::RequestSpec& r) {
   const std::string path = join_path(at, "request");
   const json& in = object_or_empty(w, "request", at);
   if (plain) {
     refuse_keys(in, path, {"prompt_tokens", "output_tokens", "max_prompt_tokens", "max_output_tokens", "shared_prefix"},
                 "to an LLM server; this replica is a plain server (workload.replica.concurrency)");
-    if (!member(in, "service_time"))
+    // A trace with a service_time column gives every request's time (each row must have it).
+    if (!member(in, "service_time") && !trace_has_column(arrivals, "service_time"))
       throw InputError(join_path(path, "service_time"),
                        "required for a plain server: the time one request holds a slot (a time or a distribution)",
                        "e.g. {\"dist\": \"exponential\", \"mean\": \"100ms\"}");
@@ -68,9 +71,30 @@ serving::GpuSpec gpu_at_precision(const Config& config, work::Precision precisio
   return gpu;
 }
 
+// What no GPU can run: tensor parallelism splits the attention heads (vLLM refuses a degree that
+// does not divide them), and the weights and a given KV cache must fit in the GPUs' memory.
+void check_replica_fits(const serving::LlmTimingSpec& t, const std::string& path, int node_gpus, int heads) {
+  if (heads > 0 && heads % t.gpus != 0) {
+    std::string divisors;
+    for (int g = 1; g <= node_gpus; ++g)
+      if (heads % g == 0) divisors += (divisors.empty() ? "" : ", ") + std::to_string(g);
+    throw InputError(join_path(path, "gpus"), "a tensor-parallel degree dividing the model's " + std::to_string(heads) +
+                                                  " attention heads; got " + std::to_string(t.gpus),
+                     "one of " + divisors);
+  }
+  const double memory = t.gpus * t.gpu.hbm_bytes, weights = t.model.weight_bytes();
+  if (t.kv_cache_bytes > 0 && t.kv_cache_bytes + weights > memory)
+    throw InputError(join_path(path, "kv_cache"),
+                     "at most the GPUs' memory less the weights: " + format_quantity(memory, QuantityKind::bytes) + " on " +
+                         std::to_string(t.gpus) + " GPU(s), " + format_quantity(weights, QuantityKind::bytes) +
+                         " of weights; got " + format_quantity(t.kv_cache_bytes, QuantityKind::bytes),
+                     "a smaller kv_cache, or more GPUs per replica");
+}
+
 // The keys of an LLM replica present in `r` (at `path`) over `spec` (defaults or the replica
 // it overrides).
-void parse_llm_replica(const json& r, const std::string& path, const Config& config, serving::LlmReplicaSpec& spec) {
+void parse_llm_replica(const json& r, const std::string& path, const Config& config, int heads,
+                       serving::LlmReplicaSpec& spec) {
   serving::LlmTimingSpec& t = spec.timing;
   serving::BatchingSpec& b = spec.batching;
   const int node_gpus = config.topology.node.gpus;
@@ -89,8 +113,8 @@ void parse_llm_replica(const json& r, const std::string& path, const Config& con
   t.activation_reserve_bytes =
       get_quantity(r, "activation_reserve", path, QuantityKind::bytes, Sign::non_negative, t.activation_reserve_bytes);
   t.kv_cache_bytes = get_quantity(r, "kv_cache", path, QuantityKind::bytes, Sign::non_negative, t.kv_cache_bytes);
-  t.gpu.compute_efficiency = get_number(r, "compute_efficiency", path, t.gpu.compute_efficiency, 1e-6, 1.0);
-  t.gpu.memory_efficiency = get_number(r, "memory_efficiency", path, t.gpu.memory_efficiency, 1e-6, 1.0);
+  t.gpu.compute_efficiency = get_number(r, "compute_efficiency", path, t.gpu.compute_efficiency, kMinEfficiency, 1.0);
+  t.gpu.memory_efficiency = get_number(r, "memory_efficiency", path, t.gpu.memory_efficiency, kMinEfficiency, 1.0);
   t.iteration_overhead_s =
       get_quantity(r, "iteration_overhead", path, QuantityKind::time, Sign::non_negative, t.iteration_overhead_s);
   t.tp_allreduce_bandwidth_Bps = get_quantity(r, "tp_allreduce_bandwidth", path, QuantityKind::bandwidth,
@@ -108,6 +132,7 @@ void parse_llm_replica(const json& r, const std::string& path, const Config& con
     if (!(mt.base_s + mt.per_prefill_token_s + mt.per_decode_sequence_s > 0))
       throw InputError(mp, "an iteration must take time: give base, per_prefill_token or per_decode_sequence > 0");
   }
+  check_replica_fits(spec.timing, path, node_gpus, heads);
   try {
     serving::validate_llm_replica(spec);
   } catch (const std::invalid_argument& e) {
@@ -132,7 +157,8 @@ serving::LlmModelSpec llm_model(const work::TransformerSpec& m, work::Precision 
   return model;
 }
 
-void parse_replica(const json& w, const std::string& at, Config& config) {
+// Returns the model's attention heads (0 for a plain server).
+int parse_replica(const json& w, const std::string& at, Config& config) {
   serving::ReplicaConfig& rc = config.serving.replica;
   const std::string path = join_path(at, "replica");
   const json& r = object_or_empty(w, "replica", at);
@@ -143,7 +169,7 @@ void parse_replica(const json& w, const std::string& at, Config& config) {
                 "to an LLM server; this replica is a plain server (workload.replica.concurrency)");
     rc.server.concurrency = static_cast<int>(get_int(r, "concurrency", path, 1, 1, 1 << 20));
     rc.server.gpus = static_cast<int>(get_int(r, "gpus", path, 1, 1, config.topology.node.gpus));
-    return;
+    return 0;
   }
   rc.kind = serving::ReplicaKind::llm;
   if (!member(w, "model"))
@@ -152,13 +178,15 @@ void parse_replica(const json& w, const std::string& at, Config& config) {
   // The table's names alone: serving refuses fp32 as an unknown name (training: as planned).
   const work::Precision precision = get_choice(w, "precision", at, work::kPrecisionNames, work::Precision::bf16);
   serving::LlmReplicaSpec& spec = rc.llm;
-  spec.timing.model = llm_model(parse_transformer(w.at("model"), join_path(at, "model")), precision);
+  const work::TransformerSpec model = parse_transformer(w.at("model"), join_path(at, "model"));
+  spec.timing.model = llm_model(model, precision);
   const double efficiency_compute = spec.timing.gpu.compute_efficiency, efficiency_memory = spec.timing.gpu.memory_efficiency;
   spec.timing.gpu = gpu_at_precision(config, precision, at);
   spec.timing.gpu.compute_efficiency = efficiency_compute;
   spec.timing.gpu.memory_efficiency = efficiency_memory;
   // Tensor parallelism stays in a node: sim/world times its all-reduces on the node's fabric.
-  parse_llm_replica(r, path, config, spec);
+  parse_llm_replica(r, path, config, model.heads, spec);
+  return model.heads;
 }
 
 void parse_slo(const json& w, const std::string& at, serving::SloSpec& slo) {
@@ -171,7 +199,7 @@ void parse_slo(const json& w, const std::string& at, serving::SloSpec& slo) {
   slo.tpot_s = get_quantity(in, "tpot", path, QuantityKind::time, Sign::positive, inf);
 }
 
-void parse_disaggregated(const json& w, const std::string& at, Config& config) {
+void parse_disaggregated(const json& w, const std::string& at, int heads, Config& config) {
   serving::DisaggregationSpec& d = config.serving.disaggregated;
   const json* v = member(w, "disaggregated");
   if (!v) return;
@@ -181,7 +209,7 @@ void parse_disaggregated(const json& w, const std::string& at, Config& config) {
   // The prefill replicas are the replica of workload.replica with these keys changed.
   d.prefill_replica = config.serving.replica.llm;
   const json& pr = object_or_empty(*v, "prefill_replica", path);
-  parse_llm_replica(pr, join_path(path, "prefill_replica"), config, d.prefill_replica);
+  parse_llm_replica(pr, join_path(path, "prefill_replica"), config, heads, d.prefill_replica);
   const std::string lp = join_path(path, "link");
   const json& link = object_or_empty(*v, "link", path);
   d.link.bandwidth_Bps = get_quantity(link, "bandwidth", lp, QuantityKind::bandwidth, Sign::positive, d.link.bandwidth_Bps);
@@ -197,12 +225,12 @@ void parse_serving_workload(const json& w, const std::string& at, Config& config
     throw InputError(join_path(at, "arrivals"), "required for a serving workload: {\"process\", \"rate\", ...}",
                      "e.g. {\"process\": \"poisson\", \"rate\": \"100/s\"}");
   config.serving.arrivals = parse_arrivals(object_or_empty(w, "arrivals", at), join_path(at, "arrivals"));
-  parse_replica(w, at, config);
+  const int heads = parse_replica(w, at, config);
   const bool plain = config.serving.replica.kind == serving::ReplicaKind::server;
-  parse_request(w, at, plain, config.serving.request);
+  parse_request(w, at, plain, config.serving.arrivals, config.serving.request);
   parse_slo(w, at, config.serving.slo);
   if (plain) refuse_keys(object_or_empty(w, "slo", at), join_path(at, "slo"), {"ttft", "tpot"}, "to LLM servers");
-  parse_disaggregated(w, at, config);
+  parse_disaggregated(w, at, heads, config);
 }
 
 }  // namespace cs::scenario::detail

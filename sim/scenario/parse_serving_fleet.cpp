@@ -11,6 +11,7 @@
 #include "sim/scenario/parse_fleet_sections.hpp"
 #include "sim/scenario/parse_fleet_values.hpp"
 #include "sim/scenario/parse_sections.hpp"
+#include "sim/scenario/quantity_range.hpp"
 #include "sim/serving/serving_fleet.hpp"
 
 namespace cs::scenario::detail {
@@ -137,7 +138,7 @@ void parse_serving_fleet(const json& doc, Config& config) {
     if (member(f, key))
       throw InputError(join_path(kFleet, key), "applies to training_run workloads; a serving fleet is sized by fleet.autoscaler");
   serving::ServingConfig& c = config.serving;
-  c.fleet.autoscaler = parse_autoscaler(f, "autoscaler");
+  c.fleet.autoscaler = parse_autoscaler(f, "autoscaler", config.warnings);
   c.fleet.pool = parse_pool(f, config);
   serving::DisaggregationSpec& d = c.disaggregated;
   if (member(f, "prefill_autoscaler") && !d.enabled)
@@ -145,12 +146,21 @@ void parse_serving_fleet(const json& doc, Config& config) {
   if (d.enabled) {
     d.decode = c.fleet;
     d.prefill.pool = c.fleet.pool;
-    d.prefill.autoscaler = member(f, "prefill_autoscaler") ? parse_autoscaler(f, "prefill_autoscaler") : c.fleet.autoscaler;
+    d.prefill.autoscaler = member(f, "prefill_autoscaler") ? parse_autoscaler(f, "prefill_autoscaler", config.warnings) : c.fleet.autoscaler;
     // A prefill replica's weights are the decode replica's; its GPUs may differ (its price).
     const double share = static_cast<double>(d.prefill_replica.timing.gpus) / c.replica.llm.timing.gpus;
     for (const fleet::Market m : fleet::kAllMarkets) d.prefill.pool.market.usd_per_hour[m] *= share;
   }
   parse_serving_run(doc, config);
+  check_autoscaler_period(c.fleet.autoscaler, "autoscaler", c.until_s);
+  // Holt-Winters forecasts a season from the one before: until the second season starts it
+  // has nothing to forecast from, and the inner policy alone scales.
+  const serving::AutoscalerSpec& as = c.fleet.autoscaler;
+  if (as.policy == serving::ScalingPolicy::predictive && c.until_s < 2 * as.predictive.season_s)
+    config.warnings.push_back("warning: fleet.autoscaler.predictive.season: run.until is shorter than two seasons (" +
+                              format_quantity(2 * as.predictive.season_s, QuantityKind::time) +
+                              "): the forecast never starts, and the policy is its inner policy alone");
+  if (d.enabled) check_autoscaler_period(d.prefill.autoscaler, "prefill_autoscaler", c.until_s);
   // The topology and network matter only where KV caches cross them.
   config.serving_kv_over_network = d.enabled && member(doc, "topology");
   for (const char* key : {"topology", "network"})

@@ -95,14 +95,13 @@ void parse_measured(const json& w, const std::string& workload_at, const work::T
 void parse_efficiency(const json& w, const std::string& workload_at, compute::Efficiency& eff) {
   const std::string at = join_path(workload_at, "efficiency");
   const json& e = object_or_empty(w, "efficiency", workload_at);
-  eff.gemm = get_number(e, "gemm", at, 0, 0, 1);
+  // Shares of a peak from 0.001 (no kernel is a thousand times slower than its roofline; below
+  // that a 1e-300 share schedules ops at infinity) to 1. 0 stands for "the default" in
+  // Efficiency, so an explicit 0 is refused as any share below the floor.
+  eff.gemm = get_number(e, "gemm", at, 0, kMinEfficiency, 1);
   eff.gemm_shape_aware = get_bool(e, "gemm_shape_aware", at, true);
-  eff.attention = get_number(e, "attention", at, 0, 0, 1);
-  eff.memory = get_number(e, "memory", at, eff.memory, 1e-3, 1);
-  // 0 stands for "the default" in Efficiency: an explicit 0 would be a mistake.
-  for (const char* key : {"gemm", "attention"})
-    if (member(e, key) && !(get_number(e, key, at, 0, 0, 1) > 0))
-      throw InputError(join_path(at, key), "expected a share of the peak in (0, 1]; got 0");
+  eff.attention = get_number(e, "attention", at, 0, kMinEfficiency, 1);
+  eff.memory = get_number(e, "memory", at, eff.memory, kMinEfficiency, 1);
 }
 
 void parse_simulation(const json& w, const std::string& at, TrainingConfig& t) {

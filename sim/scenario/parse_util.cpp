@@ -1,6 +1,7 @@
 #include "sim/scenario/parse_util.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 #include "sim/scenario/quantity_range.hpp"
 #include "sim/scenario/suggest.hpp"
@@ -106,6 +107,21 @@ double get_number(const json& obj, std::string_view key, std::string_view at, do
                   double min, double max) {
   const json* v = member(obj, key);
   return v ? number_value(*v, join_path(at, key), min, max) : def;
+}
+
+std::string rounded_count(double n) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, n < 1e6 ? "%.0f" : "%.3g", n);
+  return buf;
+}
+
+void check_period(double period_s, double horizon_s, const std::string& path) {
+  if (!(period_s > 0) || !std::isfinite(horizon_s) || horizon_s / period_s <= kMaxPeriodicEvents) return;
+  throw InputError(path, "expected a period of at least " + format_quantity(horizon_s / kMaxPeriodicEvents, QuantityKind::time) +
+                             ": every " + format_quantity(period_s, QuantityKind::time) + " over " +
+                             format_quantity(horizon_s, QuantityKind::time) + " is about " +
+                             rounded_count(horizon_s / period_s) + " events; at most 1e7",
+                   "a longer period, or a shorter run.until");
 }
 
 bool get_bool(const json& obj, std::string_view key, std::string_view at, bool def) {

@@ -47,6 +47,20 @@ double number_value(const json& v, const std::string& path, double min, double m
 double get_number(const json& obj, std::string_view key, std::string_view at, double def,
                   double min, double max);
 bool get_bool(const json& obj, std::string_view key, std::string_view at, bool def);
+
+// A count for a message: whole below a million, else 3 significant digits ("8.64e+13").
+std::string rounded_count(double n);
+
+// The lowest share of a GPU's peak (FLOP/s or HBM bandwidth) a kernel may be given: no kernel
+// runs a thousand times below its roofline, and a 1e-300 share would time ops at infinity.
+inline constexpr double kMinEfficiency = 1e-3;
+
+// The most times a periodic event (an autoscaler's evaluation, a sample of the time series)
+// may fire in one run: the run's event budget for a loop, about a second of events on one core.
+inline constexpr double kMaxPeriodicEvents = 1e7;
+// Throws InputError at `path` when an event every `period_s` over `horizon_s` (run.until, or the
+// run's expected length) fires more than kMaxPeriodicEvents times: a 1 ns period is a hang.
+void check_period(double period_s, double horizon_s, const std::string& path);
 std::string get_string(const json& obj, std::string_view key, std::string_view at,
                        std::string def);
 

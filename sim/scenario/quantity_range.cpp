@@ -51,11 +51,14 @@ std::string format_quantity(double si, QuantityKind kind) {
   static const Unit time[] = {{1e-9, "ns"}, {1e-6, "us"}, {1e-3, "ms"}, {1, "s"}, {60, "min"}, {3600, "h"}, {86400, "d"}, {86400, "d"}};
   static const Unit bytes[] = {{1, "B"}, {1e3, "kB"}, {1e6, "MB"}, {1e9, "GB"}, {1e12, "TB"}, {1e15, "PB"}, {1e18, "EB"}, {1e21, "ZB"}};
   static const Unit rate[] = {{1, "B/s"}, {1e3, "kB/s"}, {1e6, "MB/s"}, {1e9, "GB/s"}, {1e12, "TB/s"}, {1e15, "PB/s"}, {1e18, "EB/s"}, {1e21, "ZB/s"}};
+  static const Unit flops[] = {{1, "FLOP/s"},   {1e3, "kFLOP/s"},  {1e6, "MFLOP/s"}, {1e9, "GFLOP/s"},
+                               {1e12, "TFLOP/s"}, {1e15, "PFLOP/s"}, {1e18, "EFLOP/s"}, {1e21, "ZFLOP/s"}};
   const Unit* units = nullptr;
   switch (kind) {
     case QuantityKind::time: units = time; break;
     case QuantityKind::bytes: units = bytes; break;
     case QuantityKind::bandwidth: units = rate; break;
+    case QuantityKind::flops: units = flops; break;
     default: return number(si);
   }
   if (si == 0) return std::string("0 ") + units[kind == QuantityKind::time ? 3 : 0].name;

@@ -61,8 +61,11 @@ class Replica : public engine::EventTarget {
   int outstanding() const { return in_service_ + queued_; }
   bool accepting() const { return !draining_; }
   bool draining() const { return draining_; }
-  // A request submitted now would start at once (central-queue dispatch asks this).
-  bool can_start_now() const { return in_service_ < capacity_ && queued_ == 0; }
+  // A slot is free for one more request (central-queue dispatch asks this): what it serves and
+  // what it accepted for its next start (an LLM engine admits its waiting sequences at the
+  // next iteration, as vLLM's) stay under its capacity (a plain server's slots, an LLM
+  // server's max_num_seqs).
+  bool can_start_now() const { return in_service_ + queued_ < capacity_; }
 
   // False when the request could never be served here (too large for it); the pool drops it.
   virtual bool admissible(const Request&) const { return true; }

@@ -239,8 +239,27 @@ void ReplicaPool::route(const Request& request) {
 }
 
 uint32_t ReplicaPool::pick() {
-  if (spec_.balance == BalancePolicy::central_queue || ready_list_.empty()) return kNoReplica;
-  return ready_list_[static_cast<std::size_t>(balancer_.pick(ready_list_))]->id();
+  if (spec_.balance == BalancePolicy::central_queue) return kNoReplica;
+  Replica* r = balanced_target();
+  return r ? r->id() : kNoReplica;
+}
+
+bool ReplicaPool::holds_at_balancer() const {
+  return spec_.max_queue != std::numeric_limits<std::size_t>::max() || std::isfinite(spec_.queue_timeout_s);
+}
+
+Replica* ReplicaPool::balanced_target() {
+  if (!holds_at_balancer()) {
+    if (ready_list_.empty()) return nullptr;
+    return ready_list_[static_cast<std::size_t>(balancer_.pick(ready_list_))];
+  }
+  // With a queue limit or timeout the balancer's queue is where requests wait: a replica takes
+  // one only into a free slot (else the limits would never see the requests queued at it).
+  free_list_.clear();
+  for (Replica* r : ready_list_)
+    if (r->can_start_now()) free_list_.push_back(r);
+  if (free_list_.empty()) return nullptr;
+  return free_list_[static_cast<std::size_t>(balancer_.pick(free_list_))];
 }
 
 void ReplicaPool::route_to(uint32_t id, const Request& request) {
@@ -263,11 +282,12 @@ void ReplicaPool::forward(Request request) {
     enqueue(request);
     return;
   }
-  if (ready_list_.empty()) {
+  Replica* target = queue_.empty() ? balanced_target() : nullptr;  // first come, first served
+  if (!target) {
     enqueue(request);
     return;
   }
-  dispatch(*ready_list_[static_cast<std::size_t>(balancer_.pick(ready_list_))], request);
+  dispatch(*target, request);
 }
 
 void ReplicaPool::dispatch(Replica& replica, const Request& request) {
@@ -304,8 +324,8 @@ void ReplicaPool::flush_queue() {
     Replica* target = nullptr;
     if (spec_.balance == BalancePolicy::central_queue) {
       target = pop_idle();
-    } else if (!ready_list_.empty()) {
-      target = ready_list_[static_cast<std::size_t>(balancer_.pick(ready_list_))];
+    } else {
+      target = balanced_target();
     }
     if (!target) return;
     const Request request = pop_queue();
@@ -358,7 +378,10 @@ void ReplicaPool::on_complete(Replica& replica, const Request& request) {
 }
 
 void ReplicaPool::on_slot_free(Replica& replica) {
-  if (spec_.balance != BalancePolicy::central_queue) return;
+  if (spec_.balance != BalancePolicy::central_queue) {
+    if (holds_at_balancer()) flush_queue();
+    return;
+  }
   while (!queue_.empty() && replica.can_start_now()) {
     const Request request = pop_queue();
     if (expired(request)) {

@@ -26,10 +26,12 @@
 // Cost: each replica is billed from launch to stop at its market's price per replica-hour:
 // cost_usd() = sum over markets of replica-hours x price.
 //
-// Balancer queue: requests wait there (FCFS) when no replica is ready, and always with
-// BalancePolicy::central_queue until a replica has a free slot. Beyond max_queue a request
-// is dropped; one that waited longer than queue_timeout_s when it would be dispatched is
-// dropped then.
+// Balancer queue: requests wait there (FCFS) when no replica is ready, and with
+// BalancePolicy::central_queue, or any policy once max_queue or queue_timeout_s is set, until a
+// replica has a free slot (Replica::can_start_now: a plain server's slots, an LLM server's
+// max_num_seqs), the policy then choosing among the replicas with one. Beyond max_queue a
+// request is dropped; one that waited longer than queue_timeout_s when it would be dispatched
+// is dropped then.
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -205,6 +207,11 @@ class ReplicaPool final : public ReplicaListener,
   bool expired(const Request& request) const;
   Replica* pop_idle();
   void push_idle(Replica& replica);
+  // Whether requests wait at the balancer for a free slot (max_queue or queue_timeout set).
+  bool holds_at_balancer() const;
+  // The replica the policy sends a request to now (among those with a free slot when holding),
+  // or nullptr: the request waits.
+  Replica* balanced_target();
   void reroute(std::vector<Request>& requests, bool lost);
   fleet::PerMarket<int> active_by_market() const;
 
@@ -222,6 +229,7 @@ class ReplicaPool final : public ReplicaListener,
   std::vector<uint32_t> live_;      // ids not stopped, increasing
   std::vector<Replica*> ready_list_;  // ready replicas by id
   std::vector<uint32_t> idle_;      // central queue: replicas that can start a request now
+  std::vector<Replica*> free_list_;  // balanced_target's scratch: ready replicas with a free slot
   std::vector<std::unique_ptr<Replica>> graveyard_;  // stopped, freed at a safe point
   std::deque<Request> queue_;
   std::vector<Request> scratch_;

@@ -9,6 +9,7 @@
 //   fleet         fleet.*                PoolConfig: autoscaler, cold_start, balancer, market
 //   disaggregated workload.disaggregated prefill and decode pools (LLM only)
 //   until_s       run.until; timeseries_interval_s: run.timeseries_interval
+#include <cstdint>
 #include <limits>
 
 #include "sim/serving/autoscaler_spec.hpp"
@@ -68,6 +69,9 @@ struct ServingConfig {
   double stats_start_s = 0;           // requests arriving earlier are not counted (warm-up)
   double timeseries_interval_s = 60;  // Recorder samples; 0: none
   QuantileSketchOptions sketch;
+  // Requests in the system at once (queued anywhere or being served): past it the run stops
+  // with InFlightLimitError (serving_fleet.hpp). The world sets it from run.max_memory.
+  uint64_t max_in_flight = std::numeric_limits<uint64_t>::max();
 };
 
 // Throws std::invalid_argument naming the field.

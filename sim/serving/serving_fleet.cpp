@@ -137,6 +137,7 @@ void ServingFleet::arrive() {
   r.prefix_id = a.prefix_id;
   r.prefix_tokens = a.prefix_tokens;
   stats_.on_arrival(r);
+  if (++in_flight_ > config_.max_in_flight) throw InFlightLimitError(in_flight_, sim_.now());
   pool_->route(r);
   arrival_event_ = {};
   next_arrival_ = source_.next();
@@ -148,16 +149,19 @@ void ServingFleet::arrive() {
 // ---- sinks ----
 
 void ServingFleet::on_complete(const Request& request, uint32_t) {
+  left_system();
   stats_.on_complete(request, sim_.now());
 }
 
 void ServingFleet::on_dropped(const Request& request, DropReason reason) {
+  left_system();
   stats_.on_dropped(request, reason);
 }
 
 void ServingFleet::PrefillSink::on_complete(const Request& request, uint32_t replica) {
   ServingFleet& f = fleet_;
   if (request.output_tokens <= 1) {  // the prefill produced every token
+    f.left_system();
     f.stats_.on_complete(request, f.sim_.now());
     return;
   }
@@ -183,6 +187,7 @@ void ServingFleet::PrefillSink::on_complete(const Request& request, uint32_t rep
 }
 
 void ServingFleet::PrefillSink::on_dropped(const Request& request, DropReason reason) {
+  fleet_.left_system();
   fleet_.stats_.on_dropped(request, reason);
 }
 

@@ -17,6 +17,8 @@
 // Use: construct, start(), sim.run(config.until_s), result(); or run_serving().
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "sim/engine/simulator.hpp"
@@ -29,6 +31,17 @@
 #include "sim/sources/arrival_source.hpp"
 
 namespace cs::serving {
+
+// An overloaded fleet whose requests in the system passed ServingConfig::max_in_flight: the
+// run cannot finish within its memory, so it stops (the world reports it at run.max_memory).
+class InFlightLimitError : public std::runtime_error {
+ public:
+  InFlightLimitError(uint64_t in_flight, double at_s)
+      : std::runtime_error("serving: " + std::to_string(in_flight) + " requests in the system"), in_flight(in_flight),
+        at_s(at_s) {}
+  uint64_t in_flight;
+  double at_s;  // simulated time it was reached
+};
 
 class ServingFleet final : public engine::EventTarget,
                            private RequestSink,
@@ -84,6 +97,8 @@ class ServingFleet final : public engine::EventTarget,
   sources::ArrivalSource source_;
   std::optional<sources::Arrival> next_arrival_;
   uint64_t next_id_ = 0;
+  uint64_t in_flight_ = 0;  // arrived, neither completed nor dropped
+  void left_system() { --in_flight_; }
   std::unique_ptr<ReplicaPool> pool_, decode_pool_;
   std::unique_ptr<ScalingLoop> scaling_, decode_scaling_;
   std::unique_ptr<LinkKvTransfer> own_kv_;

@@ -1,9 +1,11 @@
 #include "sim/studies/plan_search.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <sstream>
 
@@ -218,9 +220,20 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
   const auto batches = screening_batches(fitting);
   std::vector<std::size_t> batch_indices(batches.size());
   std::iota(batch_indices.begin(), batch_indices.end(), 0);
+  const auto start = std::chrono::steady_clock::now();
+  std::mutex progress_mutex;
+  std::size_t plans_screened = 0;
+  const auto report = [&](const char* stage, std::size_t done, std::size_t total) {
+    if (options.progress)
+      options.progress(stage, done, total, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  };
+  report("screening", 0, fitting.size());
   for_each(batch_indices, options.jobs, [&](std::size_t b) {
     ScreeningFabric fabric(config, topology, *fitting[batches[b].front()]);
     for (std::size_t i : batches[b]) rows[i] = screen(config, fabric, *fitting[i], options.interrupted);
+    const std::lock_guard<std::mutex> lock(progress_mutex);
+    plans_screened += batches[b].size();
+    report("screening", plans_screened, fitting.size());
   });
 
   // Refinement, in screening order, round by round (rounds of a fixed size: the same plans are
@@ -242,6 +255,7 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
     for (std::size_t i : round) refined.push_back(tokens(rows[i]));
     std::sort(refined.begin(), refined.end(), std::greater<>());
     next += round.size();
+    report("refining", refined.size(), std::max(refined.size(), options.refine));
   }
   out.refined = refined.size();
 

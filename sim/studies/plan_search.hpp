@@ -44,6 +44,10 @@ struct PlanSearchOptions {
   // Polled by every plan's simulator and between plans: true stops the search with
   // engine::Interrupted (Python's Ctrl-C). Empty: never.
   std::function<bool()> interrupted;
+  // Called as the plans are simulated (from one thread at a time): `stage` "screening" or
+  // "refining", plans done of `total` in that stage, wall seconds since the search began. A
+  // long search says how long it will take (`clustersim plan` prints its estimate). Empty: none.
+  std::function<void(const char* stage, std::size_t done, std::size_t total, double elapsed_s)> progress;
 };
 
 struct PlanSearch {

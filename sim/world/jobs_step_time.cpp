@@ -21,8 +21,8 @@ std::vector<double> penalties(const Config& config) {
 
 }  // namespace
 
-SimulatedStepModel::SimulatedStepModel(const Config& config)
-    : config_(config), topology_(build_topology(config)), penalty_(penalties(config)),
+SimulatedStepModel::SimulatedStepModel(const Config& config, std::function<bool()> interrupted)
+    : config_(config), interrupted_(std::move(interrupted)), topology_(build_topology(config)), penalty_(penalties(config)),
       compact_s_(config.jobs.classes.size()) {}
 
 double SimulatedStepModel::step_s(int job_class, const jobs::Allocation& allocation) {
@@ -40,6 +40,7 @@ double SimulatedStepModel::step_s(int job_class, const jobs::Allocation& allocat
     throw std::logic_error("SimulatedStepModel: the allocation does not hold the plan's GPUs");
   for (int& g : gpu_of_rank) g = gpus[std::size_t(g)];
   engine::Simulator sim(config_.seed);
+  if (interrupted_) sim.set_interrupt_check(interrupted_);
   Fabric fabric = build_fabric(step, sim, topology_, net::Placement(std::move(gpu_of_rank), topology_.ranks()));
   return simulate_step(step, w, choose_replicas(step, w), sim, *fabric.comm).step_time_s;
 }

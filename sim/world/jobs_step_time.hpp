@@ -10,6 +10,7 @@
 // compact allocation is the first nodes of the cluster, whole, as many as the job needs: nodes
 // of one leaf (rail group, dragonfly group) where the topology numbers them so, as every builder
 // does. A class without a training workload keeps SpreadPenaltyModel's rule.
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -21,8 +22,9 @@ namespace cs::world::detail {
 
 class SimulatedStepModel final : public jobs::StepTimeModel {
  public:
-  // `config` must outlive this; config.job_class_training has an entry per class.
-  explicit SimulatedStepModel(const scenario::Config& config);
+  // `config` must outlive this; config.job_class_training has an entry per class. Every step's
+  // simulator polls `interrupted` (the run's: engine::Simulator::interrupt_check; may be empty).
+  SimulatedStepModel(const scenario::Config& config, std::function<bool()> interrupted);
   double slowdown(int job_class, const jobs::PlacementShape& shape, const jobs::Allocation& allocation) override;
 
   // The compact step time of each class (nullopt: no training workload, or not asked yet).
@@ -32,6 +34,7 @@ class SimulatedStepModel final : public jobs::StepTimeModel {
   double step_s(int job_class, const jobs::Allocation& allocation);
 
   const scenario::Config& config_;
+  std::function<bool()> interrupted_;
   topo::Topology topology_;
   jobs::SpreadPenaltyModel penalty_;
   std::vector<std::optional<double>> compact_s_;

@@ -219,4 +219,17 @@ void check_cost(const Config& config) {
                    "make it smaller, or raise run.max_memory if the machine has the memory");
 }
 
+uint64_t held_at_most(const Config& config, double bytes_each) {
+  return static_cast<uint64_t>(std::max(1.0, std::floor(config.run.max_memory_bytes / bytes_each)));
+}
+
+void throw_held_limit(const Config& config, double held, const std::string& what, double at_s, const std::string& hint) {
+  throw InputError("run.max_memory", "this run held " + count(held) + " " + what + " at t = " +
+                                         format_quantity(at_s, QuantityKind::time) + ", and the count kept growing: at their "
+                                         "size that is the limit of " +
+                                         format_quantity(config.run.max_memory_bytes, QuantityKind::bytes) +
+                                         " (run.max_memory); the run stopped, nothing was written",
+                   hint);
+}
+
 }  // namespace cs::world

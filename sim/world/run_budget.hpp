@@ -14,6 +14,7 @@
 // What is bounded instead of refused: the time series (the sampler coarsens past
 // NetworkSampler::kDefaultMaxSamples per series, with a warning), the trace (at most
 // kMaxTracedFlows flows).
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,21 @@ CostEstimate estimate_cost(const scenario::Config& config);
 // Throws InputError at the largest item's key when the estimate exceeds run.max_memory:
 // "this run needs about 37 GB (...); the limit is 8 GB (run.max_memory)".
 void check_cost(const scenario::Config& config);
+
+// What a serving fleet or a job cluster holds grows with its load, which only the run shows:
+// each is given a ceiling of items held at once (requests in the system, jobs submitted and not
+// finished or kept for jobs.csv) from run.max_memory, and stops past it. Bytes per item,
+// measured on this build as the growth of peak RSS over the items held, rounded up: a plain
+// server's queued request 58 B, an LLM server's waiting sequence 132 B (2 M more held: 252 MB);
+// a waiting job 313 B, a job kept for jobs.csv 370 B.
+inline constexpr double kBytesPerServingRequest = 160;
+inline constexpr double kBytesPerJob = 400;
+// run.max_memory / bytes_each, as a count.
+uint64_t held_at_most(const scenario::Config& config, double bytes_each);
+// The InputError at run.max_memory when a run passed held_at_most: "`what`: N (about X GB) at
+// t = T s; the limit is L (run.max_memory)", with `hint`.
+[[noreturn]] void throw_held_limit(const scenario::Config& config, double held, const std::string& what, double at_s,
+                                   const std::string& hint);
 
 // Topologies up to this many cables are built by `validate` (routes, plans and reachability
 // checked on the real fabric); larger ones are checked from their parameters only.

@@ -12,6 +12,7 @@
 #include "sim/report/summary.hpp"
 #include "sim/scenario/input_error.hpp"
 #include "sim/world/jobs_step_time.hpp"
+#include "sim/world/run_budget.hpp"
 #include "sim/world/run.hpp"
 
 namespace cs::world::detail {
@@ -26,6 +27,7 @@ json run_jobs(const Config& config, engine::Simulator& sim, bool record, std::st
   if (config.jobs_on_topology) c.node_domain = jobs::node_domains(build_topology(config));
   c.record_timeseries = record;
   c.record_jobs = jobs_csv != nullptr;
+  c.max_held_jobs = held_at_most(config, kBytesPerJob);
   jobs::JobsResult result;
   json simulated = json::object();  // per class with a training workload: its compact step
   try {
@@ -33,7 +35,7 @@ json run_jobs(const Config& config, engine::Simulator& sim, bool record, std::st
     std::unique_ptr<SimulatedStepModel> model;
     if (std::any_of(config.job_class_training.begin(), config.job_class_training.end(),
                     [](const auto& t) { return t.has_value(); }))
-      model = std::make_unique<SimulatedStepModel>(config);
+      model = std::make_unique<SimulatedStepModel>(config, sim.interrupt_check());
     const SimulatedStepModel* steps = model.get();
     jobs::JobCluster cluster(sim, std::move(c), std::move(model));
     cluster.start();
@@ -43,6 +45,10 @@ json run_jobs(const Config& config, engine::Simulator& sim, bool record, std::st
       for (std::size_t k = 0; k < steps->compact_step_s().size(); ++k)
         if (config.job_class_training[k])
           simulated[config.jobs.classes[k].name] = {{"compact_step_s", summary_number(steps->compact_step_s()[k].value_or(0.0))}};
+  } catch (const jobs::HeldJobsLimitError& e) {
+    throw_held_limit(config, double(e.held), std::string("jobs (waiting, running") + (c.record_jobs ? ", or kept for jobs.csv)" : ")"),
+                     e.at_s, "jobs arrive faster than the cluster finishes them: fewer or shorter jobs, a lower rate, "
+                             "a shorter run.until, or more nodes");
   } catch (const std::invalid_argument& e) {
     // The trace is read as the run goes: a bad row shows up here, named by its line.
     if (config.jobs.trace_path.empty()) throw;

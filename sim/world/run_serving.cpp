@@ -10,6 +10,7 @@
 #include "sim/serving/kv_transfer_comm.hpp"
 #include "sim/serving/replica_pool.hpp"
 #include "sim/serving/serving_fleet.hpp"
+#include "sim/world/run_budget.hpp"
 #include "sim/world/serving_tp.hpp"
 
 namespace cs::world::detail {
@@ -144,6 +145,7 @@ json run_serving(const Config& config, engine::Simulator& sim, net::Comm* comm, 
   serving::ServingConfig c = config.serving;
   if (!record) c.timeseries_interval_s = 0;
   time_tp_allreduces(config, c);
+  c.max_in_flight = held_at_most(config, kBytesPerServingRequest);
   std::unique_ptr<serving::CommKvTransfer> kv;  // outlives the fleet
   std::unique_ptr<serving::ServingFleet> fleet;
   try {
@@ -154,7 +156,13 @@ json run_serving(const Config& config, engine::Simulator& sim, net::Comm* comm, 
     throw InputError("workload", std::string("the serving fleet could not be built: ") + e.what());
   }
   fleet->start();
-  sim.run(c.until_s);
+  try {
+    sim.run(c.until_s);
+  } catch (const serving::InFlightLimitError& e) {
+    throw_held_limit(config, double(e.in_flight), "requests queued or in service", e.at_s,
+                     "the fleet is overloaded: more replicas (or a higher fleet.autoscaler.max), a lower rate, or "
+                     "fleet.max_queue and fleet.queue_timeout to drop what waits too long");
+  }
   json block = serving_block(fleet->result(), c);
   if (c.disaggregated.enabled) block["kv_transfer"] = comm ? "network" : "link";
   return block;

@@ -44,10 +44,11 @@ json training_run_block(const fleet::TrainingRunResult& result) {
   return block;
 }
 
-json resolve_training_run_step(Config& config) {
+json resolve_training_run_step(Config& config, const std::function<bool()>& interrupted) {
   const topo::Topology topology = build_topology(config);
   check_reachable(config, topology);
   engine::Simulator sim(config.seed);
+  if (interrupted) sim.set_interrupt_check(interrupted);
   Fabric fabric = build_fabric(config, sim, topology, training_placement(config.training.workload, topology.ranks()));
   json step = run_training(config, sim, *fabric.comm);
   // A step that does not fit is a result for one step, but no run can train on it.

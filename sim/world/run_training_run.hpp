@@ -1,6 +1,7 @@
 #pragma once
 // Internal to run.cpp: a training_run on its fleet (cs::fleet), without a network, and its
 // summary block.
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "sim/engine/simulator.hpp"
@@ -26,6 +27,6 @@ nlohmann::json training_run_block(const fleet::TrainingRunResult& result);
 // (check_training_run_budget, InputError at its key). Returns the step's summary block: the
 // "training" block of that step, plus "model_checkpoint_bytes" (work::checkpoint_bytes: the
 // checkpoint's size when fleet.checkpoint gives neither size nor write_time).
-nlohmann::json resolve_training_run_step(scenario::Config& config);
+nlohmann::json resolve_training_run_step(scenario::Config& config, const std::function<bool()>& interrupted = {});
 
 }  // namespace cs::world::detail

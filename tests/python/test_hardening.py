@@ -220,7 +220,7 @@ def test_a_failed_write_leaves_no_files_and_no_temporaries(tmp_path):
                           timeout=300, preexec_fn=small_files)
     assert proc.returncode == 1, proc.stderr
     assert "could not write" in proc.stderr
-    assert list(out.iterdir()) == []
+    assert not out.exists()  # the directory the run created goes with its files
 
 
 # --- User errors are user errors ------------------------------------------------------------
@@ -319,7 +319,14 @@ MOE = ROOT / "scenarios" / "moe_all_to_all_16k.json"
                                   "cs.run(cs.Scenario.load(%r).set('network.routing', 'ecmp'))" % str(MOE),
                                   "cs.run(cs.Scenario.load(%r).set('network.routing', 'adaptive'))" % str(MOE),
                                   "cs.run(cs.Scenario.load(%r).set('network.model', 'flow').set('topology.nodes', 512))"
-                                  % str(MOE)])
+                                  % str(MOE),
+                                  # Issue 24: a long jobs run (3,000 days, 43 s) and a training
+                                  # run whose step is simulated first on 2,048 nodes.
+                                  "cs.run(cs.Scenario.load(%r).set('run.until', '3000d'))"
+                                  % str(ROOT / "scenarios" / "jobs_four_teams.json"),
+                                  "cs.run(cs.Scenario.load(%r).set('topology.nodes', 2048).set('fleet.nodes', 2048)"
+                                  ".set('topology.tiers', 3).set('workload.training.parallel.dp', 256))"
+                                  % str(ROOT / "scenarios" / "training_run_gpt3_simulated_step.json")])
 def test_ctrl_c_interrupts_a_run(call):
     code = LONG_RUN.format(build=str(BUILD / "python"), incast=str(INCAST), call=call)
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -350,3 +357,222 @@ def test_keys_with_no_effect_warn_or_fail_by_the_stated_rule():
     with pytest.raises(cs.ScenarioError) as e:
         cs.Scenario.load(INCAST).set("workload.background", background).validate()
     assert e.value.path.startswith("workload.background")
+
+
+# --- Issue 24: the workloads held to the same limits ------------------------------------------
+
+ERLANG_C = ROOT / "scenarios" / "serving_mmc_erlang_c.json"
+LLM_HPA = ROOT / "scenarios" / "serving_llm_diurnal_hpa.json"
+JOBS = ROOT / "scenarios" / "jobs_four_teams.json"
+
+
+def serving_on_trace(tmp_path, text, base=ERLANG_C, name="arrivals.csv", drop_service_time=False):
+    trace = tmp_path / name
+    trace.write_text(text, encoding="utf-8")
+    d = doc(base)
+    d["workload"]["arrivals"] = {"process": "trace", "trace": str(trace)}
+    d["run"] = {"until": "1h"}
+    if drop_service_time:
+        del d["workload"]["request"]
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(d))
+    return f, d, trace
+
+
+def jobs_on_trace(tmp_path, text):
+    trace = tmp_path / "jobs.csv"
+    trace.write_text(text)
+    d = doc(JOBS)
+    del d["workload"]["arrivals"]
+    d["workload"]["trace"] = str(trace)
+    f = tmp_path / "j.json"
+    f.write_text(json.dumps(d))
+    return f, d, trace
+
+
+# Rows a trace cannot hold: an error naming the file and the line (never a default in its place).
+BAD_SERVING_ROWS = [
+    ("timestamp,service_time\n0,0.1\n1,-1\n", "line 3: column service_time"),
+    ("timestamp,service_time\n0,0.1\n1,1e300\n", "line 3: column service_time"),
+    ("timestamp,service_time\n0,0.1\n-5,0.1\n", "line 3: column timestamp"),
+    ("timestamp,service_time\n0,0.1\n1,nan\n", "line 3: column service_time"),
+]
+BAD_LLM_ROWS = [
+    ("timestamp,prompt_tokens,output_tokens\n0,100,10\n1,-5,10\n", "line 3: column prompt_tokens"),
+    ("timestamp,prompt_tokens,output_tokens\n0,100,10\n1,1e30,10\n", "line 3: column prompt_tokens"),
+    ("timestamp,prompt_tokens,output_tokens\n0,100,10\n1,100,0\n", "line 3: column output_tokens"),
+    ("timestamp,prompt_tokens,output_tokens\n0,100,10\n1,100.5,10\n", "line 3: column prompt_tokens"),
+]
+BAD_JOB_ROWS = [
+    ("submit_time,gpus,duration\n0,8,100\n10,8,-5\n", "line 3: column duration"),
+    ("submit_time,gpus,duration\n0,8,100\n10,8,1e300\n", "line 3: column duration"),
+    ("submit_time,gpus,duration\n0,8,100\n10,0,100\n", "line 3: column gpus"),
+    ("submit_time,gpus,duration\n0,8,100\n1e13,8,100\n", "line 3: column submit_time"),
+]
+
+
+@pytest.mark.parametrize("rows,where", BAD_SERVING_ROWS + BAD_LLM_ROWS + BAD_JOB_ROWS)
+def test_a_trace_row_that_cannot_be_is_an_error_naming_the_file_and_line(tmp_path, rows, where):
+    if rows.startswith("submit_time"):
+        f, d, trace = jobs_on_trace(tmp_path, rows)
+        path = "workload.trace"
+    else:
+        f, d, trace = serving_on_trace(tmp_path, rows, base=LLM_HPA if "prompt" in rows else ERLANG_C)
+        path = "workload.arrivals.trace"
+    for command in ("validate", "run"):
+        proc = cli(command, f, "--out", tmp_path / "out") if command == "run" else cli(command, f)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.startswith(f"error: {path}:") and str(trace) in proc.stderr and where in proc.stderr, proc.stderr
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(cs.ScenarioError) as e:
+        cs.Scenario(d).validate()
+    assert e.value.path == path and where in str(e.value)
+
+
+def test_a_trace_header_with_a_bom_or_quotes_reads_as_the_plain_one(tmp_path):
+    rows = "0,0.1\n0.5,0.2\n2,0.05\n"
+    summaries = []
+    for header in ("timestamp,service_time\n", "\ufefftimestamp,service_time\n", '"timestamp","service_time"\r\n'):
+        f, _, _ = serving_on_trace(tmp_path, header + rows)
+        proc = cli("run", f, "--json")
+        assert proc.returncode == 0, proc.stderr
+        summaries.append(json.loads(proc.stdout)["serving"])
+    assert summaries[0]["completed"] == 3
+    assert summaries[1] == summaries[0] and summaries[2] == summaries[0]
+    f, _, _ = jobs_on_trace(tmp_path, '\ufeff"submit_time","gpus","duration"\n0,8,3600\n')
+    assert cli("validate", f).returncode == 0
+
+
+def test_a_plain_server_trace_with_service_times_needs_no_request_section(tmp_path):
+    f, d, _ = serving_on_trace(tmp_path, "timestamp,service_time\n0,0.1\n1,0.3\n", drop_service_time=True)
+    proc = cli("run", f, "--json")
+    assert proc.returncode == 0, proc.stderr
+    s = json.loads(proc.stdout)["serving"]
+    assert s["completed"] == 2 and s["latency_mean_s"] == pytest.approx(0.2)
+    # Without the column the service time is still required, at its key.
+    f, d, _ = serving_on_trace(tmp_path, "timestamp\n0\n1\n", drop_service_time=True)
+    proc = cli("validate", f)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: workload.request.service_time:"), proc.stderr
+
+
+# --- Outputs: checked before any run, never over an input, nothing left by a failure ---------
+
+def test_plan_and_sweep_never_write_over_the_scenario(tmp_path):
+    scenario = tmp_path / "s.json"
+    scenario.write_text(INCAST.read_text())
+    before = scenario.read_bytes()
+    for args in (("sweep", scenario, "--grid", "seed=1,2", "--out", scenario),
+                 ("plan", scenario, "--out", scenario),
+                 ("run", scenario, "--out", tmp_path, "--set", "run.trace=s.json")):
+        proc = cli(*args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "a file this run reads" in proc.stderr or "workload.kind" in proc.stderr, proc.stderr
+        assert scenario.read_bytes() == before
+    # A trace the scenario reads is an input too.
+    f, _, trace = serving_on_trace(tmp_path, "timestamp,service_time\n0,0.1\n")
+    proc = cli("sweep", f, "--grid", "seed=1,2", "--out", trace)
+    assert proc.returncode == 2 and "a file this run reads" in proc.stderr, proc.stderr
+    assert trace.read_text() == "timestamp,service_time\n0,0.1\n"
+
+
+def test_an_unwritable_output_is_refused_before_the_work(tmp_path):
+    # /proc takes no new files: refused before the plans are searched (seconds), not after.
+    start = time.monotonic()
+    proc = cli("plan", GPT3, "--out", "/proc/x.csv")
+    assert proc.returncode == 2 and proc.stderr.startswith("error: --out:"), proc.stderr
+    assert time.monotonic() - start < 20
+    assert cli("sweep", INCAST, "--grid", "seed=1,2", "--out", "/proc/x.csv").returncode == 2
+
+
+def test_a_run_that_fails_leaves_no_directory_it_created(tmp_path):
+    out = tmp_path / "new" / "dir"
+    # Fails at run time (the overloaded fleet's memory), after --out was checked and created.
+    proc = cli("run", ERLANG_C, "--set", "run.replications=1", "--set", "workload.arrivals.rate=100000/s",
+               "--set", "run.max_memory=50MB", "--out", out)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: run.max_memory:"), proc.stderr
+    assert not (tmp_path / "new").exists()
+
+
+def test_ctrl_c_stops_a_cli_run_and_leaves_nothing(tmp_path):
+    out = tmp_path / "out"
+    proc = subprocess.Popen([str(CLI), "run", str(JOBS), "--set", "run.until=3000d", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_limit_memory)
+    time.sleep(1.5)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and time.monotonic() - sent < 10
+    assert not out.exists()
+
+
+# --- Memory bounded: load that only shows at run time stops with a clear error ---------------
+
+@pytest.mark.parametrize("base,sets", [
+    (ERLANG_C, {"workload.arrivals.rate": "100000/s", "run.replications": 1}),
+    (LLM_HPA, {"workload.arrivals": {"process": "poisson", "rate": "1000000/s"}, "run.until": "10min",
+               "fleet.autoscaler.max": 2}),
+    (JOBS, {"workload.classes": [{"name": "short", "gpus": 1, "duration": "1h"}], "workload.arrivals.rate": "1000/s",
+            "run.until": "1d", "fleet.scheduler.queues": [{"name": "default"}]}),
+])
+def test_an_overloaded_run_stops_at_the_memory_limit(tmp_path, base, sets):
+    args = [a for path, v in {**sets, "run.max_memory": "200MB"}.items()
+            for a in ("--set", f"{path}={json.dumps(v) if not isinstance(v, str) else v}")]
+    out = tmp_path / "out"
+    proc = cli("run", base, *args, "--out", out)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("error: run.max_memory:") and "nothing was written" in proc.stderr, proc.stderr
+    assert not out.exists()
+    sc = cs.Scenario.load(base)
+    for path, v in {**sets, "run.max_memory": "200MB"}.items():
+        sc.set(path, v)
+    with pytest.raises(cs.ScenarioError) as e:
+        cs.run(sc)
+    assert e.value.path == "run.max_memory"
+
+
+# --- Settings that used to do nothing say so -------------------------------------------------
+
+def test_fixed_warns_about_scaling_keys_and_a_short_predictive_run_says_it_never_forecasts():
+    proc = cli("run", ERLANG_C, "--set", "run.replications=1", "--set", "fleet.autoscaler.metric=concurrency")
+    assert proc.returncode == 0, proc.stderr
+    assert 'warning: fleet.autoscaler.metric: has no effect with policy "fixed"' in proc.stderr
+    predictive = {"policy": "predictive", "min": 1, "max": 20, "metric": "concurrency", "target": 1,
+                  "predictive": {"target_per_replica": "8/s"}}
+    proc = cli("validate", ERLANG_C, "--set", "fleet.autoscaler=" + json.dumps(predictive))
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: fleet.autoscaler.predictive.season: run.until is shorter than two seasons" in proc.stderr
+
+
+# --- Python: the CLI's checks, Python's errors -----------------------------------------------
+
+def test_python_calls_check_their_arguments_as_the_cli_does():
+    with pytest.raises(cs.ScenarioError) as e:
+        cs.compare_markets(cs.Scenario.load(ERLANG_C), replications=1)
+    assert e.value.path == "workload.kind" and "training_run" in str(e.value)
+    for sets in ("topology.nodes=8", ["topology.nodes"], [5]):
+        with pytest.raises(cs.ScenarioError) as e:
+            cs.compare([FLAGSHIP], sets=sets)
+        assert e.value.path == "sets" and "PATH=VALUE" in str(e.value)
+    deep = {}
+    node = deep
+    for _ in range(100_000):
+        node["a"] = {}
+        node = node["a"]
+    with pytest.raises(cs.ScenarioError, match="nesting"):
+        cs.run(deep)
+    with pytest.raises(cs.ScenarioError) as e:
+        cs.Scenario.load(INCAST).set("workload.bytes", deep)
+    assert e.value.path == "workload.bytes"
+    for kwargs in ({"refine": -1}, {"jobs": 0}, {"jobs": 1.5}, {"jobs": True}):
+        with pytest.raises(ValueError, match=next(iter(kwargs))):
+            cs.plan(GPT3, **kwargs)
+
+
+def test_the_sweep_cache_keys_on_the_trace_contents(tmp_path):
+    f, d, trace = serving_on_trace(tmp_path, "timestamp,service_time\n0,0.1\n1,0.1\n")
+    cache = tmp_path / "cache"
+    first = cs.sweep(cs.Scenario(d), {"seed": [1]}, cache=cache)
+    trace.write_text("timestamp,service_time\n0,0.1\n1,0.1\n2,0.1\n")
+    again = cs.sweep(cs.Scenario(d), {"seed": [1]}, cache=cache)
+    assert first["serving.completed"].iloc[0] == 2 and again["serving.completed"].iloc[0] == 3

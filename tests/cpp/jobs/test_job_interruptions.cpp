@@ -96,7 +96,10 @@ TEST_CASE("A node failure stops the job until detected, then requeues it", "[job
   CHECK(r.lost_gpu_hours == Approx(1000.0 * 16 / 3600.0));
   // Busy: 16 GPUs from 0 to 1120 and from 1600 to 6600.
   CHECK(r.busy_gpu_hours == Approx(16 * (1120.0 + 5000.0) / 3600.0));
-  CHECK(r.gpu_hours_available == Approx((16 * 6600.0 - 8 * 600.0) / 3600.0));
+  // The failed node's 8 GPUs stay in service while the hung job holds them (to 1,120 s), then
+  // are out until its replacement at 1,600 s: never fewer GPU-hours in service than busy.
+  CHECK(r.gpu_hours_available == Approx((16 * 6600.0 - 8 * (600.0 - 120.0)) / 3600.0));
+  CHECK(r.busy_gpu_hours <= r.gpu_hours_available);
 }
 
 TEST_CASE("A spot reclaim notice long enough for a checkpoint loses nothing", "[jobs][interruptions]") {
@@ -124,6 +127,10 @@ TEST_CASE("A spot reclaim notice long enough for a checkpoint loses nothing", "[
   CHECK(late.emergency_checkpoints == 0);
   CHECK(late.jobs[0].lost_work_s == Approx(1030.0));
   CHECK(late.jobs[0].interruptions == 1);
+  // Running on through the notice on a node out of scheduling: its GPUs are in service until
+  // it goes (1,030 s), so busy never exceeds what was in service.
+  for (const JobsResult* x : {&r, &late}) CHECK(x->busy_gpu_hours <= x->gpu_hours_available);
+  CHECK(late.gpu_hours_available * 3600.0 == Approx(8 * 1030.0 + 8 * (late.jobs[0].end_s - 1030.0 - 900.0)));
 }
 
 TEST_CASE("A queue's cap holds its jobs back without blocking other queues", "[jobs][interruptions]") {

@@ -62,9 +62,14 @@ TEST_CASE("The cluster keeps free GPUs per node, domain and bucket", "[jobs][clu
   c.set_available(0, false);
   CHECK(c.free_gpus() == 16);
   CHECK(c.allocated(0) == 3);
+  // In service: the three available nodes, and the 3 GPUs a job still holds on the one going.
+  CHECK(c.in_service_gpus() == 24 + 3);
+  c.check();
   c.release({{0, 3}});
   CHECK(c.free_gpus() == 16);
+  CHECK(c.in_service_gpus() == 24);
   c.set_available(0, true);
+  CHECK(c.in_service_gpus() == 32);
   CHECK(c.free_gpus() == 24);
   c.check();
   CHECK_THROWS_AS(c.allocate({{3, 9}}), std::logic_error);

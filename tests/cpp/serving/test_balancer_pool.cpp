@@ -275,3 +275,38 @@ TEST_CASE("Requests beyond the balancer's queue limit or timeout are dropped", "
   CHECK(sink.dropped[2].second == DropReason::timeout);  // waited 20 s by the time a slot freed
   CHECK(sink.done.size() == 2);
 }
+
+TEST_CASE("With a queue limit any balancer holds requests for a free slot, so the limits apply",
+          "[serving][pool]") {
+  // Two one-slot servers behind round robin: without limits every request goes to a replica's
+  // own queue; with max_queue 1 the third waits at the balancer and the fourth and fifth are
+  // dropped, as behind the central queue.
+  for (const bool limited : {false, true}) {
+    Simulator sim;
+    Sink sink(sim);
+    PoolSpec spec;
+    spec.cold_start = ColdStartSpec::none();
+    spec.balance = BalancePolicy::round_robin;
+    if (limited) spec.max_queue = 1;
+    ReplicaPool pool(sim, spec, servers(sim, 1), sink);
+    pool.start(2);
+    for (uint64_t i = 0; i < 5; ++i) pool.route(job(i, 0, 10));
+    CHECK(pool.balancer_queue() == (limited ? 1u : 0u));
+    sim.run();
+    CHECK(sink.dropped.size() == (limited ? 2u : 0u));
+    CHECK(sink.done.size() == (limited ? 3u : 5u));
+    if (limited) {
+      CHECK(sink.dropped[0].second == DropReason::queue_full);
+      CHECK(sink.done.back().second == Approx(20));  // the held one took the first free slot
+    }
+  }
+}
+
+TEST_CASE("A replica's slots count the requests waiting for its next start", "[serving][balancer]") {
+  // An LLM engine admits waiting sequences at its next iteration: its batch (capacity) is the
+  // central queue's slots, whether they run or wait for the iteration.
+  Bench b({{0, 3}, {3, 1}, {2, 1}});
+  CHECK(b.owned[0]->can_start_now());   // 3 of 4
+  CHECK_FALSE(b.owned[1]->can_start_now());  // 4 of 4
+  CHECK(b.owned[2]->can_start_now());   // 3 of 4
+}

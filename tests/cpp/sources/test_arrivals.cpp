@@ -12,6 +12,7 @@
 
 #include "sim/engine/simulator.hpp"
 #include "sim/sources/arrival_source.hpp"
+#include "workloads/job_trace.hpp"
 
 using namespace cs::sources;
 using cs::engine::Simulator;
@@ -103,6 +104,41 @@ TEST_CASE("A trace is read record by record, its token counts used", "[sources][
   CHECK_THROWS_WITH(backwards.next(), Catch::Contains("line 3"));
   std::istringstream no_time("prompt_tokens\n3\n");
   CHECK_THROWS_AS(work::TraceReader(no_time), std::invalid_argument);
+}
+
+TEST_CASE("A trace row that cannot be is refused naming its line and column", "[sources][arrivals]") {
+  const auto second_row_fails = [](const std::string& text, const char* where) {
+    std::istringstream csv(text);
+    work::TraceReader reader(csv);
+    REQUIRE(reader.next());
+    CHECK_THROWS_WITH(reader.next(), Catch::Contains(where));
+  };
+  second_row_fails("timestamp,prompt_tokens\n0,10\n1,-5\n", "line 3: column prompt_tokens");
+  second_row_fails("timestamp,prompt_tokens\n0,10\n1,1e30\n", "line 3: column prompt_tokens");
+  second_row_fails("timestamp,output_tokens\n0,10\n1,0\n", "line 3: column output_tokens");
+  second_row_fails("timestamp,output_tokens\n0,10\n1,2.5\n", "whole number");
+  second_row_fails("timestamp,service_time\n0,0.1\n1,-0.1\n", "line 3: column service_time");
+  second_row_fails("timestamp,service_time\n0,0.1\n1,1e13\n", "seconds from 0 to 1e12");
+  second_row_fails("timestamp\n0\n2e12\n", "line 3: column timestamp");
+  std::istringstream jobs("submit_time,gpus,duration\n0,1,5\n1,8,-1\n");
+  work::JobTraceReader job_reader(jobs);
+  REQUIRE(job_reader.next());
+  CHECK_THROWS_WITH(job_reader.next(), Catch::Contains("line 3: column duration"));
+}
+
+TEST_CASE("A byte-order mark or quotes around the header's names read as the plain header",
+          "[sources][arrivals]") {
+  for (const char* header : {"\xEF\xBB\xBFtimestamp,service_time\n", "\"timestamp\",\"service_time\"\r\n"}) {
+    std::istringstream csv(std::string(header) + "0.5,\"0.25\"\n");
+    work::TraceReader reader(csv);
+    const auto r = reader.next();
+    REQUIRE(r);
+    CHECK(r->time_s == 0.5);
+    CHECK(r->service_time_s == 0.25);
+  }
+  std::istringstream jobs("\xEF\xBB\xBF\"submit_time\",gpus,duration\n3,2,60\n");
+  work::JobTraceReader job_reader(jobs);
+  CHECK(job_reader.next()->gpus == 2);
 }
 
 TEST_CASE("Trace replay drives an ArrivalSource lazily", "[sources][arrivals]") {

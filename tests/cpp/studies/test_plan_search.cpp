@@ -1,5 +1,10 @@
 // clustersim plan: every fitting plan screened, the best simulated as `clustersim run` would,
 // ranked; the same for any number of threads.
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "../world/training_scenarios.hpp"
 #include "sim/studies/plan_search.hpp"
 
@@ -23,9 +28,31 @@ TEST_CASE("plan search: dropped, screened, refined, ranked, whatever the threads
   PlanSearchOptions one, two;
   one.refine = two.refine = 5;
   two.jobs = 2;
+  // Progress (what `clustersim plan` turns into its estimate of the time left): every plan
+  // screened is counted once, in order, then the refined ones.
+  std::vector<std::pair<std::string, std::size_t>> screening, refining;
+  std::size_t screening_total = 0;
+  double least_elapsed_s = 0;  // no Catch assertion inside: the callback runs on a worker thread
+  two.progress = [&](const char* stage, std::size_t done, std::size_t total, double elapsed_s) {
+    least_elapsed_s = std::min(least_elapsed_s, elapsed_s);
+    if (std::string(stage) == "screening") {
+      screening.emplace_back(stage, done);
+      screening_total = total;
+    } else {
+      refining.emplace_back(stage, done);
+    }
+  };
   const PlanSearch a = search_plans(config, one);
   const PlanSearch b = search_plans(config, two);
   REQUIRE(a.rows == b.rows);
+  CHECK(least_elapsed_s >= 0);
+  REQUIRE(screening.size() >= 2);
+  CHECK(screening.front().second == 0);
+  CHECK(screening.back().second == a.rows.size());
+  CHECK(screening_total == a.rows.size());
+  for (std::size_t i = 1; i < screening.size(); ++i) CHECK(screening[i].second > screening[i - 1].second);
+  REQUIRE_FALSE(refining.empty());
+  CHECK(refining.back().second == a.refined);
   CHECK(a.dropped > 0);
   CHECK(a.valid == a.dropped + a.rows.size());
   CHECK(a.refined >= 5);

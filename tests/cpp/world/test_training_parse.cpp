@@ -90,7 +90,7 @@ TEST_CASE("training errors name their key", "[training][parse]") {
       {{{"model", shape}, {"measured", {{"forward/qkvv", 1e-3}}}}, "workload.measured.forward/qkvv",
        "no op \"forward/qkvv\""},
       {{{"model", shape}, {"one_replica", "yes"}}, "workload.one_replica", "expected \"auto\", or true or false"},
-      {{{"model", shape}, {"efficiency", {{"gemm", 0}}}}, "workload.efficiency.gemm", "> 0"},
+      {{{"model", shape}, {"efficiency", {{"gemm", 0}}}}, "workload.efficiency.gemm", "from 0.001 to 1"},
   };
   for (const auto& c : cases) {
     INFO(c.workload.dump());
