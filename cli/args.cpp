@@ -82,6 +82,32 @@ Parsed parse_args(int argc, const char* const* argv) {
       ->check(CLI::Range(1, 1024));
   compare->add_flag("--json", a.as_json, "Print the comparison as JSON");
 
+  auto* size = app.add_subcommand(
+      "size", "The point of a varied space with the least --minimize key (default the workload's cost_usd) that "
+              "meets every --require: whole-number ranges (LO..HI) bisected for each combination of the other "
+              "axes, assuming feasibility is monotone along them; points near a bound confirmed with more "
+              "replications; dominated combinations pruned");
+  size->add_option("FILE", a.file, "Scenario file (JSON)")->required();
+  size->add_option("--vary", a.varies,
+                   "PATH=LO..HI (whole numbers, bisected) or PATH=V1,V2,... (values as --grid takes them; "
+                   "repeatable)")
+      ->required()
+      ->allow_extra_args(false);
+  size->add_option("--require", a.requires_,
+                   "KEY<=VALUE, KEY>=VALUE, KEY<VALUE or KEY>VALUE on a summary number, e.g. "
+                   "serving.slo_attainment>=0.99 (repeatable)")
+      ->allow_extra_args(false);
+  size->add_option("--minimize", a.minimize, "The summary number to minimize (default: the workload's cost_usd)");
+  size->add_option("--set", a.sets, "Override a key at every point: PATH=VALUE")->allow_extra_args(false);
+  size->add_option("-j,--jobs", a.jobs, "Run N points at once (the answer is the same for any N)")
+      ->check(CLI::Range(1, 1024));
+  size->add_option("--max-runs", a.max_runs, "The run budget: refuse a space that may need more runs (default 2000)")
+      ->check(CLI::Range(1, 1 << 30));
+  size->add_option("--confirm", a.confirm,
+                   "Replications to run again a point near a bound with (default 10; 1: never)")
+      ->check(CLI::Range(1, 10000));
+  size->add_flag("--json", a.as_json, "Print {best, points, ...} as JSON");
+
   auto* schema = app.add_subcommand("schema", "Print the JSON Schema of scenario files");
 
   try {
@@ -107,6 +133,7 @@ Parsed parse_args(int argc, const char* const* argv) {
   else if (sweep->parsed()) a.command = Command::sweep;
   else if (plan->parsed()) a.command = Command::plan;
   else if (compare->parsed()) a.command = Command::compare;
+  else if (size->parsed()) a.command = Command::size;
   else if (schema->parsed()) a.command = Command::schema;
   return {std::move(a), 0};
 }
