@@ -83,7 +83,7 @@ SizeSearch::SizeSearch(json base, std::vector<SizeAxis> axes, SizeOptions option
   line_length_ = searched_ ? axes_[*searched_].values.size() : 1;
   line_count_ = 1;
   for (std::size_t a : enumerated_) line_count_ *= axes_[a].values.size();
-  const std::size_t per_line = searched_ ? std::min(line_length_, 2 + bisection_steps(line_length_)) : 1;
+  const std::size_t per_line = searched_ ? std::min(line_length_, 1 + bisection_steps(line_length_ + 1)) : 1;
   run_bound_ = line_count_ * per_line;
   if (run_bound_ > options_.max_runs)
     throw InputError(names.vary,
@@ -95,7 +95,7 @@ SizeSearch::SizeSearch(json base, std::vector<SizeAxis> axes, SizeOptions option
   lines_.resize(line_count_);
   for (std::size_t l = 0; l < line_count_; ++l) {
     lines_[l].first = l * line_length_;
-    lines_[l].hi = line_length_ - 1;
+    lines_[l].hi = line_length_;
   }
 }
 
@@ -128,50 +128,29 @@ double SizeSearch::incumbent() const {
 }
 
 void SizeSearch::advance(Line& line, double incumbent, std::vector<std::size_t>& wanted) {
-  const auto feasible = [&](std::size_t pos) { return tried_.at(line.first + pos).feasible; };
-  for (;;) {
-    switch (line.phase) {
-      case Phase::done:
-      case Phase::pruned: return;
-      case Phase::ends: {
-        const std::size_t last = line_length_ - 1;
-        if (!settled(line.first) || !settled(line.first + last)) {
-          want(line.first, wanted);
-          if (last > 0) want(line.first + last, wanted);
-          return;
-        }
-        // One value, both ends infeasible (none is, under monotonicity) or both feasible (its
-        // ends are its candidates): nothing to bisect.
-        if (last == 0 || feasible(0) == feasible(last)) {
-          line.phase = Phase::done;
-          return;
-        }
-        line.phase = feasible(last) ? Phase::up : Phase::down;
-        continue;
-      }
-      case Phase::up:
-      case Phase::down: {
-        // The infeasible side already costs more than the best found: its feasible side too.
-        const Tried& worst = tried_.at(line.first + (line.phase == Phase::up ? line.lo : line.hi));
-        if (!worst.error && std::isfinite(worst.objective) && worst.objective > incumbent) {
-          line.phase = Phase::pruned;
-          return;
-        }
-        if (line.hi - line.lo <= 1) {
-          line.phase = Phase::done;
-          return;
-        }
-        const std::size_t mid = line.lo + (line.hi - line.lo) / 2;
-        if (!settled(line.first + mid)) {
-          wanted.push_back(line.first + mid);
-          return;
-        }
-        const bool meets_up = line.phase == Phase::up;
-        if (feasible(mid) == meets_up) line.hi = mid;
-        else line.lo = mid;
-        continue;
+  // lo: the largest position known to miss (or none), hi: the smallest known to meet (or past
+  // the end). The cheapest value first: it may meet, or cost more than the best already.
+  while (line.phase == Phase::search) {
+    if (line.lo) {
+      const Tried& missed = tried_.at(line.first + *line.lo);
+      // Its side misses and already costs more than the best found: the other side costs more.
+      if (!missed.error && std::isfinite(missed.objective) && missed.objective > incumbent) {
+        line.phase = Phase::pruned;
+        return;
       }
     }
+    const std::size_t below = line.lo ? *line.lo + 1 : 0;
+    if (below >= line.hi) {
+      line.phase = Phase::done;
+      return;
+    }
+    const std::size_t probe = line.lo ? *line.lo + (line.hi - *line.lo) / 2 : 0;
+    if (!settled(line.first + probe)) {
+      wanted.push_back(line.first + probe);
+      return;
+    }
+    if (tried_.at(line.first + probe).feasible) line.hi = probe;
+    else line.lo = probe;
   }
 }
 
@@ -277,7 +256,7 @@ json SizeSearch::result() const {
       const Requirement& r = options_.requirements[q];
       const SummaryNumber& v = t.values[q];
       // Sure: the 95% interval lies wholly on the meeting side (unknown from one replication).
-      const json sure = v.n > 1 ? json(r.margin(v.mean) > v.ci95) : json(nullptr);
+      const json sure = v.n > 1 ? json(r.holds(v.mean - v.ci95) && r.holds(v.mean + v.ci95)) : json(nullptr);
       reqs.push_back({{"require", r.text}, {"key", r.key}, {"mean", v.mean}, {"ci95", v.ci95},
                       {"replications", v.n}, {"bound", r.value}, {"holds", true}, {"sure", sure}});
     }

@@ -6,14 +6,14 @@
 //
 // How the space is searched
 // - An axis whose values are consecutive whole numbers (LO..HI, at least 3 of them: replicas,
-//   nodes) is a monotone dimension: the first such axis is bisected for every combination of
-//   the other axes (each combination is a "line"), assuming that feasibility is monotone along
-//   it (more replicas never break a requirement that fewer met, or the reverse) and that the
-//   objective does not improve in the direction that meets the requirements (more replicas
-//   cost more). Both ends are run first: neither feasible, the line has no answer; both, its
-//   ends are its candidates; else the boundary is bisected. Other axes are enumerated.
-// - Dominated lines are pruned: once a line's infeasible side already has an objective above
-//   the best feasible point found, nothing on its feasible side can beat it.
+//   nodes, an autoscaler's max) is a resource: the first such axis is bisected for every
+//   combination of the other axes (each combination is a "line"), assuming that a value
+//   meeting the requirements is met by every larger value too (more replicas never break a
+//   requirement that fewer met), and that the objective grows with it (more replicas cost
+//   more), so the least value that meets them is its line's answer. The least value is run
+//   first (it may meet already), then the boundary is bisected. Other axes are enumerated.
+// - Dominated lines are pruned: once a value of a line misses the requirements at an objective
+//   above the best feasible point found, the larger values that might meet them cost more.
 // - Lines advance in rounds, every line one step per round, the runs of a round in parallel;
 //   pruning uses the best point of the rounds before. So the points tried, and the answer, are
 //   the same for any number of workers. Every point runs with the scenario's own seed (common
@@ -22,6 +22,8 @@
 //   replication, within `near` of it relatively) is run again with `confirm_replications`
 //   replications before it counts. The best point's requirements say how sure it is: "sure"
 //   when the requirement's 95% interval lies wholly on the meeting side of the bound.
+//   The answer's own line is bisected to its boundary, so the value just below the answer was
+//   run and missed (unless the answer is the axis' least value).
 // The answer is the feasible point tried with the least objective (ties: the first in the
 // space's order, the first axis slowest).
 #include <cstddef>
@@ -59,7 +61,7 @@ struct SizeOptions {
   std::vector<Requirement> requirements;
   std::string minimize;               // a summary path; "" = "<workload kind>.cost_usd"
   int confirm_replications = 10;      // a point near a bound is run again with this many (<= 1: never)
-  double near = 0.05;                 // relative distance to a bound that counts as near (one replication)
+  double near = 0.01;                 // relative distance to a bound that counts as near (one replication)
   std::size_t max_runs = 2000;        // the run budget: a space that may need more is refused
   SizeNames names;
 };
@@ -102,7 +104,7 @@ class SizeSearch {
   nlohmann::json result() const;
 
  private:
-  enum class Phase { ends, up, down, done, pruned };
+  enum class Phase { search, done, pruned };
   struct Tried {  // a point run (or being confirmed)
     SweepPoint point;
     int replications = 1;
@@ -114,9 +116,10 @@ class SizeSearch {
     double objective = 0;               // +infinity when it has none
   };
   struct Line {  // a combination of the enumerated axes, along the searched one
-    std::size_t first = 0;       // the index of its first point
-    Phase phase = Phase::ends;
-    std::size_t lo = 0, hi = 0;  // searched-axis positions bracketing the boundary
+    std::size_t first = 0;              // the index of its first point
+    Phase phase = Phase::search;
+    std::optional<std::size_t> lo;      // the largest searched position known to miss
+    std::size_t hi = 0;                 // the smallest known to meet (the axis' length: none yet)
   };
 
   SweepPoint point_at(std::size_t index) const;

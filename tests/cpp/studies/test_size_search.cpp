@@ -76,13 +76,13 @@ TEST_CASE("a whole-number range is bisected to the least feasible value", "[size
   std::size_t runs = 0;
   int most = 0;
   const json result = synthetic_search(search, runs, most);
-  // 10 / r <= 0.37 first at r = 28; the two ends, then ceil(log2(99)) = 7 halvings at most.
+  // 10 / r <= 0.37 first at r = 28; the least value, then ceil(log2(100)) = 7 halvings at most.
   CHECK(result["best"]["point"]["fleet.replicas"] == 28);
   CHECK(result["best"]["objective"] == 28.0);
   CHECK(result["minimize"] == "x.cost_usd");  // the workload's cost by default
   CHECK(result["searched"] == "fleet.replicas");
-  CHECK(runs <= 2 + 7);
-  CHECK(search.run_bound() == 9);
+  CHECK(runs <= 1 + 7);
+  CHECK(search.run_bound() == 8);
   CHECK(most == 1);
 }
 
@@ -90,6 +90,7 @@ TEST_CASE("a point within `near` of a bound is run again with more replications"
   const json base = {{"workload", {{"kind", "x"}}}};
   SizeOptions options = requiring({"x.wait_s<=0.3"});
   options.confirm_replications = 6;
+  options.near = 0.05;
   SizeSearch search(base, {{"fleet.replicas", whole_numbers(1, 100)}}, options);
   std::size_t runs = 0;
   int most = 0;
@@ -101,16 +102,18 @@ TEST_CASE("a point within `near` of a bound is run again with more replications"
   CHECK(result["best"]["requirements"][0]["sure"].is_null());
 }
 
-TEST_CASE("both ends feasible or neither: no bisection; enumerated axes multiply the lines", "[size]") {
+TEST_CASE("the least value meeting ends a line at once; none meeting, the largest is run", "[size]") {
   const json base = {{"workload", {{"kind", "x"}}}};
   SizeSearch all(base, {{"fleet.replicas", whole_numbers(50, 60)}}, requiring({"x.wait_s<=1"}));
   std::size_t runs = 0;
   int most = 0;
   CHECK(synthetic_search(all, runs, most)["best"]["point"]["fleet.replicas"] == 50);
-  CHECK(runs == 2);
+  CHECK(runs == 1);
   SizeSearch none(base, {{"fleet.replicas", whole_numbers(1, 5)}}, requiring({"x.wait_s<=1"}));
-  CHECK(synthetic_search(none, runs, most)["best"].is_null());
-  CHECK(runs == 2);
+  const json missed = synthetic_search(none, runs, most);
+  CHECK(missed["best"].is_null());
+  CHECK(runs == 4);  // 1, then 3, 4 and 5 by bisection
+  CHECK(missed["points"].back()["point"]["fleet.replicas"] == 5);
   SizeSearch listed(base, {{"fleet.replicas", {json(2), json(40), json(20)}}}, requiring({"x.wait_s<=1"}));
   const json r = synthetic_search(listed, runs, most);
   CHECK(r["searched"].is_null());  // not a consecutive range: every value is tried
@@ -123,9 +126,9 @@ TEST_CASE("size refuses an empty space, a space over the run budget and keys the
   CHECK(error_of(base, {}, requiring({"x.wait_s<=1"})).find("--vary: nothing to vary") == 0);
   CHECK(error_of(base, {{"fleet.replicas", {}}}, requiring({"x.wait_s<=1"})).find("--vary: fleet.replicas has no values") == 0);
   SizeOptions small = requiring({"x.wait_s<=1"});
-  small.max_runs = 8;
+  small.max_runs = 7;
   const std::string over = error_of(base, {{"fleet.replicas", whole_numbers(1, 100)}}, small);
-  CHECK(over.find("--vary: the space may need 9 runs") == 0);
+  CHECK(over.find("--vary: the space may need 8 runs") == 0);
   CHECK(over.find("(--max-runs)") != std::string::npos);
   const std::string typo = error_of(base, {{"fleet.replicas", whole_numbers(1, 10)}}, requiring({"x.wiat_s<=1"}));
   CHECK(typo.find("--require: 'x.wiat_s' names no number of the summary") == 0);
@@ -162,7 +165,7 @@ TEST_CASE("size finds Erlang C's least replica count for a mean-wait bound", "[s
       CHECK(one["points"][i]["point"] == two["points"][i]["point"]);
       CHECK(one["points"][i]["objective"] == two["points"][i]["objective"]);
     }
-    CHECK(one["runs"].get<int>() <= 2 + 5);  // 24 values: the ends and 5 halvings at most
+    CHECK(one["runs"].get<int>() <= 1 + 5);  // 24 values: the least and 5 halvings at most
   }
 }
 
