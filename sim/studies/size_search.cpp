@@ -33,10 +33,20 @@ bool is_integer_range(const std::vector<json>& values) {
   return true;
 }
 
-std::size_t bisection_steps(std::size_t values) {
-  std::size_t steps = 0;
-  for (std::size_t gap = values > 1 ? values - 1 : 0; gap > 1; gap = (gap + 1) / 2) ++steps;
-  return steps;
+// The most runs a line of n values takes: the least value, doubling to the end, then halving
+// the last gap (counted by playing the worst case: every probe misses but the last).
+std::size_t runs_per_line(std::size_t n) {
+  std::size_t runs = 1, lo = 0;
+  while (lo < n - 1) {
+    const std::size_t probe = std::min(2 * lo + 1, n - 1);
+    ++runs;
+    if (probe == n - 1) {  // the end meets: halve the gap (lo, n - 1)
+      for (std::size_t gap = n - 1 - lo; gap > 1; gap = (gap + 1) / 2) ++runs;
+      break;
+    }
+    lo = probe;
+  }
+  return std::min(runs, n);
 }
 
 json stat_json(const SummaryNumber& n) {
@@ -83,7 +93,7 @@ SizeSearch::SizeSearch(json base, std::vector<SizeAxis> axes, SizeOptions option
   line_length_ = searched_ ? axes_[*searched_].values.size() : 1;
   line_count_ = 1;
   for (std::size_t a : enumerated_) line_count_ *= axes_[a].values.size();
-  const std::size_t per_line = searched_ ? std::min(line_length_, 1 + bisection_steps(line_length_ + 1)) : 1;
+  const std::size_t per_line = searched_ ? runs_per_line(line_length_) : 1;
   run_bound_ = line_count_ * per_line;
   if (run_bound_ > options_.max_runs)
     throw InputError(names.vary,
@@ -113,7 +123,10 @@ SweepPoint SizeSearch::point_at(std::size_t index) const {
 
 bool SizeSearch::settled(std::size_t index) const {
   const auto it = tried_.find(index);
-  return it != tried_.end() && it->second.done && !it->second.needs_confirm;
+  if (it == tried_.end() || !it->second.done) return false;
+  // A point near a bound matters only if it could beat the best: costlier, whichever side of
+  // the bound it is on, its line cannot win through it (it would be pruned, or searched below).
+  return !it->second.needs_confirm || it->second.objective > incumbent_;
 }
 
 void SizeSearch::want(std::size_t index, std::vector<std::size_t>& wanted) const {
@@ -123,18 +136,20 @@ void SizeSearch::want(std::size_t index, std::vector<std::size_t>& wanted) const
 double SizeSearch::incumbent() const {
   double best = kInfinity;
   for (const auto& [index, t] : tried_)
-    if (settled(index) && t.feasible) best = std::min(best, t.objective);
+    if (t.done && !t.needs_confirm && t.feasible) best = std::min(best, t.objective);
   return best;
 }
 
-void SizeSearch::advance(Line& line, double incumbent, std::vector<std::size_t>& wanted) {
-  // lo: the largest position known to miss (or none), hi: the smallest known to meet (or past
-  // the end). The cheapest value first: it may meet, or cost more than the best already.
+void SizeSearch::advance(Line& line, std::vector<std::size_t>& wanted) {
+  // lo: the largest position known to miss (or none), hi: the smallest known to meet (or the
+  // axis' length). The least value first (it may meet, or miss at a cost above the best
+  // already); then doubling (positions 1, 3, 7, ...: answers are usually small values, found
+  // in a few runs) until one meets; then bisection between the two.
   while (line.phase == Phase::search) {
     if (line.lo) {
       const Tried& missed = tried_.at(line.first + *line.lo);
       // Its side misses and already costs more than the best found: the other side costs more.
-      if (!missed.error && std::isfinite(missed.objective) && missed.objective > incumbent) {
+      if (!missed.error && std::isfinite(missed.objective) && missed.objective > incumbent_) {
         line.phase = Phase::pruned;
         return;
       }
@@ -144,11 +159,11 @@ void SizeSearch::advance(Line& line, double incumbent, std::vector<std::size_t>&
       line.phase = Phase::done;
       return;
     }
-    const std::size_t probe = line.lo ? *line.lo + (line.hi - *line.lo) / 2 : 0;
-    if (!settled(line.first + probe)) {
-      wanted.push_back(line.first + probe);
-      return;
-    }
+    std::size_t probe = 0;
+    if (line.lo) probe = line.hi < line_length_ ? *line.lo + (line.hi - *line.lo) / 2
+                                                : std::min(2 * *line.lo + 1, line_length_ - 1);
+    want(line.first + probe, wanted);
+    if (!settled(line.first + probe)) return;
     if (tried_.at(line.first + probe).feasible) line.hi = probe;
     else line.lo = probe;
   }
@@ -156,8 +171,8 @@ void SizeSearch::advance(Line& line, double incumbent, std::vector<std::size_t>&
 
 std::vector<SizeRun> SizeSearch::next() {
   std::vector<std::size_t> wanted;
-  const double best = incumbent();
-  for (Line& line : lines_) advance(line, best, wanted);
+  incumbent_ = incumbent();
+  for (Line& line : lines_) advance(line, wanted);
   std::sort(wanted.begin(), wanted.end());
   wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
   if (wanted.empty()) return {};
@@ -234,7 +249,7 @@ json SizeSearch::result() const {
   for (const auto& [index, t] : tried_) {
     if (t.error && !first_error) first_error = &t;
     if (!t.error) any_ran = true;
-    if (settled(index) && t.feasible && (!best || t.objective < tried_.at(*best).objective)) best = index;
+    if (t.done && !t.needs_confirm && t.feasible && (!best || t.objective < tried_.at(*best).objective)) best = index;
   }
   if (!any_ran && first_error) throw *first_error->error;  // wrong at every point: the user's input
 

@@ -11,7 +11,9 @@
 //   meeting the requirements is met by every larger value too (more replicas never break a
 //   requirement that fewer met), and that the objective grows with it (more replicas cost
 //   more), so the least value that meets them is its line's answer. The least value is run
-//   first (it may meet already), then the boundary is bisected. Other axes are enumerated.
+//   first (it may meet already), then values doubling away from it until one meets, then the
+//   boundary is bisected: about 2 log2(n) runs for n values at most, fewer when the answer is
+//   small. Other axes are enumerated.
 // - Dominated lines are pruned: once a value of a line misses the requirements at an objective
 //   above the best feasible point found, the larger values that might meet them cost more.
 // - Lines advance in rounds, every line one step per round, the runs of a round in parallel;
@@ -20,7 +22,8 @@
 //   random numbers: two points differ by what was varied, not by their draws).
 // - A point near a requirement's bound (its 95% interval covers the bound; with one
 //   replication, within `near` of it relatively) is run again with `confirm_replications`
-//   replications before it counts. The best point's requirements say how sure it is: "sure"
+//   replications before it counts, unless it costs more than the best point found (then its
+//   side of the bound changes nothing: its line cannot win through it). The best point's requirements say how sure it is: "sure"
 //   when the requirement's 95% interval lies wholly on the meeting side of the bound.
 //   The answer's own line is bisected to its boundary, so the value just below the answer was
 //   run and missed (unless the answer is the axis' least value).
@@ -125,7 +128,7 @@ class SizeSearch {
   SweepPoint point_at(std::size_t index) const;
   bool settled(std::size_t index) const;
   void want(std::size_t index, std::vector<std::size_t>& wanted) const;
-  void advance(Line& line, double incumbent, std::vector<std::size_t>& wanted);
+  void advance(Line& line, std::vector<std::size_t>& wanted);
   bool near_bound(const Tried& t) const;
   void judge(Tried& t) const;
   double incumbent() const;
@@ -139,6 +142,7 @@ class SizeSearch {
   std::vector<Line> lines_;
   std::map<std::size_t, Tried> tried_;     // by point index
   std::size_t run_bound_ = 0, runs_done_ = 0, round_ = 0;
+  double incumbent_ = 0;                  // the best settled objective when the round began
   bool keys_checked_ = false;
 };
 

@@ -76,13 +76,13 @@ TEST_CASE("a whole-number range is bisected to the least feasible value", "[size
   std::size_t runs = 0;
   int most = 0;
   const json result = synthetic_search(search, runs, most);
-  // 10 / r <= 0.37 first at r = 28; the least value, then ceil(log2(100)) = 7 halvings at most.
+  // 10 / r <= 0.37 first at r = 28: 1, 2, 4, 8, 16 and 32 (meets), then 24, 28, 26, 27.
   CHECK(result["best"]["point"]["fleet.replicas"] == 28);
   CHECK(result["best"]["objective"] == 28.0);
   CHECK(result["minimize"] == "x.cost_usd");  // the workload's cost by default
   CHECK(result["searched"] == "fleet.replicas");
-  CHECK(runs <= 1 + 7);
-  CHECK(search.run_bound() == 8);
+  CHECK(runs == 10);
+  CHECK(search.run_bound() == 14);  // 1, 2, 4, ..., 64 missing, 100 meeting, 6 halvings
   CHECK(most == 1);
 }
 
@@ -126,9 +126,9 @@ TEST_CASE("size refuses an empty space, a space over the run budget and keys the
   CHECK(error_of(base, {}, requiring({"x.wait_s<=1"})).find("--vary: nothing to vary") == 0);
   CHECK(error_of(base, {{"fleet.replicas", {}}}, requiring({"x.wait_s<=1"})).find("--vary: fleet.replicas has no values") == 0);
   SizeOptions small = requiring({"x.wait_s<=1"});
-  small.max_runs = 7;
+  small.max_runs = 13;
   const std::string over = error_of(base, {{"fleet.replicas", whole_numbers(1, 100)}}, small);
-  CHECK(over.find("--vary: the space may need 8 runs") == 0);
+  CHECK(over.find("--vary: the space may need 14 runs") == 0);
   CHECK(over.find("(--max-runs)") != std::string::npos);
   const std::string typo = error_of(base, {{"fleet.replicas", whole_numbers(1, 10)}}, requiring({"x.wiat_s<=1"}));
   CHECK(typo.find("--require: 'x.wiat_s' names no number of the summary") == 0);
@@ -165,7 +165,7 @@ TEST_CASE("size finds Erlang C's least replica count for a mean-wait bound", "[s
       CHECK(one["points"][i]["point"] == two["points"][i]["point"]);
       CHECK(one["points"][i]["objective"] == two["points"][i]["objective"]);
     }
-    CHECK(one["runs"].get<int>() <= 1 + 5);  // 24 values: the least and 5 halvings at most
+    CHECK(one["runs"].get<int>() == 4);  // 7, 8, 10, then 9
   }
 }
 
