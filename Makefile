@@ -85,6 +85,7 @@ bench: build
 	$(BUILD)/bench/bench_comm
 	$(BUILD)/bench/bench_fleet
 	$(BUILD)/bench/bench_startup
+	$(BUILD)/bench/bench_size --quick
 
 clean:
 	rm -rf $(BUILD) $(SANBUILD) $(BUILD)-configure.log $(SANBUILD)-configure.log
