@@ -85,7 +85,6 @@ bench: build
 	$(BUILD)/bench/bench_comm
 	$(BUILD)/bench/bench_fleet
 	$(BUILD)/bench/bench_startup
-	$(BUILD)/bench/bench_size --quick
 
 clean:
 	rm -rf $(BUILD) $(SANBUILD) $(BUILD)-configure.log $(SANBUILD)-configure.log
