@@ -15,6 +15,7 @@
 #include "sim/fleet/training_run_config.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/studies/compare.hpp"
+#include "sim/studies/paired.hpp"
 #include "sim/studies/plan_search.hpp"
 #include "sim/studies/size_search.hpp"
 #include "sim/studies/sweep.hpp"
@@ -232,6 +233,17 @@ class SizeSearch {
   std::vector<cs::studies::SizeRun> runs_;
 };
 
+// clustersim.paired: variants [(label, [[path, value], ...])] -> the comparison JSON.
+std::string paired(const std::string& base, const std::string& variants_json, const std::vector<std::string>& keys,
+                   int replications, int jobs) {
+  std::vector<cs::studies::PairedVariant> variants;
+  for (const json& v : json::parse(variants_json))
+    variants.push_back({v.at(0).get<std::string>(), v.at(1).get<cs::studies::SweepPoint>()});
+  const json doc = json::parse(base);
+  py::gil_scoped_release release;
+  return cs::studies::paired_comparison(doc, variants, keys, replications, jobs, "paired").dump();
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -277,6 +289,8 @@ PYBIND11_MODULE(_core, m) {
       .def("tell", &SizeSearch::tell, py::arg("outcomes"))
       .def_property_readonly("run_bound", &SizeSearch::run_bound)
       .def("result", &SizeSearch::result);
+  m.def("paired", &paired, py::arg("base"), py::arg("variants"), py::arg("keys"), py::arg("replications"),
+        py::arg("jobs"));
   m.def("size_text", [](const std::string& result) { return cs::studies::size_text(json::parse(result)); },
         py::arg("result"));
   m.def("schema", [] { return std::string(cs::scenario::schema_text()); });

@@ -23,6 +23,7 @@ from .result import Result, run
 from .sweep import grid_points, latin_hypercube, random_samples, schema, sweep
 from .plan import plan
 from .size import Sizing, size
+from .paired import PairedComparison, paired
 from .topology import Topology
 from .compare import Comparison, compare
 # The view modules: importing them registers Result's views (Result.step, .memory, .serving,
@@ -32,7 +33,7 @@ from .plots import collective_sizes, goodput_vs_interval
 from .serving import serving_frame, serving_plot
 from .training import memory_frame, pipeline_timeline, step_breakdown, step_frame
 
-__all__ = ["Scenario", "Result", "ScenarioError", "Topology", "Comparison", "compare", "run", "sweep", "plan", "size", "Sizing",
+__all__ = ["Scenario", "Result", "ScenarioError", "Topology", "Comparison", "compare", "run", "sweep", "plan", "size", "Sizing", "paired", "PairedComparison",
            "grid_points", "random_samples", "latin_hypercube", "schema", "gantt",
            "compare_markets", "job_states", "state_intervals", "collective_sizes", "goodput_vs_interval",
            "serving_frame", "serving_plot", "step_frame", "memory_frame", "step_breakdown", "pipeline_timeline"]

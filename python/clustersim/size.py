@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from typing import TYPE_CHECKING, Mapping
 
 from . import _core
@@ -23,7 +24,9 @@ class Sizing:
     whether it is sure (its 95% interval clears the bound; None from one replication);
     table: every point tried, a pandas DataFrame (the point's paths, feasible, objective,
     replications, round, each requirement's mean, then the summary flattened as cs.sweep's
-    rows); result: the whole answer as `clustersim size --json` prints it."""
+    rows); warnings: a line per requirement of the answer whose 95% interval reaches past its
+    bound (also raised as UserWarning); result: the whole answer as `clustersim size --json`
+    prints it."""
 
     def __init__(self, result_json: str):
         self.result = json.loads(result_json)
@@ -32,6 +35,7 @@ class Sizing:
         self.summary = best["summary"] if best else None
         self.objective = best["objective"] if best else None
         self.requirements = best["requirements"] if best else []
+        self.warnings = list(self.result["warnings"])
         self._text = _core.size_text(result_json)
 
     @property
@@ -117,4 +121,7 @@ def size(scenario: Scenario | str | os.PathLike, vary: Mapping[str, Sequence[Any
             bar.close()
         if owned:
             pool.shutdown(wait=True)
-    return Sizing(search.result())
+    sizing = Sizing(search.result())
+    for w in sizing.warnings:
+        warnings.warn(w, UserWarning, stacklevel=2)
+    return sizing

@@ -264,6 +264,7 @@ json SizeSearch::result() const {
   for (const auto& r : options_.requirements) out["requirements"].push_back(r.text);
   out["searched"] = searched_ ? json(axes_[*searched_].path) : json(nullptr);
   out["best"] = nullptr;
+  out["warnings"] = json::array();
   if (best) {
     const Tried& t = tried_.at(*best);
     json reqs = json::array();
@@ -274,6 +275,10 @@ json SizeSearch::result() const {
       const json sure = v.n > 1 ? json(r.holds(v.mean - v.ci95) && r.holds(v.mean + v.ci95)) : json(nullptr);
       reqs.push_back({{"require", r.text}, {"key", r.key}, {"mean", v.mean}, {"ci95", v.ci95},
                       {"replications", v.n}, {"bound", r.value}, {"holds", true}, {"sure", sure}});
+      if (sure == json(false))
+        out["warnings"].push_back(r.text + ": the answer meets it on average, but its 95% interval (" +
+                                  std::to_string(v.mean) + " +- " + std::to_string(v.ci95) + ", " +
+                                  std::to_string(v.n) + " replications) reaches past the bound: at other seeds it may not");
     }
     out["best"] = {{"point", point_json(t.point)}, {"objective", t.objective}, {"replications", t.replications},
                    {"requirements", reqs}, {"summary", t.summary}};
@@ -362,6 +367,7 @@ std::string size_text(const json& result) {
                 result["searched"].is_null() ? ""
                                              : (", " + result["searched"].get<std::string>() + " bisected").c_str());
   s += buf;
+  for (const auto& w : result["warnings"]) s += "warning: " + w.get<std::string>() + "\n";
   s += "points tried:\n";
   for (const auto& p : result["points"]) {
     const std::string objective = p["objective"].is_null() ? "-" : p["objective"].dump();

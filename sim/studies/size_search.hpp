@@ -102,7 +102,8 @@ class SizeSearch {
   // {"best": {"point", "summary", "objective", "requirements": [...]} | null, "minimize",
   //  "requirements", "searched", "points": [{"point", "feasible", "objective", "replications",
   //  "round", "requirements": {text: {"mean", "ci95", "holds"}}, "summary" | "error"}],
-  //  "runs", "lines", "lines_pruned"}. Throws the first point's InputError when every point
+  //  "runs", "lines", "lines_pruned", "warnings": [a line per requirement of the best point
+  //  whose 95% interval reaches past its bound]}. Throws the first point's InputError when every point
   //  tried failed (a path or value wrong everywhere).
   nlohmann::json result() const;
 

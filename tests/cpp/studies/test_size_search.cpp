@@ -207,3 +207,26 @@ TEST_CASE("size over the checkpoint interval finds Daly's optimum", "[size][trai
   CHECK(r["best"]["point"]["fleet.checkpoint.interval"] == closed_form_best);
   CHECK(r["best"]["objective"].get<double>() == Approx(least).epsilon(0.02));
 }
+
+TEST_CASE("an answer whose requirement's interval reaches past the bound is not sure, and says so", "[size]") {
+  const json base = {{"workload", {{"kind", "x"}}}, {"run", {{"replications", 3}}}};
+  SizeOptions options = requiring({"x.wait_s<=0.37"});
+  options.confirm_replications = 3;  // the scenario's own: nothing to confirm with
+  SizeSearch search(base, {{"fleet.replicas", whole_numbers(1, 100)}}, options);
+  for (auto batch = search.next(); !batch.empty(); batch = search.next()) {
+    std::vector<SizeOutcome> outcomes;
+    for (const auto& run : batch) {
+      const double r = run.doc["fleet"]["replicas"].get<double>();
+      outcomes.push_back({{{"replications", 3},
+                           {"x", {{"wait_s", {{"mean", 10.0 / r}, {"ci95", 0.05}}}, {"cost_usd", {{"mean", r}, {"ci95", 0.0}}}}}},
+                          std::nullopt});
+    }
+    search.tell(batch, outcomes);
+  }
+  const json result = search.result();
+  CHECK(result["best"]["point"]["fleet.replicas"] == 28);
+  CHECK(result["best"]["requirements"][0]["sure"] == false);  // 0.357 + 0.05 > 0.37
+  REQUIRE(result["warnings"].size() == 1);
+  CHECK(result["warnings"][0].get<std::string>().find("x.wait_s<=0.37: the answer meets it on average") == 0);
+  CHECK(cs::studies::size_text(result).find("warning: x.wait_s<=0.37") != std::string::npos);
+}
