@@ -33,7 +33,8 @@ from .plots import collective_sizes, goodput_vs_interval
 from .serving import serving_frame, serving_plot
 from .training import memory_frame, pipeline_timeline, step_breakdown, step_frame
 
-__all__ = ["Scenario", "Result", "ScenarioError", "Topology", "Comparison", "compare", "run", "sweep", "plan", "size", "Sizing", "paired", "PairedComparison",
+__all__ = ["Scenario", "Result", "ScenarioError", "Topology", "Comparison", "compare", "run", "sweep", "plan",
            "grid_points", "random_samples", "latin_hypercube", "schema", "gantt",
            "compare_markets", "job_states", "state_intervals", "collective_sizes", "goodput_vs_interval",
-           "serving_frame", "serving_plot", "step_frame", "memory_frame", "step_breakdown", "pipeline_timeline"]
+           "serving_frame", "serving_plot", "step_frame", "memory_frame", "step_breakdown", "pipeline_timeline",
+           "size", "Sizing", "paired", "PairedComparison"]

@@ -5,7 +5,6 @@ measured seed by seed and its 95% interval is the paired one. The C++ core runs 
 from __future__ import annotations
 
 import json
-import os
 import warnings
 from typing import TYPE_CHECKING, Mapping
 
@@ -13,6 +12,7 @@ from . import _core
 from .scenario import Scenario, scenario_error
 
 if TYPE_CHECKING:
+    import os
     from typing import Any, Iterable
 
 

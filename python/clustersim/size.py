@@ -5,7 +5,6 @@ any concurrent.futures executor or a Dask cluster, and tells it the summaries.""
 from __future__ import annotations
 
 import json
-import os
 import warnings
 from typing import TYPE_CHECKING, Mapping
 
@@ -14,6 +13,7 @@ from .scenario import Scenario, scenario_error
 from .sweep import _as_executor, _run_docs
 
 if TYPE_CHECKING:
+    import os
     from typing import Any, Iterable, Sequence
 
 
