@@ -29,20 +29,23 @@ Parsed parse_args(int argc, const char* const* argv) {
   topo->add_option("--set", a.sets, "Override a key: PATH=VALUE");
   topo->add_flag("--json", a.as_json, "Print the report as JSON");
 
+  // FILE, --set and -j of a command that runs a scenario at many points (sweep, size).
+  const auto add_points_options = [&a](CLI::App* command, const char* jobs_help) {
+    command->add_option("FILE", a.file, "Scenario file (JSON)")->required();
+    command->add_option("--set", a.sets, "Override a key at every point: PATH=VALUE")->allow_extra_args(false);
+    command->add_option("-j,--jobs", a.jobs, jobs_help)->check(CLI::Range(1, 1024));
+  };
   auto* sweep = app.add_subcommand(
       "sweep", "Run a scenario at every point of a grid (the cartesian product of the --grid "
                "options, the first varying slowest) and print CSV: the grid columns, then the "
                "summary flattened; one row per point, or per point x size for a collective "
                "(collective.bytes, collective.time_s, ...), as Python's clustersim.sweep");
-  sweep->add_option("FILE", a.file, "Scenario file (JSON)")->required();
+  add_points_options(sweep, "Run N points at once (output is the same for any N)");
   sweep->add_option("--grid", a.grids,
                     "PATH=V1,V2,...: values as --set takes them, split on commas outside "
                     "[ ], { } and quotes (repeatable)")
       ->required()
       ->allow_extra_args(false);
-  sweep->add_option("--set", a.sets, "Override a key at every point: PATH=VALUE")->allow_extra_args(false);
-  sweep->add_option("-j,--jobs", a.jobs, "Run N points at once (output is the same for any N)")
-      ->check(CLI::Range(1, 1024));
   sweep->add_option("--out", a.sweep_out, "Write the CSV to this file (atomically) instead of stdout");
 
   auto* plan = app.add_subcommand(
@@ -82,6 +85,30 @@ Parsed parse_args(int argc, const char* const* argv) {
       ->check(CLI::Range(1, 1024));
   compare->add_flag("--json", a.as_json, "Print the comparison as JSON");
 
+  auto* size = app.add_subcommand(
+      "size", "The point of a varied space with the least --minimize key (default the workload's cost_usd) that "
+              "meets every --require: a whole-number range (LO..HI: replicas, nodes) searched for each combination "
+              "of the other axes (its least value, then doubling, then bisection), assuming that more never "
+              "breaks a requirement and costs more; points near a bound confirmed with more replications; "
+              "dominated combinations pruned");
+  add_points_options(size, "Run N points at once (the answer is the same for any N)");
+  size->add_option("--vary", a.varies,
+                   "PATH=LO..HI (whole numbers, bisected) or PATH=V1,V2,... (values as --grid takes them; "
+                   "repeatable)")
+      ->required()
+      ->allow_extra_args(false);
+  size->add_option("--require", a.requires_,
+                   "KEY<=VALUE, KEY>=VALUE, KEY<VALUE or KEY>VALUE on a summary number, e.g. "
+                   "serving.slo_attainment>=0.99 (repeatable)")
+      ->allow_extra_args(false);
+  size->add_option("--minimize", a.minimize, "The summary number to minimize (default: the workload's cost_usd)");
+  size->add_option("--max-runs", a.max_runs, "The run budget: refuse a space that may need more runs (default 2000)")
+      ->check(CLI::Range(1, 1 << 30));
+  size->add_option("--confirm", a.confirm,
+                   "Replications to run again a point near a bound with (default 10; 1: never)")
+      ->check(CLI::Range(1, 10000));
+  size->add_flag("--json", a.as_json, "Print {best, points, ...} as JSON");
+
   auto* schema = app.add_subcommand("schema", "Print the JSON Schema of scenario files");
 
   try {
@@ -107,6 +134,7 @@ Parsed parse_args(int argc, const char* const* argv) {
   else if (sweep->parsed()) a.command = Command::sweep;
   else if (plan->parsed()) a.command = Command::plan;
   else if (compare->parsed()) a.command = Command::compare;
+  else if (size->parsed()) a.command = Command::size;
   else if (schema->parsed()) a.command = Command::schema;
   return {std::move(a), 0};
 }

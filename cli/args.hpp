@@ -2,17 +2,18 @@
 // The command line of `clustersim`: its subcommands and options (CLI11) parsed into plain
 // values, apart from the commands themselves so that parsing alone can be fuzzed
 // (fuzz/cli_fuzz.cpp).
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace cs::cli {
 
-enum class Command { run, validate, topo, sweep, plan, compare, schema };
+enum class Command { run, validate, topo, sweep, plan, compare, size, schema };
 
 struct Args {
   Command command = Command::schema;
-  std::string file;                 // run, validate, topo, sweep, plan
+  std::string file;                 // run, validate, topo, sweep, plan, size
   std::vector<std::string> sets;    // --set PATH=VALUE, in order
   bool as_json = false;             // --json
   std::string out;                  // run --out DIR
@@ -23,6 +24,10 @@ struct Args {
   std::string plan_out;             // plan --out FILE
   std::vector<std::string> plan_only;                      // plan --only KEY=V1,V2
   std::vector<std::string> compare_files, workload_files;  // compare FILES, --workload
+  std::vector<std::string> varies, requires_;              // size --vary, --require
+  std::string minimize;                                    // size --minimize ("": the workload's cost_usd)
+  std::size_t max_runs = 2000;                             // size --max-runs
+  int confirm = 10;                                        // size --confirm
 };
 
 // The arguments, or (args empty) the exit code when parsing ends the program: help printed

@@ -13,6 +13,7 @@
 #include "cli/args.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/output_set.hpp"
+#include "cli/size.hpp"
 #include "cli/sweep.hpp"
 #include "cli/training_report.hpp"
 #include "sim/report/jobs_report.hpp"
@@ -256,6 +257,14 @@ int cmd_compare(const std::vector<std::string>& files, const std::vector<std::st
   return 0;
 }
 
+int cmd_size(const cs::cli::Args& a) {
+  const json base = load_doc(a.file, a.sets);
+  const json result = cs::cli::run_size(base, a.varies, a.requires_, a.minimize, a.jobs, a.max_runs, a.confirm);
+  if (a.as_json) std::cout << result.dump(2) << "\n";
+  else std::cout << cs::studies::size_text(result);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -273,6 +282,7 @@ int main(int argc, char** argv) {
       case Command::plan:
         return cmd_plan(a.file, a.sets, a.jobs, a.top, a.refine, a.plan_only, a.as_json, a.plan_out);
       case Command::compare: return cmd_compare(a.compare_files, a.workload_files, a.sets, a.jobs, a.as_json);
+      case Command::size: return cmd_size(a);
       case Command::validate: {
         const auto config = load(a.file, a.sets);
         for (const auto& line : config.warnings) std::cerr << line << "\n";

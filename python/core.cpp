@@ -5,6 +5,7 @@
 #include <future>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <pybind11/pybind11.h>
@@ -14,7 +15,9 @@
 #include "sim/fleet/training_run_config.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/studies/compare.hpp"
+#include "sim/studies/paired.hpp"
 #include "sim/studies/plan_search.hpp"
+#include "sim/studies/size_search.hpp"
 #include "sim/studies/sweep.hpp"
 #include "sim/world/run.hpp"
 #include "sim/world/topology_report.hpp"
@@ -181,6 +184,66 @@ py::tuple compare(const std::vector<std::pair<std::string, std::string>>& fabric
   return py::make_tuple(comparison.dump(), cs::studies::comparison_text(comparison));
 }
 
+// clustersim.size's search (sim/studies/size_search.hpp): Python runs what next() asks for on
+// its executor and tells the outcomes back. axes: [[path, [values...]], ...].
+class SizeSearch {
+ public:
+  SizeSearch(const std::string& base, const std::string& axes_json, const std::vector<std::string>& require,
+             const std::string& minimize, int confirm, std::size_t max_runs)
+      : search_(json::parse(base), axes(axes_json), options(require, minimize, confirm, max_runs)) {}
+
+  // The next round's scenarios (JSON documents); empty when the search is over.
+  std::vector<std::string> next() {
+    runs_ = search_.next();
+    std::vector<std::string> docs;
+    for (const auto& r : runs_) docs.push_back(r.doc.dump());
+    return docs;
+  }
+  // Per run of next(): (summary JSON, "", "", "") or ("", error path, expected, hint).
+  void tell(const std::vector<std::tuple<std::string, std::string, std::string, std::string>>& outcomes) {
+    std::vector<cs::studies::SizeOutcome> out;
+    for (const auto& [summary, path, expected, hint] : outcomes) {
+      cs::studies::SizeOutcome o;
+      if (summary.empty()) o.error.emplace(path, expected, hint);
+      else o.summary = json::parse(summary);
+      out.push_back(std::move(o));
+    }
+    search_.tell(runs_, out);
+  }
+  std::size_t run_bound() const { return search_.run_bound(); }
+  std::string result() const { return search_.result().dump(); }
+
+ private:
+  static std::vector<cs::studies::SizeAxis> axes(const std::string& axes_json) {
+    std::vector<cs::studies::SizeAxis> out;
+    for (const json& a : json::parse(axes_json)) out.push_back({a.at(0).get<std::string>(), a.at(1).get<std::vector<json>>()});
+    return out;
+  }
+  static cs::studies::SizeOptions options(const std::vector<std::string>& require, const std::string& minimize,
+                                          int confirm, std::size_t max_runs) {
+    cs::studies::SizeOptions o;
+    o.names = cs::studies::python_size_names();
+    for (const auto& r : require) o.requirements.push_back(cs::studies::parse_requirement(r, "require"));
+    o.minimize = minimize;
+    o.confirm_replications = confirm;
+    o.max_runs = max_runs;
+    return o;
+  }
+  cs::studies::SizeSearch search_;
+  std::vector<cs::studies::SizeRun> runs_;
+};
+
+// clustersim.paired: variants [(label, [[path, value], ...])] -> the comparison JSON.
+std::string paired(const std::string& base, const std::string& variants_json, const std::vector<std::string>& keys,
+                   int replications, int jobs) {
+  std::vector<cs::studies::PairedVariant> variants;
+  for (const json& v : json::parse(variants_json))
+    variants.push_back({v.at(0).get<std::string>(), v.at(1).get<cs::studies::SweepPoint>()});
+  const json doc = json::parse(base);
+  py::gil_scoped_release release;
+  return cs::studies::paired_comparison(doc, variants, keys, replications, jobs, "paired").dump();
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -219,6 +282,19 @@ PYBIND11_MODULE(_core, m) {
         py::arg("flow_key") = 0);
   m.def("topology_graph", &topology_graph, py::arg("doc"));
   m.def("compare", &compare, py::arg("fabrics"), py::arg("workloads"), py::arg("sets"), py::arg("jobs"));
+  py::class_<SizeSearch>(m, "SizeSearch")
+      .def(py::init<const std::string&, const std::string&, const std::vector<std::string>&, const std::string&, int,
+                    std::size_t>(),
+           py::arg("base"), py::arg("axes"), py::arg("require"), py::arg("minimize"), py::arg("confirm"),
+           py::arg("max_runs"))
+      .def("next", &SizeSearch::next)
+      .def("tell", &SizeSearch::tell, py::arg("outcomes"))
+      .def_property_readonly("run_bound", &SizeSearch::run_bound)
+      .def("result", &SizeSearch::result);
+  m.def("paired", &paired, py::arg("base"), py::arg("variants"), py::arg("keys"), py::arg("replications"),
+        py::arg("jobs"));
+  m.def("size_text", [](const std::string& result) { return cs::studies::size_text(json::parse(result)); },
+        py::arg("result"));
   m.def("schema", [] { return std::string(cs::scenario::schema_text()); });
   m.def("training_run_states", &training_run_states);
 }

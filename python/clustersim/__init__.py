@@ -5,6 +5,8 @@
     sc.set("topology.nodes", 64)
     res = cs.run(sc)            # res.summary: dict, as `clustersim run --json` prints it
     df = cs.sweep(sc, {"topology.nodes": [16, 32, 64]}, jobs=2)
+    best = cs.size("scenarios/serving_mmc_erlang_c.json", vary={"fleet.autoscaler.replicas": range(7, 31)},
+                   require=["serving.wait_mean_s<=0.01"])   # best.point, best.summary, best.table
     plans = cs.plan("scenarios/gpt3_175b_1024_h100.json", jobs=2)   # ranked parallel plans
     topo = cs.Topology.from_scenario(sc)   # topo.report: dict, as `clustersim topo --json`
     cmp = cs.compare(["scenarios/compare_fat_tree_1k.json", "scenarios/compare_dragonfly_1k.json"])
@@ -20,6 +22,8 @@ from .scenario import Scenario
 from .result import Result, run
 from .sweep import grid_points, latin_hypercube, random_samples, schema, sweep
 from .plan import plan
+from .size import Sizing, size
+from .paired import PairedComparison, paired
 from .topology import Topology
 from .compare import Comparison, compare
 # The view modules: importing them registers Result's views (Result.step, .memory, .serving,
@@ -32,4 +36,5 @@ from .training import memory_frame, pipeline_timeline, step_breakdown, step_fram
 __all__ = ["Scenario", "Result", "ScenarioError", "Topology", "Comparison", "compare", "run", "sweep", "plan",
            "grid_points", "random_samples", "latin_hypercube", "schema", "gantt",
            "compare_markets", "job_states", "state_intervals", "collective_sizes", "goodput_vs_interval",
-           "serving_frame", "serving_plot", "step_frame", "memory_frame", "step_breakdown", "pipeline_timeline"]
+           "serving_frame", "serving_plot", "step_frame", "memory_frame", "step_breakdown", "pipeline_timeline",
+           "size", "Sizing", "paired", "PairedComparison"]

@@ -124,6 +124,31 @@ def _as_executor(executor, jobs: int) -> tuple[Executor, bool]:
     return executor, False
 
 
+def _run_docs(pool: Executor, docs: list[str], cancel=None, bar=None) -> list[tuple[str | None, ScenarioError | None]]:
+    """Every document run on `pool` (_run_point), the outcomes in the documents' order; `bar`
+    (a tqdm) advanced as each ends. On any failure or Ctrl-C the token `cancel` (only for a
+    pool of this process) stops the runs in flight, those not started are dropped, and the
+    exception propagates."""
+    from concurrent.futures import as_completed
+
+    futures = {(pool.submit(_run_point, doc, cancel) if cancel is not None else pool.submit(_run_point, doc)): i
+               for i, doc in enumerate(docs)}
+    outcomes: list = [None] * len(docs)
+    try:
+        # Without a bar, in submission order: the lowest index's fault is the one raised.
+        for future in (as_completed(futures) if bar is not None else futures):
+            outcomes[futures[future]] = future.result()
+            if bar is not None:
+                bar.update(1)
+    except BaseException:
+        if cancel is not None:
+            cancel.cancel()
+        for f in futures:
+            f.cancel()
+        raise
+    return outcomes
+
+
 def sweep(scenario: Scenario | str | os.PathLike, grid: Mapping[str, Sequence[Any]] | Iterable[Mapping[str, Any]],
           jobs: int = 1, *, executor=None, progress: bool = False, cache: str | os.PathLike | None = None,
           errors: str = "row"):
@@ -198,24 +223,17 @@ def sweep(scenario: Scenario | str | os.PathLike, grid: Mapping[str, Sequence[An
         # In this process, one token for the sweep: Ctrl-C or a point's internal fault stops the
         # points in flight within their next poll and drops those not started.
         cancel = _core.CancelToken() if owned else None
-        futures = {(pool.submit(_run_point, docs[i], cancel) if owned else pool.submit(_run_point, docs[i])): i
-                   for i in todo}
-        try:
-            done = futures
-            if progress:
-                from concurrent.futures import as_completed
-                from tqdm.auto import tqdm
+        bar = None
+        if progress:
+            from tqdm.auto import tqdm
 
-                done = tqdm(as_completed(futures), total=len(futures), desc="sweep", unit="point")
-            for future in done:
-                outcomes[futures[future]] = future.result()
-        except BaseException:
-            if cancel is not None:
-                cancel.cancel()
-            for f in futures:
-                f.cancel()
-            raise
+            bar = tqdm(total=len(todo), desc="sweep", unit="point")
+        try:
+            for i, outcome in zip(todo, _run_docs(pool, [docs[i] for i in todo], cancel, bar)):
+                outcomes[i] = outcome
         finally:
+            if bar is not None:
+                bar.close()
             if owned:
                 pool.shutdown(wait=True)
         if cache_dir is not None:

@@ -32,6 +32,13 @@ double number(const json& v) {
   return std::nan("");
 }
 
+// out[key] = the number (a replicated one's mean), and out[key + "_ci95"] = its 95% half-width
+// when it was replicated.
+void put_number(json& out, const std::string& key, const json& v) {
+  out[key] = number(v);
+  if (v.is_object() && v.contains("ci95") && v["ci95"].is_number()) out[key + "_ci95"] = v["ci95"];
+}
+
 std::string format(const char* fmt, double x) {
   char buf[64];
   std::snprintf(buf, sizeof buf, fmt, x);
@@ -57,20 +64,18 @@ std::vector<json> cases_of(const json& summary) {
       const std::string algorithm = r.value("requested_algorithm", r.value("algorithm", std::string("")));
       std::string name = c["op"].get<std::string>();
       name.append(" ").append(bytes_label(number(r["bytes"]))).append(" ").append(algorithm);
-      out.push_back({{"case", name},
-                     {"time_s", number(r["time_s"])},
-                     {"algbw_GBps", number(r["algbw_GBps"])},
-                     {"busbw_GBps", number(r["busbw_GBps"])},
-                     {"network_usd_per_busbw_GBps", number(r.value("network_usd_per_busbw_GBps", json()))},
-                     {"algorithm", r.value("algorithm", std::string(""))},
-                     {"protocol", r.value("protocol", std::string(""))}});
+      json row = {{"case", name},
+                  {"algorithm", r.value("algorithm", std::string(""))},
+                  {"protocol", r.value("protocol", std::string(""))}};
+      for (const char* key : {"time_s", "algbw_GBps", "busbw_GBps"}) put_number(row, key, r[key]);
+      put_number(row, "network_usd_per_busbw_GBps", r.value("network_usd_per_busbw_GBps", json()));
+      out.push_back(std::move(row));
     }
   } else if (summary.contains("traffic")) {
     const json& t = summary["traffic"];
-    out.push_back({{"case", "traffic"},
-                   {"makespan_s", number(t["makespan_s"])},
-                   {"mean_fct_s", number(t["mean_fct_s"])},
-                   {"p99_fct_s", number(t["p99_fct_s"])}});
+    json row = {{"case", "traffic"}};
+    for (const char* key : {"makespan_s", "mean_fct_s", "p99_fct_s"}) put_number(row, key, t[key]);
+    out.push_back(std::move(row));
   }
   return out;
 }

@@ -26,7 +26,8 @@ struct ComparedWorkload {
 //    "results": [{"fabric", "workload", "case", ...numbers}]}
 // in workload, case, fabric order. A collective gives one case per result row ("all_reduce
 // 1GiB ring": time_s, algbw_GBps, busbw_GBps, network_usd_per_busbw_GBps; under
-// replications, means); traffic one case (makespan_s, mean_fct_s, p99_fct_s).
+// replications, means, each with its 95% half-width as "<key>_ci95"); traffic one case
+// (makespan_s, mean_fct_s, p99_fct_s, the same way).
 nlohmann::json compare_fabrics(const std::vector<ComparedFabric>& fabrics,
                                const std::vector<ComparedWorkload>& workloads,
                                const std::vector<std::string>& sets, int jobs);

@@ -255,5 +255,5 @@ def test_the_public_names_stay():
                           "sweep", "plan", "grid_points", "random_samples", "latin_hypercube", "schema", "gantt",
                           "compare_markets", "job_states", "state_intervals", "collective_sizes",
                           "goodput_vs_interval", "serving_frame", "serving_plot", "step_frame", "memory_frame",
-                          "step_breakdown", "pipeline_timeline"]
+                          "step_breakdown", "pipeline_timeline", "size", "Sizing", "paired", "PairedComparison"]
     assert all(hasattr(cs, name) for name in cs.__all__)
