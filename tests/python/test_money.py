@@ -13,6 +13,7 @@ BY_HAND = ROOT / "scenarios" / "training_run_by_hand.json"
 MMC = ROOT / "scenarios" / "serving_mmc_erlang_c.json"
 LLM = ROOT / "scenarios" / "serving_llm_diurnal_hpa.json"
 JOBS_ON_FABRIC = ROOT / "scenarios" / "jobs_training_placement.json"
+OWNED_1024 = ROOT / "scenarios" / "training_run_owned_1024_h100.json"
 
 # A node bought for $300k, amortized over 3 years, 8% a year of maintenance, 10 kW at load in a
 # PUE 1.3 hall at $0.10/kWh, hosted at $150 per kW-month.
@@ -105,6 +106,15 @@ def test_cost_per_billion_tokens_trained_by_hand():
     assert t["tokens_trained"] == 3600 * 1e6
     assert t["cost_per_billion_tokens_usd"] == pytest.approx(t["cost_usd"] / 3.6)
     assert "cost_per_billion_tokens_usd" not in cs.run(BY_HAND).summary["training_run"]
+
+
+def test_the_owned_1024_gpu_scenario_states_its_hourly_rate():
+    doc = json.loads(OWNED_1024.read_text())
+    t = cs.run(cs.Scenario(doc)).summary["training_run"]
+    rate = 250000 / (4 * 8760) + 25000 / 8760 + 10.2 * 1.58 * 0.08 + 10.2 * 160 * 12 / 8760
+    assert round(rate, 2) == 13.51 and "$13.51 per hour held" in doc["description"]
+    assert t["cost_usd"] == pytest.approx(128 * t["wall_time_s"] / 3600 * rate)
+    assert t["cost_per_billion_tokens_usd"] == pytest.approx(t["cost_usd"] / (26e6 * 4194304 / 1e9))
 
 
 @pytest.mark.parametrize("path, value, where, says", [
