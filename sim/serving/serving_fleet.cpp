@@ -250,8 +250,8 @@ PoolSummary ServingFleet::summarize(const ReplicaPool& pool) const {
     s.failures += static_cast<uint64_t>(stats.failures);
     s.fallbacks += static_cast<uint64_t>(stats.fallbacks);
   }
-  s.cost_usd = pool.cost_usd();
   s.money = pool.money();
+  s.cost_usd = s.money.cost_usd;  // the ledger's, and an owned fabric's share
   s.reclaims = pool.reclaims();
   s.reclaim_exposure_hours = pool.instances(fleet::Market::spot).reclaim_exposure_s() / 3600.0;
   return s;

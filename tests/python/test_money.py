@@ -54,6 +54,26 @@ def test_an_owned_training_run_costs_the_formula_for_every_hour_of_the_run():
     assert_breakdown_adds_up(t)
 
 
+def test_the_text_report_gives_an_owned_fleets_terms(tmp_path):
+    f = tmp_path / "owned.json"
+    f.write_text(owned(BY_HAND).to_json())
+    text = run_cli("run", f, check=True).stdout
+    cost = next(line for line in text.splitlines() if line.strip().startswith("cost"))
+    assert "owned: amortization $" in cost and "hosting $" in cost and "MWh" in cost
+    assert "node-h" not in cost
+
+
+def test_an_owned_serving_pool_bills_its_max_replicas_for_the_whole_run():
+    sc = owned(MMC).set("run.replications", 1)
+    s = cs.run(sc).summary["serving"]
+    hours = 130 / 60
+    # 8 plain-server replicas (a node each) owned for the whole run.
+    assert s["cost_usd"] == pytest.approx(8 * hours * RATE)
+    assert s["cost_usd_by_market"]["owned"] == pytest.approx(s["cost_usd"])
+    assert s["energy_kwh"] == pytest.approx(8 * hours * 10 * 1.3)
+    assert_breakdown_adds_up(s)
+
+
 def test_the_fabric_is_amortized_with_the_nodes_where_a_topology_is_given():
     s = cs.run(owned(JOBS_ON_FABRIC)).summary
     j, fabric = s["jobs"], s["fabric"]["network_cost_usd"]
@@ -169,3 +189,13 @@ def test_the_schema_states_data_ownership_json_defaults():
         assert fields[key]["default"] == data[key]["value"], key
         assert data[key]["source"]
     assert "575 W" in fields["power"]["description"] and data["host_power_per_gpu_w"]["value"] == 575
+
+
+def test_disaggregated_serving_bills_its_fabric_once():
+    doc = cs.Scenario.load(ROOT / "scenarios" / "serving_disaggregated.json").to_dict()
+    doc["fleet"]["ownership"] = {"years": 3}
+    s = cs.run(cs.Scenario(doc)).summary
+    hours, fabric = s["sim_time_s"] / 3600, s["fabric"]["network_cost_usd"]
+    # Prefill and decode pools share one topology: its bill is amortized once.
+    assert s["serving"]["cost_breakdown_usd"]["network"] == pytest.approx(hours * fabric / (3 * 8760))
+    assert_breakdown_adds_up(s["serving"])
