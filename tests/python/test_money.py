@@ -199,3 +199,13 @@ def test_disaggregated_serving_bills_its_fabric_once():
     # Prefill and decode pools share one topology: its bill is amortized once.
     assert s["serving"]["cost_breakdown_usd"]["network"] == pytest.approx(hours * fabric / (3 * 8760))
     assert_breakdown_adds_up(s["serving"])
+
+
+def test_a_job_clusters_reserved_nodes_are_billed_for_the_whole_run():
+    s = cs.run(cs.Scenario.load(JOBS_ON_FABRIC).set("fleet.reserved", 4)).summary
+    j, hours = s["jobs"], s["sim_time_s"] / 3600
+    # 4 of the 16 nodes reserved at the catalog's $52, the other 12 on demand at $98.32.
+    assert j["cost_usd_by_market"]["reserved"] == pytest.approx(4 * hours * 52.0)
+    assert j["cost_usd_by_market"]["on_demand"] == pytest.approx(j["node_hours_by_market"]["on_demand"] * 98.32)
+    assert j["node_hours_by_market"]["reserved"] <= 4 * hours + 1e-9
+    assert_breakdown_adds_up(j)
