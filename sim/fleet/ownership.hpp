@@ -20,14 +20,16 @@ namespace cs::fleet {
 
 inline constexpr double kHoursPerYear = 8760.0;
 
+// Default-constructed it costs nothing but the node price (not valid until that is set);
+// OwnershipDefaults::builtin().base holds data/ownership.json's defaults.
 struct OwnershipConfig {
   double node_price_usd = 0.0;        // per node bought, > 0
-  double years = 5.0;                 // amortization period, > 0
-  double maintenance = 0.1;           // share of the node price per year, >= 0
+  double years = 1.0;                 // amortization period, > 0
+  double maintenance = 0.0;           // share of the node price per year, >= 0
   double power_w = 0.0;               // per node at load, >= 0
-  double pue = 1.58;                  // facility power / IT power, >= 1
-  double energy_usd_per_kwh = 0.08;   // >= 0
-  double hosting_usd_per_kw_month = 160.0;  // per kW of IT power, >= 0
+  double pue = 1.0;                   // facility power / IT power, >= 1
+  double energy_usd_per_kwh = 0.0;    // >= 0
+  double hosting_usd_per_kw_month = 0.0;  // per kW of IT power, >= 0
   double fabric_usd = 0.0;            // the topology report's network bill (0: no topology)
 
   // Throws std::invalid_argument naming "fleet.ownership.<field>" out of range.
