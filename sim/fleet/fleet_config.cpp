@@ -16,6 +16,23 @@ PerMarket<int> FleetConfig::initial_nodes() const {
   return n;
 }
 
+double FleetConfig::billed_usd_per_node_hour(Market m) const {
+  return ownership ? owned_node_rates(*ownership).total() : usd_per_node_hour[m];
+}
+
+PerMarket<int> FleetConfig::committed_nodes() const {
+  const PerMarket<int> initial = initial_nodes();
+  if (ownership) return initial;
+  PerMarket<int> c;
+  c[Market::reserved] = initial[Market::reserved];
+  return c;
+}
+
+std::optional<OwnedBilling> FleetConfig::owned_billing() const {
+  if (!ownership) return std::nullopt;
+  return OwnedBilling{owned_node_rates(*ownership), fabric_usd_per_hour(*ownership)};
+}
+
 double FleetConfig::failure_rate_per_s() const {
   double rate = 0.0;
   if (std::isfinite(failures.node_mtbf_s)) rate += nodes / failures.node_mtbf_s;
@@ -56,6 +73,11 @@ void FleetConfig::validate() const {
   for (const Market m : kAllMarkets)
     provisioning[m].validate("fleet.provisioning." + std::string(to_string(m)));
   require(fallback_after_s >= 0.0, "fleet.fallback_after_s: expected a time >= 0 (inf: never)");
+  if (ownership) {
+    ownership->validate();
+    require(spot_share == 0.0 && reserved_share == 0.0,
+            "fleet.ownership: an owned fleet rents no spot or reserved nodes");
+  }
 }
 
 }  // namespace cs::fleet

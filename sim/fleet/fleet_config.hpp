@@ -8,11 +8,17 @@
 // Nodes are split between markets by shares: round(spot_share x nodes) spot,
 // round(reserved_share x nodes) reserved, the rest on demand (initial_nodes()). Each market is
 // one InstancePool (instance_pool.hpp) with these failures and, for spot, these reclaims.
+// Reserved nodes are committed for the whole run: billed every hour whether held or not.
+// An owned fleet (ownership set) rents nothing: its nodes are all on demand in the model (never
+// reclaimed), priced at the ownership rates (ownership.hpp) and committed like reserved ones.
 // Units: seconds, USD per node-hour, rates per second.
 #include <limits>
+#include <optional>
 
 #include "sim/fleet/failures.hpp"
 #include "sim/fleet/market.hpp"
+#include "sim/fleet/money.hpp"
+#include "sim/fleet/ownership.hpp"
 #include "sim/fleet/spot_reclaims.hpp"
 #include "sim/sources/distribution.hpp"
 
@@ -31,6 +37,14 @@ struct FleetConfig {
   PerMarket<sources::Distribution> provisioning{
       {sources::Distribution::constant(300.0), sources::Distribution::constant(300.0), sources::Distribution::constant(300.0)}};
   double fallback_after_s = std::numeric_limits<double>::infinity();  // spot -> on demand
+  std::optional<OwnershipConfig> ownership;  // owned instead of rented
+
+  // The price a node of market m is billed at (the ownership rate when owned).
+  double billed_usd_per_node_hour(Market m) const;
+  // Nodes billed every hour of the run per market, held or not: the reserved ones, or every
+  // node of an owned fleet.
+  PerMarket<int> committed_nodes() const;
+  std::optional<OwnedBilling> owned_billing() const;
 
   // Nodes per market at the start (the shares rounded; on demand takes the remainder).
   PerMarket<int> initial_nodes() const;

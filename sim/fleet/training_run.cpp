@@ -34,7 +34,7 @@ TrainingRun::TrainingRun(engine::Simulator& sim, TrainingRunConfig config)
     InstancePoolConfig pc;
     pc.name = config_.series_prefix + "/" + std::string(to_string(m));
     pc.market = m;
-    pc.usd_per_hour = config_.usd_per_node_hour[m];
+    pc.usd_per_hour = config_.billed_usd_per_node_hour(m);
     pc.failures = config_.failures;
     if (m != trace_market) pc.failures.trace.clear();
     pc.reclaims = config_.reclaims;
@@ -66,7 +66,11 @@ void TrainingRun::start() {
   state_since_ = start_time_;
   sim_.recorder().name_process(kTracePid, config_.series_prefix);
   const PerMarket<int> initial = config_.initial_nodes();
-  for (const Market m : kAllMarkets) pools_[index(m)]->start_held(initial[m]);
+  const PerMarket<int> committed = config_.committed_nodes();
+  for (const Market m : kAllMarkets) {
+    pools_[index(m)]->start_held(initial[m]);
+    ledger_.set_committed(pools_[index(m)]->account(), start_time_, committed[m]);
+  }
   record_fleet();
   if (config_.record_timeseries)
     sim_.recorder().sample(config_.series_prefix + ".state", sim_.now(),
@@ -265,7 +269,10 @@ void TrainingRun::finish() {
   async_write_.reset();
   enter(JobState::done);
   end_time_ = sim_.now();
-  for (auto& p : pools_) p->release_all();
+  for (auto& p : pools_) {
+    p->release_all();
+    ledger_.set_committed(p->account(), end_time_, 0);  // the commitment ends with the run
+  }
   record_fleet();
 }
 
@@ -378,10 +385,11 @@ TrainingRunResult TrainingRun::result() const {
   r.useful_time_s = done() ? total_work_ : committed_;
   r.goodput = r.wall_time_s > 0.0 ? r.useful_time_s / r.wall_time_s : 0.0;
   r.restore_time_s = r.time_in_state_s[static_cast<std::size_t>(JobState::restoring)];
-  r.cost_usd_by_market = ledger_.usd_by_market(now);
+  r.money = money(ledger_, now, config_.owned_billing(), (now - start_time_) / 3600.0);
+  r.cost_usd_by_market = r.money.usd_by_market;
   r.node_hours_by_market = ledger_.instance_hours_by_market(now);
-  r.cost_usd = 0.0;
-  for (const Market m : kAllMarkets) r.cost_usd += r.cost_usd_by_market[m];
+  r.cost_usd = r.money.cost_usd;
+  r.tokens = r.useful_time_s / config_.step_time_s * config_.tokens_per_step;
   for (const auto& p : pools_) {
     r.node_failures += p->stats().failures;
     r.reclaims += p->stats().reclaims;

@@ -42,6 +42,7 @@ void TrainingRunConfig::validate() const {
   require(step_time_s > 0.0 && std::isfinite(step_time_s),
           "training_run.step_time_s: expected a finite time > 0");
   require(finite_nonneg(steps), "training_run.steps: expected a finite count >= 0");
+  require(finite_nonneg(tokens_per_step), "training_run.tokens_per_step: expected a finite count >= 0");
   FleetConfig::validate();
   checkpoint.validate("fleet.checkpoint");
   restore.validate("fleet.restore");
@@ -87,9 +88,12 @@ std::vector<std::pair<std::string, double>> TrainingRunResult::summary_numbers()
   for (std::size_t s = 0; s < kJobStates; ++s)
     v.emplace_back("time_in_state_s." + std::string(to_string(static_cast<JobState>(s))),
                    time_in_state_s[s]);
-  for (const Market m : kAllMarkets) {
-    v.emplace_back("cost_usd_by_market." + std::string(to_string(m)), cost_usd_by_market[m]);
+  for (auto& number : money.summary_numbers()) v.push_back(std::move(number));
+  for (const Market m : kAllMarkets)
     v.emplace_back("node_hours_by_market." + std::string(to_string(m)), node_hours_by_market[m]);
+  if (tokens > 0.0) {
+    v.emplace_back("tokens_trained", tokens);
+    v.emplace_back("cost_per_billion_tokens_usd", cost_usd / tokens * 1e9);
   }
   return v;
 }

@@ -40,6 +40,7 @@ struct ElasticConfig {
 struct TrainingRunConfig : FleetConfig {
   double step_time_s = 1.0;
   double steps = 0.0;
+  double tokens_per_step = 0.0;  // tokens one step trains (global batch x sequence); 0: unknown
 
   CheckpointConfig checkpoint;
   RestoreConfig restore;
@@ -104,6 +105,8 @@ struct TrainingRunResult {
   double lost_work_s = 0.0;    // work done and then lost (recomputed)
   double restore_time_s = 0.0; // time in the restoring state
   double cost_usd = 0.0;
+  Money money;                 // cost_usd split by market or by term of ownership
+  double tokens = 0.0;         // tokens trained (useful work); 0 when tokens_per_step is unknown
 
   std::array<double, kJobStates> time_in_state_s{};
   PerMarket<double> cost_usd_by_market;
@@ -129,7 +132,9 @@ struct TrainingRunResult {
   //   job.{completed (1 or 0), useful_time_s, restores, reconfigurations},
   //   checkpoint.{interval_s, write_s, blocking_s, emergency, async_writes_lost, writes_lost},
   //   fleet.{node_failures, reclaims, fallbacks, job_mtbf_s, work_losing_mtbf_s},
-  //   time_in_state_s.<state>, cost_usd_by_market.<market>, node_hours_by_market.<market>.
+  //   time_in_state_s.<state>, Money's numbers (cost_usd_by_market, cost_breakdown_usd,
+  //   energy_kwh when owned), node_hours_by_market.<market>, and where tokens are known
+  //   tokens_trained and cost_per_billion_tokens_usd.
   std::vector<std::pair<std::string, double>> summary_numbers() const;
 };
 

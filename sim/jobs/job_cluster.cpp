@@ -39,7 +39,7 @@ JobCluster::JobCluster(engine::Simulator& sim, JobsConfig config, std::unique_pt
     fleet::InstancePoolConfig pc;
     pc.name = config_.series_prefix + "/" + std::string(fleet::to_string(m));
     pc.market = m;
-    pc.usd_per_hour = config_.fleet.usd_per_node_hour[m];
+    pc.usd_per_hour = config_.fleet.billed_usd_per_node_hour(m);
     pc.failures = config_.fleet.failures;
     // The failure trace is one log of the cluster's nodes: it replays in the on-demand pool.
     if (m != Market::on_demand) pc.failures.trace.clear();
@@ -70,7 +70,11 @@ void JobCluster::start() {
   if (started_) throw std::logic_error("JobCluster::start: already started");
   started_ = true;
   const fleet::PerMarket<int> initial = config_.fleet.initial_nodes();
-  for (const Market m : fleet::kAllMarkets) pools_[fleet::index(m)]->start_held(initial[m]);
+  const fleet::PerMarket<int> committed = config_.fleet.committed_nodes();
+  for (const Market m : fleet::kAllMarkets) {
+    pools_[fleet::index(m)]->start_held(initial[m]);
+    ledger_.set_committed(pools_[fleet::index(m)]->account(), sim_.now(), committed[m]);
+  }
   schedule_arrival();
   if (config_.record_timeseries && config_.sample_interval_s > 0.0)
     sample_event_ = sim_.schedule_at(sim_.now(), *this, tag(Tag::sample), engine::priority::observe);
@@ -424,7 +428,10 @@ void JobCluster::finish() {
     *id = {};
   }
   if (config_.record_timeseries && config_.sample_interval_s > 0.0) sample();
-  for (auto& p : pools_) p->release_all();
+  for (auto& p : pools_) {
+    p->release_all();
+    ledger_.set_committed(p->account(), end_s_, 0);  // the commitment ends with the run
+  }
 }
 
 JobRecord JobCluster::record_of(const Job& j) const {
@@ -491,9 +498,10 @@ JobsResult JobCluster::result() const {
   r.mean_slowdown = runs_ > 0 ? slowdown_sum_ / static_cast<double>(runs_) : 1.0;
   r.placement_shapes = step_time_.distinct_shapes();
   r.runtime_mean_s = r.completed > 0 ? runtime_sum_ / static_cast<double>(r.completed) : 0.0;
-  r.cost_usd_by_market = ledger_.usd_by_market(now);
+  r.money = fleet::money(ledger_, now, config_.fleet.owned_billing(), now / 3600.0);  // the run starts at 0
+  r.cost_usd_by_market = r.money.usd_by_market;
   r.node_hours_by_market = ledger_.instance_hours_by_market(now);
-  for (const Market m : fleet::kAllMarkets) r.cost_usd += r.cost_usd_by_market[m];
+  r.cost_usd = r.money.cost_usd;
   for (const auto& p : pools_) {
     r.node_failures += p->stats().failures;
     r.reclaims += p->stats().reclaims;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/fleet/market.hpp"
+#include "sim/fleet/money.hpp"
 
 namespace cs::jobs {
 
@@ -84,6 +85,7 @@ struct JobsResult {
   std::size_t placement_shapes = 0;  // distinct shapes the step-time model was asked about
   double runtime_mean_s = 0.0;     // first start to end, completed jobs
   fleet::PerMarket<double> cost_usd_by_market;
+  fleet::Money money;              // cost_usd by market, or by term of ownership
   fleet::PerMarket<double> node_hours_by_market;
   uint64_t events = 0;
 

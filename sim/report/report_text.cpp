@@ -58,6 +58,12 @@ std::string dollars(const json& v) {
 std::string cost_by_market(const json& b, const char* hours_key, const char* unit) {
   std::string out;
   if (!b.contains("cost_usd_by_market")) return out;
+  if (b.contains("energy_kwh")) {  // owned: the terms of ownership, and the energy drawn
+    out += "   owned:";
+    for (const auto& [term, usd] : b["cost_breakdown_usd"].items())  // "maint.": the text never says "nan"
+      if (mean_of(usd) > 0.0) out += " " + (term == "maintenance" ? std::string("maint.") : term) + " " + dollars(usd);
+    return out + printf_text("   %.0f MWh", mean_of(b["energy_kwh"]) / 1e3);
+  }
   for (const auto& [market, usd] : b["cost_usd_by_market"].items())
     if (mean_of(usd) > 0.0)
       out += "   " + market + " " + dollars(usd) + " (" + plain(mean_of(at(b, hours_key, market.c_str()))) + " " + unit + ")";

@@ -67,6 +67,14 @@ nlohmann::json summary_number(double value) {
   return value;
 }
 
+void add_grouped_numbers(nlohmann::json& block, const std::vector<std::pair<std::string, double>>& numbers) {
+  for (const auto& [name, value] : numbers) {
+    const auto dot = name.find('.');
+    if (dot == std::string::npos) block[name] = summary_number(value);
+    else block[name.substr(0, dot)][name.substr(dot + 1)] = summary_number(value);
+  }
+}
+
 nlohmann::json combine_replications(const std::vector<nlohmann::json>& summaries) {
   if (summaries.empty()) throw std::invalid_argument("combine_replications: no summaries");
   if (summaries.size() == 1) return summaries.front();

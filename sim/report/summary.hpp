@@ -2,6 +2,10 @@
 // Statistics used by summaries, and the combination of replications.
 #include <vector>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "sim/engine/statistics.hpp"
@@ -17,6 +21,10 @@ using engine::percentile;
 // A number of a summary block: whole numbers as integers (3, not 3.0), infinities (which JSON
 // cannot hold: an MTBF with no failures) as null.
 nlohmann::json summary_number(double value);
+
+// Adds numbers named "name" or "group.name" to a summary block, each as summary_number, the
+// grouped ones nested under their group (e.g. "cost_breakdown_usd.energy").
+void add_grouped_numbers(nlohmann::json& block, const std::vector<std::pair<std::string, double>>& numbers);
 
 // Replications -> one summary: every number becomes {"mean", "ci95"}, except identifying
 // numbers (seed, ranks, bytes, flows) which must agree and stay as they are. Structures must

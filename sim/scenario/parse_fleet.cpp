@@ -324,6 +324,12 @@ void parse_training_run_workload(const json& w, const std::string& at, Config& c
   c.step_time_s = step_time_s(w, at, config);
   if (!member(w, "steps")) throw InputError(join_path(at, "steps"), "required for a training_run: how many steps to train");
   c.steps = static_cast<double>(get_int(w, "steps", at, 1, 1, INT64_MAX));
+  if (member(w, "tokens_per_step")) {
+    if (config.training_run_simulates_step)
+      throw InputError(join_path(at, "tokens_per_step"), "a simulated step (workload.training) gives its own tokens per step",
+                       "leave out tokens_per_step");
+    c.tokens_per_step = get_number(w, "tokens_per_step", at, 0.0, 0.0, 1e15);
+  }
   if (member(w, "background"))
     throw InputError(join_path(at, "background"), "background work runs beside traffic and collective workloads, not a training_run");
 }
@@ -353,6 +359,7 @@ void parse_fleet(const json& doc, Config& config) {
     throw InputError(join_path(kFleet, "autoscaler"), "a training_run holds fleet.nodes nodes; autoscalers are for serving "
                                                       "workloads");
   parse_fleet_nodes(fleet, c);
+  parse_node_commitments(fleet, config, c);
   parse_elastic(fleet, c);
   std::optional<double> model_checkpoint_bytes;
   if (config.training_run_simulates_step) {

@@ -242,6 +242,7 @@ void parse_jobs(const json& doc, Config& config) {
   parse_scheduler(fleet, c);
   parse_cluster(doc, fleet, config);
   parse_fleet_nodes(fleet, c.fleet);
+  parse_node_commitments(fleet, config, c.fleet);
   if (member(fleet, "checkpoint")) {
     c.checkpoint = fleet::CheckpointConfig{};
     parse_checkpoint(fleet, *c.checkpoint);

@@ -45,6 +45,11 @@ void check_training_run_budget(const Config& config);
 void parse_fleet(const nlohmann::json& doc, Config& config);
 // The fleet's nodes: market, prices, interruptions, failures, cold_start (parse_fleet.cpp).
 void parse_fleet_nodes(const nlohmann::json& fleet, fleet::FleetConfig& c);
+// parse_ownership.cpp: fleet.ownership (nullopt when absent; defaults from data/ownership.json,
+// the GPU catalog and hardware.node), and a node fleet's commitments: fleet.ownership and
+// fleet.reserved (a count of nodes), after parse_fleet_nodes.
+std::optional<fleet::OwnershipConfig> parse_ownership(const nlohmann::json& fleet, const Config& config);
+void parse_node_commitments(const nlohmann::json& fleet, const Config& config, fleet::FleetConfig& c);
 // parse_checkpoint.cpp: fleet.checkpoint (its size or write_time required) and fleet.restore.
 // model_bytes: the size of a checkpoint of the run's model (workload.training), used when the
 // file gives neither size nor write_time.

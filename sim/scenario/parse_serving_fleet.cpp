@@ -31,14 +31,21 @@ std::string instance_with_gpu(const std::string& gpu) {
   return "";
 }
 
+// The share of a node (hardware.node) one replica holds: an LLM server's GPUs / the node's; a
+// plain server is one node.
+double replica_node_share(const Config& config) {
+  const int gpus = config.serving.replica.gpus();
+  const bool llm = config.serving.replica.kind == serving::ReplicaKind::llm;
+  return llm && gpus > 0 ? double(gpus) / double(config.topology.node.gpus) : 1.0;
+}
+
 // Prices per replica-hour: the instance's per GPU x the replica's GPUs; fleet.prices, per
 // node-hour as docs/scenarios.md states them (a node: hardware.node.gpus GPUs), x the share of a
 // node one replica holds (an LLM server: its GPUs / the node's; a plain server is one node).
 fleet::PerMarket<double> replica_prices(const json& f, const Config& config) {
   const auto& catalog = fleet::InstancePriceCatalog::builtin();
   const int gpus = config.serving.replica.gpus();
-  const bool llm = config.serving.replica.kind == serving::ReplicaKind::llm;
-  const double node_share = llm && gpus > 0 ? double(gpus) / double(config.topology.node.gpus) : 1.0;
+  const double node_share = replica_node_share(config);
   const std::string by_gpu = instance_with_gpu(config.gpu.name);
   const json& prices = object_or_empty(f, "prices", kFleet);
   fleet::PerMarket<double> usd;
@@ -98,9 +105,14 @@ serving::PoolSpec parse_pool(const json& f, const Config& config) {
   pool.cold_start = parse_cold_start(f, config);
   serving::MarketSpec& m = pool.market;
   const MarketShares shares = parse_market(f);
+  if (shares.reserved > 0)
+    throw InputError(join_path(kFleet, "market"), "a serving fleet commits a number of reserved replicas, not a share",
+                     "give fleet.reserved: the replicas committed for the whole run");
   m.spot_share = shares.spot;
-  m.reserved_share = shares.reserved;
-  m.usd_per_hour = replica_prices(f, config);
+  m.reserved_replicas = static_cast<int>(get_int(f, "reserved", kFleet, 0, 0, 1'000'000));
+  m.ownership = parse_ownership(f, config);
+  m.node_share = replica_node_share(config);
+  if (!m.ownership) m.usd_per_hour = replica_prices(f, config);
   parse_interruptions(f, m.reclaims, m.fallback_after_s);
   // Failures are off for serving unless asked for (fleet.failures: Llama 3's rates by default).
   m.failures = serving::no_failures();
@@ -140,6 +152,7 @@ void parse_serving_fleet(const json& doc, Config& config) {
   serving::ServingConfig& c = config.serving;
   c.fleet.autoscaler = parse_autoscaler(f, "autoscaler", config.warnings);
   c.fleet.pool = parse_pool(f, config);
+  c.fleet.pool.market.owned_replicas = c.fleet.autoscaler.max_replicas;
   serving::DisaggregationSpec& d = c.disaggregated;
   if (member(f, "prefill_autoscaler") && !d.enabled)
     throw InputError(join_path(kFleet, "prefill_autoscaler"), "applies to disaggregated serving (workload.disaggregated)");
@@ -149,7 +162,10 @@ void parse_serving_fleet(const json& doc, Config& config) {
     d.prefill.autoscaler = member(f, "prefill_autoscaler") ? parse_autoscaler(f, "prefill_autoscaler", config.warnings) : c.fleet.autoscaler;
     // A prefill replica's weights are the decode replica's; its GPUs may differ (its price).
     const double share = static_cast<double>(d.prefill_replica.timing.gpus) / c.replica.llm.timing.gpus;
-    for (const fleet::Market m : fleet::kAllMarkets) d.prefill.pool.market.usd_per_hour[m] *= share;
+    serving::MarketSpec& prefill = d.prefill.pool.market;
+    for (const fleet::Market m : fleet::kAllMarkets) prefill.usd_per_hour[m] *= share;
+    prefill.node_share *= share;
+    prefill.owned_replicas = d.prefill.autoscaler.max_replicas;
   }
   parse_serving_run(doc, config);
   check_autoscaler_period(c.fleet.autoscaler, "autoscaler", c.until_s);

@@ -29,13 +29,14 @@ ReplicaPool::ReplicaPool(engine::Simulator& sim, PoolSpec spec, ReplicaFactory f
     fleet::InstancePoolConfig c;
     c.name = spec_.name + "/" + std::string(fleet::to_string(market));
     c.market = market;
-    c.usd_per_hour = m.usd_per_hour[market];
+    c.usd_per_hour = m.price_per_hour(market);
     c.failures = m.failures;
     c.reclaims = m.reclaims;
     c.provisioning = sources::Distribution::constant(0);  // the cold start covers the boot
     c.replace_lost = false;  // the pool decides what replaces a replica
     instances_[fleet::index(market)] = std::make_unique<fleet::InstancePool>(
         sim_, std::move(c), ledger_, static_cast<fleet::InstancePoolListener*>(this));
+    ledger_.set_committed(instances_[fleet::index(market)]->account(), sim.now(), m.committed()[market]);
   }
   if (std::isfinite(m.fallback_after_s))
     instances_[fleet::index(Market::spot)]->set_fallback(
@@ -523,5 +524,9 @@ double ReplicaPool::cost_usd(Market market) const {
 }
 
 double ReplicaPool::cost_usd() const { return ledger_.usd(sim_.now()); }
+
+fleet::Money ReplicaPool::money() const {
+  return fleet::money(ledger_, sim_.now(), spec_.market.owned_billing(), sim_.now() / 3600.0);  // the run starts at 0
+}
 
 }  // namespace cs::serving

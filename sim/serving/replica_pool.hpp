@@ -158,6 +158,7 @@ class ReplicaPool final : public ReplicaListener,
   double replica_seconds(Market market) const;
   double cost_usd(Market market) const;
   double cost_usd() const;
+  fleet::Money money() const;  // cost_usd by market or term of ownership, and energy
   const engine::TimeWeighted& billed_over_time() const { return billed_tw_; }
   const engine::TimeWeighted& ready_over_time() const { return ready_tw_; }
   const engine::TimeWeighted& queue_over_time() const { return queue_tw_; }

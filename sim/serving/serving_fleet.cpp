@@ -257,7 +257,8 @@ PoolSummary ServingFleet::summarize(const ReplicaPool& pool) const {
     s.failures += static_cast<uint64_t>(stats.failures);
     s.fallbacks += static_cast<uint64_t>(stats.fallbacks);
   }
-  s.cost_usd = pool.cost_usd();
+  s.money = pool.money();
+  s.cost_usd = s.money.cost_usd;  // the ledger's, and an owned fabric's share
   s.reclaims = pool.reclaims();
   s.reclaim_exposure_hours = pool.instances(fleet::Market::spot).reclaim_exposure_s() / 3600.0;
   return s;
@@ -270,12 +271,14 @@ ServingResult ServingFleet::result() const {
   out.replicas_mean = out.pool.replicas_mean;
   out.replicas_max = out.pool.replicas_max;
   out.cost_usd = out.pool.cost_usd;
+  out.money = out.pool.money;
   if (decode_pool_) {
     out.decode_pool = summarize(*decode_pool_);
     // Each pool's peak may fall at another time: their sum bounds the fleet's peak from above.
     out.replicas_mean += out.decode_pool.replicas_mean;
     out.replicas_max += out.decode_pool.replicas_max;
     out.cost_usd += out.decode_pool.cost_usd;
+    out.money += out.decode_pool.money;
     out.kv_bytes_transferred = kv_->bytes_sent();
   }
   if (config_.replica.kind == ReplicaKind::llm) {
@@ -289,6 +292,7 @@ ServingResult ServingFleet::result() const {
       }
     }
     out.preemptions = totals.preemptions;
+    out.tokens_out = static_cast<double>(totals.tokens_out);
   }
   out.sim_time_s = sim_.now();
   out.events = sim_.events_processed();

@@ -29,8 +29,12 @@ fleet::FailureConfig no_failures() {
 void validate_market(const MarketSpec& spec) {
   if (!(spec.spot_share >= 0 && spec.spot_share <= 1))
     throw std::invalid_argument("fleet.market: the spot share must be in [0, 1]");
-  if (!(spec.reserved_share >= 0 && spec.spot_share + spec.reserved_share <= 1 + 1e-9))
-    throw std::invalid_argument("fleet.market: the reserved share must be in [0, 1 - spot share]");
+  if (spec.reserved_replicas < 0) throw std::invalid_argument("fleet.reserved: must be >= 0 replicas");
+  if (spec.ownership) {
+    spec.ownership->validate();
+    if (spec.reserved_replicas > 0 || spec.spot_share > 0 || spec.owned_replicas < 0 || !(spec.node_share > 0))
+      throw std::invalid_argument("fleet.ownership: an owned pool rents no spot or reserved replicas");
+  }
   for (const fleet::Market m : fleet::kAllMarkets)
     if (!(spec.usd_per_hour[m] >= 0) || !std::isfinite(spec.usd_per_hour[m]))
       throw std::invalid_argument("fleet.prices." + std::string(fleet::to_string(m)) + ": must be a finite price >= 0");
@@ -40,13 +44,29 @@ void validate_market(const MarketSpec& spec) {
   spec.failures.validate("fleet.failures");
 }
 
+double MarketSpec::price_per_hour(fleet::Market m) const {
+  return ownership ? owned_billing()->per_instance.total() : usd_per_hour[m];
+}
+
+std::optional<fleet::OwnedBilling> MarketSpec::owned_billing() const {
+  if (!ownership) return std::nullopt;
+  return fleet::OwnedBilling{fleet::owned_node_rates(*ownership).scaled(node_share), fleet::fabric_usd_per_hour(*ownership)};
+}
+
+fleet::PerMarket<int> MarketSpec::committed() const {
+  fleet::PerMarket<int> c;
+  if (ownership) c[fleet::Market::on_demand] = owned_replicas;
+  else c[fleet::Market::reserved] = reserved_replicas;
+  return c;
+}
+
 fleet::Market market_for_launch(const MarketSpec& spec, const fleet::PerMarket<int>& active) {
   int total = 0;
   for (const fleet::Market m : fleet::kAllMarkets) total += active[m];
   const auto below_share = [&](fleet::Market m, double share) {
     return share > 0 && active[m] + 1 <= share * (total + 1) + 1e-9;
   };
-  if (below_share(fleet::Market::reserved, spec.reserved_share)) return fleet::Market::reserved;
+  if (active[fleet::Market::reserved] < spec.reserved_replicas) return fleet::Market::reserved;
   if (below_share(fleet::Market::spot, spec.spot_share)) return fleet::Market::spot;
   return fleet::Market::on_demand;
 }

@@ -5,9 +5,12 @@
 //
 // Each replica holds one instance of its market's fleet::InstancePool from its launch to its
 // stop, so one instance is one replica, priced per replica-hour; the reclaim and failure rates
-// apply per replica. A launch goes to the reserved market while reserved replicas are below
-// reserved_share of the pool, then to spot below spot_share, else on demand
-// (market_for_launch). A launch finds capacity at once; the replacement of a replica that was
+// apply per replica. A launch goes to the reserved market while fewer than reserved_replicas
+// reserved replicas are active, then to spot below spot_share, else on demand
+// (market_for_launch). The reserved replicas are committed for the whole run: billed every hour
+// whether running or not. An owned pool (owned set) rents nothing: its replicas are priced at
+// their share of an owned node (money.hpp) and the owned_replicas it bought are billed every
+// hour of the run. A launch finds capacity at once; the replacement of a replica that was
 // reclaimed waits for spot capacity to come back (reclaims.capacity_return), or is bought on
 // demand after fallback_after_s; the replacement of a failed replica comes after
 // failures.replacement.
@@ -16,10 +19,12 @@
 // replica_prices() scales an instance's prices by the replica's share of its GPUs.
 // Units: USD per replica-hour, seconds, shares in [0, 1].
 #include <limits>
+#include <optional>
 #include <string_view>
 
 #include "sim/fleet/failures.hpp"
 #include "sim/fleet/market.hpp"
+#include "sim/fleet/money.hpp"
 #include "sim/fleet/spot_reclaims.hpp"
 
 namespace cs::serving {
@@ -35,19 +40,28 @@ fleet::FailureConfig no_failures();
 struct MarketSpec {
   fleet::PerMarket<double> usd_per_hour = replica_prices("aws.p5.48xlarge", 1);
   double spot_share = 0;      // of the replicas, in [0, 1]
-  double reserved_share = 0;  // of the replicas, in [0, 1 - spot_share]
+  int reserved_replicas = 0;  // committed for the whole run, used first
+  std::optional<fleet::OwnershipConfig> ownership;  // per node; nullopt: rented
+  double node_share = 1;      // of an owned node one replica holds
+  int owned_replicas = 0;     // bought (billed every hour) when owned
   fleet::SpotReclaimConfig reclaims;          // of spot replicas (the fleet's defaults)
   fleet::FailureConfig failures = no_failures();
   double fallback_after_s = std::numeric_limits<double>::infinity();  // never, as the fleet's
 
-  double price_per_hour(fleet::Market m) const { return usd_per_hour[m]; }
+  // What a replica of market m is billed per hour (the owned rate when owned).
+  double price_per_hour(fleet::Market m) const;
+  // Per replica: the owned node's rates x node_share, and the fabric's (nullopt: rented).
+  std::optional<fleet::OwnedBilling> owned_billing() const;
+  // Replicas billed every hour of the run per market, running or not.
+  fleet::PerMarket<int> committed() const;
 };
 
 // Throws std::invalid_argument naming the field.
 void validate_market(const MarketSpec& spec);
 
-// The market of the next launch, given the active replicas per market (reserved first, then
-// spot, each while below its share of the pool after the launch; on demand otherwise).
+// The market of the next launch, given the active replicas per market (reserved while below
+// reserved_replicas, then spot while below its share of the pool after the launch; on demand
+// otherwise).
 fleet::Market market_for_launch(const MarketSpec& spec, const fleet::PerMarket<int>& active);
 
 }  // namespace cs::serving

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/fleet/market.hpp"
+#include "sim/fleet/money.hpp"
 
 namespace cs::serving {
 
@@ -30,6 +31,7 @@ struct PoolSummary {
   fleet::PerMarket<double> replica_hours;  // billed, by market
   fleet::PerMarket<double> cost_usd_by_market;  // replica-hours x the market's price
   double cost_usd = 0;       // every market
+  fleet::Money money;        // cost_usd by market or by term of ownership
   uint64_t reclaims = 0;     // spot replicas given a reclaim notice
   double reclaim_exposure_hours = 0;  // spot replica-hours exposed to reclaims (no notice yet)
   uint64_t failures = 0;     // replicas whose instance failed
@@ -47,6 +49,9 @@ struct ServingResult {
   double replicas_mean = 0;     // billed replicas, time-weighted (all pools)
   double replicas_max = 0;
   double cost_usd = 0;
+  fleet::Money money;           // all pools
+  double tokens_out = 0;        // output tokens produced over the whole run (LLM)
+  uint64_t finished = 0;        // requests completed over the whole run, warm-up included
   // ---- LLM serving ----
   bool llm = false;
   LatencySummary ttft;  // time to first token

@@ -43,6 +43,7 @@ bool ServingStats::within_every_bound(double latency_s, double ttft_s, double tp
 }
 
 void ServingStats::on_complete(const Request& r, double now) {
+  ++finished_;  // over the whole run: what the run's cost is divided by
   if (!counted(r)) return;
   ++completed_;
   if (r.attempts > 0) ++retries_;
@@ -119,6 +120,7 @@ void ServingStats::fill_hours(ServingResult& out, double elapsed_s) const {
 void ServingStats::fill(ServingResult& out, double elapsed_s) const {
   out.requests = arrivals_;
   out.completed = completed_;
+  out.finished = finished_;
   out.dropped_queue_full = dropped_[static_cast<int>(DropReason::queue_full)];
   out.dropped_timeout = dropped_[static_cast<int>(DropReason::timeout)];
   out.dropped_lost = dropped_[static_cast<int>(DropReason::lost)];

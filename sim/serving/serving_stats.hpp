@@ -47,6 +47,7 @@ class ServingStats {
   double wait_sum_ = 0;  // only its mean is reported
   QuantileSketch::Mark latency_mark_, ttft_mark_;
   uint64_t arrivals_ = 0, completed_ = 0, met_slo_ = 0, retries_ = 0;
+  uint64_t finished_ = 0;  // completed, warm-up included
   uint64_t dropped_[4] = {0, 0, 0, 0};  // by DropReason
   uint64_t output_tokens_ = 0;
   uint64_t window_arrivals_ = 0;

@@ -1,5 +1,7 @@
 #include "sim/world/fabric_summary.hpp"
 
+#include <optional>
+
 #include "sim/world/run.hpp"
 #include "topology/bill.hpp"
 #include "topology/bisection.hpp"
@@ -32,6 +34,19 @@ json fabric_summary(const Config& config) {
           {"bisection_bandwidth_Bps", cut.Bps},
           {"network_usd_per_bisection_GBps", cut.Bps > 0 ? bill.network_cost_usd / (cut.Bps / 1e9) : 0.0},
           {"notes", std::move(notes)}};
+}
+
+void bill_owned_fabric(Config& config) {
+  std::optional<fleet::OwnershipConfig>* ownership = nullptr;
+  if (config.workload == WorkloadKind::training_run && config.training_run_simulates_step)
+    ownership = &config.training_run.ownership;
+  else if (config.workload == WorkloadKind::jobs && config.jobs_on_topology)
+    ownership = &config.jobs.fleet.ownership;
+  else if (config.workload == WorkloadKind::serving && config.serving_kv_over_network)
+    ownership = &config.serving.disaggregated.decode.pool.market.ownership;  // one fabric, billed once
+  if (!ownership || !*ownership) return;
+  const topo::Topology topology = build_topology(config);
+  (*ownership)->fabric_usd = topo::make_bill(topology, config.topology, config.prices).network_cost_usd;
 }
 
 void add_cost_per_busbw(json& summary, const json& fabric) {

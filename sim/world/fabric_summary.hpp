@@ -14,6 +14,11 @@ namespace cs::world::detail {
 //   "bisection_bandwidth_Bps", "network_usd_per_bisection_GBps", "notes": [...] }
 nlohmann::json fabric_summary(const scenario::Config& config);
 
+// An owned fleet on a topology (fleet.ownership with a topology section): sets its ownership's
+// fabric_usd to the topology's network bill, so the run amortizes the fabric with the nodes.
+// No effect on a rented fleet or without a topology.
+void bill_owned_fabric(scenario::Config& config);
+
 // Adds "network_usd_per_busbw_GBps" (network cost per GPU over the row's busbw in GB/s) to
 // every row of summary["collective"]["results"] (a replicated row: from its mean busbw).
 void add_cost_per_busbw(nlohmann::json& summary, const nlohmann::json& fabric);

@@ -310,6 +310,7 @@ RunOutput run_scenario(const Config& given, const RunOptions& options) {
   json simulated_step;
   if (config.workload == WorkloadKind::training_run && config.training_run_simulates_step)
     simulated_step = detail::resolve_training_run_step(config, options.interrupted);
+  detail::bill_owned_fabric(config);
   const auto wall0 = std::chrono::steady_clock::now();
   RunOutput out;
   out.warnings = config.warnings;

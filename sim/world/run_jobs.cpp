@@ -69,13 +69,11 @@ json jobs_block(const jobs::JobsResult& r, const jobs::JobsConfig& config) {
                       {"wait_p95_s", n(q.wait_p95_s)},     {"gpu_share", n(q.gpu_share)},
                       {"submitted", n(q.submitted)},       {"busy_gpu_hours", n(q.busy_gpu_hours)},
                       {"preemptions", n(q.preemptions)}};
-  json by_market = json::object(), hours_by_market = json::object();
-  for (const fleet::Market m : fleet::kAllMarkets) {
-    by_market[std::string(fleet::to_string(m))] = n(r.cost_usd_by_market[m]);
+  json hours_by_market = json::object();
+  for (const fleet::Market m : fleet::kAllMarkets)
     hours_by_market[std::string(fleet::to_string(m))] = n(r.node_hours_by_market[m]);
-  }
   const jobs::SchedulerConfig& s = config.scheduler;
-  return {
+  json block = {
       {"submitted", n(r.submitted)},
       {"completed", n(r.completed)},
       {"wait_mean_s", n(r.wait_mean_s)},
@@ -105,13 +103,14 @@ json jobs_block(const jobs::JobsResult& r, const jobs::JobsConfig& config) {
       {"placement", {{"mean_spread", n(r.mean_spread)},
                      {"mean_slowdown", n(r.mean_slowdown)},
                      {"distinct_shapes", n(static_cast<double>(r.placement_shapes))}}},
-      {"cost_usd_by_market", std::move(by_market)},
       {"node_hours_by_market", std::move(hours_by_market)},
       {"scheduler", {{"policy", std::string(jobs::to_string(s.policy))},
                      {"backfill", s.backfilling()},
                      {"preemption", s.preemption},
                      {"placement", std::string(jobs::to_string(s.placement))}}},
   };
+  add_grouped_numbers(block, r.money.summary_numbers());  // cost_usd_by_market, cost_breakdown_usd
+  return block;
 }
 
 std::string jobs_table_csv(const jobs::JobsResult& r, const jobs::JobsConfig& config) {

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/report/summary.hpp"
 #include "sim/scenario/input_error.hpp"
 #include "sim/serving/kv_transfer_comm.hpp"
 #include "sim/serving/replica_pool.hpp"
@@ -104,7 +105,9 @@ json serving_block(const serving::ServingResult& r, const serving::ServingConfig
     b["slo"]["tpot_s"] = bound(c.slo.tpot_s);
     b["ttft"] = latency_summary(r.ttft);
     b["tpot"] = latency_summary(r.tpot);
-    b["llm"] = {{"output_tokens_per_s", r.output_tokens_per_s}, {"preemptions", r.preemptions}};
+    b["llm"] = {{"output_tokens_per_s", r.output_tokens_per_s},
+                {"output_tokens", r.tokens_out},  // the whole run's, warm-up included
+                {"preemptions", r.preemptions}};
   }
   b["latency"]["exact"] = r.percentiles_exact ? 1 : 0;
   b["request_counts"] = {{"in_flight", r.in_flight}, {"retries", r.retries}};
@@ -114,11 +117,10 @@ json serving_block(const serving::ServingResult& r, const serving::ServingConfig
                 {drops(serving::DropReason::lost), r.dropped_lost},
                 {drops(serving::DropReason::too_large), r.dropped_too_large}};
   // The fleet's totals over its pools (one, or prefill and decode).
-  fleet::PerMarket<double> cost = r.pool.cost_usd_by_market, hours = r.pool.replica_hours;
+  fleet::PerMarket<double> hours = r.pool.replica_hours;
   serving::PoolSummary total = r.pool;
   if (c.disaggregated.enabled) {
     for (const fleet::Market m : fleet::kAllMarkets) {
-      cost[m] += r.decode_pool.cost_usd_by_market[m];
       hours[m] += r.decode_pool.replica_hours[m];
     }
     total.ready_mean += r.decode_pool.ready_mean;
@@ -127,7 +129,10 @@ json serving_block(const serving::ServingResult& r, const serving::ServingConfig
     total.failures += r.decode_pool.failures;
     total.fallbacks += r.decode_pool.fallbacks;
   }
-  b["cost_usd_by_market"] = by_market(cost);
+  // The fleet's bill (every pool's ledger, owned or rented) and what it bought.
+  report::add_grouped_numbers(b, r.money.summary_numbers());
+  if (r.llm && r.tokens_out > 0) b["cost_per_million_tokens_usd"] = r.cost_usd / r.tokens_out * 1e6;
+  if (!r.llm && r.finished > 0) b["cost_per_million_requests_usd"] = r.cost_usd / static_cast<double>(r.finished) * 1e6;
   b["replica_hours_by_market"] = by_market(hours);
   b["fleet"] = {{"ready_mean", total.ready_mean},
                 {"reclaims", total.reclaims},

@@ -34,13 +34,8 @@ json run_training_run(const Config& config, engine::Simulator& sim, bool record)
 
 json training_run_block(const fleet::TrainingRunResult& result) {
   json block = json::object();
-  for (const auto& [name, value] : result.summary_numbers()) {
-    // Infinities: no failures (an infinite MTBF), no checkpoints (an infinite interval).
-    json v = summary_number(value);
-    const auto dot = name.find('.');
-    if (dot == std::string::npos) block[name] = std::move(v);
-    else block[name.substr(0, dot)][name.substr(dot + 1)] = std::move(v);
-  }
+  // Infinities (no failures: an infinite MTBF; no checkpoints: an infinite interval) as null.
+  add_grouped_numbers(block, result.summary_numbers());
   return block;
 }
 
@@ -60,6 +55,7 @@ json resolve_training_run_step(Config& config, const std::function<bool()>& inte
                          "): a training run needs a plan that fits",
                      "run it as a \"training\" workload to see the memory breakdown, or clustersim plan for one that fits");
   config.training_run.step_time_s = step.at("step_time_s").get<double>();
+  config.training_run.tokens_per_step = step.at("flops").at("tokens_per_step").get<double>();
   step["model_checkpoint_bytes"] = work::checkpoint_bytes(config.training.workload.model, config.training.step.memory);
   scenario::detail::check_training_run_budget(config);
   return step;

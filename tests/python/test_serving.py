@@ -33,9 +33,10 @@ def test_cli_and_python_give_the_same_summary():
     py = cs.run(short_llm()).summary
     assert without_wall_time(cli) == without_wall_time(py)
     block = py["serving"]
-    assert {k for k, v in block.items() if not isinstance(v, dict)} == CONTRACT_KEYS
-    assert {"latency", "slo", "ttft", "tpot", "llm", "drops", "cost_usd_by_market", "replica_hours_by_market",
-            "fleet"} <= set(block)
+    # An LLM fleet adds its cost per million tokens to the contract's keys.
+    assert {k for k, v in block.items() if not isinstance(v, dict)} == CONTRACT_KEYS | {"cost_per_million_tokens_usd"}
+    assert {"latency", "slo", "ttft", "tpot", "llm", "drops", "cost_usd_by_market", "cost_breakdown_usd",
+            "replica_hours_by_market", "fleet"} <= set(block)
 
 
 def test_replications_give_mean_and_ci():

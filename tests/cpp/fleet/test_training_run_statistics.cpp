@@ -144,7 +144,7 @@ TEST_CASE("Reclaims counted match rate x spot node-hours", "[fleet][training_run
   CHECK(std::abs(count - expected) <= 4 * std::sqrt(expected));
 }
 
-TEST_CASE("Cost = sum over markets of node-hours x price, node-hours from the fleet's series",
+TEST_CASE("Cost = sum over markets of billed node-hours x price, node-hours from the fleet's series",
           "[fleet][training_run]") {
   TrainingRunConfig c = quiet_config(20, 50 * kHour, kHour, 60.0);
   c.spot_share = 0.6;
@@ -168,10 +168,14 @@ TEST_CASE("Cost = sum over markets of node-hours x price, node-hours from the fl
     const double from_series = cs::fleet::test::integrate_steps(
         sim.recorder(), "training_run.nodes." + std::string(to_string(m)), r.wall_time_s);
     CHECK(from_series / kHour == Approx(r.node_hours_by_market[m]).epsilon(1e-9));
-    CHECK(r.cost_usd_by_market[m] ==
-          Approx(r.node_hours_by_market[m] * c.usd_per_node_hour[m]).epsilon(1e-12));
-    total += r.node_hours_by_market[m] * c.usd_per_node_hour[m];
+    // Reserved nodes are committed: billed every hour of the run, held or not.
+    const double billed_hours = m == Market::reserved ? c.initial_nodes()[m] * r.wall_time_s / kHour
+                                                      : r.node_hours_by_market[m];
+    CHECK(r.cost_usd_by_market[m] == Approx(billed_hours * c.usd_per_node_hour[m]).epsilon(1e-12));
+    total += billed_hours * c.usd_per_node_hour[m];
   }
+  // Held at most what is billed (tests/cpp/fleet/test_money.cpp: billed while failed).
+  CHECK(r.node_hours_by_market[Market::reserved] <= c.initial_nodes()[Market::reserved] * r.wall_time_s / kHour);
   CHECK(r.cost_usd == Approx(total).epsilon(1e-12));
   // The cumulative cost series ends at the total.
   const auto* cost = sim.recorder().series("training_run.cost_usd");

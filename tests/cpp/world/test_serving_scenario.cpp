@@ -51,13 +51,15 @@ TEST_CASE("the M/M/c scenario file matches Erlang C's mean wait", "[serving][sce
   const Config config = load(kErlangC);
   const json s = cs::world::run_scenario(config).summary;
   const json& b = s["serving"];
-  // Exactly the contract's keys at the top of the block; the breakdowns nested.
+  // Exactly the contract's keys at the top of the block (a plain server's cost per million
+  // requests among them); the breakdowns nested.
   std::set<std::string> keys;
   for (const auto& [k, v] : b.items())
     if (!v.is_object() || v.contains("mean")) keys.insert(k);
   CHECK(keys == std::set<std::string>{"requests", "completed", "dropped", "latency_mean_s", "latency_p50_s",
                                       "latency_p95_s", "latency_p99_s", "wait_mean_s", "slo_attainment",
-                                      "replicas_mean", "replicas_max", "cost_usd"});
+                                      "replicas_mean", "replicas_max", "cost_usd",
+                                      "cost_per_million_requests_usd"});
   // The file's numbers: 64/s, 100 ms, 8 replicas of one slot.
   const double lambda = 64.0, mu = 10.0;
   const double theory = cs::serving::test::mmc_mean_wait(8, lambda, mu);
