@@ -91,6 +91,13 @@ TEST_CASE("training errors name their key", "[training][parse]") {
        "no op \"forward/qkvv\""},
       {{{"model", shape}, {"one_replica", "yes"}}, "workload.one_replica", "expected \"auto\", or true or false"},
       {{{"model", shape}, {"efficiency", {{"gemm", 0}}}}, "workload.efficiency.gemm", "> 0"},
+      {{{"model", shape}, {"efficiency", {{"kernel_overhead", "-1us"}}}}, "workload.efficiency.kernel_overhead", ""},
+      {{{"model", shape}, {"parallel", {{"tp_comm_overlap", "on"}}}}, "workload.parallel.tp_comm_overlap", ""},
+      {{{"model", shape}, {"parallel", {{"overlap_grad_reduce", 1}}}}, "workload.parallel.overlap_grad_reduce", ""},
+      {{{"model", shape}, {"parallel", {{"overlap_p2p", "no"}}}}, "workload.parallel.overlap_p2p", ""},
+      // A measured time faster than the op's FLOPs at the dense peak (an MFU above 1).
+      {{{"model", shape}, {"measured", {{"forward/qkv", 1e-15}}}}, "workload.measured.forward/qkv",
+       "the op's FLOPs at the GPU's dense peak"},
   };
   for (const auto& c : cases) {
     INFO(c.workload.dump());
