@@ -120,43 +120,20 @@ market mix; Llama 3's failure rate and causes, AWS's reclaim notice, Daly's chec
 
 
 def training_steps(cs, out: Path) -> str:
-    """GPT-3 175B and Llama 3 70B training steps on H100s against NVIDIA NeMo's published runs."""
+    """Where a GPU's step goes: GPT-3 175B and Llama 3 70B training steps on H100s."""
     gpt3 = cs.Scenario.load(SCENARIOS / "gpt3_175b_1024_h100.json")
     llama = cs.Scenario.load(SCENARIOS / "llama3_70b_256_h100.json")
-    # NeMo 24.12's performance summary (FP8, DGX H100): its configurations, its tokens/s/GPU.
-    nemo = [
-        ("GPT-3 175B, 512 GPUs", gpt3.copy().set("topology.nodes", 64), 512,
-         {"tp": 4, "pp": 8, "dp": 16, "zero": 1, "sequence_parallel": True, "schedule": "interleaved",
-          "virtual_stages": 6}, 2048, 2, 825),
-        ("Llama 3 70B, 64 GPUs", llama.copy().set("topology.nodes", 8), 64,
-         {"tp": 4, "pp": 4, "cp": 2, "dp": 2, "zero": 1, "sequence_parallel": True, "schedule": "interleaved",
-          "virtual_stages": 5}, 128, 1, 1524),
-    ]
-    rows = []
-    for name, sc, gpus, parallel, batch, micro, measured in nemo:
-        sc.set("workload.parallel", parallel).set("workload.batch.global", batch).set("workload.batch.micro", micro)
-        sc.set("workload.precision", "fp8").set("workload.recompute", "none")
-        t = cs.run(sc).summary["training"]
-        simulated = t["tokens_per_s"] / gpus
-        rows.append({"model, GPUs": name, "measured tokens/s/GPU": measured, "simulated": round(simulated),
-                     "simulated / measured": round(simulated / measured, 2), "MFU (fp8 peak)": round(t["mfu"], 3)})
     steps = {"GPT-3 175B, Megatron's plan, 1,024 GPUs": cs.run(gpt3), "Llama 3 70B, 256 GPUs": cs.run(llama)}
     fig, ax = plt.subplots(figsize=(9, 2.8))
     cs.step_breakdown(steps, ax=ax)
     plot = _save(fig, out, "training_steps.png")
     breakdown = pd.concat({name: r.step.set_index("component")["seconds"] for name, r in steps.items()}, axis=1)
     breakdown = breakdown[(breakdown > 0).any(axis=1)].reset_index()
-    return f"""# Training steps against published runs
+    return f"""# Where a GPU's training step goes
 
-One optimizer step simulated on the scenario's fabric (flow model), default efficiencies, no
-per-case fitting. Against NVIDIA NeMo 24.12's performance summary (FP8 on DGX H100), its
-configurations set on the shipped files:
-
-{_table(pd.DataFrame(rows))}
-
-The simulation is optimistic: GEMMs reach the catalog's best-shape ceiling, attention is timed
-as flash attention at the same efficiency, and no kernel launch, framework, FP8 scaling or
-data-loader time is modelled (README, "Training steps").
+One optimizer step simulated on the scenario's fabric (flow model), default efficiencies. How
+these defaults compare with NVIDIA's and the Megatron-LM papers' published throughput, row by
+row: [validation](validation.md).
 
 Where a GPU's step goes in the two shipped files (bf16):
 
@@ -164,6 +141,19 @@ Where a GPU's step goes in the two shipped files (bf16):
 
 {_table(breakdown)}
 """
+
+
+def validation(cs, out: Path) -> str:
+    """Every public measurement replayed with default settings: source, configuration, measured, simulated, ratio."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from validation_training import training_section
+
+    return f"""# Validation against public measurements
+
+Each row is a published measurement replayed through clustersim with catalog defaults and the
+configuration as published, no per-case fitting; the ratio is simulated over measured.
+
+{training_section(cs)}"""
 
 
 def autoscaling(cs, out: Path) -> str:
@@ -226,7 +216,8 @@ end of the run for a job still queued):
 
 
 REPORTS = {"nccl_tests": nccl_tests, "fabric_comparison": fabric_comparison, "spot_training": spot_training,
-           "training_steps": training_steps, "autoscaling": autoscaling, "shared_cluster": shared_cluster}
+           "training_steps": training_steps, "validation": validation, "autoscaling": autoscaling,
+           "shared_cluster": shared_cluster}
 
 
 def main(argv=None) -> int:
