@@ -137,13 +137,13 @@ uint32_t GraphBuilder::compute_item(const std::vector<Block>& blocks, std::initi
   return it->second;
 }
 
-uint32_t GraphBuilder::chunk_item(const std::vector<Block>& blocks, Phase phase, int chunks) {
-  std::string key = "chunk" + std::to_string(chunks) + char('a' + int(phase)) + ':';
+uint32_t GraphBuilder::chunk_item(const std::vector<Block>& blocks, Phase phase, int parts, int of) {
+  std::string key = "chunk" + std::to_string(parts) + "/" + std::to_string(of) + char('a' + int(phase)) + ':';
   for (Block b : blocks) key += char('a' + int(b));
   auto [it, inserted] = compute_cache_.try_emplace(key, uint32_t(graph_.compute_items.size()));
   if (!inserted) return it->second;
   ComputeItem item;
-  const double share = 1.0 / chunks;
+  const double share = double(parts) / of;
   for (Block b : blocks)
     for (Op op : block_ops(w_, b, phase)) {
       // A chunk's GEMMs have a share of the tokens: rows (m) forward and for input

@@ -83,15 +83,16 @@ class GraphBuilder {
   // A backward compute segment: input gradients chained; weight gradients behind it on the
   // compute stream (unless zb_h1 defers them), overlapping the collective that follows.
   void backward_segment(uint32_t worker, int micro, int layer, const std::vector<Block>& blocks, Chain& c);
-  // Tensor-parallel communication overlap: `blocks` in `kind`'s phase run as tp chunks, the
-  // all-gather before them (`gather`) and the reduce-scatter after them (`scatter`) as tp
-  // pieces, each chunk after its gather piece, each scatter piece after its chunk. Returns the
-  // last chunk; c.last is the last scatter piece (or the last chunk).
+  // Tensor-parallel communication overlap: `blocks` in `kind`'s phase pipelined with the
+  // all-gather before them (`gather`) and the reduce-scatter after them (`scatter`), as
+  // Transformer Engine's userbuffers pipelines tp chunks, in three stages (first chunk, middle
+  // chunks, last chunk) with the first gather piece and the last scatter piece of 1/tp the
+  // bytes exposed. Returns the last chunk; c.last is the last scatter piece (or the last chunk).
   uint32_t overlapped(uint32_t worker, int micro, int layer, TaskKind kind, const std::vector<Block>& blocks,
                       bool gather, bool scatter, Chain& c);
   bool tp_overlap() const { return p_.tp > 1 && p_.sequence_parallel && p_.tp_comm_overlap; }
-  // The ops of `blocks` in `phase` cut into `chunks` equal chunks along the tokens (one chunk).
-  uint32_t chunk_item(const std::vector<Block>& blocks, Phase phase, int chunks);
+  // `parts` / `of` of the ops of `blocks` in `phase`, cut along the tokens.
+  uint32_t chunk_item(const std::vector<Block>& blocks, Phase phase, int parts, int of);
 
   // ---- data parallelism and ZeRO (training_graph_sync.cpp)
   void gather_at_start(uint32_t worker);

@@ -39,35 +39,52 @@ void GraphBuilder::tensor_parallel_reduce(uint32_t worker, int micro, int layer,
 
 uint32_t GraphBuilder::overlapped(uint32_t worker, int micro, int layer, TaskKind kind,
                                   const std::vector<Block>& blocks, bool gather, bool scatter, Chain& c) {
-  const int pieces = p_.tp;
-  const double bytes = tokens_ * w_.model.hidden * 2 / pieces;
+  // Userbuffers pipelines k = tp chunks: chunk i computes once gather piece i has arrived, and
+  // scatter piece i leaves once chunk i is done. Three stages give that pipeline's time both
+  // where a piece is shorter than a chunk (the first gather piece, then all compute, then the
+  // last scatter piece) and where it is longer (all communication, plus a chunk): the first
+  // chunk with the first gather piece before it; the middle chunks beside the rest of the
+  // gather and the bulk of the scatter; the last chunk after the gather's end, and the last
+  // scatter piece after it.
+  const int k = p_.tp;
+  const double bytes = tokens_ * w_.model.hidden * 2;  // the whole collective
   const Phase phase = kind == TaskKind::backward_input ? Phase::backward_input : Phase::forward;
-  const uint32_t item = chunk_item(blocks, phase, pieces);
+  auto piece = [&](CollectiveOp op, double share) {
+    return add_task(worker, Stream::tp, TaskKind::collective, worker_collective(worker, Stream::tp, op, bytes * share),
+                    micro, layer);
+  };
+  auto chunk = [&](int parts) {
+    return add_task(worker, Stream::compute, kind, chunk_item(blocks, phase, parts, k), micro, layer);
+  };
   const uint32_t before = c.last;
-  std::vector<uint32_t> gathered(std::size_t(pieces), kNone);
-  if (gather)
-    for (auto& g : gathered) {
-      g = add_task(worker, Stream::tp, TaskKind::collective,
-                   worker_collective(worker, Stream::tp, CollectiveOp::all_gather, bytes), micro, layer);
-      dep(g, before);
-    }
-  uint32_t chunk = kNone, scattered = kNone;
-  for (int i = 0; i < pieces; ++i) {
-    const uint32_t next = add_task(worker, Stream::compute, kind, item, micro, layer);
-    dep(next, before);
-    dep(next, chunk);
-    dep(next, gathered[std::size_t(i)]);
-    if (c.first == kNone) c.first = gather ? gathered[0] : next;
-    chunk = next;
-    if (scatter) {
-      scattered = add_task(worker, Stream::tp, TaskKind::collective,
-                           worker_collective(worker, Stream::tp, CollectiveOp::reduce_scatter, bytes), micro, layer);
-      dep(scattered, chunk);
-    }
+  uint32_t gather_first = kNone, gather_rest = kNone, scatter_bulk = kNone;
+  if (gather) {
+    gather_first = piece(CollectiveOp::all_gather, 1.0 / k);
+    dep(gather_first, before);
+    gather_rest = piece(CollectiveOp::all_gather, (k - 1.0) / k);  // after the first on the stream
   }
-  // The scatter pieces run in order on the tp stream: the last one ends the segment.
-  c.last = scatter ? scattered : chunk;
-  return chunk;
+  const uint32_t first = chunk(1);
+  dep(first, before);
+  dep(first, gather_first);
+  if (c.first == kNone) c.first = gather ? gather_first : first;
+  if (scatter) {
+    scatter_bulk = piece(CollectiveOp::reduce_scatter, (k - 1.0) / k);
+    dep(scatter_bulk, first);
+  }
+  uint32_t previous = first;
+  if (k > 2) {
+    previous = chunk(k - 2);
+    dep(previous, first);
+  }
+  const uint32_t last = chunk(1);
+  dep(last, previous);
+  dep(last, gather_rest);
+  c.last = last;
+  if (scatter) {
+    c.last = piece(CollectiveOp::reduce_scatter, 1.0 / k);  // after the bulk on the stream
+    dep(c.last, last);
+  }
+  return last;
 }
 
 void GraphBuilder::emit_forward(uint32_t worker, int micro, int j, TaskKind kind) {

@@ -78,8 +78,8 @@ struct ParallelPlan {
   // The overlaps NVIDIA's performance recipes turn on (NeMo / Megatron-Bridge: tp_comm_overlap,
   // the distributed optimizer's overlap_grad_reduce, overlap_p2p_comm), on by default as there.
   // They change the task graph, not a formula (training_graph.hpp).
-  // With sequence parallelism, each tensor-parallel all-gather and reduce-scatter runs in tp
-  // pieces pipelined with tp chunks of the compute next to it (Transformer Engine's userbuffers).
+  // With sequence parallelism, each tensor-parallel all-gather and reduce-scatter is pipelined
+  // with chunks of the compute next to it (Transformer Engine's userbuffers).
   bool tp_comm_overlap = true;
   // Data-parallel gradient buckets reduced as backward completes them; false: after the
   // stage's whole backward.
