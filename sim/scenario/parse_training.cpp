@@ -26,6 +26,13 @@ std::vector<std::string> preset_names() {
   return names;
 }
 
+std::vector<std::string> fp8_gpu_names() {
+  std::vector<std::string> names;
+  for (const auto& g : compute::gpu_catalog())
+    if (g.dense_flops.fp8 > 0) names.emplace_back(g.name);
+  return names;
+}
+
 int get_count(const json& obj, std::string_view key, const std::string& at, int def, int min = 1) {
   return static_cast<int>(get_int(obj, key, at, def, min, kMaxDegree));
 }
@@ -172,6 +179,13 @@ TrainingConfig parse_training_config(const json& w, const std::string& at, const
     throw InputError(join_path(at, e.key()), e.what(), e.hint());
   }
   const compute::GpuSpec gpu = gpu_spec(config.gpu);
+  // A GPU outside the catalog is described by its 16-bit peak only: fp8's kernel model needs an
+  // fp8 peak and an fp8 GEMM ceiling, which such a description does not give.
+  if (t.workload.precision == work::Precision::fp8 && !compute::find_gpu(config.gpu.name))
+    throw InputError(join_path(at, "precision"),
+                     "fp8 needs the GPU's fp8 peak and fp8 GEMM efficiency; the custom GPU \"" + config.gpu.name +
+                         "\" (hardware.gpu) gives only peak_flops (16-bit)",
+                     "use \"bf16\", or a catalog GPU with fp8 (" + quoted_list(fp8_gpu_names()) + ")");
   if (!(compute::dense_peak_flops(gpu.dense_flops, t.workload.precision) > 0))
     throw InputError(join_path(at, "precision"),
                      config.gpu.name + " has no tensor cores for " + std::string(work::to_string(t.workload.precision)),
