@@ -1,8 +1,9 @@
 #pragma once
 // FLOP accounting of one optimizer step, summed from the ops of training_ops.hpp over every
 // layer, micro-batch and rank. A dense model's model FLOPs are 6 x (active GEMM parameters) x
-// tokens plus 12 x layers x hidden x seq_len x tokens for attention (PaLM's MFU convention,
-// Chowdhery et al. 2022, appendix B); recomputation adds executed FLOPs, not model FLOPs.
+// tokens plus 6 x layers x hidden x seq_len x tokens for causal attention (PaLM's MFU
+// convention, Chowdhery et al. 2022, appendix B, with the causal half of the s x s matrix that
+// is computed); recomputation adds executed FLOPs, not model FLOPs.
 #include <vector>
 
 #include "workloads/training_ops.hpp"

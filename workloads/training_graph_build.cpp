@@ -137,6 +137,25 @@ uint32_t GraphBuilder::compute_item(const std::vector<Block>& blocks, std::initi
   return it->second;
 }
 
+uint32_t GraphBuilder::chunk_item(const std::vector<Block>& blocks, Phase phase, int parts, int of) {
+  std::string key = "chunk" + std::to_string(parts) + "/" + std::to_string(of) + char('a' + int(phase)) + ':';
+  for (Block b : blocks) key += char('a' + int(b));
+  auto [it, inserted] = compute_cache_.try_emplace(key, uint32_t(graph_.compute_items.size()));
+  if (!inserted) return it->second;
+  ComputeItem item;
+  const double share = double(parts) / of;
+  for (Block b : blocks)
+    for (Op op : block_ops(w_, b, phase)) {
+      // A chunk's GEMMs have a share of the tokens: rows (m) forward and for input
+      // gradients, the reduction dimension (k) for weight gradients.
+      (phase == Phase::backward_weight ? op.k : op.m) *= share;
+      op.flops *= share, op.work_flops *= share, op.bytes *= share, op.share *= share;
+      item.ops.push_back(op);
+    }
+  graph_.compute_items.push_back(std::move(item));
+  return it->second;
+}
+
 uint32_t GraphBuilder::compute_item(std::vector<Op> ops) {
   graph_.compute_items.push_back({std::move(ops)});
   return uint32_t(graph_.compute_items.size() - 1);
@@ -204,6 +223,10 @@ uint32_t GraphBuilder::add_task(uint32_t worker, Stream s, TaskKind k, uint32_t 
     dep(id, pending_gather_);
     pending_gather_ = kNone;
   }
+  if (s == Stream::compute && pending_send_ != kNone) {
+    dep(id, pending_send_);
+    pending_send_ = kNone;
+  }
   return id;
 }
 
@@ -235,6 +258,15 @@ void GraphBuilder::finish_step() {
     computed[wk] = last_on(wk, Stream::compute);
     tied[wk] = last_on(worker_of(replica_of(wk), 0), Stream::pp);  // the tied embedding's sum
   }
+
+  // Without overlap_grad_reduce a stage's gradient reductions start once its backward is done:
+  // the first task on its data-parallel streams waits for every worker of the stage.
+  if (!p_.overlap_grad_reduce)
+    for (uint32_t wk = 0; wk < workers; ++wk)
+      for (uint32_t holder : {worker_of(0, stage_of(wk)), wk}) {
+        const auto& q = queues_[std::size_t(holder) * kStreams + std::size_t(Stream::dp)];
+        if (!q.empty()) dep(q.front(), computed[wk]);
+      }
 
   uint32_t norm = kNone;
   if (o_.grad_norm_sync && graph_.ranks > 1) {

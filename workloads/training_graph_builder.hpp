@@ -83,6 +83,16 @@ class GraphBuilder {
   // A backward compute segment: input gradients chained; weight gradients behind it on the
   // compute stream (unless zb_h1 defers them), overlapping the collective that follows.
   void backward_segment(uint32_t worker, int micro, int layer, const std::vector<Block>& blocks, Chain& c);
+  // Tensor-parallel communication overlap: `blocks` in `kind`'s phase pipelined with the
+  // all-gather before them (`gather`) and the reduce-scatter after them (`scatter`), as
+  // Transformer Engine's userbuffers pipelines tp chunks, in three stages (first chunk, middle
+  // chunks, last chunk) with the first gather piece and the last scatter piece of 1/tp the
+  // bytes exposed. Returns the last chunk; c.last is the last scatter piece (or the last chunk).
+  uint32_t overlapped(uint32_t worker, int micro, int layer, TaskKind kind, const std::vector<Block>& blocks,
+                      bool gather, bool scatter, Chain& c);
+  bool tp_overlap() const { return p_.tp > 1 && p_.sequence_parallel && p_.tp_comm_overlap; }
+  // `parts` / `of` of the ops of `blocks` in `phase`, cut along the tokens.
+  uint32_t chunk_item(const std::vector<Block>& blocks, Phase phase, int parts, int of);
 
   // ---- data parallelism and ZeRO (training_graph_sync.cpp)
   void gather_at_start(uint32_t worker);
@@ -141,6 +151,7 @@ class GraphBuilder {
   void ran_layer(uint32_t worker, uint32_t task) { recent_layers_[worker] = {task, recent_layers_[worker][0]}; }
   std::vector<uint32_t> optimizer_task_;
   uint32_t pending_gather_ = kNone;     // the next compute task waits for these weights
+  uint32_t pending_send_ = kNone;       // without overlap_p2p: the next compute task waits for this send
   uint32_t last_weight_task_ = kNone;   // the weight-gradient task of the layer just emitted
   std::size_t pass_index(int replica, int micro, int chunk) const {
     return (std::size_t(replica) * m_ + micro) * chunks_ + chunk;

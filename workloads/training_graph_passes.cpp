@@ -11,6 +11,7 @@ namespace cs::work::detail {
 
 void GraphBuilder::emit_worker(uint32_t worker) {
   const int s = stage_of(worker);
+  pending_send_ = kNone;
   if ((p_.zero == 1 || p_.zero == 2) && o_.overlap_param_gather) gather_at_start(worker);
   for (const PipelinePass& pass : stage_schedule(p_.schedule, s, p_.pp, m_, p_.virtual_stages)) {
     const int j = model_chunk_of(s, pass.chunk, p_.pp);
@@ -34,6 +35,56 @@ void GraphBuilder::tensor_parallel_reduce(uint32_t worker, int micro, int layer,
   const CollectiveOp op = p_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
   const uint32_t item = worker_collective(worker, Stream::tp, op, tokens_ * w_.model.hidden * 2);
   extend(c, add_task(worker, Stream::tp, TaskKind::collective, item, micro, layer));
+}
+
+uint32_t GraphBuilder::overlapped(uint32_t worker, int micro, int layer, TaskKind kind,
+                                  const std::vector<Block>& blocks, bool gather, bool scatter, Chain& c) {
+  // Userbuffers pipelines k = tp chunks: chunk i computes once gather piece i has arrived, and
+  // scatter piece i leaves once chunk i is done. Three stages give that pipeline's time both
+  // where a piece is shorter than a chunk (the first gather piece, then all compute, then the
+  // last scatter piece) and where it is longer (all communication, plus a chunk): the first
+  // chunk with the first gather piece before it; the middle chunks beside the rest of the
+  // gather and the bulk of the scatter; the last chunk after the gather's end, and the last
+  // scatter piece after it.
+  const int k = p_.tp;
+  const double bytes = tokens_ * w_.model.hidden * 2;  // the whole collective
+  const Phase phase = kind == TaskKind::backward_input ? Phase::backward_input : Phase::forward;
+  auto piece = [&](CollectiveOp op, double share) {
+    return add_task(worker, Stream::tp, TaskKind::collective, worker_collective(worker, Stream::tp, op, bytes * share),
+                    micro, layer);
+  };
+  auto chunk = [&](int parts) {
+    return add_task(worker, Stream::compute, kind, chunk_item(blocks, phase, parts, k), micro, layer);
+  };
+  const uint32_t before = c.last;
+  uint32_t gather_first = kNone, gather_rest = kNone, scatter_bulk = kNone;
+  if (gather) {
+    gather_first = piece(CollectiveOp::all_gather, 1.0 / k);
+    dep(gather_first, before);
+    gather_rest = piece(CollectiveOp::all_gather, (k - 1.0) / k);  // after the first on the stream
+  }
+  const uint32_t first = chunk(1);
+  dep(first, before);
+  dep(first, gather_first);
+  if (c.first == kNone) c.first = gather ? gather_first : first;
+  if (scatter) {
+    scatter_bulk = piece(CollectiveOp::reduce_scatter, (k - 1.0) / k);
+    dep(scatter_bulk, first);
+  }
+  uint32_t previous = first;
+  if (k > 2) {
+    previous = chunk(k - 2);
+    dep(previous, first);
+  }
+  const uint32_t last = chunk(1);
+  dep(last, previous);
+  dep(last, gather_rest);
+  c.last = last;
+  if (scatter) {
+    c.last = piece(CollectiveOp::reduce_scatter, 1.0 / k);  // after the bulk on the stream
+    dep(c.last, last);
+  }
+  return last;
 }
 
 void GraphBuilder::emit_forward(uint32_t worker, int micro, int j, TaskKind kind) {
@@ -60,6 +111,7 @@ void GraphBuilder::emit_forward(uint32_t worker, int micro, int j, TaskKind kind
     const uint32_t send = add_task(worker, Stream::pp, TaskKind::send, send_item(worker, (j + 1) % p_.pp, bytes),
                                    micro, chunk_start_[j + 1] - 1);
     dep(send, c.last);
+    if (!p_.overlap_p2p) pending_send_ = send;
     forward_send_[idx] = send;
   }
 }
@@ -78,6 +130,17 @@ void GraphBuilder::layer_forward(uint32_t worker, int micro, int layer, TaskKind
   const double kv_bytes = 2.0 * w_.batch.micro * m.seq_len * m.kv_heads_or_default() * m.head_dim() / p_.tp * 2;
   const double dispatch_bytes = tokens_ * m.moe.top_k * m.moe.capacity_factor * m.hidden * 2;
 
+  if (tp_overlap() && !m.moe_layer(layer)) {
+    if (p_.cp == 1) {
+      overlapped(worker, micro, layer, kind, {Block::attention_in, Block::attention_out}, true, true, c);
+    } else {
+      overlapped(worker, micro, layer, kind, {Block::attention_in}, true, false, c);
+      collective(Stream::cp, CollectiveOp::all_gather, kv_bytes);
+      overlapped(worker, micro, layer, kind, {Block::attention_out}, false, true, c);
+    }
+    ran_layer(worker, overlapped(worker, micro, layer, kind, {Block::mlp}, true, true, c));
+    return;
+  }
   tensor_parallel_gather(worker, micro, layer, c);
   if (p_.cp == 1) {
     compute({Block::attention_in, Block::attention_out});
@@ -103,8 +166,15 @@ void GraphBuilder::layer_forward(uint32_t worker, int micro, int layer, TaskKind
 
 void GraphBuilder::backward_segment(uint32_t worker, int micro, int layer, const std::vector<Block>& blocks,
                                     Chain& c) {
-  const uint32_t input = extend(c, add_task(worker, Stream::compute, TaskKind::backward_input,
-                                            compute_item(blocks, {Phase::backward_input}), micro, layer));
+  // With tensor-parallel overlap the input gradients run in chunks pipelined with the
+  // all-gather before them and the reduce-scatter after them; the weight gradients follow.
+  const bool overlap = tp_overlap() && !w_.model.moe_layer(layer) && layer >= 0;
+  const uint32_t input =
+      overlap ? overlapped(worker, micro, layer, TaskKind::backward_input, blocks,
+                           blocks.front() != Block::attention_in,   // no gather between attention's halves
+                           blocks.back() != Block::attention_out, c)  // nor a scatter
+              : extend(c, add_task(worker, Stream::compute, TaskKind::backward_input,
+                                   compute_item(blocks, {Phase::backward_input}), micro, layer));
   if (split_) return;  // zb_h1 runs the weight gradients in their own pass
   last_weight_task_ = add_task(worker, Stream::compute, TaskKind::backward_weight,
                                compute_item(blocks, {Phase::backward_weight}), micro, layer);
@@ -137,6 +207,7 @@ void GraphBuilder::emit_backward(uint32_t worker, int micro, int j) {
     // Without the split, backward returns (and the gradient is sent) once every weight
     // gradient of the chunk is done, as autograd does.
     if (!split_) dep(send, last_weight_task_);
+    if (!p_.overlap_p2p) pending_send_ = send;
     backward_send_[idx] = send;
   }
 }
@@ -150,6 +221,20 @@ void GraphBuilder::layer_backward(uint32_t worker, int micro, int layer, Chain& 
     extend(c, add_task(worker, type, TaskKind::collective, worker_collective(worker, type, op, bytes), micro, layer));
   };
   // MLP, then attention: the forward's blocks in reverse, each collective's transpose.
+  if (tp_overlap() && !m.moe_layer(layer)) {  // the segments issue their own collectives
+    backward_segment(worker, micro, layer, {Block::mlp}, c);
+    if (p_.cp == 1) {
+      backward_segment(worker, micro, layer, {Block::attention_out, Block::attention_in}, c);
+    } else {
+      const double kv_bytes = 2.0 * w_.batch.micro * m.seq_len * m.kv_heads_or_default() * m.head_dim() / p_.tp * 2;
+      backward_segment(worker, micro, layer, {Block::attention_out}, c);
+      collective(Stream::cp, CollectiveOp::reduce_scatter, kv_bytes);
+      backward_segment(worker, micro, layer, {Block::attention_in}, c);
+    }
+    ran_layer(worker, c.last);
+    if (!split_) after_layer_gradients(worker, micro, layer, last_weight_task_);
+    return;
+  }
   tensor_parallel_gather(worker, micro, layer, c);
   if (!m.moe_layer(layer)) {
     backward_segment(worker, micro, layer, {Block::mlp}, c);

@@ -11,6 +11,10 @@ constexpr double kActivationBytes = 2;  // bf16 / fp16 activations and outputs
 constexpr double kCausalShare = 0.5;
 // FlashAttention's backward: five matmuls of the forward's size to the forward's two.
 constexpr double kAttentionBackwardWork = 2.5;
+// An fp8 GEMM's operand cast (Transformer Engine, delayed scaling: the amax is taken in the
+// same pass): read the 16-bit tensor, write it in fp8 and its fp8 transpose for the other
+// GEMM of the backward pass. Bytes per element.
+constexpr double kFp8CastBytes = 2 + 1 + 1;
 
 // A GEMM as the forward sees it: `rows` tokens times a weight of `in` x `out`.
 struct Gemm {
@@ -49,7 +53,21 @@ Shapes shapes(const TrainingWorkload& w) {
   return s;
 }
 
+// Under fp8 a GEMM's 16-bit input is cast before it: the forward's activations X (rows x in),
+// the backward's output gradient dY (rows x out); the weight gradient reuses both casts.
+void add_fp8_cast(std::vector<Op>& ops, const Gemm& g, Phase phase) {
+  if (phase == Phase::backward_weight) return;
+  Op op;
+  op.name = "fp8_cast";
+  op.kind = OpKind::elementwise;
+  op.phase = phase;
+  op.count = g.count;
+  op.bytes = g.count * g.rows * (phase == Phase::forward ? g.in : g.out) * kFp8CastBytes;
+  ops.push_back(op);
+}
+
 void add_gemm(std::vector<Op>& ops, const Gemm& g, Phase phase, double operand_bytes) {
+  if (operand_bytes < kActivationBytes) add_fp8_cast(ops, g, phase);
   Op op;
   op.name = g.name;
   op.kind = OpKind::gemm;
@@ -88,16 +106,52 @@ Op attention_op(const Shapes& s, Phase phase, std::string_view name) {
   const double forward_flops = 4 * s.n * s.s * s.h / s.t;
   const double forward_bytes =
       (2 * s.n * s.h / s.t + 2 * s.b * s.s * s.kv_width / s.t) * kActivationBytes;
+  // Model FLOPs count the causal half too: the work that is timed (an MFU over the whole s x s
+  // matrix exceeds 1 at long sequences).
   if (phase == Phase::forward) {
-    op.flops = forward_flops;
+    op.flops = forward_flops * kCausalShare;
     op.work_flops = forward_flops * kCausalShare;
     op.bytes = forward_bytes;
   } else {
-    op.flops = 2 * forward_flops;
+    op.flops = 2 * forward_flops * kCausalShare;
     op.work_flops = kAttentionBackwardWork * forward_flops * kCausalShare;
     op.bytes = kAttentionBackwardWork * forward_bytes;
   }
   return op;
+}
+
+// Attention without flash attention (Megatron-LM before FlashAttention): per (sequence, local
+// head) Q K^T and then the probabilities times V as batched GEMMs over the whole s x s matrix
+// (the causal mask is applied to it, not skipped), and between them the scaled, masked softmax
+// and the attention dropout reading and writing the s x s matrix in HBM: forward 2 + 2 bytes
+// per element (softmax) + 2 + 2 + 1 (dropout and its mask), backward 2 + 1 + 2 (dropout) +
+// 2 + 2 + 2 (softmax). The backward runs two GEMMs per forward GEMM.
+void add_unfused_attention(std::vector<Op>& ops, const TrainingWorkload& w, const Shapes& s, Phase phase) {
+  const double instances = s.b * w.model.heads / s.t;
+  const double queries = s.n / s.b, keys = s.s, d = w.model.head_dim();
+  const double elements = instances * queries * keys;
+  const double passes = phase == Phase::forward ? 1 : 2;
+  auto batched = [&](std::string_view name, double m, double n, double k) {
+    Op op;
+    op.name = name;
+    op.kind = OpKind::gemm;
+    op.phase = phase;
+    op.m = m, op.n = n, op.k = k;
+    op.count = instances * passes;
+    op.flops = 2 * m * n * k * instances * passes * kCausalShare;  // the model needs the causal half
+    op.work_flops = 2 * m * n * k * instances * passes;
+    op.bytes = op.count * (m * k + k * n + m * n) * kActivationBytes;
+    ops.push_back(op);
+  };
+  batched("attention_scores", queries, keys, d);
+  add_elementwise(ops, {"softmax_dropout", 9 * elements, 11 * elements}, phase);
+  batched("attention_values", queries, d, keys);
+}
+
+void add_attention(std::vector<Op>& ops, const TrainingWorkload& w, const Shapes& s, Phase phase,
+                   std::string_view name) {
+  if (w.flash_attention) ops.push_back(attention_op(s, phase, name));
+  else add_unfused_attention(ops, w, s, phase);
 }
 
 // The dense MLP of FFN width f on n tokens (a model's MLP, or its shared experts).
@@ -146,11 +200,16 @@ std::vector<Op> block_ops(const TrainingWorkload& w, Block block, Phase phase) {
     case Block::attention_in:
       add_elementwise(ops, elementwise("norm", 4 * s.n_sp * s.h), phase);
       add_gemm(ops, {"qkv", s.n, s.h, (s.h + 2 * s.kv_width) / s.t}, phase, s.operand_bytes);
+      // Rotary position embedding: queries and keys read and written, forward and backward alike.
+      if (!m.learned_positions) {
+        const double rope_bytes = 2 * kActivationBytes * s.n * (s.h + s.kv_width) / s.t;
+        add_elementwise(ops, {"rope", rope_bytes, rope_bytes}, phase);
+      }
       break;
     case Block::attention_out:
-      if (phase != Phase::backward_weight) ops.push_back(attention_op(s, phase, "attention"));
+      if (phase != Phase::backward_weight) add_attention(ops, w, s, phase, "attention");
       if (phase == Phase::backward_input && w.recompute == Recompute::selective)
-        ops.push_back(attention_op(s, Phase::forward, "attention_recompute"));
+        add_attention(ops, w, s, Phase::forward, "attention_recompute");
       add_gemm(ops, {"proj", s.n, s.h / s.t, s.h}, phase, s.operand_bytes);
       add_elementwise(ops, elementwise("residual", 6 * s.n_sp * s.h), phase);
       break;

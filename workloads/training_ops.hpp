@@ -8,11 +8,14 @@
 // weights are split tp ways (experts also ep ways); with sequence parallelism the norms and
 // residual adds run on n / tp tokens.
 //
-// FLOPs: `flops` follow the MFU convention (Megatron, PaLM): 2 m n k per GEMM, the attention
-// score and value products over the full s x s matrix (4 n s h / tp forward), backward twice
-// forward, no element-wise FLOPs. `work_flops` is what a kernel performs: causal flash
-// attention skips the masked half, its backward does 2.5x its forward (five matmuls to two,
-// Dao 2023, FlashAttention-2), and MoE experts process capacity-factor-padded tokens.
+// FLOPs: `flops` follow the MFU convention (Megatron, PaLM) for GEMMs, 2 m n k each, and count
+// the attention score and value products over the causal half of the s x s matrix that is
+// computed (2 n s h / tp forward; PaLM's full-matrix 4 n s h would put the MFU of long
+// sequences above 1), backward twice forward, no element-wise FLOPs. `work_flops` is what a
+// kernel performs: flash attention's backward does 2.5x its forward (five matmuls to two, Dao
+// 2023, FlashAttention-2), and MoE experts process capacity-factor-padded tokens.
+// Element-wise kernels: norms, activations, residual adds, rotary embeddings (models without
+// learned positions), the loss over the vocabulary, and under fp8 each GEMM input's cast.
 // Bytes: HBM traffic, 2 bytes per bf16/fp16 element (GEMM operands 1 byte under fp8).
 #include <array>
 #include <cstdint>
@@ -47,6 +50,9 @@ struct Op {
   double flops = 0;            // model FLOPs, all instances
   double work_flops = 0;       // FLOPs performed, all instances
   double bytes = 0;            // HBM bytes, all instances
+  // The share of the op's micro-batch work this is: below 1 for the chunks tensor-parallel
+  // communication overlap cuts it into (a measured time scales by it).
+  double share = 1;
 };
 
 // Where a layer is cut.

@@ -75,6 +75,17 @@ struct ParallelPlan {
   // empty: an even split.
   std::vector<int> layer_split;
   Offload offload = Offload::none;
+  // The overlaps NVIDIA's performance recipes turn on (NeMo / Megatron-Bridge: tp_comm_overlap,
+  // the distributed optimizer's overlap_grad_reduce, overlap_p2p_comm), on by default as there.
+  // They change the task graph, not a formula (training_graph.hpp).
+  // With sequence parallelism, each tensor-parallel all-gather and reduce-scatter is pipelined
+  // with chunks of the compute next to it (Transformer Engine's userbuffers).
+  bool tp_comm_overlap = true;
+  // Data-parallel gradient buckets reduced as backward completes them; false: after the
+  // stage's whole backward.
+  bool overlap_grad_reduce = true;
+  // Pipeline sends on their own stream while compute goes on; false: compute waits for each.
+  bool overlap_p2p = true;
 };
 
 struct BatchSpec {
@@ -88,6 +99,10 @@ struct TrainingWorkload {
   BatchSpec batch;
   Precision precision = Precision::bf16;
   Recompute recompute = Recompute::none;
+  // Attention as one fused flash-attention kernel (causal: the masked half skipped); false: as
+  // Megatron ran it before FlashAttention, two batched GEMMs over the whole s x s score matrix
+  // with a fused softmax and dropout between them, materialized in HBM.
+  bool flash_attention = true;
 };
 
 // What a plan is checked against.

@@ -44,6 +44,9 @@ struct GpuSpec {
   // GPU's nodes are PCIe).
   double nvlink_bandwidth_Bps = 0;
   topo::NodeFabric fabric = topo::NodeFabric::pcie;  // the node fabric the GPU's servers have
+  // Largest fp8 GEMM rate measured over the dense fp8 peak; 0: not measured (the roofline
+  // derives it from max_gemm_efficiency, compute/roofline.hpp).
+  double max_fp8_gemm_efficiency = 0;
 };
 
 std::span<const GpuSpec> gpu_catalog();

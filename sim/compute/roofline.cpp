@@ -11,11 +11,18 @@ namespace {
 
 constexpr double kTile = 128;            // output tile edge (cuBLAS's common 128 x 128)
 constexpr double kSplitKChunk = 512;     // split-K never cuts K below this many elements
-constexpr double kAttentionShare = 0.75;  // of the GEMM ceiling (see roofline.hpp)
+constexpr double kAttentionShare = 0.75;          // forward, of the 16-bit GEMM ceiling (roofline.hpp)
+constexpr double kAttentionBackwardShare = 0.8;   // backward, of the forward's efficiency
+// H100 SXM: fp8 ceiling 0.647 (Triton pull request 3546) over bf16 0.801 (Bekman's MAMF).
+constexpr double kFp8CeilingRatio = 0.647 / 0.801;
 
 }  // namespace
 
 std::string_view to_string(work::Phase phase) { return name_of(work::kPhaseNames, phase); }
+
+double fp8_gemm_efficiency(const GpuSpec& gpu) {
+  return gpu.max_fp8_gemm_efficiency > 0 ? gpu.max_fp8_gemm_efficiency : gpu.max_gemm_efficiency * kFp8CeilingRatio;
+}
 
 Roofline::Roofline(const GpuSpec& gpu, work::Precision precision, Efficiency efficiency, HostSpec host)
     : gpu_(gpu), efficiency_(std::move(efficiency)), host_(host) {
@@ -28,8 +35,12 @@ Roofline::Roofline(const GpuSpec& gpu, work::Precision precision, Efficiency eff
   // Attention runs in 16-bit even in fp8 training (Transformer Engine's default recipe keeps
   // the attention core in bf16).
   attention_peak_flops_ = precision == work::Precision::fp8 ? half_precision_peak_flops(gpu.dense_flops) : peak_flops_;
-  gemm_ceiling_ = efficiency_.gemm > 0 ? efficiency_.gemm : gpu.max_gemm_efficiency;
-  attention_ = efficiency_.attention > 0 ? efficiency_.attention : kAttentionShare * gemm_ceiling_;
+  const double measured_ceiling =
+      precision == work::Precision::fp8 ? fp8_gemm_efficiency(gpu) : gpu.max_gemm_efficiency;
+  gemm_ceiling_ = efficiency_.gemm > 0 ? efficiency_.gemm : measured_ceiling;
+  // Flash attention's defaults scale with the 16-bit GEMM ceiling (it runs in 16 bits).
+  attention_ = efficiency_.attention > 0 ? efficiency_.attention : kAttentionShare * gpu.max_gemm_efficiency;
+  attention_backward_ = efficiency_.attention > 0 ? efficiency_.attention : kAttentionBackwardShare * attention_;
 }
 
 double Roofline::gemm_efficiency(double m, double n, double k) const {
@@ -57,17 +68,17 @@ double Roofline::gemm_efficiency(double m, double n, double k) const {
 double Roofline::op_seconds(const work::Op& op) const {
   if (!efficiency_.measured_s.empty()) {
     const std::string key = std::string(to_string(op.phase)) + "/" + std::string(op.name);
-    if (auto it = efficiency_.measured_s.find(key); it != efficiency_.measured_s.end()) return it->second;
+    if (auto it = efficiency_.measured_s.find(key); it != efficiency_.measured_s.end()) return it->second * op.share;
   }
   if (op.kind == work::OpKind::pcie) return host_.pcie_latency_s + op.bytes / host_.pcie_bandwidth_Bps;
   if (op.kind == work::OpKind::host_memory)
     return op.bytes * std::max(1, host_.gpus_per_host) / (host_.memory_bandwidth_Bps * host_.memory_efficiency);
   double flops_eff = gemm_ceiling_, peak = peak_flops_;
   if (op.kind == work::OpKind::gemm) flops_eff = gemm_efficiency(op.m, op.n, op.k);
-  if (op.kind == work::OpKind::attention) flops_eff = attention_, peak = attention_peak_flops_;
+  if (op.kind == work::OpKind::attention) flops_eff = attention_efficiency(op.phase), peak = attention_peak_flops_;
   const double compute_s = op.work_flops > 0 ? op.work_flops / (peak * flops_eff) : 0;
   const double memory_s = op.bytes / (gpu_.hbm_bandwidth_Bps * efficiency_.memory);
-  return std::max(compute_s, memory_s);
+  return efficiency_.kernel_overhead_s + std::max(compute_s, memory_s);
 }
 
 double Roofline::ops_seconds(const std::vector<work::Op>& ops) const {

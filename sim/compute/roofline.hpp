@@ -13,14 +13,25 @@
 //   and 3.2) describes; a dimension under 128 gets a power-of-two tile edge of its size (at
 //   least 16), as cuBLAS has kernels for skinny GEMMs. Large GEMMs reach the ceiling; small
 //   ones less.
-// - Attention (flash): 0.75 x the GEMM ceiling: FlashAttention-2 reaches 50-73% of A100's peak
-//   forward+backward (Dao 2023, Figure 6: ~0.84 of its MAMF at best, less at short sequences)
-//   and FlashAttention-3 about 75% forward and somewhat less backward on H100 (Shah et al.
-//   2024); we take the lower end over the mix.
-//   Under fp8 the attention core still runs at the 16-bit peak (Transformer Engine's recipe);
-//   GEMMs take the fp8 peak with the same ceiling (measured for bf16: likely optimistic).
+// - fp8 GEMMs: their own ceiling (GpuSpec::max_fp8_gemm_efficiency): fp8 GEMMs reach a smaller
+//   share of the doubled peak than bf16 ones. H100 SXM: 0.647, Triton's fp8 matmul tutorial
+//   measured on H100 (triton-lang/triton pull request 3546: 1,280 TFLOP/s at M = N = K = 3584,
+//   of the 1,979 dense peak), against Bekman's 0.801 for bf16. GPUs without a measurement take
+//   their bf16 ceiling x the H100's ratio (0.647 / 0.801). Each fp8 GEMM's input cast is an
+//   element-wise op of its own (workloads/training_ops.hpp).
+// - Attention (flash, causal), at the 16-bit peak x its own efficiency per phase: forward 0.75
+//   x the 16-bit GEMM ceiling (H100 0.60, A100 0.64): FlashAttention-2 reaches 50-73% of
+//   A100's peak (Dao 2023, Figure 6) and FlashAttention-3 600-660 of H100's 989 TFLOP/s in
+//   bf16 at head dimension 128 and long causal sequences (Shah et al. 2024, Figure 5);
+//   backward 0.8 x the forward's (FlashAttention-3's Figure 6: ~520 backward against ~650
+//   forward at 16K; FlashAttention-2's backward likewise runs at ~0.8 of its forward rate).
+//   Under fp8 the attention core still runs at the 16-bit peak (Transformer Engine's recipe).
 // - Element-wise and other memory-bound work: 0.85 of HBM bandwidth (large device copies
 //   reach ~90% of H100's datasheet bandwidth; fused element-wise kernels a little less).
+// - Every GPU kernel pays a launch gap of 1 us: back-to-back kernels on one stream run ~0.9 us
+//   apart beyond their own time (NVIDIA developer blog, A. Gray, "Getting Started with CUDA
+//   Graphs", 2019: 3.8 us per kernel of 2.9 us when launched in a stream). Each op is one
+//   kernel here.
 // - CPU offload's host work (training_host.hpp): copies over the GPU's PCIe link, and the host's
 //   optimizer step at its share of the host's DRAM bandwidth.
 // Units: seconds, FLOP/s, bytes/s.
@@ -35,10 +46,15 @@
 namespace cs::compute {
 
 struct Efficiency {
-  double gemm = 0;               // ceiling for large GEMMs; 0: the GPU's max_gemm_efficiency
+  // Ceiling for large GEMMs at the run's precision; 0: the GPU's (max_gemm_efficiency, or for
+  // fp8 fp8_gemm_efficiency()).
+  double gemm = 0;
   bool gemm_shape_aware = true;  // apply tile and wave quantization below the ceiling
-  double attention = 0;          // 0: 0.75 x the GEMM ceiling
+  // Share of the 16-bit peak flash attention reaches, forward and backward alike; 0: the
+  // defaults above (forward 0.75 x the 16-bit GEMM ceiling, backward 0.8 x that).
+  double attention = 0;
   double memory = 0.85;          // share of HBM bandwidth memory-bound kernels reach
+  double kernel_overhead_s = 1e-6;  // per GPU kernel (op): the launch gap, seconds
   // Measured times replacing the roofline, per op and micro-batch on one rank, keyed
   // "<phase>/<op name>" ("forward/qkv", "backward_input/attention", "optimizer/adam",
   // "host/adam"); phases forward, backward_input, backward_weight, optimizer, host.
@@ -52,7 +68,9 @@ class Roofline {
 
   double peak_flops() const { return peak_flops_; }            // dense, for the precision
   double gemm_ceiling() const { return gemm_ceiling_; }
-  double attention_efficiency() const { return attention_; }
+  double attention_efficiency(work::Phase phase = work::Phase::forward) const {
+    return phase == work::Phase::forward ? attention_ : attention_backward_;
+  }
   // Share of the dense peak a GEMM C[m x n] = A[m x k] B[k x n] reaches.
   double gemm_efficiency(double m, double n, double k) const;
   double op_seconds(const work::Op& op) const;
@@ -66,7 +84,12 @@ class Roofline {
   double attention_peak_flops_ = 0;
   double gemm_ceiling_ = 0;
   double attention_ = 0;
+  double attention_backward_ = 0;
 };
+
+// The fp8 GEMM ceiling of `gpu`: its measured max_fp8_gemm_efficiency, or its bf16 ceiling x
+// the H100 SXM's fp8-to-bf16 ratio where there is no measurement.
+double fp8_gemm_efficiency(const GpuSpec& gpu);
 
 std::string_view to_string(work::Phase phase);
 

@@ -1,13 +1,15 @@
 // workload.* for kind "training": the model, the parallel plan, the batch, precision and
 // recomputation (docs/scenarios.md), and how the step is simulated. The plan is checked by the
 // workload's own rules (work::validate), whose keyed errors become errors at workload.<key>.
-#include <set>
+#include <algorithm>
+#include <map>
 
 #include "sim/compute/gpu_catalog.hpp"
 #include "sim/compute/training_host.hpp"
 #include "sim/scenario/parse_model.hpp"
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/parse_util.hpp"
+#include "sim/scenario/quantity_range.hpp"
 #include "sim/scenario/suggest.hpp"
 #include "sim/scenario/training_gpu.hpp"
 #include "workloads/training_flops.hpp"
@@ -21,6 +23,13 @@ constexpr int kMaxDegree = 1 << 20;
 std::vector<std::string> preset_names() {
   std::vector<std::string> names;
   for (const auto& p : work::model_presets()) names.push_back(p.name);
+  return names;
+}
+
+std::vector<std::string> fp8_gpu_names() {
+  std::vector<std::string> names;
+  for (const auto& g : compute::gpu_catalog())
+    if (g.dense_flops.fp8 > 0) names.emplace_back(g.name);
   return names;
 }
 
@@ -60,35 +69,51 @@ void parse_parallel(const json& w, const std::string& workload_at, int64_t gpus,
   plan.order = get_string(p, "order", at, plan.order);
   plan.layer_split = parse_layer_split(p, at);
   plan.offload = get_choice(p, "offload", at, work::kOffloadNames, work::Offload::none);
+  plan.tp_comm_overlap = get_bool(p, "tp_comm_overlap", at, plan.tp_comm_overlap);
+  plan.overlap_grad_reduce = get_bool(p, "overlap_grad_reduce", at, plan.overlap_grad_reduce);
+  plan.overlap_p2p = get_bool(p, "overlap_p2p", at, plan.overlap_p2p);
   t.allow_tp_across_nodes = get_bool(p, "allow_tp_across_nodes", at, false);
 }
 
-// workload.measured: "<phase>/<op>" -> seconds. Keys must name an op the workload runs.
+// workload.measured: "<phase>/<op>" -> seconds. Keys must name an op the workload runs, and a
+// positive time must not imply more FLOP/s than the GPU's dense peak (the MFU would exceed 1);
+// 0 leaves the op out.
 void parse_measured(const json& w, const std::string& workload_at, const work::TrainingWorkload& workload,
-                    compute::Efficiency& eff) {
+                    double peak_flops, compute::Efficiency& eff) {
   const json* measured = member(w, "measured");
   if (!measured) return;
   const std::string at = join_path(workload_at, "measured");
-  std::set<std::string> known;
+  std::map<std::string, double> known;  // key -> the most FLOPs an op of that key performs
   auto add_ops = [&](work::Block b) {
     for (work::Phase ph : {work::Phase::forward, work::Phase::backward_input, work::Phase::backward_weight})
-      for (const auto& op : work::block_ops(workload, b, ph))
-        known.insert(std::string(compute::to_string(op.phase)) + "/" + std::string(op.name));
+      for (const auto& op : work::block_ops(workload, b, ph)) {
+        double& flops = known[std::string(compute::to_string(op.phase)) + "/" + std::string(op.name)];
+        flops = std::max(flops, op.work_flops);
+      }
   };
   add_ops(work::Block::embedding);
   add_ops(work::Block::head);
   for (int layer : {0, workload.model.moe.dense_layers})
     if (layer < workload.model.layers)
       for (work::Block b : work::layer_blocks(workload.model, layer)) add_ops(b);
-  known.insert("optimizer/adam");
-  known.insert(std::string(compute::kHostOptimizerKey));
-  const std::vector<std::string> names(known.begin(), known.end());
+  known["optimizer/adam"] = 0;
+  known[std::string(compute::kHostOptimizerKey)] = 0;
+  std::vector<std::string> names;
+  for (const auto& [name, flops] : known) names.push_back(name);
   for (auto it = measured->begin(); it != measured->end(); ++it) {
     const std::string path = join_path(at, it.key());
-    if (!known.count(it.key()))
+    const auto op = known.find(it.key());
+    if (op == known.end())
       throw InputError(path, "no op \"" + it.key() + "\" in this workload; expected \"<phase>/<op>\" such as \"forward/qkv\"",
                        did_you_mean(it.key(), names));
-    eff.measured_s[it.key()] = quantity_value(it.value(), QuantityKind::time, Sign::non_negative, path);
+    const double seconds = quantity_value(it.value(), QuantityKind::time, Sign::non_negative, path);
+    // 0 leaves the op out (a what-if); a positive time faster than the peak is a mistake.
+    if (op->second > 0 && seconds > 0 && !(op->second <= seconds * peak_flops))
+      throw InputError(path,
+                       "at least " + format_quantity(op->second / peak_flops, QuantityKind::time) +
+                           " (the op's FLOPs at the GPU's dense peak); got " + format_quantity(seconds, QuantityKind::time),
+                       "give the op's measured time per micro-batch on one GPU, in seconds");
+    eff.measured_s[it.key()] = seconds;
   }
 }
 
@@ -102,6 +127,8 @@ void parse_efficiency(const json& w, const std::string& workload_at, compute::Ef
   eff.gemm_shape_aware = get_bool(e, "gemm_shape_aware", at, true);
   eff.attention = get_number(e, "attention", at, 0, kMinEfficiency, 1);
   eff.memory = get_number(e, "memory", at, eff.memory, kMinEfficiency, 1);
+  eff.kernel_overhead_s =
+      get_quantity(e, "kernel_overhead", at, QuantityKind::time, Sign::non_negative, eff.kernel_overhead_s);
 }
 
 void parse_simulation(const json& w, const std::string& at, TrainingConfig& t) {
@@ -110,12 +137,12 @@ void parse_simulation(const json& w, const std::string& at, TrainingConfig& t) {
   o.graph.gradient_bytes = get_number(w, "gradient_bytes", at, 2, 1, 8);
   o.memory.gradient_bytes = o.graph.gradient_bytes;
   o.graph.bucket_params = get_number(w, "bucket_size", at, 0, 1, 1e15);
-  o.graph.overlap_param_gather = get_bool(w, "overlap_param_gather", at, false);
+  o.graph.overlap_param_gather = get_bool(w, "overlap_param_gather", at, o.graph.overlap_param_gather);
   o.graph.grad_norm_sync = get_bool(w, "grad_norm_sync", at, true);
   o.memory.bucket_params = o.graph.bucket_params;
   o.memory.framework_overhead_bytes =
       get_quantity(w, "framework_overhead", at, QuantityKind::bytes, Sign::non_negative, 2e9);
-  o.memory.flash_attention = get_bool(w, "flash_attention", at, true);
+  o.memory.flash_attention = t.workload.flash_attention;  // what is stored, as it is timed
   t.replicas = ReplicaMode::automatic;
   if (const json* r = member(w, "one_replica")) {
     const std::string path = join_path(at, "one_replica");
@@ -151,12 +178,21 @@ TrainingConfig parse_training_config(const json& w, const std::string& at, const
     throw InputError(join_path(at, e.key()), e.what(), e.hint());
   }
   const compute::GpuSpec gpu = gpu_spec(config.gpu);
+  // A GPU outside the catalog is described by its 16-bit peak only: fp8's kernel model needs an
+  // fp8 peak and an fp8 GEMM ceiling, which such a description does not give.
+  if (t.workload.precision == work::Precision::fp8 && !compute::find_gpu(config.gpu.name))
+    throw InputError(join_path(at, "precision"),
+                     "fp8 needs the GPU's fp8 peak and fp8 GEMM efficiency; the custom GPU \"" + config.gpu.name +
+                         "\" (hardware.gpu) gives only peak_flops (16-bit)",
+                     "use \"bf16\", or a catalog GPU with fp8 (" + quoted_list(fp8_gpu_names()) + ")");
   if (!(compute::dense_peak_flops(gpu.dense_flops, t.workload.precision) > 0))
     throw InputError(join_path(at, "precision"),
                      config.gpu.name + " has no tensor cores for " + std::string(work::to_string(t.workload.precision)),
                      "use \"bf16\" or \"fp16\"");
+  t.workload.flash_attention = get_bool(w, "flash_attention", at, true);
   parse_efficiency(w, at, t.step.efficiency);
-  parse_measured(w, at, t.workload, t.step.efficiency);
+  parse_measured(w, at, t.workload, compute::dense_peak_flops(gpu.dense_flops, t.workload.precision),
+                 t.step.efficiency);
   parse_simulation(w, at, t);
   t.step.host = host_spec(config);
   return t;

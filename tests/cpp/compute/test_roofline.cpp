@@ -45,7 +45,7 @@ TEST_CASE("large GEMMs reach the measured ceiling, small ones less", "[roofline]
   // 132 SMs: 8448 x 8192 is 66 x 64 = 4224 tiles = 32 full waves.
   CHECK(r.gemm_efficiency(8448, 8192, 8192) == Approx(0.801));
   const auto big = gemm(8448, 8192, 8192);
-  CHECK(r.op_seconds(big) == Approx(big.flops / (989e12 * 0.801)));
+  CHECK(r.op_seconds(big) == Approx(1e-6 + big.flops / (989e12 * 0.801)));  // + the launch gap
   // One tile row short of a full wave, a 129-wide edge: tile and wave quantization.
   CHECK(r.gemm_efficiency(129, 128 * 132, 4096) == Approx(0.801 * (129.0 / 256) * 1.0));
   CHECK(r.gemm_efficiency(128 * 133, 128, 4096) == Approx(0.801 * 133.0 / 264));
@@ -65,15 +65,23 @@ TEST_CASE("memory-bound ops take bytes at the HBM bandwidth's achievable share",
   op.name = "act";
   op.kind = work::OpKind::elementwise;
   op.bytes = 1e9;
-  CHECK(r.op_seconds(op) == Approx(1e9 / (2.039e12 * 0.85)));
+  CHECK(r.op_seconds(op) == Approx(1e-6 + 1e9 / (2.039e12 * 0.85)));
   // A skinny GEMM is memory-bound: its bytes decide.
   const auto skinny = gemm(8, 8192, 8192);
-  CHECK(r.op_seconds(skinny) == Approx(skinny.bytes / (2.039e12 * 0.85)));
-  // Attention runs at 0.75 of the GEMM ceiling.
+  CHECK(r.op_seconds(skinny) == Approx(1e-6 + skinny.bytes / (2.039e12 * 0.85)));
+  // Attention's forward runs at 0.75 of the GEMM ceiling, its backward at 0.8 of that.
   work::Op attn;
   attn.kind = work::OpKind::attention;
   attn.work_flops = 1e12;
-  CHECK(r.op_seconds(attn) == Approx(1e12 / (312e12 * 0.75 * 0.859)));
+  CHECK(r.op_seconds(attn) == Approx(1e-6 + 1e12 / (312e12 * 0.75 * 0.859)));
+  attn.phase = work::Phase::backward_input;
+  CHECK(r.op_seconds(attn) == Approx(1e-6 + 1e12 / (312e12 * 0.8 * 0.75 * 0.859)));
+  // The launch gap is an option; a zero-work kernel costs just that.
+  Efficiency no_gap;
+  no_gap.kernel_overhead_s = 0;
+  CHECK(Roofline(a100, work::Precision::bf16, no_gap).op_seconds(op) == Approx(1e9 / (2.039e12 * 0.85)));
+  work::Op empty;
+  CHECK(r.op_seconds(empty) == Approx(1e-6));
 }
 
 TEST_CASE("measured times replace the roofline; a missing precision is an input error", "[roofline]") {
@@ -91,13 +99,18 @@ TEST_CASE("measured times replace the roofline; a missing precision is an input 
     CHECK(err.key() == "precision");
   }
   CHECK_THROWS_AS(Roofline(*find_gpu("T4"), work::Precision::bf16), work::TrainingError);
-  // fp8: GEMMs at the fp8 peak, the attention core at the 16-bit one.
+  // fp8: GEMMs at the fp8 peak with their own measured ceiling, the attention core at the
+  // 16-bit peak; GPUs without an fp8 measurement take the H100's fp8-to-bf16 ratio.
   const Roofline fp8(*find_gpu("H100-SXM"), work::Precision::fp8);
   CHECK(fp8.peak_flops() == 1979e12);
+  CHECK(fp8.gemm_ceiling() == 0.647);
+  CHECK(fp8.gemm_efficiency(8448, 8192, 8192) == Approx(0.647));
+  CHECK(Roofline(*find_gpu("H200"), work::Precision::fp8).gemm_ceiling() == Approx(0.80 * 0.647 / 0.801));
+  CHECK(Roofline(*find_gpu("H100-SXM"), work::Precision::bf16).gemm_ceiling() == 0.801);
   work::Op attn;
   attn.kind = work::OpKind::attention;
   attn.work_flops = 1e12;
-  CHECK(fp8.op_seconds(attn) == Approx(1e12 / (989e12 * 0.75 * 0.801)));
+  CHECK(fp8.op_seconds(attn) == Approx(1e-6 + 1e12 / (989e12 * 0.75 * 0.801)));
   CHECK_NOTHROW(Roofline(*find_gpu("T4"), work::Precision::fp16));
 }
 

@@ -84,9 +84,46 @@ std::map<CollectiveOp, int> tp_ops(const TaskGraph& g, int micro, int layer) {
 TEST_CASE("tensor parallelism: two all-reduces a layer each way, or gathers and scatters", "[training][graph]") {
   const TaskGraph plain = build_training_graph(plan(2, 1, 1));
   CHECK(tp_ops(plain, 1, 3) == std::map<CollectiveOp, int>{{CollectiveOp::all_reduce, 4}});
-  const TaskGraph sp = build_training_graph(plan(2, 1, 1, Schedule::one_f_one_b, true));
+  auto sequence_parallel = plan(2, 1, 1, Schedule::one_f_one_b, true);
+  sequence_parallel.parallel.tp_comm_overlap = false;
+  const TaskGraph sp = build_training_graph(sequence_parallel);
   CHECK(tp_ops(sp, 1, 3) ==
         std::map<CollectiveOp, int>{{CollectiveOp::all_gather, 4}, {CollectiveOp::reduce_scatter, 4}});
+  // With communication overlap each gather and scatter runs as two pieces (the first and the
+  // rest; the bulk and the last) beside chunks of the compute next to it: with tp 2, halves.
+  sequence_parallel.parallel.tp_comm_overlap = true;
+  const TaskGraph overlapped = build_training_graph(sequence_parallel);
+  CHECK(tp_ops(overlapped, 1, 3) ==
+        std::map<CollectiveOp, int>{{CollectiveOp::all_gather, 8}, {CollectiveOp::reduce_scatter, 8}});
+  auto layer_tasks = [](const TaskGraph& g, Stream s, int layer) {
+    int n = 0;
+    for (const auto& t : g.tasks) n += t.stream == s && t.micro == 1 && t.layer == layer && t.worker == 0;
+    return n;
+  };
+  CHECK(layer_tasks(sp, Stream::compute, 3) == 2 + 2 * 2);  // forward: 2 blocks; backward: input + weight each
+  CHECK(layer_tasks(overlapped, Stream::compute, 3) == 2 * 2 + 2 * (2 + 1));
+  for (const auto& t : overlapped.tasks)
+    if (t.stream == Stream::tp && t.layer >= 0)
+      CHECK(overlapped.comm_items[t.item].parts[0].bytes == 2.0 * 128 * 256 * 2 / 2);
+  // tp 4: the first gather piece and the last scatter piece are a quarter, the others three
+  // quarters; each block runs as its first, middle (two quarters) and last chunk.
+  auto four = plan(4, 1, 1, Schedule::one_f_one_b, true);
+  const TaskGraph g4 = build_training_graph(four);
+  std::map<double, int> pieces;
+  for (const auto& t : g4.tasks)
+    if (t.stream == Stream::tp && t.layer == 3 && t.micro == 1 && t.worker == 0)
+      ++pieces[g4.comm_items[t.item].parts[0].bytes / (2.0 * 128 * 256 * 2)];
+  CHECK(pieces == std::map<double, int>{{0.25, 8}, {0.75, 8}});
+  CHECK(layer_tasks(g4, Stream::compute, 3) == 2 * 3 + 2 * (3 + 1));
+  // The chunks add up to the layer's work.
+  double chunked = 0, whole = 0;
+  for (const auto& t : g4.tasks)
+    if (t.stream == Stream::compute && t.layer == 3 && t.micro == 1 && t.worker == 0)
+      chunked += total_work_flops(g4.compute_items[t.item].ops);
+  for (const auto& t : sp.tasks)
+    if (t.stream == Stream::compute && t.layer == 3 && t.micro == 1 && t.worker == 0)
+      whole += total_work_flops(sp.compute_items[t.item].ops);
+  CHECK(chunked == Approx(whole / 2).epsilon(1e-12));  // tp 4 against tp 2: half the work per rank
   auto recompute = plan(2, 1, 1);
   recompute.recompute = Recompute::full;  // the recomputed forward runs its collectives again
   CHECK(tp_ops(build_training_graph(recompute), 1, 3) == std::map<CollectiveOp, int>{{CollectiveOp::all_reduce, 6}});
@@ -107,6 +144,7 @@ TEST_CASE("data-parallel buckets reduce every gradient once; ZeRO-3 gathers ever
     w.parallel.zero = zero;
     GraphOptions o;
     o.bucket_params = 50e3;  // several buckets per stage
+    o.overlap_param_gather = false;
     const TaskGraph g = build_training_graph(w, o);
     const int m = micro_batches(w);
     INFO("zero " << zero);

@@ -60,15 +60,15 @@ TEST_CASE("model FLOPs are 6 x params x tokens plus attention, whatever the plan
       const StepFlops f = step_flops(w);
       const double tokens = 24.0 * m.seq_len;
       CHECK(f.tokens == tokens);
-      // PaLM's convention: 6 N per token plus 12 L h s for attention.
-      const double expected = 6 * active * tokens + 12.0 * m.layers * m.hidden * m.seq_len * tokens;
+      // PaLM's convention: 6 N per token plus attention, 6 L h s for its causal half.
+      const double expected = 6 * active * tokens + 6.0 * m.layers * m.hidden * m.seq_len * tokens;
       CHECK(f.model == Approx(expected).epsilon(1e-12));
       CHECK(f.executed == f.model);
       // Within 0.1% of 6 x every parameter but those only looked up (the untied input
       // embedding, learned positions): biases and norms are the rest.
       const auto counts = parameter_counts(m);
       const double lookup = m.tied_embeddings ? counts.embedding - double(m.vocab) * m.hidden : counts.embedding;
-      CHECK(f.model == Approx(6 * (counts.total - lookup) * tokens + 12.0 * m.layers * m.hidden * m.seq_len * tokens)
+      CHECK(f.model == Approx(6 * (counts.total - lookup) * tokens + 6.0 * m.layers * m.hidden * m.seq_len * tokens)
                            .epsilon(0.001));
     }
   }
@@ -80,7 +80,7 @@ TEST_CASE("MoE model FLOPs count top_k experts; padding is executed work", "[tra
   const StepFlops f = step_flops(w);
   const double tokens = 24.0 * m.seq_len;
   CHECK(f.model == Approx(6 * parameter_counts(m).active_matmul * tokens +
-                          12.0 * m.layers * m.hidden * m.seq_len * tokens)
+                          6.0 * m.layers * m.hidden * m.seq_len * tokens)
                        .epsilon(1e-12));
 }
 
@@ -95,8 +95,8 @@ TEST_CASE("recomputation adds executed FLOPs only", "[training][flops]") {
   const double tokens = 24.0 * m.seq_len;
   const double layer_model = none.model - 6.0 * m.vocab * m.hidden * tokens;
   CHECK(full.executed == Approx(none.model + layer_model / 3).epsilon(1e-12));
-  // Selective: the attention core's forward again, 4 s h per token per layer.
-  CHECK(selective.executed == Approx(none.model + 4.0 * m.layers * m.hidden * m.seq_len * tokens).epsilon(1e-12));
+  // Selective: the attention core's forward again, its causal half: 2 s h per token per layer.
+  CHECK(selective.executed == Approx(none.model + 2.0 * m.layers * m.hidden * m.seq_len * tokens).epsilon(1e-12));
 }
 
 }  // namespace

@@ -91,6 +91,13 @@ TEST_CASE("training errors name their key", "[training][parse]") {
        "no op \"forward/qkvv\""},
       {{{"model", shape}, {"one_replica", "yes"}}, "workload.one_replica", "expected \"auto\", or true or false"},
       {{{"model", shape}, {"efficiency", {{"gemm", 0}}}}, "workload.efficiency.gemm", "from 0.001 to 1"},
+      {{{"model", shape}, {"efficiency", {{"kernel_overhead", "-1us"}}}}, "workload.efficiency.kernel_overhead", ""},
+      {{{"model", shape}, {"parallel", {{"tp_comm_overlap", "on"}}}}, "workload.parallel.tp_comm_overlap", ""},
+      {{{"model", shape}, {"parallel", {{"overlap_grad_reduce", 1}}}}, "workload.parallel.overlap_grad_reduce", ""},
+      {{{"model", shape}, {"parallel", {{"overlap_p2p", "no"}}}}, "workload.parallel.overlap_p2p", ""},
+      // A measured time faster than the op's FLOPs at the dense peak (an MFU above 1).
+      {{{"model", shape}, {"measured", {{"forward/qkv", 1e-15}}}}, "workload.measured.forward/qkv",
+       "the op's FLOPs at the GPU's dense peak"},
   };
   for (const auto& c : cases) {
     INFO(c.workload.dump());
@@ -107,6 +114,13 @@ TEST_CASE("training errors name their key", "[training][parse]") {
   const InputError e = scenario_error(a100);
   CHECK(e.path() == "workload.precision");
   CHECK_THAT(e.expected(), Catch::Contains("A100-80GB has no tensor cores for fp8"));
+  // A custom GPU gives no fp8 peak nor fp8 GEMM ceiling: fp8 says which it lacks.
+  json custom = training_doc({{"model", shape}, {"precision", "fp8"}});
+  custom["hardware"]["gpu"] = {{"name", "my-gpu"}, {"peak_flops", 1e15}, {"hbm_bandwidth", "3TB/s"}, {"memory", "80GB"}};
+  const InputError c = scenario_error(custom);
+  CHECK(c.path() == "workload.precision");
+  CHECK_THAT(c.expected(), Catch::Contains("fp8 peak and fp8 GEMM efficiency"));
+  CHECK_THAT(c.hint(), Catch::Contains("\"H100-SXM\""));
   // tp across nodes: refused unless allowed.
   json wide = training_doc({{"model", shape}, {"parallel", {{"tp", 4}}}});
   wide["hardware"]["node"]["gpus"] = 2;

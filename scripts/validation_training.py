@@ -1,0 +1,116 @@
+"""Training steps against published measurements: replay every row of data/published_training.json
+(its configuration as published, catalog defaults, no per-case fitting) and compare throughput.
+
+    training_rows(cs)      -> one dict per row: measured, simulated, ratio (simulated / measured)
+    training_section(cs)   -> the "## Training" section of results/validation.md (markdown)
+
+NVIDIA's summaries publish tokens/s per GPU; Narayanan et al. 2021 publish TFLOP/s per GPU by their
+own formula, 96 B s l h^2 (1 + s/6h + V/16lh) per step with full recomputation, which is applied
+here to the simulated step time so that both sides count the same FLOPs."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "data" / "published_training.json"
+
+
+def load_rows() -> list[dict]:
+    return json.loads(DATA.read_text())["rows"]
+
+
+def scenario_doc(row: dict) -> dict:
+    """The scenario that replays `row`: DGX-like nodes of 8 GPUs with 8 NICs on a rail-optimized,
+    non-blocking fat tree (the DGX SuperPOD layout the runs used), the row's plan, batch and precision."""
+    nodes = row["gpus"] // 8
+    nic = row.get("nic_bandwidth", "400Gbps")
+    node = {"gpus": 8, "fabric": "nvswitch"}
+    if nodes > 1:
+        node.update({"nics": 8, "nic_bandwidth": nic})
+        topology = {"kind": "fat_tree", "nodes": nodes, "switch_radix": 64, "rail_optimized": True,
+                    "link_bandwidth": nic, "link_latency": "0.5us"}
+    else:
+        topology = {"kind": "single_node"}
+    model = {"preset": row["model"]} if isinstance(row["model"], str) else dict(row["model"])
+    model["seq_len"] = row["seq_len"]
+    parallel = {"tp": row["tp"], "pp": row["pp"], "cp": row["cp"], "dp": row["dp"], "zero": row["zero"],
+                "sequence_parallel": row["sequence_parallel"],
+                "schedule": "interleaved" if row["vp"] > 1 else "1f1b"}
+    if row["vp"] > 1:
+        parallel["virtual_stages"] = row["vp"]
+    if "layer_split" in row:
+        parallel["layer_split"] = row["layer_split"]
+    workload_extra = {} if row.get("flash_attention", True) else {"flash_attention": False}
+    return {"name": "published", "seed": 1, "hardware": {"gpu": row["gpu"], "node": node}, "topology": topology,
+            "network": {"model": "analytical"},
+            "workload": {"kind": "training", "model": model, "parallel": parallel,
+                         "batch": {"global": row["global"], "micro": row["micro"]},
+                         "precision": row["precision"], "recompute": row["recompute"], "one_replica": True,
+                         **workload_extra},
+            "run": {}}
+
+
+def _paper_flops_per_step(row: dict) -> float:
+    m = row["model"]
+    b, s, l, h, v = row["global"], row["seq_len"], m["layers"], m["hidden"], m["vocab"]
+    return 96 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h))
+
+
+def training_rows(cs) -> list[dict]:
+    out = []
+    for row in load_rows():
+        t = cs.run(cs.Scenario.from_json(json.dumps(scenario_doc(row)))).summary["training"]
+        if "tokens_per_s_per_gpu" in row["measured"]:
+            unit, measured = "tokens/s/GPU", row["measured"]["tokens_per_s_per_gpu"]
+            simulated = t["tokens_per_s"] / row["gpus"]
+        else:
+            unit, measured = "TFLOP/s/GPU", row["measured"]["tflops_per_gpu"]
+            simulated = _paper_flops_per_step(row) / t["step_time_s"] / row["gpus"] / 1e12
+        out.append({"row": row, "unit": unit, "measured": measured, "simulated": simulated,
+                    "ratio": simulated / measured, "mfu": t["mfu"]})
+    return out
+
+
+def mean_absolute_error(results: list[dict]) -> float:
+    return sum(abs(r["ratio"] - 1) for r in results) / len(results)
+
+
+def _configuration(row: dict) -> str:
+    plan = f"tp {row['tp']} pp {row['pp']}"
+    if row["cp"] > 1:
+        plan += f" cp {row['cp']}"
+    if row["vp"] > 1:
+        plan += f" vp {row['vp']}"
+    plan += f" dp {row['dp']}"
+    if row["zero"] == 3:
+        plan += " FSDP"
+    return (f"{row['name']}, {row['gpus']} x {row['gpu']}, {row['precision']}, {plan}, "
+            f"GBS {row['global']} MBS {row['micro']}, seq {row['seq_len']}")
+
+
+def training_section(cs, results: list[dict] | None = None) -> str:
+    results = training_rows(cs) if results is None else results
+    lines = ["| source | configuration | unit | measured | simulated | simulated / measured |",
+             "|---|---|---|---:|---:|---:|"]
+    for r in results:
+        row = r["row"]
+        lines.append(f"| [{row['source']}]({row['url']}) | {_configuration(row)} | {r['unit']} | "
+                     f"{r['measured']:,.0f} | {r['simulated']:,.0f} | {r['ratio']:.2f} |")
+    h100 = [r for r in results if r["row"]["gpu"] == "H100-SXM"]
+    a100 = [r for r in results if r["row"]["gpu"] != "H100-SXM"]
+    worst = max(results, key=lambda r: abs(r["ratio"] - 1))
+    return f"""## Training
+
+Every published training measurement in `data/published_training.json` replayed with catalog
+defaults and no per-case fitting (`scripts/validation_training.py`): the row's model, GPUs,
+precision, plan, batch and sequence length on DGX-like nodes (8 GPUs, 8 NICs) on a
+rail-optimized fat tree, analytical network model, one data-parallel replica simulated.
+
+Mean absolute error: **{100 * mean_absolute_error(results):.1f}%** over {len(results)} rows
+(H100, NVIDIA's summaries, tokens/s/GPU: {100 * mean_absolute_error(h100):.1f}% over {len(h100)};
+A100, Megatron-LM paper, TFLOP/s/GPU: {100 * mean_absolute_error(a100):.1f}% over {len(a100)}).
+Largest error: {worst['row']['name']} on {worst['row']['gpus']} GPUs, x{worst['ratio']:.2f}.
+
+{chr(10).join(lines)}
+"""

@@ -1,0 +1,56 @@
+"""clustersim's training steps against published throughput (data/published_training.json).
+
+Every row is replayed with catalog defaults and its published configuration, no per-case
+fitting (scripts/validation_training.py, which also writes results/validation.md's training
+section). The bounds are what the model achieves today (measured, results/validation.md): a
+model change that widens the gap fails here.
+"""
+import json
+import sys
+
+import pytest
+
+import clustersim as cs
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import validation_training  # noqa: E402
+
+MEAN_ABSOLUTE_ERROR = 0.22  # over every row: 21.2% measured (results/validation.md)
+ROW_ERROR = 0.32            # any single row: 31.1% the largest measured
+
+
+@pytest.fixture(scope="module")
+def results():
+    return validation_training.training_rows(cs)
+
+
+def test_every_row_names_its_source_and_configuration():
+    rows = validation_training.load_rows()
+    assert len(rows) >= 20
+    for row in rows:
+        assert row["url"].startswith("https://"), row
+        assert row["gpus"] == row["tp"] * row["pp"] * row["cp"] * row["dp"], row
+        assert len(row["measured"]) >= 1, row
+        doc = validation_training.scenario_doc(row)
+        assert doc["workload"]["parallel"]["tp"] == row["tp"]
+        cs.Scenario.from_json(json.dumps(doc))  # valid as published
+
+
+def test_mean_absolute_error_within_bound(results):
+    mae = validation_training.mean_absolute_error(results)
+    assert mae <= MEAN_ABSOLUTE_ERROR, [(r["row"]["name"], r["row"]["gpus"], round(r["ratio"], 3)) for r in results]
+
+
+@pytest.mark.parametrize("index", range(len(validation_training.load_rows())))
+def test_each_row_within_bound(results, index):
+    r = results[index]
+    assert abs(r["ratio"] - 1) <= ROW_ERROR, (r["row"]["name"], r["row"]["gpus"], r["measured"], r["simulated"])
+    assert 0 < r["mfu"] < 1
+
+
+def test_the_section_reports_every_row_and_the_error(results):
+    text = validation_training.training_section(cs, results)
+    assert text.startswith("## Training")
+    assert "Mean absolute error" in text
+    assert text.count("| [") == len(results)
