@@ -7,9 +7,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "sim/engine/simulator.hpp"
-#include "sim/network/comm_factory.hpp"
-#include "sim/network/network.hpp"
+#include "network_test_support.hpp"
 #include "topology/direct_layouts.hpp"
 #include "topology/topology.hpp"
 
@@ -45,20 +43,11 @@ topo::TopologyParams fly_params(const FlyShape& f) {
 // Seconds of a direct all-to-all of `bytes` per rank over every GPU, the wire alone.
 double fly_all_to_all_s(const topo::Topology& topology, topo::RoutingKind routing, net::NetworkModel model,
                         double bytes) {
-  engine::Simulator sim(1);
-  net::Network network(sim, topology, routing);
   net::CommConfig config;
   config.model = model;
   config.protocol = net::Protocol::none;
-  auto comm = net::make_comm(network, net::Placement::identity(topology.ranks()), config);
-  std::vector<int> all(static_cast<std::size_t>(topology.ranks()));
-  std::iota(all.begin(), all.end(), 0);
-  net::CollectiveOptions direct;
-  direct.algorithm = work::CollectiveAlgorithm::direct;
-  double done = -1;
-  comm->collective(comm->group(all), work::CollectiveOp::all_to_all, bytes, [&] { done = sim.now(); }, direct);
-  sim.run();
-  return done;
+  return test::collective_seconds(topology, routing, config, work::CollectiveOp::all_to_all,
+                                  work::CollectiveAlgorithm::direct, bytes);
 }
 
 // The global cables' bound: crossings x (N - R) S / (g (g - 1) m B_g) (N ranks each send S / N

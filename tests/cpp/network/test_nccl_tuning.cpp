@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 
 #include "network_test_support.hpp"
-#include "sim/network/comm_factory.hpp"
 #include "sim/network/nccl_tuning.hpp"
 
 using namespace cs;
@@ -95,21 +94,11 @@ double tree_ll_all_reduce_s(int nodes, net::NetworkModel model) {
   p.node.nic_bandwidth_Bps = 50e9;
   p.link_bandwidth_Bps = 50e9;
   p.link_latency_s = 0.5e-6;
-  const topo::Topology topology = topo::build_topology(p);
-  engine::Simulator sim(1);
-  net::Network network(sim, topology, topo::RoutingKind::dmodk);
   net::CommConfig config;
   config.model = model;
   config.protocol = net::Protocol::ll;
-  auto comm = net::make_comm(network, net::Placement::identity(topology.ranks()), config);
-  std::vector<int> all(static_cast<std::size_t>(topology.ranks()));
-  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
-  net::CollectiveOptions tree;
-  tree.algorithm = CollectiveAlgorithm::tree;
-  double done = -1;
-  comm->collective(comm->group(all), work::CollectiveOp::all_reduce, 8, [&] { done = sim.now(); }, tree);
-  sim.run();
-  return done;
+  return test::collective_seconds(topo::build_topology(p), topo::RoutingKind::dmodk, config,
+                                  work::CollectiveOp::all_reduce, CollectiveAlgorithm::tree, 8);
 }
 
 }  // namespace
