@@ -38,7 +38,7 @@ inline constexpr const char* kUniformTrafficAssumes =
 
 struct UniformTrafficBound {
   double per_gpu_Bps = 0;  // r: each GPU's send rate (all-to-all algbw), 0 with < 2 nodes
-  std::string limit;       // what binds: "nic", "leaf up-links", "tier 2 up-links",
+  std::string limit = "none";  // what binds: "nic", "leaf up-links", "tier 2 up-links",
                            // "global cables", "torus dimension 0", ... ("none": one node)
 };
 
