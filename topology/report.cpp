@@ -277,6 +277,9 @@ TopologyReport make_report(const Topology& t, const TopologyParams& params,
   r.bisection_Bps = b.Bps;
   r.bisection_method = b.method;
   r.bisection_partitions = b.partitions;
+  const UniformTrafficBound u = uniform_traffic_bound(t);
+  r.all_to_all_bound_per_gpu_Bps = u.per_gpu_Bps;
+  r.all_to_all_bound_limit = u.limit;
   if (b.Bps > 0) r.network_usd_per_bisection_GBps = r.network_cost_usd / (b.Bps / 1e9);
   return r;
 }

@@ -21,6 +21,7 @@
 #include "topology/bisection.hpp"
 #include "topology/params.hpp"
 #include "topology/topology.hpp"
+#include "topology/uniform_traffic.hpp"
 
 namespace cs::topo {
 
@@ -59,6 +60,10 @@ struct TopologyReport {
   double bisection_Bps = 0;
   std::string bisection_method;      // "tree_cut", "max_flow", "closed_form", "none"
   int bisection_partitions = 0;      // candidate splits evaluated
+  // Uniform traffic (topology/uniform_traffic.hpp): each GPU's all-to-all rate bound, and
+  // what binds it.
+  double all_to_all_bound_per_gpu_Bps = 0;
+  std::string all_to_all_bound_limit;
   std::string global_arrangement;    // dragonfly only
   std::vector<CostLine> bill;
   double cost_usd = 0, power_w = 0;                  // everything, GPU nodes included

@@ -115,10 +115,14 @@ class Router {
 //             cables of a local bundle, one by a hash of the pair. With one cable per group
 //             pair the shortest route with one global hop; a route over two global cables can
 //             be shorter on some arrangements (Bunde et al., IEEE 2019).
-//   valiant:  minimal to an intermediate group (uniform over the groups other than the
-//             source's and destination's, from a hash of seed, ranks and flow_key), then
-//             minimal to the destination. Flows inside one group, and dragonflies of 2
-//             groups, route minimally.
+//   valiant:  minimal to an intermediate group (one of the k = g - 2 groups other than the
+//             source's and destination's), then minimal to the destination. The intermediate
+//             group and the two global cables are the digits of one spread of the pair over
+//             k m^2 values (routing_dragonfly.cpp), the group's turned by a hash of seed and
+//             flow_key: the pairs of two groups meet every (group, first cable, second
+//             cable) equally often, so an all-to-all loads every global cable alike (+-1
+//             pair) and the intermediate group's local hops evenly. Flows inside one group,
+//             and dragonflies of 2 groups, route minimally.
 //   ugal:     per flow, the minimal route or the flow's valiant route: minimal unless
 //             (q_valiant + 1) * hops_valiant < (q_minimal + 1) * hops_minimal, where q is the
 //             most active flows on any link of the route (the oracle's view at flow start).

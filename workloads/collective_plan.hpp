@@ -41,6 +41,11 @@ struct Stage {
   std::string name;  // e.g. "ring all_reduce", "inter-node ring (rail)", "halving 2/3"
   std::vector<Transfer> transfers;  // listed (empty for an all-pairs stage)
   int steps = 1;     // per-step latencies on the stage's critical path (>= 1)
+  // Of `steps`, those that cross nodes, where the plan knows its critical path's mix (the tree
+  // across nodes: its chains in the nodes, then its levels between them); the others stay in
+  // a node. -1: not stated, every step costs the mean over the pipeline's edges (a ring's
+  // edges are its steps).
+  int inter_node_steps = -1;
   std::vector<int> pair_members;  // an all-pairs stage's ranks (at least 2), else empty
   double pair_share = 0;          // each pair's share (> 0) of an all-pairs stage
 

@@ -108,8 +108,12 @@ std::vector<Stage> multi_node_tree_all_reduce(const GroupLayout& group, const st
     Transfers part = both_ways(tree, p % 2 == 0 ? heads : second_tree(heads), share, chain);
     edges.insert(edges.end(), part.begin(), part.end());
   }
+  // The critical path: up a chain and the tree, and back down. NCCL's tuner prices it the same
+  // way (src/graph/tuning.cc: 2 x ((ranks per node - 1) x intra + log2(nodes) x inter)).
   const int steps = 2 * (static_cast<int>(longest) - 1 + tree.levels - 1);
-  return {stage("tree all_reduce (chains in nodes, trees between)", std::move(edges), std::max(steps, 1))};
+  Stage s = stage("tree all_reduce (chains in nodes, trees between)", std::move(edges), std::max(steps, 1));
+  s.inter_node_steps = std::min(2 * (tree.levels - 1), s.steps);
+  return {std::move(s)};
 }
 
 }  // namespace

@@ -14,14 +14,16 @@ TransferClass transfer_class(const topo::Topology& topology, int src_rank, int d
   return topology.node_fabric() == topo::NodeFabric::pcie ? TransferClass::pcie : TransferClass::nvlink;
 }
 
-StageLatency::StageLatency(Network& network, const work::Stage& stage) : steps_(stage.steps) {
+StageLatency::StageLatency(Network& network, const work::Stage& stage)
+    : steps_(stage.steps), inter_node_steps_(stage.inter_node_steps) {
   stage.for_each([&](const work::Transfer& t) {
     add(t, {network.route(t.src, t.dst).latency_s, transfer_class(network.topology(), t.src, t.dst)});
   });
   finish();
 }
 
-StageLatency::StageLatency(const work::Stage& stage, std::span<const Wire> wires) : steps_(stage.steps) {
+StageLatency::StageLatency(const work::Stage& stage, std::span<const Wire> wires)
+    : steps_(stage.steps), inter_node_steps_(stage.inter_node_steps) {
   if (wires.size() != stage.size()) throw std::invalid_argument("StageLatency: one wire per transfer");
   for (std::size_t i = 0; i < wires.size(); ++i) add(stage.transfer(i), wires[i]);
   finish();
@@ -50,20 +52,31 @@ double StageLatency::seconds(const CollectiveCosts& costs) const {
   double step = 0;
   for (std::size_t c = 0; c < 3; ++c)
     if (max_wire_s_[c] >= 0) step = std::max(step, step_cost_s(max_wire_s_[c], costs.step_latency_s[c]));
+  double pipeline_s = 0;  // the slowest pipeline's whole latency, where steps are split by class
   for (const Pipeline& p : pipelines_) {
-    std::size_t n = 0;
-    double total = 0;
+    // Sum and count of the edges' step costs, inside nodes (nvlink, pcie) and across (net).
+    std::array<double, 2> total{0, 0};
+    std::array<std::size_t, 2> n{0, 0};
     for (std::size_t c = 0; c < 3; ++c) {
       const std::vector<double>& w = p.wires[c];
       const double h = costs.step_latency_s[c];
       // Edges whose wire is at most h cost h; the others their wire.
       const auto below = static_cast<std::size_t>(std::upper_bound(w.begin(), w.end(), h) - w.begin());
-      total += h * static_cast<double>(below) + (p.prefix[c].back() - p.prefix[c][below]);
-      n += w.size();
+      const std::size_t across = c == static_cast<std::size_t>(TransferClass::net) ? 1 : 0;
+      total[across] += h * static_cast<double>(below) + (p.prefix[c].back() - p.prefix[c][below]);
+      n[across] += w.size();
     }
-    if (n > 0) step = std::max(step, total / static_cast<double>(n));
+    if (n[0] + n[1] == 0) continue;
+    const double mean = (total[0] + total[1]) / static_cast<double>(n[0] + n[1]);
+    if (inter_node_steps_ < 0) {
+      step = std::max(step, mean);
+      continue;
+    }
+    const double inside = n[0] > 0 ? total[0] / static_cast<double>(n[0]) : mean;
+    const double across = n[1] > 0 ? total[1] / static_cast<double>(n[1]) : mean;
+    pipeline_s = std::max(pipeline_s, (steps_ - inter_node_steps_) * inside + inter_node_steps_ * across);
   }
-  return steps_ * step;
+  return std::max(steps_ * step, pipeline_s);
 }
 
 double stage_latency_s(Network& network, const work::Stage& stage, const CollectiveCosts& costs) {

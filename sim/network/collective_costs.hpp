@@ -13,7 +13,11 @@
 // wire alone. A pipeline's step costs the mean over its edges: a chunk crosses them in turn,
 // so a ring of n ranks on k nodes pays k net steps per n (NCCL's model counts intra- and
 // inter-node steps the same way). A stage costs `steps` times the largest step cost among its
-// pipelines and independent transfers; a collective adds base_latency_s once.
+// pipelines and independent transfers; a collective adds base_latency_s once. Where the plan
+// states how many of its steps cross nodes (work::Stage::inter_node_steps: the tree across
+// nodes, whose few inter-node levels are a small share of its edges but a large one of its
+// critical path), a pipeline costs those steps at the mean over its net edges and the others
+// at the mean over its edges inside nodes, as NCCL's tuner prices a tree.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -86,6 +90,7 @@ class StageLatency {
   std::vector<Pipeline> pipelines_;
   std::array<double, 3> max_wire_s_{-1, -1, -1};  // independent transfers, by class; -1: none
   int steps_ = 1;
+  int inter_node_steps_ = -1;  // work::Stage::inter_node_steps
 };
 
 // The latency of one stage (StageLatency, for one use).

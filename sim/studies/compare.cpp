@@ -15,6 +15,7 @@
 #include "sim/studies/parallel.hpp"
 #include "sim/world/run.hpp"
 #include "topology/params.hpp"
+#include "topology/uniform_traffic.hpp"
 
 namespace cs::studies {
 
@@ -171,6 +172,11 @@ std::string comparison_text(const json& comparison) {
   line("network $ per GPU", [&](const json& f, std::size_t) { return shown("%.0f", field(f, "network_cost_per_gpu_usd")); });
   line("bisection (TB/s)", [&](const json& f, std::size_t) { return shown("%.2f", field(f, "bisection_bandwidth_Bps") / 1e12); });
   line("$ per GB/s of bisection", [&](const json& f, std::size_t) { return shown("%.1f", field(f, "network_usd_per_bisection_GBps")); });
+  line("all-to-all bound (GB/s per GPU)", [&](const json& f, std::size_t) {
+    const double x = field(f, "all_to_all_bound_per_gpu_Bps");
+    return std::isnan(x) || x <= 0 ? std::string("-")
+                                   : format("%.1f", x / 1e9) + " (" + f["all_to_all_bound_limit"].get<std::string>() + ")";
+  });
 
   // Results: one block per (workload, case), in the order they come.
   std::vector<std::string> order;
@@ -219,6 +225,7 @@ std::string comparison_text(const json& comparison) {
     while (!text.empty() && text.back() == ' ') text.pop_back();
     out += text + "\n";
   }
+  out += std::string("figures: ") + topo::kBisectionAssumes + "; " + topo::kUniformTrafficAssumes + "\n";
   return out;
 }
 

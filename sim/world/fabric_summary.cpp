@@ -6,6 +6,7 @@
 #include "topology/bill.hpp"
 #include "topology/bisection.hpp"
 #include "topology/report.hpp"
+#include "topology/uniform_traffic.hpp"
 
 namespace cs::world::detail {
 
@@ -17,6 +18,7 @@ json fabric_summary(const Config& config) {
   const topo::Topology topology = build_topology(config);
   const topo::Bill bill = topo::make_bill(topology, config.topology, config.prices);
   const topo::Bisection cut = topo::bisection(topology, config.topology);
+  const topo::UniformTrafficBound uniform = topo::uniform_traffic_bound(topology);
   const double gpus = static_cast<double>(topology.ranks());
   int64_t switches = 0;
   for (std::size_t v = 0; v < topology.num_vertices(); ++v)
@@ -33,6 +35,8 @@ json fabric_summary(const Config& config) {
           {"network_cost_per_gpu_usd", gpus > 0 ? bill.network_cost_usd / gpus : 0.0},
           {"bisection_bandwidth_Bps", cut.Bps},
           {"network_usd_per_bisection_GBps", cut.Bps > 0 ? bill.network_cost_usd / (cut.Bps / 1e9) : 0.0},
+          {"all_to_all_bound_per_gpu_Bps", uniform.per_gpu_Bps},
+          {"all_to_all_bound_limit", uniform.limit},
           {"notes", std::move(notes)}};
 }
 

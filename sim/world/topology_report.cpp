@@ -63,6 +63,10 @@ json report_json(const topo::TopologyReport& r) {
   j["links"] = r.links;
   j["diameter_hops"] = r.diameter_hops;
   j["bisection_bandwidth_Bps"] = r.bisection_Bps;
+  j["all_to_all_bound_per_gpu_Bps"] = r.all_to_all_bound_per_gpu_Bps;
+  j["all_to_all_bound_Bps"] = r.all_to_all_bound_per_gpu_Bps * static_cast<double>(r.gpus);
+  j["all_to_all_bound_limit"] = r.all_to_all_bound_limit;
+  j["figures_assume"] = {{"bisection", topo::kBisectionAssumes}, {"all_to_all_bound", topo::kUniformTrafficAssumes}};
   j["cost_usd"] = r.cost_usd;
   j["power_w"] = r.power_w;
   j["network_cost_usd"] = r.network_cost_usd;
@@ -131,6 +135,10 @@ std::string report_text(const topo::TopologyReport& r) {
   row(out, "diameter (hops)", std::to_string(r.diameter_hops) + "  (" + r.diameter_method + ")");
   row(out, "bisection (GB/s)",
       fmt("%.6g", r.bisection_Bps / 1e9) + "  (" + r.bisection_method + ")");
+  if (r.all_to_all_bound_per_gpu_Bps > 0)
+    row(out, "all-to-all bound (GB/s)",
+        fmt("%.6g", r.all_to_all_bound_per_gpu_Bps * static_cast<double>(r.gpus) / 1e9) +
+            fmt("  (%.4g per GPU, ", r.all_to_all_bound_per_gpu_Bps / 1e9) + r.all_to_all_bound_limit + " bind)");
   row(out, "cost (USD)", fmt("%.0f", r.cost_usd));
   row(out, "power (kW)", fmt("%.3f", r.power_w / 1e3));
   row(out, "network cost (USD)", fmt("%.0f", r.network_cost_usd));
@@ -150,6 +158,7 @@ std::string report_text(const topo::TopologyReport& r) {
   }
   out += "rule: " + r.cable_rule + "\n";
   out += "pricing: " + r.pricing_basis + "\n";
+  out += std::string("figures: ") + topo::kBisectionAssumes + "; " + topo::kUniformTrafficAssumes + "\n";
   for (const std::string& note : r.notes) out += "note: " + note + "\n";
   return out;
 }

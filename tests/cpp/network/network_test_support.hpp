@@ -10,6 +10,7 @@
 
 #include "sim/engine/simulator.hpp"
 #include "sim/network/collective_costs.hpp"
+#include "sim/network/comm_factory.hpp"
 #include "sim/network/network.hpp"
 #include "topology/topology.hpp"
 #include "workloads/collective_plan.hpp"
@@ -157,6 +158,27 @@ inline double flow_time(const topo::TopologyParams& p, const work::CollectivePla
   f.sim.run();
   REQUIRE(run.done_at() > 0);
   return run.done_at();
+}
+
+// Seconds one collective of `bytes` over `ranks` (every rank when empty) takes on `topology`
+// under `routing`, run through the communication layer with `config`.
+inline double collective_seconds(const topo::Topology& topology, topo::RoutingKind routing,
+                                 const net::CommConfig& config, work::CollectiveOp op,
+                                 work::CollectiveAlgorithm algorithm, double bytes,
+                                 std::vector<int> ranks = {}) {
+  engine::Simulator sim(1);
+  net::Network network(sim, topology, routing);
+  auto comm = net::make_comm(network, net::Placement::identity(topology.ranks()), config);
+  if (ranks.empty()) {
+    ranks.resize(static_cast<std::size_t>(topology.ranks()));
+    std::iota(ranks.begin(), ranks.end(), 0);
+  }
+  net::CollectiveOptions options;
+  options.algorithm = algorithm;
+  double done = -1;
+  comm->collective(comm->group(ranks), op, bytes, [&] { done = sim.now(); }, options);
+  sim.run();
+  return done;
 }
 
 }  // namespace cs::test

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/engine/simulator.hpp"
+#include "network_test_support.hpp"
 #include "sim/network/comm_factory.hpp"
 #include "sim/network/network.hpp"
 #include "sim/network/traffic_run.hpp"
@@ -35,20 +36,11 @@ double ring_time(topo::RoutingKind routing, net::NetworkModel model) {
   // have a destination on leaf port 0, so D-mod-K sends both up leaf0's link to spine 0: the
   // ring (one pipeline) crosses that link twice and moves at half the rate. Adaptive routing
   // places the ring's edges one after another and sends the second over another spine.
-  const topo::Topology topology = topo::build_topology(three_leaves());
-  engine::Simulator sim(1);
-  net::Network network(sim, topology, routing);
   net::CommConfig config;
   config.model = model;
   config.protocol = net::Protocol::none;
-  auto comm = net::make_comm(network, net::Placement::identity(topology.ranks()), config);
-  net::CollectiveOptions ring;
-  ring.algorithm = work::CollectiveAlgorithm::ring;
-  double done = -1;
-  comm->collective(comm->group(std::vector<int>{0, 4, 1, 8}), work::CollectiveOp::all_reduce, 1e9,
-                   [&] { done = sim.now(); }, ring);
-  sim.run();
-  return done;
+  return test::collective_seconds(topo::build_topology(three_leaves()), routing, config, work::CollectiveOp::all_reduce,
+                                  work::CollectiveAlgorithm::ring, 1e9, {0, 4, 1, 8});
 }
 
 double makespan(topo::RoutingKind routing, net::NetworkModel model = net::NetworkModel::flow) {

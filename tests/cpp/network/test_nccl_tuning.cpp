@@ -75,3 +75,46 @@ TEST_CASE("nccl_costs rejects an unknown protocol", "[nccl]") {
   CHECK_THROWS_AS(net::nccl_costs("none"), std::invalid_argument);
   CHECK_THROWS_AS(net::nccl_costs("Simple"), std::invalid_argument);
 }
+
+namespace {
+
+// Seconds of an 8-byte LL tree all-reduce over `nodes` rail-optimized nodes of 8 GPUs and 8
+// NICs (a 3-tier-capable radix-64 fat-tree, 0.5 us cables, 0.2 us GPU <-> NVSwitch: every wire
+// within NCCL's per-step figures, which then price every step).
+double tree_ll_all_reduce_s(int nodes, net::NetworkModel model) {
+  topo::TopologyParams p;
+  p.kind = topo::TopologyKind::fat_tree;
+  p.nodes = nodes;
+  p.tiers = 3;
+  p.switch_radix = 64;
+  p.rail_optimized = true;
+  p.node.gpus = 8;
+  p.node.nics = 8;
+  p.node.gpu_latency_s = 0.2e-6;
+  p.node.nic_bandwidth_Bps = 50e9;
+  p.link_bandwidth_Bps = 50e9;
+  p.link_latency_s = 0.5e-6;
+  net::CommConfig config;
+  config.model = model;
+  config.protocol = net::Protocol::ll;
+  return test::collective_seconds(topo::build_topology(p), topo::RoutingKind::dmodk, config,
+                                  work::CollectiveOp::all_reduce, CollectiveAlgorithm::tree, 8);
+}
+
+}  // namespace
+
+TEST_CASE("a small tree all-reduce across nodes takes NCCL's tree latency", "[nccl][tree]") {
+  // NCCL 2.20.3 src/graph/tuning.cc, tree all-reduce: baseLat + 2 x ((ranks per node - 1) x
+  // intra + log2(nodes) x inter); LL: 6.8 + 2 x (7 x 0.6 + log2(nodes) x 5.0) us on 8-GPU
+  // NVLink nodes, 125.2 us over 2,048 nodes (16,384 GPUs). 8 bytes move in well under a
+  // nanosecond. Before the plan told its inter-node steps apart, every step cost the mean
+  // over the tree's edges, mostly NVLink: 48 us at 2,048 nodes.
+  for (int nodes : {2, 4, 16, 64, 256, 2048}) {
+    CAPTURE(nodes);
+    int levels = 0;
+    while ((1 << levels) < nodes) ++levels;
+    const double formula = (6.8 + 2 * (7 * 0.6 + levels * 5.0)) * 1e-6;
+    CHECK(tree_ll_all_reduce_s(nodes, net::NetworkModel::analytical) == Approx(formula).epsilon(1e-3));
+    if (nodes <= 64) CHECK(tree_ll_all_reduce_s(nodes, net::NetworkModel::flow) == Approx(formula).epsilon(1e-3));
+  }
+}

@@ -1,0 +1,94 @@
+// Dragonfly routings at their closed-form bounds on all-to-all: where the global cables bind,
+// a direct all-to-all of S per rank moves (N - R) S bytes between groups (N ranks, R per
+// group), once over a global cable under minimal routing and twice under Valiant, spread over
+// the g (g - 1) m directed global cables (m per group pair) at B_g each.
+#include <numeric>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "network_test_support.hpp"
+#include "topology/direct_layouts.hpp"
+#include "topology/topology.hpp"
+
+using namespace cs;
+
+namespace {
+
+struct FlyShape {
+  int a, p, h, g, gpus;
+  double global_Bps;  // global cables; everything else 400 Gb/s unless set below
+  double local_Bps = 50e9;
+};
+
+topo::TopologyParams fly_params(const FlyShape& f) {
+  topo::TopologyParams p;
+  p.kind = topo::TopologyKind::dragonfly;
+  p.routers_per_group = f.a;
+  p.nodes_per_router = f.p;
+  p.global_links_per_router = f.h;
+  p.groups = f.g;
+  p.nodes = f.a * f.p * f.g;
+  p.node.gpus = f.gpus;
+  p.node.nics = f.gpus;
+  p.node.nic_bandwidth_Bps = 50e9;
+  p.node.pcie_bandwidth_Bps = 1e12;
+  p.link_bandwidth_Bps = f.local_Bps;
+  p.global_bandwidth_Bps = f.global_Bps;
+  p.link_latency_s = 0;
+  p.global_latency_s = 0;
+  return p;
+}
+
+// Seconds of a direct all-to-all of `bytes` per rank over every GPU, the wire alone.
+double fly_all_to_all_s(const topo::Topology& topology, topo::RoutingKind routing, net::NetworkModel model,
+                        double bytes) {
+  net::CommConfig config;
+  config.model = model;
+  config.protocol = net::Protocol::none;
+  return test::collective_seconds(topology, routing, config, work::CollectiveOp::all_to_all,
+                                  work::CollectiveAlgorithm::direct, bytes);
+}
+
+// The global cables' bound: crossings x (N - R) S / (g (g - 1) m B_g) (N ranks each send S / N
+// to every rank, N - R of them in other groups).
+double global_bound_s(const topo::Topology& t, const FlyShape& f, int crossings, double bytes) {
+  const double n = t.ranks(), r = static_cast<double>(f.a) * f.p * f.gpus;
+  const double cables = static_cast<double>(f.g) * (f.g - 1) * t.dragonfly()->links_per_group_pair;
+  return crossings * (n - r) * bytes / (cables * f.global_Bps);
+}
+
+}  // namespace
+
+TEST_CASE("Valiant and minimal all-to-all reach the global cables' bound", "[routing][dragonfly][valiant]") {
+  const double S = 64e6;
+  // Several cables per group pair (a h / (g - 1) = 8) and one (a h = g - 1), global cables
+  // slow enough to bind under both routings.
+  for (const FlyShape f : {FlyShape{8, 1, 4, 5, 4, 5e9}, FlyShape{4, 2, 2, 9, 2, 5e9}}) {
+    const topo::Topology t = topo::build_topology(fly_params(f));
+    INFO("a=" << f.a << " h=" << f.h << " g=" << f.g << " m=" << t.dragonfly()->links_per_group_pair);
+    for (auto model : {net::NetworkModel::analytical, net::NetworkModel::flow}) {
+      const double minimal = fly_all_to_all_s(t, topo::RoutingKind::minimal, model, S);
+      const double valiant = fly_all_to_all_s(t, topo::RoutingKind::valiant, model, S);
+      CHECK(minimal == Approx(global_bound_s(t, f, 1, S)).epsilon(0.02));
+      CHECK(valiant == Approx(global_bound_s(t, f, 2, S)).epsilon(0.02));
+    }
+  }
+}
+
+TEST_CASE("Valiant all-to-all over 1,024 GPUs at its bound (a=16, p=1, h=8, g=8)", "[routing][dragonfly][valiant]") {
+  // 18 cables per group pair, 400 Gb/s everywhere, 8 GPUs and NICs per node. The bound is the
+  // global cables' (local links carry 1.5 of their 2.1 GB): 2 x 896 x S / (8 x 7 x 18 x 50
+  // GB/s) = 38.2 ms for S = 1 GiB, 28.1 GB/s of algbw. Both legs on one cable index piled the
+  // intermediate groups' local hops onto neighbouring routers: 61 ms (17.4 GB/s).
+  for (int parallel : {1, 2}) {
+    topo::TopologyParams p = fly_params({16, 1, 8, 8, 8, 50e9});
+    p.local_parallel_links = parallel;
+    const topo::Topology t = topo::build_topology(p);
+    REQUIRE(t.dragonfly()->links_per_group_pair == 18);
+    const double S = 1073741824.0, bound = 2.0 * 896 * S / (8 * 7 * 18 * 50e9);
+    const double valiant = fly_all_to_all_s(t, topo::RoutingKind::valiant, net::NetworkModel::analytical, S);
+    CHECK(valiant >= bound * (1 - 1e-9));
+    CHECK(valiant <= bound * 1.02);
+  }
+}
