@@ -495,7 +495,7 @@ def test_a_run_that_fails_leaves_no_directory_it_created(tmp_path):
 
 def test_ctrl_c_stops_a_cli_run_and_leaves_nothing(tmp_path):
     out = tmp_path / "out"
-    proc = subprocess.Popen([str(CLI), "run", str(JOBS), "--set", "run.until=3000d", "--out", str(out)],
+    proc = subprocess.Popen([str(CLI), "run", str(JOBS), "--set", "run.until=30000d", "--out", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_limit_memory)
     time.sleep(1.5)
     sent = time.monotonic()
