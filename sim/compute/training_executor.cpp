@@ -38,6 +38,7 @@ TrainingExecutor::TrainingExecutor(engine::Simulator& sim, net::Comm& comm, cons
   comm_active_.assign(graph.workers.size(), 0);
   running_.assign(graph.workers.size(), {});
   comm_groups_.assign(graph.groups.size(), -1);
+  choices_.resize(graph.groups.size());
   participants_.assign(graph.comm_items.size(), {});
   participants_known_.assign(graph.comm_items.size(), 0);
   worker_of_rank_.assign(std::size_t(graph.ranks), -1);
@@ -71,25 +72,28 @@ net::GroupId TrainingExecutor::comm_group(uint32_t group) {
   return net::GroupId(comm_groups_[group]);
 }
 
-const net::CollectiveOptions& TrainingExecutor::collective_options(uint32_t group, work::CollectiveOp op,
+net::CollectiveOptions TrainingExecutor::collective_options(uint32_t group, work::CollectiveOp op,
                                                                    double bytes) {
   using work::CollectiveAlgorithm;
-  auto [it, added] = algorithms_.try_emplace({group, op, bytes});
-  if (!added || !options_.nccl_algorithms) return it->second;
+  std::vector<Choice>& known = choices_[group];
+  for (const Choice& c : known)
+    if (c.op == op && c.bytes == bytes) return c.options;
+  net::CollectiveOptions& chosen = known.emplace_back(Choice{op, bytes, {}}).options;
+  if (!options_.nccl_algorithms) return chosen;
   if (op == work::CollectiveOp::all_to_all) {
-    it->second.algorithm = CollectiveAlgorithm::direct;
-    return it->second;
+    chosen.algorithm = CollectiveAlgorithm::direct;
+    return chosen;
   }
   double best = std::numeric_limits<double>::infinity();
   for (CollectiveAlgorithm a : {CollectiveAlgorithm::ring, CollectiveAlgorithm::tree, CollectiveAlgorithm::in_network}) {
     if (a == CollectiveAlgorithm::tree && op != work::CollectiveOp::all_reduce) continue;
     try {
       const double t = comm_.alone_time_s(comm_group(group), op, bytes, {a, std::nullopt});
-      if (t < best) best = t, it->second.algorithm = a;
+      if (t < best) best = t, chosen.algorithm = a;
     } catch (const net::CommError&) {  // no plan for this group, or no in-network reduction here
     }
   }
-  return it->second;
+  return chosen;
 }
 
 // The workers whose GPUs a communication item moves data on (its groups' ranks that belong to

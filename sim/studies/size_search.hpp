@@ -144,7 +144,6 @@ class SizeSearch {
   std::map<std::size_t, Tried> tried_;     // by point index
   std::size_t run_bound_ = 0, runs_done_ = 0, round_ = 0;
   double incumbent_ = 0;                  // the best settled objective when the round began
-  bool keys_checked_ = false;
 };
 
 // The whole search on this machine: each round's runs on at most `jobs` threads (0: TBB's
