@@ -4,6 +4,7 @@ check here: an input that would take more must be refused before it is spent).""
 import json
 import os
 import resource
+import re
 import signal
 import subprocess
 import sys
@@ -576,3 +577,28 @@ def test_the_sweep_cache_keys_on_the_trace_contents(tmp_path):
     trace.write_text("timestamp,service_time\n0,0.1\n1,0.1\n2,0.1\n")
     again = cs.sweep(cs.Scenario(d), {"seed": [1]}, cache=cache)
     assert first["serving.completed"].iloc[0] == 2 and again["serving.completed"].iloc[0] == 3
+
+
+# --- No impossible outputs: every share a summary reports lies in [0, 1] ---------------------
+
+SHARE_KEY = re.compile(r"(utilization|mfu|goodput|share|attainment|fraction)", re.I)
+
+
+def _numbers(value, path=""):
+    if isinstance(value, dict):
+        for key, v in value.items():
+            yield from _numbers(v, f"{path}.{key}" if path else key)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _numbers(v, f"{path}.{i}")
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield path, value
+
+
+@pytest.mark.parametrize("golden", sorted((ROOT / "tests" / "golden").glob("*.json")), ids=lambda p: p.stem)
+def test_no_shipped_summary_reports_a_share_outside_zero_to_one(golden):
+    # The goldens are every shipped scenario's summary as it runs (test_scenarios checks them):
+    # utilizations, MFU, goodput, shares, SLO attainments and bubble fractions are shares.
+    bad = [(path, v) for path, v in _numbers(json.loads(golden.read_text()))
+           if SHARE_KEY.search(path) and not path.endswith("ci95") and not 0 <= v <= 1 + 1e-9]
+    assert not bad, bad
