@@ -158,6 +158,32 @@ nlohmann::json parse_scenario_text(std::string_view text, std::string_view origi
   return doc;
 }
 
+namespace {
+
+// Calls fn(value) for every string at a key of kInputFileKeys, walking the dotted key through
+// objects only (anything else is the schema's to report). Json: nlohmann::json, const or not.
+template <class Json, class Fn>
+void for_each_input_file(Json& doc, Fn fn) {
+  for (const char* key : kInputFileKeys) {
+    Json* node = &doc;
+    std::string_view rest(key);
+    while (node && !rest.empty()) {
+      const auto dot = rest.find('.');
+      const std::string segment(rest.substr(0, dot));
+      rest = dot == std::string_view::npos ? std::string_view() : rest.substr(dot + 1);
+      if (!node->is_object()) {
+        node = nullptr;
+        break;
+      }
+      const auto it = node->find(segment);
+      node = it != node->end() ? &*it : nullptr;
+    }
+    if (node && node->is_string()) fn(*node);
+  }
+}
+
+}  // namespace
+
 nlohmann::json read_scenario_file(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -180,21 +206,10 @@ nlohmann::json read_scenario_file(const std::string& path) {
   nlohmann::json doc = parse_scenario_text(text, path);
   const fs::path folder = fs::path(path).parent_path();
   if (!folder.empty()) {
-    for (const char* key : kInputFileKeys) {
-      // Walk the dotted key through objects only; anything else is the schema's to report.
-      nlohmann::json* node = &doc;
-      std::string_view rest(key);
-      while (node && !rest.empty()) {
-        const auto dot = rest.find('.');
-        const std::string segment(rest.substr(0, dot));
-        rest = dot == std::string_view::npos ? std::string_view() : rest.substr(dot + 1);
-        const auto it = node->is_object() ? node->find(segment) : node->end();
-        node = node->is_object() && it != node->end() ? &*it : nullptr;
-      }
-      if (!node || !node->is_string()) continue;
-      const fs::path file(node->get<std::string>());
-      if (!file.empty() && file.is_relative()) *node = (folder / file).lexically_normal().string();
-    }
+    for_each_input_file(doc, [&](nlohmann::json& name) {
+      const fs::path file(name.get<std::string>());
+      if (!file.empty() && file.is_relative()) name = (folder / file).lexically_normal().string();
+    });
   }
   return doc;
 }
@@ -262,21 +277,7 @@ void apply_override(nlohmann::json& doc, std::string_view assignment) {
 
 std::vector<std::string> input_files(const nlohmann::json& doc) {
   std::vector<std::string> files;
-  // Iterative (a document is at most kMaxNestingDepth deep, but a Python dict need not be).
-  std::vector<std::pair<const nlohmann::json*, bool>> stack{{&doc, true}};  // value, at the top level
-  while (!stack.empty()) {
-    const auto [v, top] = stack.back();
-    stack.pop_back();
-    if (v->is_array()) {
-      for (const auto& item : *v) stack.emplace_back(&item, false);
-    } else if (v->is_object()) {
-      for (const auto& [key, item] : v->items()) {
-        if (top && key == "run") continue;  // run.trace is written, not read
-        if (key == "trace" && item.is_string()) files.push_back(item.get<std::string>());
-        else stack.emplace_back(&item, false);
-      }
-    }
-  }
+  for_each_input_file(doc, [&](const nlohmann::json& name) { files.push_back(name.get<std::string>()); });
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());
   return files;

@@ -37,8 +37,8 @@ void set_path(nlohmann::json& doc, std::string_view path, nlohmann::json value);
 void apply_override(nlohmann::json& doc, std::string_view assignment);
 
 // The files a scenario reads besides itself, as written in it (relative to the working
-// directory): every string under a key named "trace" (arrival, job, reclaim and failure traces)
-// but run.trace, which is an output. Outputs must never be written over them, and a cache of
+// directory; read_scenario_file has made a file's relative paths so): the strings at
+// kInputFileKeys (arrival, job, reclaim and failure traces; run.trace is an output). Outputs must never be written over them, and a cache of
 // results must key on their contents (the file's name alone would return a stale result).
 std::vector<std::string> input_files(const nlohmann::json& doc);
 

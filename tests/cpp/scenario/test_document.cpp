@@ -133,3 +133,27 @@ TEST_CASE("a file is read up to one byte past the limit, whatever its size, in c
     CHECK(input.compare(0, text.size(), text) == 0);
   }
 }
+
+TEST_CASE("A file's input paths are relative to its folder; input_files lists them", "[scenario][document]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "clustersim_input_paths_test" / "project";
+  fs::create_directories(dir);
+  const fs::path file = dir / "scenario.json";
+  std::ofstream(file) << R"({"workload": {"arrivals": {"trace": "traces/a.csv"}, "trace": "/abs/jobs.csv"},
+    "fleet": {"interruptions": {"trace": "../r.csv"}, "failures": {"trace": [{"time": 1, "instances": 1}]}},
+    "run": {"trace": "out.json"}})";
+  const json doc = read_scenario_file(file.string());
+  CHECK(doc["workload"]["arrivals"]["trace"] == (dir / "traces/a.csv").lexically_normal().string());
+  CHECK(doc["workload"]["trace"] == "/abs/jobs.csv");  // absolute: kept
+  CHECK(doc["fleet"]["interruptions"]["trace"] == (dir.parent_path() / "r.csv").lexically_normal().string());
+  CHECK(doc["run"]["trace"] == "out.json");  // an output, relative to the working directory
+  // The files it reads: the three named ones (a list of events is no file), never run.trace.
+  const auto files = input_files(doc);
+  REQUIRE(files.size() == 3);
+  CHECK(files[0] == "/abs/jobs.csv");
+  // Text given otherwise keeps its paths.
+  const json text = parse_scenario_text(R"({"workload": {"trace": "traces/jobs.csv"}})");
+  CHECK(text["workload"]["trace"] == "traces/jobs.csv");
+  CHECK(input_files(text) == std::vector<std::string>{"traces/jobs.csv"});
+  fs::remove_all(dir.parent_path());
+}
