@@ -22,6 +22,9 @@ inline constexpr int kMaxNestingDepth = 64;
 // (Python dicts, --set values) keeps paths relative to the working directory.
 inline constexpr const char* kInputFileKeys[] = {"workload.arrivals.trace", "workload.trace",
                                                  "fleet.interruptions.trace", "fleet.failures.trace"};
+// The rule, as the hint of an input file that cannot be read.
+inline constexpr const char* kInputPathHint =
+    "paths in a scenario file are relative to its folder (from Python dicts and --set, to the working directory)";
 
 // Read and parse a scenario file: must be a regular readable file, UTF-8 JSON, at most
 // kMaxScenarioBytes, nesting at most kMaxNestingDepth, top level an object. Relative input

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "sim/scenario/load.hpp"
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/parse_util.hpp"
 #include "workloads/arrivals.hpp"
@@ -25,7 +26,7 @@ void check_trace(const std::string& file, const std::string& path, double time_s
   std::error_code ec;
   if (!fs::is_regular_file(file, ec))
     throw InputError(path, "expected the path of a readable CSV file of arrivals; '" + file + "' is missing or not a file",
-                     "paths in a scenario file are relative to its folder (from Python dicts and --set, to the working directory); columns timestamp (required), prompt_tokens, "
+                     std::string(kInputPathHint) + "; columns timestamp (required), prompt_tokens, "
                      "output_tokens, service_time");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(path, "cannot open '" + file + "' (permissions?)");

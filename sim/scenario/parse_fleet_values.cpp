@@ -39,7 +39,7 @@ fleet::EventTrace trace_from_file(const std::string& file, const std::string& pa
   if (ec || !fs::is_regular_file(status))
     throw InputError(path, "expected the path of a readable CSV file of events (\"time_s,instances\" "
                            "rows); '" + file + "' is " + (ec || !fs::exists(status) ? "missing" : "not a regular file"),
-                     "paths in a scenario file are relative to its folder (from Python dicts and --set, to the working directory); or give the events as a list "
+                     std::string(kInputPathHint) + "; or give the events as a list "
                      "[{\"time\", \"instances\"}]");
   if (fs::file_size(file, ec) > kMaxScenarioBytes || ec)
     throw InputError(path, "'" + file + "' is larger than " + std::to_string(kMaxScenarioBytes) + " bytes");

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "sim/scenario/load.hpp"
 #include "sim/scenario/parse_fleet_values.hpp"
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/quantity_range.hpp"
@@ -174,7 +175,7 @@ double parse_trace(const json& w, JobsConfig& c) {
   std::ifstream in(c.trace_path);
   if (!in)
     throw InputError(at, "cannot open '" + c.trace_path + "'",
-                     "paths in a scenario file are relative to its folder (from Python dicts and --set, to the working directory)");
+                     kInputPathHint);
   // Read it through once (row by row, nothing kept): a malformed row is an input error now
   // rather than in the middle of the run. (A job larger than its queue allows is the run's to
   // refuse at submission, as Slurm does: JobsResult::rejected.)
