@@ -98,6 +98,7 @@ json report_json(const topo::TopologyReport& r) {
   j["bisection_method"] = r.bisection_method;
   if (r.bisection_partitions > 0) j["bisection_partitions"] = r.bisection_partitions;
   if (!r.global_arrangement.empty()) j["global_arrangement"] = r.global_arrangement;
+  if (r.failed_cables > 0) j["failed"] = {{"cables", r.failed_cables}, {"switches", r.failed_switches}};
   json bill = json::array();
   for (const topo::CostLine& c : r.bill)
     bill.push_back({{"item", c.item}, {"count", c.count}, {"unit_usd", c.unit_usd},
@@ -132,6 +133,8 @@ std::string report_text(const topo::TopologyReport& r) {
                                std::to_string(r.switch_ports_used) + " used");
   row(out, "racks", std::to_string(r.racks));
   if (!r.global_arrangement.empty()) row(out, "global arrangement", r.global_arrangement);
+  if (r.failed_cables > 0)
+    row(out, "failed", std::to_string(r.failed_cables) + " cables, " + std::to_string(r.failed_switches) + " switches");
   row(out, "diameter (hops)", std::to_string(r.diameter_hops) + "  (" + r.diameter_method + ")");
   row(out, "bisection (GB/s)",
       fmt("%.6g", r.bisection_Bps / 1e9) + "  (" + r.bisection_method + ")");
