@@ -84,3 +84,16 @@ def test_dor_refuses_a_degraded_torus_and_shortest_runs():
     assert proc.returncode == 2 and "error: network.routing" in proc.stderr and "shortest" in proc.stderr
     run_cli("run", TORUS, "--set", failed, "--set", "network.routing=shortest", check=True)
 
+
+def test_grow_to_reports_reused_bought_and_recabled():
+    g = json.loads(run_cli("topo", FLAGSHIP, "--grow-to", "topology.nodes=32", "--json", check=True).stdout)
+    assert (g["from"]["gpus"], g["to"]["gpus"]) == (128, 256)
+    node = next(i for i in g["items"] if i["item"] == "gpu_node")
+    assert (node["have"], node["need"], node["reused"], node["bought"]) == (16, 32, 16, 16)
+    assert g["bought_usd"] == pytest.approx(sum(i["bought_usd"] for i in g["items"]))
+    assert g["bought_network_usd"] == pytest.approx(g["bought_usd"] - node["bought_usd"])
+    assert g["switches"]["kept"] == g["from"]["switches"]
+    assert g["cables"]["kept"] + g["cables"]["unplugged"] == g["from"]["fabric_cables"]
+    assert g["cables"]["kept"] + g["cables"]["laid"] == g["to"]["fabric_cables"]
+    text = run_cli("topo", FLAGSHIP, "--grow-to", "topology.nodes=32", check=True).stdout
+    assert "bought (USD)" in text and "unplugged" in text
