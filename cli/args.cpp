@@ -27,6 +27,9 @@ Parsed parse_args(int argc, const char* const* argv) {
                                           "bisection, cost and power");
   topo->add_option("FILE", a.file, "Scenario file (JSON)")->required();
   topo->add_option("--set", a.sets, "Override a key: PATH=VALUE");
+  topo->add_option("--grow-to", a.grow_to,
+                   "Report growing this fabric to the one with these overrides (PATH=VALUE, e.g. topology.nodes=2048): "
+                   "what is reused, bought and recabled");
   topo->add_flag("--json", a.as_json, "Print the report as JSON");
 
   // FILE, --set and -j of a command that runs a scenario at many points (sweep, size).

@@ -15,6 +15,7 @@ struct Args {
   Command command = Command::schema;
   std::string file;                 // run, validate, topo, sweep, plan, size
   std::vector<std::string> sets;    // --set PATH=VALUE, in order
+  std::vector<std::string> grow_to; // topo --grow-to PATH=VALUE, in order
   bool as_json = false;             // --json
   std::string out;                  // run --out DIR
   std::vector<std::string> grids;   // sweep --grid PATH=V1,V2

@@ -149,7 +149,17 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   return 0;
 }
 
-int cmd_topo(const std::string& file, const std::vector<std::string>& sets, bool as_json) {
+int cmd_topo(const std::string& file, const std::vector<std::string>& sets, const std::vector<std::string>& grow_to,
+             bool as_json) {
+  if (!grow_to.empty()) {
+    // The grown fabric: the same file, the --set overrides, then the --grow-to ones.
+    json grown = load_doc(file, sets);
+    for (const auto& s : grow_to) cs::scenario::apply_override(grown, s);
+    const json growth = cs::world::growth_json(load_doc(file, sets), grown);
+    if (as_json) std::cout << growth.dump(2) << "\n";
+    else std::cout << cs::world::growth_text(growth);
+    return 0;
+  }
   const auto report = cs::world::topology_report(load_doc(file, sets));
   if (as_json) std::cout << cs::world::report_json(report).dump(2) << "\n";
   else std::cout << cs::world::report_text(report);
@@ -277,7 +287,7 @@ int main(int argc, char** argv) {
   auto dispatch = [&]() -> int {
     switch (a.command) {
       case Command::run: return cmd_run(a.file, a.sets, a.out, a.as_json);
-      case Command::topo: return cmd_topo(a.file, a.sets, a.as_json);
+      case Command::topo: return cmd_topo(a.file, a.sets, a.grow_to, a.as_json);
       case Command::sweep: return cmd_sweep(a.file, a.sets, a.grids, a.jobs, a.sweep_out);
       case Command::plan:
         return cmd_plan(a.file, a.sets, a.jobs, a.top, a.refine, a.plan_only, a.as_json, a.plan_out);

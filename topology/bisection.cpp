@@ -16,11 +16,13 @@
 namespace cs::topo {
 namespace {
 
+constexpr int kRandomSplits = 16;  // seeded random balanced splits beyond kAllHalvesNodes
+
 double nic_cable_bandwidth(const Topology& t) {
   double sum = 0;
   for (VertexId v : fabric_nics(t))
     for (LinkId l : t.out_links(v))
-      if (t.link(l).kind == LinkKind::fabric) sum += t.link(l).bandwidth_Bps;
+      if (t.link(l).kind == LinkKind::fabric) sum += t.live_bandwidth(l);
   return sum;
 }
 
@@ -44,7 +46,7 @@ Partition first_half(const std::vector<int>& order) {
 std::optional<LinkId> sole_switch_cable(const Topology& t, VertexId nic) {
   std::optional<LinkId> found;
   for (LinkId l : t.out_links(nic)) {
-    if (t.link(l).kind != LinkKind::fabric) continue;
+    if (t.link(l).kind != LinkKind::fabric || t.failed(l)) continue;
     if (found || t.vertex(t.link(l).to).kind != VertexKind::fabric_switch) return std::nullopt;
     found = l;
   }
@@ -73,7 +75,7 @@ std::vector<Partition> balanced_partitions(int nodes) {
   for (int i = 0; i < nodes; ++i) even[static_cast<std::size_t>(i)] = i % 2 == 0 && i / 2 < half;
   out.push_back(std::move(even));
   std::mt19937_64 rng(1);
-  for (int k = 0; k < 16; ++k) {
+  for (int k = 0; k < kRandomSplits; ++k) {
     std::iota(order.begin(), order.end(), 0);
     std::shuffle(order.begin(), order.end(), rng);
     out.push_back(first_half(order));
@@ -129,6 +131,15 @@ std::vector<Partition> candidate_partitions(const Topology& t) {
   return out;
 }
 
+std::vector<Partition> structural_partitions(const Topology& t) {
+  std::vector<Partition> all = candidate_partitions(t);
+  if (t.nodes() <= kAllHalvesNodes) return all;
+  // candidate_partitions: index and interleaved halves, 16 random splits, then the family's cuts.
+  std::vector<Partition> out(all.begin(), all.begin() + 2);
+  out.insert(out.end(), all.begin() + 2 + kRandomSplits, all.end());
+  return out;
+}
+
 double max_flow_bisection(const Topology& t, const std::vector<Partition>& halves) {
   using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
   using FlowGraph = boost::adjacency_list<
@@ -163,7 +174,7 @@ double max_flow_bisection(const Topology& t, const std::vector<Partition>& halve
   double total = 1;
   for (LinkId l = 0; l < t.num_links(); ++l) {
     const Link& link = t.link(l);
-    if (link.kind != LinkKind::fabric || index[link.from] == SIZE_MAX || index[link.to] == SIZE_MAX)
+    if (link.kind != LinkKind::fabric || t.failed(l) || index[link.from] == SIZE_MAX || index[link.to] == SIZE_MAX)
       continue;
     add(index[link.from], index[link.to], link.bandwidth_Bps);
     total += link.bandwidth_Bps;
@@ -201,7 +212,7 @@ double tree_cut_bisection(const Topology& t, const std::vector<Partition>& halve
     for (std::size_t s = 0; s < tier.up_link.size(); ++s)
       up_capacity[i][s / static_cast<std::size_t>(tier.up) /
                      static_cast<std::size_t>(tier.per_group)] +=
-          t.link(tier.up_link[s]).bandwidth_Bps;
+          t.live_bandwidth(tier.up_link[s]);
   }
   const auto per_node = static_cast<std::size_t>(t.nics_per_node());
   double best = std::numeric_limits<double>::infinity();
@@ -210,7 +221,7 @@ double tree_cut_bisection(const Topology& t, const std::vector<Partition>& halve
     supply.assign(static_cast<std::size_t>(f.leaves), 0.0);
     demand.assign(supply.size(), 0.0);
     for (std::size_t g = 0; g < f.nic_leaf.size(); ++g) {
-      const double c = t.link(f.nic_up[g]).bandwidth_Bps;
+      const double c = t.live_bandwidth(f.nic_up[g]);
       (side[g / per_node] ? supply : demand)[static_cast<std::size_t>(f.nic_leaf[g])] += c;
     }
     // Tier by tier: a group's halves exchange min(supply, demand) below it; the excess
@@ -247,7 +258,7 @@ std::optional<double> closed_form_bisection(const Topology& t, const TopologyPar
     for (const FatTreeTier& tier : f->tier) {
       if (tier.up_link.empty()) continue;
       double sum = 0;
-      for (LinkId l : tier.up_link) sum += t.link(l).bandwidth_Bps;
+      for (LinkId l : tier.up_link) sum += t.live_bandwidth(l);
       best = std::min(best, sum / 2);
     }
     return best;
@@ -284,13 +295,22 @@ Bisection bisection(const Topology& t, const TopologyParams& p) {
     return b;
   }
   std::vector<Partition> halves = candidate_partitions(t);
+  const bool small = switch_cables(t) <= kMaxFlowCables;
+  if (t.has_failures() && (small || !t.fat_tree())) {
+    // A failed cable breaks the structure the tree cut and the closed forms rely on:
+    // max-flow over the live cables (a large fabric: on its structural splits only).
+    if (!small) halves = structural_partitions(t);
+    b.Bps = max_flow_bisection(t, halves);
+    b.method = "max_flow";
+    b.partitions = static_cast<int>(halves.size());
+    return b;
+  }
   if (t.fat_tree()) {
     b.Bps = tree_cut_bisection(t, halves);
     b.method = "tree_cut";
     b.partitions = static_cast<int>(halves.size());
     return b;
   }
-  const bool small = switch_cables(t) <= kMaxFlowCables;
   const auto closed = small ? std::nullopt : closed_form_bisection(t, p);
   if (closed) {
     b.Bps = *closed;

@@ -45,6 +45,12 @@ using Partition = std::vector<bool>;
 std::vector<Partition> balanced_partitions(int nodes);
 // balanced_partitions plus the family's structural cuts beyond kAllHalvesNodes.
 std::vector<Partition> candidate_partitions(const Topology& topology);
+// Degraded fabrics (failed cables, topology/failures.hpp): max-flow over the live cables while
+// the fabric has at most kMaxFlowCables switch-to-switch cables; beyond, a fat-tree's tree
+// cut over its live up-links (exact when whole switches fail, an upper bound when single
+// cables do: it pools a group's up-links), others max-flow on structural_partitions only.
+// The index and interleaved halves and the family's structural cuts (no random splits).
+std::vector<Partition> structural_partitions(const Topology& topology);
 // Minimum over `halves` of the max-flow between the halves' NICs over fabric cables.
 double max_flow_bisection(const Topology& topology, const std::vector<Partition>& halves);
 // The same on a fat-tree, computed on its tree of groups (needs topology.fat_tree()).

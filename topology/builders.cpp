@@ -4,6 +4,7 @@
 #include <string>
 
 #include "topology/build_detail.hpp"
+#include "topology/failures.hpp"
 #include "topology/topology.hpp"
 
 namespace cs::topo {
@@ -69,6 +70,7 @@ Topology build_topology(const TopologyParams& p) {
     default:
       detail::fail("kind", "unknown topology kind");
   }
+  apply_failures(t, p.failed);
   return t;
 }
 

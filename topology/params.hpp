@@ -80,6 +80,31 @@ struct CustomLink {
   double latency_s = 0;
 };
 
+// Cables between two named vertices taken down (topology.failed.links).
+struct FailedLink {
+  std::string a, b;   // vertex names, as the report and routes name them ("leaf3", "g2.r5", "n7.1")
+  int cables = 0;     // how many of the parallel cables between them; 0: all
+};
+
+// A degraded fabric (topology/failures.hpp): what is down for the whole run. Everything
+// named fails together with what is drawn at random; the draws use `seed` alone, so the same
+// file fails the same cables whatever else changes.
+struct FailureParams {
+  std::vector<FailedLink> links;
+  std::vector<std::string> switches;  // fabric switch names: every cable of each
+  int random_links = 0;               // switch-to-switch cables drawn at random
+  int random_switches = 0;            // fabric switches without NICs drawn at random (spines, cores)
+  // Each switch-to-switch cable is down with probability 1 - exp(-window / link_mtbf): the
+  // fabric as a run of length `window` ends up if nothing is repaired (0: not drawn).
+  double link_mtbf_s = 0;
+  double window_s = 0;
+  uint64_t seed = 1;
+  bool any() const {
+    return !links.empty() || !switches.empty() || random_links > 0 || random_switches > 0 ||
+           (link_mtbf_s > 0 && window_s > 0);
+  }
+};
+
 struct TopologyParams {
   TopologyKind kind = TopologyKind::fat_tree;
   NodeParams node;
@@ -128,6 +153,8 @@ struct TopologyParams {
   // custom
   std::vector<std::string> switches;
   std::vector<CustomLink> links;
+  // Down for the whole run, applied after building (any kind with a fabric).
+  FailureParams failed;
 };
 
 enum class RoutingKind : uint8_t { dmodk, ecmp, shortest, minimal, valiant, ugal, dor,

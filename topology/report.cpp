@@ -1,6 +1,8 @@
 // The topology report: counts, tiers, diameter, bisection, bill (see topology/report.hpp).
 #include "topology/report.hpp"
 
+#include "topology/failures.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <deque>
@@ -202,7 +204,7 @@ int bfs_diameter(const Topology& t, const std::vector<VertexId>& sources_in) {
       if (t.vertex(v).kind == VertexKind::nic) diameter = std::max(diameter, dist[v]);
       for (LinkId l : t.out_links(v)) {
         const Link& link = t.link(l);
-        if (link.kind != LinkKind::fabric || dist[link.to] >= 0) continue;
+        if (link.kind != LinkKind::fabric || t.failed(l) || dist[link.to] >= 0) continue;
         dist[link.to] = dist[v] + 1;
         queue.push_back(link.to);
       }
@@ -233,6 +235,8 @@ TopologyReport make_report(const Topology& t, const TopologyParams& params,
   r.links = static_cast<int64_t>(t.num_cables());
   r.links_by_kind = links_by_kind(t);
   if (const DragonflyLayout* d = t.dragonfly()) r.global_arrangement = arrangement_name(d->arrangement);
+  r.failed_cables = static_cast<int64_t>(t.num_failed_cables());
+  r.failed_switches = static_cast<int64_t>(dead_switches(t));
   if (const FatTreeLayout* f = t.fat_tree()) {
     r.tiers = f->tiers;
     r.tiers_requested = f->tiers_requested;
@@ -262,7 +266,7 @@ TopologyReport make_report(const Topology& t, const TopologyParams& params,
   if (r.nics * std::max<int64_t>(fabric_cables, 1) <= kBfsWork) {
     r.diameter_hops = bfs_diameter(t);
     r.diameter_method = "bfs";
-  } else if (r.diameter_closed_form) {
+  } else if (r.diameter_closed_form && !t.has_failures()) {
     r.diameter_hops = *r.diameter_closed_form;
     r.diameter_method = "closed_form";
   } else {
@@ -281,6 +285,10 @@ TopologyReport make_report(const Topology& t, const TopologyParams& params,
   r.all_to_all_bound_per_gpu_Bps = u.per_gpu_Bps;
   r.all_to_all_bound_limit = u.limit;
   if (b.Bps > 0) r.network_usd_per_bisection_GBps = r.network_cost_usd / (b.Bps / 1e9);
+  if (t.has_failures())
+    r.notes.push_back("degraded: " + std::to_string(r.failed_cables) + " cables down (" +
+                      std::to_string(r.failed_switches) + " switches with all their cables), topology.failed; the "
+                      "bill counts them as bought, the bisection, all-to-all bound and diameter only live cables");
   return r;
 }
 

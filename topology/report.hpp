@@ -65,6 +65,8 @@ struct TopologyReport {
   double all_to_all_bound_per_gpu_Bps = 0;
   std::string all_to_all_bound_limit;
   std::string global_arrangement;    // dragonfly only
+  int64_t failed_cables = 0;         // degraded fabric (topology/failures.hpp): cables down
+  int64_t failed_switches = 0;       // fabric switches with every cable down
   std::vector<CostLine> bill;
   double cost_usd = 0, power_w = 0;                  // everything, GPU nodes included
   double network_cost_usd = 0, network_power_w = 0;  // NICs, switches, transceivers, cables

@@ -94,6 +94,12 @@ std::invalid_argument needs_family(RoutingKind kind, TopologyKind family, const 
 std::unique_ptr<Router> make_router(const Topology& topology, RoutingKind kind, uint64_t seed) {
   if (const auto family = routing_family(kind); family && topology.kind() != *family)
     throw detail::needs_family(kind, *family, topology);
+  if (topology.has_failures() && kind == RoutingKind::dor)
+    throw std::invalid_argument("routing 'dor' cannot route around failed cables (dimension order gives each pair one "
+                                "path); use 'shortest', which routes over the live cables");
+  if (topology.has_failures() && kind == RoutingKind::spray)
+    throw std::invalid_argument("routing 'spray' models the even split of an intact fat-tree; on a degraded fabric "
+                                "use 'ecmp' or 'adaptive'");
   switch (kind) {
     case RoutingKind::dmodk:
     case RoutingKind::ecmp:
@@ -102,7 +108,11 @@ std::unique_ptr<Router> make_router(const Topology& topology, RoutingKind kind, 
     case RoutingKind::shortest: return detail::make_shortest_router(topology);
     case RoutingKind::minimal:
     case RoutingKind::valiant:
-    case RoutingKind::ugal: return detail::make_dragonfly_router(topology, kind, seed);
+    case RoutingKind::ugal: {
+      auto router = detail::make_dragonfly_router(topology, kind, seed);
+      if (!topology.has_failures()) return router;
+      return detail::make_repairing_router(topology, std::move(router), seed);
+    }
     case RoutingKind::dor: return detail::make_torus_router(topology);
   }
   throw std::invalid_argument("unknown routing kind");

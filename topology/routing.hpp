@@ -129,6 +129,12 @@ class Router {
 //   dor:      torus dimension order: dimension 0 first, each the shorter way round (a tie,
 //             half-way round an even ring, goes the + way); along a dimension of bundles the
 //             pair keeps one cable of each, chosen by a hash of the pair.
+// On a degraded fabric (Topology::has_failures, topology/failures.hpp) no route crosses a
+// failed cable: the fat-tree routings keep a pair's up-port where a live path remains
+// through it, else re-hash over the live ones (RouteError when no up-down path survives);
+// the dragonfly routings replace a route crossing a failed cable by a fewest-hop live path
+// between the same routers, ties hashed by the pair (ugal sees failed cables as full);
+// shortest searches live links only; dor and spray throw std::invalid_argument.
 std::unique_ptr<Router> make_router(const Topology& topology, RoutingKind kind, uint64_t seed);
 
 // Whether the routing's routers compute routes without caching them (Router::route_into):

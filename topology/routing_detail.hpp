@@ -140,5 +140,8 @@ std::unique_ptr<Router> make_fat_tree_router(const Topology& t, RoutingKind kind
 // Need t.dragonfly() / t.torus(); kind is minimal, valiant or ugal.
 std::unique_ptr<Router> make_dragonfly_router(const Topology& t, RoutingKind kind, uint64_t seed);
 std::unique_ptr<Router> make_torus_router(const Topology& t);
+// On a degraded fabric: `inner`'s routes, those crossing a failed cable replaced by a
+// fewest-hop live path between the same NICs (routing_repair.cpp).
+std::unique_ptr<Router> make_repairing_router(const Topology& t, std::unique_ptr<Router> inner, uint64_t seed);
 
 }  // namespace cs::topo::detail

@@ -44,6 +44,8 @@ class FatTreeRouter final : public CachedRouter {
 
   std::unique_ptr<AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const override {
     if (kind_ == RoutingKind::adaptive) return nullptr;
+    // Re-routed pairs leave the tables' arithmetic: route by route.
+    if (t_.has_failures()) return CachedRouter::all_pairs_counter(ranks);
     // Between the two leaves: up from the source's, down the mirror to the destination's; a
     // sprayed hop counts on its bundle. The walk is route()'s, from tables made once for the
     // count (PairTables): no division per pair, where choose() and climb() take some 16.
@@ -169,7 +171,69 @@ class FatTreeRouter final : public CachedRouter {
     const auto gs = static_cast<std::size_t>(t_.nic_index_of_rank(src));
     const auto gd = static_cast<std::size_t>(t_.nic_index_of_rank(dst));
     const int top = common_tier(f_.nic_leaf[gs], f_.nic_leaf[gd]);
-    return {top, top > 1 ? choose(gs, gd, top, flow_key) : 0};
+    if (top == 1) return {1, 0};
+    const uint32_t choice = choose(gs, gd, top, flow_key);
+    return {top, t_.has_failures() ? surviving_choice(gs, gd, top, choice, flow_key) : choice};
+  }
+
+  // On a degraded fabric (topology/failures.hpp): `choice` if its up-paths from both leaves
+  // cross live cables only; else, level by level from the leaf, the port kept where a live
+  // path through it remains, otherwise one of the ports that keep one. D-mod-K (and
+  // adaptive's start) takes live port (x D + k) mod L, x = the destination key's next digit
+  // floor(key / (per_group x up)), k the dead port's rank among the D dead ones, L live
+  // ports: the destinations of the dead ports spread round-robin over the live ones, those
+  // of one leaf on distinct ports, as a subnet manager's recomputed tables balance them (a
+  // hash, or x alone, can put two dead ports' destinations of one leaf on one down-link
+  // beside its own: 3 NICs' traffic where one spine of 16 down needs at most 2). ECMP
+  // re-hashes the flow over the live members (resilient hashing: flows on live ports stay).
+  // Throws RouteError when no up-down path survives.
+  uint32_t surviving_choice(std::size_t gs, std::size_t gd, int top, uint32_t choice, uint64_t flow_key) const {
+    uint32_t port[kMaxPairTiers];
+    for (int l = top - 1; l >= 1; --l) {
+      port[l] = choice % static_cast<uint32_t>(tier(l).up);
+      choice /= static_cast<uint32_t>(tier(l).up);
+    }
+    const uint64_t flow_hash = mix64(seed_mix_ ^ ((static_cast<uint64_t>(gs) << 32) | gd) ^ mix64(flow_key));
+    const auto spread = [&](int l, uint32_t dead_port, const std::vector<uint32_t>& live_ports) {
+      if (kind_ == RoutingKind::ecmp) return mix64(flow_hash + static_cast<uint64_t>(l));
+      const auto up = static_cast<uint64_t>(tier(l).up), dead = up - live_ports.size();
+      const auto rank = static_cast<uint64_t>(dead_port) -
+                        static_cast<uint64_t>(std::lower_bound(live_ports.begin(), live_ports.end(), dead_port) - live_ports.begin());
+      return f_.nic_key[gd] / static_cast<uint64_t>(tier(l).per_group) / up * dead + rank;
+    };
+    std::vector<uint32_t> live;
+    for (int l = 1, s = f_.nic_leaf[gs], d = f_.nic_leaf[gd]; l < top; ++l) {
+      live.clear();
+      for (uint32_t p = 0; p < static_cast<uint32_t>(tier(l).up); ++p)
+        if (live_up(l, s, p) && live_up(l, d, p) && reaches_top(l + 1, top, next_switch(l, s, p), next_switch(l, d, p)))
+          live.push_back(p);
+      if (live.empty())
+        throw RouteError("no up-down path between " + t_.vertex(f_.leaf[static_cast<std::size_t>(f_.nic_leaf[gs])]).name +
+                         " and " + t_.vertex(f_.leaf[static_cast<std::size_t>(f_.nic_leaf[gd])]).name +
+                         " survives the failed cables (topology.failed)");
+      if (std::find(live.begin(), live.end(), port[l]) == live.end())
+        port[l] = live[spread(l, port[l], live) % live.size()];
+      s = next_switch(l, s, port[l]);
+      d = next_switch(l, d, port[l]);
+    }
+    uint32_t out = 0;
+    for (int l = 1; l < top; ++l) out = out * static_cast<uint32_t>(tier(l).up) + port[l];
+    return out;
+  }
+  bool live_up(int l, int sw, uint32_t p) const {
+    return !t_.failed(tier(l).up_link[static_cast<std::size_t>(int64_t{sw} * tier(l).up + p)]);
+  }
+  int next_switch(int l, int sw, uint32_t p) const {
+    return t_.vertex(t_.link(tier(l).up_link[static_cast<std::size_t>(int64_t{sw} * tier(l).up + p)]).to).index;
+  }
+  // Whether tier-l switches s and d (above the two leaves) reach tier `top` through the same
+  // ports over live cables.
+  bool reaches_top(int l, int top, int s, int d) const {
+    if (l == top) return true;
+    for (uint32_t p = 0; p < static_cast<uint32_t>(tier(l).up); ++p)
+      if (live_up(l, s, p) && live_up(l, d, p) && reaches_top(l + 1, top, next_switch(l, s, p), next_switch(l, d, p)))
+        return true;
+    return false;
   }
 
   // The path choice: the up-ports below, as a mixed-radix number (level 1 most significant).
@@ -207,6 +271,7 @@ class FatTreeRouter final : public CachedRouter {
   }
 
   // fixed_choice, then adaptive's load-aware pick (by the oracle now).
+  static constexpr uint32_t kFailedLoad = ~uint32_t{0};
   std::pair<int, uint32_t> choice_now(int src, int dst, uint64_t flow_key) {
     auto [top, choice] = fixed_choice(src, dst, flow_key);
     if (kind_ == RoutingKind::adaptive && load_ && top > 1)
@@ -232,7 +297,8 @@ class FatTreeRouter final : public CachedRouter {
         for (std::size_t p = 0; p < up; ++p) {
           const LinkId a = tr.up_link[static_cast<std::size_t>(ends_[i].first) * up + p];
           const LinkId b = tr.up_link[static_cast<std::size_t>(ends_[i].second) * up + p];
-          const uint32_t w = std::max({worst_[i], load_(a), load_(reverse(b))});
+          // A failed cable is never the least loaded (surviving_choice found a live path).
+          const uint32_t w = t_.failed(a) || t_.failed(b) ? kFailedLoad : std::max({worst_[i], load_(a), load_(reverse(b))});
           next_worst_[i * up + p] = w;
           next_ends_[i * up + p] = {t_.vertex(t_.link(a).to).index, t_.vertex(t_.link(b).to).index};
         }

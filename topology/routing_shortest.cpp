@@ -31,7 +31,15 @@ struct TransitFilter {
   }
 };
 
-using Transit = boost::filtered_graph<Graph, boost::keep_all, TransitFilter>;
+// Which links a route may cross: every link but those of failed cables (topology/failures.hpp),
+// so a degraded fabric's shortest paths are recomputed over the live ones.
+struct LiveLinks {
+  const Topology* t = nullptr;
+  const Graph* g = nullptr;
+  bool operator()(Graph::edge_descriptor e) const { return !t->failed(boost::get(boost::edge_index, *g, e)); }
+};
+
+using Transit = boost::filtered_graph<Graph, LiveLinks, TransitFilter>;
 
 struct Found {};  // thrown by the visitor to stop the search at the destination
 
@@ -89,7 +97,7 @@ class ShortestRouter final : public CachedRouter {
       color_.assign(t_.num_vertices(), boost::white_color);
       pred_.assign(t_.num_vertices(), 0);
     }
-    const Transit view(*graph_, boost::keep_all{}, TransitFilter{&t_, to, sn, dn});
+    const Transit view(*graph_, LiveLinks{&t_, graph_.get()}, TransitFilter{&t_, to, sn, dn});
     boost::queue<Graph::vertex_descriptor> queue;
     touched_.clear();
     bool found = false;

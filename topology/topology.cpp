@@ -27,9 +27,18 @@ LinkId Topology::add_cable(VertexId a, VertexId b, double bandwidth_Bps, double 
   const auto ab = static_cast<LinkId>(links_.size());
   links_.push_back(Link{a, b, bandwidth_Bps, latency_s, kind});
   links_.push_back(Link{b, a, bandwidth_Bps, latency_s, kind});
+  if (!failed_.empty()) failed_.resize(links_.size(), false);
   out_[a].push_back(ab);
   out_[b].push_back(ab + 1);
   return ab;
+}
+
+void Topology::fail_cable(LinkId l) {
+  if (l >= links_.size()) throw std::out_of_range("fail_cable: no such link");
+  if (failed_.empty()) failed_.assign(links_.size(), false);
+  if (failed_[l]) return;
+  failed_[l] = failed_[reverse(l)] = true;
+  ++failed_cables_;
 }
 
 void Topology::reserve(std::size_t vertices, std::size_t cables) {

@@ -153,6 +153,15 @@ class Topology {
   // Number of fabric switches (VertexKind::fabric_switch).
   std::size_t num_fabric_switches() const { return fabric_switches_; }
 
+  // Failed cables (topology/failures.hpp): a failed cable's two links carry nothing and no
+  // routing crosses them; the graph keeps them (ids, layouts and names stay as built).
+  void fail_cable(LinkId l);
+  bool failed(LinkId l) const { return !failed_.empty() && failed_[l]; }
+  bool has_failures() const { return failed_cables_ > 0; }
+  std::size_t num_failed_cables() const { return failed_cables_; }
+  // A link's bandwidth, 0 when its cable failed: what the structural figures count.
+  double live_bandwidth(LinkId l) const { return failed(l) ? 0.0 : links_[l].bandwidth_Bps; }
+
   // Placement of ranks (filled by the builders).
   int nodes() const { return nodes_; }
   int gpus_per_node() const { return gpus_per_node_; }
@@ -217,6 +226,8 @@ class Topology {
   std::vector<std::vector<LinkId>> out_;
   std::unordered_map<std::string, VertexId> by_name_;
   std::size_t fabric_switches_ = 0;
+  std::vector<bool> failed_;  // per directed link; empty while no cable failed
+  std::size_t failed_cables_ = 0;
   TopologyKind kind_ = TopologyKind::single_node;
   NodeFabric node_fabric_ = NodeFabric::nvswitch;
   int nodes_ = 0, gpus_per_node_ = 0, nics_per_node_ = 0;

@@ -38,7 +38,7 @@ void fat_tree_cuts(const Topology& t, Tightest& best) {
     std::vector<double> capacity(groups, 0.0);
     for (std::size_t s = 0; s < tier.up_link.size(); ++s)
       capacity[s / static_cast<std::size_t>(tier.up) / static_cast<std::size_t>(tier.per_group)] +=
-          t.link(tier.up_link[s]).bandwidth_Bps;
+          t.live_bandwidth(tier.up_link[s]);
     const auto group_of = [&](int rank) {
       const int leaf = f.nic_leaf[static_cast<std::size_t>(t.nic_index_of_rank(rank))];
       return static_cast<std::size_t>(leaf / tier.leaves_per_group);
@@ -60,6 +60,52 @@ void fat_tree_cuts(const Topology& t, Tightest& best) {
   }
 }
 
+// A degraded dragonfly's global cables: each group pair's live cables carry its pair's
+// traffic; a pair with none left sends over two global hops, spread evenly over the g - 2
+// other groups (the Valiant detour every routing takes then), adding to those pairs' load.
+void degraded_global_cuts(const Topology& t, double n, double per_group, Tightest& best) {
+  const DragonflyLayout& d = *t.dragonfly();
+  const auto g = static_cast<std::size_t>(d.groups);
+  std::vector<double> live(g * g, 0.0), load(g * g, 0.0), ranks(g, 0.0);
+  for (std::size_t a = 0; a < g; ++a) ranks[a] = std::clamp(n - static_cast<double>(a) * per_group, 0.0, per_group);
+  for (std::size_t a = 0; a < g; ++a)
+    for (std::size_t b = 0; b < g; ++b)
+      for (int c = 0; a != b && c < d.links_per_group_pair; ++c)
+        live[a * g + b] += t.live_bandwidth(d.global_link(static_cast<int>(a), static_cast<int>(b), c));
+  for (std::size_t a = 0; a < g; ++a)
+    for (std::size_t b = 0; b < g; ++b) {
+      if (a == b) continue;
+      const double demand = ranks[a] * ranks[b] / n;  // a -> b, per unit r
+      if (live[a * g + b] > 0) {
+        load[a * g + b] += demand;
+        continue;
+      }
+      for (std::size_t k = 0; k < g && g > 2; ++k)
+        if (k != a && k != b) {
+          load[a * g + k] += demand / static_cast<double>(g - 2);
+          load[k * g + b] += demand / static_cast<double>(g - 2);
+        }
+    }
+  for (std::size_t q = 0; q < g * g; ++q)
+    if (live[q] > 0) best.offer(live[q], load[q], "global cables");
+}
+
+// A degraded dragonfly's local links: the live capacity of the group that kept least.
+double least_live_local(const Topology& t) {
+  const DragonflyLayout& d = *t.dragonfly();
+  const int a = d.routers_per_group;
+  double least = std::numeric_limits<double>::infinity();
+  for (int group = 0; group < d.groups; ++group) {
+    double sum = 0;
+    for (int r = 0; r < a; ++r)
+      for (int r2 = 0; r2 < a; ++r2)
+        for (int c = 0; r2 != r && c < d.local_parallel; ++c)
+          sum += t.live_bandwidth(d.local_link(group * a + r, r2, c));
+    least = std::min(least, sum);
+  }
+  return least;
+}
+
 void dragonfly_cuts(const Topology& t, Tightest& best) {
   const DragonflyLayout& d = *t.dragonfly();
   if (d.groups < 2 || d.links_per_group_pair < 1) return;
@@ -68,8 +114,12 @@ void dragonfly_cuts(const Topology& t, Tightest& best) {
   std::vector<double> ranks(static_cast<std::size_t>(d.groups), 0.0);
   for (int g = 0; g < d.groups; ++g) ranks[static_cast<std::size_t>(g)] = std::clamp(n - g * per_group, 0.0, per_group);
   std::sort(ranks.rbegin(), ranks.rend());
-  const double capacity = d.links_per_group_pair * t.link(d.global.front()).bandwidth_Bps;
-  best.offer(capacity, ranks[0] * ranks[1] / n, "global cables");
+  if (t.has_failures()) {
+    degraded_global_cuts(t, n, per_group, best);
+  } else {
+    const double capacity = d.links_per_group_pair * t.link(d.global.front()).bandwidth_Bps;
+    best.offer(capacity, ranks[0] * ranks[1] / n, "global cables");
+  }
   // Group 0's local links, all a (a - 1) bundles together: a pair of its routers exchanges
   // its GPUs' traffic over one local hop (GPUs of one node excepted), and a flow to or from
   // another group takes one local hop in group 0 unless its global cable sits on its own
@@ -89,7 +139,8 @@ void dragonfly_cuts(const Topology& t, Tightest& best) {
     for (int x : here) intra -= static_cast<double>(x) * (per_node - x);
   }
   const double across = 2.0 * (1.0 - 1.0 / a) * members * (n - members);
-  const double local_Bps = static_cast<double>(a) * (a - 1) * d.local_parallel * t.link(d.local.front()).bandwidth_Bps;
+  double local_Bps = static_cast<double>(a) * (a - 1) * d.local_parallel * t.link(d.local.front()).bandwidth_Bps;
+  if (t.has_failures()) local_Bps = least_live_local(t);
   best.offer(local_Bps, (intra + across) / n, "local links");
 }
 
@@ -101,6 +152,19 @@ double mean_ring_distance(int L) {
   return sum / L;
 }
 
+// A degraded torus: the live directed capacity along dimension d (a dimension of 2 lists each
+// bundle from both positions: counted once).
+double live_dimension(const Topology& t, std::size_t d) {
+  const TorusLayout& tl = *t.torus();
+  double sum = 0;
+  for (int x = 0; x < tl.positions(); ++x) {
+    const LinkId first = tl.plus[static_cast<std::size_t>(x) * tl.dims.size() + d];
+    for (int c = 0; c < tl.parallel[d]; ++c)
+      sum += t.live_bandwidth(first + 2 * static_cast<LinkId>(c)) + t.live_bandwidth(reverse(first) + 2 * static_cast<LinkId>(c));
+  }
+  return tl.dims[d] == 2 ? sum / 2 : sum;
+}
+
 void torus_cuts(const Topology& t, Tightest& best) {
   const TorusLayout& tl = *t.torus();
   const double nodes = tl.positions();
@@ -109,7 +173,8 @@ void torus_cuts(const Topology& t, Tightest& best) {
     if (L < 2) continue;
     const double channels = nodes * (L >= 3 ? 2 : 1) * tl.parallel[d];
     const double bw = t.link(tl.plus[d]).bandwidth_Bps;  // position 0's bundle along d
-    best.offer(channels * bw, nodes * t.gpus_per_node() * mean_ring_distance(L), "torus dimension " + std::to_string(d));
+    const double capacity = t.has_failures() ? live_dimension(t, d) : channels * bw;
+    best.offer(capacity, nodes * t.gpus_per_node() * mean_ring_distance(L), "torus dimension " + std::to_string(d));
   }
 }
 

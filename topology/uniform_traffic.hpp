@@ -20,6 +20,10 @@
 //     N r_node E[distance_L] over its directed channels (N x 2 bundles, N x 1 when L = 2),
 //     r_node = GPUs per node x r, E[distance_L] = mean ring distance to a uniform position.
 //   - Custom and single node: the NICs only.
+// A degraded fabric (topology/failures.hpp) counts live cables only: a fat-tree group's live
+// up-links; a dragonfly group pair's live global cables, where a pair has none left its
+// traffic crossing two global hops spread over the g - 2 other groups, and the least live
+// local capacity of any group; a torus dimension's live cables.
 #include <string>
 
 #include "topology/topology.hpp"

@@ -1,5 +1,6 @@
 // topology.*: kind, sizes, fat-tree parameters, custom switches and links (dragonfly and
 // torus keys: parse_topology_direct.cpp).
+#include <limits>
 #include <set>
 #include <unordered_map>
 
@@ -249,6 +250,38 @@ void parse_custom(const json& t, topo::TopologyParams& p) {
   }
 }
 
+// topology.failed: what is down for the whole run (topology/failures.hpp); names are
+// resolved when the topology is built, which reports them at their keys.
+void parse_failed(const json& t, topo::TopologyParams& p, uint64_t seed) {
+  const json* f = member(t, "failed");
+  if (!f) return;
+  constexpr std::string_view at = "topology.failed";
+  if (!f->is_object()) throw InputError(std::string(at), "expected an object {links, switches, random_links, ...}");
+  topo::FailureParams& out = p.failed;
+  if (const json* list = member(*f, "links")) {
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const json& l = (*list)[i];
+      const std::string path = join_path(join_path(at, "links"), i);
+      out.links.push_back({get_string(l, "a", path, ""), get_string(l, "b", path, ""),
+                           static_cast<int>(get_int(l, "cables", path, 0, 0, topo::kMaxSwitchRadix))});
+    }
+  }
+  if (const json* list = member(*f, "switches"))
+    for (const json& name : *list) out.switches.push_back(name.get<std::string>());
+  out.random_links = static_cast<int>(get_int(*f, "random_links", at, 0, 0, 1 << 30));
+  out.random_switches = static_cast<int>(get_int(*f, "random_switches", at, 0, 0, 1 << 30));
+  out.link_mtbf_s = get_quantity(*f, "link_mtbf", at, QuantityKind::time, Sign::positive, 0.0);
+  out.window_s = get_quantity(*f, "window", at, QuantityKind::time, Sign::non_negative, 0.0);
+  if ((out.link_mtbf_s > 0) != (out.window_s > 0))
+    throw InputError(join_path(at, out.link_mtbf_s > 0 ? "window" : "link_mtbf"),
+                     "link_mtbf and window go together: each cable is down with probability 1 - exp(-window / link_mtbf)",
+                     "give both, e.g. \"link_mtbf\": \"50000h\", \"window\": \"30d\"");
+  out.seed = static_cast<uint64_t>(get_int(*f, "seed", at, static_cast<int64_t>(seed), 0,
+                                           std::numeric_limits<int64_t>::max()));
+  if (out.any() && p.kind == topo::TopologyKind::single_node)
+    throw InputError(std::string(at), "a single_node topology has no fabric to fail", "use a fat_tree, dragonfly, torus or custom topology");
+}
+
 }  // namespace
 
 void parse_topology(const json& doc, Config& config) {
@@ -287,6 +320,7 @@ void parse_topology(const json& doc, Config& config) {
       parse_torus(t, p);
     }
   }
+  parse_failed(t, p, config.seed);
   config.in_network.sharp = get_bool(t, "sharp", kTopology, false);
   if (config.in_network.sharp && (p.kind == topo::TopologyKind::single_node || p.kind == topo::TopologyKind::torus))
     throw InputError("topology.sharp", "SHARP reduces in fabric switches; a single_node or torus topology has none");

@@ -5,6 +5,7 @@
 #include "sim/world/run.hpp"
 #include "topology/bill.hpp"
 #include "topology/bisection.hpp"
+#include "topology/failures.hpp"
 #include "topology/report.hpp"
 #include "topology/uniform_traffic.hpp"
 
@@ -25,7 +26,7 @@ json fabric_summary(const Config& config) {
     switches += topology.vertex(static_cast<topo::VertexId>(v)).kind == topo::VertexKind::fabric_switch;
   json notes = json::array();
   for (const std::string& n : topo::build_notes(topology, config.topology)) notes.push_back(n);
-  return {{"gpus", topology.ranks()},
+  json out = {{"gpus", topology.ranks()},
           {"switches", switches},
           {"copper_cables", bill.copper_cables},
           {"optical_cables", bill.optical_cables},
@@ -38,6 +39,10 @@ json fabric_summary(const Config& config) {
           {"all_to_all_bound_per_gpu_Bps", uniform.per_gpu_Bps},
           {"all_to_all_bound_limit", uniform.limit},
           {"notes", std::move(notes)}};
+  // A degraded fabric (topology.failed): what is down, as `topo` reports it.
+  if (topology.has_failures())
+    out["failed"] = {{"cables", topology.num_failed_cables()}, {"switches", topo::dead_switches(topology)}};
+  return out;
 }
 
 void bill_owned_fabric(Config& config) {

@@ -28,6 +28,7 @@
 #include "sim/world/run_serving.hpp"
 #include "sim/world/run_training.hpp"
 #include "sim/world/run_training_run.hpp"
+#include "topology/routing.hpp"
 #include "topology/topology.hpp"
 
 namespace cs::world {
@@ -317,9 +318,17 @@ RunOutput run_scenario(const Config& given, const RunOptions& options) {
   const int n = std::max(1, config.run.replications);
   // In parallel: each replication has its own Simulator and seed and writes its own slot, so
   // the summaries, combined in seed order, are the same for any thread count.
-  const std::vector<json> summaries = fleet::run_replications(
-      static_cast<std::size_t>(n), config.seed, options.threads,
-      [&](uint64_t seed) { return run_once(config, seed, seed == config.seed ? &out : nullptr, options); });
+  std::vector<json> summaries;
+  try {
+    summaries = fleet::run_replications(
+        static_cast<std::size_t>(n), config.seed, options.threads,
+        [&](uint64_t seed) { return run_once(config, seed, seed == config.seed ? &out : nullptr, options); });
+  } catch (const topo::RouteError& e) {
+    // A degraded fabric whose routing finds no path for a pair (the NICs all connect, but
+    // not by one the routing may take, e.g. no up-down path on a fat-tree).
+    if (!config.topology.failed.any()) throw;
+    throw InputError("topology.failed", e.what(), "fail fewer cables, or use routing 'shortest'");
+  }
   out.summary = combine_replications(summaries);
   if (!simulated_step.is_null()) out.summary["training_run"]["step"] = simulated_step;
   if (reports_fabric(config)) {  // what the fabric it ran on costs

@@ -7,6 +7,7 @@
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/prices.hpp"
 #include "sim/world/run.hpp"
+#include "topology/growth.hpp"
 #include "topology/routing.hpp"
 
 namespace cs::world {
@@ -50,6 +51,82 @@ topo::TopologyReport topology_report(const json& doc) {
   const Config config = parse_fabric_config(doc);
   const topo::Topology topology = build_topology(config);
   return topo::make_report(topology, config.topology, config.prices);
+}
+
+namespace {
+
+// A fabric as built and billed, for growth_json.
+struct Priced {
+  Config config;
+  topo::Topology topology;
+  topo::Bill bill;
+};
+Priced priced(const json& doc) {
+  Config config = parse_fabric_config(doc);
+  topo::Topology t = build_topology(config);
+  topo::Bill bill = topo::make_bill(t, config.topology, config.prices);
+  return {std::move(config), std::move(t), std::move(bill)};
+}
+
+json fabric_json(const Priced& p) {
+  int64_t fabric_cables = 0;
+  for (topo::LinkId l = 0; l < p.topology.num_links(); l += 2)
+    fabric_cables += p.topology.link(l).kind == topo::LinkKind::fabric;
+  return {{"gpus", p.topology.ranks()}, {"nodes", p.topology.nodes()},
+          {"switches", p.topology.num_fabric_switches()}, {"fabric_cables", fabric_cables},
+          {"network_cost_usd", p.bill.network_cost_usd}, {"cost_usd", p.bill.cost_usd}};
+}
+
+}  // namespace
+
+json growth_json(const json& doc, const json& grown) {
+  const Priced from = priced(doc), to = priced(grown);
+  const topo::Growth g = topo::grow(from.topology, from.bill, to.topology, to.bill);
+  json items = json::array();
+  for (const topo::GrowthLine& l : g.items)
+    items.push_back({{"item", l.item}, {"have", l.have}, {"need", l.need}, {"reused", l.reused},
+                     {"bought", l.bought}, {"surplus", l.surplus}, {"unit_usd", l.unit_usd},
+                     {"bought_usd", l.bought_usd}, {"network", l.network}});
+  return {{"from", fabric_json(from)},
+          {"to", fabric_json(to)},
+          {"bought_usd", g.bought_usd},
+          {"bought_network_usd", g.bought_network_usd},
+          {"switches", {{"kept", g.switches_kept}, {"added", g.switches_added}, {"surplus", g.switches_surplus}}},
+          {"cables", {{"kept", g.cables_kept}, {"unplugged", g.cables_unplugged}, {"laid", g.cables_laid}}},
+          {"items", std::move(items)}};
+}
+
+std::string growth_text(const json& g) {
+  std::string out = "growth\n";
+  const json &from = g["from"], &to = g["to"];
+  const auto num = [](const json& v) { return std::to_string(v.get<int64_t>()); };
+  row(out, "GPUs", num(from["gpus"]) + " -> " + num(to["gpus"]));
+  row(out, "nodes", num(from["nodes"]) + " -> " + num(to["nodes"]));
+  row(out, "switches", num(from["switches"]) + " -> " + num(to["switches"]) + "  (" + num(g["switches"]["kept"]) +
+                           " kept, " + num(g["switches"]["added"]) + " added, " + num(g["switches"]["surplus"]) +
+                           " surplus)");
+  row(out, "fabric cables", num(from["fabric_cables"]) + " -> " + num(to["fabric_cables"]) + "  (" +
+                                num(g["cables"]["kept"]) + " stay, " + num(g["cables"]["unplugged"]) + " unplugged, " +
+                                num(g["cables"]["laid"]) + " laid)");
+  row(out, "network cost (USD)", fmt("%.0f", from["network_cost_usd"].get<double>()) + " -> " +
+                                     fmt("%.0f", to["network_cost_usd"].get<double>()));
+  row(out, "bought (USD)", fmt("%.0f", g["bought_usd"].get<double>()) + "  (network " +
+                               fmt("%.0f", g["bought_network_usd"].get<double>()) + ")");
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "  %-26s %10s %10s %10s %10s %10s %14s\n", "item", "have", "need", "reused", "bought",
+                "surplus", "bought USD");
+  out += buf;
+  for (const json& l : g["items"]) {
+    std::snprintf(buf, sizeof buf, "  %-26s %10lld %10lld %10lld %10lld %10lld %14.0f\n",
+                  l["item"].get<std::string>().c_str(), static_cast<long long>(l["have"].get<int64_t>()),
+                  static_cast<long long>(l["need"].get<int64_t>()), static_cast<long long>(l["reused"].get<int64_t>()),
+                  static_cast<long long>(l["bought"].get<int64_t>()), static_cast<long long>(l["surplus"].get<int64_t>()),
+                  l["bought_usd"].get<double>());
+    out += buf;
+  }
+  out += "rule: items reused up to what the grown bill needs, the rest bought at its prices; switches kept by "
+         "name; a cable stays where the grown fabric joins the same two ends (topology/growth.hpp)\n";
+  return out;
 }
 
 json report_json(const topo::TopologyReport& r) {
@@ -98,6 +175,7 @@ json report_json(const topo::TopologyReport& r) {
   j["bisection_method"] = r.bisection_method;
   if (r.bisection_partitions > 0) j["bisection_partitions"] = r.bisection_partitions;
   if (!r.global_arrangement.empty()) j["global_arrangement"] = r.global_arrangement;
+  if (r.failed_cables > 0) j["failed"] = {{"cables", r.failed_cables}, {"switches", r.failed_switches}};
   json bill = json::array();
   for (const topo::CostLine& c : r.bill)
     bill.push_back({{"item", c.item}, {"count", c.count}, {"unit_usd", c.unit_usd},
@@ -132,6 +210,8 @@ std::string report_text(const topo::TopologyReport& r) {
                                std::to_string(r.switch_ports_used) + " used");
   row(out, "racks", std::to_string(r.racks));
   if (!r.global_arrangement.empty()) row(out, "global arrangement", r.global_arrangement);
+  if (r.failed_cables > 0)
+    row(out, "failed", std::to_string(r.failed_cables) + " cables, " + std::to_string(r.failed_switches) + " switches");
   row(out, "diameter (hops)", std::to_string(r.diameter_hops) + "  (" + r.diameter_method + ")");
   row(out, "bisection (GB/s)",
       fmt("%.6g", r.bisection_Bps / 1e9) + "  (" + r.bisection_method + ")");

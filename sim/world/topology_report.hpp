@@ -35,6 +35,16 @@ std::string report_text(const topo::TopologyReport& report);
 // of range.
 std::vector<std::string> route_links(const nlohmann::json& doc, int src_rank, int dst_rank, uint64_t flow_key = 0);
 
+// Growing the fabric of `doc` to the one of `grown` (the same document with overrides, e.g.
+// topology.nodes; topology/growth.hpp): { "from", "to": { "gpus", "nodes", "switches",
+// "fabric_cables", "network_cost_usd", "cost_usd" }, "bought_usd", "bought_network_usd",
+// "switches": { "kept", "added", "surplus" }, "cables": { "kept", "unplugged", "laid" },
+// "items": [{ "item", "have", "need", "reused", "bought", "surplus", "unit_usd",
+// "bought_usd", "network" }] }.
+nlohmann::json growth_json(const nlohmann::json& doc, const nlohmann::json& grown);
+// A readable table of the same.
+std::string growth_text(const nlohmann::json& growth);
+
 // The graph: { "vertices": [{ "name", "kind", "tier", "node" }], "cables": [{ "a", "b",
 // "kind", "bandwidth_Bps", "latency_s" }] }, one cable per full-duplex pair of links.
 nlohmann::json topology_graph(const nlohmann::json& doc);
