@@ -67,6 +67,10 @@ Parsed parse_args(int argc, const char* const* argv) {
                    "Narrow the plans: KEY=V1,V2 with KEY schedule (gpipe, 1f1b, interleaved, zb_h1), zero (0-3), "
                    "recompute (none, selective, full), micro (micro-batch sizes), virtual_stages, max_cp; repeatable")
       ->allow_extra_args(false);
+  plan->add_option("--memory-headroom", a.memory_headroom,
+                   "Share of the GPU's memory a plan must leave free to fit, 0 to 0.5 (default: the scenario's "
+                   "workload.memory_headroom, 0.05)")
+      ->check(CLI::Range(0.0, 0.5));
   auto* plan_json = plan->add_flag("--json", a.as_json, "Print the ranked plans as JSON");
   plan->add_option("--out", a.plan_out, "Write every ranked plan as CSV to this file (atomically)")->excludes(plan_json);
   auto* compare = app.add_subcommand(

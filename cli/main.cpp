@@ -206,8 +206,9 @@ std::function<void(const char*, std::size_t, std::size_t, double)> plan_progress
 }
 
 int cmd_plan(const std::string& file, const std::vector<std::string>& sets, int jobs, int top, int refine,
-             const std::vector<std::string>& only, bool as_json, const std::string& out) {
-  const json doc = load_doc(file, sets);
+             const std::vector<std::string>& only, double memory_headroom, bool as_json, const std::string& out) {
+  json doc = load_doc(file, sets);
+  if (memory_headroom >= 0) cs::scenario::set_path(doc, "workload.memory_headroom", memory_headroom);
   const auto config = cs::scenario::parse_config(doc);
   cs::studies::PlanSearchOptions options;
   options.space = cs::studies::plan_space(only);
@@ -280,7 +281,7 @@ int main(int argc, char** argv) {
       case Command::topo: return cmd_topo(a.file, a.sets, a.as_json);
       case Command::sweep: return cmd_sweep(a.file, a.sets, a.grids, a.jobs, a.sweep_out);
       case Command::plan:
-        return cmd_plan(a.file, a.sets, a.jobs, a.top, a.refine, a.plan_only, a.as_json, a.plan_out);
+        return cmd_plan(a.file, a.sets, a.jobs, a.top, a.refine, a.plan_only, a.memory_headroom, a.as_json, a.plan_out);
       case Command::compare: return cmd_compare(a.compare_files, a.workload_files, a.sets, a.jobs, a.as_json);
       case Command::size: return cmd_size(a);
       case Command::validate: {
