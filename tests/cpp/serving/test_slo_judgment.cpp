@@ -42,12 +42,7 @@ ServingResult judged(const SloSpec& slo, std::initializer_list<CompletedRequest>
 
 // Every bound given: latency, TTFT and TPOT (seconds), held at `percentile` (a share).
 SloSpec every_bound(double latency_s, double ttft_s, double tpot_s, double percentile) {
-  SloSpec slo;
-  slo.latency_s = latency_s;
-  slo.ttft_s = ttft_s;
-  slo.tpot_s = tpot_s;
-  slo.percentile = percentile;
-  return slo;
+  return SloSpec{.latency_s = latency_s, .percentile = percentile, .ttft_s = ttft_s, .tpot_s = tpot_s};
 }
 
 }  // namespace
