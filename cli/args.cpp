@@ -32,6 +32,10 @@ Parsed parse_args(int argc, const char* const* argv) {
                    "what is reused, bought and recabled");
   topo->add_flag("--json", a.as_json, "Print the report as JSON");
 
+  // --replications of the commands that compare (sweep, compare): statistics on request.
+  const auto add_replications = [&a](CLI::App* command, const char* help) {
+    command->add_option("--replications", a.replications, help)->check(CLI::Range(1, 1000));
+  };
   // FILE, --set and -j of a command that runs a scenario at many points (sweep, size).
   const auto add_points_options = [&a](CLI::App* command, const char* jobs_help) {
     command->add_option("FILE", a.file, "Scenario file (JSON)")->required();
@@ -50,6 +54,14 @@ Parsed parse_args(int argc, const char* const* argv) {
       ->required()
       ->allow_extra_args(false);
   sweep->add_option("--out", a.sweep_out, "Write the CSV to this file (atomically) instead of stdout");
+  add_replications(sweep, "Run every point at N seeds (run.replications): each number becomes its mean and 95% "
+                          "half-width (columns KEY.mean, KEY.ci95); with --paired, the common seeds (default 10)");
+  sweep->add_option("--paired", a.paired,
+                    "KEY: compare every point with the first at common seeds (seed, seed + 1, ...), seed by seed: "
+                    "one row per point and key with its mean, ci95 and the paired difference from the first "
+                    "point (difference_mean, difference_ci95, conclusive, lower, higher, equal); a warning "
+                    "when the difference is not significant while the seeds disagree (repeatable)")
+      ->allow_extra_args(false);
 
   auto* plan = app.add_subcommand(
       "plan", "Every valid parallel plan (tp, pp, dp, cp, ep, micro-batch, ZeRO, schedule, recomputation) of a "
@@ -70,6 +82,10 @@ Parsed parse_args(int argc, const char* const* argv) {
                    "Narrow the plans: KEY=V1,V2 with KEY schedule (gpipe, 1f1b, interleaved, zb_h1), zero (0-3), "
                    "recompute (none, selective, full), micro (micro-batch sizes), virtual_stages, max_cp; repeatable")
       ->allow_extra_args(false);
+  plan->add_option("--memory-headroom", a.memory_headroom,
+                   "Share of the GPU's memory a plan must leave free to fit, 0 to 0.5 (default: the scenario's "
+                   "workload.memory_headroom, 0.05)")
+      ->check(CLI::Range(0.0, 0.5));
   auto* plan_json = plan->add_flag("--json", a.as_json, "Print the ranked plans as JSON");
   plan->add_option("--out", a.plan_out, "Write every ranked plan as CSV to this file (atomically)")->excludes(plan_json);
   auto* compare = app.add_subcommand(
@@ -86,6 +102,9 @@ Parsed parse_args(int argc, const char* const* argv) {
   compare->add_option("--set", a.sets, "Override a key on every fabric: PATH=VALUE")->allow_extra_args(false);
   compare->add_option("-j,--jobs", a.jobs, "Run N fabric x workload pairs at once (output is the same for any N)")
       ->check(CLI::Range(1, 1024));
+  add_replications(compare, "Run every fabric x workload pair at N seeds (run.replications): each result is the "
+                            "mean with its 95% half-width, and a case whose best fabric's interval overlaps the "
+                            "runner-up's is flagged not significant");
   compare->add_flag("--json", a.as_json, "Print the comparison as JSON");
 
   auto* size = app.add_subcommand(

@@ -20,9 +20,12 @@ struct Args {
   std::string out;                  // run --out DIR
   std::vector<std::string> grids;   // sweep --grid PATH=V1,V2
   std::string sweep_out;            // sweep --out FILE
+  int replications = 0;             // sweep, compare --replications (0: the scenario's run.replications)
+  std::vector<std::string> paired;  // sweep --paired KEY: paired differences at common seeds
   int jobs = 1;                     // -j (1 .. 1024)
   int top = 0, refine = 10;         // plan --top (0: the command's default), --refine
   std::string plan_out;             // plan --out FILE
+  double memory_headroom = -1;      // plan --memory-headroom (share of GPU memory; -1: the scenario's)
   std::vector<std::string> plan_only;                      // plan --only KEY=V1,V2
   std::vector<std::string> compare_files, workload_files;  // compare FILES, --workload
   std::vector<std::string> varies, requires_;              // size --vary, --require

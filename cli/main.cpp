@@ -191,13 +191,24 @@ class CsvOut {
   std::optional<cs::cli::OutputSet> files_;
 };
 
-int cmd_sweep(const std::string& file, const std::vector<std::string>& sets,
-              const std::vector<std::string>& grid_args, int jobs, const std::string& out) {
-  const json base = load_doc(file, sets);
+// With --paired, the paired differences of the points at common seeds (10 unless
+// --replications says); else every point's row, at --replications seeds when given.
+int cmd_sweep(const cs::cli::Args& a) {
+  json base = load_doc(a.file, a.sets);
   std::vector<cs::cli::GridAxis> axes;
-  for (const auto& g : grid_args) axes.push_back(cs::cli::parse_grid(g));
-  CsvOut csv_out(out, inputs_of(file, base));  // checked before the points run
-  const std::string csv = cs::cli::run_sweep(base, axes, jobs, cs::cli::interrupt_check());
+  for (const auto& g : a.grids) axes.push_back(cs::cli::parse_grid(g));
+  const std::string& out = a.sweep_out;
+  CsvOut csv_out(out, inputs_of(a.file, base));  // checked before the points run
+  std::string csv;
+  if (!a.paired.empty()) {
+    std::vector<std::string> warnings;
+    csv = cs::cli::run_paired_sweep(base, axes, a.paired, a.replications > 0 ? a.replications : 10, a.jobs, warnings,
+                                    cs::cli::interrupt_check());
+    for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
+  } else {
+    if (a.replications > 0) cs::scenario::set_path(base, "run.replications", a.replications);
+    csv = cs::cli::run_sweep(base, axes, a.jobs, cs::cli::interrupt_check());
+  }
   if (out.empty()) std::cout << csv;
   else csv_out.write(csv);
   return 0;
@@ -216,8 +227,9 @@ std::function<void(const char*, std::size_t, std::size_t, double)> plan_progress
 }
 
 int cmd_plan(const std::string& file, const std::vector<std::string>& sets, int jobs, int top, int refine,
-             const std::vector<std::string>& only, bool as_json, const std::string& out) {
-  const json doc = load_doc(file, sets);
+             const std::vector<std::string>& only, double memory_headroom, bool as_json, const std::string& out) {
+  json doc = load_doc(file, sets);
+  if (memory_headroom >= 0) cs::scenario::set_path(doc, "workload.memory_headroom", memory_headroom);
   const auto config = cs::scenario::parse_config(doc);
   cs::studies::PlanSearchOptions options;
   options.space = cs::studies::plan_space(only);
@@ -247,7 +259,8 @@ std::vector<std::string> labels_of(const std::vector<std::string>& files) {
 }
 
 int cmd_compare(const std::vector<std::string>& files, const std::vector<std::string>& workload_files,
-                const std::vector<std::string>& sets, int jobs, bool as_json) {
+                std::vector<std::string> sets, int replications, int jobs, bool as_json) {
+  if (replications > 0) sets.push_back("run.replications=" + std::to_string(replications));
   std::vector<cs::studies::ComparedFabric> fabrics;
   const auto labels = labels_of(files);
   for (std::size_t i = 0; i < files.size(); ++i)
@@ -288,10 +301,11 @@ int main(int argc, char** argv) {
     switch (a.command) {
       case Command::run: return cmd_run(a.file, a.sets, a.out, a.as_json);
       case Command::topo: return cmd_topo(a.file, a.sets, a.grow_to, a.as_json);
-      case Command::sweep: return cmd_sweep(a.file, a.sets, a.grids, a.jobs, a.sweep_out);
+      case Command::sweep: return cmd_sweep(a);
       case Command::plan:
-        return cmd_plan(a.file, a.sets, a.jobs, a.top, a.refine, a.plan_only, a.as_json, a.plan_out);
-      case Command::compare: return cmd_compare(a.compare_files, a.workload_files, a.sets, a.jobs, a.as_json);
+        return cmd_plan(a.file, a.sets, a.jobs, a.top, a.refine, a.plan_only, a.memory_headroom, a.as_json, a.plan_out);
+      case Command::compare:
+        return cmd_compare(a.compare_files, a.workload_files, a.sets, a.replications, a.jobs, a.as_json);
       case Command::size: return cmd_size(a);
       case Command::validate: {
         const auto config = load(a.file, a.sets);

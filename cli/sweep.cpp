@@ -8,6 +8,7 @@
 
 #include "sim/scenario/load.hpp"
 #include "sim/studies/grid_check.hpp"
+#include "sim/studies/paired.hpp"
 #include "sim/studies/parallel.hpp"
 #include "sim/world/run.hpp"
 
@@ -98,6 +99,40 @@ std::string run_sweep(const json& base, const std::vector<GridAxis>& axes, int j
   std::vector<studies::SweepRow> rows;
   for (std::size_t p = 0; p < total; ++p)
     for (auto& row : studies::summary_rows(points[p], summaries[p])) rows.push_back(std::move(row));
+  return studies::rows_csv(rows);
+}
+
+std::string run_paired_sweep(const json& base, const std::vector<GridAxis>& axes, const std::vector<std::string>& keys,
+                             int replications, int jobs, std::vector<std::string>& warnings,
+                             const std::function<bool()>& interrupted) {
+  const std::vector<studies::SweepPoint> points = studies::grid_points(axes, "--grid");
+  std::vector<studies::PairedVariant> variants;
+  for (const auto& point : points) {
+    std::string label;
+    for (const auto& [path, value] : point)
+      label.append(label.empty() ? "" : " ").append(path).append("=").append(value.is_string() ? value.get<std::string>()
+                                                                                               : value.dump());
+    variants.push_back({std::move(label), point});
+  }
+  const json result = studies::paired_comparison(base, variants, keys, replications, jobs, "--paired", interrupted);
+  std::vector<studies::SweepRow> rows;
+  for (std::size_t v = 0; v < points.size(); ++v)
+    for (const std::string& key : keys) {
+      studies::SweepRow row;
+      for (const auto& [path, value] : points[v]) row.put(path, value);
+      const json& n = result["variants"][v]["numbers"][key];
+      row.put("key", key);
+      row.put("mean", n["mean"]);
+      row.put("ci95", n["ci95"]);
+      for (const json& d : result["differences"])
+        if (v > 0 && d["key"] == key && d["variant"] == variants[v].label) {
+          row.put("difference_mean", d["mean"]);
+          row.put("difference_ci95", d["ci95"]);
+          for (const char* k : {"conclusive", "lower", "higher", "equal"}) row.put(k, d[k]);
+        }
+      rows.push_back(std::move(row));
+    }
+  for (const json& w : result["warnings"]) warnings.push_back(w.get<std::string>());
   return studies::rows_csv(rows);
 }
 

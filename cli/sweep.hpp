@@ -32,4 +32,14 @@ GridAxis parse_grid(std::string_view arg);
 std::string run_sweep(const nlohmann::json& base, const std::vector<GridAxis>& axes, int jobs,
                       const std::function<bool()>& interrupted = {});
 
+// `sweep --paired KEY...`: every grid point a variant of `base`, run at `replications` common
+// seeds (studies::paired_comparison, the first point the baseline). Returns the CSV, one row
+// per point and key: the grid columns, "key", the point's "mean" and "ci95", and for every
+// point but the first its paired difference from the first ("difference_mean",
+// "difference_ci95", "conclusive", "lower", "higher", "equal"); `warnings` gets the
+// comparison's (differences not significant while the seeds disagree).
+std::string run_paired_sweep(const nlohmann::json& base, const std::vector<GridAxis>& axes,
+                             const std::vector<std::string>& keys, int replications, int jobs,
+                             std::vector<std::string>& warnings, const std::function<bool()>& interrupted = {});
+
 }  // namespace cs::cli

@@ -57,9 +57,13 @@ void print_training(const json& t) {
   }
   if (t.contains("memory")) {
     const json& m = t["memory"];
+    // Within the capacity but not its headroom says so: the plan is refused all the same.
+    const bool fits = text(t, "fits") == "true", in_headroom = !fits && at(m, "per_gpu_bytes") <= at(m, "capacity_bytes");
+    char verdict[96];
+    std::snprintf(verdict, sizeof verdict, fits ? "fits" : in_headroom ? "does NOT fit: inside the %g%% headroom" : "does NOT fit",
+                  100 * at(m, "headroom"));
     std::printf("memory per GPU: %.2f GB of %.2f GB (%s), worst stage %s", at(m, "per_gpu_bytes") / 1e9,
-                at(m, "capacity_bytes") / 1e9, text(t, "fits") == "true" ? "fits" : "does NOT fit",
-                text(m, "worst_stage").c_str());
+                at(m, "capacity_bytes") / 1e9, verdict, text(m, "worst_stage").c_str());
     if (at(m, "host_per_node_bytes") > 0) std::printf("; host %.2f GB per node", at(m, "host_per_node_bytes") / 1e9);
     std::printf("\n");
     const json stages = m.value("per_stage", json::array());
@@ -85,11 +89,13 @@ void print_training(const json& t) {
 }
 
 void print_plans(const json& search) {
-  std::printf("%s on %s x %s, global batch %s: %s valid plans, %s do not fit (dropped), %s simulated "
-              "(screened without contention; the best %s whole on the network)\n",
+  std::printf("%s on %s x %s, global batch %s: %s valid plans, %s do not fit (dropped; %s of them within the GPU's "
+              "memory but not its %g%% headroom), %s simulated (screened without contention; the best %s whole on the "
+              "network)\n",
               text(search, "model").c_str(), text(search, "gpus").c_str(), text(search, "gpu").c_str(),
               text(search, "global_batch").c_str(), text(search, "plans_valid").c_str(),
-              text(search, "plans_dropped").c_str(), text(search, "plans_simulated").c_str(),
+              text(search, "plans_dropped").c_str(), text(search, "plans_dropped_in_headroom").c_str(),
+              100 * at(search, "memory_headroom"), text(search, "plans_simulated").c_str(),
               text(search, "plans_refined").c_str());
   std::printf("%5s %12s %9s %6s %7s %6s %4s %4s %4s %4s %4s %3s %-11s %3s %5s %-9s %8s %s\n", "rank", "tokens/s",
               "step_s", "MFU", "bubble", "mem_GB", "tp", "pp", "dp", "cp", "ep", "Z", "schedule", "v", "micro",

@@ -176,30 +176,55 @@ def autoscaling(cs, out: Path) -> str:
 """
 
 
+def _pm(v, scale: float = 1.0, digits: int = 2) -> str:
+    """A replicated summary number ({"mean", "ci95"}) as "mean ± ci95", scaled and rounded."""
+    return f"{v['mean'] / scale:.{digits}f} ± {v['ci95'] / scale:.{digits}f}"
+
+
+SHARED_CLUSTER_REPLICATIONS = 10
+
+
 def shared_cluster(cs, out: Path) -> str:
     """Four teams sharing 512 GPUs: waits per job class, with and without an urgent queue that preempts."""
-    runs = {"no urgent queue": cs.run(SCENARIOS / "jobs_four_teams.json"),
-            "urgent queue (preempts)": cs.run(SCENARIOS / "jobs_four_teams_urgent.json")}
-    rows, overall = [], []
-    for setup, res in runs.items():
-        j = res.summary["jobs"]
-        overall.append({"setup": setup, "jobs completed": j["completed"], "utilization": round(j["utilization"], 3),
-                        "mean wait (h)": round(j["wait_mean_s"] / 3600, 2), "p95 wait (h)": round(j["wait_p95_s"] / 3600, 2),
-                        "preemptions": j["preemptions"], "lost GPU-hours": round(j["lost_gpu_hours"]),
-                        "cost ($M)": round(j["cost_usd"] / 1e6, 3)})
+    n = SHARED_CLUSTER_REPLICATIONS
+    runs = {}
+    for setup, name in (("no urgent queue", "jobs_four_teams.json"), ("urgent queue (preempts)", "jobs_four_teams_urgent.json")):
+        sc = cs.Scenario.load(SCENARIOS / name)
+        runs[setup] = cs.run(sc.set("run.replications", n)).summary["jobs"]
+    overall, classes, queues = [], [], []
+    for setup, j in runs.items():
+        overall.append({"setup": setup, "jobs completed": _pm(j["completed"], digits=0),
+                        "utilization": _pm(j["utilization"], digits=3),
+                        "mean wait (h)": _pm(j["wait_mean_s"], 3600), "p95 wait (h)": _pm(j["wait_p95_s"], 3600),
+                        "preemptions": _pm(j["preemptions"], digits=0), "lost GPU-hours": _pm(j["lost_gpu_hours"], digits=0),
+                        "cost ($M)": _pm(j["cost_usd"], 1e6, 3)})
         # Per job class (the urgent evaluations are a class either way, a queue only in one).
-        for cls, d in res.jobs.groupby("class", sort=True):
-            rows.append({"setup": setup, "class": cls, "jobs": len(d), "mean wait (h)": round(d["wait_s"].mean() / 3600, 3),
-                         "p95 wait (h)": round(d["wait_s"].quantile(0.95) / 3600, 2),
-                         "preemptions": int(d["preemptions"].sum())})
-    classes = pd.DataFrame(rows)
-    waits = classes.pivot(index="class", columns="setup", values="mean wait (h)")[list(runs)]
+        for cls, c in sorted(j["classes"].items()):
+            classes.append({"setup": setup, "class": cls, "jobs completed": _pm(c["completed"], digits=0),
+                            "mean wait (h)": _pm(c["wait_mean_s"], 3600, 3), "p95 wait (h)": _pm(c["wait_p95_s"], 3600),
+                            "mean": c["wait_mean_s"]["mean"] / 3600, "ci95": c["wait_mean_s"]["ci95"] / 3600})
+        # Chargeback per team: GPU-hours, share of the cluster's GPU-time against the quota, dollars.
+        for q, d in sorted(j["queues"].items()):
+            quota = d.get("quota")
+            queues.append({"setup": setup, "queue": q, "GPU-hours": _pm(d["busy_gpu_hours"], digits=0),
+                           "share of the cluster": _pm(d["cluster_share"], digits=3),
+                           "quota": "-" if quota is None else f"{quota['mean']:.2f}",
+                           "cost ($k)": _pm(d["cost_usd"], 1e3, 0), "mean wait (h)": _pm(d["wait_mean_s"], 3600)})
+    per_class = pd.DataFrame(classes)
+    means = per_class.pivot(index="class", columns="setup", values="mean")[list(runs)]
+    errors = per_class.pivot(index="class", columns="setup", values="ci95")[list(runs)]
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
-    waits.plot.bar(ax=ax, rot=0)
+    means.plot.bar(ax=ax, rot=0, yerr=errors, capsize=3)
     ax.set_yscale("log")
     ax.set_ylabel("mean wait (hours, log)")
-    ax.set_title("512 GPUs, fair share + EASY backfill: waits per job class")
+    ax.set_title(f"512 GPUs: waits per job class ({n} seeds, 95% CI)")
     plot = _save(fig, out, "shared_cluster.png")
+    llm = {setup: _pm(j["queues"]["llm"]["wait_mean_s"], 3600, 1) for setup, j in runs.items()}
+    (a, b) = (j["queues"]["llm"]["wait_mean_s"] for j in runs.values())
+    verdict = ("the intervals overlap, so these seeds do not show that the urgent queue costs the llm team wait "
+               "(a paired comparison at common seeds, `clustersim sweep --paired`, is the sharper test)"
+               if abs(a["mean"] - b["mean"]) <= a["ci95"] + b["ci95"] else
+               "the intervals do not overlap: the urgent queue costs the llm team wait")
     return f"""# Four teams sharing 512 GPUs
 
 `scenarios/jobs_four_teams.json` and `scenarios/jobs_four_teams_urgent.json`: 64 nodes of 8
@@ -207,14 +232,25 @@ H100s, three weeks of jobs from four teams (quotas 40/30/20/10) under Slurm-styl
 with EASY backfill and topology-aware placement; 5% of the arrivals are urgent 64-GPU
 evaluations, queued with the llm team's jobs, or in a queue of their own that preempts.
 
+Every figure is the mean over {n} replications (seeds 1 to {n}) with its 95% confidence
+interval (Student's t): one seed is not enough here. The llm team's queue waits
+{llm["no urgent queue"]} h on average without the urgent queue and {llm["urgent queue (preempts)"]} h with
+it: {verdict}.
+
 ![mean wait per job class]({plot})
 
 {_table(pd.DataFrame(overall))}
 
-Per job class (every job submitted in the three weeks; a wait is all its time pending, to the
-end of the run for a job still queued):
+Per job class (the jobs completed in the three weeks; a wait is all the time a job spent
+pending):
 
-{_table(classes)}
+{_table(per_class.drop(columns=["mean", "ci95"]))}
+
+Chargeback per team (queue): its GPU-hours, its share of the cluster's GPU-time against its
+quota, and its part of the cluster's cost (the cost split by busy GPU-time, idle capacity
+charged pro rata):
+
+{_table(pd.DataFrame(queues))}
 """
 
 

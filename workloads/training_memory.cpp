@@ -160,7 +160,9 @@ MemoryReport memory_per_gpu(const TrainingWorkload& w, double gpu_memory_bytes, 
     report.per_stage.push_back(b);
     if (b.total() > report.max_bytes) report.max_bytes = b.total(), report.worst_stage = s;
   }
-  report.fits = report.max_bytes <= gpu_memory_bytes;
+  report.usable_bytes = gpu_memory_bytes * (1 - o.headroom);
+  report.fits = report.max_bytes <= report.usable_bytes;
+  report.within_capacity = report.max_bytes <= gpu_memory_bytes;
   return report;
 }
 

@@ -19,6 +19,10 @@
 //   its backward, under zb_h1 until its weight pass): 1f1b keeps p - s on stage s, gpipe m.
 // - Framework overhead: a stated constant (CUDA context, cuBLAS / NCCL workspaces, allocator
 //   fragmentation), 2 GB by default.
+// - Headroom: a plan fits when its worst GPU's bytes stay within (1 - headroom) of the GPU's
+//   memory (5% kept free by default; for comparison, vLLM's default
+//   gpu_memory_utilization of 0.9 keeps 10% of a serving GPU free): an estimate a few percent
+//   short of the capacity is no promise that the allocator's peak stays under it.
 // - CPU offload (ZeRO-Offload, Ren et al. 2021, section 4): the optimizer states (and the
 //   gradients the host accumulates, with ZeRO 2 and 3) live in host memory; the GPU keeps its
 //   16-bit weights, and with ZeRO 2 one bucket of full-size gradients before they are reduced
@@ -38,6 +42,7 @@ struct MemoryOptions {
   double optimizer_bytes = 12;  // K: fp32 master weights + Adam momentum and variance
   bool flash_attention = true;  // no s x s attention matrices stored
   double framework_overhead_bytes = 2e9;
+  double headroom = 0.05;       // share of the GPU's memory a fitting plan leaves free, [0, 0.5]
   // Gradient bucket (parameters) ZeRO-2 keeps on the GPU under CPU offload; 0: the graph's
   // default (gradient_bucket_params).
   double bucket_params = 0;
@@ -77,7 +82,9 @@ struct MemoryReport {
   double max_bytes = 0;                    // per_stage[worst_stage].total()
   double max_host_bytes = 0;               // CPU offload: the most host memory a GPU needs
   double capacity_bytes = 0;
-  bool fits = false;                       // max_bytes <= capacity_bytes
+  double usable_bytes = 0;                 // capacity_bytes x (1 - headroom)
+  bool fits = false;                       // max_bytes <= usable_bytes
+  bool within_capacity = false;            // max_bytes <= capacity_bytes (fits, or in the headroom)
 };
 
 // Bytes of activations layer `layer` stores for one micro-batch on one rank.

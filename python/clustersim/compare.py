@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from pathlib import Path
 
 from . import _core
@@ -56,11 +57,15 @@ class Comparison:
     topology, routing, model, gpus, switches, cables, network cost and power, bisection, ...);
     results: a DataFrame, one row per fabric x case (fabric, workload, case, time_s,
     busbw_GBps, network_usd_per_busbw_GBps, ...; traffic: makespan_s, mean_fct_s,
-    p99_fct_s); table: the CLI's side-by-side text."""
+    p99_fct_s; under replications each with "<key>_ci95"); warnings: under replications, the
+    cases whose fastest fabric's 95% interval overlaps the runner-up's (not significant; also
+    raised as UserWarning); table: the CLI's side-by-side text."""
 
     def __init__(self, summary_json: str, table: str):
         self.summary = json.loads(summary_json)
         self.table = table
+        # Under replications: cases whose fastest fabric's 95% interval overlaps the runner-up's.
+        self.warnings = list(self.summary.get("warnings", []))
 
     @property
     def fabrics(self):
@@ -99,13 +104,17 @@ class Comparison:
         return "<pre>" + self.table.replace("&", "&amp;").replace("<", "&lt;") + "</pre>"
 
 
-def compare(fabrics, workloads=None, *, sets: list[str] | None = None, jobs: int = 0) -> Comparison:
+def compare(fabrics, workloads=None, *, sets: list[str] | None = None, jobs: int = 0,
+            replications: int | None = None) -> Comparison:
     """Run the same workloads on each fabric. `fabrics`: scenario files or Scenario objects
     (a list, or a dict {label: scenario}); each contributes its hardware, topology, network
     and run sections. `workloads`: scenario files, Scenario objects or workload dicts (a list
     or {label: ...}); default: the first fabric's workload. `sets`: "PATH=VALUE" overrides
     applied to every fabric. `jobs`: pairs run at once (0: every core); the result is the same
-    for any value. Raises ScenarioError naming the JSON path (and the fabric) on bad input."""
+    for any value. `replications`: seeds per pair (as `clustersim compare --replications`: each
+    result the mean with its 95% half-width, a winner within the noise warned about); None:
+    each file's run.replications. Raises ScenarioError naming the JSON path (and the fabric)
+    on bad input."""
     fabric_pairs = _labelled(fabrics, "fabric")
     scenarios = [(label, _scenario(item)) for label, item in fabric_pairs]
     if workloads is None:
@@ -123,7 +132,13 @@ def compare(fabrics, workloads=None, *, sets: list[str] | None = None, jobs: int
     # As `clustersim compare --set PATH=VALUE`: a list of such strings.
     if isinstance(sets, (str, bytes)) or not all(isinstance(a, str) and "=" in a for a in (sets or [])):
         raise scenario_error("sets", f'a list of "PATH=VALUE" strings, e.g. ["topology.nodes=64"]; got {sets!r}')
+    sets = list(sets or [])
+    if replications is not None:
+        sets.append(f"run.replications={whole_number('replications', replications, 1, 1000)}")
     summary_json, table = _core.compare([(label, sc.to_json()) for label, sc in scenarios],
                                         [(label, json.dumps(w)) for label, w in workload_pairs],
-                                        list(sets or []), whole_number("jobs", jobs, 0, 1024))
-    return Comparison(summary_json, table)
+                                        sets, whole_number("jobs", jobs, 0, 1024))
+    result = Comparison(summary_json, table)
+    for w in result.warnings:
+        warnings.warn(w, UserWarning, stacklevel=2)
+    return result

@@ -14,15 +14,18 @@ if TYPE_CHECKING:
     from .scenario import Scenario
 
 
-def plan(scenario: Scenario | dict | str | os.PathLike, jobs: int = 1, refine: int = 10, only: dict | None = None):
+def plan(scenario: Scenario | dict | str | os.PathLike, jobs: int = 1, refine: int = 10, only: dict | None = None,
+         memory_headroom: float | None = None):
     """Every valid parallel plan (tp, pp, dp, cp, ep, micro-batch, ZeRO stage, schedule,
     recomputation) of the scenario's training model on its cluster, as `clustersim plan`: plans
-    that do not fit in the GPU's memory are dropped, the rest simulated for one step (`jobs` at
+    that do not fit in the GPU's memory less its headroom are dropped (`memory_headroom`, the
+    share kept free, 0 to 0.5; None: the scenario's workload.memory_headroom, 0.05 by default), the rest simulated for one step (`jobs` at
     once; the result does not depend on it): every plan screened without contention, the best
     `refine` simulated whole on the scenario's network; ranked by tokens/s. Returns a pandas
     DataFrame, one row per simulated plan, best first (the columns of `clustersim plan --out`;
     "simulation" says "network" or "screening"), with the counts in DataFrame.attrs:
-    plans_valid, plans_dropped, plans_simulated, plans_refined, model, gpus, gpu, global_batch.
+    plans_valid, plans_dropped, plans_dropped_in_headroom (within the GPU's memory but not its
+    headroom), memory_headroom, plans_simulated, plans_refined, model, gpus, gpu, global_batch.
     `only` narrows the plans, as `clustersim plan --only`: {"schedule": ["1f1b", "interleaved"],
     "zero": [1], "recompute": ["selective"], "micro": [1, 2], "virtual_stages": [2, 4], "max_cp": 2};
     a bad key or value raises ScenarioError with path "only". `jobs` (1-1024) and `refine` (>= 0)
@@ -30,6 +33,8 @@ def plan(scenario: Scenario | dict | str | os.PathLike, jobs: int = 1, refine: i
     import pandas as pd
 
     scenario = as_scenario(scenario)
+    if memory_headroom is not None:  # as `clustersim plan --memory-headroom`
+        scenario = scenario.copy().set("workload.memory_headroom", memory_headroom)
     # The CLI's ranges (clustersim plan -j, --refine).
     jobs = whole_number("jobs", jobs, 1, 1024)
     refine = whole_number("refine", refine, 0, 1 << 30)
@@ -43,7 +48,7 @@ def plan(scenario: Scenario | dict | str | os.PathLike, jobs: int = 1, refine: i
                "ep", "zero", "sequence_parallel", "schedule", "virtual_stages", "micro_batch", "micro_batches",
                "recompute", "simulation", "screening_tokens_per_s"]
     df = pd.DataFrame(result["plans"], columns=columns)
-    for key in ("plans_valid", "plans_dropped", "plans_simulated", "plans_refined", "model", "gpus", "gpu",
+    for key in ("plans_valid", "plans_dropped", "plans_dropped_in_headroom", "memory_headroom", "plans_simulated", "plans_refined", "model", "gpus", "gpu",
                 "global_batch"):
         df.attrs[key] = result[key]
     return df

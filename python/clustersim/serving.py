@@ -14,11 +14,14 @@ _HOUR_S = 3600.0
 
 def serving_frame(result: Result):
     """The serving fleet's time series as a DataFrame indexed by time_s, one column per series
-    with the "serving." prefix dropped (arrival_rate, replicas_ready, replicas_starting,
-    replicas_waiting, replicas_draining, replicas_desired, queue_length, scaling_metric,
-    cost_usd, latency_p50_s, latency_p95_s, latency_p99_s, ttft_p50_s, ttft_p99_s,
-    total_cost_usd; "prefill.*" and "decode.*" per pool when disaggregated). Each row is the
-    interval that ends at time_s (run.timeseries_interval, 60 s by default)."""
+    with the "serving." prefix dropped (arrival_rate: arrivals per second in the interval,
+    warm-up included; replicas_ready, replicas_starting, replicas_waiting, replicas_draining,
+    replicas_desired, queue_length; scaling_metric: what the autoscaler last saw, per ready
+    replica, and scaling_metric_total: the fleet's total it comes from; latency_p50_s,
+    latency_p95_s, latency_p99_s, ttft_p50_s, ttft_p99_s: of the requests completed in the
+    interval, after the warm-up; cost_usd: the fleet's cost so far; "prefill.*" and "decode.*"
+    per pool when disaggregated, with each pool's cost_usd). Each row is the interval that
+    ends at time_s (run.timeseries_interval, 60 s by default)."""
     ts = result.timeseries
     ts = ts[ts["series"].str.startswith("serving.")]
     if ts.empty:
@@ -82,7 +85,7 @@ def serving_plot(result: Result, axes=None, slo: bool = True):
     ax_lat.set_ylabel("seconds")
     ax_lat.legend(loc="upper left", fontsize="small")
 
-    ax_cost.plot(t, frame["total_cost_usd"], color="tab:green")
+    ax_cost.plot(t, frame["cost_usd"], color="tab:green")
     ax_cost.set_ylabel("cost (USD)")
     ax_cost.set_xlabel(unit)
     ax_rep.set_title(f"{result.summary.get('scenario') or 'serving'}: replicas, latency and cost")

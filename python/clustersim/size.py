@@ -25,7 +25,8 @@ class Sizing:
     table: every point tried, a pandas DataFrame (the point's paths, feasible, objective,
     replications, round, each requirement's mean, then the summary flattened as cs.sweep's
     rows); warnings: a line per requirement of the answer whose 95% interval reaches past its
-    bound (also raised as UserWarning); result: the whole answer as `clustersim size --json`
+    bound, and one when the answer's objective and the runner-up's have 95% intervals that
+    overlap (not significant; also raised as UserWarning); result: the whole answer as `clustersim size --json`
     prints it."""
 
     def __init__(self, result_json: str):

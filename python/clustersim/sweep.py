@@ -151,7 +151,7 @@ def _run_docs(pool: Executor, docs: list[str], cancel=None, bar=None) -> list[tu
 
 def sweep(scenario: Scenario | str | os.PathLike, grid: Mapping[str, Sequence[Any]] | Iterable[Mapping[str, Any]],
           jobs: int = 1, *, executor=None, progress: bool = False, cache: str | os.PathLike | None = None,
-          errors: str = "row"):
+          errors: str = "row", replications: int | None = None):
     """Run `scenario` at every point and return a pandas DataFrame: the point's paths, then
     the summary flattened, one row per point (per size for collectives), in point order
     whatever runs them. The rows are the core's (the same as `clustersim sweep`).
@@ -167,7 +167,11 @@ def sweep(scenario: Scenario | str | os.PathLike, grid: Mapping[str, Sequence[An
     from it instead of simulated again.
     errors: "row" (a failed point becomes a row with its "error" message and "error_path",
     and the others go on) or
-    "raise" (the first failed point, in point order, raises ScenarioError)."""
+    "raise" (the first failed point, in point order, raises ScenarioError).
+    replications: seeds per point (run.replications, as `clustersim sweep --replications`):
+    every number becomes two columns, KEY.mean and KEY.ci95 (its 95% half-width), at common
+    seeds for every point; None: the scenario's. For paired differences between points, see
+    `paired`."""
     import pandas as pd
 
     if errors not in ("row", "raise"):
@@ -175,6 +179,8 @@ def sweep(scenario: Scenario | str | os.PathLike, grid: Mapping[str, Sequence[An
     if executor is None:
         whole_number("jobs", jobs, 1, 1024)  # threads, as `clustersim sweep -j`
     base = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+    if replications is not None:
+        base = base.copy().set("run.replications", whole_number("replications", replications, 1, 1000))
     if isinstance(grid, Mapping):
         for path, values in grid.items():
             if not isinstance(path, str):

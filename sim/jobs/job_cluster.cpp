@@ -56,6 +56,8 @@ JobCluster::JobCluster(engine::Simulator& sim, JobsConfig config, std::unique_pt
   completed_.assign(q, 0);
   preempted_.assign(q, 0);
   waits_.resize(q);
+  class_waits_.resize(config_.classes.size());
+  size_waits_.resize(std::size(kSizeBuckets));
   window_wait_sum_.assign(q, 0.0);
   window_starts_.assign(q, 0);
 }
@@ -240,6 +242,8 @@ void JobCluster::complete(Slot s) {
   const auto q = static_cast<std::size_t>(j.queue);
   ++completed_[q];
   waits_[q].push_back(j.wait_s);
+  if (j.job_class >= 0) class_waits_[static_cast<std::size_t>(j.job_class)].push_back(j.wait_s);
+  size_waits_[size_bucket(j.gpus)].push_back(j.wait_s);
   runtime_sum_ += j.end_s - j.first_start_s;
   if (config_.record_jobs) records_.push_back(record_of(j));
   set_held(j.queue);
@@ -477,7 +481,12 @@ JobsResult JobCluster::result() const {
     r.preemptions += qr.preemptions;
     r.queues.push_back(std::move(qr));
   }
-  for (QueueResult& qr : r.queues) qr.gpu_share = busy_gpu_s > 0.0 ? qr.busy_gpu_hours * 3600.0 / busy_gpu_s : 0.0;
+  const auto waits_of = [](std::string name, const std::vector<double>& waits) {
+    return WaitGroup{std::move(name), static_cast<int64_t>(waits.size()), engine::mean(waits),
+                     engine::percentile(waits, 95)};
+  };
+  for (std::size_t k = 0; k < config_.classes.size(); ++k) r.classes.push_back(waits_of(config_.classes[k].name, class_waits_[k]));
+  for (std::size_t b = 0; b < std::size(kSizeBuckets); ++b) r.sizes.push_back(waits_of(kSizeBuckets[b].name, size_waits_[b]));
   r.wait_mean_s = engine::mean(all_waits);
   r.wait_p95_s = engine::percentile(std::move(all_waits), 95);
   r.utilization = now > 0.0 ? busy_gpu_s / (cluster_.total_gpus() * now) : 0.0;
@@ -502,6 +511,14 @@ JobsResult JobCluster::result() const {
   r.cost_usd_by_market = r.money.usd_by_market;
   r.node_hours_by_market = ledger_.instance_hours_by_market(now);
   r.cost_usd = r.money.cost_usd;
+  const double in_service_gpu_s = available_.integral(now);
+  for (std::size_t q = 0; q < r.queues.size(); ++q) {
+    QueueResult& qr = r.queues[q];
+    qr.gpu_share = busy_gpu_s > 0.0 ? qr.busy_gpu_hours * 3600.0 / busy_gpu_s : 0.0;
+    qr.cluster_share = in_service_gpu_s > 0.0 ? qr.busy_gpu_hours * 3600.0 / in_service_gpu_s : 0.0;
+    qr.quota = config_.scheduler.queues[q].quota.value_or(std::nan(""));
+    qr.cost_usd = r.cost_usd * qr.gpu_share;
+  }
   for (const auto& p : pools_) {
     r.node_failures += p->stats().failures;
     r.reclaims += p->stats().reclaims;

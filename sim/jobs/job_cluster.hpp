@@ -144,6 +144,7 @@ class JobCluster final : public engine::EventTarget,
   engine::TimeWeighted available_;          // GPUs in service (ClusterState::in_service_gpus)
   std::vector<int64_t> submitted_, completed_, preempted_;
   std::vector<std::vector<double>> waits_;   // per queue, completed jobs
+  std::vector<std::vector<double>> class_waits_, size_waits_;  // per class, per size bucket
   std::vector<double> window_wait_sum_;      // per queue, starts since the last sample
   std::vector<int64_t> window_starts_;
   int64_t rejected_ = 0, interruptions_ = 0, checkpoints_ = 0, emergency_ = 0;

@@ -10,6 +10,7 @@
 //   stopped while a failure is detected). utilization = busy GPU-time / (GPUs x horizon).
 // - Lost GPU-time: GPU-seconds spent on work that an interruption or preemption threw away.
 // Units: seconds, GPU-hours where the name says so, USD.
+#include <climits>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,7 +29,35 @@ struct QueueResult {
   double gpu_share = 0.0;        // its share of the busy GPU-time
   double busy_gpu_hours = 0.0;
   int64_t preemptions = 0;       // of its jobs
+  // Chargeback: its share of the GPU-time in service (the cluster's GPU-hours, idle ones too),
+  // against its quota (share of the cluster's GPUs; NaN: none set), and its part of the
+  // cluster's cost: cost_usd x gpu_share (idle capacity charged pro rata to use, so the
+  // queues' parts add up to the cluster's cost).
+  double cluster_share = 0.0;
+  double quota = 0.0;
+  double cost_usd = 0.0;
 };
+
+// Waits of the completed jobs of one group (a job class, or a size bucket).
+struct WaitGroup {
+  std::string name;
+  int64_t completed = 0;
+  double wait_mean_s = 0.0;
+  double wait_p95_s = 0.0;
+};
+
+// Size buckets of waits by job size, by GPUs: one GPU, within an 8-GPU node, then eightfold
+// steps (up to 8 nodes, up to 64 nodes, more). `upper` is the bucket's largest size.
+struct SizeBucket {
+  int upper;
+  const char* name;
+};
+inline constexpr SizeBucket kSizeBuckets[] = {{1, "1"}, {8, "2-8"}, {64, "9-64"}, {512, "65-512"}, {INT_MAX, "513+"}};
+inline std::size_t size_bucket(int gpus) {
+  std::size_t b = 0;
+  while (gpus > kSizeBuckets[b].upper) ++b;
+  return b;
+}
 
 // One row of the per-job table. start_s and end_s are NaN for a job that never started /
 // did not finish before the run ended.
@@ -62,6 +91,8 @@ struct JobsResult {
   double lost_gpu_hours = 0.0;
   double cost_usd = 0.0;
   std::vector<QueueResult> queues;
+  std::vector<WaitGroup> classes;  // per job class, in the scenario's order (none for a bare trace)
+  std::vector<WaitGroup> sizes;    // per kSizeBuckets entry, every bucket
 
   // Breakdowns.
   int64_t rejected = 0;            // trace jobs larger than their queue's cap or the cluster

@@ -158,8 +158,10 @@ void parse_class_training(const json& doc, const json& w, Config& config) {
     const work::MemoryReport m = work::memory_per_gpu(tc.workload, config.gpu.memory_bytes, tc.step.memory);
     if (!m.fits)
       throw InputError(join_path(item, "training.parallel"),
-                       "a plan that fits in GPU memory: this one needs " + format_quantity(m.max_bytes, QuantityKind::bytes) +
-                           " per GPU of " + format_quantity(config.gpu.memory_bytes, QuantityKind::bytes),
+                       "a plan that fits in GPU memory less its headroom: this one needs " +
+                           format_quantity(m.max_bytes, QuantityKind::bytes) + " per GPU of " +
+                           format_quantity(m.usable_bytes, QuantityKind::bytes) + " usable (" +
+                           format_quantity(config.gpu.memory_bytes, QuantityKind::bytes) + " less memory_headroom)",
                        "more tensor or pipeline parallelism, ZeRO, recomputation, or clustersim plan for one that fits");
   }
 }

@@ -142,6 +142,7 @@ void parse_simulation(const json& w, const std::string& at, TrainingConfig& t) {
   o.memory.bucket_params = o.graph.bucket_params;
   o.memory.framework_overhead_bytes =
       get_quantity(w, "framework_overhead", at, QuantityKind::bytes, Sign::non_negative, 2e9);
+  o.memory.headroom = get_number(w, "memory_headroom", at, o.memory.headroom, 0, 0.5);
   o.memory.flash_attention = t.workload.flash_attention;  // what is stored, as it is timed
   t.replicas = ReplicaMode::automatic;
   if (const json* r = member(w, "one_replica")) {

@@ -213,8 +213,11 @@ void ServingFleet::sample_pool(const char* prefix, const ReplicaPool& pool, cons
   rec.sample(p + "replicas_draining", now, pool.draining_count());
   rec.sample(p + "replicas_desired", now, pool.desired());
   rec.sample(p + "queue_length", now, queued);
-  rec.sample(p + "scaling_metric", now, loop.last_input().fleet_total);
-  rec.sample(p + "cost_usd", now, pool.cost_usd());
+  // What the autoscaler sees: the metric per ready replica (the unit of its target), and the
+  // fleet's total it comes from (the balancer's queue included for concurrency and queue_length).
+  const ScalingInput& seen = loop.last_input();
+  rec.sample(p + "scaling_metric", now, seen.ready_replicas > 0 ? seen.fleet_total / seen.ready_replicas : 0.0);
+  rec.sample(p + "scaling_metric_total", now, seen.fleet_total);
 }
 
 void ServingFleet::sample_timeseries() {
@@ -237,8 +240,12 @@ void ServingFleet::sample_timeseries() {
     rec.sample("serving.ttft_p50_s", now, stats_.window_ttft_quantile(0.50));
     rec.sample("serving.ttft_p99_s", now, stats_.window_ttft_quantile(0.99));
   }
-  const double cost = pool_->cost_usd() + (decode_pool_ ? decode_pool_->cost_usd() : 0.0);
-  rec.sample("serving.total_cost_usd", now, cost);
+  // The cost so far: the fleet's, and each pool's apart when disaggregated.
+  if (decode_pool_) {
+    rec.sample("serving.prefill.cost_usd", now, pool_->cost_usd());
+    rec.sample("serving.decode.cost_usd", now, decode_pool_->cost_usd());
+  }
+  rec.sample("serving.cost_usd", now, pool_->cost_usd() + (decode_pool_ ? decode_pool_->cost_usd() : 0.0));
   stats_.reset_window();
 }
 

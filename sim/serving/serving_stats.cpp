@@ -31,9 +31,9 @@ ServingStats::ServingStats(const SloSpec& slo, const QuantileSketch::Options& sk
       tpot_(sketch) {}
 
 void ServingStats::on_arrival(const Request& request) {
+  ++window_arrivals_;  // the time series' arrival rate: warm-up included, as the fleet sees it
   if (!counted(request)) return;
   ++arrivals_;
-  ++window_arrivals_;
   add_at(arrivals_by_hour_, hour_of(request));
 }
 

@@ -25,8 +25,9 @@ class ServingStats {
   // Fills the request-level fields of `out` (counts, latencies, SLO, TTFT, TPOT).
   void fill(ServingResult& out, double elapsed_s) const;
 
-  // The window since the last reset_window(): arrivals, and percentiles of the latencies and
-  // TTFTs completed in it (from the histograms: within the sketch's relative error).
+  // The window since the last reset_window(): arrivals (warm-up included), and percentiles of
+  // the latencies and TTFTs completed in it (of requests after the warm-up; from the
+  // histograms: within the sketch's relative error).
   uint64_t window_arrivals() const { return window_arrivals_; }
   double window_latency_quantile(double p) const { return latency_.quantile_since(p, latency_mark_); }
   double window_ttft_quantile(double p) const { return ttft_.quantile_since(p, ttft_mark_); }

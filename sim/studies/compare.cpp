@@ -13,6 +13,7 @@
 #include "sim/scenario/input_error.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/studies/parallel.hpp"
+#include "sim/studies/significance.hpp"
 #include "sim/world/run.hpp"
 #include "topology/params.hpp"
 #include "topology/uniform_traffic.hpp"
@@ -81,6 +82,35 @@ std::vector<json> cases_of(const json& summary) {
   return out;
 }
 
+// A result row's case as the table names it: "[workload] case".
+std::string case_label(const json& r) {
+  std::string key = "[";  // appended piecewise: GCC 12's -Wrestrict misfires on "[" + s + "] "
+  key.append(r["workload"].get<std::string>()).append("] ").append(r["case"].get<std::string>());
+  return key;
+}
+
+// Under replications: per workload and case, a warning where the fastest fabric's interval
+// overlaps the runner-up's (significance.hpp).
+json significance_warnings(const json& results) {
+  json warnings = json::array();
+  std::vector<std::string> cases;  // in order of first appearance
+  for (const json& r : results) {
+    const std::string c = case_label(r);
+    if (std::find(cases.begin(), cases.end(), c) == cases.end()) cases.push_back(c);
+  }
+  for (const std::string& c : cases)
+    for (const char* key : {"time_s", "makespan_s", "mean_fct_s", "p99_fct_s"}) {
+      std::vector<Estimate> estimates;
+      for (const json& r : results)
+        if (case_label(r) == c && r.contains(std::string(key) + "_ci95"))
+          estimates.push_back({r["fabric"].get<std::string>(), number(r[key]), number(r[std::string(key) + "_ci95"])});
+      std::string what = c;
+      what.append(" ").append(key);
+      if (auto w = not_significant(what, std::move(estimates), true)) warnings.push_back(*w);
+    }
+  return warnings;
+}
+
 }  // namespace
 
 json compare_fabrics(const std::vector<ComparedFabric>& fabrics, const std::vector<ComparedWorkload>& workloads,
@@ -144,6 +174,7 @@ json compare_fabrics(const std::vector<ComparedFabric>& fabrics, const std::vect
         out["results"].push_back(std::move(row));
       }
   }
+  out["warnings"] = significance_warnings(out["results"]);
   return out;
 }
 
@@ -182,8 +213,7 @@ std::string comparison_text(const json& comparison) {
   std::vector<std::string> order;
   std::vector<std::vector<const json*>> by_case;
   for (const json& r : comparison["results"]) {
-    std::string key = "[";  // appended piecewise: GCC 12's -Wrestrict misfires on "[" + s + "] "
-    key.append(r["workload"].get<std::string>()).append("] ").append(r["case"].get<std::string>());
+    const std::string key = case_label(r);
     std::size_t k = 0;
     while (k < order.size() && order[k] != key) ++k;
     if (k == order.size()) {
@@ -226,6 +256,8 @@ std::string comparison_text(const json& comparison) {
     out += text + "\n";
   }
   out += std::string("figures: ") + topo::kBisectionAssumes + "; " + topo::kUniformTrafficAssumes + "\n";
+  if (comparison.contains("warnings"))
+    for (const json& w : comparison["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
   return out;
 }
 

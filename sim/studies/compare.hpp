@@ -23,11 +23,12 @@ struct ComparedWorkload {
 // the result is the same for any `jobs`. Every pair is parsed and checked before any runs:
 // an InputError names "fabric <label>: <path>". Returns
 //   {"fabrics": [{"label", "topology", "routing", "model", <the summary's fabric block>}],
-//    "results": [{"fabric", "workload", "case", ...numbers}]}
+//    "results": [{"fabric", "workload", "case", ...numbers}], "warnings": [...]}
 // in workload, case, fabric order. A collective gives one case per result row ("all_reduce
 // 1GiB ring": time_s, algbw_GBps, busbw_GBps, network_usd_per_busbw_GBps; under
 // replications, means, each with its 95% half-width as "<key>_ci95"); traffic one case
-// (makespan_s, mean_fct_s, p99_fct_s, the same way).
+// (makespan_s, mean_fct_s, p99_fct_s, the same way). "warnings": per case and time, where the
+// fastest fabric's 95% interval overlaps the runner-up's (not significant; significance.hpp).
 nlohmann::json compare_fabrics(const std::vector<ComparedFabric>& fabrics,
                                const std::vector<ComparedWorkload>& workloads,
                                const std::vector<std::string>& sets, int jobs);

@@ -17,7 +17,7 @@ using nlohmann::json;
 using scenario::InputError;
 
 json paired_comparison(const json& base, const std::vector<PairedVariant>& variants, const std::vector<std::string>& keys,
-                       int replications, int jobs, const std::string& at) {
+                       int replications, int jobs, const std::string& at, const std::function<bool()>& interrupted) {
   if (variants.size() < 2) throw InputError(at, "at least two variants to compare (the first is the baseline)");
   if (replications < 1) throw InputError(at, "replications: at least 1 (10 or more for a useful interval)");
   if (keys.empty()) throw InputError(at, "at least one summary key to compare, e.g. serving.cost_usd");
@@ -34,6 +34,7 @@ json paired_comparison(const json& base, const std::vector<PairedVariant>& varia
       scenario::set_path(doc, "run.replications", 1);
       world::RunOptions options;
       options.threads = 1;
+      options.interrupted = interrupted;
       summaries[i] = world::run_scenario(scenario::parse_config(doc), options).summary;
     } catch (const InputError& e) {
       throw InputError(e.path(), e.expected() + " (variant " + v.label + ")", e.hint());
@@ -86,8 +87,8 @@ json paired_comparison(const json& base, const std::vector<PairedVariant>& varia
         out["warnings"].push_back(buf);
       } else if (!conclusive && lower > 0 && higher > 0) {
         std::snprintf(buf, sizeof buf,
-                      "%s: %s - %s = %.6g +- %.3g (95%%, %zu seeds): the seeds disagree (%d lower, %d higher); a "
-                      "conclusion from one seed would rest on chance",
+                      "%s: %s - %s = %.6g +- %.3g (95%%, %zu seeds): not significant, the seeds disagree (%d lower, "
+                      "%d higher); a conclusion from one seed would rest on chance",
                       keys[k].c_str(), variants[v].label.c_str(), variants[0].label.c_str(), s.mean, s.ci95, seeds,
                       lower, higher);
         out["warnings"].push_back(buf);

@@ -4,6 +4,7 @@
 // difference is measured seed by seed and its 95% interval is the paired one (Student's t on
 // the per-seed differences), far narrower than the two means' intervals side by side when the
 // seeds drive both variants alike. One implementation for Python's clustersim.paired.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,12 +28,13 @@ struct PairedVariant {
 //                     "higher", "equal"}],  (variant - baseline, per key, for every other variant;
 //                     lower/higher/equal: seeds where the variant's number was below, above)
 //    "warnings": [...]}.
-// A warning names each difference whose interval covers 0 while the seeds disagree on its sign:
-// a conclusion from any one seed would rest on chance. InputError at `at` for fewer than two
+// A warning names each difference whose interval covers 0 while the seeds disagree on its sign
+// (not significant: a conclusion from any one seed would rest on chance). InputError at `at` for fewer than two
 // variants, fewer than one replication, or a key that names no number of the summaries (with
 // the nearest key); a variant's invalid scenario is an InputError naming the variant.
+// `interrupted` (may be empty) is polled by every run (world::RunOptions::interrupted).
 nlohmann::json paired_comparison(const nlohmann::json& base, const std::vector<PairedVariant>& variants,
                                  const std::vector<std::string>& keys, int replications, int jobs,
-                                 const std::string& at);
+                                 const std::string& at, const std::function<bool()>& interrupted = {});
 
 }  // namespace cs::studies

@@ -207,12 +207,14 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
                             {gpus, config.topology.node.gpus, t.allow_tp_across_nodes}, gpu.memory_bytes, space,
                             t.step.memory);
   std::vector<const work::TrainingWorkload*> fitting;
-  for (const auto& c : candidates)
-    if (c.memory.fits) fitting.push_back(&c.workload);
-
   PlanSearch out;
+  for (const auto& c : candidates) {
+    if (c.memory.fits) fitting.push_back(&c.workload);
+    else if (c.memory.within_capacity) ++out.dropped_in_headroom;
+  }
   out.valid = candidates.size();
   out.dropped = candidates.size() - fitting.size();
+  out.memory_headroom = t.step.memory.headroom;
   const topo::Topology topology = build_topology(config);
   std::vector<json> rows(fitting.size());
   std::vector<std::size_t> all(fitting.size());
@@ -280,6 +282,8 @@ json plan_search_json(const Config& config, const PlanSearch& search, std::size_
           {"global_batch", work::global_batch(w)},
           {"plans_valid", search.valid},
           {"plans_dropped", search.dropped},
+          {"plans_dropped_in_headroom", search.dropped_in_headroom},
+          {"memory_headroom", search.memory_headroom},
           {"plans_simulated", search.rows.size()},
           {"plans_refined", search.refined},
           {"plans", json(std::vector<json>(search.rows.begin(), search.rows.begin() + std::ptrdiff_t(n)))}};

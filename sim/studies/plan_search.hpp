@@ -52,7 +52,9 @@ struct PlanSearchOptions {
 
 struct PlanSearch {
   std::size_t valid = 0;    // plans enumerated (validate() passes)
-  std::size_t dropped = 0;  // of which do not fit in the GPU's memory
+  std::size_t dropped = 0;  // of which do not fit in the GPU's memory less its headroom
+  std::size_t dropped_in_headroom = 0;  // of those, within the capacity but not the headroom
+  double memory_headroom = 0;           // the share of the GPU's memory a plan leaves free
   std::size_t refined = 0;  // of the rest, simulated on the network model
   // One row per fitting plan, best first (tokens/s: the network's for refined plans, the
   // screening's for the others; ties in enumeration order): the plan's keys, the contract's
@@ -70,7 +72,7 @@ work::PlanSpace plan_space(const std::vector<std::string>& only, const std::stri
 PlanSearch search_plans(const scenario::Config& config, const PlanSearchOptions& options = {});
 
 // {"scenario", "model", "gpus", "gpu", "global_batch", "plans_valid", "plans_dropped",
-// "plans_simulated", "plans_refined", "plans": rows[0 .. top)} (top 0: every row).
+// "plans_dropped_in_headroom", "memory_headroom", "plans_simulated", "plans_refined", "plans": rows[0 .. top)} (top 0: every row).
 nlohmann::json plan_search_json(const scenario::Config& config, const PlanSearch& search, std::size_t top = 0);
 // Every row as CSV (a header of the row keys).
 std::string plan_search_csv(const PlanSearch& search);

@@ -12,6 +12,7 @@
 #include "sim/scenario/load.hpp"
 #include "sim/studies/grid_check.hpp"
 #include "sim/studies/parallel.hpp"
+#include "sim/studies/significance.hpp"
 #include "sim/world/run.hpp"
 
 namespace cs::studies {
@@ -282,6 +283,17 @@ json SizeSearch::result() const {
     }
     out["best"] = {{"point", point_json(t.point)}, {"objective", t.objective}, {"replications", t.replications},
                    {"requirements", reqs}, {"summary", t.summary}};
+    // The answer against the runner-up among the points that meet every requirement: within
+    // each other's 95% interval of the objective, the answer is not significant.
+    std::vector<Estimate> estimates;
+    for (const auto& [index, other] : tried_)
+      if (other.done && !other.needs_confirm && other.feasible) {
+        std::string label;
+        for (const auto& [path, value] : other.point)
+          label.append(label.empty() ? "" : " ").append(path).append("=").append(value.dump());
+        estimates.push_back({label, other.objective, summary_number_at(other.summary, options_.minimize).ci95});
+      }
+    if (auto w = not_significant(options_.minimize, std::move(estimates), true)) out["warnings"].push_back(*w);
   }
   json points = json::array();
   for (const auto& [index, t] : tried_) {

@@ -103,7 +103,8 @@ class SizeSearch {
   //  "requirements", "searched", "points": [{"point", "feasible", "objective", "replications",
   //  "round", "requirements": {text: {"mean", "ci95", "holds"}}, "summary" | "error"}],
   //  "runs", "lines", "lines_pruned", "warnings": [a line per requirement of the best point
-  //  whose 95% interval reaches past its bound]}. Throws the first point's InputError when every point
+  //  whose 95% interval reaches past its bound, and one when its objective's 95% interval
+  //  overlaps the runner-up's among the feasible points (significance.hpp)]}. Throws the first point's InputError when every point
   //  tried failed (a path or value wrong everywhere).
   nlohmann::json result() const;
 

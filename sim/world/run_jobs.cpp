@@ -64,11 +64,20 @@ json run_jobs(const Config& config, engine::Simulator& sim, bool record, std::st
 json jobs_block(const jobs::JobsResult& r, const jobs::JobsConfig& config) {
   const auto n = [](double x) { return summary_number(x); };
   json queues = json::object();
-  for (const jobs::QueueResult& q : r.queues)
-    queues[q.name] = {{"completed", n(q.completed)},       {"wait_mean_s", n(q.wait_mean_s)},
-                      {"wait_p95_s", n(q.wait_p95_s)},     {"gpu_share", n(q.gpu_share)},
-                      {"submitted", n(q.submitted)},       {"busy_gpu_hours", n(q.busy_gpu_hours)},
-                      {"preemptions", n(q.preemptions)}};
+  for (const jobs::QueueResult& q : r.queues) {
+    json& queue = queues[q.name] = {{"completed", n(q.completed)},       {"wait_mean_s", n(q.wait_mean_s)},
+                                    {"wait_p95_s", n(q.wait_p95_s)},     {"gpu_share", n(q.gpu_share)},
+                                    {"submitted", n(q.submitted)},       {"busy_gpu_hours", n(q.busy_gpu_hours)},
+                                    {"preemptions", n(q.preemptions)},   {"cluster_share", n(q.cluster_share)},
+                                    {"cost_usd", n(q.cost_usd)}};
+    if (!std::isnan(q.quota)) queue["quota"] = n(q.quota);
+  }
+  const auto waits = [&](const std::vector<jobs::WaitGroup>& groups) {
+    json out = json::object();
+    for (const jobs::WaitGroup& g : groups)
+      out[g.name] = {{"completed", n(g.completed)}, {"wait_mean_s", n(g.wait_mean_s)}, {"wait_p95_s", n(g.wait_p95_s)}};
+    return out;
+  };
   json hours_by_market = json::object();
   for (const fleet::Market m : fleet::kAllMarkets)
     hours_by_market[std::string(fleet::to_string(m))] = n(r.node_hours_by_market[m]);
@@ -83,6 +92,8 @@ json jobs_block(const jobs::JobsResult& r, const jobs::JobsConfig& config) {
       {"lost_gpu_hours", n(r.lost_gpu_hours)},
       {"cost_usd", n(r.cost_usd)},
       {"queues", std::move(queues)},
+      {"classes", waits(r.classes)},
+      {"waits_by_size", waits(r.sizes)},
       {"stream", {{"rejected", n(r.rejected)},
                   {"pending_at_end", n(r.pending_at_end)},
                   {"running_at_end", n(r.running_at_end)},

@@ -85,6 +85,8 @@ json memory_json(const Config& config, const work::MemoryReport& m) {
   const double host_node = m.max_host_bytes * config.topology.node.gpus;
   json out = {{"per_gpu_bytes", m.max_bytes},
               {"capacity_bytes", m.capacity_bytes},
+              {"headroom", config.training.step.memory.headroom},
+              {"usable_bytes", m.usable_bytes},
               {"gpu_fits", m.fits},
               {"worst_stage", m.worst_stage},
               {"host_per_gpu_bytes", m.max_host_bytes},

@@ -49,10 +49,11 @@ json resolve_training_run_step(Config& config, const std::function<bool()>& inte
   // A step that does not fit is a result for one step, but no run can train on it.
   if (!step.at("fits").get<bool>())
     throw InputError("workload.training.parallel",
-                     "the plan does not fit in GPU memory (" +
+                     "the plan does not fit in GPU memory less its headroom (" +
                          format_quantity(step.at("memory_per_gpu_bytes").get<double>(), QuantityKind::bytes) +
-                         " per GPU of " + format_quantity(config.gpu.memory_bytes, QuantityKind::bytes) +
-                         "): a training run needs a plan that fits",
+                         " per GPU of " + format_quantity(step.at("memory").at("usable_bytes").get<double>(), QuantityKind::bytes) +
+                         " usable, " + format_quantity(config.gpu.memory_bytes, QuantityKind::bytes) +
+                         " less memory_headroom): a training run needs a plan that fits",
                      "run it as a \"training\" workload to see the memory breakdown, or clustersim plan for one that fits");
   config.training_run.step_time_s = step.at("step_time_s").get<double>();
   config.training_run.tokens_per_step = step.at("flops").at("tokens_per_step").get<double>();

@@ -92,6 +92,30 @@ def test_cli_writes_the_job_table_and_the_time_series_and_prints_a_summary(tmp_p
     assert busy.max() <= 512 and busy.min() >= 0
 
 
+def test_chargeback_per_team_and_waits_by_class_and_size():
+    j = cs.run(FOUR_TEAMS).summary["jobs"]
+    queues = j["queues"]
+    # Each team's part of the cost, split by busy GPU-time, adds up to the cluster's.
+    assert sum(q["cost_usd"] for q in queues.values()) == pytest.approx(j["cost_usd"], rel=1e-9)
+    for q in queues.values():
+        assert q["cost_usd"] == pytest.approx(j["cost_usd"] * q["gpu_share"], rel=1e-9)
+    assert sum(q["busy_gpu_hours"] for q in queues.values()) == pytest.approx(j["gpu_hours"]["busy"], rel=1e-9)
+    assert sum(q["cluster_share"] for q in queues.values()) == pytest.approx(
+        j["gpu_hours"]["busy"] / j["gpu_hours"]["available"], rel=1e-9)
+    # Quotas 40/30/20/10, as the scenario gives them.
+    assert {name: q["quota"] for name, q in queues.items()} == {"llm": 0.4, "vision": 0.3, "research": 0.2,
+                                                                  "interactive": 0.1}
+    doc = json.loads(FOUR_TEAMS.read_text())
+    assert set(j["classes"]) == {c["name"] for c in doc["workload"]["classes"]}
+    assert sum(c["completed"] for c in j["classes"].values()) == j["completed"]
+    assert list(j["waits_by_size"]) == sorted(["1", "2-8", "9-64", "65-512", "513+"])
+    assert sum(b["completed"] for b in j["waits_by_size"].values()) == j["completed"]
+    assert j["waits_by_size"]["513+"]["completed"] == 0  # no job over 128 GPUs
+    out = run_cli("run", FOUR_TEAMS, check=True).stdout
+    for words in ("of cluster", "quota", "GPU-h", "job size (GPUs)", "interactive", "65-512"):
+        assert words in out, words
+
+
 @pytest.mark.parametrize("policy", ["fifo", "backfill"])
 def test_a_trace_by_hand(tmp_path, policy):
     result = cs.run(trace_scenario(tmp_path, policy))

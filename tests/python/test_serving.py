@@ -54,19 +54,37 @@ def test_cli_prints_a_readable_summary_and_writes_the_time_series(tmp_path):
     lines = (tmp_path / "timeseries.csv").read_text().splitlines()
     series = {line.split(",")[0] for line in lines[1:]}
     assert {"serving.arrival_rate", "serving.replicas_ready", "serving.replicas_starting", "serving.queue_length",
-            "serving.latency_p99_s", "serving.total_cost_usd"} <= series
+            "serving.latency_p99_s", "serving.cost_usd", "serving.scaling_metric"} <= series
+    assert "serving.total_cost_usd" not in series  # one cost column, not two
 
 
 def test_the_plot_helper_returns_a_figure():
     res = cs.run(short_llm())
     frame = cs.serving_frame(res)
-    assert {"replicas_ready", "replicas_desired", "latency_p99_s", "total_cost_usd"} <= set(frame.columns)
+    assert {"replicas_ready", "replicas_desired", "latency_p99_s", "cost_usd"} <= set(frame.columns)
     assert frame["replicas_desired"].between(2, 40).all()
     # The cost only grows.
-    assert frame["total_cost_usd"].is_monotonic_increasing
+    assert frame["cost_usd"].is_monotonic_increasing
     fig = cs.serving_plot(res)
     assert isinstance(fig, matplotlib.figure.Figure)
     assert len(fig.axes) >= 3
+
+
+def test_the_time_series_name_what_they_hold():
+    sc = short_llm().set("run.warmup", "30min")
+    res = cs.run(sc)
+    frame = cs.serving_frame(res)
+    # Arrivals during the warm-up are in the rate (the fleet sees them), not in the summary.
+    warm = frame[frame.index <= 1800]
+    assert (warm["arrival_rate"] > 0).all()
+    # The autoscaler's metric per ready replica, beside the fleet's total it comes from.
+    seen = frame[(frame["scaling_metric_total"] > 0) & (frame["replicas_ready"] > 1)]
+    assert not seen.empty
+    assert (seen["scaling_metric"] <= seen["scaling_metric_total"]).all()
+    assert (seen["scaling_metric"] < seen["scaling_metric_total"]).any()
+    # One cost column: the fleet's cost so far, ending at the summary's cost.
+    assert "total_cost_usd" not in frame.columns
+    assert frame["cost_usd"].iloc[-1] == pytest.approx(res.summary["serving"]["cost_usd"], rel=0.02)
 
 
 def test_the_plot_helper_refuses_other_results():

@@ -103,6 +103,53 @@ def test_plan_csv_and_python_dataframe_agree(tmp_path):
             (r["tp"], r["pp"], r["schedule"], r["recompute"])
 
 
+def test_plan_drops_plans_inside_the_memory_headroom_and_says_so(tmp_path):
+    path = small_cluster(tmp_path)
+    narrow = ["--refine", "0", "--only", "schedule=1f1b", "--only", "zero=0", "--only", "recompute=none"]
+    none = json.loads(run_cli("plan", path, "--json", "--memory-headroom", "0", *narrow, check=True).stdout)
+    assert none["memory_headroom"] == 0 and none["plans_dropped_in_headroom"] == 0
+    # A GPU the fullest plan fills to 97%: every plan still fits in it, and those above 95% of
+    # it are inside the default 5% headroom.
+    need = [p["memory_per_gpu_bytes"] for p in none["plans"]]
+    memory = max(need) / 0.97
+    gpu = ["--set", f'hardware.gpu={{"name": "H100-SXM", "memory": {memory:.0f}}}']
+    inside = [m for m in need if m > 0.95 * memory]
+    assert inside
+    default = json.loads(run_cli("plan", path, "--json", *gpu, *narrow, check=True).stdout)
+    assert default["memory_headroom"] == 0.05
+    assert default["plans_dropped_in_headroom"] == len(inside)
+    assert default["plans_dropped"] == none["plans_dropped"] + len(inside)
+    assert all(p["memory_per_gpu_bytes"] <= 0.95 * memory for p in default["plans"])
+    # --memory-headroom is the scenario's key, and Python's argument.
+    keyed = json.loads(run_cli("plan", path, "--json", *gpu, "--set", "workload.memory_headroom=0", *narrow,
+                               check=True).stdout)
+    assert keyed["plans_dropped_in_headroom"] == 0 and keyed["plans_dropped"] == none["plans_dropped"]
+    table = run_cli("plan", path, "--top", "1", *gpu, *narrow, check=True).stdout
+    assert f"{len(inside)} of them within the GPU's memory but not its 5% headroom" in table
+    df = cs.plan(cs.Scenario.load(str(path)).override(gpu[1]), refine=0, memory_headroom=0,
+                 only={"schedule": "1f1b", "zero": 0, "recompute": "none"})
+    assert df.attrs["plans_dropped_in_headroom"] == 0 and len(df) == len(none["plans"])
+    assert run_cli("plan", path, "--memory-headroom", "0.6").returncode == 2
+
+
+def test_a_step_inside_the_headroom_does_not_fit(tmp_path):
+    path = small_cluster(tmp_path)
+    need = cs.run(str(path)).summary["training"]["memory"]["per_gpu_bytes"]
+    # A GPU the step fills to 97%: within its memory, inside the default 5% headroom.
+    gpu = f'hardware.gpu={{"name": "H100-SXM", "memory": {need / 0.97:.0f}}}'
+    t = cs.run(cs.Scenario.load(str(path)).override(gpu)).summary["training"]
+    assert not t["fits"] and not t["memory"]["gpu_fits"]
+    assert t["memory"]["headroom"] == 0.05
+    assert t["memory"]["usable_bytes"] == pytest.approx(need / 0.97 * 0.95, rel=1e-9)
+    assert t["memory"]["per_gpu_bytes"] <= t["memory"]["capacity_bytes"]
+    out = run_cli("run", path, "--set", gpu, check=True).stdout
+    assert "does NOT fit: inside the 5% headroom" in out
+    # With no headroom asked, it fits: the rule before the headroom.
+    assert cs.run(cs.Scenario.load(str(path)).override(gpu).set("workload.memory_headroom", 0)).summary["training"]["fits"]
+    proc = run_cli("run", path, "--set", "workload.memory_headroom=0.7")
+    assert proc.returncode == 2 and "workload.memory_headroom" in proc.stderr
+
+
 def test_plan_needs_a_training_scenario():
     proc = run_cli("plan", ROOT / "scenarios" / "incast.json")
     assert proc.returncode == 2

@@ -81,10 +81,12 @@ TEST_CASE("LLM serving with HPA: TTFT, TPOT, SLO and scaling", "[serving][fleet]
   REQUIRE(ready);
   CHECK(ready->size() == 180);
   for (const char* name : {"serving.arrival_rate", "serving.latency_p99_s", "serving.ttft_p50_s",
-                           "serving.queue_length", "serving.total_cost_usd", "serving.replicas_starting"}) {
+                           "serving.queue_length", "serving.cost_usd", "serving.replicas_starting",
+                           "serving.scaling_metric", "serving.scaling_metric_total"}) {
     INFO(name);
     CHECK(sim.recorder().series(name));
   }
+  CHECK_FALSE(sim.recorder().series("serving.total_cost_usd"));  // one cost column, not two
 }
 
 TEST_CASE("Disaggregated serving: prefill and decode pools, KV moved between them",

@@ -40,6 +40,11 @@ ServingResult judged(const SloSpec& slo, std::initializer_list<CompletedRequest>
   return out;
 }
 
+// Every bound given: latency, TTFT and TPOT (seconds), held at `percentile` (a share).
+SloSpec every_bound(double latency_s, double ttft_s, double tpot_s, double percentile) {
+  return SloSpec{.latency_s = latency_s, .percentile = percentile, .ttft_s = ttft_s, .tpot_s = tpot_s};
+}
+
 }  // namespace
 
 TEST_CASE("a TTFT bound missed at the percentile fails the SLO though latency holds", "[serving][slo]") {
@@ -58,6 +63,35 @@ TEST_CASE("a TTFT bound missed at the percentile fails the SLO though latency ho
   CHECK(r.slo_ttft.observed_s == Approx(0.8));
   CHECK_FALSE(r.slo_met);
   CHECK(r.slo_attainment == Approx(1.0 / 3));  // only the first is within both
+}
+
+TEST_CASE("each bound failing alone fails the SLO, the others holding", "[serving][slo]") {
+  const SloSpec slo = every_bound(10.0, 0.5, 0.1, 0.5);
+  // Every request alike: (latency, TTFT, output tokens); TPOT = (latency - TTFT) / (tokens - 1).
+  const auto three = [&](double latency, double ttft, int tokens) {
+    return judged(slo, {llm_request(0, latency, ttft, tokens), llm_request(1, latency, ttft, tokens),
+                        llm_request(2, latency, ttft, tokens)});
+  };
+  const ServingResult all = three(2.0, 0.2, 101);  // 2 s, 0.2 s, 0.018 s per token
+  CHECK(all.slo_met);
+  CHECK(all.slo_attainment == 1.0);
+  const ServingResult latency = three(20.0, 0.2, 1001);  // 20 s > 10 s; 0.0198 s per token
+  const ServingResult ttft = three(2.0, 0.8, 101);       // 0.8 s > 0.5 s; 0.012 s per token
+  const ServingResult tpot = three(5.0, 0.2, 11);        // 0.48 s per token > 0.1 s; 5 s, 0.2 s
+  for (const ServingResult* r : {&latency, &ttft, &tpot}) {
+    CHECK_FALSE(r->slo_met);
+    CHECK(r->slo_attainment == 0.0);
+  }
+  CHECK_FALSE(latency.slo_latency.met);
+  CHECK(latency.slo_ttft.met);
+  CHECK(latency.slo_tpot.met);
+  CHECK(ttft.slo_latency.met);
+  CHECK_FALSE(ttft.slo_ttft.met);
+  CHECK(ttft.slo_tpot.met);
+  CHECK(tpot.slo_latency.met);
+  CHECK(tpot.slo_ttft.met);
+  CHECK_FALSE(tpot.slo_tpot.met);
+  CHECK(tpot.slo_tpot.observed_s == Approx(0.48));
 }
 
 TEST_CASE("a bound not given is not judged", "[serving][slo]") {
@@ -79,11 +113,7 @@ TEST_CASE("a bound not given is not judged", "[serving][slo]") {
 }
 
 TEST_CASE("attainment counts requests within every bound at once, drops outside, by hour", "[serving][slo]") {
-  SloSpec slo;
-  slo.latency_s = 5.0;
-  slo.ttft_s = 1.0;
-  slo.tpot_s = 0.1;
-  slo.percentile = 0.99;
+  const SloSpec slo = every_bound(5.0, 1.0, 0.1, 0.99);
   ServingStats stats(slo, QuantileSketch::Options{}, 0.0, true);
   const CompletedRequest hour0[] = {
       llm_request(10, 2, 0.5, 11),  // TPOT (2 - 0.5) / 10 = 0.15 s > 0.1 s: out

@@ -20,7 +20,8 @@ TEST_CASE("every enumerated plan is valid and sized; the space covers the factor
     const auto& p = c.workload.parallel;
     CHECK_NOTHROW(validate(c.workload, cluster));
     CHECK(c.memory.per_stage.size() == std::size_t(p.pp));
-    CHECK(c.memory.fits == (c.memory.max_bytes <= 80e9));
+    CHECK(c.memory.fits == (c.memory.max_bytes <= 0.95 * 80e9));  // the default 5% headroom
+    CHECK(c.memory.within_capacity == (c.memory.max_bytes <= 80e9));
     CHECK(p.tp <= 8);
     CHECK(p.sequence_parallel == (p.tp > 1));
     if (p.pp == 1) CHECK(p.schedule == Schedule::one_f_one_b);

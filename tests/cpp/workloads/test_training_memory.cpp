@@ -7,6 +7,17 @@
 namespace cs::work {
 namespace {
 
+// Llama 3 70B on 64 GPUs, tp 8 x dp 8, eight sequences of one, fully recomputed.
+TrainingWorkload llama70b_tp8_dp8() {
+  TrainingWorkload w;
+  w.model = *find_model_preset("llama3-70b");
+  w.parallel.tp = 8;
+  w.parallel.dp = 8;
+  w.batch = {8, 1};
+  w.recompute = Recompute::full;
+  return w;
+}
+
 TEST_CASE("model states reproduce the ZeRO paper's 7.5B on 64 GPUs", "[training][memory]") {
   // Rajbhandari et al. 2020, Figure 1: Psi = 7.5 B, N_d = 64, K = 12: baseline 120 GB,
   // P_os 31.4 GB, P_os+g 16.6 GB, P_os+g+p 1.9 GB.
@@ -92,12 +103,7 @@ TEST_CASE("micro-batches in flight come from the schedule: 1f1b keeps p - s, gpi
 }
 
 TEST_CASE("ZeRO shards states over dp x cp and a plan that does not fit is a result", "[training][memory]") {
-  TrainingWorkload w;
-  w.model = *find_model_preset("llama3-70b");
-  w.parallel.tp = 8;
-  w.parallel.dp = 8;
-  w.batch = {8, 1};
-  w.recompute = Recompute::full;
+  TrainingWorkload w = llama70b_tp8_dp8();
   const auto plain = memory_per_gpu(w, 80e9);
   CHECK_FALSE(plain.fits);  // 70.6 B x 16 bytes / 8 = 141 GB of states per GPU
   w.parallel.zero = 3;
@@ -108,6 +114,25 @@ TEST_CASE("ZeRO shards states over dp x cp and a plan that does not fit is a res
   CHECK(sharded.per_stage[0].parameters == Approx(params * 2 / 64).epsilon(0.01));
   CHECK(plain.per_stage[0].optimizer == Approx(params * 12 / 8).epsilon(0.01));
   CHECK(sharded.max_bytes == Approx(sharded.per_stage[0].total()));
+}
+
+TEST_CASE("a plan inside the memory headroom does not fit; within it, it does", "[training][memory]") {
+  TrainingWorkload w = llama70b_tp8_dp8();
+  w.parallel.zero = 3;
+  const double need = memory_per_gpu(w, 80e9).max_bytes;
+  // A GPU the plan fills to 97%: within its capacity, inside the default 5% headroom.
+  const auto tight = memory_per_gpu(w, need / 0.97);
+  CHECK(tight.within_capacity);
+  CHECK_FALSE(tight.fits);
+  CHECK(tight.usable_bytes == Approx(need / 0.97 * 0.95));
+  // 94%: fits with 5% kept free; 97% fits with no headroom asked; over 100% never fits.
+  CHECK(memory_per_gpu(w, need / 0.94).fits);
+  MemoryOptions none;
+  none.headroom = 0;
+  CHECK(memory_per_gpu(w, need / 0.97, none).fits);
+  const auto over = memory_per_gpu(w, need / 1.01, none);
+  CHECK_FALSE(over.fits);
+  CHECK_FALSE(over.within_capacity);
 }
 
 }  // namespace
