@@ -157,7 +157,7 @@ json compare_fabrics(const std::vector<ComparedFabric>& fabrics, const std::vect
       // Before parsing: another kind's own required keys would hide what is wrong.
       const json* kind = doc["workload"].is_object() && doc["workload"].contains("kind") ? &doc["workload"]["kind"] : nullptr;
       if (kind && kind->is_string() && *kind != "collective" && *kind != "traffic" && *kind != "training")
-        throw InputError("workload.kind", "collective, traffic or training: compare runs workloads of the network on each fabric; got \"" +
+        throw InputError("workload.kind", "collective, traffic or training: compare runs network and training workloads on each fabric; got \"" +
                                               kind->get<std::string>() + "\"");
       Config config = parse_config(doc);
       check_buildable(config);

@@ -15,7 +15,7 @@ struct ComparedFabric {
 
 struct ComparedWorkload {
   std::string label;    // where it came from (a file's stem)
-  nlohmann::json workload;  // a scenario's "workload" object: kind collective or traffic
+  nlohmann::json workload;  // a scenario's "workload" object: kind collective, traffic or training
 };
 
 // Runs every workload on every fabric (fabric j's document with its "workload" replaced by
