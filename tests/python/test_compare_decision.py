@@ -58,7 +58,12 @@ def test_training_step_is_a_workload_and_equals_a_plain_run(fabrics):
 
 def test_whole_cluster_cost_and_power_are_nodes_plus_network(fabrics):
     cmp = cs.compare(fabrics, jobs=2)
-    for f in cmp.summary["fabrics"]:
+    for path, f in zip(fabrics, cmp.summary["fabrics"]):
+        # For H100 nodes the same figures as the topology report's whole bill (its gpu_node
+        # line, data/prices.json, is the same $250,000 and 10.2 kW).
+        topo = json.loads(run_cli("topo", path, "--json", check=True).stdout)
+        assert f["cluster_cost_usd"] == pytest.approx(topo["cost_usd"])
+        assert f["cluster_power_w"] == pytest.approx(topo["power_w"])
         assert f["nodes"] == 16
         assert f["nodes_cost_usd"] == 16 * NODE_USD
         assert f["cluster_cost_usd"] == pytest.approx(16 * NODE_USD + f["network_cost_usd"])
