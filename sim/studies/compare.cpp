@@ -17,6 +17,7 @@
 #include "sim/world/run.hpp"
 #include "topology/narrow_links.hpp"
 #include "topology/params.hpp"
+#include "topology/report.hpp"
 #include "topology/uniform_traffic.hpp"
 
 namespace cs::studies {
@@ -147,6 +148,7 @@ json compare_fabrics(const std::vector<ComparedFabric>& fabrics, const std::vect
   std::vector<json> identity(fabrics.size());  // topology, routing and model as run
   std::vector<json> node_bills(fabrics.size());
   std::vector<std::vector<std::string>> warnings(fabrics.size());
+  std::vector<json> tier_ratios(fabrics.size(), json::array());  // fat-trees: achieved down:up per tier
   for_each_index(n, jobs, [&](std::size_t p) {
     const ComparedFabric& f = fabrics[p % fabrics.size()];
     const ComparedWorkload& w = workloads[p / fabrics.size()];
@@ -166,7 +168,9 @@ json compare_fabrics(const std::vector<ComparedFabric>& fabrics, const std::vect
                        {"routing", std::string(topo::to_string(config.network.routing))},
                        {"model", std::string(net::to_string(config.network.model))}};
         node_bills[p] = world::detail::nodes_bill(config);
-        warnings[p] = topo::narrow_link_warnings(build_topology(config));
+        const topo::Topology topology = build_topology(config);
+        warnings[p] = topo::narrow_link_warnings(topology);
+        for (const topo::TierRatio& r : topo::tier_ratios(topology)) tier_ratios[p].push_back(r.ratio);
       }
       configs[p] = std::move(config);
     } catch (const InputError& e) {
@@ -187,6 +191,7 @@ json compare_fabrics(const std::vector<ComparedFabric>& fabrics, const std::vect
     if (s.contains("fabric"))
       for (const auto& [k, v] : s["fabric"].items()) f[k] = v;
     add_cluster_figures(f, node_bills[j], warnings[j]);
+    if (!tier_ratios[j].empty()) f["oversubscription_by_tier"] = tier_ratios[j];
     out["fabrics"].push_back(std::move(f));
   }
   for (std::size_t w = 0; w < workloads.size(); ++w) {
@@ -225,6 +230,12 @@ std::string comparison_text(const json& comparison) {
     return f["topology"].get<std::string>() + " " + f["routing"].get<std::string>();
   });
   line("GPUs", [&](const json& f, std::size_t) { return shown("%.0f", field(f, "gpus")); });
+  line("down:up by tier, leaf first", [&](const json& f, std::size_t) {
+    std::string text;
+    for (const json& r : f.value("oversubscription_by_tier", json::array()))
+      text += (text.empty() ? "" : " / ") + format("%.3g", r.get<double>());
+    return text.empty() ? std::string("-") : text;
+  });
   line("switches", [&](const json& f, std::size_t) { return shown("%.0f", field(f, "switches")); });
   line("cables copper / optical", [&](const json& f, std::size_t) {
     return shown("%.0f", field(f, "copper_cables")) + " / " + shown("%.0f", field(f, "optical_cables"));

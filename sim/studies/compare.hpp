@@ -27,7 +27,8 @@ struct ComparedWorkload {
 //                  nodes_power_w>, "cluster_cost_usd", "cluster_cost_per_gpu_usd",
 //                 "cluster_power_w" (nodes + network), "network_usd_per_all_to_all_bound_GBps",
 //                 where an all_to_all ran "all_to_all_delivered_GBps" (its best algbw) and
-//                 "network_usd_per_all_to_all_GBps", "warnings": [topology/narrow_links.hpp]}],
+//                 "network_usd_per_all_to_all_GBps", "warnings": [topology/narrow_links.hpp],
+//                 fat-trees "oversubscription_by_tier": [achieved down:up, leaf first]}],
 //    "results": [{"fabric", "workload", "case", ...numbers}]}
 // in workload, case, fabric order. A collective gives one case per result row ("all_reduce
 // 1GiB ring": algorithm and protocol as run, requested_algorithm where that differs (auto),

@@ -64,13 +64,17 @@ def test_whole_cluster_cost_and_power_are_nodes_plus_network(fabrics):
         topo = json.loads(run_cli("topo", path, "--json", check=True).stdout)
         assert f["cluster_cost_usd"] == pytest.approx(topo["cost_usd"])
         assert f["cluster_power_w"] == pytest.approx(topo["power_w"])
+        # The achieved down:up of each fat-tree tier, as topo reports it (none on a dragonfly).
+        assert f.get("oversubscription_by_tier", []) == [t["ratio"] for t in topo.get("oversubscription_by_tier", [])]
         assert f["nodes"] == 16
         assert f["nodes_cost_usd"] == 16 * NODE_USD
         assert f["cluster_cost_usd"] == pytest.approx(16 * NODE_USD + f["network_cost_usd"])
         assert f["cluster_cost_per_gpu_usd"] == pytest.approx(f["cluster_cost_usd"] / 128)
         assert f["nodes_power_w"] == 16 * NODE_W
         assert f["cluster_power_w"] == pytest.approx(16 * NODE_W + f["network_power_w"])
-    for line in ("nodes + network cost ($M)", "nodes + network power (kW)", "nodes + network $ per GPU"):
+    assert cmp.summary["fabrics"][0]["oversubscription_by_tier"] == [1.0]
+    for line in ("nodes + network cost ($M)", "nodes + network power (kW)", "nodes + network $ per GPU",
+                 "down:up by tier, leaf first"):
         assert line in cmp.table, line
 
 
