@@ -90,8 +90,9 @@ Parsed parse_args(int argc, const char* const* argv) {
   plan->add_option("--out", a.plan_out, "Write every ranked plan as CSV to this file (atomically)")->excludes(plan_json);
   auto* compare = app.add_subcommand(
       "compare", "Run the same workloads on several fabrics and print them side by side: GPUs, "
-                 "switches, cables, network cost and power, bisection, and per workload row its "
-                 "time, busbw and network cost per GB/s of busbw");
+                 "switches, cables, network and whole-cluster cost and power, bisection, all-to-all "
+                 "bound, and per workload row its time, busbw and network cost per GPU x GB/s of "
+                 "busbw (training: step time, tokens/s, exposed communication)");
   compare->add_option("FILES", a.compare_files, "Scenario files, one per fabric (hardware, topology, network)")
       ->required()
       ->expected(1, -1);

@@ -13,6 +13,7 @@
 //     2,304: 32 / 18, 4,608: 64 / 36, 9,216 (1,296 nodes): 144 / 72.
 #include "topology/fat_tree_shape.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -160,28 +161,13 @@ LeafSlot leaf_block(const LeafPlacement& lp, int64_t unit) {
   return {extra + (unit - big) / base, (unit - big) % base};
 }
 
-FatTreeShape fat_tree_shape(const TopologyParams& p) {
-  if (p.tiers < 2 || p.tiers > kMaxTiers)
-    fail("tiers", "a fat_tree has 2 to " + std::to_string(kMaxTiers) + " tiers, got " +
-                      std::to_string(p.tiers) +
-                      " (a single switch is a fat_tree whose NICs fit on one leaf)");
-  const int k = p.switch_radix;
-  if (k < 2) fail("switch_radix", "switch_radix must be >= 2, got " + std::to_string(k));
-  if (k > kMaxSwitchRadix)
-    fail("switch_radix", "switch_radix must be <= " + std::to_string(kMaxSwitchRadix) + ", got " +
-                             std::to_string(k));
-  if (p.upper_oversubscription.size() > static_cast<std::size_t>(p.tiers - 2))
-    fail("oversubscription", "a " + std::to_string(p.tiers) + "-tier fat-tree takes " +
-                                 std::to_string(p.tiers - 1) +
-                                 " oversubscription ratios (one per tier below the top, leaf "
-                                 "first), got " +
-                                 std::to_string(p.upper_oversubscription.size() + 1));
-  std::vector<int> down_cap(static_cast<std::size_t>(p.tiers));  // [t - 1], t below the top
-  for (int t = 1; t < p.tiers; ++t) down_cap[static_cast<std::size_t>(t - 1)] = tier_down_cap(p, t);
-  check_parallel_links(p);
-  check_bandwidth(p.link_bandwidth_Bps, "link_bandwidth");
-  check_latency(p.link_latency_s, "link_latency");
+namespace {
 
+// The tiers from the leaves up, each tier below the top gathering the groups below into
+// groups[i] groups (tier index i, leaf 0) where given and > 0, else into as few as fit.
+FatTreeShape build_shape(const TopologyParams& p, const std::vector<int>& down_cap,
+                         const std::vector<int64_t>& groups) {
+  const int k = p.switch_radix;
   FatTreeShape s;
   s.nics = int64_t{p.nodes} * p.node.nics;
   s.placement = place_leaves(p, s.nics, down_cap[0]);
@@ -217,7 +203,8 @@ FatTreeShape fat_tree_shape(const TopologyParams& p) {
                                            std::to_string(2 * bundle) + " ports in bundles of " +
                                            std::to_string(bundle) + ", more than its " +
                                            std::to_string(cap) + "; lower parallel_links");
-      next.groups = ceil_div(below.groups, fan_max);
+      const auto i = static_cast<std::size_t>(t - 1);
+      next.groups = std::max(ceil_div(below.groups, fan_max), i < groups.size() ? groups[i] : 0);
       next.fan = static_cast<int>(ceil_div(below.groups, next.groups));
     }
     const int64_t reach = choose_bundles(p, t - 1, below, next.fan, cap);
@@ -232,6 +219,77 @@ FatTreeShape fat_tree_shape(const TopologyParams& p) {
     s.tier.push_back(next);
   }
   return s;
+}
+
+int64_t switch_count(const FatTreeShape& s) {
+  int64_t n = 0;
+  for (const TierShape& tier : s.tier) n += tier.groups * tier.per_group;
+  return n;
+}
+
+int64_t up_cables(const FatTreeShape& s) {
+  int64_t n = 0;
+  for (const TierShape& tier : s.tier) n += tier.groups * tier.per_group * tier.up;
+  return n;
+}
+
+}  // namespace
+
+FatTreeShape fat_tree_shape(const TopologyParams& p) {
+  if (p.tiers < 2 || p.tiers > kMaxTiers)
+    fail("tiers", "a fat_tree has 2 to " + std::to_string(kMaxTiers) + " tiers, got " +
+                      std::to_string(p.tiers) +
+                      " (a single switch is a fat_tree whose NICs fit on one leaf)");
+  const int k = p.switch_radix;
+  if (k < 2) fail("switch_radix", "switch_radix must be >= 2, got " + std::to_string(k));
+  if (k > kMaxSwitchRadix)
+    fail("switch_radix", "switch_radix must be <= " + std::to_string(kMaxSwitchRadix) + ", got " +
+                             std::to_string(k));
+  if (p.upper_oversubscription.size() > static_cast<std::size_t>(p.tiers - 2))
+    fail("oversubscription", "a " + std::to_string(p.tiers) + "-tier fat-tree takes " +
+                                 std::to_string(p.tiers - 1) +
+                                 " oversubscription ratios (one per tier below the top, leaf "
+                                 "first), got " +
+                                 std::to_string(p.upper_oversubscription.size() + 1));
+  std::vector<int> down_cap(static_cast<std::size_t>(p.tiers));  // [t - 1], t below the top
+  for (int t = 1; t < p.tiers; ++t) down_cap[static_cast<std::size_t>(t - 1)] = tier_down_cap(p, t);
+  check_parallel_links(p);
+  check_bandwidth(p.link_bandwidth_Bps, "link_bandwidth");
+  check_latency(p.link_latency_s, "link_latency");
+
+  // The fewest groups at each tier below the top need not give the smallest tree: 392 leaves
+  // of a 2:1 rail fabric in 13 pods of 30-31 leaves (radix 64) leave each spine an up-port
+  // more than its pod's leaves ask for, rounded up to bundles of 4 to 32, and 168 cores of
+  // which 52 ports are used; 14 pods of 28 give spines at exactly 1:1 and 147 cores, for as
+  // many switches and 504 fewer cables. So each non-blocking tier, from the bottom, takes the
+  // group count that gives the fewest switches, then the fewest cables (the fewest groups on
+  // a tie). A tapered tier keeps the fewest, largest groups: what its groups send out is cut
+  // by its ratio, and the larger a group the less of its traffic leaves it.
+  std::vector<int64_t> groups;
+  FatTreeShape best = build_shape(p, down_cap, groups);
+  for (std::size_t i = 1; i + 1 < best.tier.size(); ++i) {
+    groups.resize(i + 1, 0);
+    if (tier_ratio(p, static_cast<int>(i) + 1) > 1.0) {
+      groups[i] = best.tier[i].groups;
+      continue;
+    }
+    // Past k more groups than the fewest, a tier's switches only multiply.
+    const int64_t fewest = best.tier[i].groups, most = std::min(best.tier[i - 1].groups / 2, fewest + k);
+    for (int64_t g = fewest + 1; g <= most; ++g) {
+      groups[i] = g;
+      FatTreeShape s;
+      try {
+        s = build_shape(p, down_cap, groups);
+      } catch (const BuildError&) {
+        continue;  // this split needs more tiers, or bundles that do not fit
+      }
+      if (s.tier.size() != best.tier.size()) continue;
+      const int64_t a = switch_count(s), b = switch_count(best);
+      if (a < b || (a == b && up_cables(s) < up_cables(best))) best = std::move(s);
+    }
+    groups[i] = best.tier[i].groups;
+  }
+  return best;
 }
 
 }  // namespace cs::topo::detail

@@ -12,6 +12,13 @@
 //     each (groups x P <= k); otherwise (and below the asked-for top) it gathers the groups
 //     below into as few groups as fit its down-ports at its ratio (d_t = floor(k o_t /
 //     (1 + o_t)) / P groups each), and its up-ports are ceil(ports in use below / o_t).
+//     At a non-blocking tier (o_t = 1), more groups than the fewest are taken where that
+//     gives fewer switches, or as many and fewer cables: groups that divide evenly waste no
+//     up-ports on the fullest group's count, and a top switch reached from more groups in
+//     smaller bundles can use more of its ports (16K GPUs of 2:1 rail leaves: 14 pods of 28
+//     leaves, spines at exactly 1:1 and 147 cores, not 13 pods of 30-31, spines at 0.942 and
+//     168 cores). A tapered tier keeps the fewest, largest groups, which keep the most
+//     traffic inside.
 //   - Bundles: unless the parameters fix P for a tier boundary, the switches below reach the
 //     fewest switches above: the smallest r with P = ceil(up / r) such that the switch above
 //     has room for a bundle from each of its groups below (fan x P) and the switch below for

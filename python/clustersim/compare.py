@@ -54,12 +54,15 @@ def _labelled(items, what: str) -> list[tuple[str, object]]:
 class Comparison:
     """What `compare` returns. summary: the comparison as a dict ({"fabrics", "results"}, as
     `clustersim compare --json` prints it); fabrics: a DataFrame, one row per fabric (label,
-    topology, routing, model, gpus, switches, cables, network cost and power, bisection, ...);
-    results: a DataFrame, one row per fabric x case (fabric, workload, case, time_s,
-    busbw_GBps, network_usd_per_busbw_GBps, ...; traffic: makespan_s, mean_fct_s,
-    p99_fct_s; under replications each with "<key>_ci95"); warnings: under replications, the
-    cases whose fastest fabric's 95% interval overlaps the runner-up's (not significant; also
-    raised as UserWarning); table: the CLI's side-by-side text."""
+    topology, routing, model, gpus, switches, cables, network cost and power, bisection,
+    cluster_cost_usd and cluster_power_w (nodes + network), ...); fabric_warnings: {label:
+    [narrow links]}; results: a DataFrame, one row per fabric x case (fabric, workload, case,
+    time_s, busbw_GBps, network_usd_per_busbw_GBps (network $ per GPU per GB/s of busbw), ...;
+    all_to_all rows network_usd_per_all_to_all_GBps; traffic: makespan_s, mean_fct_s,
+    p99_fct_s; training: step_time_s, tokens_per_s, exposed_comm_s, mfu; under replications
+    each with "<key>_ci95"); warnings: under replications, the cases whose fastest fabric's 95%
+    interval overlaps the runner-up's (not significant; also raised as UserWarning); table: the
+    CLI's side-by-side text."""
 
     def __init__(self, summary_json: str, table: str):
         self.summary = json.loads(summary_json)
@@ -70,7 +73,12 @@ class Comparison:
     @property
     def fabrics(self):
         import pandas as pd
-        return pd.DataFrame(self.summary["fabrics"]).drop(columns=["notes"], errors="ignore")
+        return pd.DataFrame(self.summary["fabrics"]).drop(columns=["notes", "warnings"], errors="ignore")
+
+    @property
+    def fabric_warnings(self) -> dict:
+        """Per fabric label, where its links are narrower than the NICs inject."""
+        return {f["label"]: list(f.get("warnings", [])) for f in self.summary["fabrics"]}
 
     @property
     def results(self):
@@ -93,7 +101,7 @@ class Comparison:
                 ax.annotate(r["case"], (r["busbw_GBps"], r["network_usd_per_busbw_GBps"]),
                             fontsize=7, xytext=(3, 3), textcoords="offset points")
         ax.set_xlabel("busbw (GB/s)")
-        ax.set_ylabel("network $ per GB/s of busbw")
+        ax.set_ylabel("network $ / (GPU x GB/s of busbw)")
         ax.legend()
         return ax
 

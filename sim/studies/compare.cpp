@@ -14,8 +14,11 @@
 #include "sim/scenario/load.hpp"
 #include "sim/studies/parallel.hpp"
 #include "sim/studies/significance.hpp"
+#include "sim/world/cluster_bill.hpp"
 #include "sim/world/run.hpp"
+#include "topology/narrow_links.hpp"
 #include "topology/params.hpp"
+#include "topology/report.hpp"
 #include "topology/uniform_traffic.hpp"
 
 namespace cs::studies {
@@ -57,18 +60,21 @@ std::string bytes_label(double bytes) {
   return format("%.0f", bytes) + "B";
 }
 
-// The cases one run gives: per collective result row, or the traffic's one.
+// The cases one run gives: per collective result row, the traffic's one, or the training
+// step's one.
 std::vector<json> cases_of(const json& summary) {
   std::vector<json> out;
   if (summary.contains("collective")) {
     const json& c = summary["collective"];
+    const std::string op = c["op"].get<std::string>();
     for (const json& r : c["results"]) {
       const std::string algorithm = r.value("requested_algorithm", r.value("algorithm", std::string("")));
-      std::string name = c["op"].get<std::string>();
+      std::string name = op;
       name.append(" ").append(bytes_label(number(r["bytes"]))).append(" ").append(algorithm);
       json row = {{"case", name},
                   {"algorithm", r.value("algorithm", std::string(""))},
                   {"protocol", r.value("protocol", std::string(""))}};
+      if (algorithm != row["algorithm"]) row["requested_algorithm"] = algorithm;
       for (const char* key : {"time_s", "algbw_GBps", "busbw_GBps"}) put_number(row, key, r[key]);
       put_number(row, "network_usd_per_busbw_GBps", r.value("network_usd_per_busbw_GBps", json()));
       out.push_back(std::move(row));
@@ -77,6 +83,12 @@ std::vector<json> cases_of(const json& summary) {
     const json& t = summary["traffic"];
     json row = {{"case", "traffic"}};
     for (const char* key : {"makespan_s", "mean_fct_s", "p99_fct_s"}) put_number(row, key, t[key]);
+    out.push_back(std::move(row));
+  } else if (summary.contains("training")) {
+    const json& t = summary["training"];
+    json row = {{"case", "training step"}};
+    for (const char* key : {"step_time_s", "tokens_per_s", "exposed_comm_s", "compute_s", "mfu"})
+      if (t.contains(key)) put_number(row, key, t[key]);
     out.push_back(std::move(row));
   }
   return out;
@@ -111,6 +123,49 @@ json significance_warnings(const json& results) {
   return warnings;
 }
 
+// A row's costs beside its numbers: on all_to_all rows what a GPU's share of the network costs
+// per GB/s of delivered all-to-all (algbw: what each GPU sends per second; 0 where nothing was
+// delivered); on training rows the tokens/s each $M of the whole cluster buys.
+void add_row_costs(json& row, const json& fabric) {
+  if (row["case"].get<std::string>().rfind("all_to_all ", 0) == 0 && fabric.contains("network_cost_per_gpu_usd")) {
+    const double algbw = number(row["algbw_GBps"]);
+    row["network_usd_per_all_to_all_GBps"] = algbw > 0 ? number(fabric["network_cost_per_gpu_usd"]) / algbw : 0.0;
+  }
+  if (row.contains("tokens_per_s") && fabric.contains("cluster_cost_usd") && number(fabric["cluster_cost_usd"]) > 0)
+    row["tokens_per_s_per_cluster_musd"] = number(row["tokens_per_s"]) / (number(fabric["cluster_cost_usd"]) / 1e6);
+}
+
+// The fabric's best delivered all-to-all over the comparison's all_to_all rows (each GPU's
+// algbw, GB/s) and the network's cost per GPU per GB/s of it: beside the cost per GB/s of
+// busbw, which an all-reduce can win on a fabric that delivers little all-to-all.
+void add_delivered_all_to_all(json& fabric, const json& results) {
+  double best = 0.0;
+  for (const json& r : results)
+    if (r["fabric"] == fabric["label"] && r.contains("network_usd_per_all_to_all_GBps"))
+      best = std::max(best, number(r["algbw_GBps"]));
+  if (best <= 0.0 || !fabric.contains("network_cost_per_gpu_usd")) return;
+  fabric["all_to_all_delivered_GBps"] = best;
+  fabric["network_usd_per_all_to_all_GBps"] = number(fabric["network_cost_per_gpu_usd"]) / best;
+}
+
+// The whole cluster beside the network: the nodes' bill (sim/world/cluster_bill.hpp) plus the
+// network's, the network's cost per GPU per GB/s of the all-to-all bound, and the narrow-link
+// warnings.
+void add_cluster_figures(json& f, const json& nodes, const std::vector<std::string>& warnings) {
+  for (const auto& [k, v] : nodes.items()) f[k] = v;
+  if (f.contains("nodes_cost_usd") && f.contains("network_cost_usd")) {
+    f["cluster_cost_usd"] = number(f["nodes_cost_usd"]) + number(f["network_cost_usd"]);
+    if (f.contains("gpus") && number(f["gpus"]) > 0)
+      f["cluster_cost_per_gpu_usd"] = number(f["cluster_cost_usd"]) / number(f["gpus"]);
+  }
+  if (f.contains("nodes_power_w") && f.contains("network_power_w"))
+    f["cluster_power_w"] = number(f["nodes_power_w"]) + number(f["network_power_w"]);
+  const double bound = f.contains("all_to_all_bound_per_gpu_Bps") ? number(f["all_to_all_bound_per_gpu_Bps"]) : 0.0;
+  if (bound > 0 && f.contains("network_cost_per_gpu_usd"))
+    f["network_usd_per_all_to_all_bound_GBps"] = number(f["network_cost_per_gpu_usd"]) / (bound / 1e9);
+  f["warnings"] = warnings;
+}
+
 }  // namespace
 
 json compare_fabrics(const std::vector<ComparedFabric>& fabrics, const std::vector<ComparedWorkload>& workloads,
@@ -121,6 +176,9 @@ json compare_fabrics(const std::vector<ComparedFabric>& fabrics, const std::vect
   // Pair p: workload p / fabrics, fabric p % fabrics.
   std::vector<std::optional<Config>> configs(n);
   std::vector<json> identity(fabrics.size());  // topology, routing and model as run
+  std::vector<json> node_bills(fabrics.size());
+  std::vector<std::vector<std::string>> warnings(fabrics.size());
+  std::vector<json> tier_ratios(fabrics.size(), json::array());  // fat-trees: achieved down:up per tier
   for_each_index(n, jobs, [&](std::size_t p) {
     const ComparedFabric& f = fabrics[p % fabrics.size()];
     const ComparedWorkload& w = workloads[p / fabrics.size()];
@@ -130,15 +188,20 @@ json compare_fabrics(const std::vector<ComparedFabric>& fabrics, const std::vect
       for (const std::string& s : sets) apply_override(doc, s);
       // Before parsing: another kind's own required keys would hide what is wrong.
       const json* kind = doc["workload"].is_object() && doc["workload"].contains("kind") ? &doc["workload"]["kind"] : nullptr;
-      if (kind && kind->is_string() && *kind != "collective" && *kind != "traffic")
-        throw InputError("workload.kind", "collective or traffic: compare runs network workloads on each fabric; got \"" +
+      if (kind && kind->is_string() && *kind != "collective" && *kind != "traffic" && *kind != "training")
+        throw InputError("workload.kind", "collective, traffic or training: compare runs network and training workloads on each fabric; got \"" +
                                               kind->get<std::string>() + "\"");
       Config config = parse_config(doc);
       check_buildable(config);
-      if (p < fabrics.size())
+      if (p < fabrics.size()) {
         identity[p] = {{"topology", std::string(topo::to_string(config.topology.kind))},
                        {"routing", std::string(topo::to_string(config.network.routing))},
                        {"model", std::string(net::to_string(config.network.model))}};
+        node_bills[p] = world::detail::nodes_bill(config);
+        const topo::Topology topology = build_topology(config);
+        warnings[p] = topo::narrow_link_warnings(topology);
+        for (const topo::TierRatio& r : topo::tier_ratios(topology)) tier_ratios[p].push_back(r.ratio);
+      }
       configs[p] = std::move(config);
     } catch (const InputError& e) {
       throw InputError(e.path(), e.expected() + " (fabric " + f.label + ", workload " + w.label + ")", e.hint());
@@ -157,6 +220,8 @@ json compare_fabrics(const std::vector<ComparedFabric>& fabrics, const std::vect
     for (const auto& [k, v] : identity[j].items()) f[k] = v;
     if (s.contains("fabric"))
       for (const auto& [k, v] : s["fabric"].items()) f[k] = v;
+    add_cluster_figures(f, node_bills[j], warnings[j]);
+    if (!tier_ratios[j].empty()) f["oversubscription_by_tier"] = tier_ratios[j];
     out["fabrics"].push_back(std::move(f));
   }
   for (std::size_t w = 0; w < workloads.size(); ++w) {
@@ -171,10 +236,12 @@ json compare_fabrics(const std::vector<ComparedFabric>& fabrics, const std::vect
         if (c >= cases[j].size()) continue;  // run.until cut this fabric's table short
         json row = {{"fabric", fabrics[j].label}, {"workload", workloads[w].label}};
         for (const auto& [k, v] : cases[j][c].items()) row[k] = v;
+        add_row_costs(row, out["fabrics"][j]);
         out["results"].push_back(std::move(row));
       }
   }
   out["warnings"] = significance_warnings(out["results"]);
+  for (json& f : out["fabrics"]) add_delivered_all_to_all(f, out["results"]);
   return out;
 }
 
@@ -194,6 +261,12 @@ std::string comparison_text(const json& comparison) {
     return f["topology"].get<std::string>() + " " + f["routing"].get<std::string>();
   });
   line("GPUs", [&](const json& f, std::size_t) { return shown("%.0f", field(f, "gpus")); });
+  line("down:up by tier, leaf first", [&](const json& f, std::size_t) {
+    std::string text;
+    for (const json& r : f.value("oversubscription_by_tier", json::array()))
+      text += (text.empty() ? "" : " / ") + format("%.3g", r.get<double>());
+    return text.empty() ? std::string("-") : text;
+  });
   line("switches", [&](const json& f, std::size_t) { return shown("%.0f", field(f, "switches")); });
   line("cables copper / optical", [&](const json& f, std::size_t) {
     return shown("%.0f", field(f, "copper_cables")) + " / " + shown("%.0f", field(f, "optical_cables"));
@@ -201,6 +274,9 @@ std::string comparison_text(const json& comparison) {
   line("network cost ($M)", [&](const json& f, std::size_t) { return shown("%.3f", field(f, "network_cost_usd") / 1e6); });
   line("network power (kW)", [&](const json& f, std::size_t) { return shown("%.1f", field(f, "network_power_w") / 1e3); });
   line("network $ per GPU", [&](const json& f, std::size_t) { return shown("%.0f", field(f, "network_cost_per_gpu_usd")); });
+  line("nodes + network cost ($M)", [&](const json& f, std::size_t) { return shown("%.2f", field(f, "cluster_cost_usd") / 1e6); });
+  line("nodes + network power (kW)", [&](const json& f, std::size_t) { return shown("%.0f", field(f, "cluster_power_w") / 1e3); });
+  line("nodes + network $ per GPU", [&](const json& f, std::size_t) { return shown("%.0f", field(f, "cluster_cost_per_gpu_usd")); });
   line("bisection (TB/s)", [&](const json& f, std::size_t) { return shown("%.2f", field(f, "bisection_bandwidth_Bps") / 1e12); });
   line("$ per GB/s of bisection", [&](const json& f, std::size_t) { return shown("%.1f", field(f, "network_usd_per_bisection_GBps")); });
   line("all-to-all bound (GB/s per GPU)", [&](const json& f, std::size_t) {
@@ -208,6 +284,16 @@ std::string comparison_text(const json& comparison) {
     return std::isnan(x) || x <= 0 ? std::string("-")
                                    : format("%.1f", x / 1e9) + " (" + f["all_to_all_bound_limit"].get<std::string>() + ")";
   });
+  line("network $ / (GPU x GB/s of all-to-all bound)",
+       [&](const json& f, std::size_t) { return shown("%.1f", field(f, "network_usd_per_all_to_all_bound_GBps")); });
+  bool delivered = false;
+  for (const json& f : fabrics) delivered = delivered || f.contains("all_to_all_delivered_GBps");
+  if (delivered) {
+    line("all-to-all delivered (GB/s per GPU)",
+         [&](const json& f, std::size_t) { return shown("%.1f", field(f, "all_to_all_delivered_GBps")); });
+    line("network $ / (GPU x GB/s of all-to-all delivered)",
+         [&](const json& f, std::size_t) { return shown("%.1f", field(f, "network_usd_per_all_to_all_GBps")); });
+  }
 
   // Results: one block per (workload, case), in the order they come.
   std::vector<std::string> order;
@@ -234,12 +320,28 @@ std::string comparison_text(const json& comparison) {
         return r && r->contains(key) ? shown(fmt, number((*r)[key]) * scale) : std::string("-");
       });
     };
+    // What auto chose, where a case asked for it: "tree LL128".
+    bool chosen = false;
+    for (const json* r : by_case[k]) chosen = chosen || (r && r->contains("requested_algorithm"));
+    if (chosen)
+      line("  chosen algorithm", [&](const json&, std::size_t j) {
+        const json* r = by_case[k][j];
+        if (!r) return std::string("-");
+        std::string text = (*r)["algorithm"].get<std::string>();
+        const std::string protocol = r->value("protocol", std::string(""));
+        return protocol.empty() ? text : text + " " + protocol;
+      });
     metric("time (us)", "time_s", "%.1f", 1e6);
     metric("busbw (GB/s)", "busbw_GBps", "%.1f", 1);
-    metric("network $ per GB/s of busbw", "network_usd_per_busbw_GBps", "%.1f", 1);
+    metric("network $ / (GPU x GB/s of busbw)", "network_usd_per_busbw_GBps", "%.1f", 1);
     metric("makespan (us)", "makespan_s", "%.1f", 1e6);
     metric("mean FCT (us)", "mean_fct_s", "%.1f", 1e6);
     metric("p99 FCT (us)", "p99_fct_s", "%.1f", 1e6);
+    metric("step time (ms)", "step_time_s", "%.2f", 1e3);
+    metric("tokens/s", "tokens_per_s", "%.0f", 1);
+    metric("exposed communication (ms)", "exposed_comm_s", "%.2f", 1e3);
+    metric("MFU", "mfu", "%.3f", 1);
+    metric("tokens/s per $M of nodes + network", "tokens_per_s_per_cluster_musd", "%.0f", 1);
   }
 
   std::size_t name_width = 0;
@@ -258,6 +360,11 @@ std::string comparison_text(const json& comparison) {
   out += std::string("figures: ") + topo::kBisectionAssumes + "; " + topo::kUniformTrafficAssumes + "\n";
   if (comparison.contains("warnings"))
     for (const json& w : comparison["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
+  out += "costs: nodes at data/ownership.json's typical price and power, network as `topo` bills it; "
+         "network $ / (GPU x GB/s): the network's cost per GPU over each GPU's delivered GB/s\n";
+  for (const json& f : fabrics)
+    for (const json& w : f.value("warnings", json::array()))
+      out += "warning: " + f["label"].get<std::string>() + ": " + w.get<std::string>() + "\n";
   return out;
 }
 

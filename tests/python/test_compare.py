@@ -71,7 +71,7 @@ def test_table_lists_every_fabric_and_case_and_python_gives_the_same(tmp_path):
     assert header == ["fat_tree_small", "dragonfly_small"]
     for line in ("GPUs", "switches", "cables copper / optical", "network cost ($M)", "network power (kW)",
                  "bisection (TB/s)", "[fat_tree_small] all_reduce 1GiB ring", "[fat_tree_small] all_reduce 1GiB auto",
-                 "busbw (GB/s)", "network $ per GB/s of busbw"):
+                 "busbw (GB/s)", "network $ / (GPU x GB/s of busbw)"):
         assert line in text, line
     cmp = cs.compare(fabrics, jobs=1)
     assert cmp.table == text
@@ -111,7 +111,7 @@ def test_bad_inputs_name_the_path_and_the_fabric(tmp_path):
     run_file = ROOT / "scenarios" / "training_run_by_hand.json"
     proc = run_cli("compare", *fabrics, "--workload", run_file)
     assert proc.returncode == 2
-    assert "error: workload.kind: collective or traffic" in proc.stderr
+    assert "error: workload.kind: collective, traffic or training" in proc.stderr
     proc = run_cli("compare", *fabrics, "--workload", tmp_path / "missing.json")
     assert proc.returncode == 2
     with pytest.raises(cs.ScenarioError, match="workload.kind"):

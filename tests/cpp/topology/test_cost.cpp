@@ -54,13 +54,17 @@ TEST_CASE("a fat-tree costs what the same capacity built with bundled cables cos
     CHECK(std::abs(bundled.power_w - configured.power_w) <=
           std::abs(bundled.optical_cables - configured.optical_cables) * 20.0 + 1e-9);
   }
-  // Unbundled, the full k^2/4 core: 1,024 cores with 4 of 64 ports used, the same bisection,
-  // and 960 more switches to pay for.
+  // Unbundled, a core per spine up-port in each plane: with 4 pods the full k^2/4 core, 1,024
+  // cores with 4 of 64 ports used; the configurator takes 10 pods of 12-13 leaves instead,
+  // 320 spines of 13 up-ports and 13 x 32 = 416 cores with 10 ports used. The same bisection,
+  // 544 more switches and 64 more cables (optical, 2 transceivers each) to pay for.
   const TopologyReport single = street_report(gpus_4k({1, 1}));
-  CHECK(count(single.switches_by_tier, "core") == 1024);
+  CHECK(count(single.switches_by_tier, "spine") == 320);
+  CHECK(count(single.switches_by_tier, "core") == 416);
   CHECK(single.bisection_Bps == Approx(configured.bisection_Bps));
-  CHECK(single.switch_ports - configured.switch_ports == 960 * 64);
-  CHECK(single.network_cost_usd - configured.network_cost_usd == Approx(960 * 64 * 700.0));
+  CHECK(single.switch_ports - configured.switch_ports == 544 * 64);
+  CHECK(single.network_cost_usd - configured.network_cost_usd ==
+        Approx(544 * 64 * 700.0 + 64 * (60.0 + 2 * 650)));
 }
 
 TEST_CASE("network cost per GPU: 4,096 and 16,384 GPUs alike once both use every port") {
@@ -77,10 +81,10 @@ TEST_CASE("network cost per GPU: 4,096 and 16,384 GPUs alike once both use every
 }
 
 TEST_CASE("one pricing basis: switches bought whole in every family") {
-  // A fat-tree switch has switch_radix ports even when some are empty: 3 pods leave each
-  // core 6 of 8 ports used.
+  // A fat-tree switch has switch_radix ports even when some are empty: 5 pods leave each
+  // core 5 of 8 ports used.
   const TopologyReport ft = street_report(fat_tree_tiers(3, 40, 1, 1, 8));
-  CHECK(ft.switch_ports == 30 * 8);
+  CHECK(ft.switch_ports == 28 * 8);
   CHECK(ft.switch_ports_used < ft.switch_ports);
   CHECK_THAT(ft.pricing_basis, Catch::Contains("switches bought whole"));
   // A dragonfly router has its designed ports, the global ports left unused by the

@@ -70,20 +70,23 @@ TEST_CASE("3-tier full fat-tree = the k-ary fat-tree: k^3/4 hosts, 5k^2/4 switch
 
 TEST_CASE("3-tier partial fat-tree: as many pods, leaves and cores as needed") {
   // k = 8: 4 down / 4 up per leaf and aggregation switch. 40 NICs -> 10 leaves, more than
-  // one spine tier's 8 ports reach -> 3 pods (4 + 4 + 2 leaves) of 4 aggregation switches.
-  // 3 pods take bundles of 2 (3 x 2 = 6 of a core's 8 ports): 4 x 4 / 2 = 8 cores, not the
-  // full tree's 16 with 3 of 8 ports used.
+  // one spine tier's 8 ports reach. The fewest pods, 3 (4 + 4 + 2 leaves) of 4 aggregation
+  // switches, take 8 cores: 30 switches. 5 pods of 2 leaves, each leaf a bundle of 2 cables
+  // to each of its pod's 2 aggregation switches, need 10 of those, each with 4 single cables
+  // to the 4 cores of its plane: 8 cores with 5 of 8 ports used, 28 switches; the
+  // configurator takes that (not the full tree's 16 cores with 3 of 8 ports used either).
   const Topology t = build_topology(fat_tree_tiers(3, 40, 1, 1, 8));
   const FatTreeLayout& f = *t.fat_tree();
   CHECK(f.tier[0].switches == 10);
-  CHECK(f.tier[1].switches == 12);
+  CHECK(f.tier[1].switches == 10);
   CHECK(f.tier[2].switches == 8);
-  CHECK(f.tier[1].parallel == 2);
-  CHECK(t.num_vertices() == 40 * 3 + 30);
-  CHECK(t.num_cables() == 40 * 3 + 10 * 4 + 12 * 4);
-  for (VertexId core : f.tier[2].vertex) CHECK(t.out_links(core).size() == 3 * 2);  // 3 pods
-  // The last pod's aggregation switches reach only its 2 leaves.
-  CHECK(t.out_links(f.tier[1].vertex[8]).size() == 2 + 4);
+  CHECK(f.tier[0].parallel == 2);
+  CHECK(f.tier[1].parallel == 1);
+  CHECK(t.num_vertices() == 40 * 3 + 28);
+  CHECK(t.num_cables() == 40 * 3 + 10 * 4 + 10 * 4);
+  for (VertexId core : f.tier[2].vertex) CHECK(t.out_links(core).size() == 5);  // 5 pods
+  // An aggregation switch: 2 leaves by 2 cables each, 4 up.
+  CHECK(t.out_links(f.tier[1].vertex[8]).size() == 2 * 2 + 4);
   check_wiring(t);
 }
 
