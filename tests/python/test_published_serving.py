@@ -25,8 +25,8 @@ BOUNDS = {
     "1 x A100, 5 GiB KV cache, 100 requests": (0.15, 0.14),
     "1 x A100, 5 GiB KV cache, 200 requests": (0.14, 0.12),
     "TP2 over PCIe, 1 request": (0.25, 0.24),
-    "TP2 over PCIe, 100 requests": (0.34, 0.30),
-    "TP2 over PCIe, 200 requests": (0.33, 0.19),
+    "TP2 over PCIe, 100 requests": (0.27, 0.24),
+    "TP2 over PCIe, 200 requests": (0.26, 0.12),
 }
 
 
