@@ -15,7 +15,7 @@ in BF16 on A100 80 GB GPUs, `benchmark_serving.py --dataset-name random` with fi
 output lengths and every request sent at once (request rate inf). The GPUs are PCIe cards:
 the two-GPU log says "Custom allreduce is disabled because your platform lacks GPU P2P
 capability", which an NVLink (SXM) node never lacks; their tensor-parallel all-reduces cross
-the host. The KV cache is the size each log states ("Available KV cache memory"), set with
+the host through NCCL's SHM transport (hardware.node.p2p false). The KV cache is the size each log states ("Available KV cache memory"), set with
 workload.replica.kv_cache.
 
 What was published is aggregate: per run, mean TTFT and mean TPOT, total input and output
@@ -88,8 +88,10 @@ def scenario(case: Case, trace: Path) -> dict:
     return {
         "name": "vllm_replay",
         "seed": 1,
-        # PCIe Gen4 x16 (A100 80GB PCIe datasheet: 64 GB/s both ways), the host in between (no P2P).
-        "hardware": {"gpu": "A100-80GB-PCIe", "node": {"gpus": 8, "fabric": "pcie", "pcie_bandwidth": "32GB/s"}},
+        # PCIe Gen4 x16 (A100 80GB PCIe datasheet: 64 GB/s both ways); no P2P, as the log says:
+        # NCCL stages the all-reduces through host memory (hardware.node.p2p).
+        "hardware": {"gpu": "A100-80GB-PCIe",
+                     "node": {"gpus": 8, "fabric": "pcie", "pcie_bandwidth": "32GB/s", "p2p": False}},
         "workload": {
             "kind": "serving",
             "model": QWEN2_7B,

@@ -51,6 +51,10 @@ struct NodeParams {
   // pcie_bandwidth uplink: GPU-NIC traffic under one switch stays under it, otherwise (and
   // GPU-GPU traffic of pcie nodes between switches) it crosses the host.
   int pcie_switches = 0;
+  // pcie nodes: the GPUs reach each other by PCIe peer-to-peer. false: only through host
+  // memory (a chipset or IOMMU that blocks P2P, as on many rented PCIe servers); the routes
+  // are the same, the communication layer prices the staging (comm_config.hpp host_staged).
+  bool gpu_p2p = true;
 };
 
 enum class TopologyKind : uint8_t { single_node, fat_tree, custom, dragonfly, torus };

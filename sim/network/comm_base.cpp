@@ -173,6 +173,9 @@ CollectiveCosts CommBase::refined_costs(const Group& g, CollectiveOp op, const w
   CollectiveCosts c = protocol.costs[algorithm];
   if (algorithm == CollectiveAlgorithm::in_network) return c;  // NVLS and SHARP: Simple, their own efficiency
   c.bandwidth_efficiency = nccl_efficiency(algorithm, protocol.protocol, g.spans.first, c.bandwidth_efficiency);
+  // Staged through host memory, the transfers inside a node set the pace. (A group of one rank
+  // per node is left as it is: GPUDirect RDMA's absence without P2P is not modelled.)
+  if (config_.host_staged && g.spans.second) c.bandwidth_efficiency *= nccl_shm_efficiency();
   const double ceiling = nccl_busbw_ceiling_Bps(protocol.protocol, config_.gpu_arch, g.nodes);
   if (std::isfinite(ceiling)) {
     // Alone, the collective's bus bandwidth is busbw factor x efficiency / (seconds per byte of

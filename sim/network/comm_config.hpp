@@ -60,6 +60,10 @@ struct CommConfig {
   InNetworkReduction in_network;
   // GPU architecture ("hopper", ...): keys NCCL's per-generation tables (LL's ceiling).
   std::string gpu_arch = "hopper";
+  // GPUs of one node reach each other only through host memory (PCIe without peer-to-peer:
+  // NCCL's SHM transport): a collective whose group has two or more ranks on one node runs at
+  // nccl_shm_efficiency() of its bandwidth. The routes are the same (GPU -> host -> GPU).
+  bool host_staged = false;
 };
 
 }  // namespace cs::net

@@ -64,6 +64,10 @@ double nccl_nvls_efficiency(std::string_view arch) {
   return it != table_of.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
+double nccl_shm_efficiency() {
+  return table().at("bandwidth_refinements").at("shm_efficiency").at("value").get<double>();
+}
+
 std::string nccl_pinned_protocol(work::CollectiveAlgorithm algorithm) {
   return table().at("algorithms").at(std::string(work::to_string(algorithm))).value("protocol", "");
 }

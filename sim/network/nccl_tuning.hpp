@@ -50,6 +50,11 @@ double nccl_efficiency(work::CollectiveAlgorithm algorithm, Protocol protocol, b
 // (bandwidth_refinements.ll_max_busbw_GBps); infinity for other protocols.
 double nccl_busbw_ceiling_Bps(Protocol protocol, std::string_view arch, int nodes);
 
+// The share of the PCIe link's rate a collective's bus bandwidth reaches when GPUs of one node
+// have no peer-to-peer access and NCCL stages their transfers through host memory (its SHM
+// transport; bandwidth_refinements.shm_efficiency, with its measurement), in (0, 1].
+double nccl_shm_efficiency();
+
 // The share of the NVLink bandwidth NVLS reaches on GPUs of architecture `arch` ("hopper",
 // "blackwell"); 0 where NCCL has no NVLS (every other architecture).
 double nccl_nvls_efficiency(std::string_view arch);

@@ -115,6 +115,10 @@ void parse_hardware(const json& doc, Config& config) {
   config.host.memory_bandwidth_Bps =
       get_ranged(node, "host_memory_bandwidth", at, "link_bandwidth", config.host.memory_bandwidth_Bps);
   config.host.memory_bytes = get_quantity(node, "host_memory", at, QuantityKind::bytes, Sign::non_negative, 0);
+  p.gpu_p2p = get_bool(node, "p2p", at, true);
+  if (!p.gpu_p2p && p.fabric != topo::NodeFabric::pcie)
+    throw InputError(at + ".p2p", "false needs a \"pcie\" node: NVLink is peer-to-peer",
+                     "remove hardware.node.p2p, or set hardware.node.fabric to \"pcie\"");
   // PCIe switches are modelled only when the key is given (0: today's direct PCIe cables).
   p.pcie_switches = 0;
   if (member(node, "pcie_switches")) {

@@ -154,6 +154,7 @@ serving::LlmModelSpec llm_model(const work::TransformerSpec& m, work::Precision 
   model.hidden = m.hidden;
   model.kv_heads = m.kv_heads_or_default();
   model.head_dim = m.head_dim();
+  model.vocab = m.vocab;
   return model;
 }
 

@@ -328,6 +328,7 @@ void LlmReplica::start_iteration() {
     work.prefill_tokens += c.tokens;
     work.prefill_attended += n * start + n * (n + 1) / 2;
     work.prefill_context_tokens += start;
+    if (seqs_[c.seq].computed + c.tokens >= seqs_[c.seq].prefill_target) ++work.prompts_completed;
   }
   stats_.prefill_tokens += static_cast<uint64_t>(work.prefill_tokens);
   busy_ = true;

@@ -22,6 +22,8 @@ IterationCost::IterationCost(const LlmTimingSpec& spec)
     tp_ = spec.tp_allreduce;
     allreduces_ = 2.0 * model.layers;
     activation_bytes_ = model.hidden * model.activation_bytes_per_element;
+    gather_ = spec.tp_allgather;
+    logits_bytes_ = model.vocab * model.activation_bytes_per_element;
   }
   overhead_s_ = spec.iteration_overhead_s;
 }
@@ -51,9 +53,10 @@ void validate_timing(const LlmTimingSpec& spec) {
   const auto share = [](double x) { return std::isfinite(x) && x > 0 && x <= 1; };
   require(spec.gpus >= 1, "replica.gpus", "must be >= 1");
   require(spec.iteration_overhead_s >= 0, "replica.iteration_overhead", "must be >= 0");
-  for (const AllReduceCost::Piece& p : spec.tp_allreduce.pieces)
-    require(p.fixed_s >= 0 && p.per_byte_s >= 0 && std::isfinite(p.fixed_s + p.per_byte_s), "replica.tp_allreduce",
-            "costs must be finite and >= 0");
+  for (const AllReduceCost* cost : {&spec.tp_allreduce, &spec.tp_allgather})
+    for (const AllReduceCost::Piece& p : cost->pieces)
+      require(p.fixed_s >= 0 && p.per_byte_s >= 0 && std::isfinite(p.fixed_s + p.per_byte_s), "replica.tp_allreduce",
+              "costs must be finite and >= 0");
   if (spec.measured.enabled) {
     const MeasuredTiming& m = spec.measured;
     require(m.base_s >= 0 && m.per_prefill_token_s >= 0 && m.per_decode_sequence_s >= 0 &&
@@ -69,9 +72,9 @@ void validate_timing(const LlmTimingSpec& spec) {
   }
   require(positive(spec.model.params) && positive(spec.model.bytes_per_param), "model.params",
           "must be > 0");
-  require(spec.model.layers > 0 && spec.model.hidden > 0 && spec.model.kv_heads > 0 &&
+  require(spec.model.layers > 0 && spec.model.hidden > 0 && spec.model.kv_heads > 0 && spec.model.vocab > 0 &&
               spec.model.head_dim > 0 && positive(spec.model.kv_bytes_per_element),
-          "model", "layers, hidden, kv_heads, head_dim and KV bytes must be > 0");
+          "model", "layers, hidden, kv_heads, head_dim, vocab and KV bytes must be > 0");
   require(share(spec.gpu_memory_utilization), "replica.gpu_memory_utilization", "must be in (0, 1]");
   require(spec.activation_reserve_bytes >= 0, "replica.activation_reserve", "must be >= 0");
   require(kv_cache_bytes(spec) > 0, "replica",

@@ -17,6 +17,11 @@
 //         + tensor-parallel all-reduces: 2 per layer of tokens * hidden * activation bytes,
 //           each tp_allreduce.seconds(bytes) (NCCL's cost on the node's fabric, with its
 //           latency terms; filled in by whoever knows the fabric: sim/world; empty: free)
+//         + the logits' all-gather: the LM head is split over the vocabulary, and vLLM V1 runs
+//           the sampler on every GPU, so each gathers every sampled sequence's logits
+//           (decode sequences + prompts finishing this iteration) x vocab x activation bytes
+//           (vllm-project/vllm pull request 9856: "the logits_processor has an AllGather
+//           instead of a Gather"; LogitsProcessor._gather_logits), tp_allgather.seconds(bytes)
 //         + iteration_overhead_s (vLLM's scheduling, input preparation and output handling
 //           between forward passes: the CPU time a step adds to the GPU's)
 // A prefill is then compute-bound and a small decode batch memory-bound, from the same rule;
@@ -34,7 +39,13 @@
 // Defaults: Llama-3-8B (32 layers, hidden 4096, 8 KV heads of 128, BF16) on one H100 SXM
 // (989 TFLOP/s dense BF16, 3.35 TB/s, 80 GB: NVIDIA H100 datasheet). The efficiencies are
 // estimates: 0.7 of HBM bandwidth gives about 7 ms per batch-1 decode step of an 8B model,
-// near what vLLM reaches on an H100; 0.6 of peak for prefill GEMMs.
+// near what vLLM reaches on an H100; 0.6 of peak for prefill GEMMs. The weights and the KV
+// cache (decode attention) are read at this one achievable bandwidth, under the ceiling a
+// streaming read kernel measures: 1.80 of an A100 80GB SXM's 2.04 TB/s (88%, Nsight Compute
+// agreeing; ~90% the best in NVIDIA's own GTC material: NVIDIA developer forums, "Trouble to
+// reach peak bandwidth of A100"); vLLM's GEMV weight loads and paged KV gathers run below a
+// streaming kernel; the 1-GPU vLLM replays (results/validation.md) come within 1% of the
+// measured TPOT alone and within 15% under load at 0.7.
 //
 // iteration_overhead_s defaults to 0.5 ms, an estimate from vLLM's own measurements of the
 // CPU work V1 does between forward passes with synchronous scheduling (its default through
@@ -63,6 +74,7 @@ struct LlmModelSpec {
   int hidden = 4096;
   int kv_heads = 8;
   int head_dim = 128;
+  int vocab = 128256;           // the LM head's outputs: the logits of one sampled token
   double kv_bytes_per_element = 2;
   double activation_bytes_per_element = 2;
 
@@ -74,9 +86,9 @@ struct LlmModelSpec {
   }
 };
 
-// One all-reduce of b bytes over the tensor-parallel GPUs: the lower envelope of affine costs
-// fixed_s + b * per_byte_s, one per NCCL algorithm and protocol that can run it (NCCL's tuner
-// runs the fastest for each size). No pieces: free.
+// One collective (all-reduce, all-gather) of b bytes over the tensor-parallel GPUs: the lower
+// envelope of affine costs fixed_s + b * per_byte_s, one per NCCL algorithm and protocol that
+// can run it (NCCL's tuner runs the fastest for each size). No pieces: free.
 struct AllReduceCost {
   struct Piece {
     double fixed_s = 0;     // latency: base + steps x per-step latency, >= 0
@@ -108,6 +120,7 @@ struct IterationWork {
   int64_t prefill_tokens = 0;        // prompt tokens computed
   double prefill_attended = 0;       // sum over prefill tokens of the positions each attends to
   double prefill_context_tokens = 0; // KV tokens of earlier chunks that the chunks re-read
+  int64_t prompts_completed = 0;     // prefill chunks that end their prompt (sampled, as decodes are)
 };
 
 struct LlmTimingSpec {
@@ -121,6 +134,7 @@ struct LlmTimingSpec {
   // own (sim/world builds tp_allreduce from it); 0: the node's.
   double tp_allreduce_bandwidth_Bps = 0;
   AllReduceCost tp_allreduce;            // one TP all-reduce (gpus > 1)
+  AllReduceCost tp_allgather;            // one TP all-gather of b bytes gathered (gpus > 1)
   double iteration_overhead_s = 0.5e-3;  // CPU time added to every iteration (see above)
   MeasuredTiming measured;
 };
@@ -144,7 +158,9 @@ class IterationCost {
                                            static_cast<double>(work.prefill_tokens));
     const double attention_s = attention_flops_s > kv_s ? attention_flops_s : kv_s;
     const double comm_s = tp_.pieces.empty() ? 0 : allreduces_ * tp_.seconds(tokens * activation_bytes_);
-    return linear_s + attention_s + comm_s + overhead_s_;
+    const double sampled = static_cast<double>(work.decode_sequences + work.prompts_completed);
+    const double gather_s = gather_.pieces.empty() || sampled == 0 ? 0 : gather_.seconds(sampled * logits_bytes_);
+    return linear_s + attention_s + comm_s + gather_s + overhead_s_;
   }
 
  private:
@@ -155,6 +171,8 @@ class IterationCost {
   double weights_s_ = 0;              // reading the weights
   double per_kv_token_s_ = 0;         // reading or writing one token's KV
   AllReduceCost tp_;                  // one tensor-parallel all-reduce (gpus > 1)
+  AllReduceCost gather_;              // the logits' all-gather (gpus > 1)
+  double logits_bytes_ = 0;           // per sampled sequence: vocab * bytes per element
   double allreduces_ = 0;             // per iteration: 2 per layer
   double activation_bytes_ = 0;       // per token: hidden * bytes per element
   double overhead_s_ = 0;

@@ -65,6 +65,7 @@ Fabric build_fabric(const Config& config, engine::Simulator& sim, const topo::To
   c.granularity = config.network.granularity;
   c.protocol = config.network.protocol;
   c.gpu_arch = config.gpu.arch;
+  c.host_staged = config.topology.node.fabric == topo::NodeFabric::pcie && !config.topology.node.gpu_p2p;
   c.in_network = {config.in_network.nvls, config.in_network.sharp,
                   config.in_network.nvls ? net::nccl_nvls_efficiency(config.gpu.arch) : 1.0};
   try {

@@ -149,7 +149,7 @@ json serving_block(const serving::ServingResult& r, const serving::ServingConfig
 json run_serving(const Config& config, engine::Simulator& sim, net::Comm* comm, bool record) {
   serving::ServingConfig c = config.serving;
   if (!record) c.timeseries_interval_s = 0;
-  time_tp_allreduces(config, c);
+  time_tp_collectives(config, c);
   c.max_in_flight = held_at_most(config, kBytesPerServingRequest);
   std::unique_ptr<serving::CommKvTransfer> kv;  // outlives the fleet
   std::unique_ptr<serving::ServingFleet> fleet;

@@ -11,10 +11,11 @@ namespace cs::world::detail {
 
 using namespace cs::scenario;
 
-serving::AllReduceCost tp_allreduce_cost(const Config& config, const serving::LlmTimingSpec& timing) {
-  serving::AllReduceCost cost;
-  if (timing.gpus < 2) return cost;
-  // One node of the file's hardware, nothing else: the all-reduce never leaves it.
+void time_tp_collectives(const Config& config, serving::LlmTimingSpec& timing) {
+  timing.tp_allreduce = {};
+  timing.tp_allgather = {};
+  if (timing.gpus < 2) return;
+  // One node of the file's hardware, nothing else: the collectives never leave it.
   Config node = config;
   node.topology = topo::TopologyParams{};
   node.topology.kind = topo::TopologyKind::single_node;
@@ -30,38 +31,39 @@ serving::AllReduceCost tp_allreduce_cost(const Config& config, const serving::Ll
   std::vector<int> ranks(static_cast<std::size_t>(timing.gpus));
   std::iota(ranks.begin(), ranks.end(), 0);
   const net::GroupId group = fabric.comm->group(ranks);
-  // Each choice's time alone is affine in the bytes: two sizes give it.
-  constexpr double kSmall = 1 << 20, kLarge = 2 << 20;
   std::vector<std::optional<net::Protocol>> protocols{std::nullopt};  // network.protocol's own
   if (config.network.protocol == net::Protocol::automatic)
     protocols = {net::Protocol::ll, net::Protocol::ll128, net::Protocol::simple};
-  for (const work::CollectiveAlgorithm algorithm : {work::CollectiveAlgorithm::ring, work::CollectiveAlgorithm::tree}) {
-    for (const std::optional<net::Protocol>& protocol : protocols) {
-      net::CollectiveOptions options;
-      options.algorithm = algorithm;
-      options.protocol = protocol;
-      double small_s = 0, large_s = 0;
-      try {
-        small_s = fabric.comm->alone_time_s(group, work::CollectiveOp::all_reduce, kSmall, options);
-        large_s = fabric.comm->alone_time_s(group, work::CollectiveOp::all_reduce, kLarge, options);
-      } catch (const net::CommError&) {
-        continue;  // no plan of this algorithm for the group
+  // Each choice's time alone is affine in the bytes: two sizes give it.
+  const auto cost_of = [&](work::CollectiveOp op) {
+    constexpr double kSmall = 1 << 20, kLarge = 2 << 20;
+    serving::AllReduceCost cost;
+    for (const work::CollectiveAlgorithm algorithm : {work::CollectiveAlgorithm::ring, work::CollectiveAlgorithm::tree}) {
+      for (const std::optional<net::Protocol>& protocol : protocols) {
+        net::CollectiveOptions options;
+        options.algorithm = algorithm;
+        options.protocol = protocol;
+        double small_s = 0, large_s = 0;
+        try {
+          small_s = fabric.comm->alone_time_s(group, op, kSmall, options);
+          large_s = fabric.comm->alone_time_s(group, op, kLarge, options);
+        } catch (const net::CommError&) {
+          continue;  // no plan of this algorithm for the group and op
+        }
+        const double per_byte_s = (large_s - small_s) / (kLarge - kSmall);
+        cost.pieces.push_back({std::max(0.0, small_s - per_byte_s * kSmall), std::max(0.0, per_byte_s)});
       }
-      const double per_byte_s = (large_s - small_s) / (kLarge - kSmall);
-      cost.pieces.push_back({std::max(0.0, small_s - per_byte_s * kSmall), std::max(0.0, per_byte_s)});
     }
-  }
-  return cost;
+    return cost;
+  };
+  timing.tp_allreduce = cost_of(work::CollectiveOp::all_reduce);
+  timing.tp_allgather = cost_of(work::CollectiveOp::all_gather);
 }
 
-void time_tp_allreduces(const Config& config, serving::ServingConfig& serving) {
+void time_tp_collectives(const Config& config, serving::ServingConfig& serving) {
   if (serving.replica.kind != serving::ReplicaKind::llm) return;
-  serving::LlmTimingSpec& timing = serving.replica.llm.timing;
-  timing.tp_allreduce = tp_allreduce_cost(config, timing);
-  if (serving.disaggregated.enabled) {
-    serving::LlmTimingSpec& prefill = serving.disaggregated.prefill_replica.timing;
-    prefill.tp_allreduce = tp_allreduce_cost(config, prefill);
-  }
+  time_tp_collectives(config, serving.replica.llm.timing);
+  if (serving.disaggregated.enabled) time_tp_collectives(config, serving.disaggregated.prefill_replica.timing);
 }
 
 }  // namespace cs::world::detail

@@ -3,8 +3,9 @@
 Each case is a public vLLM 0.10.1.1 benchmark run (its engine flags, GPUs, KV-cache size and
 token counts from its logs) replayed through clustersim with catalog defaults; the bound is
 the error the model reaches now (simulated / measured - 1, mean TPOT and mean end-to-end
-latency), so a change that widens it fails here. The TP2 runs cross the host (no GPU P2P),
-which the model does not represent: their bounds are wide and say so.
+latency), so a change that widens it fails here. The TP2 runs' GPUs have no P2P: their
+all-reduces are staged through host memory (hardware.node.p2p false), and they remain the
+widest bounds.
 """
 import sys
 from pathlib import Path
@@ -23,9 +24,9 @@ BOUNDS = {
     "1 x A100, 200 requests": (0.15, 0.03),
     "1 x A100, 5 GiB KV cache, 100 requests": (0.15, 0.14),
     "1 x A100, 5 GiB KV cache, 200 requests": (0.14, 0.12),
-    "TP2 over PCIe, 1 request": (0.27, 0.27),
-    "TP2 over PCIe, 100 requests": (0.54, 0.53),
-    "TP2 over PCIe, 200 requests": (0.56, 0.49),
+    "TP2 over PCIe, 1 request": (0.25, 0.24),
+    "TP2 over PCIe, 100 requests": (0.27, 0.24),
+    "TP2 over PCIe, 200 requests": (0.26, 0.12),
 }
 
 

@@ -156,6 +156,22 @@ def test_tensor_parallel_all_reduces_pay_nccl_latency_over_pcie():
     assert two_pcie - one / 2 > 64 * 5e-6
 
 
+def test_without_p2p_the_tensor_parallel_all_reduces_are_staged_through_host_memory():
+    """Two GPUs over PCIe without peer-to-peer: NCCL's SHM transport, each all-reduce at 0.248
+    of the PCIe rate (data/nccl_tuning.json). A 2,000-token prompt of Llama 3 8B is one
+    prefill chunk with 64 all-reduces of 2,000 x 4,096 x 2 bytes, so its TTFT grows by
+    64 x 16.384 MB x (1 / (0.248 x 64 GB/s) - 1 / 64 GB/s) = 49.7 ms; latency terms are NCCL's
+    PCI ones either way."""
+    def ttft(p2p):
+        sc = _one_replica_llm()
+        sc.override('workload.arrivals={"process":"poisson","rate":"0.05/s"}')
+        sc.override("workload.replica.gpus=2")
+        sc.override(f'hardware.node={{"gpus": 8, "fabric": "pcie", "p2p": {json.dumps(p2p)}}}')
+        return cs.run(sc).summary["serving"]["ttft"]["mean_s"]
+    expected = 64 * 2000 * 4096 * 2 * (1 / (0.248 * 64e9) - 1 / 64e9)
+    assert ttft(False) - ttft(True) == pytest.approx(expected, rel=0.03)
+
+
 @pytest.mark.parametrize("key, value, path", [
     ("workload.request.shared_prefix", '{"tokens": -1}', "workload.request.shared_prefix.tokens"),
     ("workload.request.shared_prefix", '{"groups": 2}', "workload.request.shared_prefix"),

@@ -118,3 +118,43 @@ TEST_CASE("a small tree all-reduce across nodes takes NCCL's tree latency", "[nc
     if (nodes <= 64) CHECK(tree_ll_all_reduce_s(nodes, net::NetworkModel::flow) == Approx(formula).epsilon(1e-3));
   }
 }
+
+namespace {
+
+// Seconds of a Simple ring all-reduce of `bytes` over a PCIe node of 2 GPUs at 32 GB/s per
+// direction, with or without peer-to-peer between them.
+double pcie_ring_all_reduce_s(bool host_staged, double bytes, net::NetworkModel model) {
+  topo::TopologyParams p;
+  p.kind = topo::TopologyKind::single_node;
+  p.node.gpus = 2;
+  p.node.nics = 2;
+  p.node.fabric = topo::NodeFabric::pcie;
+  p.node.pcie_bandwidth_Bps = 32e9;
+  net::CommConfig config;
+  config.model = model;
+  config.protocol = net::Protocol::simple;
+  config.host_staged = host_staged;
+  return test::collective_seconds(topo::build_topology(p), topo::RoutingKind::shortest, config,
+                                  work::CollectiveOp::all_reduce, CollectiveAlgorithm::ring, bytes);
+}
+
+}  // namespace
+
+TEST_CASE("without P2P a node's all-reduce runs at NCCL's SHM share of the PCIe rate", "[nccl][shm]") {
+  // The file's measurement: 3.9 GB/s busbw over SHM on PCIe Gen3 x16 (15.75 GB/s), 0.248.
+  CHECK(net::nccl_shm_efficiency() == Approx(0.248));
+  for (net::NetworkModel model : {net::NetworkModel::analytical, net::NetworkModel::flow}) {
+    CAPTURE(static_cast<int>(model));
+    // The per-byte slope (two sizes remove the latency, which staging leaves as NCCL's PCI one).
+    const auto slope = [&](bool staged) {
+      return (pcie_ring_all_reduce_s(staged, 64e6, model) - pcie_ring_all_reduce_s(staged, 32e6, model)) / 32e6;
+    };
+    // 2 GPUs: the ring moves S each way over each GPU's link: S / 32 GB/s with P2P.
+    CHECK(slope(false) == Approx(1 / 32e9).epsilon(1e-6));
+    CHECK(slope(true) == Approx(1 / (32e9 * 0.248)).epsilon(1e-6));
+    // The latency is the same: NCCL prices a SHM path as PCI.
+    const double fixed_p2p = pcie_ring_all_reduce_s(false, 32e6, model) - 32e6 * slope(false);
+    const double fixed_shm = pcie_ring_all_reduce_s(true, 32e6, model) - 32e6 * slope(true);
+    CHECK(fixed_shm == Approx(fixed_p2p).epsilon(1e-6));
+  }
+}

@@ -64,6 +64,13 @@ TEST_CASE("the GPU sets the node fabric's defaults", "[config]") {
     CHECK(parse(R"({"hardware": {"gpu": "L4", "node": {"fabric": "nvswitch", "gpu_bandwidth": "100GB/s"}}})")
               .topology.node.gpu_bandwidth_Bps == 100e9);
   }
+  SECTION("PCIe peer-to-peer: on by default; only a pcie node may go without it") {
+    CHECK(parse(R"({"hardware": {"gpu": "L4"}})").topology.node.gpu_p2p);
+    CHECK_FALSE(parse(R"({"hardware": {"gpu": "L4", "node": {"p2p": false}}})").topology.node.gpu_p2p);
+    const InputError e = config_error(R"({"hardware": {"gpu": "H100-SXM", "node": {"p2p": false}}})");
+    CHECK(e.path() == "hardware.node.p2p");
+    CHECK_THAT(e.expected(), Catch::Contains("needs a \"pcie\" node"));
+  }
   SECTION("a GPU object may give its NVLink bandwidth; an explicit gpu_bandwidth wins") {
     CHECK(parse(R"({"hardware": {"gpu": {"name": "H100-SXM", "nvlink_bandwidth": "450GB/s"}}})")
               .topology.node.gpu_bandwidth_Bps == 450e9);

@@ -314,6 +314,20 @@ TEST_CASE("Tensor parallelism, the KV-capacity rule, and admissibility", "[servi
   CHECK(iteration_time_s(two, decode) == Approx(iteration_time_s(one, decode) / 2 + 2 * 32 * (10e-6 + bytes / 10e9)));
   two.iteration_overhead_s = 0.5e-3;
   CHECK(iteration_time_s(two, decode) == Approx(iteration_time_s(one, decode) / 2 + 2 * 32 * (10e-6 + bytes / 10e9) + 0.5e-3));
+  // The logits' all-gather: every sampled sequence's 128,256 logits x 2 bytes, once per
+  // iteration; a prompt that ends in the iteration is sampled too, a chunk that does not is not.
+  const double before = iteration_time_s(two, decode);
+  two.tp_allgather.pieces = {{20e-6, 1 / 5e9}};
+  const double logits = 128256 * 2.0;
+  CHECK(iteration_time_s(two, decode) == Approx(before + 20e-6 + 8 * logits / 5e9));
+  IterationWork with_prompt = decode;
+  with_prompt.prefill_tokens = 100;
+  const double unfinished = iteration_time_s(two, with_prompt);
+  with_prompt.prompts_completed = 1;
+  CHECK(iteration_time_s(two, with_prompt) == Approx(unfinished + logits / 5e9));
+  LlmTimingSpec one_with_costs = one;  // one GPU gathers nothing, whatever costs it holds
+  one_with_costs.tp_allgather = two.tp_allgather;
+  CHECK(iteration_time_s(one_with_costs, with_prompt) == Approx(iteration_time_s(one, with_prompt)));
   // KV cache = GPUs x HBM x utilization - weights - reserve.
   CHECK(kv_cache_bytes(one) == Approx(80e9 * 0.9 - 8.03e9 * 2 - 4e9));
   CHECK(kv_cache_bytes(two) == Approx(2 * 80e9 * 0.9 - 8.03e9 * 2 - 4e9));
