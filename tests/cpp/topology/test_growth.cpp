@@ -11,7 +11,7 @@ using cs::topo::test::fat_tree;
 namespace {
 
 // Prices that make every count show in the money: $1 per port, $1000 per node.
-PriceTable unit_prices() {
+PriceTable growth_prices() {
   PriceTable p;
   p.switch_port.by_gbps[400] = {1, 0, "test"};
   p.nic.by_gbps[400] = {10, 0, "test"};
@@ -24,7 +24,7 @@ PriceTable unit_prices() {
 
 Growth grow_params(const TopologyParams& a, const TopologyParams& b) {
   const Topology from = build_topology(a), to = build_topology(b);
-  return grow(from, make_bill(from, a, unit_prices()), to, make_bill(to, b, unit_prices()));
+  return grow(from, make_bill(from, a, growth_prices()), to, make_bill(to, b, growth_prices()));
 }
 
 const GrowthLine& line(const Growth& g, const std::string& item) {
