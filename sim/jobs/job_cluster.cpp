@@ -101,8 +101,11 @@ void JobCluster::submit(const JobRequest& r) {
     ++rejected_;  // Slurm refuses at submission a job its partition's limits can never run
     return;
   }
-  if (book_.size() + records_.size() >= config_.max_held_jobs)
-    throw HeldJobsLimitError(book_.size() + records_.size() + 1, sim_.now());
+  double waits = 0;
+  for (const std::vector<double>& w : waits_) waits += static_cast<double>(w.size());
+  const double held = static_cast<double>(book_.size() + records_.size()) + config_.held_per_wait * waits;
+  if (held >= static_cast<double>(config_.max_held_jobs))
+    throw HeldJobsLimitError(static_cast<uint64_t>(held) + 1, sim_.now());
   Job j;
   j.id = stream_.generated() - 1;
   j.job_class = r.job_class;
