@@ -67,6 +67,10 @@ Parsed parse_args(int argc, const char* const* argv) {
                    "Narrow the plans: KEY=V1,V2 with KEY schedule (gpipe, 1f1b, interleaved, zb_h1), zero (0-3), "
                    "recompute (none, selective, full), micro (micro-batch sizes), virtual_stages, max_cp; repeatable")
       ->allow_extra_args(false);
+  plan->add_option("--max-time", a.plan_max_time,
+                   "Refuse a search estimated to take longer than this (a duration such as 30min or 2h, or seconds; "
+                   "default 1h); a search estimated over a minute prints its estimate first")
+      ->allow_extra_args(false);
   auto* plan_json = plan->add_flag("--json", a.as_json, "Print the ranked plans as JSON");
   plan->add_option("--out", a.plan_out, "Write every ranked plan as CSV to this file (atomically)")->excludes(plan_json);
   auto* compare = app.add_subcommand(

@@ -205,14 +205,23 @@ std::function<void(const char*, std::size_t, std::size_t, double)> plan_progress
   };
 }
 
+// A search estimated over a minute says so before it starts, on stderr.
+void print_plan_estimate(const cs::studies::PlanSearchEstimate& e) {
+  if (e.seconds < 60) return;
+  std::fprintf(stderr, "plan: %zu plans to screen (%zu valid), about %.0f s at this build's pace (Ctrl-C stops; "
+               "--only narrows)\n", e.fitting, e.valid, e.seconds);
+}
+
 int cmd_plan(const std::string& file, const std::vector<std::string>& sets, int jobs, int top, int refine,
-             const std::vector<std::string>& only, bool as_json, const std::string& out) {
+             const std::vector<std::string>& only, bool as_json, const std::string& out, const std::string& max_time) {
   const json doc = load_doc(file, sets);
   const auto config = cs::scenario::parse_config(doc);
   cs::studies::PlanSearchOptions options;
   options.space = cs::studies::plan_space(only);
   options.jobs = jobs;
   options.refine = std::size_t(refine);
+  options.max_seconds = cs::studies::plan_time_limit(max_time);
+  options.estimated = print_plan_estimate;
   options.interrupted = cs::cli::interrupt_check();
   options.progress = plan_progress();
   CsvOut csv_out(out, inputs_of(file, doc));  // checked before the plans run
@@ -280,7 +289,7 @@ int main(int argc, char** argv) {
       case Command::topo: return cmd_topo(a.file, a.sets, a.as_json);
       case Command::sweep: return cmd_sweep(a.file, a.sets, a.grids, a.jobs, a.sweep_out);
       case Command::plan:
-        return cmd_plan(a.file, a.sets, a.jobs, a.top, a.refine, a.plan_only, a.as_json, a.plan_out);
+        return cmd_plan(a.file, a.sets, a.jobs, a.top, a.refine, a.plan_only, a.as_json, a.plan_out, a.plan_max_time);
       case Command::compare: return cmd_compare(a.compare_files, a.workload_files, a.sets, a.jobs, a.as_json);
       case Command::size: return cmd_size(a);
       case Command::validate: {

@@ -307,6 +307,7 @@ print("finished", flush=True)
 
 
 GPT3 = ROOT / "scenarios" / "gpt3_175b_1024_h100.json"
+LLAMA3_70B = ROOT / "scenarios" / "llama3_70b_256_h100.json"
 
 
 MOE = ROOT / "scenarios" / "moe_all_to_all_16k.json"
@@ -507,29 +508,112 @@ def test_ctrl_c_stops_a_cli_run_and_leaves_nothing(tmp_path):
     assert not out.exists()
 
 
-# --- Memory bounded: load that only shows at run time stops with a clear error ---------------
+# --- Memory bounded: refused up front where the load predicts it, stopped where only the run shows it
 
-@pytest.mark.parametrize("base,sets", [
-    (ERLANG_C, {"workload.arrivals.rate": "100000/s", "run.replications": 1}),
+def _set_args(sets):
+    return [a for path, v in sets.items() for a in ("--set", f"{path}={json.dumps(v) if not isinstance(v, str) else v}")]
+
+
+# The three: plain servers at 100,000/s, an LLM fleet at 1e6/s, 86 M one-second jobs.
+OVERLOADS = [
+    (ERLANG_C, {"workload.arrivals.rate": "100000/s", "run.until": "1h", "run.warmup": "1min", "run.replications": 1},
+     "workload.arrivals.rate", "requests waiting by the end"),
     (LLM_HPA, {"workload.arrivals": {"process": "poisson", "rate": "1000000/s"}, "run.until": "10min",
-               "fleet.autoscaler.max": 2}),
-    (JOBS, {"workload.classes": [{"name": "short", "gpus": 1, "duration": "1h"}], "workload.arrivals.rate": "1000/s",
-            "run.until": "1d", "fleet.scheduler.queues": [{"name": "default"}]}),
-])
-def test_an_overloaded_run_stops_at_the_memory_limit(tmp_path, base, sets):
-    args = [a for path, v in {**sets, "run.max_memory": "200MB"}.items()
-            for a in ("--set", f"{path}={json.dumps(v) if not isinstance(v, str) else v}")]
+               "fleet.autoscaler.max": 2}, "workload.arrivals.rate", "requests waiting by the end"),
+    (JOBS, {"workload.classes": [{"name": "short", "gpus": 1, "duration": "1s"}], "workload.arrivals.rate": "1000/s",
+            "run.until": "1d", "fleet.scheduler.queues": [{"name": "default"}], "run.max_memory": "1GB"},
+     "workload.arrivals.rate", "86.4 M jobs submitted"),
+]
+
+
+@pytest.mark.parametrize("base,sets,path,what", OVERLOADS)
+def test_an_overload_the_load_predicts_is_refused_before_the_run(tmp_path, base, sets, path, what):
     out = tmp_path / "out"
-    proc = cli("run", base, *args, "--out", out)
+    start = time.monotonic()
+    for command in (("run", "--out", out), ("validate",)):
+        proc = cli(command[0], base, *_set_args(sets), *command[1:])
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.startswith(f"error: {path}:"), proc.stderr
+        # The estimate and the limit, both with their units.
+        assert what in proc.stderr and "run.max_memory" in proc.stderr and "GB" in proc.stderr, proc.stderr
+    assert time.monotonic() - start < 5 and not out.exists()
+    sc = cs.Scenario.load(base)
+    for p, v in sets.items():
+        sc.set(p, v)
+    with pytest.raises(cs.ScenarioError) as e:
+        cs.run(sc)
+    assert e.value.path == path
+
+
+def test_a_bounded_queue_makes_the_same_overload_fit():
+    # 100,000/s against 80/s served, but fleet.max_queue drops past 10,000 waiting: it fits.
+    sets = {**OVERLOADS[0][1], "run.until": "2s", "run.warmup": "1s"}
+    assert cli("validate", ERLANG_C, *_set_args(sets)).returncode == 0
+    sets["run.until"] = "1h"
+    assert cli("validate", ERLANG_C, *_set_args(sets)).returncode == 2
+    assert cli("validate", ERLANG_C, *_set_args({**sets, "fleet.max_queue": 10000})).returncode == 0
+
+
+def test_a_load_only_the_run_shows_stops_at_the_memory_limit(tmp_path):
+    # A diurnal day whose mean (70/s) the 8 slots serve (80/s) but whose peak (112/s) they do
+    # not: the estimate passes, the run holds too many at the peak and stops.
+    sets = {"workload.arrivals": {"process": "diurnal", "rate": "70/s", "peak_to_mean": 1.6, "period": "1h",
+                                  "peak_at": "10min"},
+            "run.until": "1h", "run.warmup": "1min", "run.replications": 1, "run.max_memory": "1MB"}
+    assert cli("validate", ERLANG_C, *_set_args(sets)).returncode == 0
+    out = tmp_path / "out"
+    proc = cli("run", ERLANG_C, *_set_args(sets), "--out", out)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith("error: run.max_memory:") and "nothing was written" in proc.stderr, proc.stderr
     assert not out.exists()
-    sc = cs.Scenario.load(base)
-    for path, v in {**sets, "run.max_memory": "200MB"}.items():
+    sc = cs.Scenario.load(ERLANG_C)
+    for path, v in sets.items():
         sc.set(path, v)
     with pytest.raises(cs.ScenarioError) as e:
         cs.run(sc)
     assert e.value.path == "run.max_memory"
+
+
+# --- plan says how long before it searches, and refuses a search past its limit ---------------
+
+def test_a_long_plan_search_is_refused_with_its_estimate_and_how_to_narrow_it():
+    # Llama 3 70B on 256 GPUs: 5,580 plans fit, estimated at about 6 min on one thread.
+    start = time.monotonic()
+    proc = cli("plan", LLAMA3_70B, "--max-time", "1min")
+    assert time.monotonic() - start < 10
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("error: --max-time: this search would take about"), proc.stderr
+    assert "5580 plans to screen" in proc.stderr and "--only" in proc.stderr, proc.stderr
+    with pytest.raises(cs.ScenarioError) as e:
+        cs.plan(LLAMA3_70B, max_time="1min")
+    assert e.value.path == "max_time" and "plans to screen" in str(e.value)
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "abc", "5 parsecs", "inf", "nan", ""])
+def test_plan_max_time_takes_a_duration(value):
+    proc = cli("plan", LLAMA3_70B, "--max-time", value)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: --max-time:"), proc.stderr
+    with pytest.raises(cs.ScenarioError) as e:
+        cs.plan(LLAMA3_70B, max_time=value)
+    assert e.value.path == "max_time"
+
+
+def test_plan_under_a_short_limit_is_refused_and_under_a_long_one_runs(tmp_path):
+    # Llama 3 8B cut to 4 layers on 2 nodes (test_training's small cluster).
+    d = {"hardware": {"gpu": "H100-SXM", "node": {"gpus": 8, "nics": 8, "nic_bandwidth": "400Gbps"}},
+         "topology": {"kind": "fat_tree", "nodes": 2, "switch_radix": 16, "link_bandwidth": "400Gbps"},
+         "network": {"model": "analytical"},
+         "workload": {"kind": "training", "model": {"preset": "llama3-8b", "layers": 4, "seq_len": 1024},
+                      "parallel": {"tp": 8, "dp": 2}, "batch": {"global": 8, "micro": 1}}}
+    f = tmp_path / "small.json"
+    f.write_text(json.dumps(d))
+    proc = cli("plan", f, "--max-time", "1us", "--only", "schedule=1f1b", "--only", "zero=1")
+    assert proc.returncode == 2 and "this search would take about" in proc.stderr, proc.stderr
+    proc = cli("plan", f, "--max-time", "10min", "--json", "--refine", "1", "--only", "schedule=1f1b", "--only", "zero=1")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["plans_simulated"] > 0
+    with pytest.raises(ValueError, match="max_time"):
+        cs.plan(f, max_time=[1])
 
 
 # --- Settings that used to do nothing say so -------------------------------------------------
