@@ -413,6 +413,43 @@ BAD_JOB_ROWS = [
 ]
 
 
+# Shared prefixes in an LLM trace: an id and a length together, the length within the prompt.
+BAD_PREFIX_ROWS = [
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,100,10,-1,50\n", "line 2: column prefix_id"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,100,10,1.5,50\n", "line 2: column prefix_id"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,100,10,1e30,50\n", "line 2: column prefix_id"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,100,10,1,nan\n", "line 2: column prefix_tokens"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,100,10,1,-5\n", "line 2: column prefix_tokens"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,100,10,,\n", "line 2: column prefix_id"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,100,10,1,500\n", "longer than its prompt"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,100,10,0,50\n", "of no prefix (prefix_id 0)"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_tokens\n0,100,10,50\n", "needs a prefix_id column"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id\n0,100,10,3\n", "needs a prefix_tokens column"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_id\n0,100,10,1,1\n", "names column prefix_id twice"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n", "no request"),
+]
+BAD_JOB_HEADERS = [
+    ("submit_time,gpus,duration\n", "no job"),
+    ("submit_time,gpus,gpus,duration\n0,8,8,100\n", "names column gpus twice"),
+]
+
+
+@pytest.mark.parametrize("rows,where", BAD_PREFIX_ROWS)
+def test_a_trace_prefix_that_cannot_be_is_an_error_naming_the_line(tmp_path, rows, where):
+    f, _, _ = serving_on_trace(tmp_path, rows, base=LLM_HPA)
+    proc = cli("validate", f)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: workload.arrivals.trace:"), proc.stderr
+    assert where in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("rows,where", BAD_JOB_HEADERS)
+def test_an_empty_job_trace_or_a_doubled_column_is_an_error(tmp_path, rows, where):
+    f, _, _ = jobs_on_trace(tmp_path, rows)
+    proc = cli("validate", f)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: workload.trace:"), proc.stderr
+    assert where in proc.stderr, proc.stderr
+
+
 @pytest.mark.parametrize("rows,where", BAD_SERVING_ROWS + BAD_LLM_ROWS + BAD_JOB_ROWS)
 def test_a_trace_row_that_cannot_be_is_an_error_naming_the_file_and_line(tmp_path, rows, where):
     if rows.startswith("submit_time"):
@@ -489,8 +526,10 @@ def test_an_unwritable_output_is_refused_before_the_work(tmp_path):
 def test_a_run_that_fails_leaves_no_directory_it_created(tmp_path):
     out = tmp_path / "new" / "dir"
     # Fails at run time (the overloaded fleet's memory), after --out was checked and created.
-    proc = cli("run", ERLANG_C, "--set", "run.replications=1", "--set", "workload.arrivals.rate=100000/s",
-               "--set", "run.max_memory=50MB", "--out", out)
+    # A diurnal peak above what the 8 slots serve: only the run shows it.
+    diurnal = {"process": "diurnal", "rate": "70/s", "peak_to_mean": 1.6, "period": "1h", "peak_at": "10min"}
+    proc = cli("run", ERLANG_C, "--set", "run.replications=1", "--set", "workload.arrivals=" + json.dumps(diurnal),
+               "--set", "run.until=1h", "--set", "run.max_memory=1MB", "--out", out)
     assert proc.returncode == 2 and proc.stderr.startswith("error: run.max_memory:"), proc.stderr
     assert not (tmp_path / "new").exists()
 
@@ -627,6 +666,61 @@ def test_fixed_warns_about_scaling_keys_and_a_short_predictive_run_says_it_never
     proc = cli("validate", ERLANG_C, "--set", "fleet.autoscaler=" + json.dumps(predictive))
     assert proc.returncode == 0, proc.stderr
     assert "warning: fleet.autoscaler.predictive.season: run.until is shorter than two seasons" in proc.stderr
+
+
+def test_a_plan_overlap_of_a_parallelism_the_plan_lacks_warns():
+    # Two GPUs in data parallel: no tensor-parallel or pipeline communication to overlap.
+    ddp = ROOT / "scenarios" / "workstation_7b_ddp.json"
+    proc = cli("validate", ddp, "--set", "workload.parallel.tp_comm_overlap=true", "--set", "workload.parallel.overlap_p2p=false")
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: workload.parallel.tp_comm_overlap: has no effect with parallel.tp 1" in proc.stderr
+    assert "warning: workload.parallel.overlap_p2p: has no effect with parallel.pp 1" in proc.stderr
+    proc = cli("validate", ddp, "--set", "workload.parallel.overlap_grad_reduce=false")
+    assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr
+
+
+# `clustersim size` as a hostile user drives it: each refused before any point runs.
+SIZE_PROBES = [
+    (["--require", "serving.wait_mean_s<=0.01"], "--vary"),
+    (["--vary", "fleet.autoscaler.replicas=", "--require", "serving.wait_mean_s<=0.01"], "--vary"),
+    (["--vary", "fleet.autoscaler.replicas=9..4", "--require", "serving.wait_mean_s<=0.01"], "fleet.autoscaler.replicas"),
+    (["--vary", "fleet.autoscaler.replicas=1..1000000000", "--require", "serving.wait_mean_s<=0.01"], "fleet.autoscaler.replicas"),
+    (["--vary", "fleet.autoscaler.replicas=1.5..4", "--require", "serving.wait_mean_s<=0.01"], "fleet.autoscaler.replicas"),
+    (["--vary", "fleet.autoscaler.replicas=-3..-1", "--require", "serving.wait_mean_s<=0.01"], "fleet.autoscaler.replicas"),
+    (["--vary", "fleet.autoscaler.replicas=a,b", "--require", "serving.wait_mean_s<=0.01"], "fleet.autoscaler.replicas"),
+    (["--vary", "fleet.autoscaler.replicaz=7..9", "--require", "serving.wait_mean_s<=0.01"], "fleet.autoscaler.replicaz"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--vary", "fleet.autoscaler.replicas=7..9",
+      "--require", "serving.wait_mean_s<=0.01"], "--vary"),
+    (["--vary", "fleet.autoscaler=7..9", "--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<=0.01"],
+     "--vary"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", ""], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s==0.01"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s!=0.01"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s=<0.01"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s!<0.01"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "<=0.01"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<=nan"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<=inf"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s>=-inf"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<="], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<=fast"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<=10ms"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<=0.01", "-j", "0"], "--jobs"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<=0.01", "-j", "100000"], "--jobs"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<=0.01", "--max-runs", "0"], "--max-runs"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<=0.01", "--confirm", "0"], "--confirm"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<=0.01", "--confirm", "1000000000"],
+     "--confirm"),
+]
+
+
+@pytest.mark.parametrize("args,path", SIZE_PROBES)
+def test_size_refuses_a_bad_space_or_requirement_before_running(args, path):
+    start = time.monotonic()
+    proc = cli("size", ERLANG_C, *args)
+    assert proc.returncode == 2 and proc.stderr.startswith(f"error: {path}"), proc.stderr
+    assert time.monotonic() - start < 5, "refused only after running points"
 
 
 # --- Python: the CLI's checks, Python's errors -----------------------------------------------
