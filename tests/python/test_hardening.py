@@ -780,3 +780,76 @@ def test_no_shipped_summary_reports_a_share_outside_zero_to_one(golden):
     bad = [(path, v) for path, v in _numbers(json.loads(golden.read_text()))
            if SHARE_KEY.search(path) and not path.endswith("ci95") and not 0 <= v <= 1 + 1e-9]
     assert not bad, bad
+
+
+# --- Python's size, sweep and paired: their counts and values checked before any run ----------
+
+def _quick_erlang():
+    sc = cs.Scenario.load(ERLANG_C)
+    for path, v in {"run.replications": 1, "run.until": "20min", "run.warmup": "1min"}.items():
+        sc.set(path, v)
+    return sc
+
+
+REQUIRE = ["serving.wait_mean_s<=0.01"]
+VARY = {"fleet.autoscaler.replicas": range(7, 10)}
+PY_SIZE_PROBES = [
+    ({"vary": {}}, cs.ScenarioError, "vary"),
+    ({"vary": {"fleet.autoscaler.replicas": []}}, cs.ScenarioError, "vary"),
+    ({"vary": {"fleet.autoscaler.replicas": range(9, 4)}}, cs.ScenarioError, "vary"),
+    ({"vary": {"fleet.autoscaler.replicas": range(1, 10**9)}}, cs.ScenarioError, "fleet.autoscaler.replicas"),
+    ({"vary": {"fleet.autoscaler.replicas": [float("nan"), 8]}}, cs.ScenarioError, "fleet.autoscaler.replicas"),
+    ({"vary": {"fleet.autoscaler.replicas": [float("inf")]}}, cs.ScenarioError, "fleet.autoscaler.replicas"),
+    ({"vary": {"fleet.autoscaler.replicas": "7,8"}}, cs.ScenarioError, "fleet.autoscaler.replicas"),
+    ({"vary": [("fleet.autoscaler.replicas", [7])]}, cs.ScenarioError, "vary"),
+    ({"vary": {"fleet.nope": [1, 2]}}, cs.ScenarioError, "fleet.nope"),
+    ({"require": ["nokey<=1"]}, cs.ScenarioError, "require"),
+    ({"require": ["serving.wait_mean_s<=nan"]}, cs.ScenarioError, "require"),
+    ({"require": ["serving.wait_mean_s>=inf"]}, cs.ScenarioError, "require"),
+    ({"require": ["serving.wait_mean_s=<0.01"]}, cs.ScenarioError, "require"),
+    ({"minimize": "serving.costt"}, cs.ScenarioError, "minimize"),
+    ({"jobs": 0}, ValueError, "jobs"),
+    ({"jobs": 1.5}, ValueError, "jobs"),
+    ({"confirm": 0}, ValueError, "confirm"),
+    ({"confirm": 2.5}, ValueError, "confirm"),
+    ({"max_runs": -1}, ValueError, "max_runs"),
+]
+
+
+@pytest.mark.parametrize("kwargs,error,where", PY_SIZE_PROBES)
+def test_python_size_refuses_a_bad_argument_before_running(kwargs, error, where):
+    args = {"vary": VARY, "require": REQUIRE, **kwargs}
+    with pytest.raises(error) as e:
+        cs.size(_quick_erlang(), **args)
+    assert (e.value.path if error is cs.ScenarioError else str(e.value)).startswith(where), e.value
+
+
+def test_python_sweep_refuses_a_huge_or_non_finite_axis_before_listing_it():
+    with pytest.raises(cs.ScenarioError) as e:
+        cs.sweep(_quick_erlang(), {"seed": range(10**9)})
+    assert e.value.path == "seed" and "at most 1000000" in str(e.value)
+    with pytest.raises(cs.ScenarioError) as e:
+        cs.grid_points({"workload.arrivals.rate": [1.0, float("nan")]})
+    assert e.value.path == "workload.arrivals.rate"
+
+
+PAIRED = {"a": {}, "b": {"fleet.autoscaler.replicas": 9}}
+PY_PAIRED_PROBES = [
+    ({"variants": {}}, cs.ScenarioError, "paired"),
+    ({"variants": {"a": {}}}, cs.ScenarioError, "paired"),
+    ({"keys": []}, cs.ScenarioError, "paired"),
+    ({"replications": 0}, cs.ScenarioError, "paired"),
+    ({"replications": 2.5}, ValueError, "replications"),
+    ({"replications": 10**9}, ValueError, "replications"),
+    ({"jobs": -1}, ValueError, "jobs"),
+    ({"variants": {"a": {}, "b": {"fleet.nope": 1}}}, cs.ScenarioError, "fleet.nope"),
+    ({"variants": {"a": {}, "b": {"fleet.autoscaler.replicas": -1}}}, cs.ScenarioError, "fleet.autoscaler.replicas"),
+]
+
+
+@pytest.mark.parametrize("kwargs,error,where", PY_PAIRED_PROBES)
+def test_python_paired_refuses_a_bad_argument(kwargs, error, where):
+    args = {"variants": PAIRED, "keys": "serving.wait_mean_s", "replications": 2, **kwargs}
+    with pytest.raises(error) as e:
+        cs.paired(_quick_erlang(), **args)
+    assert (e.value.path if error is cs.ScenarioError else str(e.value)).startswith(where), e.value
