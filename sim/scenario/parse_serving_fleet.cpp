@@ -153,16 +153,6 @@ void parse_serving_fleet(const json& doc, Config& config) {
   c.fleet.autoscaler = parse_autoscaler(f, "autoscaler", config.warnings);
   c.fleet.pool = parse_pool(f, config);
   c.fleet.pool.market.owned_replicas = c.fleet.autoscaler.max_replicas;
-  // A reserved replica is billed all run: beyond the most the fleet runs it is never used (a
-  // training run's or a cluster's reserved nodes are bounded by fleet.nodes the same way).
-  const bool fixed = c.fleet.autoscaler.policy == serving::ScalingPolicy::fixed;
-  const int most = fixed ? c.fleet.autoscaler.replicas : c.fleet.autoscaler.max_replicas;
-  if (c.fleet.pool.market.reserved_replicas > most)
-    throw InputError(join_path(kFleet, "reserved"),
-                     "expected an integer from 0 to " + std::to_string(most) + ": the most replicas the fleet runs (" +
-                         (fixed ? "fleet.autoscaler.replicas" : "fleet.autoscaler.max") + "); got " +
-                         std::to_string(c.fleet.pool.market.reserved_replicas),
-                     "reserve at most that many, or let the fleet run more");
   serving::DisaggregationSpec& d = c.disaggregated;
   if (member(f, "prefill_autoscaler") && !d.enabled)
     throw InputError(join_path(kFleet, "prefill_autoscaler"), "applies to disaggregated serving (workload.disaggregated)");
