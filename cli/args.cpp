@@ -86,6 +86,10 @@ Parsed parse_args(int argc, const char* const* argv) {
                    "Share of the GPU's memory a plan must leave free to fit, 0 to 0.5 (default: the scenario's "
                    "workload.memory_headroom, 0.05)")
       ->check(CLI::Range(0.0, 0.5));
+  plan->add_option("--max-time", a.plan_max_time,
+                   "Refuse a search estimated to take longer than this (a duration such as 30min or 2h, or seconds; "
+                   "default 1h); a search estimated over a minute prints its estimate first")
+      ->allow_extra_args(false);
   auto* plan_json = plan->add_flag("--json", a.as_json, "Print the ranked plans as JSON");
   plan->add_option("--out", a.plan_out, "Write every ranked plan as CSV to this file (atomically)")->excludes(plan_json);
   auto* compare = app.add_subcommand(

@@ -26,6 +26,7 @@ struct Args {
   int top = 0, refine = 10;         // plan --top (0: the command's default), --refine
   std::string plan_out;             // plan --out FILE
   double memory_headroom = -1;      // plan --memory-headroom (share of GPU memory; -1: the scenario's)
+  std::string plan_max_time = "1h"; // plan --max-time DURATION
   std::vector<std::string> plan_only;                      // plan --only KEY=V1,V2
   std::vector<std::string> compare_files, workload_files;  // compare FILES, --workload
   std::vector<std::string> varies, requires_;              // size --vary, --require

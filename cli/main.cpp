@@ -226,8 +226,16 @@ std::function<void(const char*, std::size_t, std::size_t, double)> plan_progress
   };
 }
 
+// A search estimated over a minute says so before it starts, on stderr.
+void print_plan_estimate(const cs::studies::PlanSearchEstimate& e) {
+  if (e.seconds < 60) return;
+  std::fprintf(stderr, "plan: %zu plans to screen (%zu valid), about %.0f s at this build's pace (Ctrl-C stops; "
+               "--only narrows)\n", e.fitting, e.valid, e.seconds);
+}
+
 int cmd_plan(const std::string& file, const std::vector<std::string>& sets, int jobs, int top, int refine,
-             const std::vector<std::string>& only, double memory_headroom, bool as_json, const std::string& out) {
+             const std::vector<std::string>& only, double memory_headroom, bool as_json, const std::string& out,
+             const std::string& max_time) {
   json doc = load_doc(file, sets);
   if (memory_headroom >= 0) cs::scenario::set_path(doc, "workload.memory_headroom", memory_headroom);
   const auto config = cs::scenario::parse_config(doc);
@@ -235,6 +243,8 @@ int cmd_plan(const std::string& file, const std::vector<std::string>& sets, int 
   options.space = cs::studies::plan_space(only);
   options.jobs = jobs;
   options.refine = std::size_t(refine);
+  options.max_seconds = cs::studies::plan_time_limit(max_time);
+  options.estimated = print_plan_estimate;
   options.interrupted = cs::cli::interrupt_check();
   options.progress = plan_progress();
   CsvOut csv_out(out, inputs_of(file, doc));  // checked before the plans run
@@ -303,7 +313,8 @@ int main(int argc, char** argv) {
       case Command::topo: return cmd_topo(a.file, a.sets, a.grow_to, a.as_json);
       case Command::sweep: return cmd_sweep(a);
       case Command::plan:
-        return cmd_plan(a.file, a.sets, a.jobs, a.top, a.refine, a.plan_only, a.memory_headroom, a.as_json, a.plan_out);
+        return cmd_plan(a.file, a.sets, a.jobs, a.top, a.refine, a.plan_only, a.memory_headroom, a.as_json, a.plan_out,
+                        a.plan_max_time);
       case Command::compare:
         return cmd_compare(a.compare_files, a.workload_files, a.sets, a.replications, a.jobs, a.as_json);
       case Command::size: return cmd_size(a);

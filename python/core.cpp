@@ -134,14 +134,16 @@ std::string summary_rows(const std::string& point_json, const std::string& summa
 
 // clustersim plan: the ranked plans as JSON (plan_search_json, every row); Ctrl-C as run's.
 std::string plan(const std::string& doc_text, int jobs, std::size_t refine, const std::vector<std::string>& only,
-                 std::shared_ptr<CancelToken> token) {
+                 const std::string& max_time, std::shared_ptr<CancelToken> token) {
   if (!token) token = std::make_shared<CancelToken>();
-  return run_cancellable(token, [&doc_text, jobs, refine, &only, token] {
+  return run_cancellable(token, [&doc_text, jobs, refine, &only, &max_time, token] {
     const auto config = cs::scenario::parse_config(json::parse(doc_text));
     cs::studies::PlanSearchOptions options;
     options.space = cs::studies::plan_space(only, "only");
     options.jobs = jobs;
     options.refine = refine;
+    options.max_seconds = cs::studies::plan_time_limit(max_time, "max_time");
+    options.budget_key = "max_time";
     options.interrupted = [token] { return token->cancelled(); };
     return cs::studies::plan_search_json(config, cs::studies::search_plans(config, options)).dump();
   });
@@ -274,7 +276,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("validate", &validate, py::arg("doc"));
   m.def("run", &run, py::arg("doc"), py::arg("cancel") = nullptr);
   m.def("plan", &plan, py::arg("doc"), py::arg("jobs"), py::arg("refine"), py::arg("only") = std::vector<std::string>{},
-        py::arg("cancel") = nullptr);
+        py::arg("max_time") = std::string("1h"), py::arg("cancel") = nullptr);
   m.def("grid_points", &grid_points, py::arg("axes"));
   m.def("summary_rows", &summary_rows, py::arg("point"), py::arg("summary"));
   m.def("topology_report", &topology_report, py::arg("doc"));

@@ -24,6 +24,7 @@ whole or not at all, and never over the input.
 import argparse
 import csv
 import json
+import math
 import os
 import sys
 import tempfile
@@ -51,7 +52,7 @@ def parse_int(text: str, where: str, what: str) -> int:
         value = float(text)
     except ValueError:
         raise TraceError(f"{where}: {what}: expected a number; got {text!r}") from None
-    if value != int(value) or value < 0:
+    if not math.isfinite(value) or value != int(value) or value < 0:
         raise TraceError(f"{where}: {what}: expected a whole number >= 0; got {text!r}")
     return int(value)
 
@@ -180,6 +181,9 @@ def main(argv=None) -> int:
     if not args.output.parent.is_dir():
         print(f"error: {args.output}: its folder does not exist", file=sys.stderr)
         return 2
+    if args.output.is_dir():
+        print(f"error: {args.output}: is a directory; name the file to write", file=sys.stderr)
+        return 2
     try:
         if args.format == "azure-llm":
             header, rows, dropped = azure_llm(args.input)
@@ -190,10 +194,17 @@ def main(argv=None) -> int:
     except TraceError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except UnicodeDecodeError as e:
+        print(f"error: {args.input}: not UTF-8 text (byte {e.start}): a CSV or JSON file is expected", file=sys.stderr)
+        return 2
     if not rows:
         print(f"error: {args.input}: no row is a request or a job", file=sys.stderr)
         return 2
-    write_atomically(args.output, header, rows)
+    try:
+        write_atomically(args.output, header, rows)
+    except OSError as e:
+        print(f"error: {args.output}: cannot be written ({e.strerror}); nothing was written", file=sys.stderr)
+        return 2
     left_out = ", ".join(f"{n} ({why})" for why, n in dropped.items() if n)
     print(f"{args.output}: {len(rows)} rows" + (f"; left out {left_out}" if left_out else ""), file=sys.stderr)
     return 0

@@ -78,6 +78,11 @@ TraceReader::TraceReader(std::istream& in, double time_scale) : rows_(in), time_
   if (time_col_ < 0) {
     throw std::invalid_argument("trace: the header row must name a 'timestamp' column");
   }
+  // A shared prefix is an id and a length: one without the other says nothing.
+  if ((prefix_id_col_ >= 0) != (prefix_tokens_col_ >= 0))
+    rows_.fail(std::string("a ") + (prefix_id_col_ >= 0 ? "prefix_id column needs a prefix_tokens column"
+                                                          : "prefix_tokens column needs a prefix_id column") +
+               " (a shared prefix is its id and its length)");
 }
 
 std::optional<TraceRecord> TraceReader::next() {
@@ -92,6 +97,12 @@ std::optional<TraceRecord> TraceReader::next() {
   if (service_col_ >= 0) r.service_time_s = rows_.seconds(service_col_, "service_time");
   if (prefix_id_col_ >= 0) r.prefix_id = rows_.whole(prefix_id_col_, "prefix_id", 0, (int64_t{1} << 32) - 1);
   if (prefix_tokens_col_ >= 0) r.prefix_tokens = rows_.whole(prefix_tokens_col_, "prefix_tokens", 0, kMaxTokens);
+  // The prefix is part of the prompt, and no prefix (id 0) has no length.
+  if (r.prefix_tokens > 0 && r.prefix_id == 0)
+    rows_.fail("column prefix_tokens: " + std::to_string(r.prefix_tokens) + " tokens of no prefix (prefix_id 0)");
+  if (r.prompt_tokens >= 0 && r.prefix_tokens > r.prompt_tokens)
+    rows_.fail("column prefix_tokens: a prefix of " + std::to_string(r.prefix_tokens) + " tokens is longer than its prompt (" +
+               std::to_string(r.prompt_tokens) + " prompt_tokens)");
   return r;
 }
 

@@ -81,8 +81,9 @@ struct TraceRecord {
 // naming the columns, in any order: `timestamp` (seconds, required, non-decreasing),
 // `prompt_tokens`, `output_tokens` (whole numbers from 1 to kMaxTokens), `service_time`
 // (seconds), `prefix_id` and `prefix_tokens` (a shared prompt prefix: an id >= 1, 0 for none,
-// and its length, up to kMaxTokens); times from 0 to kMaxSeconds (csv_rows.hpp); other columns
-// are ignored.
+// and its length, up to kMaxTokens and the row's prompt; the two columns go together); times
+// from 0 to kMaxSeconds (csv_rows.hpp); other columns are ignored; a column named twice is an
+// error.
 // Blank lines and lines starting with '#' are skipped. Malformed rows throw
 // std::invalid_argument with the line number.
 class TraceReader {

@@ -43,9 +43,14 @@ bool CsvRows::read_line(std::string& text) {
 }
 
 int CsvRows::column(std::string_view name) const {
+  int found = -1;
   for (std::size_t i = 0; i < header_.size(); ++i)
-    if (header_[i] == name) return static_cast<int>(i);
-  return -1;
+    if (header_[i] == name) {
+      // Two columns of one name: which one the file meant is not ours to guess.
+      if (found >= 0) fail("the header names column " + std::string(name) + " twice");
+      found = static_cast<int>(i);
+    }
+  return found;
 }
 
 bool CsvRows::next() {

@@ -24,7 +24,8 @@ class CsvRows {
   // Reads the header row (the first line that is not blank or a comment).
   explicit CsvRows(std::istream& in);
 
-  // The index of the column named `name`, -1 when the header has none.
+  // The index of the column named `name`, -1 when the header has none; throws when it names
+  // it twice.
   int column(std::string_view name) const;
   const std::vector<std::string>& header() const { return header_; }
   // Moves to the next data row; false at the end of the file.

@@ -9,7 +9,7 @@ import warnings
 from typing import TYPE_CHECKING, Mapping
 
 from . import _core
-from .scenario import Scenario, scenario_error
+from .scenario import Scenario, scenario_error, whole_number
 
 if TYPE_CHECKING:
     import os
@@ -63,8 +63,12 @@ def paired(scenario: Scenario | str | os.PathLike, variants: Mapping[str, Mappin
         raise scenario_error("paired", f"variants: a dict {{label: {{path: value}}}}; got {type(variants).__name__}")
     base = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
     pairs = [[str(label), [[path, value] for path, value in dict(point).items()]] for label, point in variants.items()]
+    # Whole numbers, as the other calls' counts (a float 2.5 or a billion seeds is a mistake).
+    # 0 reaches the C++ check (a ScenarioError naming what it takes); at most 10,000 seeds.
+    replications = whole_number("replications", replications, 0, 10_000)
+    jobs = whole_number("jobs", jobs, 0, 1024)
     result = PairedComparison(_core.paired(base.to_json(), json.dumps(pairs), [str(k) for k in keys],
-                                           int(replications), int(jobs)))
+                                           replications, jobs))
     for w in result.warnings:
         warnings.warn(w, UserWarning, stacklevel=2)
     return result

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 def plan(scenario: Scenario | dict | str | os.PathLike, jobs: int = 1, refine: int = 10, only: dict | None = None,
-         memory_headroom: float | None = None):
+         memory_headroom: float | None = None, max_time: float | str = "1h"):
     """Every valid parallel plan (tp, pp, dp, cp, ep, micro-batch, ZeRO stage, schedule,
     recomputation) of the scenario's training model on its cluster, as `clustersim plan`: plans
     that do not fit in the GPU's memory less its headroom are dropped (`memory_headroom`, the
@@ -29,7 +29,10 @@ def plan(scenario: Scenario | dict | str | os.PathLike, jobs: int = 1, refine: i
     `only` narrows the plans, as `clustersim plan --only`: {"schedule": ["1f1b", "interleaved"],
     "zero": [1], "recompute": ["selective"], "micro": [1, 2], "virtual_stages": [2, 4], "max_cp": 2};
     a bad key or value raises ScenarioError with path "only". `jobs` (1-1024) and `refine` (>= 0)
-    are whole numbers, as the CLI's options: anything else is a ValueError."""
+    are whole numbers, as the CLI's options: anything else is a ValueError. A search estimated
+    to take longer than `max_time` (seconds, or a duration such as "30min"; `--max-time`) is
+    refused before it starts: ScenarioError with path "max_time", the estimate and how to
+    narrow it."""
     import pandas as pd
 
     scenario = as_scenario(scenario)
@@ -42,7 +45,9 @@ def plan(scenario: Scenario | dict | str | os.PathLike, jobs: int = 1, refine: i
     for key, values in (only or {}).items():
         values = values if isinstance(values, (list, tuple)) else [values]
         restrictions.append(f"{key}=" + ",".join(str(v) for v in values))
-    result = json.loads(_core.plan(scenario.to_json(), jobs, refine, restrictions))
+    if isinstance(max_time, bool) or not isinstance(max_time, (int, float, str)):
+        raise ValueError(f"max_time: expected seconds or a duration such as \"30min\"; got {max_time!r}")
+    result = json.loads(_core.plan(scenario.to_json(), jobs, refine, restrictions, str(max_time)))
     columns = ["rank", "tokens_per_s", "step_time_s", "mfu", "model_tflops_per_gpu", "tflops_per_gpu",
                "bubble_fraction", "compute_s", "exposed_comm_s", "memory_per_gpu_bytes", "tp", "pp", "dp", "cp",
                "ep", "zero", "sequence_parallel", "schedule", "virtual_stages", "micro_batch", "micro_batches",

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
 
 from . import _core
@@ -12,6 +13,24 @@ from .errors import ScenarioError
 def scenario_error(path: str, expected: str) -> ScenarioError:
     """A ScenarioError raised from Python, formatted as the C++ layer's, with its `.path`."""
     return ScenarioError(f"error: {path or '<scenario>'}: {expected}", path, expected)
+
+
+# As studies::kMaxGridPoints (sim/studies/grid_check.hpp): the most values an axis, or points a
+# grid, may have.
+MAX_GRID_POINTS = 1_000_000
+
+
+def axis_list(path, values) -> list:
+    """The values of a swept or varied path as a list, refused at `path` before they are listed
+    when there are more than MAX_GRID_POINTS (range(1, 10**9) would take gigabytes first)."""
+    n = len(values) if hasattr(values, "__len__") else None
+    if n is not None and n > MAX_GRID_POINTS:
+        raise scenario_error(str(path), f"{n} values; at most {MAX_GRID_POINTS} (the limit of a grid)")
+    listed = list(values)
+    for v in listed:  # JSON has no NaN or infinity: named here, not as a parse error below
+        if isinstance(v, float) and not math.isfinite(v):
+            raise scenario_error(str(path), f"expected finite values; got {v!r}")
+    return listed
 
 
 # As the C++ loader's kMaxNestingDepth (sim/scenario/load.hpp): a deeper dict is refused before

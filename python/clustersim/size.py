@@ -9,7 +9,7 @@ import warnings
 from typing import TYPE_CHECKING, Mapping
 
 from . import _core
-from .scenario import Scenario, scenario_error
+from .scenario import Scenario, axis_list, scenario_error, whole_number
 from .sweep import _as_executor, _run_docs
 
 if TYPE_CHECKING:
@@ -69,12 +69,10 @@ class Sizing:
 def _axis_values(path, values) -> list:
     if not isinstance(path, str):
         raise scenario_error("vary", f"a path is a dot-separated string; got {path!r}")
-    if isinstance(values, range):
-        return list(values)
     if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__len__"):
         raise scenario_error(path, f"a varied path takes a list of values or a range; got {type(values).__name__} "
                                    f"{values!r} (write [{values!r}] for one value)")
-    return list(values)
+    return axis_list(path, values)
 
 
 def size(scenario: Scenario | str | os.PathLike, vary: Mapping[str, Sequence[Any] | range],
@@ -100,8 +98,11 @@ def size(scenario: Scenario | str | os.PathLike, vary: Mapping[str, Sequence[Any
         raise scenario_error("vary", f"expected a dict {{path: [values] or range}}; got {type(vary).__name__}")
     base = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
     axes = [[path, _axis_values(path, values)] for path, values in vary.items()]
+    # The CLI's ranges (clustersim size --confirm, --max-runs).
+    confirm = whole_number("confirm", confirm, 1, 10000)
+    max_runs = whole_number("max_runs", max_runs, 1, 1 << 30)
     search = _core.SizeSearch(base.to_json(), json.dumps(axes), [str(r) for r in require], minimize or "",
-                              int(confirm), int(max_runs))
+                              confirm, max_runs)
     pool, owned = _as_executor(executor, jobs)
     cancel = _core.CancelToken() if owned else None
     bar = None

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Mapping  # Mapping: isinstance at run time too
 
 from . import _core
 from .errors import ScenarioError
-from .scenario import Scenario, scenario_error, whole_number
+from .scenario import Scenario, axis_list, scenario_error, whole_number
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -30,7 +30,7 @@ def grid_points(grid: Mapping[str, Sequence[Any]]) -> list[dict]:
     """The cartesian product of {path: [values]}, the first path varying slowest (as
     itertools.product and `clustersim sweep --grid`). At most 1,000,000 points: a larger
     grid raises ScenarioError before any point is built."""
-    axes = [[str(path), list(values)] for path, values in grid.items()]
+    axes = [[str(path), axis_list(path, values)] for path, values in grid.items()]
     return [dict(point) for point in json.loads(_core.grid_points(json.dumps(axes)))]
 
 

@@ -55,6 +55,7 @@ TrainingRun::TrainingRun(engine::Simulator& sim, TrainingRunConfig config)
 
 TrainingRun::~TrainingRun() {
   sim_.cancel(state_event_);
+  sim_.cancel(emergency_event_);
   if (async_write_) sim_.cancel(async_write_->done);
   for (auto& p : pools_) p->release_all();
 }
@@ -140,6 +141,30 @@ void TrainingRun::begin_running() {
   target_work_ = std::min(next_checkpoint_work_, total_work_);
   enter(JobState::running);
   schedule_state_end((target_work_ - work_) / rate_);
+  arm_emergency_checkpoint();
+}
+
+// The emergency checkpoint of the first notice still to come, started as late as it can be
+// written before the nodes go: the job trains until then. A notice whose write no longer fits
+// (a restore or a checkpoint took its start) saves nothing: the job runs on into the reclaim.
+void TrainingRun::arm_emergency_checkpoint() {
+  if (emergency_event_.valid()) return;
+  const double durable = config_.checkpoint.durable_s(active_nodes());
+  while (!leaving_at_.empty() && leaving_at_.front() - durable < sim_.now()) leaving_at_.pop_front();
+  if (leaving_at_.empty()) return;
+  emergency_event_ = sim_.schedule_at(leaving_at_.front() - durable, *this, kEmergencyCheckpoint);
+}
+
+void TrainingRun::begin_emergency_checkpoint() {
+  emergency_event_ = {};
+  if (state_ != JobState::running || leaving_at_.empty()) return;  // re-armed when it runs again
+  const engine::Time leave = leaving_at_.front();
+  leaving_at_.pop_front();
+  work_ = current_work();
+  begin_checkpoint(true, false);
+  checkpoint_->ends_at = leave;
+  sim_.cancel(state_event_);
+  state_event_ = sim_.schedule_at(leave, *this, kStateEnd);  // durable as the nodes go, exactly
 }
 
 void TrainingRun::begin_checkpoint(bool emergency, bool final) {
@@ -170,13 +195,10 @@ void TrainingRun::checkpoint_phase_done() {
       finish();
       return;
     }
-    if (c.emergency) {
-      // Saved within the notice: stop and let the instance go (work done now would be lost).
-      ++counts_.emergency_checkpoints;
-      awaiting_reclaim_ = true;
-      enter(JobState::waiting);
-      return;
-    }
+    // Durable as the nodes go. The reclaim at that instant ran first (on_interruption
+    // completes the checkpoint then); reaching here from the checkpoint's own end means the
+    // nodes did not go (a failure took them first and the replacements are not noticed).
+    if (c.emergency) ++counts_.emergency_checkpoints;
   } else {  // snapshot taken: the write goes on in the background
     async_write_ = AsyncWrite{c.work, sim_.schedule_in(config_.checkpoint.write_s(active_nodes()),
                                                        *this, kAsyncWriteDone)};
@@ -237,6 +259,8 @@ void TrainingRun::interrupt(const Interruption& event) {
   drop_checkpoints_in_flight();
   sim_.cancel(state_event_);
   state_event_ = {};
+  sim_.cancel(emergency_event_);  // re-armed when it runs again, on the nodes it holds then
+  emergency_event_ = {};
   if (event.kind == LossKind::hardware_failure)
     not_before_ = std::max(not_before_, sim_.now() + config_.restore.detection_s);
   try_restart();
@@ -265,6 +289,9 @@ void TrainingRun::finish() {
   work_ = total_work_;
   sim_.cancel(state_event_);
   state_event_ = {};
+  sim_.cancel(emergency_event_);
+  emergency_event_ = {};
+  leaving_at_.clear();
   if (async_write_) sim_.cancel(async_write_->done);  // superseded: the run is over
   async_write_.reset();
   enter(JobState::done);
@@ -298,6 +325,10 @@ void TrainingRun::on_event(uint64_t tag) {
       start_snapshot();
     return;
   }
+  if (tag == kEmergencyCheckpoint) {
+    begin_emergency_checkpoint();
+    return;
+  }
   state_event_ = {};
   switch (state_) {
     case JobState::starting:
@@ -327,7 +358,7 @@ void TrainingRun::on_event(uint64_t tag) {
 }
 
 void TrainingRun::on_reclaim_notice(InstancePool&, std::span<const int> ids, double warning_s) {
-  if (!started_ || state_ != JobState::running || !config_.checkpoint.emergency_on_notice) return;
+  if (!started_ || state_ == JobState::done || !config_.checkpoint.emergency_on_notice) return;
   if (config_.elastic.enabled) {
     // An elastic job keeps going if enough replicas survive: no checkpoint needed.
     const int after = (held_nodes() - static_cast<int>(ids.size())) /
@@ -335,15 +366,21 @@ void TrainingRun::on_reclaim_notice(InstancePool&, std::span<const int> ids, dou
     if (after >= config_.elastic.min_replicas) return;
   }
   if (config_.checkpoint.durable_s(active_nodes()) > warning_s) return;
-  work_ = current_work();
-  begin_checkpoint(true, false);
+  // The job trains on; its checkpoint starts as late as it can (arm_emergency_checkpoint).
+  leaving_at_.push_back(sim_.now() + warning_s);
+  if (state_ == JobState::running) arm_emergency_checkpoint();
 }
 
 void TrainingRun::on_interruption(InstancePool&, std::span<const int>, const Interruption& event) {
   if (!started_ || state_ == JobState::done) return;
   record_fleet();
-  if (state_ == JobState::waiting && !awaiting_reclaim_) return;  // no work in progress to lose
-  awaiting_reclaim_ = false;
+  if (state_ == JobState::checkpointing && checkpoint_->emergency && checkpoint_->ends_at <= sim_.now()) {
+    // Written by the instant the nodes go: it counts. The reclaim, noticed first, runs first.
+    sim_.cancel(state_event_);
+    state_event_ = {};
+    checkpoint_phase_done();
+  }
+  if (state_ == JobState::waiting) return;  // no work in progress to lose
   const bool elastic = config_.elastic.enabled && event.instances_lost;
   if (elastic && held_nodes() >= active_nodes()) return;  // a spare node went
   if (event.kind == LossKind::spot_reclaim) {
@@ -365,7 +402,7 @@ void TrainingRun::on_interruption(InstancePool&, std::span<const int>, const Int
 void TrainingRun::on_ready(InstancePool&, std::span<const int>) {
   if (!started_ || state_ == JobState::done) return;
   record_fleet();
-  if (state_ == JobState::waiting && !awaiting_reclaim_) {
+  if (state_ == JobState::waiting) {
     try_restart();
   } else if (config_.elastic.enabled && state_ == JobState::running &&
              active_replicas_ < replicas_needed_ && replicas_held() > active_replicas_) {

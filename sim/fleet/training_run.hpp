@@ -12,9 +12,11 @@
 // An interruption that hits a running job loses the work since the last durable checkpoint
 // (elastic: only the step in flight), an in-progress checkpoint write, and a pending background
 // write; the job then restores as soon as it holds its nodes again (elastic: enough replicas).
-// A reclaim notice long enough for a durable checkpoint (snapshot + write) triggers an
-// emergency checkpoint, after which the job stops (state waiting) until the reclaim: nothing
-// is lost.
+// During a reclaim notice the job keeps training until its nodes go. A notice long enough for
+// a durable checkpoint (snapshot + write) triggers an emergency checkpoint timed to be durable
+// at the instant the nodes go (started that long before): the work done during the notice
+// counts and nothing is lost. A notice shorter than the write changes nothing: the job runs on
+// and loses its work since the last checkpoint at the reclaim.
 //
 // Time series (when config.record_timeseries), on the simulator's Recorder, each sampled when
 // it changes: "<prefix>.state" (JobState as a number, see to_string), "<prefix>.nodes.<market>"
@@ -23,6 +25,7 @@
 // "<prefix>".
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <span>
@@ -59,13 +62,14 @@ class TrainingRun final : public engine::EventTarget, public InstancePoolListene
   void on_ready(InstancePool& pool, std::span<const int> ids) override;
 
  private:
-  enum Tag : uint64_t { kStateEnd = 0, kAsyncWriteDone = 1 };
+  enum Tag : uint64_t { kStateEnd = 0, kAsyncWriteDone = 1, kEmergencyCheckpoint = 2 };
   enum class CheckpointPhase : unsigned char { write, snapshot, wait_previous };
   struct CheckpointInProgress {
     double work = 0.0;
     CheckpointPhase phase = CheckpointPhase::write;
     bool emergency = false;
     bool final = false;
+    engine::Time ends_at = 0.0;  // an emergency checkpoint's end: the instant its nodes go
   };
   struct AsyncWrite {
     double work = 0.0;
@@ -81,6 +85,8 @@ class TrainingRun final : public engine::EventTarget, public InstancePoolListene
   void schedule_state_end(double after_s);
   void begin_running();
   void begin_checkpoint(bool emergency, bool final);
+  void arm_emergency_checkpoint();
+  void begin_emergency_checkpoint();
   void start_snapshot();
   void checkpoint_phase_done();
   void commit(double work);
@@ -112,7 +118,11 @@ class TrainingRun final : public engine::EventTarget, public InstancePoolListene
   double committed_ = 0.0;   // work safe in a durable checkpoint
   double next_checkpoint_work_ = 0.0;
   bool has_checkpoint_ = false;
-  bool awaiting_reclaim_ = false;  // stopped after an emergency checkpoint, until the reclaim
+  // The instants the nodes under a usable reclaim notice go, earliest first (one warning for
+  // every pool: notices end in the order they come), and the pending emergency checkpoint's
+  // start for the first.
+  std::deque<engine::Time> leaving_at_;
+  engine::EventId emergency_event_;
   engine::Time not_before_ = 0.0;  // failure detection: no restore before this
   std::optional<CheckpointInProgress> checkpoint_;
   std::optional<AsyncWrite> async_write_;

@@ -4,8 +4,8 @@
 // Phases: pending (in its queue) -> running (holding its GPUs: restoring, working and
 // checkpointing, all in its RunSegment) -> done; a preemption or a reclaim sends a running job
 // back to pending at once, a node failure after `stopping` (it holds its GPUs, making no
-// progress, until the failure is detected), as does an emergency checkpoint (stopping until
-// it is durable). Work is in seconds at the speed of a compact placement; committed work
+// progress, until the failure is detected), as does an emergency checkpoint (stopping while
+// it is written, in the last moments of a reclaim notice, until its nodes go). Work is in seconds at the speed of a compact placement; committed work
 // survives an interruption, the rest is lost.
 #include <cmath>
 #include <cstdint>
@@ -50,6 +50,10 @@ struct Job {
   double release_s = 0.0;         // when its GPUs are released: end of run or of the stop
   double commit_at_release_s = -1.0;  // an emergency checkpoint's work, committed at release
   engine::EventId event;          // the release event
+  // A reclaim notice's emergency checkpoint, started as late as it can be written before the
+  // nodes go (the job trains until then), and that instant.
+  engine::EventId notice_event;
+  double leave_s = kNever;
 
   bool holds_gpus() const { return phase == JobPhase::running || phase == JobPhase::stopping; }
 };

@@ -64,7 +64,10 @@ JobCluster::JobCluster(engine::Simulator& sim, JobsConfig config, std::unique_pt
 
 JobCluster::~JobCluster() {
   for (engine::EventId* id : {&arrival_event_, &pass_event_, &later_pass_event_, &sample_event_}) sim_.cancel(*id);
-  book_.for_each([&](const Job& j) { sim_.cancel(j.event); });
+  book_.for_each([&](const Job& j) {
+    sim_.cancel(j.event);
+    sim_.cancel(j.notice_event);
+  });
   for (auto& p : pools_) p->release_all();
 }
 
@@ -100,8 +103,11 @@ void JobCluster::submit(const JobRequest& r) {
     ++rejected_;  // Slurm refuses at submission a job its partition's limits can never run
     return;
   }
-  if (book_.size() + records_.size() >= config_.max_held_jobs)
-    throw HeldJobsLimitError(book_.size() + records_.size() + 1, sim_.now());
+  double waits = 0;
+  for (const std::vector<double>& w : waits_) waits += static_cast<double>(w.size());
+  const double held = static_cast<double>(book_.size() + records_.size()) + config_.held_per_wait * waits;
+  if (held >= static_cast<double>(config_.max_held_jobs))
+    throw HeldJobsLimitError(static_cast<uint64_t>(held) + 1, sim_.now());
   Job j;
   j.id = stream_.generated() - 1;
   j.job_class = r.job_class;
@@ -200,6 +206,8 @@ void JobCluster::start(Slot s, Allocation allocation) {
 
 double JobCluster::close_segment(Job& j) {
   const double now = sim_.now();
+  sim_.cancel(j.notice_event);  // the segment's emergency checkpoint goes with it
+  j.notice_event = {};
   const RunSegment& r = j.run;
   const double elapsed = now - r.start_s;
   const double restoring = std::min(elapsed, r.overhead_s);
@@ -254,6 +262,12 @@ void JobCluster::complete(Slot s) {
 
 void JobCluster::interrupt(Slot s, Cause cause) {
   Job& j = book_.at(s);
+  if (j.phase == JobPhase::stopping && j.commit_at_release_s >= 0.0 && j.release_s <= sim_.now()) {
+    // Its emergency checkpoint is durable as the nodes go (the reclaim, noticed first, runs
+    // first at that instant): it leaves with its work saved, not interrupted.
+    release_and_requeue(s);
+    return;
+  }
   if (cause == Cause::preemption) {
     ++j.preemptions;
     ++preempted_[static_cast<std::size_t>(j.queue)];
@@ -295,18 +309,30 @@ void JobCluster::pass_at(double t) {
   later_pass_event_ = sim_.schedule_at(t, *this, tag(Tag::later_pass));
 }
 
-void JobCluster::emergency_checkpoint(Slot s, double warning_s) {
+// The job trains on through the notice; its checkpoint starts as late as it can be durable
+// when the nodes go. A notice shorter than the write saves nothing: it runs on and loses its
+// work at the reclaim. Of several notices on its nodes the first to end counts.
+void JobCluster::plan_emergency_checkpoint(Slot s, double leave_s) {
   Job& j = book_.at(s);
   if (j.phase != JobPhase::running || !config_.checkpoint || !config_.checkpoint->emergency_on_notice) return;
-  const double durable = config_.checkpoint->durable_s(ClusterState::node_count(j.allocation));
-  if (durable > warning_s) return;  // it keeps running and loses its work at the reclaim
+  if (j.notice_event.valid() && j.leave_s <= leave_s) return;
+  const double start = leave_s - config_.checkpoint->durable_s(ClusterState::node_count(j.allocation));
+  if (start < sim_.now() || start >= j.run.end_s()) return;  // no time to write it, or no need
+  sim_.cancel(j.notice_event);
+  j.leave_s = leave_s;
+  j.notice_event = sim_.schedule_at(start, *this, tag(Tag::emergency_checkpoint, static_cast<uint64_t>(s)));
+}
+
+void JobCluster::emergency_checkpoint(Slot s) {
+  Job& j = book_.at(s);
+  j.notice_event = {};
   const double work = close_segment(j);
   ++emergency_;
-  stalled_gpu_s_ += durable * j.gpus;
+  stalled_gpu_s_ += (j.leave_s - sim_.now()) * j.gpus;
   book_.unhold(s);
   j.phase = JobPhase::stopping;
   j.commit_at_release_s = work;
-  hold(s, sim_.now() + durable);
+  hold(s, j.leave_s);  // durable as the nodes go, exactly
 }
 
 // ---- Scheduling and sampling -------------------------------------------------------------
@@ -366,6 +392,9 @@ void JobCluster::on_event(uint64_t t) {
       later_pass_event_ = {};
       request_pass();
       break;
+    case Tag::emergency_checkpoint:
+      emergency_checkpoint(payload);
+      break;
     case Tag::sample:
       sample();
       sample_event_ = done_ ? engine::EventId{}
@@ -396,7 +425,7 @@ void JobCluster::on_reclaim_notice(fleet::InstancePool& pool, std::span<const in
   const std::vector<int> nodes = nodes_of(pool, ids);
   for (const int n : nodes) cluster_.set_available(n, false);  // draining: nothing new lands there
   available_.set(sim_.now(), cluster_.in_service_gpus());
-  for (const Slot s : jobs_on(nodes)) emergency_checkpoint(s, warning_s);
+  for (const Slot s : jobs_on(nodes)) plan_emergency_checkpoint(s, sim_.now() + warning_s);
 }
 
 void JobCluster::on_interruption(fleet::InstancePool& pool, std::span<const int> ids,

@@ -4,6 +4,7 @@
 //   - a job's submission (the stream draws the next one then: nothing is generated ahead);
 //   - a job's release of its GPUs: the end of its run (completion), or of a stop (a failure
 //     being detected, an emergency checkpoint being written) after which it is requeued;
+//   - the start of a reclaim notice's emergency checkpoint;
 //   - the fleet's instance pools (instance_pool.hpp): node failures, spot reclaim notices and
 //     reclaims, nodes coming back; they act on the jobs running on those nodes;
 //   - a scheduling pass (job_scheduler.hpp), once per instant at which something changed,
@@ -15,9 +16,10 @@
 // lose its work since the last durable checkpoint; it is requeued and, when it starts again,
 // restores (fleet::restore_seconds: restart + warm-up + the checkpoint's read). A hardware
 // failure keeps the job's GPUs stopped for restore.detection_s first (the job hangs until a
-// watchdog notices); a spot reclaim notice long enough for a durable checkpoint triggers an
-// emergency checkpoint instead, and nothing is lost. Nodes under notice, failed or reclaimed
-// take no new jobs until they are back.
+// watchdog notices). During a spot reclaim notice a job keeps training until its nodes go; a
+// notice long enough for a durable checkpoint has it write an emergency checkpoint timed to be
+// durable as they go (the work done during the notice counts, nothing is lost). Nodes under
+// notice, failed or reclaimed take no new jobs until they are back.
 //
 // Time series (when config.record_timeseries and sample_interval_s > 0), on the Recorder:
 // "<prefix>.queue_length.<queue>", "<prefix>.busy_gpus.<queue>", "<prefix>.wait_mean_s.<queue>"
@@ -86,7 +88,7 @@ class JobCluster final : public engine::EventTarget,
   void on_ready(fleet::InstancePool& pool, std::span<const int> ids) override;
 
  private:
-  enum class Tag : uint64_t { arrival, release, pass, later_pass, sample };
+  enum class Tag : uint64_t { arrival, release, pass, later_pass, sample, emergency_checkpoint };
   enum class Cause : unsigned char { preemption, reclaim, failure };
 
   // SchedulerHost
@@ -111,7 +113,8 @@ class JobCluster final : public engine::EventTarget,
   void release_and_requeue(Slot s);
   void complete(Slot s);
   void interrupt(Slot s, Cause cause);
-  void emergency_checkpoint(Slot s, double warning_s);
+  void plan_emergency_checkpoint(Slot s, double leave_s);
+  void emergency_checkpoint(Slot s);
   std::vector<int> nodes_of(const fleet::InstancePool& pool, std::span<const int> ids) const;
   std::vector<Slot> jobs_on(const std::vector<int>& nodes) const;
   JobRecord record_of(const Job& job) const;

@@ -139,6 +139,9 @@ struct JobsConfig {
   // Jobs held at once (submitted and not finished, plus the rows kept by record_jobs): past it
   // the run stops with HeldJobsLimitError (job_cluster.hpp). The world sets it from run.max_memory.
   uint64_t max_held_jobs = std::numeric_limits<uint64_t>::max();
+  // What a finished job's wait, kept for the percentiles, weighs against that limit, as a share
+  // of one held job (the world sets it from their sizes; 0: not counted).
+  double held_per_wait = 0.0;
   std::string series_prefix = "jobs";
 
   int total_gpus() const { return fleet.nodes * gpus_per_node; }

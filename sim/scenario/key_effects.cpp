@@ -58,6 +58,24 @@ void check_key_effects(const json& doc, Config& config) {
         config.warnings.push_back(std::string("warning: hardware.node.") + key +
                                   ": has no effect on a PCIe node (no NVLink: GPUs reach each other over "
                                   "pcie_bandwidth and pcie_latency; ignored)");
+  // A training plan's overlaps of a parallelism the plan does not have (tp, pp or dp of 1):
+  // left behind by design when a file is swept over the plan.
+  if (const json* p = object_at(doc, "workload", "parallel"); p && config.workload == WorkloadKind::training) {
+    const work::ParallelPlan& plan = config.training.workload.parallel;
+    const struct {
+      const char* key;
+      bool absent;
+      const char* why;
+    } overlaps[] = {
+        {"tp_comm_overlap", plan.tp == 1, "tp 1: no tensor-parallel communication"},
+        {"overlap_p2p", plan.pp == 1, "pp 1: no pipeline sends"},
+        {"overlap_grad_reduce", plan.dp * plan.cp == 1, "dp and cp 1: no gradient reduction"},
+    };
+    for (const auto& o : overlaps)
+      if (o.absent && p->contains(o.key))
+        config.warnings.push_back(std::string("warning: workload.parallel.") + o.key + ": has no effect with parallel." +
+                                  o.why + " (ignored)");
+  }
   if (const json* t = object_at(doc, "topology")) {
     const TopologyKind kind = config.topology.kind;
     for (const FamilyKey& fk : family_keys()) {

@@ -34,8 +34,9 @@ void check_trace(const std::string& file, const std::string& path, double time_s
   // error now rather than a fault in the middle of the run.
   try {
     work::TraceReader reader(in, time_scale);
-    while (reader.next()) {
-    }
+    int64_t rows = 0;
+    while (reader.next()) ++rows;
+    if (rows == 0) throw std::invalid_argument("the trace has no request: a header and no row");
   } catch (const std::invalid_argument& e) {
     throw InputError(path, "in '" + file + "': " + e.what(),
                      "a header row naming the columns (timestamp required), then one request per row, "

@@ -184,7 +184,12 @@ double parse_trace(const json& w, JobsConfig& c) {
   double span_s = 0;
   try {
     work::JobTraceReader reader(in);
-    while (const auto row = reader.next()) span_s = std::max(span_s, row->submit_s + row->duration_s);
+    int64_t rows = 0;
+    while (const auto row = reader.next()) {
+      span_s = std::max(span_s, row->submit_s + row->duration_s);
+      ++rows;
+    }
+    if (rows == 0) throw std::invalid_argument("the trace has no job: a header and no row");
   } catch (const std::invalid_argument& e) {
     throw InputError(at, "in '" + c.trace_path + "': " + e.what(),
                      "a header row naming submit_time, gpus, duration (and queue, class), then one job per row");

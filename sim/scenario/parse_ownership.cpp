@@ -35,8 +35,9 @@ double power_watts(const json& v, const std::string& path) {
     }
   }
   if (!std::isfinite(w)) throw InputError(path, std::string("expected ") + expected + "; got " + describe_value(v));
-  if (!(w >= 0.0 && w <= kMaxPower_w))
-    throw InputError(path, "expected a power in [0, 10 MW] per node; got " + describe_value(v),
+  // A node at load draws power: 0 W would bill an owned fleet no energy and no hosting.
+  if (!(w > 0.0 && w <= kMaxPower_w))
+    throw InputError(path, "expected a power above 0 and at most 10 MW per node; got " + describe_value(v),
                      "an 8-GPU H100 server draws about 10.2 kW at load");
   return w;
 }

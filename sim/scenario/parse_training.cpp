@@ -129,6 +129,14 @@ void parse_efficiency(const json& w, const std::string& workload_at, compute::Ef
   eff.memory = get_number(e, "memory", at, eff.memory, kMinEfficiency, 1);
   eff.kernel_overhead_s =
       get_quantity(e, "kernel_overhead", at, QuantityKind::time, Sign::non_negative, eff.kernel_overhead_s);
+  // A kernel's launch gap is microseconds (CUDA's launch latency; 1 us by default); even a
+  // framework dispatching every op from Python spends well under a millisecond. 10 ms per op
+  // would make a step of thousands of kernels minutes long: a unit mistake.
+  constexpr double kMaxKernelOverhead_s = 10e-3;
+  if (eff.kernel_overhead_s > kMaxKernelOverhead_s)
+    throw InputError(join_path(at, "kernel_overhead"),
+                     "expected at most 10 ms per kernel; got " + format_quantity(eff.kernel_overhead_s, QuantityKind::time),
+                     "a kernel's launch gap is microseconds, e.g. \"2us\"");
 }
 
 void parse_simulation(const json& w, const std::string& at, TrainingConfig& t) {

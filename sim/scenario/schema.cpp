@@ -165,8 +165,11 @@ std::string brief_branch(const json& s, const std::string& ref, int depth) {
     return out;
   }
   const std::string type = s.contains("type") && s["type"].is_string() ? s["type"].get<std::string>() : "";
-  if (type == "integer") return "an integer" + range_text(s);
-  if (type == "number") return "a number" + range_text(s);
+  // A plain number's unit, where the schema gives one ("USD per kWh"): a refusal of "$0.08/kWh"
+  // then says what the number is in.
+  const std::string unit = s.contains("unit") && s["unit"].is_string() ? " (" + s["unit"].get<std::string>() + ")" : "";
+  if (type == "integer") return "an integer" + range_text(s) + unit;
+  if (type == "number") return "a number" + range_text(s) + unit;
   if (type == "boolean") return "true or false";
   if (type == "string") return s.value("minLength", 0) > 0 ? "a non-empty string" : "a string";
   if (type == "object") {

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <optional>
 #include <exception>
 #include <iterator>
 #include <map>
@@ -17,10 +20,14 @@
 #include "sim/compute/step_extrapolation.hpp"
 #include "sim/network/comm_base.hpp"
 #include "sim/scenario/input_error.hpp"
+#include "sim/scenario/quantity.hpp"
+#include "sim/scenario/quantity_range.hpp"
 #include "sim/scenario/training_gpu.hpp"
 #include "sim/world/run.hpp"
+#include "sim/world/run_budget.hpp"
 #include "sim/world/run_collective.hpp"
 #include "sim/world/run_training.hpp"
+#include "topology/topology.hpp"
 #include "workloads/training_placement.hpp"
 #include "workloads/training_plan.hpp"
 
@@ -102,6 +109,49 @@ std::vector<std::vector<std::size_t>> screening_batches(const std::vector<const 
       batches.emplace_back(indices.begin() + std::ptrdiff_t(k),
                            indices.begin() + std::ptrdiff_t(std::min(indices.size(), k + kScreeningBatch)));
   return batches;
+}
+
+// The pace of a search on this build (seconds of one core), measured with `clustersim plan`
+// on Llama 3 70B, GPT-3 175B and a 7B model (scripts' numbers in docs/benchmarks.md, "plan"):
+// a screened step's task, a cable of a screening fabric (built once per batch), a task of a
+// whole step refined on the flow network. Rounded up: an estimate errs long.
+constexpr double kScreenSecondsPerTask = 2e-6;
+constexpr double kFabricSecondsPerCable = 2e-6;
+constexpr double kRefineSecondsPerTask = 4e-6;
+
+// A count for a message: whole below a million, else 3 significant digits.
+std::string plan_count(double n) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, n < 1e6 ? "%.0f" : "%.3g", n);
+  return buf;
+}
+
+PlanSearchEstimate estimate_search(const Config& config, const std::vector<const work::TrainingWorkload*>& fitting,
+                                   std::size_t fabrics, const PlanSearchOptions& options) {
+  PlanSearchEstimate e;
+  e.fitting = fitting.size();
+  e.fabrics = fabrics;
+  double full = 0;  // one replica's whole step, summed over the plans
+  for (const work::TrainingWorkload* w : fitting) {
+    const int m = work::micro_batches(*w);
+    if (const auto points = compute::extrapolation_points(*w))
+      e.screening_tasks += training_step_tasks(*w, points->a, false) + training_step_tasks(*w, points->b, false);
+    else
+      e.screening_tasks += training_step_tasks(*w, m, false);
+    full += training_step_tasks(*w, m, false);
+  }
+  const double refined = std::min<double>(double(fitting.size()), double(options.refine));
+  if (!fitting.empty()) e.refine_tasks = full / double(fitting.size()) * refined;
+  double cables = 0;
+  try {
+    cables = double(topo::topology_size(config.topology).cables);
+  } catch (const topo::BuildError&) {
+    // Building reports it, at its key.
+  }
+  const double jobs = std::max(1, options.jobs);
+  e.seconds = (e.screening_tasks * kScreenSecondsPerTask + double(fabrics) * cables * kFabricSecondsPerCable) / jobs +
+              e.refine_tasks * kRefineSecondsPerTask / std::min(jobs, std::max(1.0, refined));
+  return e;
 }
 
 // Pass 2: the whole step on the scenario's network, as `clustersim run` simulates it.
@@ -193,6 +243,22 @@ work::PlanSpace plan_space(const std::vector<std::string>& only, const std::stri
   return space;
 }
 
+double plan_time_limit(const std::string& text, const std::string& at) {
+  std::optional<double> s = parse_quantity_text(text, QuantityKind::time);
+  if (!s) {
+    std::size_t used = 0;
+    try {
+      s = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != text.size()) s.reset();
+  }
+  if (!s || !(*s > 0) || !std::isfinite(*s))
+    throw InputError(at, "expected a duration above 0 (\"30min\", \"2h\", or seconds); got \"" + text + "\"");
+  return *s;
+}
+
 PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) {
   if (config.workload != WorkloadKind::training)
     throw InputError("workload.kind", "clustersim plan needs a \"training\" workload (its model, batch and cluster)");
@@ -215,11 +281,24 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
   out.valid = candidates.size();
   out.dropped = candidates.size() - fitting.size();
   out.memory_headroom = t.step.memory.headroom;
+  const auto batches = screening_batches(fitting);
+  PlanSearchEstimate estimate = estimate_search(config, fitting, batches.size(), options);
+  estimate.valid = candidates.size();
+  if (estimate.seconds > options.max_seconds)
+    throw InputError(options.budget_key,
+                     "this search would take about " + format_quantity(estimate.seconds, QuantityKind::time) + " on " +
+                         std::to_string(std::max(1, options.jobs)) + " thread(s): " + plan_count(double(estimate.fitting)) +
+                         " plans to screen (" + plan_count(double(estimate.valid)) + " valid), " +
+                         plan_count(estimate.screening_tasks) + " tasks, " + plan_count(double(estimate.fabrics)) +
+                         " screening fabrics, " + std::to_string(std::min(estimate.fitting, options.refine)) +
+                         " refined; the limit is " + format_quantity(options.max_seconds, QuantityKind::time),
+                     "narrow the plans (--only schedule=1f1b --only zero=1 --only micro=1,2 --only max_cp=1; Python: "
+                     "only=), refine fewer (--refine), run more at once (-j), or raise the limit");
+  if (options.estimated) options.estimated(estimate);
   const topo::Topology topology = build_topology(config);
   std::vector<json> rows(fitting.size());
   std::vector<std::size_t> all(fitting.size());
   std::iota(all.begin(), all.end(), 0);
-  const auto batches = screening_batches(fitting);
   std::vector<std::size_t> batch_indices(batches.size());
   std::iota(batch_indices.begin(), batch_indices.end(), 0);
   const auto start = std::chrono::steady_clock::now();

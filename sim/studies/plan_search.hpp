@@ -37,6 +37,17 @@ inline constexpr std::size_t kRefineRound = 8;
 // A screened plan is refined while its throughput x (1 + margin) beats the refine-th best.
 inline constexpr double kScreeningMargin = 0.01;
 
+// What a search will take, estimated from the plans it would simulate before any is: every
+// fitting plan's screened steps (the tasks of one replica's graph at the micro-batch counts
+// screening simulates), the screening fabrics (one per batch of plans with one placement, built
+// over every cable), and `refine` whole steps on the network, at this build's measured pace
+// (plan_search.cpp). Wall seconds on `jobs` threads.
+struct PlanSearchEstimate {
+  std::size_t valid = 0, fitting = 0, fabrics = 0;
+  double screening_tasks = 0, refine_tasks = 0;
+  double seconds = 0;
+};
+
 struct PlanSearchOptions {
   int jobs = 1;
   std::size_t refine = 10;  // plans to rank by the network simulation (0: screening only)
@@ -48,6 +59,13 @@ struct PlanSearchOptions {
   // "refining", plans done of `total` in that stage, wall seconds since the search began. A
   // long search says how long it will take (`clustersim plan` prints its estimate). Empty: none.
   std::function<void(const char* stage, std::size_t done, std::size_t total, double elapsed_s)> progress;
+  // A search estimated to take longer (wall seconds) is refused before it starts, with an
+  // InputError at `budget_key` giving the estimate and how to narrow the search.
+  double max_seconds = 3600;
+  std::string budget_key = "--max-time";
+  // Called once with the estimate of a search within the limit, before searching (`clustersim
+  // plan` prints a long one).
+  std::function<void(const PlanSearchEstimate&)> estimated;
 };
 
 struct PlanSearch {
@@ -67,6 +85,10 @@ struct PlanSearch {
 // selective, full), micro (micro-batch sizes), virtual_stages (for interleaved), max_cp.
 // InputError at `at` naming the key or value otherwise.
 work::PlanSpace plan_space(const std::vector<std::string>& only, const std::string& at = "--only");
+
+// The search's time limit from `clustersim plan --max-time` (Python: max_time): a duration
+// ("30min", "2h") or seconds ("600"), above 0. InputError at `at` otherwise.
+double plan_time_limit(const std::string& text, const std::string& at = "--max-time");
 
 // Throws InputError when the scenario's workload is not "training".
 PlanSearch search_plans(const scenario::Config& config, const PlanSearchOptions& options = {});

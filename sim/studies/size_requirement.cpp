@@ -61,6 +61,11 @@ Requirement parse_requirement(std::string_view text, const std::string& at) {
   const bool or_equal = op + 1 < text.size() && text[op + 1] == '=';
   r.bound = text[op] == '<' ? (or_equal ? Bound::at_most : Bound::below) : (or_equal ? Bound::at_least : Bound::above);
   if (r.key.empty()) throw InputError(at, "'" + given + "' has no summary key before its comparison");
+  // A summary path is names and indices joined by dots: '=' or '!' in it is a misspelt
+  // comparison ("=<", "!="), named before any point runs rather than after the first.
+  if (r.key.find_first_of("=!") != std::string::npos)
+    throw InputError(at, "'" + given + "' has no comparison; expected KEY<=VALUE, KEY>=VALUE, KEY<VALUE or KEY>VALUE",
+                     "e.g. \"serving.wait_mean_s<=0.01\"");
   const std::string number(trimmed(text.substr(op + (or_equal ? 2 : 1))));
   char* end = nullptr;
   r.value = number.empty() ? NAN : std::strtod(number.c_str(), &end);

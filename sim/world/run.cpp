@@ -286,11 +286,11 @@ bool reports_fabric(const Config& config) {
 }  // namespace
 
 void check_buildable(const Config& config) {
+  check_cost(config);
   // A jobs cluster on a topology: its nodes' domains come from building it.
   if (config.workload == WorkloadKind::jobs && config.jobs_on_topology) (void)build_topology(config);
   // No network (parse_config checked it all), unless a training run's step is simulated on one.
   if (!runs_on_network(config) && !config.training_run_simulates_step) return;
-  check_cost(config);
   // A large fabric is checked from its parameters only (the parser ran the builders' checks):
   // building a million-node topology to validate a file would take minutes.
   double cables = 0;
@@ -306,7 +306,7 @@ void check_buildable(const Config& config) {
 }
 
 RunOutput run_scenario(const Config& given, const RunOptions& options) {
-  check_cost(given);
+  check_cost(given, options.job_table);
   // A training_run whose step is simulated: the step first, once, then the run with its time.
   Config config = given;
   json simulated_step;

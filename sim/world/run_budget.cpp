@@ -9,6 +9,7 @@
 #include "sim/scenario/input_error.hpp"
 #include "sim/scenario/quantity.hpp"
 #include "sim/scenario/quantity_range.hpp"
+#include "sim/world/held_estimate.hpp"
 #include "sim/world/run_training.hpp"
 #include "topology/routing.hpp"
 #include "topology/topology.hpp"
@@ -36,14 +37,6 @@ constexpr double kPerTask = 150;
 constexpr double kTasksPerLayerMicroBatch = 16;
 constexpr double kTasksPerLayerStep = 8;
 
-std::string count(double n) {
-  char buf[32];
-  if (n >= 1e9) std::snprintf(buf, sizeof buf, "%.3g G", n / 1e9);
-  else if (n >= 1e6) std::snprintf(buf, sizeof buf, "%.3g M", n / 1e6);
-  else std::snprintf(buf, sizeof buf, "%.0f", n);
-  return buf;
-}
-
 void add_traffic(const work::TrafficSpec& t, double ranks, const std::string& at, CostEstimate& out) {
   double flows = 0;
   std::string key = at + ".pattern", what;
@@ -52,14 +45,14 @@ void add_traffic(const work::TrafficSpec& t, double ranks, const std::string& at
     case work::TrafficPattern::incast: flows = ranks; break;
     case work::TrafficPattern::all_to_all:
       flows = ranks * (ranks - 1);
-      what = "all_to_all over " + count(ranks) + " ranks: ";
+      what = "all_to_all over " + count_text(ranks) + " ranks: ";
       break;
     case work::TrafficPattern::flows:
       flows = static_cast<double>(t.flows.size());
       key = at + ".flows";
       break;
   }
-  out.items.push_back({key, what + count(flows) + " flows", flows * kPerFlow});
+  out.items.push_back({key, what + count_text(flows) + " flows", flows * kPerFlow, {}});
 }
 
 // How a run holds a direct plan's all pairs (work::Stage::all_pairs: implicit in the plan).
@@ -105,14 +98,12 @@ double plan_bytes(work::CollectiveAlgorithm a, work::CollectiveOp op, double n, 
 void add_training(const Config& config, CostEstimate& out) {
   const work::TrainingWorkload& w = config.training.workload;
   const bool all = !detail::choose_replicas(config, w).one_replica;
-  const work::ParallelPlan& p = w.parallel;
-  const double workers = double(p.pp) * (all ? double(p.dp) : 1.0);
-  const double layers = std::ceil(double(w.model.layers) / p.pp) + 2;  // + embedding and head
-  const double tasks = workers * layers * (double(work::micro_batches(w)) * kTasksPerLayerMicroBatch + kTasksPerLayerStep);
+  const double workers = double(w.parallel.pp) * (all ? double(w.parallel.dp) : 1.0);
+  const double tasks = training_step_tasks(w, work::micro_batches(w), all);
   out.items.push_back({all ? "workload.one_replica" : "workload.batch.global",
-                       count(workers) + " workers (" + (all ? "every data-parallel replica" : "one replica") + ") x " +
-                           count(double(work::micro_batches(w))) + " micro-batches: " + count(tasks) + " tasks",
-                       tasks * kPerTask});
+                       count_text(workers) + " workers (" + (all ? "every data-parallel replica" : "one replica") + ") x " +
+                           count_text(double(work::micro_batches(w))) + " micro-batches: " + count_text(tasks) + " tasks",
+                       tasks * kPerTask, {}});
 }
 
 void add_collective(const work::CollectiveSpec& s, const Config& config, double ranks, double cables,
@@ -146,11 +137,11 @@ void add_collective(const work::CollectiveSpec& s, const Config& config, double 
                         stage_pairs >= static_cast<double>(net::CollectiveRun::kExchangePairs) &&
                         per_group == plan_bytes(work::CollectiveAlgorithm::direct, s.op, n, c, pairs);
   out.items.push_back({key,
-                       count(groups) + " group(s) of " + count(n) + " ranks, " + count(c) + " channels, " +
+                       count_text(groups) + " group(s) of " + count_text(n) + " ranks, " + count_text(c) + " channels, " +
                            std::string(work::to_string(worst)) + ": " +
-                           (exchange ? count(stage_pairs) + " pairs solved as one flow-model exchange"
-                                     : count(bytes / kPerTransfer) + " plan transfers"),
-                       bytes});
+                           (exchange ? count_text(stage_pairs) + " pairs solved as one flow-model exchange"
+                                     : count_text(bytes / kPerTransfer) + " plan transfers"),
+                       bytes, {}});
   // Streamed pairs (analytical_model.hpp) count on every link, in one array per thread and a
   // total: 8 bytes per directed link, two per cable.
   const bool may_stream = std::any_of(s.algorithms.begin(), s.algorithms.end(), [](work::CollectiveAlgorithm a) {
@@ -158,12 +149,27 @@ void add_collective(const work::CollectiveSpec& s, const Config& config, double 
   });
   if (pairs == Pairs::streamed && may_stream) {
     const double threads = std::max(1u, std::thread::hardware_concurrency());
-    out.items.push_back({at + ".algorithm", "all pairs streamed: a count per link on " + count(threads) + " threads",
-                         16 * cables * (threads + 1)});
+    out.items.push_back({at + ".algorithm", "all pairs streamed: a count per link on " + count_text(threads) + " threads",
+                         16 * cables * (threads + 1), {}});
   }
 }
 
 }  // namespace
+
+std::string count_text(double n) {
+  char buf[32];
+  if (n >= 1e9) std::snprintf(buf, sizeof buf, "%.3g G", n / 1e9);
+  else if (n >= 1e6) std::snprintf(buf, sizeof buf, "%.3g M", n / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.0f", n);
+  return buf;
+}
+
+double training_step_tasks(const work::TrainingWorkload& w, int micro_batches, bool every_replica) {
+  const work::ParallelPlan& p = w.parallel;
+  const double workers = double(p.pp) * (every_replica ? double(p.dp) : 1.0);
+  const double layers = std::ceil(double(w.model.layers) / p.pp) + 2;  // + embedding and head
+  return workers * layers * (double(micro_batches) * kTasksPerLayerMicroBatch + kTasksPerLayerStep);
+}
 
 double CostEstimate::total_bytes() const {
   double total = 0;
@@ -175,7 +181,7 @@ const CostItem& CostEstimate::largest() const {
   return *std::max_element(items.begin(), items.end(), [](const CostItem& a, const CostItem& b) { return a.bytes < b.bytes; });
 }
 
-CostEstimate estimate_cost(const Config& config) {
+CostEstimate estimate_cost(const Config& config, bool keeps_job_rows) {
   CostEstimate out;
   // A training run has no fabric and bounds its own events (run_training_run.cpp), unless its
   // step is simulated first on the topology.
@@ -188,12 +194,15 @@ CostEstimate estimate_cost(const Config& config) {
   }
   const double gpus = double(config.topology.nodes) * config.topology.node.gpus;
   out.items.push_back({"topology.nodes",
-                       count(gpus) + " GPUs: " + count(double(size.vertices)) + " vertices and " +
-                           count(double(size.cables)) + " cables",
-                       double(size.cables) * kPerCable + double(size.vertices) * kPerVertex});
-  // Serving and jobs draw their requests and jobs as the run goes (memory in what is in
-  // flight): only the fabric they may be placed on counts here.
-  if (config.workload == WorkloadKind::serving || config.workload == WorkloadKind::jobs) return out;
+                       count_text(gpus) + " GPUs: " + count_text(double(size.vertices)) + " vertices and " +
+                           count_text(double(size.cables)) + " cables",
+                       double(size.cables) * kPerCable + double(size.vertices) * kPerVertex, {}});
+  // Serving and jobs draw their requests and jobs as the run goes: the fabric they may be
+  // placed on, and the books their load predicts.
+  if (config.workload == WorkloadKind::serving || config.workload == WorkloadKind::jobs) {
+    add_held_books(config, keeps_job_rows, out);
+    return out;
+  }
   if (config.workload == WorkloadKind::traffic) add_traffic(config.traffic, gpus, "workload", out);
   else if (config.workload == WorkloadKind::training || config.workload == WorkloadKind::training_run)
     add_training(config, out);
@@ -207,8 +216,8 @@ CostEstimate estimate_cost(const Config& config) {
   return out;
 }
 
-void check_cost(const Config& config) {
-  const CostEstimate e = estimate_cost(config);
+void check_cost(const Config& config, bool keeps_job_rows) {
+  const CostEstimate e = estimate_cost(config, keeps_job_rows);
   const double total = e.total_bytes(), limit = config.run.max_memory_bytes;
   if (e.items.empty() || total <= limit) return;
   const CostItem& worst = e.largest();
@@ -216,7 +225,7 @@ void check_cost(const Config& config) {
                    "this run needs about " + format_quantity(total, QuantityKind::bytes) + " of memory (" + worst.what +
                        ": " + format_quantity(worst.bytes, QuantityKind::bytes) + "); the limit is " +
                        format_quantity(limit, QuantityKind::bytes) + " (run.max_memory)",
-                   "make it smaller, or raise run.max_memory if the machine has the memory");
+                   worst.hint.empty() ? "make it smaller, or raise run.max_memory if the machine has the memory" : worst.hint);
 }
 
 uint64_t held_at_most(const Config& config, double bytes_each) {
@@ -224,7 +233,7 @@ uint64_t held_at_most(const Config& config, double bytes_each) {
 }
 
 void throw_held_limit(const Config& config, double held, const std::string& what, double at_s, const std::string& hint) {
-  throw InputError("run.max_memory", "this run held " + count(held) + " " + what + " at t = " +
+  throw InputError("run.max_memory", "this run held " + count_text(held) + " " + what + " at t = " +
                                          format_quantity(at_s, QuantityKind::time) + ", and the count kept growing: at their "
                                          "size that is the limit of " +
                                          format_quantity(config.run.max_memory_bytes, QuantityKind::bytes) +

@@ -9,7 +9,9 @@
 // the topology with its network models (per vertex and per cable), every flow of a traffic
 // workload (spec, transfer slot, flow, class and route), every plan transfer of a collective
 // (the plan, its routed matrix for the tuner, and the flow model's routes), every task of a
-// training step's graph, for the main workload and the background. Constants: measured on this build (README, "Limits").
+// training step's graph, for the main workload and the background; a serving fleet's and a job
+// cluster's books where their load makes them predictable (held_estimate.hpp). Constants:
+// measured on this build (README, "Limits").
 //
 // What is bounded instead of refused: the time series (the sampler coarsens past
 // NetworkSampler::kDefaultMaxSamples per series, with a warning), the trace (at most
@@ -26,6 +28,7 @@ struct CostItem {
   std::string key;   // the JSON path that drives it ("topology.nodes", "workload.pattern", ...)
   std::string what;  // "65,536 GPUs: 1.2 M vertices and 2.6 M cables"
   double bytes = 0;
+  std::string hint;  // how to make it smaller, where the general one does not say
 };
 
 struct CostEstimate {
@@ -34,11 +37,19 @@ struct CostEstimate {
   const CostItem& largest() const;
 };
 
-CostEstimate estimate_cost(const scenario::Config& config);
+// A count for a message: "512", "86.4 M", "1.2 G".
+std::string count_text(double n);
+
+// Tasks in the graph of one training step of `w` with `micro_batches` per replica (an upper
+// bound of the graph builder's count): its one simulated replica, or every data-parallel one.
+double training_step_tasks(const work::TrainingWorkload& w, int micro_batches, bool every_replica);
+
+// `keeps_job_rows`: a jobs run keeps every job for jobs.csv (held_estimate.hpp).
+CostEstimate estimate_cost(const scenario::Config& config, bool keeps_job_rows = false);
 
 // Throws InputError at the largest item's key when the estimate exceeds run.max_memory:
 // "this run needs about 37 GB (...); the limit is 8 GB (run.max_memory)".
-void check_cost(const scenario::Config& config);
+void check_cost(const scenario::Config& config, bool keeps_job_rows = false);
 
 // What a serving fleet or a job cluster holds grows with its load, which only the run shows:
 // each is given a ceiling of items held at once (requests in the system, jobs submitted and not

@@ -12,6 +12,7 @@
 #include "sim/report/summary.hpp"
 #include "sim/scenario/input_error.hpp"
 #include "sim/world/jobs_step_time.hpp"
+#include "sim/world/held_estimate.hpp"
 #include "sim/world/run_budget.hpp"
 #include "sim/world/run.hpp"
 
@@ -28,6 +29,7 @@ json run_jobs(const Config& config, engine::Simulator& sim, bool record, std::st
   c.record_timeseries = record;
   c.record_jobs = jobs_csv != nullptr;
   c.max_held_jobs = held_at_most(config, kBytesPerJob);
+  c.held_per_wait = kBytesPerJobWait / kBytesPerJob;
   jobs::JobsResult result;
   json simulated = json::object();  // per class with a training workload: its compact step
   try {
@@ -46,7 +48,10 @@ json run_jobs(const Config& config, engine::Simulator& sim, bool record, std::st
         if (config.job_class_training[k])
           simulated[config.jobs.classes[k].name] = {{"compact_step_s", summary_number(steps->compact_step_s()[k].value_or(0.0))}};
   } catch (const jobs::HeldJobsLimitError& e) {
-    throw_held_limit(config, double(e.held), std::string("jobs (waiting, running") + (c.record_jobs ? ", or kept for jobs.csv)" : ")"),
+    throw_held_limit(config, double(e.held),
+                     std::string("jobs (waiting, running") + (c.record_jobs ? ", kept for jobs.csv" : "") +
+                         "; a finished job's kept wait counts as " + std::to_string(int(kBytesPerJob / kBytesPerJobWait)) +
+                         "th of one)",
                      e.at_s, "jobs arrive faster than the cluster finishes them: fewer or shorter jobs, a lower rate, "
                              "a shorter run.until, or more nodes");
   } catch (const std::invalid_argument& e) {

@@ -120,3 +120,38 @@ def test_cluster_traces_become_job_traces_the_scheduler_runs(tmp_path, fmt):
 def test_the_shipped_azure_scenario_replays_every_request():
     summary = cs.run(cs.Scenario.load(ROOT / "scenarios" / "serving_azure_code_trace.json")).summary["serving"]
     assert summary["requests"] == 8819 and summary["completed"] == 8819
+
+
+AZURE_HEADER = "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+# Inputs a hostile user gives: each a clear error (exit 2, `error: <file>...`), no traceback,
+# nothing written.
+BAD_INPUTS = [
+    ("empty.csv", b"", "the header must name"),
+    ("columns.csv", b"a,b\n1,2\n", "the header must name"),
+    ("time.csv", (AZURE_HEADER + "notatime,100,10\n").encode(), "expected a date-time"),
+    ("negative.csv", (AZURE_HEADER + "2023-11-16 18:15:46.68,-5,10\n").encode(), "expected a whole number"),
+    ("infinite.csv", (AZURE_HEADER + "2023-11-16 18:15:46.68,1e400,10\n").encode(), "expected a whole number"),
+    ("nan.csv", (AZURE_HEADER + "2023-11-16 18:15:46.68,nan,10\n").encode(), "expected a whole number"),
+    ("binary.csv", bytes(range(128, 256)), "not UTF-8 text"),
+]
+
+
+@pytest.mark.parametrize("name,content,message", BAD_INPUTS)
+def test_a_malformed_input_is_a_clear_error(tmp_path, name, content, message):
+    src = tmp_path / name
+    src.write_bytes(content)
+    out = tmp_path / "out.csv"
+    proc = convert("azure-llm", src, out)
+    assert proc.returncode == 2 and proc.stderr.startswith("error:") and message in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr and not out.exists()
+
+
+def test_an_output_that_cannot_be_written_is_a_clear_error(tmp_path):
+    src = tmp_path / "az.csv"
+    src.write_text(AZURE_HEADER + "2023-11-16 18:15:46.68,100,10\n")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for out, message in ((folder, "is a directory"), ("/proc/x.csv", "cannot be written"), (tmp_path / "no" / "x.csv", "folder")):
+        proc = convert("azure-llm", src, out)
+        assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert not any(p.name.endswith(".tmp") for p in tmp_path.iterdir())

@@ -307,6 +307,7 @@ print("finished", flush=True)
 
 
 GPT3 = ROOT / "scenarios" / "gpt3_175b_1024_h100.json"
+LLAMA3_70B = ROOT / "scenarios" / "llama3_70b_256_h100.json"
 
 
 MOE = ROOT / "scenarios" / "moe_all_to_all_16k.json"
@@ -412,6 +413,43 @@ BAD_JOB_ROWS = [
 ]
 
 
+# Shared prefixes in an LLM trace: an id and a length together, the length within the prompt.
+BAD_PREFIX_ROWS = [
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,100,10,-1,50\n", "line 2: column prefix_id"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,100,10,1.5,50\n", "line 2: column prefix_id"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,100,10,1e30,50\n", "line 2: column prefix_id"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,100,10,1,nan\n", "line 2: column prefix_tokens"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,100,10,1,-5\n", "line 2: column prefix_tokens"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,100,10,,\n", "line 2: column prefix_id"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,100,10,1,500\n", "longer than its prompt"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,100,10,0,50\n", "of no prefix (prefix_id 0)"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_tokens\n0,100,10,50\n", "needs a prefix_id column"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id\n0,100,10,3\n", "needs a prefix_tokens column"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_id\n0,100,10,1,1\n", "names column prefix_id twice"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n", "no request"),
+]
+BAD_JOB_HEADERS = [
+    ("submit_time,gpus,duration\n", "no job"),
+    ("submit_time,gpus,gpus,duration\n0,8,8,100\n", "names column gpus twice"),
+]
+
+
+@pytest.mark.parametrize("rows,where", BAD_PREFIX_ROWS)
+def test_a_trace_prefix_that_cannot_be_is_an_error_naming_the_line(tmp_path, rows, where):
+    f, _, _ = serving_on_trace(tmp_path, rows, base=LLM_HPA)
+    proc = cli("validate", f)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: workload.arrivals.trace:"), proc.stderr
+    assert where in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("rows,where", BAD_JOB_HEADERS)
+def test_an_empty_job_trace_or_a_doubled_column_is_an_error(tmp_path, rows, where):
+    f, _, _ = jobs_on_trace(tmp_path, rows)
+    proc = cli("validate", f)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: workload.trace:"), proc.stderr
+    assert where in proc.stderr, proc.stderr
+
+
 @pytest.mark.parametrize("rows,where", BAD_SERVING_ROWS + BAD_LLM_ROWS + BAD_JOB_ROWS)
 def test_a_trace_row_that_cannot_be_is_an_error_naming_the_file_and_line(tmp_path, rows, where):
     if rows.startswith("submit_time"):
@@ -488,8 +526,10 @@ def test_an_unwritable_output_is_refused_before_the_work(tmp_path):
 def test_a_run_that_fails_leaves_no_directory_it_created(tmp_path):
     out = tmp_path / "new" / "dir"
     # Fails at run time (the overloaded fleet's memory), after --out was checked and created.
-    proc = cli("run", ERLANG_C, "--set", "run.replications=1", "--set", "workload.arrivals.rate=100000/s",
-               "--set", "run.max_memory=50MB", "--out", out)
+    # A diurnal peak above what the 8 slots serve: only the run shows it.
+    diurnal = {"process": "diurnal", "rate": "70/s", "peak_to_mean": 1.6, "period": "1h", "peak_at": "10min"}
+    proc = cli("run", ERLANG_C, "--set", "run.replications=1", "--set", "workload.arrivals=" + json.dumps(diurnal),
+               "--set", "run.until=1h", "--set", "run.max_memory=1MB", "--out", out)
     assert proc.returncode == 2 and proc.stderr.startswith("error: run.max_memory:"), proc.stderr
     assert not (tmp_path / "new").exists()
 
@@ -507,29 +547,112 @@ def test_ctrl_c_stops_a_cli_run_and_leaves_nothing(tmp_path):
     assert not out.exists()
 
 
-# --- Memory bounded: load that only shows at run time stops with a clear error ---------------
+# --- Memory bounded: refused up front where the load predicts it, stopped where only the run shows it
 
-@pytest.mark.parametrize("base,sets", [
-    (ERLANG_C, {"workload.arrivals.rate": "100000/s", "run.replications": 1}),
+def _set_args(sets):
+    return [a for path, v in sets.items() for a in ("--set", f"{path}={json.dumps(v) if not isinstance(v, str) else v}")]
+
+
+# The three: plain servers at 100,000/s, an LLM fleet at 1e6/s, 86 M one-second jobs.
+OVERLOADS = [
+    (ERLANG_C, {"workload.arrivals.rate": "100000/s", "run.until": "1h", "run.warmup": "1min", "run.replications": 1},
+     "workload.arrivals.rate", "requests waiting by the end"),
     (LLM_HPA, {"workload.arrivals": {"process": "poisson", "rate": "1000000/s"}, "run.until": "10min",
-               "fleet.autoscaler.max": 2}),
-    (JOBS, {"workload.classes": [{"name": "short", "gpus": 1, "duration": "1h"}], "workload.arrivals.rate": "1000/s",
-            "run.until": "1d", "fleet.scheduler.queues": [{"name": "default"}]}),
-])
-def test_an_overloaded_run_stops_at_the_memory_limit(tmp_path, base, sets):
-    args = [a for path, v in {**sets, "run.max_memory": "200MB"}.items()
-            for a in ("--set", f"{path}={json.dumps(v) if not isinstance(v, str) else v}")]
+               "fleet.autoscaler.max": 2}, "workload.arrivals.rate", "requests waiting by the end"),
+    (JOBS, {"workload.classes": [{"name": "short", "gpus": 1, "duration": "1s"}], "workload.arrivals.rate": "1000/s",
+            "run.until": "1d", "fleet.scheduler.queues": [{"name": "default"}], "run.max_memory": "1GB"},
+     "workload.arrivals.rate", "86.4 M jobs submitted"),
+]
+
+
+@pytest.mark.parametrize("base,sets,path,what", OVERLOADS)
+def test_an_overload_the_load_predicts_is_refused_before_the_run(tmp_path, base, sets, path, what):
     out = tmp_path / "out"
-    proc = cli("run", base, *args, "--out", out)
+    start = time.monotonic()
+    for command in (("run", "--out", out), ("validate",)):
+        proc = cli(command[0], base, *_set_args(sets), *command[1:])
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.startswith(f"error: {path}:"), proc.stderr
+        # The estimate and the limit, both with their units.
+        assert what in proc.stderr and "run.max_memory" in proc.stderr and "GB" in proc.stderr, proc.stderr
+    assert time.monotonic() - start < 5 and not out.exists()
+    sc = cs.Scenario.load(base)
+    for p, v in sets.items():
+        sc.set(p, v)
+    with pytest.raises(cs.ScenarioError) as e:
+        cs.run(sc)
+    assert e.value.path == path
+
+
+def test_a_bounded_queue_makes_the_same_overload_fit():
+    # 100,000/s against 80/s served, but fleet.max_queue drops past 10,000 waiting: it fits.
+    sets = {**OVERLOADS[0][1], "run.until": "2s", "run.warmup": "1s"}
+    assert cli("validate", ERLANG_C, *_set_args(sets)).returncode == 0
+    sets["run.until"] = "1h"
+    assert cli("validate", ERLANG_C, *_set_args(sets)).returncode == 2
+    assert cli("validate", ERLANG_C, *_set_args({**sets, "fleet.max_queue": 10000})).returncode == 0
+
+
+def test_a_load_only_the_run_shows_stops_at_the_memory_limit(tmp_path):
+    # A diurnal day whose mean (70/s) the 8 slots serve (80/s) but whose peak (112/s) they do
+    # not: the estimate passes, the run holds too many at the peak and stops.
+    sets = {"workload.arrivals": {"process": "diurnal", "rate": "70/s", "peak_to_mean": 1.6, "period": "1h",
+                                  "peak_at": "10min"},
+            "run.until": "1h", "run.warmup": "1min", "run.replications": 1, "run.max_memory": "1MB"}
+    assert cli("validate", ERLANG_C, *_set_args(sets)).returncode == 0
+    out = tmp_path / "out"
+    proc = cli("run", ERLANG_C, *_set_args(sets), "--out", out)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith("error: run.max_memory:") and "nothing was written" in proc.stderr, proc.stderr
     assert not out.exists()
-    sc = cs.Scenario.load(base)
-    for path, v in {**sets, "run.max_memory": "200MB"}.items():
+    sc = cs.Scenario.load(ERLANG_C)
+    for path, v in sets.items():
         sc.set(path, v)
     with pytest.raises(cs.ScenarioError) as e:
         cs.run(sc)
     assert e.value.path == "run.max_memory"
+
+
+# --- plan says how long before it searches, and refuses a search past its limit ---------------
+
+def test_a_long_plan_search_is_refused_with_its_estimate_and_how_to_narrow_it():
+    # Llama 3 70B on 256 GPUs: 5,580 plans fit, estimated at about 6 min on one thread.
+    start = time.monotonic()
+    proc = cli("plan", LLAMA3_70B, "--max-time", "1min")
+    assert time.monotonic() - start < 10
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("error: --max-time: this search would take about"), proc.stderr
+    assert "5580 plans to screen" in proc.stderr and "--only" in proc.stderr, proc.stderr
+    with pytest.raises(cs.ScenarioError) as e:
+        cs.plan(LLAMA3_70B, max_time="1min")
+    assert e.value.path == "max_time" and "plans to screen" in str(e.value)
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "abc", "5 parsecs", "inf", "nan", ""])
+def test_plan_max_time_takes_a_duration(value):
+    proc = cli("plan", LLAMA3_70B, "--max-time", value)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: --max-time:"), proc.stderr
+    with pytest.raises(cs.ScenarioError) as e:
+        cs.plan(LLAMA3_70B, max_time=value)
+    assert e.value.path == "max_time"
+
+
+def test_plan_under_a_short_limit_is_refused_and_under_a_long_one_runs(tmp_path):
+    # Llama 3 8B cut to 4 layers on 2 nodes (test_training's small cluster).
+    d = {"hardware": {"gpu": "H100-SXM", "node": {"gpus": 8, "nics": 8, "nic_bandwidth": "400Gbps"}},
+         "topology": {"kind": "fat_tree", "nodes": 2, "switch_radix": 16, "link_bandwidth": "400Gbps"},
+         "network": {"model": "analytical"},
+         "workload": {"kind": "training", "model": {"preset": "llama3-8b", "layers": 4, "seq_len": 1024},
+                      "parallel": {"tp": 8, "dp": 2}, "batch": {"global": 8, "micro": 1}}}
+    f = tmp_path / "small.json"
+    f.write_text(json.dumps(d))
+    proc = cli("plan", f, "--max-time", "1us", "--only", "schedule=1f1b", "--only", "zero=1")
+    assert proc.returncode == 2 and "this search would take about" in proc.stderr, proc.stderr
+    proc = cli("plan", f, "--max-time", "10min", "--json", "--refine", "1", "--only", "schedule=1f1b", "--only", "zero=1")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["plans_simulated"] > 0
+    with pytest.raises(ValueError, match="max_time"):
+        cs.plan(f, max_time=[1])
 
 
 # --- Settings that used to do nothing say so -------------------------------------------------
@@ -543,6 +666,61 @@ def test_fixed_warns_about_scaling_keys_and_a_short_predictive_run_says_it_never
     proc = cli("validate", ERLANG_C, "--set", "fleet.autoscaler=" + json.dumps(predictive))
     assert proc.returncode == 0, proc.stderr
     assert "warning: fleet.autoscaler.predictive.season: run.until is shorter than two seasons" in proc.stderr
+
+
+def test_a_plan_overlap_of_a_parallelism_the_plan_lacks_warns():
+    # Two GPUs in data parallel: no tensor-parallel or pipeline communication to overlap.
+    ddp = ROOT / "scenarios" / "workstation_7b_ddp.json"
+    proc = cli("validate", ddp, "--set", "workload.parallel.tp_comm_overlap=true", "--set", "workload.parallel.overlap_p2p=false")
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: workload.parallel.tp_comm_overlap: has no effect with parallel.tp 1" in proc.stderr
+    assert "warning: workload.parallel.overlap_p2p: has no effect with parallel.pp 1" in proc.stderr
+    proc = cli("validate", ddp, "--set", "workload.parallel.overlap_grad_reduce=false")
+    assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr
+
+
+# `clustersim size` as a hostile user drives it: each refused before any point runs.
+SIZE_PROBES = [
+    (["--require", "serving.wait_mean_s<=0.01"], "--vary"),
+    (["--vary", "fleet.autoscaler.replicas=", "--require", "serving.wait_mean_s<=0.01"], "--vary"),
+    (["--vary", "fleet.autoscaler.replicas=9..4", "--require", "serving.wait_mean_s<=0.01"], "fleet.autoscaler.replicas"),
+    (["--vary", "fleet.autoscaler.replicas=1..1000000000", "--require", "serving.wait_mean_s<=0.01"], "fleet.autoscaler.replicas"),
+    (["--vary", "fleet.autoscaler.replicas=1.5..4", "--require", "serving.wait_mean_s<=0.01"], "fleet.autoscaler.replicas"),
+    (["--vary", "fleet.autoscaler.replicas=-3..-1", "--require", "serving.wait_mean_s<=0.01"], "fleet.autoscaler.replicas"),
+    (["--vary", "fleet.autoscaler.replicas=a,b", "--require", "serving.wait_mean_s<=0.01"], "fleet.autoscaler.replicas"),
+    (["--vary", "fleet.autoscaler.replicaz=7..9", "--require", "serving.wait_mean_s<=0.01"], "fleet.autoscaler.replicaz"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--vary", "fleet.autoscaler.replicas=7..9",
+      "--require", "serving.wait_mean_s<=0.01"], "--vary"),
+    (["--vary", "fleet.autoscaler=7..9", "--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<=0.01"],
+     "--vary"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", ""], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s==0.01"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s!=0.01"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s=<0.01"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s!<0.01"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "<=0.01"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<=nan"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<=inf"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s>=-inf"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<="], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<=fast"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<=10ms"], "--require"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<=0.01", "-j", "0"], "--jobs"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<=0.01", "-j", "100000"], "--jobs"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<=0.01", "--max-runs", "0"], "--max-runs"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<=0.01", "--confirm", "0"], "--confirm"),
+    (["--vary", "fleet.autoscaler.replicas=7..9", "--require", "serving.wait_mean_s<=0.01", "--confirm", "1000000000"],
+     "--confirm"),
+]
+
+
+@pytest.mark.parametrize("args,path", SIZE_PROBES)
+def test_size_refuses_a_bad_space_or_requirement_before_running(args, path):
+    start = time.monotonic()
+    proc = cli("size", ERLANG_C, *args)
+    assert proc.returncode == 2 and proc.stderr.startswith(f"error: {path}"), proc.stderr
+    assert time.monotonic() - start < 5, "refused only after running points"
 
 
 # --- Python: the CLI's checks, Python's errors -----------------------------------------------
@@ -602,3 +780,76 @@ def test_no_shipped_summary_reports_a_share_outside_zero_to_one(golden):
     bad = [(path, v) for path, v in _numbers(json.loads(golden.read_text()))
            if SHARE_KEY.search(path) and not path.endswith("ci95") and not 0 <= v <= 1 + 1e-9]
     assert not bad, bad
+
+
+# --- Python's size, sweep and paired: their counts and values checked before any run ----------
+
+def _quick_erlang():
+    sc = cs.Scenario.load(ERLANG_C)
+    for path, v in {"run.replications": 1, "run.until": "20min", "run.warmup": "1min"}.items():
+        sc.set(path, v)
+    return sc
+
+
+REQUIRE = ["serving.wait_mean_s<=0.01"]
+VARY = {"fleet.autoscaler.replicas": range(7, 10)}
+PY_SIZE_PROBES = [
+    ({"vary": {}}, cs.ScenarioError, "vary"),
+    ({"vary": {"fleet.autoscaler.replicas": []}}, cs.ScenarioError, "vary"),
+    ({"vary": {"fleet.autoscaler.replicas": range(9, 4)}}, cs.ScenarioError, "vary"),
+    ({"vary": {"fleet.autoscaler.replicas": range(1, 10**9)}}, cs.ScenarioError, "fleet.autoscaler.replicas"),
+    ({"vary": {"fleet.autoscaler.replicas": [float("nan"), 8]}}, cs.ScenarioError, "fleet.autoscaler.replicas"),
+    ({"vary": {"fleet.autoscaler.replicas": [float("inf")]}}, cs.ScenarioError, "fleet.autoscaler.replicas"),
+    ({"vary": {"fleet.autoscaler.replicas": "7,8"}}, cs.ScenarioError, "fleet.autoscaler.replicas"),
+    ({"vary": [("fleet.autoscaler.replicas", [7])]}, cs.ScenarioError, "vary"),
+    ({"vary": {"fleet.nope": [1, 2]}}, cs.ScenarioError, "fleet.nope"),
+    ({"require": ["nokey<=1"]}, cs.ScenarioError, "require"),
+    ({"require": ["serving.wait_mean_s<=nan"]}, cs.ScenarioError, "require"),
+    ({"require": ["serving.wait_mean_s>=inf"]}, cs.ScenarioError, "require"),
+    ({"require": ["serving.wait_mean_s=<0.01"]}, cs.ScenarioError, "require"),
+    ({"minimize": "serving.costt"}, cs.ScenarioError, "minimize"),
+    ({"jobs": 0}, ValueError, "jobs"),
+    ({"jobs": 1.5}, ValueError, "jobs"),
+    ({"confirm": 0}, ValueError, "confirm"),
+    ({"confirm": 2.5}, ValueError, "confirm"),
+    ({"max_runs": -1}, ValueError, "max_runs"),
+]
+
+
+@pytest.mark.parametrize("kwargs,error,where", PY_SIZE_PROBES)
+def test_python_size_refuses_a_bad_argument_before_running(kwargs, error, where):
+    args = {"vary": VARY, "require": REQUIRE, **kwargs}
+    with pytest.raises(error) as e:
+        cs.size(_quick_erlang(), **args)
+    assert (e.value.path if error is cs.ScenarioError else str(e.value)).startswith(where), e.value
+
+
+def test_python_sweep_refuses_a_huge_or_non_finite_axis_before_listing_it():
+    with pytest.raises(cs.ScenarioError) as e:
+        cs.sweep(_quick_erlang(), {"seed": range(10**9)})
+    assert e.value.path == "seed" and "at most 1000000" in str(e.value)
+    with pytest.raises(cs.ScenarioError) as e:
+        cs.grid_points({"workload.arrivals.rate": [1.0, float("nan")]})
+    assert e.value.path == "workload.arrivals.rate"
+
+
+PAIRED = {"a": {}, "b": {"fleet.autoscaler.replicas": 9}}
+PY_PAIRED_PROBES = [
+    ({"variants": {}}, cs.ScenarioError, "paired"),
+    ({"variants": {"a": {}}}, cs.ScenarioError, "paired"),
+    ({"keys": []}, cs.ScenarioError, "paired"),
+    ({"replications": 0}, cs.ScenarioError, "paired"),
+    ({"replications": 2.5}, ValueError, "replications"),
+    ({"replications": 10**9}, ValueError, "replications"),
+    ({"jobs": -1}, ValueError, "jobs"),
+    ({"variants": {"a": {}, "b": {"fleet.nope": 1}}}, cs.ScenarioError, "fleet.nope"),
+    ({"variants": {"a": {}, "b": {"fleet.autoscaler.replicas": -1}}}, cs.ScenarioError, "fleet.autoscaler.replicas"),
+]
+
+
+@pytest.mark.parametrize("kwargs,error,where", PY_PAIRED_PROBES)
+def test_python_paired_refuses_a_bad_argument(kwargs, error, where):
+    args = {"variants": PAIRED, "keys": "serving.wait_mean_s", "replications": 2, **kwargs}
+    with pytest.raises(error) as e:
+        cs.paired(_quick_erlang(), **args)
+    assert (e.value.path if error is cs.ScenarioError else str(e.value)).startswith(where), e.value

@@ -141,7 +141,7 @@ def test_the_owned_1024_gpu_scenario_states_its_hourly_rate():
     ("fleet.ownership.pue", 0.9, "fleet.ownership.pue", "from 1 to 5"),
     ("fleet.ownership.years", 0, "fleet.ownership.years", "from 0.1 to 50"),
     ("fleet.ownership.power", "10kB", "fleet.ownership.power", "10.2kW"),
-    ("fleet.ownership.power", "-3kW", "fleet.ownership.power", "[0, 10 MW]"),
+    ("fleet.ownership.power", "-3kW", "fleet.ownership.power", "above 0 and at most 10 MW"),
     ("fleet.ownership.node_price", "-5", "fleet.ownership.node_price", "money"),
     ("fleet.ownership.maintenance", 2, "fleet.ownership.maintenance", "from 0 to 1"),
     ("fleet.ownership.energy_price", "cheap", "fleet.ownership.energy_price", "number"),

@@ -151,28 +151,37 @@ TEST_CASE("Async writes are lost when a failure beats them", "[fleet][training_r
 
 TEST_CASE("A spot notice long enough for a checkpoint is used for an emergency checkpoint",
           "[fleet][training_run]") {
-  TrainingRunConfig c = quiet_config(4, 100, 1000, 5);
+  TrainingRunConfig c = quiet_config(4, 300, 1000, 5);
   c.spot_share = 1.0;
   c.checkpoint.emergency_on_notice = true;
   c.reclaims.warning_s = 120.0;
   c.reclaims.trace = {{13.0, 1}};
-  SECTION("the checkpoint fits: nothing is lost") {
+  SECTION("the checkpoint fits: the job trains through the notice and loses nothing") {
     const TrainingRunResult r = run(c);
-    // Notice at 13: checkpoint 13-18 (work 13 durable), stop until the reclaim at 133, then
-    // (instant replacement, free restore) 87 s of work and the final checkpoint.
+    // Notice at 13, reclaim at 133: train to 128, checkpoint 128-133 (work 128 durable as the
+    // node goes), then (instant replacement, free restore) 172 s of work and the final one.
     CHECK(r.emergency_checkpoints == 1);
     CHECK(r.interruptions == 1);
     CHECK(r.lost_work_s == 0.0);
     CHECK(r.checkpoints == 2);
-    CHECK(r.wall_time_s == Approx(133 + 87 + 5).epsilon(1e-12));
+    CHECK(r.wall_time_s == Approx(133 + 172 + 5).epsilon(1e-12));
+    CHECK(in_state(r, JobState::running) == Approx(300).epsilon(1e-12));
+    CHECK(in_state(r, JobState::waiting) == 0.0);
+  }
+  SECTION("a notice that outlasts the job: it finishes, no emergency checkpoint") {
+    c.reclaims.warning_s = 1e6;
+    const TrainingRunResult r = run(c);
+    CHECK(r.emergency_checkpoints == 0);
+    CHECK(r.interruptions == 0);
+    CHECK(r.wall_time_s == Approx(300 + 5).epsilon(1e-12));
   }
   SECTION("the notice is too short: the work since the start is lost") {
     c.reclaims.warning_s = 3.0;
     const TrainingRunResult r = run(c);
-    // Reclaimed at 16 with nothing durable: 16 s lost; restart at 16, 100 s of work + final.
+    // Reclaimed at 16 with nothing durable: 16 s lost; restart at 16, 300 s of work + final.
     CHECK(r.emergency_checkpoints == 0);
     CHECK(r.lost_work_s == Approx(16).epsilon(1e-12));
-    CHECK(r.wall_time_s == Approx(16 + 100 + 5).epsilon(1e-12));
+    CHECK(r.wall_time_s == Approx(16 + 300 + 5).epsilon(1e-12));
   }
 }
 

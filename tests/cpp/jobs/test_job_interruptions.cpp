@@ -103,8 +103,9 @@ TEST_CASE("A node failure stops the job until detected, then requeues it", "[job
 }
 
 TEST_CASE("A spot reclaim notice long enough for a checkpoint loses nothing", "[jobs][interruptions]") {
-  // One spot node, reclaimed at 1,000 s with a 120 s notice. The job's checkpoint takes 60 s:
-  // it writes an emergency one at the notice and gives its GPUs back at 1,060.
+  // One spot node, noticed at 1,000 s and reclaimed at 1,120 s. The job's checkpoint takes
+  // 60 s: it trains on through the notice and writes an emergency one from 1,060 s, durable as
+  // the node goes at 1,120 s.
   JobsConfig c = quiet_cluster(1, 8);
   c.fleet.spot_share = 1.0;
   c.fleet.reclaims.trace = {{1000.0, 1}};
@@ -118,9 +119,14 @@ TEST_CASE("A spot reclaim notice long enough for a checkpoint loses nothing", "[
   const JobsResult r = run_jobs(c, 1);
   CHECK(r.emergency_checkpoints == 1);
   CHECK(r.jobs[0].lost_work_s == 0.0);
-  // Back at 1,120 + 900: the remaining 4,000 s, one checkpoint (at 3,600 s of work) on the way.
-  CHECK(r.jobs[0].end_s == Approx(2020.0 + 4000.0 + 60.0));
+  // The reclaim finds its checkpoint written: it leaves, it is not interrupted.
+  CHECK(r.jobs[0].interruptions == 0);
+  // Back at 1,120 + 900: the remaining 5,000 - 1,060 = 3,940 s, one checkpoint (at 3,600 s of
+  // work) on the way.
+  CHECK(r.jobs[0].end_s == Approx(2020.0 + 3940.0 + 60.0));
   CHECK(r.reclaims == 1);
+  // The write is the only stall: 60 s on 8 GPUs.
+  CHECK(r.stalled_gpu_hours == Approx(60.0 * 8 / 3600.0));
   // With a notice shorter than the checkpoint the job runs on and loses its work at the reclaim.
   c.fleet.reclaims.warning_s = 30.0;
   const JobsResult late = run_jobs(c, 1);
