@@ -41,6 +41,10 @@ def scenario_doc(row: dict) -> dict:
         parallel["virtual_stages"] = row["vp"]
     if "layer_split" in row:
         parallel["layer_split"] = row["layer_split"]
+    # The overlaps default to NVIDIA's recipes; a row whose code ran them serially says so.
+    for key in ("overlap_grad_reduce", "overlap_p2p"):
+        if key in row:
+            parallel[key] = row[key]
     workload_extra = {} if row.get("flash_attention", True) else {"flash_attention": False}
     return {"name": "published", "seed": 1, "hardware": {"gpu": row["gpu"], "node": node}, "topology": topology,
             "network": {"model": "analytical"},

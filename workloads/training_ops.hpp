@@ -15,7 +15,8 @@
 // kernel performs: flash attention's backward does 2.5x its forward (five matmuls to two, Dao
 // 2023, FlashAttention-2), and MoE experts process capacity-factor-padded tokens.
 // Element-wise kernels: norms, activations, residual adds, rotary embeddings (models without
-// learned positions), the loss over the vocabulary, and under fp8 each GEMM input's cast.
+// learned positions), the loss over the vocabulary, and under fp8 each GEMM input's cast (the
+// LM head's excepted: it runs in 16 bits, Op::sixteen_bit).
 // Bytes: HBM traffic, 2 bytes per bf16/fp16 element (GEMM operands 1 byte under fp8).
 #include <array>
 #include <cstdint>
@@ -53,6 +54,10 @@ struct Op {
   // The share of the op's micro-batch work this is: below 1 for the chunks tensor-parallel
   // communication overlap cuts it into (a measured time scales by it).
   double share = 1;
+  // A GEMM whose operands are 16-bit: in fp8 runs, one left in 16 bits (the LM head:
+  // Megatron-Core's output layer is a plain ColumnParallelLinear, outside Transformer Engine's
+  // fp8 autocast), timed at the 16-bit peak and ceiling.
+  bool sixteen_bit = false;
 };
 
 // Where a layer is cut.

@@ -34,17 +34,24 @@ Roofline::Roofline(const GpuSpec& gpu, work::Precision precision, Efficiency eff
                               precision == work::Precision::fp8 ? "use \"bf16\"" : "use \"fp16\"");
   // Attention runs in 16-bit even in fp8 training (Transformer Engine's default recipe keeps
   // the attention core in bf16).
-  attention_peak_flops_ = precision == work::Precision::fp8 ? half_precision_peak_flops(gpu.dense_flops) : peak_flops_;
-  const double measured_ceiling =
-      precision == work::Precision::fp8 ? fp8_gemm_efficiency(gpu) : gpu.max_gemm_efficiency;
+  const bool fp8 = precision == work::Precision::fp8;
+  sixteen_bit_peak_flops_ = fp8 ? half_precision_peak_flops(gpu.dense_flops) : peak_flops_;
+  const double measured_ceiling = fp8 ? fp8_gemm_efficiency(gpu) : gpu.max_gemm_efficiency;
   gemm_ceiling_ = efficiency_.gemm > 0 ? efficiency_.gemm : measured_ceiling;
+  // GEMMs left in 16 bits by an fp8 run (the LM head) reach the 16-bit ceiling; in a 16-bit run
+  // that is the run's own (an `efficiency.gemm` override included).
+  sixteen_bit_gemm_ceiling_ = fp8 ? gpu.max_gemm_efficiency : gemm_ceiling_;
   // Flash attention's defaults scale with the 16-bit GEMM ceiling (it runs in 16 bits).
   attention_ = efficiency_.attention > 0 ? efficiency_.attention : kAttentionShare * gpu.max_gemm_efficiency;
   attention_backward_ = efficiency_.attention > 0 ? efficiency_.attention : kAttentionBackwardShare * attention_;
 }
 
 double Roofline::gemm_efficiency(double m, double n, double k) const {
-  if (!efficiency_.gemm_shape_aware || gpu_.sms <= 0) return gemm_ceiling_;
+  return gemm_ceiling_ * shape_utilization(m, n, k);
+}
+
+double Roofline::shape_utilization(double m, double n, double k) const {
+  if (!efficiency_.gemm_shape_aware || gpu_.sms <= 0) return 1;
   // Below 128 the tile edge shrinks to the next power of two (at least 16): cuBLAS has kernels
   // with small tiles for skinny GEMMs.
   auto edge = [](double d) { return d >= kTile ? kTile : std::max(16.0, std::exp2(std::ceil(std::log2(d)))); };
@@ -62,7 +69,7 @@ double Roofline::gemm_efficiency(double m, double n, double k) const {
     const double blocks = tiles * splits;
     wave_use = blocks / (std::ceil(blocks / sms) * sms);
   }
-  return gemm_ceiling_ * tile_use * wave_use;
+  return tile_use * wave_use;
 }
 
 double Roofline::op_seconds(const work::Op& op) const {
@@ -74,8 +81,11 @@ double Roofline::op_seconds(const work::Op& op) const {
   if (op.kind == work::OpKind::host_memory)
     return op.bytes * std::max(1, host_.gpus_per_host) / (host_.memory_bandwidth_Bps * host_.memory_efficiency);
   double flops_eff = gemm_ceiling_, peak = peak_flops_;
-  if (op.kind == work::OpKind::gemm) flops_eff = gemm_efficiency(op.m, op.n, op.k);
-  if (op.kind == work::OpKind::attention) flops_eff = attention_efficiency(op.phase), peak = attention_peak_flops_;
+  if (op.kind == work::OpKind::gemm) {
+    flops_eff = (op.sixteen_bit ? sixteen_bit_gemm_ceiling_ : gemm_ceiling_) * shape_utilization(op.m, op.n, op.k);
+    if (op.sixteen_bit) peak = sixteen_bit_peak_flops_;
+  }
+  if (op.kind == work::OpKind::attention) flops_eff = attention_efficiency(op.phase), peak = sixteen_bit_peak_flops_;
   const double compute_s = op.work_flops > 0 ? op.work_flops / (peak * flops_eff) : 0;
   const double memory_s = op.bytes / (gpu_.hbm_bandwidth_Bps * efficiency_.memory);
   return efficiency_.kernel_overhead_s + std::max(compute_s, memory_s);

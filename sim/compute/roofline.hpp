@@ -18,7 +18,9 @@
 //   measured on H100 (triton-lang/triton pull request 3546: 1,280 TFLOP/s at M = N = K = 3584,
 //   of the 1,979 dense peak), against Bekman's 0.801 for bf16. GPUs without a measurement take
 //   their bf16 ceiling x the H100's ratio (0.647 / 0.801). Each fp8 GEMM's input cast is an
-//   element-wise op of its own (workloads/training_ops.hpp).
+//   element-wise op of its own (workloads/training_ops.hpp). The LM head stays in 16 bits in
+//   fp8 runs (Megatron-Core's output layer is outside Transformer Engine): 16-bit peak and
+//   ceiling.
 // - Attention (flash, causal), at the 16-bit peak x its own efficiency per phase: forward 0.75
 //   x the 16-bit GEMM ceiling (H100 0.60, A100 0.64): FlashAttention-2 reaches 50-73% of
 //   A100's peak (Dao 2023, Figure 6) and FlashAttention-3 600-660 of H100's 989 TFLOP/s in
@@ -71,7 +73,7 @@ class Roofline {
   double attention_efficiency(work::Phase phase = work::Phase::forward) const {
     return phase == work::Phase::forward ? attention_ : attention_backward_;
   }
-  // Share of the dense peak a GEMM C[m x n] = A[m x k] B[k x n] reaches.
+  // Share of the dense peak a GEMM C[m x n] = A[m x k] B[k x n] at the run's precision reaches.
   double gemm_efficiency(double m, double n, double k) const;
   double op_seconds(const work::Op& op) const;
   double ops_seconds(const std::vector<work::Op>& ops) const;
@@ -81,8 +83,13 @@ class Roofline {
   Efficiency efficiency_;
   HostSpec host_;
   double peak_flops_ = 0;
-  double attention_peak_flops_ = 0;
+  // Share of the GPU a GEMM of this shape keeps busy: tile and wave quantization (1 when
+  // shape-blind).
+  double shape_utilization(double m, double n, double k) const;
+
+  double sixteen_bit_peak_flops_ = 0;  // attention and 16-bit GEMMs, whatever the run's precision
   double gemm_ceiling_ = 0;
+  double sixteen_bit_gemm_ceiling_ = 0;
   double attention_ = 0;
   double attention_backward_ = 0;
 };

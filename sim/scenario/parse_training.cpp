@@ -141,7 +141,7 @@ void parse_efficiency(const json& w, const std::string& workload_at, compute::Ef
 
 void parse_simulation(const json& w, const std::string& at, TrainingConfig& t) {
   auto& o = t.step;
-  o.executor.comm_compute_share = get_number(w, "comm_compute_share", at, 0, 0, 0.99);
+  o.executor.comm_compute_share = get_number(w, "comm_compute_share", at, compute::kMeasuredCommComputeShare, 0, 0.99);
   o.graph.gradient_bytes = get_number(w, "gradient_bytes", at, 2, 1, 8);
   o.memory.gradient_bytes = o.graph.gradient_bytes;
   o.graph.bucket_params = get_number(w, "bucket_size", at, 0, 1, 1e15);

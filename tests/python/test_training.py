@@ -245,3 +245,42 @@ def test_plan_only_narrows_the_plans_in_the_cli_and_python_alike(tmp_path):
     assert e.value.path == "only"
     bad = run_cli("plan", path, "--only", "schedule=1F1B")
     assert bad.returncode == 2 and "error: --only: schedule" in bad.stderr
+
+
+def _long_context_step(seq_len, cp):
+    """Llama 3 8B cut to 2 layers, one sequence of `seq_len` tokens split over `cp` GPUs of one
+    DGX-like node: one micro-batch."""
+    doc = {
+        "name": "long_context",
+        "hardware": {"gpu": "H100-SXM", "node": {"gpus": 8, "fabric": "nvswitch"}},
+        "topology": {"kind": "single_node"},
+        "network": {"model": "analytical"},
+        "workload": {"kind": "training", "model": {"preset": "llama3-8b", "layers": 2, "seq_len": seq_len},
+                     "parallel": {"cp": cp, "dp": 8 // cp}, "batch": {"global": 8 // cp, "micro": 1},
+                     "precision": "bf16"},
+    }
+    return cs.run(cs.Scenario.from_json(json.dumps(doc))).summary["training"]
+
+
+def test_long_sequences_with_context_parallelism_stay_consistent():
+    """Up to 128K tokens: model FLOPs per token grow by attention's causal 6 L h s alone, the MFU
+    stays below 1, and each context-parallel rank times 1/cp of the sequence's attention (the
+    causal half of s x s, balanced over the ranks), so attention seconds x cp do not depend on cp."""
+    layers, hidden = 2, 4096
+    attention_s = {}
+    for seq_len, cp in [(8192, 1), (32768, 4), (131072, 8), (131072, 4)]:
+        t = _long_context_step(seq_len, cp)
+        assert 0 < t["mfu"] < 1, (seq_len, cp)
+        tokens = t["flops"]["tokens_per_step"]
+        per_token = t["flops"]["model_per_step"] / tokens
+        if seq_len == 8192:
+            base = (seq_len, per_token)
+        else:
+            assert per_token - base[1] == pytest.approx(6 * layers * hidden * (seq_len - base[0]), rel=1e-9)
+        ops = {(o["phase"], o["op"]): o["seconds"] for o in t["ops"]}
+        attention_s[(seq_len, cp)] = (ops[("forward", "attention")] + ops[("backward_input", "attention")]) * cp
+    # Per rank, 2 layers, one micro-batch: the launch gaps (1 us per kernel) aside.
+    gaps = 2 * layers * 1e-6
+    assert attention_s[(131072, 8)] - 8 * gaps == pytest.approx(attention_s[(131072, 4)] - 4 * gaps, rel=1e-6)
+    # Quadratic in the sequence: 4x the tokens, 16x the attention.
+    assert attention_s[(32768, 4)] - 4 * gaps == pytest.approx(16 * (attention_s[(8192, 1)] - gaps), rel=1e-6)

@@ -1,6 +1,8 @@
 // The GPU catalog and roofline op timing.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "sim/compute/roofline.hpp"
 #include "workloads/training_ops.hpp"
 
@@ -112,6 +114,39 @@ TEST_CASE("measured times replace the roofline; a missing precision is an input 
   attn.work_flops = 1e12;
   CHECK(fp8.op_seconds(attn) == Approx(1e-6 + 1e12 / (989e12 * 0.75 * 0.801)));
   CHECK_NOTHROW(Roofline(*find_gpu("T4"), work::Precision::fp16));
+}
+
+TEST_CASE("an fp8 run's LM head stays in 16 bits: no cast, the 16-bit peak and ceiling", "[roofline]") {
+  work::TrainingWorkload w;
+  w.model.layers = 2, w.model.hidden = 4096, w.model.heads = 32, w.model.vocab = 128 * 1024, w.model.seq_len = 4096;
+  w.precision = work::Precision::fp8;
+  const auto head = work::block_ops(w, work::Block::head, work::Phase::forward);
+  const auto mlp = work::block_ops(w, work::Block::mlp, work::Phase::forward);
+  auto named = [](const std::vector<work::Op>& ops, std::string_view name) {
+    return std::count_if(ops.begin(), ops.end(), [&](const work::Op& o) { return o.name == name; });
+  };
+  CHECK(named(head, "fp8_cast") == 0);  // the LM head's input is not cast
+  CHECK(named(mlp, "fp8_cast") == 2);   // fc1's and fc2's are
+  const auto lm_head = *std::find_if(head.begin(), head.end(), [](const work::Op& o) { return o.name == "lm_head"; });
+  const auto fc1 = *std::find_if(mlp.begin(), mlp.end(), [](const work::Op& o) { return o.name == "fc1"; });
+  CHECK(lm_head.sixteen_bit);
+  CHECK_FALSE(fc1.sixteen_bit);
+  // The LM head takes what it takes in a bf16 run; fc1 runs at the fp8 peak and ceiling.
+  const Roofline fp8(*find_gpu("H100-SXM"), work::Precision::fp8);
+  const Roofline bf16_run(*find_gpu("H100-SXM"), work::Precision::bf16);
+  CHECK(fp8.op_seconds(lm_head) == Approx(bf16_run.op_seconds(lm_head)));
+  const double lm_head_efficiency = bf16_run.gemm_efficiency(4096, 131072, 4096);
+  CHECK(fp8.op_seconds(lm_head) == Approx(1e-6 + lm_head.work_flops / (989e12 * lm_head_efficiency)));
+  CHECK(fp8.op_seconds(fc1) == Approx(1e-6 + fc1.work_flops / (1979e12 * fp8.gemm_efficiency(4096, 16384, 4096))));
+  // In a bf16 run every GEMM is 16-bit, and an `efficiency.gemm` override applies to all.
+  w.precision = work::Precision::bf16;
+  Efficiency e;
+  e.gemm = 0.5;
+  e.gemm_shape_aware = false;
+  const Roofline bf16(*find_gpu("H100-SXM"), work::Precision::bf16, e);
+  const auto head16 = work::block_ops(w, work::Block::head, work::Phase::forward);
+  const auto lm16 = *std::find_if(head16.begin(), head16.end(), [](const work::Op& o) { return o.name == "lm_head"; });
+  CHECK(bf16.op_seconds(lm16) == Approx(1e-6 + lm16.work_flops / (989e12 * 0.5)));
 }
 
 }  // namespace

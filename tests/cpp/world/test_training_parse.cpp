@@ -30,6 +30,9 @@ TEST_CASE("a preset with overrides, and the plan's defaults", "[training][parse]
   CHECK(c.training.replicas == ReplicaMode::automatic);
   CHECK(c.training.step.graph.gradient_bytes == 2);
   CHECK(c.training.step.host.pcie_bandwidth_Bps == c.topology.node.pcie_bandwidth_Bps);
+  // Compute slows while communication runs, by the measured share (0.16: 18.9% longer).
+  CHECK(c.training.step.executor.comm_compute_share == compute::kMeasuredCommComputeShare);
+  CHECK(1 / (1 - compute::kMeasuredCommComputeShare) == Approx(1.189).epsilon(0.002));
 }
 
 TEST_CASE("a model by its shape, and the simulation keys", "[training][parse]") {
