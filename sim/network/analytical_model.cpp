@@ -93,7 +93,7 @@ void RoutedPlan::route_listed(Network& network, const work::Stage& stage, const 
   };
   std::vector<Hop> hops;
   std::vector<uint32_t> route_links;  // one route's model links (bundles where it sprays)
-  if (network.load_aware())
+  if (network.load_aware() && stage.all_pairs())  // UGAL: an all-to-all on its start routes first
     for (std::size_t t = 0; t < n; ++t) {
       const work::Transfer tr = stage.transfer(t);
       placement.prime(tr.src, tr.dst, flow_key ? flow_key(stage_index, t) : 0);

@@ -54,7 +54,7 @@ CollectiveRun::StageRoutes CollectiveRun::route_stage(const work::Stage& stage, 
   for (std::size_t i = 0; i < stage.transfers.size(); ++i)  // an all-pairs stage has no chain
     if (stage.transfers[i].chain >= 0) chains[stage.transfers[i].chain].push_back(i);
   std::vector<const topo::Route*> routes(n);
-  for (std::size_t i = 0; i < n; ++i) {  // UGAL: the whole stage on its start routes first
+  for (std::size_t i = 0; stage.all_pairs() && i < n; ++i) {  // UGAL: an all-to-all on its start routes first
     const work::Transfer t = stage.transfer(i);
     placement.prime(t.src, t.dst);
   }

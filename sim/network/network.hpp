@@ -125,6 +125,7 @@ class Network {
     // Before any of the stage is routed: places a transfer on its start route (UGAL: minimal,
     // topo::Router::start_route_into), so that route() chooses against the queues the whole
     // stage builds there, and takes it off that route first. No effect for other routings.
+    // The drivers prime all-pairs stages (all-to-all), whose transfers all start at once.
     void prime(int src_rank, int dst_rank, uint64_t flow_key = 0);
     void clear();  // the next stage starts from the flows in flight alone
 
