@@ -91,6 +91,11 @@ std::invalid_argument needs_family(RoutingKind kind, TopologyKind family, const 
 }  // namespace
 }  // namespace detail
 
+std::unique_ptr<AllPairsCounter> Router::start_pairs_counter(std::span<const int> ranks) const {
+  (void)ranks;
+  return nullptr;
+}
+
 std::unique_ptr<Router> make_router(const Topology& topology, RoutingKind kind, uint64_t seed) {
   if (const auto family = routing_family(kind); family && topology.kind() != *family)
     throw detail::needs_family(kind, *family, topology);

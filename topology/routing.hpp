@@ -78,6 +78,26 @@ class Router {
     (void)src_rank, (void)dst_rank, (void)flow_key, (void)out;
     return false;
   }
+  // UGAL only: the route a transfer starts on before it sees any queue (the minimal one),
+  // computed into `out`, uncached and thread-safe. A stage's transfers are all placed on their
+  // start routes first, as every packet of a stage starts minimal on an idle fabric, and each
+  // then chooses (route / choose_into, taken off its start route) against the queues its whole
+  // stage builds there (Network::StagePlacement). False for the other routings.
+  virtual bool start_route_into(int src_rank, int dst_rank, uint64_t flow_key, Route& out) const {
+    (void)src_rank, (void)dst_rank, (void)flow_key, (void)out;
+    return false;
+  }
+  // UGAL only, with the transfer counted by the oracle once on every link of its start route:
+  // whether choose_into, with it taken off there, would choose the start route again. Reads the
+  // oracle and `scratch` only: safe from several threads while the oracle's counts hold still.
+  // True for the other routings.
+  virtual bool keeps_start_route(int src_rank, int dst_rank, uint64_t flow_key, Route& scratch) const {
+    (void)src_rank, (void)dst_rank, (void)flow_key, (void)scratch;
+    return true;
+  }
+  // UGAL only: counts start_route_into(a, b, 0) over every ordered pair of `ranks`, as
+  // all_pairs_counter counts route(); null for the other routings.
+  virtual std::unique_ptr<AllPairsCounter> start_pairs_counter(std::span<const int> ranks) const;  // routing.cpp
   // Counts route(a, b, 0) over every ordered pair of `ranks` (all_pairs.hpp), which must
   // outlive the counter; null where route_into cannot compute routes.
   virtual std::unique_ptr<AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const = 0;
@@ -124,8 +144,11 @@ class Router {
 //             pair) and the intermediate group's local hops evenly. Flows inside one group,
 //             and dragonflies of 2 groups, route minimally.
 //   ugal:     per flow, the minimal route or the flow's valiant route: minimal unless
-//             (q_valiant + 1) * hops_valiant < (q_minimal + 1) * hops_minimal, where q is the
-//             most active flows on any link of the route (the oracle's view at flow start).
+//             q_valiant * hops_valiant < q_minimal * hops_minimal, q the route's longest queue
+//             in time: the most of (active flows on the link other than this one + 1) / the
+//             link's bandwidth (the oracle's view at flow start; UGAL's queue length times
+//             hop count, Kim et al., ISCA 2008). A stage's transfers start on their minimal
+//             routes (start_route_into) and choose against the queues the whole stage builds.
 //   dor:      torus dimension order: dimension 0 first, each the shorter way round (a tie,
 //             half-way round an even ring, goes the + way); along a dimension of bundles the
 //             pair keeps one cable of each, chosen by a hash of the pair.

@@ -3,6 +3,7 @@
 // group being the source's own group for a minimal route, so routes cache per that triple.
 #include <algorithm>
 #include <numeric>
+#include <span>
 #include <utility>
 
 #include "topology/direct_layouts.hpp"
@@ -19,48 +20,59 @@ class DragonflyRouter final : public CachedRouter {
         kind_(kind),
         seed_mix_(mix64(seed)),
         per_group_(int64_t{d_.routers_per_group} * d_.nodes_per_router * t.gpus_per_node()),
-        scramble_(scramble_multiplier(per_group_)) {}
+        scramble_(scramble_multiplier(per_group_)) {
+    if (kind_ != RoutingKind::ugal) return;
+    // UGAL weighs every pair of a stage: each rank's end and up-leg (GPU -> NIC -> router)
+    // read once.
+    std::vector<LinkId> leg;
+    leg_begin_.push_back(0);
+    for (int rank = 0; rank < ranks_; ++rank) {
+      ends_.push_back(end_of(rank));
+      leg.clear();
+      append_gpu_to_nic(t, rank, leg);
+      leg.push_back(d_.nic_up[static_cast<std::size_t>(t.nic_index_of_rank(rank))]);
+      legs_.insert(legs_.end(), leg.begin(), leg.end());
+      leg_begin_.push_back(legs_.size());
+    }
+  }
 
   const Route& route(int src, int dst, uint64_t flow_key) override {
     check_ranks(src, dst);
     if (src == dst) return empty_;
-    const int sg = d_.group_of_node(t_.node_of_rank(src));
-    if (kind_ == RoutingKind::minimal) return cached(src, dst, sg);
-    const int via = intermediate(end_of(src), end_of(dst), flow_key);
-    if (kind_ == RoutingKind::valiant || via == sg) return cached(src, dst, via);
+    const End s = end_of(src), d = end_of(dst);
+    if (kind_ == RoutingKind::minimal) return cached(src, dst, s.group);
+    const int via = intermediate(s, d, flow_key);
+    if (kind_ == RoutingKind::valiant || via == s.group) return cached(src, dst, via);
     // UGAL: the flow's Valiant route only when clearly less loaded, hops counted.
-    const Route& minimal = cached(src, dst, sg);
-    if (!oracle_) return minimal;
-    const Route& valiant = cached(src, dst, via);
-    return cost(valiant) < cost(minimal) ? valiant : minimal;
+    const bool valiant = oracle_ && prefers_valiant(s, d, via, false, scratch_.links);
+    return cached(src, dst, valiant ? via : s.group);
   }
 
   bool choose_into(int src, int dst, uint64_t flow_key, Route& out) override {
     if (kind_ != RoutingKind::ugal) return false;
     if (same_rank_into(src, dst, out)) return true;
-    // As route(): the minimal route unless the flow's Valiant route is clearly less loaded. The
-    // two share their legs (GPU -> NIC -> router and back), so the Valiant route is built whole
-    // only when it wins: its cost is its fabric's with the minimal route's legs.
-    const End s = end_of(src), d = end_of(dst);
+    const End &s = ends_[static_cast<std::size_t>(src)], &d = ends_[static_cast<std::size_t>(dst)];
     const int via = intermediate(s, d, flow_key);
-    std::size_t fabric_begin = 0, fabric_end = 0;
-    nic_route_into(t_, src, dst, d_.nic_up, [&](std::vector<LinkId>& links) {
-      fabric_begin = links.size();
-      fabric(s, d, s.group, links);
-      fabric_end = links.size();
-    }, out);
-    if (via == s.group || !oracle_) return true;
-    valiant_.links.clear();
-    fabric(s, d, via, valiant_.links);
-    uint32_t q_legs = 0, q_valiant = 0;
-    for (std::size_t i = 0; i < out.links.size(); ++i)
-      if (i < fabric_begin || i >= fabric_end) q_legs = std::max(q_legs, oracle_(out.links[i]));
-    for (LinkId l : valiant_.links) q_valiant = std::max(q_valiant, oracle_(l));
-    const std::size_t legs = out.links.size() - (fabric_end - fabric_begin);
-    const uint64_t valiant_cost = (uint64_t{std::max(q_legs, q_valiant)} + 1) * (legs + valiant_.links.size());
-    if (valiant_cost < cost(out))
-      nic_route_into(t_, src, dst, d_.nic_up, [&](std::vector<LinkId>& links) { fabric(s, d, via, links); }, out);
+    const bool valiant = via != s.group && oracle_ && prefers_valiant(s, d, via, false, scratch_.links);
+    nic_route_into(t_, src, dst, d_.nic_up, [&](std::vector<LinkId>& links) { fabric(s, d, valiant ? via : s.group, links); }, out);
     return true;
+  }
+
+  bool start_route_into(int src, int dst, uint64_t flow_key, Route& out) const override {
+    (void)flow_key;
+    if (kind_ != RoutingKind::ugal) return false;
+    if (same_rank_into(src, dst, out)) return true;
+    minimal_into(end_of(src), end_of(dst), out);
+    return true;
+  }
+
+  bool keeps_start_route(int src, int dst, uint64_t flow_key, Route& scratch) const override {
+    if (kind_ != RoutingKind::ugal || !oracle_) return true;
+    check_ranks(src, dst);
+    if (src == dst) return true;
+    const End &s = ends_[static_cast<std::size_t>(src)], &d = ends_[static_cast<std::size_t>(dst)];
+    const int via = intermediate(s, d, flow_key);
+    return via == s.group || !prefers_valiant(s, d, via, true, scratch.links);
   }
 
   bool route_into(int src, int dst, uint64_t flow_key, Route& out) const override {
@@ -74,15 +86,12 @@ class DragonflyRouter final : public CachedRouter {
 
   std::unique_ptr<AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const override {
     if (kind_ == RoutingKind::ugal) return nullptr;
-    // Each member's end read once (no division per pair).
-    auto ends = std::make_shared<std::vector<End>>();
-    for (int rank : ranks) ends->push_back(end_of(rank));
-    return make_leg_counter(t_, d_.nic_up, ranks, [this, ends](std::size_t i, std::size_t j, HopSink& sink) {
-      const End &s = (*ends)[i], &d = (*ends)[j];
-      sink.scratch.clear();
-      fabric(s, d, kind_ == RoutingKind::minimal ? s.group : intermediate(s, d, 0), sink.scratch);
-      for (LinkId l : sink.scratch) sink.hop(l);
-    });
+    return counter(ranks, kind_ == RoutingKind::minimal);
+  }
+
+  std::unique_ptr<AllPairsCounter> start_pairs_counter(std::span<const int> ranks) const override {
+    if (kind_ != RoutingKind::ugal) return nullptr;
+    return counter(ranks, true);
   }
 
   void set_load_oracle(LoadOracle oracle) override { oracle_ = std::move(oracle); }
@@ -106,11 +115,60 @@ class DragonflyRouter final : public CachedRouter {
     return e;
   }
 
-  // (most active flows on a link of the route + 1) * links.
-  uint64_t cost(const Route& r) const {
-    uint32_t q = 0;
-    for (LinkId l : r.links) q = std::max(q, oracle_(l));
-    return (uint64_t{q} + 1) * r.links.size();
+  // Counts every pair's minimal route, or its Valiant route (flow key 0).
+  std::unique_ptr<AllPairsCounter> counter(std::span<const int> ranks, bool minimal) const {
+    // Each member's end read once (no division per pair).
+    auto ends = std::make_shared<std::vector<End>>();
+    for (int rank : ranks) ends->push_back(end_of(rank));
+    return make_leg_counter(t_, d_.nic_up, ranks, [this, ends, minimal](std::size_t i, std::size_t j, HopSink& sink) {
+      const End &s = (*ends)[i], &d = (*ends)[j];
+      sink.scratch.clear();
+      fabric(s, d, minimal ? s.group : intermediate(s, d, 0), sink.scratch);
+      for (LinkId l : sink.scratch) sink.hop(l);
+    });
+  }
+
+  // The minimal route of (s, d), whole, into r.
+  void minimal_into(const End& s, const End& d, Route& r) const {
+    nic_route_into(t_, s.rank, d.rank, d_.nic_up, [&](std::vector<LinkId>& links) { fabric(s, d, s.group, links); }, r);
+  }
+
+  // UGAL's choice for (s, d) and Valiant group `via` (not s's): true where the Valiant route
+  // wins, q_valiant * hops_valiant < q_minimal * hops_minimal, q a route's longest queue in
+  // time: the most of (flows the oracle counts on the link besides this one + 1) / the link's
+  // bandwidth (`own`: the oracle counts this flow once on every link of its minimal route,
+  // taken off here). A queue drains at its link's rate, so a slow global cable's flows weigh
+  // more than a fast NIC link's. The two routes share their legs (GPU -> NIC -> router and
+  // back); `fabric_links` is scratch for their fabric hops.
+  bool prefers_valiant(const End& s, const End& d, int via, bool own, std::vector<LinkId>& fabric_links) const {
+    fabric_links.clear();
+    fabric(s, d, s.group, fabric_links);
+    const std::size_t minimal_hops = fabric_links.size();
+    fabric(s, d, via, fabric_links);
+    const auto minimal = std::span<const LinkId>(fabric_links).first(minimal_hops);
+    const auto queue_s = [&](LinkId l, uint32_t on_minimal) {
+      const uint32_t others = oracle_(l) - (own ? on_minimal : 0);
+      return (others + 1.0) / t_.link(l).bandwidth_Bps;
+    };
+    double q_legs = 0;
+    const auto up = legs(s.rank), down = legs(d.rank);
+    for (LinkId l : up) q_legs = std::max(q_legs, queue_s(l, 1));
+    for (LinkId l : down) q_legs = std::max(q_legs, queue_s(reverse(l), 1));
+    double q_minimal = q_legs, q_valiant = q_legs;
+    for (std::size_t i = 0; i < fabric_links.size(); ++i) {
+      const LinkId l = fabric_links[i];
+      const double q = queue_s(l, static_cast<uint32_t>(std::count(minimal.begin(), minimal.end(), l)));
+      double& route_q = i < minimal_hops ? q_minimal : q_valiant;
+      route_q = std::max(route_q, q);
+    }
+    const auto leg_hops = static_cast<double>(up.size() + down.size());
+    return q_valiant * (leg_hops + static_cast<double>(fabric_links.size() - minimal_hops)) <
+           q_minimal * (leg_hops + static_cast<double>(minimal_hops));
+  }
+  // A rank's up-leg (GPU -> NIC -> router; its down-leg is the reverse), UGAL's routers only.
+  std::span<const LinkId> legs(int rank) const {
+    const auto r = static_cast<std::size_t>(rank);
+    return std::span<const LinkId>(legs_).subspan(leg_begin_[r], leg_begin_[r + 1] - leg_begin_[r]);
   }
 
   // The Valiant intermediate group of a flow: one of the k = g - 2 groups other than the
@@ -221,7 +279,11 @@ class DragonflyRouter final : public CachedRouter {
   int64_t per_group_;  // R: ranks per group
   int64_t scramble_;   // A of valiant_spread
   LoadOracle oracle_;
-  Route valiant_;  // choose_into's scratch
+  Route scratch_;  // route()'s and choose_into's, for UGAL's choice
+  // UGAL's: every rank's End, and its up-leg's links (legs_[leg_begin_[r], leg_begin_[r + 1])).
+  std::vector<End> ends_;
+  std::vector<LinkId> legs_;
+  std::vector<std::size_t> leg_begin_;
 };
 
 }  // namespace

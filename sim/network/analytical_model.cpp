@@ -93,6 +93,11 @@ void RoutedPlan::route_listed(Network& network, const work::Stage& stage, const 
   };
   std::vector<Hop> hops;
   std::vector<uint32_t> route_links;  // one route's model links (bundles where it sprays)
+  if (network.load_aware() && stage.all_pairs())  // UGAL: an all-to-all on its start routes first
+    for (std::size_t t = 0; t < n; ++t) {
+      const work::Transfer tr = stage.transfer(t);
+      placement.prime(tr.src, tr.dst, flow_key ? flow_key(stage_index, t) : 0);
+    }
   for (std::size_t t = 0; t < n; ++t) {
     const work::Transfer tr = stage.transfer(t);
     const topo::Route& route =
@@ -161,16 +166,36 @@ bool RoutedPlan::place_pairs(Network& network, const work::Stage& stage) {
     ~Unplace() { network.unplace(placed); }
   } unplace{network, crossings};
   std::array<double, 3> max_wire_s{-1, -1, -1};  // by TransferClass
+  // UGAL: every pair on its start route at once (counted on every core), then each pair in
+  // turn chooses against the whole stage's load. Pairs that keep their start route change
+  // nothing, so only those that would leave it (Network::first_leaving_start, checked on every
+  // core with the loads as they are then) choose one after another.
+  const bool started = [&] {
+    std::optional<topo::PairLoads> start = network.place_start_routes(members);
+    if (!start) return false;
+    crossings = std::move(start->crossings);
+    max_wire_s[static_cast<std::size_t>(transfer_class(topology, members[0], members[0]))] =
+        start->max_latency_same_node_s;
+    max_wire_s[static_cast<std::size_t>(TransferClass::net)] = start->max_latency_across_s;
+    return true;
+  }();
+  const std::size_t n = members.size(), pairs = n * n;
   topo::Route route;
-  for (const int a : members) {
-    network.sim().poll_interrupt();  // a row: n pairs, a few ms at 16,384 ranks
-    for (const int b : members) {
-      if (a == b) continue;
-      if (!network.place_into(a, b, 0, route)) return false;  // the routing's, so the first pair's
-      topo::count_route(topology, route, crossings);
-      double& wire = max_wire_s[static_cast<std::size_t>(transfer_class(topology, a, b))];
-      wire = std::max(wire, route.latency_s);
+  std::size_t row = pairs;  // the row last polled for an interrupt
+  for (std::size_t p = started ? network.first_leaving_start(members, 0) : 0; p < pairs;
+       p = started ? network.first_leaving_start(members, p + 1) : p + 1) {
+    if (p / n != row) network.sim().poll_interrupt(), row = p / n;  // a row: n pairs, a few ms at 16,384 ranks
+    const int a = members[p / n], b = members[p % n];
+    if (a == b) continue;
+    if (started) {  // off its start route: it chooses again
+      network.start_route_into(a, b, 0, route);
+      network.unplace(route);
+      for (topo::LinkId l : route.links) --crossings[l];
     }
+    if (!network.place_into(a, b, 0, route)) return false;  // the routing's, so the first pair's
+    topo::count_route(topology, route, crossings);
+    double& wire = max_wire_s[static_cast<std::size_t>(transfer_class(topology, a, b))];
+    wire = std::max(wire, route.latency_s);
   }
   add_pairs_stage(network, stage, crossings, max_wire_s);
   return true;

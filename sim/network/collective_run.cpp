@@ -54,6 +54,10 @@ CollectiveRun::StageRoutes CollectiveRun::route_stage(const work::Stage& stage, 
   for (std::size_t i = 0; i < stage.transfers.size(); ++i)  // an all-pairs stage has no chain
     if (stage.transfers[i].chain >= 0) chains[stage.transfers[i].chain].push_back(i);
   std::vector<const topo::Route*> routes(n);
+  for (std::size_t i = 0; stage.all_pairs() && i < n; ++i) {  // UGAL: an all-to-all on its start routes first
+    const work::Transfer t = stage.transfer(i);
+    placement.prime(t.src, t.dst);
+  }
   for (const auto& [chain, members] : chains)
     for (std::size_t i : members) routes[i] = &placement.route(stage.transfers[i].src, stage.transfers[i].dst);
   std::vector<StageLatency::Wire> wires(n);

@@ -50,7 +50,22 @@ void Network::set_load_oracle(topo::Router::LoadOracle oracle) {
   base_oracle_ = std::move(oracle);
 }
 
+void Network::StagePlacement::prime(int src_rank, int dst_rank, uint64_t flow_key) {
+  if (!network_.load_aware_ || !network_.start_route_into(src_rank, dst_rank, flow_key, start_)) return;
+  for (topo::LinkId l : start_.links) {
+    ++network_.placed_[l];
+    placed_.push_back(l);
+  }
+  ++primed_[{src_rank, dst_rank, flow_key}];
+}
+
 const topo::Route& Network::StagePlacement::route(int src_rank, int dst_rank, uint64_t flow_key) {
+  if (const auto it = primed_.find({src_rank, dst_rank, flow_key}); it != primed_.end()) {
+    if (--it->second == 0) primed_.erase(it);
+    network_.start_route_into(src_rank, dst_rank, flow_key, start_);
+    network_.unplace(start_);
+    unplaced_.insert(unplaced_.end(), start_.links.begin(), start_.links.end());
+  }
   const topo::Route& r = network_.route(src_rank, dst_rank, flow_key);
   if (network_.load_aware_)
     for (topo::LinkId l : r.links) {
@@ -62,7 +77,10 @@ const topo::Route& Network::StagePlacement::route(int src_rank, int dst_rank, ui
 
 void Network::StagePlacement::clear() {
   for (topo::LinkId l : placed_) --network_.placed_[l];
+  for (topo::LinkId l : unplaced_) ++network_.placed_[l];
   placed_.clear();
+  unplaced_.clear();
+  primed_.clear();
 }
 
 void Network::append_model_links(const topo::Route& route, std::vector<uint32_t>& out) const {
@@ -169,13 +187,65 @@ void Network::unplace(std::span<const uint64_t> count) {
   for (std::size_t l = 0; l < count.size() && l < placed_.size(); ++l) placed_[l] -= static_cast<uint32_t>(count[l]);
 }
 
+void Network::unplace(const topo::Route& route) {
+  if (!load_aware_) return;
+  for (topo::LinkId l : route.links) --placed_[l];
+}
+
+bool Network::start_route_into(int src_rank, int dst_rank, uint64_t flow_key, topo::Route& out) const {
+  return uncached_route(src_rank, dst_rank, out, [&](int a, int b, topo::Route& r) {
+    return router_->start_route_into(a, b, flow_key, r);
+  });
+}
+
+std::optional<topo::PairLoads> Network::place_start_routes(std::span<const int> ranks) {
+  topo::Route probe;
+  if (!load_aware_ || ranks.size() < 2 || !start_route_into(ranks[0], ranks[1], 0, probe)) return std::nullopt;
+  std::optional<topo::PairLoads> start = count_pairs(
+      ranks, pxn_ ? topo::count_by_routes(topology_, ranks,
+                                          [this](int a, int b, topo::Route& out) { return start_route_into(a, b, 0, out); })
+                  : router_->start_pairs_counter(ranks));
+  // Start routes never spray: model links are the topology's.
+  for (std::size_t l = 0; l < placed_.size(); ++l) placed_[l] += static_cast<uint32_t>(start->crossings[l]);
+  return start;
+}
+
+std::size_t Network::first_leaving_start(std::span<const int> ranks, std::size_t from) {
+  const std::size_t n = ranks.size(), pairs = n * n;
+  // With PXN a pair's route is two router routes chosen apart: every pair chooses in turn.
+  if (pxn_) return from;
+  // Windows of pairs checked on every core, doubling from a row: a leaver near `from` costs
+  // little, none costs one pass over the rest.
+  std::atomic<std::size_t> first{pairs};
+  tbb::enumerable_thread_specific<topo::Route> scratch;
+  for (std::size_t begin = from, width = std::max<std::size_t>(n, 1); begin < pairs; begin += width, width *= 2) {
+    const std::size_t end = std::min(pairs, begin + width);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(begin, end), [&](const tbb::blocked_range<std::size_t>& range) {
+      topo::Route& route = scratch.local();
+      for (std::size_t p = range.begin(); p < range.end() && p < first.load(std::memory_order_relaxed); ++p)
+        if (!router_->keeps_start_route(ranks[p / n], ranks[p % n], 0, route)) {
+          std::size_t seen = first.load(std::memory_order_relaxed);
+          while (p < seen && !first.compare_exchange_weak(seen, p)) {
+          }
+          break;
+        }
+    });
+    if (first.load() < pairs) break;
+  }
+  return first.load();
+}
+
 std::unique_ptr<topo::AllPairsCounter> Network::all_pairs_counter(std::span<const int> ranks) const {
   if (!pxn_) return router_->all_pairs_counter(ranks);
   return topo::count_by_routes(topology_, ranks, [this](int a, int b, topo::Route& out) { return route_into(a, b, 0, out); });
 }
 
 std::optional<topo::PairLoads> Network::count_all_pairs(std::span<const int> ranks) {
-  const std::unique_ptr<topo::AllPairsCounter> counter = all_pairs_counter(ranks);
+  return count_pairs(ranks, all_pairs_counter(ranks));
+}
+
+std::optional<topo::PairLoads> Network::count_pairs(std::span<const int> ranks,
+                                                    std::unique_ptr<topo::AllPairsCounter> counter) {
   if (!counter) return std::nullopt;
   const std::size_t n = ranks.size(), num_links = model_links();
   tbb::enumerable_thread_specific<topo::PairLoads> locals([&] {

@@ -7,6 +7,7 @@
 #include <utility>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -68,6 +69,21 @@ class Network {
   bool place_into(int src_rank, int dst_rank, uint64_t flow_key, topo::Route& out);
   // Takes count[l] placed transfers off each link l (what place_into placed, hop by hop).
   void unplace(std::span<const uint64_t> count);
+  // Takes one placed transfer off each link of `route`.
+  void unplace(const topo::Route& route);
+  // UGAL only (topo::Router::start_route_into): the route a transfer starts on, uncached and
+  // thread-safe; false for the other routings.
+  bool start_route_into(int src_rank, int dst_rank, uint64_t flow_key, topo::Route& out) const;
+  // An all-pairs stage on its start routes: every ordered pair of `ranks` (flow key 0) counted
+  // on every core and placed (one more transfer on each link for the choices after it);
+  // nullopt, placing nothing, where the routing has no start routes.
+  std::optional<topo::PairLoads> place_start_routes(std::span<const int> ranks);
+  // With the pairs of `ranks` placed on their start routes: the index i n + j of the first pair
+  // (ranks[i], ranks[j]) from index `from` on, in that order, that would leave its start route
+  // if it chose now (topo::Router::keeps_start_route), checked on every core; n * n where none
+  // would. Pairs before it, choosing one after another, see the loads as they are now and keep
+  // their start routes.
+  std::size_t first_leaving_start(std::span<const int> ranks, std::size_t from);
   // Counts route(a, b) over every ordered pair of `ranks` (topo::AllPairsCounter, on model
   // links): the router's counter, or with PXN route by route; null where routes cannot be
   // computed uncached. `ranks` must outlive it.
@@ -106,11 +122,18 @@ class Network {
     StagePlacement& operator=(const StagePlacement&) = delete;
     ~StagePlacement() { clear(); }
     const topo::Route& route(int src_rank, int dst_rank, uint64_t flow_key = 0);
+    // Before any of the stage is routed: places a transfer on its start route (UGAL: minimal,
+    // topo::Router::start_route_into), so that route() chooses against the queues the whole
+    // stage builds there, and takes it off that route first. No effect for other routings.
+    // The drivers prime all-pairs stages (all-to-all), whose transfers all start at once.
+    void prime(int src_rank, int dst_rank, uint64_t flow_key = 0);
     void clear();  // the next stage starts from the flows in flight alone
 
    private:
     Network& network_;
-    std::vector<topo::LinkId> placed_;
+    std::vector<topo::LinkId> placed_, unplaced_;
+    std::map<std::tuple<int, int, uint64_t>, int> primed_;  // transfers on their start routes
+    topo::Route start_;                                      // scratch
   };
 
   // Send bytes over a path. The observer hears of completion with `tag`.
@@ -129,6 +152,8 @@ class Network {
   // proxy where there is one.
   template <class Leg>
   bool uncached_route(int src_rank, int dst_rank, topo::Route& out, const Leg& leg) const;
+  // count_all_pairs with the given counter (null: nullopt).
+  std::optional<topo::PairLoads> count_pairs(std::span<const int> ranks, std::unique_ptr<topo::AllPairsCounter> counter);
   enum class Fold : uint8_t { split, copy, scale };
   std::vector<double> fold(std::vector<double> v, Fold how) const;
 
