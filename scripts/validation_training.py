@@ -41,9 +41,11 @@ def scenario_doc(row: dict) -> dict:
         parallel["virtual_stages"] = row["vp"]
     if "layer_split" in row:
         parallel["layer_split"] = row["layer_split"]
-    # The overlaps default to NVIDIA's recipes; a row whose code ran them serially says so.
-    for key in ("overlap_grad_reduce", "overlap_p2p"):
-        if key in row:
+    # The overlaps default to NVIDIA's recipes; a row whose code ran them serially says so
+    # (passed only where the plan has what they overlap: the run warns about an inert key).
+    present = {"overlap_grad_reduce": row["dp"] * row["cp"] > 1, "overlap_p2p": row["pp"] > 1}
+    for key, has in present.items():
+        if key in row and has:
             parallel[key] = row[key]
     workload_extra = {} if row.get("flash_attention", True) else {"flash_attention": False}
     return {"name": "published", "seed": 1, "hardware": {"gpu": row["gpu"], "node": node}, "topology": topology,
