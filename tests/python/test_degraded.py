@@ -56,7 +56,8 @@ def test_degraded_run_is_slower_and_never_crosses_a_dead_cable(tmp_path):
 def test_training_step_on_a_degraded_fabric():
     # Mixtral 8x7B with ep 8 on 8 nodes: 8 rail leaves under one spine by bundles of 8. Six
     # of each leaf's 8 cables down: the expert all-to-alls cross a quarter of the up-links,
-    # compute stays, exposed communication and the step grow (2.87 -> 3.17 s measured).
+    # exposed communication and the step grow (2.91 -> 3.22 s measured); compute only by its
+    # slowdown beside the longer communication (workload.comm_compute_share).
     path = ROOT / "scenarios" / "mixtral_8x7b_ep.json"
     links = [{"a": f"leaf{i}", "b": "spine0", "cables": 6} for i in range(8)]
     base = json.loads(run_cli("run", path, "--json", check=True).stdout)["training"]
@@ -64,7 +65,7 @@ def test_training_step_on_a_degraded_fabric():
                            check=True).stdout)
     t = r["training"]
     assert r["fabric"]["failed"] == {"cables": 48, "switches": 0}
-    assert t["compute_s"] == pytest.approx(base["compute_s"])
+    assert base["compute_s"] <= t["compute_s"] < 1.02 * base["compute_s"]
     assert t["exposed_comm_s"] > 1.2 * base["exposed_comm_s"]
     assert t["step_time_s"] > 1.05 * base["step_time_s"]
     assert t["tokens_per_s"] < base["tokens_per_s"]
