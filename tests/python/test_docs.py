@@ -305,7 +305,7 @@ STATED = [
     ("limits.md", "up to 2 M cables", "sim/**/*.hpp", r"kMaxValidateBuildCables\s*=\s*2e6\b"),
     ("limits.md", "every 4,096 events", "sim/engine/*.hpp", r"every_events\s*=\s*4096\b"),
     ("limits.md", "every 100 ms", "python/*.cpp", r"milliseconds\(100\)"),
-    ("limits.md", "4 GB\naddress-space limit", "tests/python/test_hardening.py", r"MEMORY_LIMIT\s*=\s*4 << 30\b"),
+    ("limits.md", "4 GB\naddress-space limit", "tests/python/hostile_cli.py", r"MEMORY_LIMIT\s*=\s*4 << 30\b"),
     ("network.md", "over 257+ ranks", "sim/network/*.hpp", r"kExchangePairs\s*=\s*std::size_t\{1\}\s*<<\s*16\b"),
     ("topologies.md", "max-flow up to 65,536 switch cables", "topology/*.hpp", r"kMaxFlowCables\s*=\s*1\s*<<\s*16\b"),
     ("serving.md", "exact nearest-rank up to 100,000 requests", "sim/**/quantile_sketch*.hpp",
