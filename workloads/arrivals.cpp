@@ -103,6 +103,14 @@ std::optional<TraceRecord> TraceReader::next() {
   if (r.prompt_tokens >= 0 && r.prefix_tokens > r.prompt_tokens)
     rows_.fail("column prefix_tokens: a prefix of " + std::to_string(r.prefix_tokens) + " tokens is longer than its prompt (" +
                std::to_string(r.prompt_tokens) + " prompt_tokens)");
+  // An id names one prefix (the cache keys its blocks by id): two lengths would be two prefixes.
+  if (r.prefix_id > 0) {
+    const auto [seen, first] = prefixes_.try_emplace(r.prefix_id, PrefixSeen{r.prefix_tokens, rows_.line()});
+    if (!first && seen->second.tokens != r.prefix_tokens)
+      rows_.fail("column prefix_tokens: prefix_id " + std::to_string(r.prefix_id) + " has " +
+                 std::to_string(r.prefix_tokens) + " tokens here but " + std::to_string(seen->second.tokens) +
+                 " on line " + std::to_string(seen->second.line) + " (an id names one prefix)");
+  }
   return r;
 }
 

@@ -21,6 +21,7 @@
 #include <istream>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/enum_table.hpp"
@@ -81,7 +82,8 @@ struct TraceRecord {
 // naming the columns, in any order: `timestamp` (seconds, required, non-decreasing),
 // `prompt_tokens`, `output_tokens` (whole numbers from 1 to kMaxTokens), `service_time`
 // (seconds), `prefix_id` and `prefix_tokens` (a shared prompt prefix: an id >= 1, 0 for none,
-// and its length, up to kMaxTokens and the row's prompt; the two columns go together); times
+// and its length, up to kMaxTokens and the row's prompt; the two columns go together; an id has
+// one length wherever it appears); times
 // from 0 to kMaxSeconds (csv_rows.hpp); other columns are ignored; a column named twice is an
 // error.
 // Blank lines and lines starting with '#' are skipped. Malformed rows throw
@@ -99,6 +101,10 @@ class TraceReader {
   int time_col_ = -1, prompt_col_ = -1, output_col_ = -1, service_col_ = -1, prefix_id_col_ = -1,
       prefix_tokens_col_ = -1;
   double last_time_ = 0;
+  struct PrefixSeen {
+    int64_t tokens, line;
+  };
+  std::unordered_map<int64_t, PrefixSeen> prefixes_;  // by prefix_id: its length where first seen
 };
 
 }  // namespace cs::work

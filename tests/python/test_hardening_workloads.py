@@ -85,6 +85,8 @@ BAD_PREFIX_ROWS = [
     ("timestamp,prompt_tokens,output_tokens,prefix_id\n0,100,10,3\n", "needs a prefix_tokens column"),
     ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_id\n0,100,10,1,1\n", "names column prefix_id twice"),
     ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n", "no request"),
+    ("timestamp,prompt_tokens,output_tokens,prefix_id,prefix_tokens\n0,100,10,7,50\n1,100,10,8,20\n2,100,10,7,60\n",
+     "line 4: column prefix_tokens: prefix_id 7 has 60 tokens here but 50 on line 2"),
 ]
 BAD_JOB_HEADERS = [
     ("submit_time,gpus,duration\n", "no job"),
