@@ -59,6 +59,8 @@ struct OwnershipDefaults {
   // A typical price of a node of `gpus` GPUs of this catalog GPU (the listed node's price per
   // GPU x gpus), or nullopt when none is listed.
   std::optional<double> node_price_usd(std::string_view gpu, int gpus) const;
+  // A node's power at load (W): `gpus` boards of `gpu_board_w` each plus the host's share per GPU.
+  double node_power_w(double gpu_board_w, int gpus) const { return gpus * (gpu_board_w + host_power_per_gpu_w); }
   std::string listed_gpus() const;  // "A100-40GB, A100-80GB, H100-SXM"
 
   static const OwnershipDefaults& builtin();

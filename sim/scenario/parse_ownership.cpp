@@ -75,7 +75,7 @@ std::optional<fleet::OwnershipConfig> parse_ownership(const json& f, const Confi
   if (const json* p = member(*o, "power")) {
     c.power_w = power_watts(*p, join_path(at, "power"));
   } else if (const compute::GpuSpec* gpu = compute::find_gpu(config.gpu.name); gpu && gpu->power_w > 0) {
-    c.power_w = gpus * (gpu->power_w + defaults.host_power_per_gpu_w);
+    c.power_w = defaults.node_power_w(gpu->power_w, gpus);
   } else {
     throw InputError(join_path(at, "power"), "required: the GPU catalog has no power for " + config.gpu.name,
                      "give the power of one node at load, e.g. \"10.2kW\"");

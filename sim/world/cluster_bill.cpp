@@ -18,7 +18,7 @@ json nodes_bill(const scenario::Config& config) {
   }
   // As fleet.ownership's default power of a node (sim/scenario/parse_ownership.cpp).
   if (const compute::GpuSpec* gpu = compute::find_gpu(config.gpu.name); gpu && gpu->power_w > 0) {
-    const double node_w = gpus_per_node * (gpu->power_w + defaults.host_power_per_gpu_w);
+    const double node_w = defaults.node_power_w(gpu->power_w, gpus_per_node);
     out["node_power_w"] = node_w;
     out["nodes_power_w"] = node_w * nodes;
   }
