@@ -48,6 +48,8 @@ def scenario_doc(row: dict) -> dict:
         if key in row and has:
             parallel[key] = row[key]
     workload_extra = {} if row.get("flash_attention", True) else {"flash_attention": False}
+    if "fp8_recipe" in row:
+        workload_extra["fp8_recipe"] = row["fp8_recipe"]
     return {"name": "published", "seed": 1, "hardware": {"gpu": row["gpu"], "node": node}, "topology": topology,
             "network": {"model": "analytical"},
             "workload": {"kind": "training", "model": model, "parallel": parallel,

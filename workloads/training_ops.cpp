@@ -15,6 +15,10 @@ constexpr double kAttentionBackwardWork = 2.5;
 // same pass): read the 16-bit tensor, write it in fp8 and its fp8 transpose for the other
 // GEMM of the backward pass. Bytes per element.
 constexpr double kFp8CastBytes = 2 + 1 + 1;
+// Current scaling reads the 16-bit tensor once more before the cast, for its amax: "two tensor
+// reads were needed - one to compute the amax, and one to apply the scaling factor"
+// (Transformer Engine's documentation, the FP8 Delayed Scaling page, on current scaling).
+constexpr double kFp8CurrentScalingAmaxBytes = 2;
 
 // A GEMM as the forward sees it: `rows` tokens times a weight of `in` x `out`.
 struct Gemm {
@@ -36,6 +40,7 @@ struct Shapes {
   double n_sp;     // tokens of the sequence-parallel region (n / tp with SP, else n)
   double h, t, s, b, kv_width;  // hidden, tp, seq_len, micro-batch, kv_heads x head_dim
   double operand_bytes;          // GEMM inputs: 1 under fp8, else 2
+  Fp8Recipe fp8_recipe;          // how fp8 casts scale (under fp8)
 };
 
 Shapes shapes(const TrainingWorkload& w) {
@@ -50,25 +55,27 @@ Shapes shapes(const TrainingWorkload& w) {
   s.h = m.hidden;
   s.kv_width = double(m.kv_heads_or_default()) * m.head_dim();
   s.operand_bytes = w.precision == Precision::fp8 ? 1 : 2;
+  s.fp8_recipe = w.fp8_recipe;
   return s;
 }
 
 // Under fp8 a GEMM's 16-bit input is cast before it: the forward's activations X (rows x in),
 // the backward's output gradient dY (rows x out); the weight gradient reuses both casts.
-void add_fp8_cast(std::vector<Op>& ops, const Gemm& g, Phase phase) {
+void add_fp8_cast(std::vector<Op>& ops, const Gemm& g, Phase phase, Fp8Recipe recipe) {
   if (phase == Phase::backward_weight) return;
   Op op;
   op.name = "fp8_cast";
   op.kind = OpKind::elementwise;
   op.phase = phase;
   op.count = g.count;
-  op.bytes = g.count * g.rows * (phase == Phase::forward ? g.in : g.out) * kFp8CastBytes;
+  const double per_element = kFp8CastBytes + (recipe == Fp8Recipe::current ? kFp8CurrentScalingAmaxBytes : 0);
+  op.bytes = g.count * g.rows * (phase == Phase::forward ? g.in : g.out) * per_element;
   ops.push_back(op);
 }
 
 // `operand_bytes` 2 under fp8: a GEMM left in 16 bits (no cast; timed at the 16-bit peak).
-void add_gemm(std::vector<Op>& ops, const Gemm& g, Phase phase, double operand_bytes) {
-  if (operand_bytes < kActivationBytes) add_fp8_cast(ops, g, phase);
+void add_gemm(std::vector<Op>& ops, const Gemm& g, Phase phase, double operand_bytes, Fp8Recipe recipe) {
+  if (operand_bytes < kActivationBytes) add_fp8_cast(ops, g, phase, recipe);
   Op op;
   op.sixteen_bit = operand_bytes >= kActivationBytes;
   op.name = g.name;
@@ -105,6 +112,7 @@ Op attention_op(const Shapes& s, Phase phase, std::string_view name) {
   op.name = name;
   op.kind = OpKind::attention;
   op.phase = phase;
+  op.seq_len = s.n / s.b;
   const double forward_flops = 4 * s.n * s.s * s.h / s.t;
   const double forward_bytes =
       (2 * s.n * s.h / s.t + 2 * s.b * s.s * s.kv_width / s.t) * kActivationBytes;
@@ -162,9 +170,9 @@ void add_mlp(std::vector<Op>& ops, const TrainingWorkload& w, const Shapes& s, d
              std::string_view fc1, std::string_view act, std::string_view fc2) {
   const bool swiglu = w.model.mlp == MlpKind::swiglu;
   const double f_in = swiglu ? 2 * f : f;  // SwiGLU's gate and up projections run as one GEMM
-  add_gemm(ops, {fc1, s.n, s.h, f_in / s.t}, phase, s.operand_bytes);
+  add_gemm(ops, {fc1, s.n, s.h, f_in / s.t}, phase, s.operand_bytes, s.fp8_recipe);
   add_elementwise(ops, elementwise(act, (swiglu ? 6 : 4) * s.n * f / s.t), phase);
-  add_gemm(ops, {fc2, s.n, f / s.t, s.h}, phase, s.operand_bytes);
+  add_gemm(ops, {fc2, s.n, f / s.t, s.h}, phase, s.operand_bytes, s.fp8_recipe);
 }
 
 void add_moe_experts(std::vector<Op>& ops, const TrainingWorkload& w, const Shapes& s, Phase phase) {
@@ -178,9 +186,9 @@ void add_moe_experts(std::vector<Op>& ops, const TrainingWorkload& w, const Shap
   const double local_experts = moe.experts / ep;
   const double model_rows = s.n * ep * moe.top_k / moe.experts;
   const double rows = model_rows * moe.capacity_factor;
-  add_gemm(ops, {"expert_fc1", rows, s.h, f_in / s.t, local_experts, model_rows}, phase, s.operand_bytes);
+  add_gemm(ops, {"expert_fc1", rows, s.h, f_in / s.t, local_experts, model_rows}, phase, s.operand_bytes, s.fp8_recipe);
   add_elementwise(ops, elementwise("expert_act", (swiglu ? 6 : 4) * rows * local_experts * f / s.t), phase);
-  add_gemm(ops, {"expert_fc2", rows, f / s.t, s.h, local_experts, model_rows}, phase, s.operand_bytes);
+  add_gemm(ops, {"expert_fc2", rows, f / s.t, s.h, local_experts, model_rows}, phase, s.operand_bytes, s.fp8_recipe);
   if (moe.shared_experts > 0) add_mlp(ops, w, s, moe.shared_experts * f, phase, "shared_fc1", "shared_act", "shared_fc2");
   add_elementwise(ops, elementwise("unpermute", 4 * s.n_sp * moe.top_k * s.h), phase);
   add_elementwise(ops, elementwise("residual", 6 * s.n_sp * s.h), phase);
@@ -202,7 +210,7 @@ std::vector<Op> block_ops(const TrainingWorkload& w, Block block, Phase phase) {
       break;
     case Block::attention_in:
       add_elementwise(ops, elementwise("norm", 4 * s.n_sp * s.h), phase);
-      add_gemm(ops, {"qkv", s.n, s.h, (s.h + 2 * s.kv_width) / s.t}, phase, s.operand_bytes);
+      add_gemm(ops, {"qkv", s.n, s.h, (s.h + 2 * s.kv_width) / s.t}, phase, s.operand_bytes, s.fp8_recipe);
       // Rotary position embedding: queries and keys read and written, forward and backward alike.
       if (!m.learned_positions) {
         const double rope_bytes = 2 * kActivationBytes * s.n * (s.h + s.kv_width) / s.t;
@@ -213,7 +221,7 @@ std::vector<Op> block_ops(const TrainingWorkload& w, Block block, Phase phase) {
       if (phase != Phase::backward_weight) add_attention(ops, w, s, phase, "attention");
       if (phase == Phase::backward_input && w.recompute == Recompute::selective)
         add_attention(ops, w, s, Phase::forward, "attention_recompute");
-      add_gemm(ops, {"proj", s.n, s.h / s.t, s.h}, phase, s.operand_bytes);
+      add_gemm(ops, {"proj", s.n, s.h / s.t, s.h}, phase, s.operand_bytes, s.fp8_recipe);
       add_elementwise(ops, elementwise("residual", 6 * s.n_sp * s.h), phase);
       break;
     case Block::mlp:
@@ -225,7 +233,7 @@ std::vector<Op> block_ops(const TrainingWorkload& w, Block block, Phase phase) {
       add_elementwise(ops, elementwise("norm", 4 * s.n_sp * s.h), phase);
       // Without sequence parallelism every tensor-parallel rank routes the same n tokens: the
       // FLOP convention counts that work once.
-      add_gemm(ops, {"router", s.n_sp, s.h, double(m.moe.experts), 1, s.n / s.t}, phase, s.operand_bytes);
+      add_gemm(ops, {"router", s.n_sp, s.h, double(m.moe.experts), 1, s.n / s.t}, phase, s.operand_bytes, s.fp8_recipe);
       add_elementwise(ops, elementwise("permute", 4 * s.n_sp * m.moe.top_k * s.h), phase);
       break;
     case Block::moe_experts:
@@ -236,7 +244,7 @@ std::vector<Op> block_ops(const TrainingWorkload& w, Block block, Phase phase) {
       add_elementwise(ops, elementwise("final_norm", 4 * s.n_sp * s.h), phase);
       // In 16 bits even under fp8: Megatron-Core's output layer is not a Transformer Engine
       // module, so fp8 autocast leaves it alone.
-      add_gemm(ops, {"lm_head", s.n, s.h, v}, phase, kActivationBytes);
+      add_gemm(ops, {"lm_head", s.n, s.h, v}, phase, kActivationBytes, s.fp8_recipe);
       // fp32 logits: softmax and loss read and write them; the backward writes their gradient.
       add_elementwise(ops, {"loss", 12 * s.n * v, 8 * s.n * v}, phase);
       break;

@@ -54,6 +54,10 @@ struct Op {
   // The share of the op's micro-batch work this is: below 1 for the chunks tensor-parallel
   // communication overlap cuts it into (a measured time scales by it).
   double share = 1;
+  // Attention: the sequence length one kernel call runs over, a sequence's queries on this
+  // rank (seq_len / cp: context parallelism runs attention in cp steps of that many keys);
+  // flash attention's rate depends on it (sim/compute/roofline.hpp). 0: not known (long).
+  double seq_len = 0;
   // A GEMM whose operands are 16-bit: in fp8 runs, one left in 16 bits (the LM head:
   // Megatron-Core's output layer is a plain ColumnParallelLinear, outside Transformer Engine's
   // fp8 autocast), timed at the 16-bit peak and ceiling.

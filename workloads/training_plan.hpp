@@ -21,6 +21,10 @@ namespace cs::work {
 enum class Precision : uint8_t { bf16, fp16, fp8 };
 enum class Schedule : uint8_t { gpipe, one_f_one_b, interleaved, zb_h1 };
 enum class Recompute : uint8_t { none, selective, full };
+// How an fp8 run scales a tensor before casting it (Transformer Engine's recipes): delayed, from
+// the amax history of earlier steps, taken in the cast's own pass; current (tensorwise), from the
+// tensor's own amax, which a pass of its own reads first.
+enum class Fp8Recipe : uint8_t { delayed, current };
 // Where the optimizer lives: on the GPUs, or (ZeRO-Offload, Ren et al. 2021) its fp32 states and
 // its step on the host CPU, with gradients copied to the host and updated weights back over PCIe.
 enum class Offload : uint8_t { none, optimizer };
@@ -50,6 +54,12 @@ inline constexpr auto kRecomputeNames = std::to_array<EnumName<Recompute>>({
     {"full", Recompute::full, "every layer's forward run again in the backward pass"},
 });
 static_assert(names_every_value<kRecomputeNames>());
+// workload.fp8_recipe.
+inline constexpr auto kFp8RecipeNames = std::to_array<EnumName<Fp8Recipe>>({
+    {"delayed", Fp8Recipe::delayed, "scales from the amax history of earlier steps (Transformer Engine's DelayedScaling)"},
+    {"current", Fp8Recipe::current, "scales from each tensor's own amax, read in a pass before the cast (Float8CurrentScaling; Megatron's tensorwise)"},
+});
+static_assert(names_every_value<kFp8RecipeNames>());
 // workload.parallel.offload.
 inline constexpr auto kOffloadNames = std::to_array<EnumName<Offload>>({
     {"none", Offload::none, "the optimizer's states and step on the GPUs"},
@@ -99,6 +109,7 @@ struct TrainingWorkload {
   BatchSpec batch;
   Precision precision = Precision::bf16;
   Recompute recompute = Recompute::none;
+  Fp8Recipe fp8_recipe = Fp8Recipe::delayed;  // under fp8 only
   // Attention as one fused flash-attention kernel (causal: the masked half skipped); false: as
   // Megatron ran it before FlashAttention, two batched GEMMs over the whole s x s score matrix
   // with a fused softmax and dropout between them, materialized in HBM.

@@ -1,6 +1,7 @@
 #include "sim/compute/roofline.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 
@@ -11,8 +12,29 @@ namespace {
 
 constexpr double kTile = 128;            // output tile edge (cuBLAS's common 128 x 128)
 constexpr double kSplitKChunk = 512;     // split-K never cuts K below this many elements
-constexpr double kAttentionShare = 0.75;          // forward, of the 16-bit GEMM ceiling (roofline.hpp)
+// Flash attention's forward at long sequences, of the 16-bit GEMM ceiling: cuDNN's fused
+// attention (Transformer Engine's backend on Hopper) at 16K, causal, head dimension 128, 539 of
+// H100 SXM's 989 TFLOP/s (Shah et al. 2024, FlashAttention-3, Figure 5), over the H100's 0.801.
+constexpr double kAttentionShare = 539.0 / 989.0 / 0.801;
 constexpr double kAttentionBackwardShare = 0.8;   // backward, of the forward's efficiency
+// The same measurement's rate by sequence length, of its 16K rate: 315, 410, 484, 518, 529 and
+// 539 TFLOP/s at 512, 1K, 2K, 4K, 8K and 16K (short sequences leave the kernel's pipeline
+// and the causal diagonal's partly masked tiles a larger share).
+constexpr std::array<double, 6> kAttentionLengthRate{315, 410, 484, 518, 529, 539};
+constexpr double kAttentionShortestLength = 512;
+
+// The share of its long-sequence rate flash attention reaches over `seq_len` keys: the
+// measured points joined linearly in log2 of the length; the 512 point below it, the 16K one
+// above it and where the length is not known (0).
+double attention_length_share(double seq_len) {
+  if (!(seq_len > 0)) return 1;
+  const double x = std::log2(std::max(seq_len, kAttentionShortestLength) / kAttentionShortestLength);
+  const double last = double(kAttentionLengthRate.size() - 1);
+  const double at = std::min(x, last);
+  const auto i = std::size_t(std::min(std::floor(at), last - 1));
+  const double f = at - double(i);
+  return ((1 - f) * kAttentionLengthRate[i] + f * kAttentionLengthRate[i + 1]) / kAttentionLengthRate.back();
+}
 // H100 SXM: fp8 ceiling 0.647 (Triton pull request 3546) over bf16 0.801 (Bekman's MAMF).
 constexpr double kFp8CeilingRatio = 0.647 / 0.801;
 
@@ -44,6 +66,12 @@ Roofline::Roofline(const GpuSpec& gpu, work::Precision precision, Efficiency eff
   // Flash attention's defaults scale with the 16-bit GEMM ceiling (it runs in 16 bits).
   attention_ = efficiency_.attention > 0 ? efficiency_.attention : kAttentionShare * gpu.max_gemm_efficiency;
   attention_backward_ = efficiency_.attention > 0 ? efficiency_.attention : kAttentionBackwardShare * attention_;
+}
+
+double Roofline::attention_efficiency(work::Phase phase, double seq_len) const {
+  const double long_sequence = phase == work::Phase::forward ? attention_ : attention_backward_;
+  // An `efficiency.attention` override is the kernel's rate as measured: flat.
+  return efficiency_.attention > 0 ? long_sequence : long_sequence * attention_length_share(seq_len);
 }
 
 double Roofline::gemm_efficiency(double m, double n, double k) const {
@@ -85,7 +113,7 @@ double Roofline::op_seconds(const work::Op& op) const {
     flops_eff = (op.sixteen_bit ? sixteen_bit_gemm_ceiling_ : gemm_ceiling_) * shape_utilization(op.m, op.n, op.k);
     if (op.sixteen_bit) peak = sixteen_bit_peak_flops_;
   }
-  if (op.kind == work::OpKind::attention) flops_eff = attention_efficiency(op.phase), peak = sixteen_bit_peak_flops_;
+  if (op.kind == work::OpKind::attention) flops_eff = attention_efficiency(op.phase, op.seq_len), peak = sixteen_bit_peak_flops_;
   const double compute_s = op.work_flops > 0 ? op.work_flops / (peak * flops_eff) : 0;
   const double memory_s = op.bytes / (gpu_.hbm_bandwidth_Bps * efficiency_.memory);
   return efficiency_.kernel_overhead_s + std::max(compute_s, memory_s);

@@ -21,13 +21,18 @@
 //   element-wise op of its own (workloads/training_ops.hpp). The LM head stays in 16 bits in
 //   fp8 runs (Megatron-Core's output layer is outside Transformer Engine): 16-bit peak and
 //   ceiling.
-// - Attention (flash, causal), at the 16-bit peak x its own efficiency per phase: forward 0.75
-//   x the 16-bit GEMM ceiling (H100 0.60, A100 0.64): FlashAttention-2 reaches 50-73% of
-//   A100's peak (Dao 2023, Figure 6) and FlashAttention-3 600-660 of H100's 989 TFLOP/s in
-//   bf16 at head dimension 128 and long causal sequences (Shah et al. 2024, Figure 5);
-//   backward 0.8 x the forward's (FlashAttention-3's Figure 6: ~520 backward against ~650
-//   forward at 16K; FlashAttention-2's backward likewise runs at ~0.8 of its forward rate).
-//   Under fp8 the attention core still runs at the 16-bit peak (Transformer Engine's recipe).
+// - Attention (flash, causal), at the 16-bit peak x its own efficiency per phase and sequence
+//   length. Forward at long sequences 0.680 x the 16-bit GEMM ceiling (H100 0.545, A100
+//   0.584): cuDNN's fused attention, which Transformer Engine runs on Hopper, reaches 539 of
+//   H100's 989 TFLOP/s in bf16, causal, head dimension 128, at 16K (Shah et al. 2024,
+//   FlashAttention-3, Figure 5; FlashAttention-3 itself 616, FlashAttention-2 335; on A100
+//   FlashAttention-2 reaches 50-73% of the peak, Dao 2023, Figure 6). Shorter sequences run
+//   slower, as the same figure measured: 315, 410, 484, 518, 529 TFLOP/s at 512 to 8K, so a
+//   kernel over s keys runs at that share of the 16K rate (log-linear between the points; the
+//   length is the per-rank sequence, seq_len / cp). Backward 0.8 x the forward's
+//   (FlashAttention-3's Figure 6: ~520 backward against ~650 forward at 16K;
+//   FlashAttention-2's backward likewise runs at ~0.8 of its forward rate). Under fp8 the
+//   attention core still runs at the 16-bit peak (Transformer Engine's recipe).
 // - Element-wise and other memory-bound work: 0.85 of HBM bandwidth (large device copies
 //   reach ~90% of H100's datasheet bandwidth; fused element-wise kernels a little less).
 // - Every GPU kernel pays a launch gap of 1 us: back-to-back kernels on one stream run ~0.9 us
@@ -70,9 +75,9 @@ class Roofline {
 
   double peak_flops() const { return peak_flops_; }            // dense, for the precision
   double gemm_ceiling() const { return gemm_ceiling_; }
-  double attention_efficiency(work::Phase phase = work::Phase::forward) const {
-    return phase == work::Phase::forward ? attention_ : attention_backward_;
-  }
+  // Share of the 16-bit peak flash attention reaches in `phase` over sequences of `seq_len`
+  // keys per kernel call (0: long sequences, its plateau).
+  double attention_efficiency(work::Phase phase = work::Phase::forward, double seq_len = 0) const;
   // Share of the dense peak a GEMM C[m x n] = A[m x k] B[k x n] at the run's precision reaches.
   double gemm_efficiency(double m, double n, double k) const;
   double op_seconds(const work::Op& op) const;

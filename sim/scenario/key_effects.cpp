@@ -76,6 +76,13 @@ void check_key_effects(const json& doc, Config& config) {
         config.warnings.push_back(std::string("warning: workload.parallel.") + o.key + ": has no effect with parallel." +
                                   o.why + " (ignored)");
   }
+  // The fp8 recipe of a run in 16 bits: left behind when a file is swept over precision.
+  if (const json* w = object_at(doc, "workload");
+      w && w->contains("fp8_recipe") && config.workload == WorkloadKind::training &&
+      config.training.workload.precision != work::Precision::fp8)
+    config.warnings.push_back("warning: workload.fp8_recipe: has no effect with precision \"" +
+                              std::string(work::to_string(config.training.workload.precision)) +
+                              "\": no fp8 casts (ignored)");
   if (const json* t = object_at(doc, "topology")) {
     const TopologyKind kind = config.topology.kind;
     for (const FamilyKey& fk : family_keys()) {

@@ -199,6 +199,7 @@ TrainingConfig parse_training_config(const json& w, const std::string& at, const
                      config.gpu.name + " has no tensor cores for " + std::string(work::to_string(t.workload.precision)),
                      "use \"bf16\" or \"fp16\"");
   t.workload.flash_attention = get_bool(w, "flash_attention", at, true);
+  t.workload.fp8_recipe = get_choice(w, "fp8_recipe", at, work::kFp8RecipeNames, work::Fp8Recipe::delayed);
   parse_efficiency(w, at, t.step.efficiency);
   parse_measured(w, at, t.workload, compute::dense_peak_flops(gpu.dense_flops, t.workload.precision),
                  t.step.efficiency);

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
 
 #include "sim/compute/roofline.hpp"
 #include "workloads/training_ops.hpp"
@@ -71,13 +72,15 @@ TEST_CASE("memory-bound ops take bytes at the HBM bandwidth's achievable share",
   // A skinny GEMM is memory-bound: its bytes decide.
   const auto skinny = gemm(8, 8192, 8192);
   CHECK(r.op_seconds(skinny) == Approx(1e-6 + skinny.bytes / (2.039e12 * 0.85)));
-  // Attention's forward runs at 0.75 of the GEMM ceiling, its backward at 0.8 of that.
+  // Attention's forward at long sequences runs at cuDNN's 16K share of H100's GEMM ceiling
+  // (539 / 989 over 0.801), its backward at 0.8 of that.
   work::Op attn;
   attn.kind = work::OpKind::attention;
   attn.work_flops = 1e12;
-  CHECK(r.op_seconds(attn) == Approx(1e-6 + 1e12 / (312e12 * 0.75 * 0.859)));
+  const double long_share = 539.0 / 989.0 / 0.801;
+  CHECK(r.op_seconds(attn) == Approx(1e-6 + 1e12 / (312e12 * long_share * 0.859)));
   attn.phase = work::Phase::backward_input;
-  CHECK(r.op_seconds(attn) == Approx(1e-6 + 1e12 / (312e12 * 0.8 * 0.75 * 0.859)));
+  CHECK(r.op_seconds(attn) == Approx(1e-6 + 1e12 / (312e12 * 0.8 * long_share * 0.859)));
   // The launch gap is an option; a zero-work kernel costs just that.
   Efficiency no_gap;
   no_gap.kernel_overhead_s = 0;
@@ -112,8 +115,57 @@ TEST_CASE("measured times replace the roofline; a missing precision is an input 
   work::Op attn;
   attn.kind = work::OpKind::attention;
   attn.work_flops = 1e12;
-  CHECK(fp8.op_seconds(attn) == Approx(1e-6 + 1e12 / (989e12 * 0.75 * 0.801)));
+  CHECK(fp8.op_seconds(attn) == Approx(1e-6 + 1e12 / (989e12 * 539.0 / 989.0)));
   CHECK_NOTHROW(Roofline(*find_gpu("T4"), work::Precision::fp16));
+}
+
+TEST_CASE("flash attention runs at the measured rate of its sequence length", "[roofline]") {
+  // On the H100 the forward's efficiency is cuDNN's measured rate over the 989 TFLOP/s peak
+  // (FlashAttention-3's Figure 5, causal, head dimension 128) at each measured length.
+  const Roofline h100(*find_gpu("H100-SXM"), work::Precision::bf16);
+  const std::map<double, double> measured{{512, 315}, {1024, 410}, {2048, 484}, {4096, 518}, {8192, 529}, {16384, 539}};
+  for (const auto& [length, tflops] : measured) {
+    CAPTURE(length);
+    CHECK(h100.attention_efficiency(work::Phase::forward, length) == Approx(tflops / 989));
+    CHECK(h100.attention_efficiency(work::Phase::backward_input, length) == Approx(0.8 * tflops / 989));
+  }
+  // Log-linear between the points; the end points beyond them; an unknown length is long.
+  CHECK(h100.attention_efficiency(work::Phase::forward, 1448.15) == Approx((410 + 484) / 2.0 / 989).epsilon(1e-4));
+  CHECK(h100.attention_efficiency(work::Phase::forward, 128) == Approx(315.0 / 989));
+  CHECK(h100.attention_efficiency(work::Phase::forward, 131072) == Approx(539.0 / 989));
+  CHECK(h100.attention_efficiency(work::Phase::forward, 0) == Approx(539.0 / 989));
+  // An efficiency override is the kernel's measured rate: flat over lengths.
+  Efficiency flat;
+  flat.attention = 0.5;
+  const Roofline overridden(*find_gpu("H100-SXM"), work::Precision::bf16, flat);
+  CHECK(overridden.attention_efficiency(work::Phase::forward, 1024) == 0.5);
+  // A training op carries its kernel's length: a sequence's queries on the rank (seq / cp).
+  work::TrainingWorkload w;
+  w.model.layers = 2, w.model.hidden = 1024, w.model.heads = 8, w.model.vocab = 32000, w.model.seq_len = 8192;
+  w.parallel.cp = 2;
+  const auto ops = work::block_ops(w, work::Block::attention_out, work::Phase::forward);
+  const auto attention = std::find_if(ops.begin(), ops.end(), [](const work::Op& op) { return op.kind == work::OpKind::attention; });
+  REQUIRE(attention != ops.end());
+  CHECK(attention->seq_len == 4096);
+}
+
+TEST_CASE("fp8 casts: 4 bytes per element under delayed scaling, 6 under current scaling", "[roofline]") {
+  work::TrainingWorkload w;
+  w.model.layers = 2, w.model.hidden = 4096, w.model.heads = 32, w.model.vocab = 32000, w.model.seq_len = 2048;
+  w.model.ffn_hidden = 16384;
+  w.precision = work::Precision::fp8;
+  auto cast_bytes = [&](work::Phase phase) {
+    double bytes = 0;
+    for (const auto& op : work::block_ops(w, work::Block::mlp, phase))
+      if (op.name == "fp8_cast") bytes += op.bytes;
+    return bytes;
+  };
+  // fc1's input (2048 x 4096) and fc2's (2048 x 16384) forward; their output gradients backward.
+  CHECK(cast_bytes(work::Phase::forward) == 2048.0 * (4096 + 16384) * 4);
+  CHECK(cast_bytes(work::Phase::backward_input) == 2048.0 * (16384 + 4096) * 4);
+  w.fp8_recipe = work::Fp8Recipe::current;  // one more 16-bit read for the amax
+  CHECK(cast_bytes(work::Phase::forward) == 2048.0 * (4096 + 16384) * 6);
+  CHECK(cast_bytes(work::Phase::backward_input) == 2048.0 * (16384 + 4096) * 6);
 }
 
 TEST_CASE("an fp8 run's LM head stays in 16 bits: no cast, the 16-bit peak and ceiling", "[roofline]") {

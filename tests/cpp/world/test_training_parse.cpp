@@ -27,6 +27,8 @@ TEST_CASE("a preset with overrides, and the plan's defaults", "[training][parse]
   CHECK(w.parallel.schedule == work::Schedule::one_f_one_b);
   CHECK(w.batch.global == 0);  // micro x dp
   CHECK(w.precision == work::Precision::bf16);
+  CHECK(w.fp8_recipe == work::Fp8Recipe::delayed);
+  CHECK(c.warnings.empty());
   CHECK(c.training.replicas == ReplicaMode::automatic);
   CHECK(c.training.step.graph.gradient_bytes == 2);
   CHECK(c.training.step.host.pcie_bandwidth_Bps == c.topology.node.pcie_bandwidth_Bps);
@@ -43,6 +45,7 @@ TEST_CASE("a model by its shape, and the simulation keys", "[training][parse]") 
                                                             {"zero", 2}, {"offload", "optimizer"}}},
                                               {"batch", {{"global", 16}, {"micro", 2}}},
                                               {"precision", "fp8"},
+                                              {"fp8_recipe", "current"},
                                               {"recompute", "selective"},
                                               {"efficiency", {{"gemm", 0.7}, {"memory", 0.9}}},
                                               {"measured", {{"forward/qkv", "1.5ms"}, {"host/adam", "20ms"}}},
@@ -58,6 +61,7 @@ TEST_CASE("a model by its shape, and the simulation keys", "[training][parse]") 
   CHECK(w.parallel.virtual_stages == 2);  // interleaved's default
   CHECK(w.parallel.offload == work::Offload::optimizer);
   CHECK(w.precision == work::Precision::fp8);
+  CHECK(w.fp8_recipe == work::Fp8Recipe::current);
   const auto& o = c.training.step;
   CHECK(o.efficiency.gemm == 0.7);
   CHECK(o.efficiency.measured_s.at("forward/qkv") == Approx(1.5e-3));
@@ -98,6 +102,7 @@ TEST_CASE("training errors name their key", "[training][parse]") {
       {{{"model", shape}, {"parallel", {{"tp_comm_overlap", "on"}}}}, "workload.parallel.tp_comm_overlap", ""},
       {{{"model", shape}, {"parallel", {{"overlap_grad_reduce", 1}}}}, "workload.parallel.overlap_grad_reduce", ""},
       {{{"model", shape}, {"parallel", {{"overlap_p2p", "no"}}}}, "workload.parallel.overlap_p2p", ""},
+      {{{"model", shape}, {"precision", "fp8"}, {"fp8_recipe", "tensor"}}, "workload.fp8_recipe", "\"current\""},
       // A measured time faster than the op's FLOPs at the dense peak (an MFU above 1).
       {{{"model", shape}, {"measured", {{"forward/qkv", 1e-15}}}}, "workload.measured.forward/qkv",
        "the op's FLOPs at the GPU's dense peak"},
@@ -133,6 +138,12 @@ TEST_CASE("training errors name their key", "[training][parse]") {
   CHECK_THAT(across.expected(), Catch::Contains("larger than a node (2 GPUs)"));
   wide["workload"]["parallel"]["allow_tp_across_nodes"] = true;
   CHECK(parse_config(wide).training.workload.parallel.tp == 4);
+}
+
+TEST_CASE("an fp8 recipe in a 16-bit run is a warning naming the key", "[training][parse]") {
+  const Config c = parse_config(training_doc({{"model", tiny_model(4)}, {"fp8_recipe", "current"}}));
+  REQUIRE(c.warnings.size() == 1);
+  CHECK_THAT(c.warnings[0], Catch::Contains("workload.fp8_recipe: has no effect with precision \"bf16\""));
 }
 
 TEST_CASE("the schema's GPU list is the catalog", "[training][schema]") {
