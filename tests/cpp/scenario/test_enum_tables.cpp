@@ -140,6 +140,7 @@ std::vector<EnumerationKey> enumeration_keys() {
       {training + "parallel/properties/offload", names(work::kOffloadNames)},
       {training + "precision", precisions},
       {training + "recompute", names(work::kRecomputeNames)},
+      {"/properties/workload/properties/fp8_recipe", names(work::kFp8RecipeNames)},
       {"/definitions/distribution/oneOf/1/properties/dist", names(work::kDistributionKindNames)},
       {"/definitions/count_distribution/oneOf/1/properties/dist", names(work::kDistributionKindNames)},
   };
