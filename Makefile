@@ -91,6 +91,8 @@ bench: build
 	$(BUILD)/bench/bench_collective --quick | tee -a $(BUILD)/bench.log
 	$(BUILD)/bench/bench_comm | tee -a $(BUILD)/bench.log
 	$(BUILD)/bench/bench_fleet | tee -a $(BUILD)/bench.log
+	$(BUILD)/bench/bench_serving --quick | tee -a $(BUILD)/bench.log
+	$(BUILD)/bench/bench_jobs --quick | tee -a $(BUILD)/bench.log
 	$(BUILD)/bench/bench_startup | tee -a $(BUILD)/bench.log
 	@$(PYTHON) scripts/bench_compare.py $(BUILD)/bench.log
 

@@ -1,6 +1,8 @@
 // What every command pays before it starts: `clustersim validate` of a small scenario, and `run`
 // of a small one (a 1 MiB all-reduce on one 8-GPU node), as whole processes, as a user runs
-// them. Each is run `reps` times; the median wall time and the largest peak RSS are printed.
+// them. Each is run `reps` times; the median wall time, the median CPU time (user + system, from
+// the child's rusage: the steadier figure on a shared machine, where a busy core stretches the
+// wall time) and the largest peak RSS are printed.
 //
 // Usage: bench_startup [--cli PATH] [--reps N]   (default: the clustersim beside bench/)
 #include <fcntl.h>
@@ -24,6 +26,7 @@ namespace {
 
 struct Sample {
   double wall_s = 0;
+  double cpu_s = 0;
   double peak_rss_mb = 0;
   int status = 0;
 };
@@ -47,13 +50,15 @@ Sample run_once(const std::vector<std::string>& args) {
   rusage usage{};
   wait4(pid, &s.status, 0, &usage);
   s.wall_s = cs::bench::wall_s() - start;
+  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+  s.cpu_s = seconds(usage.ru_utime) + seconds(usage.ru_stime);
   s.peak_rss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;
   posix_spawn_file_actions_destroy(&actions);
   return s;
 }
 
 void measure(const char* what, const std::vector<std::string>& args, int reps) {
-  std::vector<double> wall;
+  std::vector<double> wall, cpu;
   double rss = 0;
   for (int i = 0; i < reps; ++i) {
     const Sample s = run_once(args);
@@ -62,11 +67,13 @@ void measure(const char* what, const std::vector<std::string>& args, int reps) {
       std::exit(1);
     }
     wall.push_back(s.wall_s);
+    cpu.push_back(s.cpu_s);
     rss = std::max(rss, s.peak_rss_mb);
   }
-  std::printf("%-34s median %8.2f ms   peak RSS %7.1f MB   (%d runs)\n", what, 1e3 * cs::bench::median(wall), rss,
-              reps);
+  std::printf("%-34s median %8.2f ms, CPU %7.2f ms   peak RSS %7.1f MB   (%d runs)\n", what,
+              1e3 * cs::bench::median(wall), 1e3 * cs::bench::median(cpu), rss, reps);
   cs::bench::figure(std::string("startup/") + what, cs::bench::median(wall), "s", cs::bench::Better::lower);
+  cs::bench::figure(std::string("startup/") + what + "/cpu", cs::bench::median(cpu), "s", cs::bench::Better::lower);
   cs::bench::figure(std::string("startup/") + what + "/peak_rss", rss, "MB", cs::bench::Better::lower);
 }
 

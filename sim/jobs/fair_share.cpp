@@ -45,15 +45,19 @@ void FairShare::set_held(int queue, double gpus, double now_s) {
 }
 
 std::vector<double> FairShare::factors(double now_s) const {
-  std::vector<double> u(shares_.size());
-  double total = 0.0;
-  for (std::size_t q = 0; q < u.size(); ++q) total += u[q] = usage(static_cast<int>(q), now_s);
-  std::vector<double> f(shares_.size());
-  for (std::size_t q = 0; q < u.size(); ++q) {
-    const double normalized = total > 0.0 ? u[q] / total : 0.0;
+  std::vector<double> f;
+  factors(now_s, f);
+  return f;
+}
+
+void FairShare::factors(double now_s, std::vector<double>& f) const {
+  f.resize(shares_.size());
+  double total = 0.0;  // the usages first, in f, then each becomes its factor
+  for (std::size_t q = 0; q < f.size(); ++q) total += f[q] = usage(static_cast<int>(q), now_s);
+  for (std::size_t q = 0; q < f.size(); ++q) {
+    const double normalized = total > 0.0 ? f[q] / total : 0.0;
     f[q] = shares_[q] > 0.0 ? std::exp2(-normalized / shares_[q]) : 0.0;
   }
-  return f;
 }
 
 }  // namespace cs::jobs

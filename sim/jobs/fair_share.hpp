@@ -27,8 +27,10 @@ class FairShare {
   void set_held(int queue, double gpus, double now_s);
   // Decayed usage of a queue at now_s (GPU-seconds).
   double usage(int queue, double now_s) const;
-  // F of every queue at now_s, in queue order.
+  // F of every queue at now_s, in queue order; the second into `out` (a scheduling pass's
+  // buffer, reused).
   std::vector<double> factors(double now_s) const;
+  void factors(double now_s, std::vector<double>& out) const;
   double normalized_shares(int queue) const { return shares_[static_cast<std::size_t>(queue)]; }
 
  private:

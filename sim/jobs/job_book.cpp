@@ -5,8 +5,9 @@
 
 namespace cs::jobs {
 
-JobBook::JobBook(int queues, int nodes)
+JobBook::JobBook(int queues, int nodes, bool track_running)
     : pending_(static_cast<std::size_t>(queues)),
+      track_running_(track_running),
       running_(static_cast<std::size_t>(queues)),
       held_gpus_(static_cast<std::size_t>(queues), 0),
       on_node_(static_cast<std::size_t>(nodes)) {}
@@ -47,13 +48,14 @@ void JobBook::dequeue(Slot s) {
 void JobBook::hold(Slot s) {
   const Job& j = at(s);
   by_release_.emplace(j.release_s, j.id, s);
-  if (j.phase == JobPhase::running)
+  if (track_running_ && j.phase == JobPhase::running)
     running_[static_cast<std::size_t>(j.queue)].emplace(j.run.start_s, j.id, s);
   held_gpus_[static_cast<std::size_t>(j.queue)] += j.gpus;
   for (const NodeShare& n : j.allocation) on_node_[static_cast<std::size_t>(n.node)].push_back(s);
 }
 
 void JobBook::stop_running(Slot s) {
+  if (!track_running_) return;
   const Job& j = at(s);
   running_[static_cast<std::size_t>(j.queue)].erase({j.run.start_s, j.id, s});
 }

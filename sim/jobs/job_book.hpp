@@ -3,7 +3,8 @@
 //   - pending jobs per queue, in submission order (a requeued job keeps its place);
 //   - jobs holding GPUs, by the time they release them (EASY's reservation);
 //   - running jobs per queue, by when their current run started (preemption takes the
-//     youngest first);
+//     youngest first), when `track_running` (a cluster without preemption never reads it,
+//     and keeping it cost two ordered-set updates per run);
 //   - GPUs held per queue (caps, fair share), and the jobs on each node (failures).
 // Jobs live in slots that are reused once a job is done, so memory follows the jobs in the
 // system, not every job ever submitted. Not thread-safe.
@@ -21,7 +22,7 @@ using Slot = int32_t;
 
 class JobBook {
  public:
-  JobBook(int queues, int nodes);
+  JobBook(int queues, int nodes, bool track_running = true);
 
   Slot add(Job job);
   Job& at(Slot s) { return jobs_[static_cast<std::size_t>(s)]; }
@@ -55,7 +56,8 @@ class JobBook {
   void hold(Slot s);
   void unhold(Slot s);
   const ReleaseSet& by_release() const { return by_release_; }
-  // Running (preemptible), per queue, by (start of the current run, id, slot).
+  // Running (preemptible), per queue, by (start of the current run, id, slot); empty unless
+  // track_running.
   using RunningSet = std::set<std::tuple<double, int64_t, Slot>>;
   const RunningSet& running(int queue) const { return running_[static_cast<std::size_t>(queue)]; }
   // A running job stops being preemptible (it is stopping); done by unhold() too.
@@ -70,6 +72,7 @@ class JobBook {
   std::vector<PendingSet> pending_;
   std::size_t pending_total_ = 0;
   ReleaseSet by_release_;
+  bool track_running_;
   std::vector<RunningSet> running_;
   std::vector<int> held_gpus_;
   std::vector<std::vector<Slot>> on_node_;

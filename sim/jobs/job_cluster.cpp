@@ -27,7 +27,7 @@ JobCluster::JobCluster(engine::Simulator& sim, JobsConfig config, std::unique_pt
     : sim_(sim),
       config_((config.validate(), std::move(config))),
       cluster_(config_.fleet.nodes, config_.gpus_per_node, config_.node_domain),
-      book_(static_cast<int>(config_.scheduler.queues.size()), config_.fleet.nodes),
+      book_(static_cast<int>(config_.scheduler.queues.size()), config_.fleet.nodes, config_.scheduler.preemption),
       fair_share_(config_.quotas(), config_.scheduler.usage_half_life_s, sim.now()),
       step_time_(step_time ? std::move(step_time) : default_step_time(config_)),
       stream_(sim, config_),

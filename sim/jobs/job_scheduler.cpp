@@ -31,10 +31,12 @@ int JobScheduler::pass(double now_s) {
   if (book_.pending_total() == 0 || (cluster_.free_gpus() == 0 && !config_.preemption)) return 0;
   const auto& queues = config_.queues;
   const std::size_t n = queues.size();
-  std::vector<char> blocked(n, 0);
+  std::vector<char>& blocked = blocked_;
+  blocked.assign(n, 0);
   // Each queue's cursor. It moves past a job before the job can start (which erases it from
   // the set); inserting (a preempted job requeued) leaves cursors valid.
-  std::vector<JobBook::PendingSet::const_iterator> cursor(n);
+  std::vector<JobBook::PendingSet::const_iterator>& cursor = cursor_;
+  cursor.resize(n);
   std::optional<Reservation> head;
   int head_queue = -1, head_gpus = 0;
   int examined_after_head = 0, started = 0;

@@ -23,6 +23,7 @@
 // when nothing more could start (no free GPUs, and nothing left to preempt for).
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "sim/jobs/cluster_state.hpp"
 #include "sim/jobs/fair_share.hpp"
@@ -66,6 +67,9 @@ class JobScheduler {
   ClusterState& cluster_;
   SchedulerHost& host_;
   std::unique_ptr<QueueOrder> order_;
+  // A pass's per-queue state, kept between passes so that a pass allocates nothing.
+  std::vector<char> blocked_;
+  std::vector<JobBook::PendingSet::const_iterator> cursor_;
   uint64_t passes_ = 0;
   uint64_t examined_ = 0;
 };

@@ -7,38 +7,49 @@
 namespace cs::jobs {
 namespace {
 
-// Queues sorted by key, highest first (index order on a tie), cut into groups of equal keys.
+// Queues sorted by key, highest first (index order on a tie), cut into groups of equal keys,
+// into `groups` (its vectors' capacity reused). `order`: scratch. Insertion sort: stable, in
+// place (std::stable_sort allocates a buffer), and there are a handful of queues.
 template <class Key>
-std::vector<std::vector<int>> grouped(int queues, Key key) {
-  std::vector<int> order(static_cast<std::size_t>(queues));
+void grouped(int queues, Key key, std::vector<int>& order, QueueOrder::Groups& groups) {
+  order.resize(static_cast<std::size_t>(queues));
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return key(a) > key(b); });
-  std::vector<std::vector<int>> groups;
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    if (i == 0 || key(order[i]) != key(order[i - 1])) groups.emplace_back();
-    groups.back().push_back(order[i]);
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    const int q = order[i];
+    std::size_t j = i;
+    for (; j > 0 && key(q) > key(order[j - 1]); --j) order[j] = order[j - 1];
+    order[j] = q;
   }
-  return groups;
+  std::size_t used = 0;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (i == 0 || key(order[i]) != key(order[i - 1])) {
+      if (used == groups.size()) groups.emplace_back();
+      groups[used++].clear();
+    }
+    groups[used - 1].push_back(order[i]);
+  }
+  groups.resize(used);
 }
 
 }  // namespace
 
-std::vector<std::vector<int>> SubmissionOrder::groups(double) const {
-  std::vector<int> all(static_cast<std::size_t>(queues_));
-  std::iota(all.begin(), all.end(), 0);
-  return {all};
+SubmissionOrder::SubmissionOrder(int queues) : groups_(1, std::vector<int>(static_cast<std::size_t>(queues))) {
+  std::iota(groups_[0].begin(), groups_[0].end(), 0);
 }
 
-std::vector<std::vector<int>> PriorityOrder::groups(double) const {
-  return grouped(static_cast<int>(queues_.size()),
-                 [&](int q) { return queues_[static_cast<std::size_t>(q)].priority; });
+PriorityOrder::PriorityOrder(const std::vector<QueueConfig>& queues) {
+  std::vector<int> order;
+  grouped(static_cast<int>(queues.size()), [&](int q) { return queues[static_cast<std::size_t>(q)].priority; },
+          order, groups_);
 }
 
-std::vector<std::vector<int>> FairShareOrder::groups(double now_s) const {
-  const std::vector<double> f = fair_share_.factors(now_s);
-  return grouped(static_cast<int>(queues_.size()), [&](int q) {
+const QueueOrder::Groups& FairShareOrder::groups(double now_s) {
+  fair_share_.factors(now_s, factors_);
+  const std::vector<double>& f = factors_;
+  grouped(static_cast<int>(queues_.size()), [&](int q) {
     return std::pair{queues_[static_cast<std::size_t>(q)].priority, f[static_cast<std::size_t>(q)]};
-  });
+  }, order_, groups_);
+  return groups_;
 }
 
 std::unique_ptr<QueueOrder> make_queue_order(const SchedulerConfig& s, const FairShare& fair_share) {

@@ -9,6 +9,8 @@
 //     by PriorityTier before job priority: priority_sort_part_tier).
 //   FairShareOrder (fair_share): by queue priority, then by the queue's classic fair-share
 //     factor (fair_share.hpp), highest first; queues with equal factors share a group.
+// A pass asks for the groups every time: they come in a buffer the order keeps and refills (no
+// allocation per pass), valid until the next call.
 #include <memory>
 #include <vector>
 
@@ -20,36 +22,40 @@ namespace cs::jobs {
 class QueueOrder {
  public:
   virtual ~QueueOrder() = default;
-  virtual std::vector<std::vector<int>> groups(double now_s) const = 0;
+  using Groups = std::vector<std::vector<int>>;
+  virtual const Groups& groups(double now_s) = 0;
 };
 
 class SubmissionOrder final : public QueueOrder {
  public:
-  explicit SubmissionOrder(int queues) : queues_(queues) {}
-  std::vector<std::vector<int>> groups(double now_s) const override;
+  explicit SubmissionOrder(int queues);
+  const Groups& groups(double) override { return groups_; }
 
  private:
-  int queues_;
+  Groups groups_;  // fixed
 };
 
 class PriorityOrder final : public QueueOrder {
  public:
-  explicit PriorityOrder(std::vector<QueueConfig> queues) : queues_(std::move(queues)) {}
-  std::vector<std::vector<int>> groups(double now_s) const override;
+  explicit PriorityOrder(const std::vector<QueueConfig>& queues);
+  const Groups& groups(double) override { return groups_; }
 
  private:
-  std::vector<QueueConfig> queues_;
+  Groups groups_;  // fixed: priorities do not change during a run
 };
 
 class FairShareOrder final : public QueueOrder {
  public:
   FairShareOrder(std::vector<QueueConfig> queues, const FairShare& fair_share)
       : queues_(std::move(queues)), fair_share_(fair_share) {}
-  std::vector<std::vector<int>> groups(double now_s) const override;
+  const Groups& groups(double now_s) override;
 
  private:
   std::vector<QueueConfig> queues_;
   const FairShare& fair_share_;
+  std::vector<double> factors_;  // scratch
+  std::vector<int> order_;       // scratch
+  Groups groups_;
 };
 
 // The policy's order; `fair_share` must outlive it.

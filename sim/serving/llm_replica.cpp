@@ -333,13 +333,13 @@ void LlmReplica::start_iteration() {
   stats_.prefill_tokens += static_cast<uint64_t>(work.prefill_tokens);
   busy_ = true;
   iteration_start_s_ = sim_.now();
-  iteration_ends_.clear();
-  iteration_ends_.push_back(sim_.now() + cost_.seconds(work));
+  run_.clear();
+  run_.push_back({sim_.now() + cost_.seconds(work), 0});
   if (spec_.batching.coalesce_decode_iterations && decode_in_iteration_ && chunks_.empty() &&
       stats_.preemptions == preemptions_at_schedule_) {
     plan_decode_run(work);
   }
-  iteration_event_ = sim_.schedule_at(iteration_ends_.back(), *this, 0);
+  iteration_event_ = sim_.schedule_at(run_.back().end_s, *this, 0);
 }
 
 // Decode-only iterations after this one, up to the first that finishes a sequence or whose
@@ -349,25 +349,28 @@ void LlmReplica::plan_decode_run(IterationWork work) {
   constexpr uint64_t kMaxRun = 1024;
   const uint64_t first_finish = finishes_.top().clock;
   const uint64_t iterations = std::min(first_finish - decode_clock_ + 1, kMaxRun);
-  int64_t free = free_blocks();
+  // Only the context grows along the run: the token terms are the first iteration's.
+  const IterationCost::TokenTerms terms = cost_.token_terms(work);
+  const int64_t free = free_blocks();
+  int64_t growth = 0;
   std::size_t phase = decode_clock_ % static_cast<uint64_t>(block_);
   for (uint64_t i = 1; i < iterations; ++i) {
     if (++phase == phase_count_.size()) phase = 0;
-    const int64_t need = phase_count_[phase];
-    if (need > free) break;
-    free -= need;
+    growth += phase_count_[phase];
+    if (growth > free) break;
     work.decode_context_tokens += n_decode_;
-    iteration_ends_.push_back(iteration_ends_.back() + cost_.seconds(work));
+    run_.push_back({run_.back().end_s + cost_.seconds(work, terms), growth});
   }
 }
 
 // A request arrived during a run: end the run with the iteration in progress.
 void LlmReplica::cut_decode_run() {
-  const auto in_progress = std::lower_bound(iteration_ends_.begin(), iteration_ends_.end(), sim_.now());
-  if (in_progress == iteration_ends_.end() || in_progress + 1 == iteration_ends_.end()) return;
-  iteration_ends_.erase(in_progress + 1, iteration_ends_.end());
+  const auto in_progress = std::lower_bound(run_.begin(), run_.end(), sim_.now(),
+                                            [](const RunIteration& it, double t) { return it.end_s < t; });
+  if (in_progress == run_.end() || in_progress + 1 == run_.end()) return;
+  run_.erase(in_progress + 1, run_.end());
   sim_.cancel(iteration_event_);
-  iteration_event_ = sim_.schedule_at(iteration_ends_.back(), *this, 0);
+  iteration_event_ = sim_.schedule_at(run_.back().end_s, *this, 0);
 }
 
 void LlmReplica::finish_request(uint32_t s) {
@@ -385,15 +388,12 @@ void LlmReplica::finish_request(uint32_t s) {
 
 void LlmReplica::finish_iteration() {
   stats_.busy_s += sim_.now() - iteration_start_s_;
-  const auto iterations = static_cast<uint64_t>(iteration_ends_.size());
+  const auto iterations = static_cast<uint64_t>(run_.size());
   stats_.iterations += iterations;
   if (decode_in_iteration_) {
-    // The growth of a run's later iterations (the first's was taken when it started).
-    std::size_t phase = decode_clock_ % static_cast<uint64_t>(block_);
-    for (uint64_t i = 1; i < iterations; ++i) {
-      if (++phase == phase_count_.size()) phase = 0;
-      pool_.allocate(phase_count_[phase]);
-    }
+    // The growth of a run's later iterations (the first's was taken when it started), taken
+    // at once: the pool hands out blocks in one order, so n then m blocks are n + m blocks.
+    pool_.allocate(run_.back().growth);
     decode_kv_sum_ += static_cast<double>(n_decode_) * static_cast<double>(iterations - 1);
     decode_clock_ += iterations;
     stats_.tokens_out += static_cast<uint64_t>(n_decode_) * iterations;
@@ -435,7 +435,7 @@ void LlmReplica::submit(const Request& request) {
   waiting_.push_back(new_seq(request));
   update_load();
   if (!busy_) start_iteration();
-  else if (iteration_ends_.size() > 1) cut_decode_run();
+  else if (run_.size() > 1) cut_decode_run();
 }
 
 void LlmReplica::take_queued(std::vector<Request>& out) {

@@ -244,7 +244,13 @@ class LlmReplica final : public Replica {
   bool busy_ = false;
   bool decode_in_iteration_ = false;
   std::vector<Chunk> chunks_;
-  std::vector<double> iteration_ends_;  // end of each iteration of the run in flight (>= 1)
+  // Each iteration of the run in flight (>= 1): its end, and the KV blocks the run's later
+  // iterations take up to it (the first's are taken when the run starts).
+  struct RunIteration {
+    double end_s;
+    int64_t growth;
+  };
+  std::vector<RunIteration> run_;
   double iteration_start_s_ = 0;
   uint64_t preemptions_at_schedule_ = 0;
   engine::EventId iteration_event_;

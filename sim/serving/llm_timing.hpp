@@ -143,25 +143,42 @@ struct LlmTimingSpec {
 class IterationCost {
  public:
   explicit IterationCost(const LlmTimingSpec& spec);
-  double seconds(const IterationWork& work) const {
-    const double tokens = static_cast<double>(work.decode_sequences + work.prefill_tokens);
+
+  // The terms that depend only on an iteration's token counts (decode sequences, prefill
+  // tokens, prompts completed), not on its KV context: a run of decode-only iterations shares
+  // them, only the context growing (LlmReplica computes them once per run).
+  struct TokenTerms {
+    double linear_s = 0;  // measured timing: base + per-token terms
+    double comm_s = 0;
+    double gather_s = 0;
+  };
+  TokenTerms token_terms(const IterationWork& work) const {
+    TokenTerms t;
     if (measured_) {
-      return m_.base_s + m_.per_prefill_token_s * static_cast<double>(work.prefill_tokens) +
-             m_.per_decode_sequence_s * static_cast<double>(work.decode_sequences) +
-             m_.per_context_token_s * (work.decode_context_tokens + work.prefill_context_tokens);
+      t.linear_s = m_.base_s + m_.per_prefill_token_s * static_cast<double>(work.prefill_tokens) +
+                   m_.per_decode_sequence_s * static_cast<double>(work.decode_sequences);
+      return t;
     }
+    const double tokens = static_cast<double>(work.decode_sequences + work.prefill_tokens);
     const double gemm_s = per_token_compute_s_ * tokens;
-    const double linear_s = gemm_s > weights_s_ ? gemm_s : weights_s_;
+    t.linear_s = gemm_s > weights_s_ ? gemm_s : weights_s_;
+    t.comm_s = tp_.pieces.empty() ? 0 : allreduces_ * tp_.seconds(tokens * activation_bytes_);
+    const double sampled = static_cast<double>(work.decode_sequences + work.prompts_completed);
+    t.gather_s = gather_.pieces.empty() || sampled == 0 ? 0 : gather_.seconds(sampled * logits_bytes_);
+    return t;
+  }
+  // Seconds for `work` whose token terms are `t` (= token_terms(work)); the sum in the same
+  // order as seconds(work), so the two agree to the bit.
+  double seconds(const IterationWork& work, const TokenTerms& t) const {
+    if (measured_) return t.linear_s + m_.per_context_token_s * (work.decode_context_tokens + work.prefill_context_tokens);
     const double attention_flops_s =
         per_attended_compute_s_ * (work.decode_context_tokens + work.prefill_attended);
     const double kv_s = per_kv_token_s_ * (work.decode_context_tokens + work.prefill_context_tokens +
                                            static_cast<double>(work.prefill_tokens));
     const double attention_s = attention_flops_s > kv_s ? attention_flops_s : kv_s;
-    const double comm_s = tp_.pieces.empty() ? 0 : allreduces_ * tp_.seconds(tokens * activation_bytes_);
-    const double sampled = static_cast<double>(work.decode_sequences + work.prompts_completed);
-    const double gather_s = gather_.pieces.empty() || sampled == 0 ? 0 : gather_.seconds(sampled * logits_bytes_);
-    return linear_s + attention_s + comm_s + gather_s + overhead_s_;
+    return t.linear_s + attention_s + t.comm_s + t.gather_s + overhead_s_;
   }
+  double seconds(const IterationWork& work) const { return seconds(work, token_terms(work)); }
 
  private:
   bool measured_;
