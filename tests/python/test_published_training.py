@@ -16,8 +16,9 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "scripts"))
 import validation_training  # noqa: E402
 
-MEAN_ABSOLUTE_ERROR = 0.17  # over every row: 16.6% measured (results/validation.md)
-GROUP_ERROR = {"H100-SXM": 0.17, "A100-80GB": 0.175}  # 16.3% over the 14 H100 rows, 17.0% over the 8 A100 rows
+MEAN_ABSOLUTE_ERROR = 0.17  # over every row: 16.4% measured (results/validation.md)
+# 16.3% over the 14 H100 rows, 17.0% over the 8 A100 rows, 13.8% on the TPU v6e slice's row
+GROUP_ERROR = {"H100-SXM": 0.17, "A100-80GB": 0.175, "TPU-v6e": 0.15}
 ROW_ERROR = 0.29            # any single row: 28.0% the largest measured
 
 
