@@ -20,9 +20,12 @@ def load_rows() -> list[dict]:
     return json.loads(DATA.read_text())["rows"]
 
 
-def scenario_doc(row: dict) -> dict:
-    """The scenario that replays `row`: DGX-like nodes of 8 GPUs with 8 NICs on a rail-optimized,
-    non-blocking fat tree (the DGX SuperPOD layout the runs used), the row's plan, batch and precision."""
+def _machine(row: dict) -> tuple[dict, dict]:
+    """The row's hardware and topology: a TPU row's slice (its `slice` shape, the generation's ICI
+    torus), else DGX-like nodes of 8 GPUs with 8 NICs on a rail-optimized, non-blocking fat tree
+    (the DGX SuperPOD layout the runs used)."""
+    if "slice" in row:
+        return {"gpu": row["gpu"]}, {"kind": "tpu_slice", "shape": row["slice"]}
     nodes = row["gpus"] // 8
     nic = row.get("nic_bandwidth", "400Gbps")
     node = {"gpus": 8, "fabric": "nvswitch"}
@@ -32,6 +35,12 @@ def scenario_doc(row: dict) -> dict:
                     "link_bandwidth": nic, "link_latency": "0.5us"}
     else:
         topology = {"kind": "single_node"}
+    return {"gpu": row["gpu"], "node": node}, topology
+
+
+def scenario_doc(row: dict) -> dict:
+    """The scenario that replays `row` on its machine (_machine), with the row's plan, batch and precision."""
+    hardware, topology = _machine(row)
     model = {"preset": row["model"]} if isinstance(row["model"], str) else dict(row["model"])
     model["seq_len"] = row["seq_len"]
     parallel = {"tp": row["tp"], "pp": row["pp"], "cp": row["cp"], "dp": row["dp"], "zero": row["zero"],
@@ -50,7 +59,7 @@ def scenario_doc(row: dict) -> dict:
     workload_extra = {} if row.get("flash_attention", True) else {"flash_attention": False}
     if "fp8_recipe" in row:
         workload_extra["fp8_recipe"] = row["fp8_recipe"]
-    return {"name": "published", "seed": 1, "hardware": {"gpu": row["gpu"], "node": node}, "topology": topology,
+    return {"name": "published", "seed": 1, "hardware": hardware, "topology": topology,
             "network": {"model": "analytical"},
             "workload": {"kind": "training", "model": model, "parallel": parallel,
                          "batch": {"global": row["global"], "micro": row["micro"]},
@@ -93,7 +102,8 @@ def _configuration(row: dict) -> str:
     plan += f" dp {row['dp']}"
     if row["zero"] == 3:
         plan += " FSDP"
-    return (f"{row['name']}, {row['gpus']} x {row['gpu']}, {row['precision']}, {plan}, "
+    chips = f"{row['gpus']} x {row['gpu']}" + (f" ({'x'.join(map(str, row['slice']))} slice)" if "slice" in row else "")
+    return (f"{row['name']}, {chips}, {row['precision']}, {plan}, "
             f"GBS {row['global']} MBS {row['micro']}, seq {row['seq_len']}")
 
 
@@ -106,18 +116,22 @@ def training_section(cs, results: list[dict] | None = None) -> str:
         lines.append(f"| [{row['source']}]({row['url']}) | {_configuration(row)} | {r['unit']} | "
                      f"{r['measured']:,.0f} | {r['simulated']:,.0f} | {r['ratio']:.2f} |")
     h100 = [r for r in results if r["row"]["gpu"] == "H100-SXM"]
-    a100 = [r for r in results if r["row"]["gpu"] != "H100-SXM"]
+    a100 = [r for r in results if r["row"]["gpu"] == "A100-80GB"]
+    tpu = [r for r in results if "slice" in r["row"]]
     worst = max(results, key=lambda r: abs(r["ratio"] - 1))
+    tpu_line = (f"; TPU slices, Google's MaxText recipes, tokens/s/chip: {100 * mean_absolute_error(tpu):.1f}% "
+                f"over {len(tpu)}" if tpu else "")
     return f"""## Training
 
 Every published training measurement in `data/published_training.json` replayed with catalog
 defaults and no per-case fitting (`scripts/validation_training.py`): the row's model, GPUs,
 precision, plan, batch and sequence length on DGX-like nodes (8 GPUs, 8 NICs) on a
-rail-optimized fat tree, analytical network model, one data-parallel replica simulated.
+rail-optimized fat tree (a TPU row: its slice, `topology.kind` tpu_slice), analytical network
+model, one data-parallel replica simulated.
 
 Mean absolute error: **{100 * mean_absolute_error(results):.1f}%** over {len(results)} rows
 (H100, NVIDIA's summaries, tokens/s/GPU: {100 * mean_absolute_error(h100):.1f}% over {len(h100)};
-A100, Megatron-LM paper, TFLOP/s/GPU: {100 * mean_absolute_error(a100):.1f}% over {len(a100)}).
+A100, Megatron-LM paper, TFLOP/s/GPU: {100 * mean_absolute_error(a100):.1f}% over {len(a100)}{tpu_line}).
 Largest error: {worst['row']['name']} on {worst['row']['gpus']} GPUs, x{worst['ratio']:.2f}.
 
 {chr(10).join(lines)}

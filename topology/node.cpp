@@ -1,5 +1,6 @@
 // Servers: GPUs, NICs and the node switch (NVSwitch or PCIe host) or NVLink mesh, and their
 // cables.
+#include <algorithm>
 #include <span>
 #include <string>
 #include <vector>
@@ -30,12 +31,34 @@ constexpr int kHybridCubeGpus = 8;
 constexpr int kHybridCubeLinksPerGpu = 6;
 // A full mesh needs gpus - 1 NVLink ports per GPU (18 on an H100); beyond this it is a typo.
 constexpr int kMaxFullMeshGpus = 64;
+// torus_4x4: AWS Neuron documentation, "Trn1/Trn1n Architecture" (16 Trainium chips per server in
+// a 2D torus) and "Best practices for training on AWS Neuron" (trn2.48xlarge: NeuronLink-v3's 4 x 4
+// torus).
+constexpr int kTorusSide = 4;
+constexpr int kTorusChips = kTorusSide * kTorusSide;
 
 // The NVLink cables of one nvlink_mesh node, and how many NVLinks each GPU has.
 std::vector<MeshPair> mesh_pairs(const NodeParams& n, int& links_per_gpu) {
   if (n.mesh == NodeMesh::hybrid_cube) {
     links_per_gpu = kHybridCubeLinksPerGpu;
     return {std::begin(kHybridCube), std::end(kHybridCube)};
+  }
+  if (n.mesh == NodeMesh::torus_4x4) {  // chip 4r + c joined to (r, c+1) and (r+1, c), wrapping
+    links_per_gpu = 4;
+    std::vector<MeshPair> pairs;
+    for (int r = 0; r < kTorusSide; ++r)
+      for (int c = 0; c < kTorusSide; ++c) {
+        pairs.push_back({kTorusSide * r + c, kTorusSide * r + (c + 1) % kTorusSide, 1});
+        pairs.push_back({kTorusSide * r + c, kTorusSide * ((r + 1) % kTorusSide) + c, 1});
+      }
+    return pairs;
+  }
+  if (n.mesh == NodeMesh::ring) {  // two GPUs: one cable carrying both links
+    links_per_gpu = 2;
+    if (n.gpus == 2) return {{0, 1, 2}};
+    std::vector<MeshPair> pairs;
+    for (int a = 0; a < n.gpus; ++a) pairs.push_back({std::min(a, (a + 1) % n.gpus), std::max(a, (a + 1) % n.gpus), 1});
+    return pairs;
   }
   links_per_gpu = n.gpus - 1;
   std::vector<MeshPair> pairs;
@@ -46,8 +69,13 @@ std::vector<MeshPair> mesh_pairs(const NodeParams& n, int& links_per_gpu) {
 }
 
 int64_t mesh_cable_count(const NodeParams& n) {
-  return n.mesh == NodeMesh::hybrid_cube ? static_cast<int64_t>(std::size(kHybridCube))
-                                         : int64_t{n.gpus} * (n.gpus - 1) / 2;
+  switch (n.mesh) {
+    case NodeMesh::hybrid_cube: return static_cast<int64_t>(std::size(kHybridCube));
+    case NodeMesh::torus_4x4: return 2 * kTorusChips;
+    case NodeMesh::ring: return n.gpus == 2 ? 1 : n.gpus;
+    case NodeMesh::full: break;
+  }
+  return int64_t{n.gpus} * (n.gpus - 1) / 2;
 }
 
 }  // namespace
@@ -61,8 +89,13 @@ void check_nodes(const TopologyParams& p) {
       n.fabric != NodeFabric::nvlink_mesh)
     fail("node.fabric", "unknown node fabric (expected nvswitch, nvlink_mesh or pcie)");
   if (n.fabric == NodeFabric::nvlink_mesh) {
-    if (n.mesh != NodeMesh::full && n.mesh != NodeMesh::hybrid_cube)
-      fail("node.mesh", "unknown NVLink mesh (expected full or hybrid_cube)");
+    if (n.mesh != NodeMesh::full && n.mesh != NodeMesh::hybrid_cube && n.mesh != NodeMesh::torus_4x4 &&
+        n.mesh != NodeMesh::ring)
+      fail("node.mesh", "unknown NVLink mesh (expected full, hybrid_cube, torus_4x4 or ring)");
+    if (n.mesh == NodeMesh::torus_4x4 && n.gpus != kTorusChips)
+      fail("node.mesh", "torus_4x4 is a 16-chip node; got " + std::to_string(n.gpus) + " GPUs per node");
+    if (n.mesh == NodeMesh::ring && n.gpus < 2)
+      fail("node.mesh", "a ring needs at least 2 GPUs per node; got " + std::to_string(n.gpus));
     if (n.mesh == NodeMesh::full && n.gpus > kMaxFullMeshGpus)
       fail("node.gpus", "a full NVLink mesh of " + std::to_string(n.gpus) + " GPUs needs " +
                             std::to_string(n.gpus - 1) + " NVLinks per GPU; at most " +

@@ -24,12 +24,18 @@ static_assert(names_every_value<kNodeFabricNames>());
 // GPU-GPU NVLink cables of an nvlink_mesh node (see node.cpp for the exact wiring):
 //   full:        every pair of GPUs, gpu_bandwidth split evenly over the GPU's gpus-1 cables;
 //   hybrid_cube: the DGX-1 (V100) hybrid cube-mesh of 8 GPUs, 6 NVLinks per GPU carrying
-//                gpu_bandwidth / 6 each, some neighbour pairs joined by two of them.
-enum class NodeMesh : uint8_t { full, hybrid_cube };
+//                gpu_bandwidth / 6 each, some neighbour pairs joined by two of them;
+//   torus_4x4:   16 chips on a 4 x 4 wrap-around grid, 4 links per chip of gpu_bandwidth / 4
+//                (AWS trn1 and trn2 servers' NeuronLink);
+//   ring:        GPU i cabled to i + 1 (mod gpus), 2 links per GPU of gpu_bandwidth / 2 (inf2's
+//                NeuronLink ring).
+enum class NodeMesh : uint8_t { full, hybrid_cube, torus_4x4, ring };
 // hardware.node.mesh.
 inline constexpr auto kNodeMeshNames = std::to_array<EnumName<NodeMesh>>({
     {"full", NodeMesh::full, "every GPU pair cabled"},
     {"hybrid_cube", NodeMesh::hybrid_cube, "the 8-GPU DGX-1 hybrid cube-mesh, 6 NVLinks per GPU"},
+    {"torus_4x4", NodeMesh::torus_4x4, "16 chips on a 4x4 wrap-around grid, 4 links each (trn1, trn2)"},
+    {"ring", NodeMesh::ring, "each GPU cabled to the next, the last to the first (inf2)"},
 });
 static_assert(names_every_value<kNodeMeshNames>());
 

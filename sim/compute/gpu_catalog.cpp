@@ -26,7 +26,7 @@ using topo::NodeFabric;
 //
 // Fields: name, arch, {fp32, tf32, bf16, fp16, fp8} FLOP/s, memory B, HBM B/s, power W, SMs,
 // max GEMM efficiency, NVLink B/s, node fabric, and where measured the max fp8 GEMM efficiency.
-constexpr std::array<GpuSpec, 15> kCatalog{{
+constexpr std::array<GpuSpec, 23> kCatalog{{
     // NVIDIA H100 Tensor Core GPU datasheet, SXM5: FP32 67 TFLOPS; TF32 989*, BF16/FP16 1,979*,
     // FP8 3,958*; HBM3 80 GB at 3.35 TB/s; up to 700 W; 132 SMs (Hopper whitepaper). NVLink:
     // 18 x 20.6 GB/s. MAMF 80.1%. fp8 GEMMs: 1,280 of 1,979 TFLOP/s (64.7%), Triton's fp8
@@ -98,6 +98,61 @@ constexpr std::array<GpuSpec, 15> kCatalog{{
     // 1,792 GB/s (512-bit, 28 Gbps); 600 W; 188 SMs; PCIe Gen5, no NVLink. 0.80 assumed.
     {"RTX-PRO-6000", "blackwell", {125e12, 250e12, 500e12, 500e12, 1000e12}, 96e9, 1792e9, 600, 188, 0.80, 0,
      NodeFabric::pcie},
+    // AMD Instinct MI325X datasheet: the MI300X's compute (FP32 163.4; TF32 653.7, BF16/FP16
+    // 1,307.4, FP8 2,614.9 dense; 304 CUs) with HBM3E 256 GB at 6 TB/s; 1,000 W. The MI300X's
+    // Infinity Fabric mesh and MAMF (same die).
+    {"MI325X", "cdna3", {163.4e12, 653.7e12, 1307.4e12, 1307.4e12, 2614.9e12}, 256e9, 6.0e12, 1000, 304,
+     0.601, 7 * 64e9, NodeFabric::nvlink_mesh},
+    // Accelerators that are not GPUs. No MAMF-style GEMM measurement is published for them: 0.80,
+    // the catalog's default (above); sms 0 (their matrix units are not SM waves). Their chips
+    // join neighbours directly (TPU ICI, AWS NeuronLink): ici_links x ici_link_Bps per direction,
+    // and that sum is the node-fabric rate of an nvlink_mesh node. Servers: a TPU v4/v5p host
+    // has 4 chips, a v5e/v6e host 8 (Google Cloud's pages), cabled here as a full mesh (the
+    // slice's torus is topology.kind "tpu_slice"); trn1/trn2 16 chips on a 4 x 4 torus, inf2 12
+    // on a ring (the AWS pages below).
+    //
+    // Per-link ICI rates (one direction): J. Austin et al., "How to Scale Your Model" (Google
+    // DeepMind, 2025), part 2 "How to Think About TPUs", the ICI table: v4p 4.5e10, v5p 1e11, v5e
+    // 5e10, v6e 1e11 bytes/s; they agree with Google Cloud's per-chip bidirectional figures over
+    // the chip's ports (v5e 400 GB/s / 4 ports / 2 directions = 50 GB/s; v5p 1,200 / 6 / 2 = 100;
+    // v6e 800 / 4 / 2 = 100).
+    //
+    // Google Cloud TPU documentation, "TPU v4": peak 275 TFLOPS (bf16 or int8); HBM2 32 GiB at
+    // 1,200 GBps; measured min/mean/max power 90/170/192 W (the max here); 3D torus, 6 ICI ports.
+    {"TPU-v4", "tpu_v4", {0, 0, 275e12, 0, 0, 275e12}, 32 * 1073741824.0, 1200e9, 192, 0, 0.80, 6 * 45e9,
+     NodeFabric::nvlink_mesh, 0, 6, 45e9, 4},
+    // "TPU v5e": bf16 197 TFLOPS, int8 393 TOPS; HBM2 16 GB at 819 GBps; 2D torus, 4 ICI ports,
+    // 400 GBps bidirectional per chip. No power figure published: 0 (no power-derived default).
+    {"TPU-v5e", "tpu_v5e", {0, 0, 197e12, 0, 0, 393e12}, 16e9, 819e9, 0, 0, 0.80, 4 * 50e9,
+     NodeFabric::nvlink_mesh, 0, 4, 50e9, 8},
+    // "TPU v5p": bf16 459 TFLOPS, fp8 459; HBM2e 95 GB at 2,765 GBps; 3D torus, 1,200 GBps ICI
+    // bidirectional per chip (6 ports); int8 918 TOPS ("How to Scale Your Model"'s table). No
+    // power figure published.
+    {"TPU-v5p", "tpu_v5p", {0, 0, 459e12, 0, 459e12, 918e12}, 95e9, 2765e9, 0, 0, 0.80, 6 * 100e9,
+     NodeFabric::nvlink_mesh, 0, 6, 100e9, 4},
+    // "TPU v6e" (Trillium): bf16 918 TFLOPS, int8 1,836 TOPS; HBM 32 GB at 1,638 GBps; 2D torus,
+    // 4 ICI ports, 800 GBps bidirectional per chip. No power figure published.
+    {"TPU-v6e", "tpu_v6e", {0, 0, 918e12, 0, 0, 1836e12}, 32e9, 1638e9, 0, 0, 0.80, 4 * 100e9,
+     NodeFabric::nvlink_mesh, 0, 4, 100e9, 8},
+    // AWS Neuron documentation, "Trainium Architecture": two NeuronCore-v2, 190 FP16/BF16/cFP8/
+    // TF32 TFLOPS, 47.5 FP32, 380 INT8 TOPS; 32 GiB at 820 GiB/s (decimal here, as the Trainium2
+    // page's comparison table gives it, 0.8 TB/s). "Trn1/Trn1n Architecture": 16 chips per
+    // trn1.32xlarge in a 2D torus, NeuronLink-v2 384 GiB/s per chip; the NKI architecture guide:
+    // 4 NeuronLink-v2 per Trainium. 384 GiB/s read as both directions (as NVLink's 900 GB/s is):
+    // 4 x 51.5 GB/s each way. AWS publishes no chip power: 0.
+    {"Trainium1", "neuron_v2", {47.5e12, 190e12, 190e12, 190e12, 190e12, 380e12}, 32 * 1073741824.0, 820e9, 0, 0,
+     0.80, 4 * 51.5e9, NodeFabric::nvlink_mesh, 0, 4, 51.5e9, 16, topo::NodeMesh::torus_4x4},
+    // "Trainium2 Architecture": eight NeuronCore-v3, 667 BF16/FP16/TF32 TFLOPS, 1,299 FP8, 181
+    // FP32 (dense); 96 GiB at 2.9 TB/s; NeuronLink-v3 1.28 TB/s per chip over 4 links (the NKI
+    // guide), read as both directions: 4 x 160 GB/s each way. trn2.48xlarge: 16 chips in a 4 x 4
+    // torus ("Best practices for training on AWS Neuron"). No published chip power.
+    {"Trainium2", "neuron_v3", {181e12, 667e12, 667e12, 667e12, 1299e12, 0}, 96 * 1073741824.0, 2.9e12, 0, 0,
+     0.80, 4 * 160e9, NodeFabric::nvlink_mesh, 0, 4, 160e9, 16, topo::NodeMesh::torus_4x4},
+    // "Inferentia2 Architecture": the Trainium's NeuronCore-v2 pair and rates, 32 GiB at 820 GB/s;
+    // "Inf2 Architecture": up to 12 chips per inf2.48xlarge in a ring, NeuronLink-v2 192 GiB/s
+    // per chip over 2 links (the NKI guide): 2 x 51.5 GB/s each way. No published chip power.
+    {"Inferentia2", "neuron_v2", {47.5e12, 190e12, 190e12, 190e12, 190e12, 380e12}, 32 * 1073741824.0, 820e9, 0,
+     0, 0.80, 2 * 51.5e9, NodeFabric::nvlink_mesh, 0, 2, 51.5e9, 12, topo::NodeMesh::ring},
 }};
 
 }  // namespace

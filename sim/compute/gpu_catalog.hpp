@@ -7,7 +7,9 @@
 //
 // Units: FLOP/s, bytes, bytes/s, watts.
 // Invariants: every entry has bf16 or fp16 > 0 (a training precision runs on tensor cores);
-// a format the GPU lacks has peak 0 (T4: no bf16; Ampere and older: no fp8).
+// a format the GPU lacks has peak 0 (T4: no bf16; Ampere and older: no fp8; TPUs: no fp16, and
+// no published fp32 or tf32 rate). The catalog also holds accelerators that are not GPUs (TPU
+// v4 to v6e, Trainium, Inferentia2): "GPU" in names here means any accelerator chip.
 #include <optional>
 #include <span>
 #include <string>
@@ -27,6 +29,7 @@ struct DenseFlops {
   double bf16 = 0;
   double fp16 = 0;
   double fp8 = 0;
+  double int8 = 0;  // integer tensor rate (OP/s): catalogued; no scenario precision runs on it yet
 };
 
 struct GpuSpec {
@@ -36,7 +39,8 @@ struct GpuSpec {
   double memory_bytes = 0;   // bytes, decimal as published
   double hbm_bandwidth_Bps = 0;
   double power_w = 0;        // board power (TDP / TBP), W
-  int sms = 0;               // streaming multiprocessors (AMD: compute units): GEMM wave width
+  int sms = 0;               // streaming multiprocessors (AMD: compute units): GEMM wave width;
+                             // 0: no wave model (TPUs, Neuron cores: GEMMs at the ceiling)
   // Largest GEMM rate measured on the GPU over its dense bf16 (fp16) peak: the ceiling of the
   // shape-dependent GEMM efficiency (compute/roofline.hpp). Measured where a source exists.
   double max_gemm_efficiency = 0.8;
@@ -47,6 +51,15 @@ struct GpuSpec {
   // Largest fp8 GEMM rate measured over the dense fp8 peak; 0: not measured (the roofline
   // derives it from max_gemm_efficiency, compute/roofline.hpp).
   double max_fp8_gemm_efficiency = 0;
+  // The chip's own chip-to-chip links where it has them instead of NVLink (TPU ICI, AWS
+  // NeuronLink): how many per chip and each one's rate per direction (bytes/s); 0: none.
+  // nvlink_bandwidth_Bps is then their sum, the rate into the node fabric.
+  int ici_links = 0;
+  double ici_link_Bps = 0;
+  // The server as sold: its chips and, on an nvlink_mesh, how they are cabled (the defaults of
+  // hardware.node.gpus and hardware.node.mesh).
+  int node_gpus = 8;
+  topo::NodeMesh mesh = topo::NodeMesh::full;
 };
 
 std::span<const GpuSpec> gpu_catalog();

@@ -93,6 +93,11 @@ void check_key_effects(const json& doc, Config& config) {
         config.warnings.push_back("warning: topology." + std::string(fk.key) + ": has no effect on a " +
                                   std::string(topo::to_string(kind)) + " topology (ignored)");
     }
+    // A tpu_slice is built as a torus; its shape key means nothing to the library's kinds.
+    const bool slice = t->contains("kind") && (*t)["kind"] == "tpu_slice";
+    if (t->contains("shape") && !slice)
+      config.warnings.push_back("warning: topology.shape: has no effect on a " + std::string(topo::to_string(kind)) +
+                                " topology, only on a tpu_slice (ignored)");
   }
 }
 

@@ -54,9 +54,13 @@ GpuConfig parse_gpu(const json& hardware) {
 }
 
 // hardware.node.mesh: the NVLink cabling of an nvlink_mesh node.
-void parse_mesh(const json& node, topo::NodeParams& p) {
+void parse_mesh(const json& node, topo::NodeParams& p, topo::NodeMesh catalog_mesh) {
   const std::string path = "hardware.node.mesh";
-  p.mesh = get_choice(node, "mesh", "hardware.node", topo::kNodeMeshNames, topo::NodeMesh::full);
+  // The catalog server's cabling where the node has that server's shape; otherwise a full mesh.
+  const bool fits = (catalog_mesh != topo::NodeMesh::torus_4x4 || p.gpus == 16) &&
+                    (catalog_mesh != topo::NodeMesh::ring || p.gpus >= 2);
+  p.mesh = get_choice(node, "mesh", "hardware.node", topo::kNodeMeshNames,
+                      p.fabric == topo::NodeFabric::nvlink_mesh && fits ? catalog_mesh : topo::NodeMesh::full);
   if (!member(node, "mesh")) return;
   if (p.fabric != topo::NodeFabric::nvlink_mesh)
     throw InputError(path, "a mesh applies only to fabric \"nvlink_mesh\"",
@@ -65,6 +69,13 @@ void parse_mesh(const json& node, topo::NodeParams& p) {
     throw InputError(path, "\"hybrid_cube\" is the 8-GPU DGX-1 mesh; got " + std::to_string(p.gpus) +
                                " GPUs per node",
                      "use \"full\" (every GPU pair cabled) or 8 GPUs");
+  if (p.mesh == topo::NodeMesh::torus_4x4 && p.gpus != 16)
+    throw InputError(path, "\"torus_4x4\" is the 16-chip trn1/trn2 server; got " + std::to_string(p.gpus) +
+                               " GPUs per node",
+                     "use \"full\" or \"ring\", or 16 GPUs");
+  if (p.mesh == topo::NodeMesh::ring && p.gpus < 2)
+    throw InputError(path, "a \"ring\" needs at least 2 GPUs per node; got " + std::to_string(p.gpus),
+                     "use \"full\" or more GPUs");
 }
 
 }  // namespace
@@ -76,10 +87,11 @@ void parse_hardware(const json& doc, Config& config) {
   const json& node = object_or_empty(hardware, "node", "hardware");
   const std::string at = "hardware.node";
   topo::NodeParams& p = config.topology.node;
-  p.gpus = static_cast<int>(get_int(node, "gpus", at, 8, 1, 1024));
   const GpuConfig& gpu = config.gpu;
+  const compute::GpuSpec* spec = compute::find_gpu(gpu.name);
+  p.gpus = static_cast<int>(get_int(node, "gpus", at, spec ? spec->node_gpus : 8, 1, 1024));
   p.fabric = get_choice(node, "fabric", at, topo::kNodeFabricNames, gpu.fabric);
-  parse_mesh(node, p);
+  parse_mesh(node, p, spec ? spec->mesh : topo::NodeMesh::full);
   // NVLS needs an NVSwitch that reduces: NVSwitch gen 3 (Hopper) and later.
   const bool reduces = p.fabric == topo::NodeFabric::nvswitch && net::nccl_nvls_efficiency(gpu.arch) > 0;
   config.in_network.nvls = get_bool(node, "nvls", at, reduces);

@@ -17,6 +17,9 @@ namespace cs::scenario::detail {
 inline constexpr std::string_view kTopology = "topology";
 inline constexpr std::string_view kWorkload = "workload";
 inline constexpr std::string_view kFleet = "fleet";
+// topology.kind of a TPU slice: a torus the scenario builds from the generation's slice shape
+// (parse_tpu_slice.cpp), beside the topology library's own kinds (topo::kTopologyKindNames).
+inline constexpr std::string_view kTpuSlice = "tpu_slice";
 
 inline constexpr int64_t kMaxTotalGpus = int64_t{1} << 24;
 inline constexpr int64_t kMaxAllToAllRanks = 4096;  // N^2 flows
@@ -28,6 +31,12 @@ void parse_topology(const nlohmann::json& doc, Config& config);  // after hardwa
 int64_t direct_default_nodes(const nlohmann::json& topology, topo::TopologyKind kind);
 void parse_dragonfly(const nlohmann::json& topology, topo::TopologyParams& p);
 void parse_torus(const nlohmann::json& topology, topo::TopologyParams& p);
+// topo::check_torus on `p`, its errors reported at topology.<param>.
+void check_torus_params(const topo::TopologyParams& p);
+// parse_tpu_slice.cpp: topology.kind "tpu_slice" (the kind is checked by the caller): the slice
+// of hardware.gpu's TPU generation as the torus of its shape, one chip per node (the document:
+// hardware.node keys it refuses).
+void parse_tpu_slice(const nlohmann::json& doc, const nlohmann::json& topology, Config& config);
 void parse_network(const nlohmann::json& doc, Config& config);   // after topology
 void parse_workload(const nlohmann::json& doc, Config& config);  // after topology
 // parse_training.cpp: workload.* of kind "training" (at: the workload's path).

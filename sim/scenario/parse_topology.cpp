@@ -288,6 +288,13 @@ void parse_topology(const json& doc, Config& config) {
   const json& t = object_or_empty(doc, "topology", "");
   config.prices = load_prices(doc);
   topo::TopologyParams& p = config.topology;
+  if (const json* kind = member(t, "kind"); kind && kind->is_string() && kind->get_ref<const std::string&>() == kTpuSlice) {
+    parse_tpu_slice(doc, t, config);
+    parse_failed(t, p, config.seed);
+    if (get_bool(t, "sharp", kTopology, false))
+      throw InputError("topology.sharp", "SHARP reduces in fabric switches; a tpu_slice has none");
+    return;
+  }
   p.kind = get_choice(t, "kind", kTopology, topo::kTopologyKindNames, topo::TopologyKind::fat_tree);
   const int64_t nodes = get_int(t, "nodes", kTopology, direct_default_nodes(t, p.kind), 1, kMaxTotalGpus);
   if (p.kind == topo::TopologyKind::single_node && nodes != 1)

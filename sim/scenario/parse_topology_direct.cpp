@@ -90,7 +90,9 @@ void parse_dragonfly(const json& t, topo::TopologyParams& p) {
 
 void parse_torus(const json& t, topo::TopologyParams& p) {
   p.dims = torus_dims(t);
-  check_with_builder(topo::check_torus, p);
+  check_torus_params(p);
 }
+
+void check_torus_params(const topo::TopologyParams& p) { check_with_builder(topo::check_torus, p); }
 
 }  // namespace cs::scenario::detail

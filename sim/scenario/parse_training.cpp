@@ -174,6 +174,11 @@ TrainingConfig parse_training_config(const json& w, const std::string& at, const
     throw InputError(join_path(at, "model"), "required: a preset (" + quoted_list(preset_names()) + ") or the model's shape");
   t.workload.model = parse_transformer(*model, join_path(at, "model"));
   parse_parallel(w, at, gpus, t);
+  // One chip per node (a tpu_slice): there is no node to keep tensor parallelism inside; the
+  // chips' ICI torus is the fabric it runs on.
+  if (config.topology.node.gpus == 1 && config.topology.kind == topo::TopologyKind::torus &&
+      !member(object_or_empty(w, "parallel", at), "allow_tp_across_nodes"))
+    t.allow_tp_across_nodes = true;
   const json& batch = object_or_empty(w, "batch", at);
   const std::string batch_at = join_path(at, "batch");
   t.workload.batch.micro = get_count(batch, "micro", batch_at, 1);
@@ -194,10 +199,14 @@ TrainingConfig parse_training_config(const json& w, const std::string& at, const
                      "fp8 needs the GPU's fp8 peak and fp8 GEMM efficiency; the custom GPU \"" + config.gpu.name +
                          "\" (hardware.gpu) gives only peak_flops (16-bit)",
                      "use \"bf16\", or a catalog GPU with fp8 (" + quoted_list(fp8_gpu_names()) + ")");
-  if (!(compute::dense_peak_flops(gpu.dense_flops, t.workload.precision) > 0))
+  if (!(compute::dense_peak_flops(gpu.dense_flops, t.workload.precision) > 0)) {
+    std::vector<std::string> has;  // the formats this GPU does have a peak for (a TPU: bf16 alone)
+    for (const auto& p : work::kPrecisionNames)
+      if (compute::dense_peak_flops(gpu.dense_flops, p.value) > 0) has.emplace_back(p.name);
     throw InputError(join_path(at, "precision"),
                      config.gpu.name + " has no tensor cores for " + std::string(work::to_string(t.workload.precision)),
-                     "use \"bf16\" or \"fp16\"");
+                     "use one it has: " + quoted_list(has));
+  }
   t.workload.flash_attention = get_bool(w, "flash_attention", at, true);
   t.workload.fp8_recipe = get_choice(w, "fp8_recipe", at, work::kFp8RecipeNames, work::Fp8Recipe::delayed);
   parse_efficiency(w, at, t.step.efficiency);

@@ -31,6 +31,43 @@ TEST_CASE("the catalog holds the issue's GPUs with dense peaks and memory", "[ca
   CHECK(dense_peak_flops(find_gpu("H100-SXM")->dense_flops, work::Precision::fp8) == 2 * 989e12 + 1e12);
 }
 
+TEST_CASE("the catalog's TPUs, Trainium and Inferentia: published peaks, HBM and ICI links", "[catalog]") {
+  struct Row {
+    const char* name;
+    double bf16, memory, hbm, ici_links, per_chip_bidirectional_Bps;
+  };
+  // Google Cloud's and AWS Neuron's spec tables (sources in gpu_catalog.cpp). The chip's ICI
+  // or NeuronLink rate both ways is what they publish; the catalog holds it per link and direction.
+  const Row rows[] = {
+      {"TPU-v4", 275e12, 32 * 1073741824.0, 1200e9, 6, 540e9},
+      {"TPU-v5e", 197e12, 16e9, 819e9, 4, 400e9},
+      {"TPU-v5p", 459e12, 95e9, 2765e9, 6, 1200e9},
+      {"TPU-v6e", 918e12, 32e9, 1638e9, 4, 800e9},
+      {"Trainium1", 190e12, 32 * 1073741824.0, 820e9, 4, 412e9},
+      {"Trainium2", 667e12, 96 * 1073741824.0, 2.9e12, 4, 1280e9},
+      {"Inferentia2", 190e12, 32 * 1073741824.0, 820e9, 2, 206e9},
+  };
+  for (const Row& r : rows) {
+    INFO(r.name);
+    const GpuSpec* g = find_gpu(r.name);
+    REQUIRE(g);
+    CHECK(g->dense_flops.bf16 == r.bf16);
+    CHECK(half_precision_peak_flops(g->dense_flops) == r.bf16);
+    CHECK(g->memory_bytes == r.memory);
+    CHECK(g->hbm_bandwidth_Bps == r.hbm);
+    CHECK(g->ici_links == r.ici_links);
+    CHECK(2 * g->ici_links * g->ici_link_Bps == Approx(r.per_chip_bidirectional_Bps));
+    CHECK(g->nvlink_bandwidth_Bps == Approx(g->ici_links * g->ici_link_Bps));
+    CHECK(g->sms == 0);  // no SM waves: GEMMs run at the ceiling
+  }
+  CHECK(find_gpu("TPU-v5e")->dense_flops.fp16 == 0);  // TPUs: bf16, no fp16
+  CHECK(dense_peak_flops(find_gpu("TPU-v5p")->dense_flops, work::Precision::fp8) == 459e12);
+  CHECK(dense_peak_flops(find_gpu("Trainium2")->dense_flops, work::Precision::fp8) == 1299e12);
+  CHECK(find_gpu("TPU-v6e")->dense_flops.int8 == 1836e12);
+  CHECK(find_gpu("MI325X")->memory_bytes == 256e9);
+  CHECK(find_gpu("MI325X")->dense_flops.bf16 == find_gpu("MI300X")->dense_flops.bf16);
+}
+
 work::Op gemm(double m, double n, double k) {
   work::Op op;
   op.name = "g";

@@ -56,6 +56,28 @@ TEST_CASE("the GPU sets the node fabric's defaults", "[config]") {
     CHECK(mi.topology.node.gpu_bandwidth_Bps == Approx(448e9));
     CHECK_FALSE(mi.in_network.nvls);
   }
+  SECTION("Trainium, Inferentia and TPU: the vendor's server, its chips on NeuronLink or ICI") {
+    const Config trn = parse(R"({"hardware": {"gpu": "Trainium2"}})");
+    CHECK(trn.topology.node.gpus == 16);
+    CHECK(trn.topology.node.fabric == cs::topo::NodeFabric::nvlink_mesh);
+    CHECK(trn.topology.node.mesh == cs::topo::NodeMesh::torus_4x4);
+    CHECK(trn.topology.node.gpu_bandwidth_Bps == Approx(640e9));
+    CHECK_FALSE(trn.in_network.nvls);
+    const Config inf = parse(R"({"hardware": {"gpu": "Inferentia2"}})");
+    CHECK(inf.topology.node.gpus == 12);
+    CHECK(inf.topology.node.mesh == cs::topo::NodeMesh::ring);
+    // Another count than the server's: a full mesh, unless the file names one.
+    CHECK(parse(R"({"hardware": {"gpu": "Trainium1", "node": {"gpus": 8}}})").topology.node.mesh ==
+          cs::topo::NodeMesh::full);
+    const Config v5e = parse(R"({"hardware": {"gpu": "TPU-v5e"}})");
+    CHECK(v5e.topology.node.gpus == 8);
+    CHECK(v5e.gpu.peak_flops == 197e12);
+    CHECK(parse(R"({"hardware": {"gpu": "TPU-v5p"}})").topology.node.gpus == 4);
+    const InputError e =
+        config_error(R"({"hardware": {"gpu": "Trainium1", "node": {"gpus": 8, "mesh": "torus_4x4"}}})");
+    CHECK(e.path() == "hardware.node.mesh");
+    CHECK_THAT(e.expected(), Catch::Contains("16-chip trn1/trn2 server"));
+  }
   SECTION("L4: PCIe servers; an NVSwitch node of them needs its bandwidth stated") {
     CHECK(parse(R"({"hardware": {"gpu": "L4"}})").topology.node.fabric == cs::topo::NodeFabric::pcie);
     const InputError e = config_error(R"({"hardware": {"gpu": "L4", "node": {"fabric": "nvswitch"}}})");

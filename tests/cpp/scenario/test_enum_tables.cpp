@@ -87,6 +87,9 @@ std::vector<EnumerationKey> enumeration_keys() {
     return p == ScalingPolicy::hpa || p == ScalingPolicy::target_tracking || p == ScalingPolicy::step ||
            p == ScalingPolicy::kpa;
   }));
+  // The topology library's kinds, then the scenario's tpu_slice (a torus: parse_tpu_slice.cpp).
+  std::vector<std::string> topology_kinds = names(topo::kTopologyKindNames);
+  topology_kinds.emplace_back("tpu_slice");
   // A background workload: traffic or a collective (parse_workload.cpp).
   const auto background_kinds = names(choices_where(
       kWorkloadKindNames, [](WorkloadKind k) { return k == WorkloadKind::traffic || k == WorkloadKind::collective; }));
@@ -98,7 +101,7 @@ std::vector<EnumerationKey> enumeration_keys() {
   return {
       {"/properties/hardware/properties/node/properties/fabric", names(topo::kNodeFabricNames)},
       {"/properties/hardware/properties/node/properties/mesh", names(topo::kNodeMeshNames)},
-      {"/properties/topology/properties/kind", names(topo::kTopologyKindNames)},
+      {"/properties/topology/properties/kind", topology_kinds},
       {"/properties/topology/properties/global_arrangement", names(topo::kGlobalArrangementNames)},
       {"/properties/network/properties/model", names(net::kNetworkModelNames)},
       {"/properties/network/properties/routing", routings},

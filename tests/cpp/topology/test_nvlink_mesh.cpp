@@ -137,3 +137,34 @@ TEST_CASE("nvlink_mesh errors: hybrid_cube needs 8 GPUs") {
   }
   CHECK_NOTHROW(build_topology(mesh_node(1, 1)));  // one GPU: no NVLink at all
 }
+
+TEST_CASE("nvlink_mesh torus_4x4 (trn1/trn2): 4 links per chip, the farthest chip 4 hops away") {
+  const Topology t = build_topology(mesh_node(16, 1, NodeMesh::torus_4x4));
+  CHECK(t.num_cables() == 32 + 16);  // 2 NeuronLink cables per chip + one PCIe cable each
+  auto r = make_router(t, RoutingKind::shortest, 0);
+  for (int a = 0; a < 16; ++a) {
+    CHECK(nvlink_out(t, t.gpu(a)) == Approx(150e9));
+    for (int b = 0; b < 16; ++b) {
+      if (a == b) continue;
+      const Route& route = r->route(a, b, 0);
+      check_route(t, route, a, b);
+      // Hops on a 4-ring: min(d, 4 - d) per dimension.
+      const int dr = std::abs(a / 4 - b / 4), dc = std::abs(a % 4 - b % 4);
+      CHECK(static_cast<int>(route.links.size()) == std::min(dr, 4 - dr) + std::min(dc, 4 - dc));
+    }
+  }
+  CHECK_THROWS_WITH(build_topology(mesh_node(8, 1, NodeMesh::torus_4x4)),
+                    Catch::Contains("torus_4x4 is a 16-chip node"));
+}
+
+TEST_CASE("nvlink_mesh ring (inf2): 2 links per chip, the opposite chip gpus/2 hops away") {
+  const Topology t = build_topology(mesh_node(12, 1, NodeMesh::ring));
+  CHECK(t.num_cables() == 12 + 12);
+  auto r = make_router(t, RoutingKind::shortest, 0);
+  for (int a = 0; a < 12; ++a) CHECK(nvlink_out(t, t.gpu(a)) == Approx(150e9));
+  CHECK(r->route(0, 1, 0).links.size() == 1);
+  CHECK(r->route(0, 11, 0).links.size() == 1);
+  CHECK(r->route(0, 6, 0).links.size() == 6);
+  const Topology pair = build_topology(mesh_node(2, 1, NodeMesh::ring));
+  CHECK(nvlink_out(pair, pair.gpu(0)) == Approx(150e9));  // one cable carrying both links
+}
