@@ -5,80 +5,68 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/fleet/data_fields.hpp"
+
 namespace cs::fleet {
 namespace {
 
 using json = nlohmann::json;
 
-[[noreturn]] void fail(const std::string& path, const std::string& expected) {
-  throw std::invalid_argument("instance_prices." + path + ": expected " + expected);
-}
-
-const json& member(const json& obj, const char* key, const std::string& path) {
-  const auto it = obj.find(key);
-  if (it == obj.end()) fail(path + "." + key, "a value (missing)");
-  return *it;
-}
-
-double number(const json& v, const std::string& path, double lo, double hi) {
-  if (!v.is_number()) fail(path, "a number");
-  const double x = v.get<double>();
-  if (!(x >= lo && x <= hi) || !std::isfinite(x))
-    fail(path, "a number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  return x;
-}
-
-std::string text(const json& v, const std::string& path) {
-  if (!v.is_string()) fail(path, "a string");
-  return v.get<std::string>();
-}
-
-Market market_key(const std::string& key, const std::string& path) {
+Market market_key(const data::Fields& f, const std::string& key, const std::string& path) {
   const auto m = parse_market(key);
-  if (!m) fail(path, "a market: on_demand, spot or reserved");
+  if (!m || *m == Market::serverless) f.fail(path, "a market: on_demand, spot or reserved (serverless is priced per provider)");
   return *m;
 }
 
 }  // namespace
 
 InstancePriceCatalog InstancePriceCatalog::parse(std::string_view json_text) {
-  json doc;
-  try {
-    doc = json::parse(json_text);
-  } catch (const json::parse_error& e) {
-    throw std::invalid_argument(std::string("instance_prices: not valid JSON: ") + e.what());
-  }
-  if (!doc.is_object()) fail("", "an object");
+  const data::Fields f("instance_prices");
+  const json doc = f.parse(json_text);
+  if (!doc.is_object()) f.fail("", "an object");
   InstancePriceCatalog c;
   if (const auto d = doc.find("default_discounts"); d != doc.end()) {
-    if (!d->is_object()) fail("default_discounts", "an object");
+    if (!d->is_object()) f.fail("default_discounts", "an object");
     for (const auto& [key, v] : d->items()) {
       const std::string path = "default_discounts." + key;
-      const Market m = market_key(key, path);
-      if (m == Market::on_demand) fail(path, "spot or reserved (on_demand is the reference)");
-      c.discount_[m] = number(member(v, "value", path), path + ".value", 0.0, 1.0);
-      c.discount_source_[m] = text(member(v, "source", path), path + ".source");
+      const Market m = market_key(f, key, path);
+      if (m == Market::on_demand) f.fail(path, "spot or reserved (on_demand is the reference)");
+      c.discount_[m] = f.number(f.member(v, "value", path), path + ".value", 0.0, 1.0);
+      c.discount_source_[m] = f.text(f.member(v, "source", path), path + ".source");
     }
   }
-  const json& instances = member(doc, "instances", "");
-  if (!instances.is_object()) fail("instances", "an object of instance types");
+  const json& instances = f.member(doc, "instances", "");
+  if (!instances.is_object()) f.fail("instances", "an object of instance types");
   for (const auto& [name, v] : instances.items()) {
     const std::string path = "instances." + name;
-    if (!v.is_object()) fail(path, "an object");
+    if (!v.is_object()) f.fail(path, "an object");
     InstanceType t;
     t.name = name;
-    t.provider = text(member(v, "provider", path), path + ".provider");
-    t.gpu = text(member(v, "gpu", path), path + ".gpu");
-    t.region = text(member(v, "region", path), path + ".region");
-    t.gpus = static_cast<int>(number(member(v, "gpus", path), path + ".gpus", 1, 1024));
-    const json& prices = member(v, "usd_per_hour", path);
-    if (!prices.is_object()) fail(path + ".usd_per_hour", "an object by market");
+    t.provider = f.text(f.member(v, "provider", path), path + ".provider");
+    t.gpu = f.text(f.member(v, "gpu", path), path + ".gpu");
+    t.region = f.text(f.member(v, "region", path), path + ".region");
+    t.gpus = static_cast<int>(f.number(f.member(v, "gpus", path), path + ".gpus", 1, 1024));
+    if (const auto ns = v.find("not_sold"); ns != v.end()) {
+      if (!ns->is_object()) f.fail(path + ".not_sold", "an object: market -> why it is not sold there");
+      for (const auto& [key, why] : ns->items()) {
+        const std::string at = path + ".not_sold." + key;
+        const Market m = market_key(f, key, at);
+        if (m == Market::on_demand) f.fail(at, "spot or reserved (an instance is always sold on demand)");
+        t.not_sold[m] = f.text(why, at);
+        if (t.not_sold[m].empty()) f.fail(at, "a reason with its source");
+      }
+    }
+    const json& prices = f.member(v, "usd_per_hour", path);
+    if (!prices.is_object()) f.fail(path + ".usd_per_hour", "an object by market");
     for (const auto& [key, q] : prices.items()) {
       const std::string at = path + ".usd_per_hour." + key;
-      t.listed[market_key(key, at)] =
-          PriceQuote{number(member(q, "usd", at), at + ".usd", 0.0, 1e7),
-                     text(member(q, "source", at), at + ".source"), false};
+      t.listed[market_key(f, key, at)] =
+          PriceQuote{f.number(f.member(q, "usd", at), at + ".usd", 0.0, 1e7),
+                     f.text(f.member(q, "source", at), at + ".source"), false};
     }
+    for (const Market m : kInstanceMarkets)
+      if (t.listed[m] && !t.sold_in(m))
+        f.fail(path + ".usd_per_hour." + std::string(to_string(m)), "no price: not_sold says it is not sold there");
     c.instances_.emplace(name, std::move(t));
   }
   return c;
@@ -105,6 +93,8 @@ double InstancePriceCatalog::default_discount(Market market) const { return disc
 PriceQuote InstancePriceCatalog::price(std::string_view name, Market market) const {
   const InstanceType* t = find(name);
   if (!t) throw std::out_of_range("instance_prices: no instance type \"" + std::string(name) + "\"");
+  if (market == Market::serverless)
+    throw std::invalid_argument("instance_prices: serverless GPUs are priced per provider (serverless_prices.hpp)");
   if (t->listed[market]) return *t->listed[market];
   const auto& od = t->listed[Market::on_demand];
   if (!od)
@@ -118,7 +108,7 @@ PriceQuote InstancePriceCatalog::price(std::string_view name, Market market) con
 
 PerMarket<double> InstancePriceCatalog::usd_per_hour(std::string_view name) const {
   PerMarket<double> p;
-  for (const Market m : kAllMarkets) p[m] = price(name, m).usd_per_hour;
+  for (const Market m : kInstanceMarkets) p[m] = price(name, m).usd_per_hour;
   return p;
 }
 

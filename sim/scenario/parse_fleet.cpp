@@ -76,6 +76,7 @@ MarketShares parse_market(const json& f) {
     const auto market = get_choice(f, "market", kFleet, fleet::kMarketNames, Market::on_demand);
     if (market == Market::spot) c.spot = 1.0;
     if (market == Market::reserved) c.reserved = 1.0;
+    c.serverless = market == Market::serverless;
     return c;
   }
   if (!m->is_object())
@@ -95,21 +96,44 @@ MarketShares parse_market(const json& f) {
   return c;
 }
 
-std::string parse_instance(const json& f, const std::string& default_name) {
+std::string instance_with_gpu(const std::string& gpu) {
+  const auto& catalog = fleet::InstancePriceCatalog::builtin();
+  for (const std::string& name : catalog.names())
+    if (catalog.find(name)->gpu == gpu) return name;
+  return "";
+}
+
+const fleet::InstanceType& parse_instance(const json& f, const Config& config, const std::string& default_name,
+                                          const fleet::PerMarket<bool>& buys) {
   const std::string name = get_string(f, "instance", kFleet, default_name);
   const auto& catalog = fleet::InstancePriceCatalog::builtin();
-  if (!catalog.find(name))
-    throw InputError(join_path(kFleet, "instance"),
-                     "unknown instance \"" + name + "\"; the price catalog has " + quoted_list(catalog.names()),
+  const std::string at = join_path(kFleet, "instance");
+  const fleet::InstanceType* type = catalog.find(name);
+  if (!type)
+    throw InputError(at, "unknown instance \"" + name + "\"; the price catalog has " + quoted_list(catalog.names()),
                      nearest(name, catalog.names()) ? did_you_mean(name, catalog.names()) + " or give its prices in fleet.prices"
                                                     : "another instance: give its prices in fleet.prices");
-  return name;
+  const std::string by_gpu = instance_with_gpu(config.gpu.name);
+  if (member(f, "instance") && type->gpu != config.gpu.name)
+    throw InputError(at, name + " holds " + type->gpu + " accelerators; hardware.gpu is " + config.gpu.name,
+                     by_gpu.empty() ? "give fleet.prices for " + config.gpu.name : "use " + by_gpu + ", or give fleet.prices");
+  for (const Market m : fleet::kAllMarkets) {
+    if (!buys[m] || type->sold_in(m)) continue;
+    // The nearest valid choice: the same accelerator from an instance sold in m, else on demand.
+    std::string other;
+    for (const std::string& n : catalog.names())
+      if (catalog.find(n)->gpu == type->gpu && catalog.find(n)->sold_in(m)) other = other.empty() ? n : other;
+    throw InputError(join_path(kFleet, m == Market::reserved && !member(f, "market") ? "reserved" : "market"),
+                     name + " is not sold in the " + std::string(fleet::to_string(m)) + " market (" + type->not_sold[m] + ")",
+                     other.empty() ? "buy it on_demand" : "buy it on_demand, or use " + other);
+  }
+  return *type;
 }
 
 void parse_price_overrides(const json& f, fleet::PerMarket<double>& usd_per_hour) {
   const std::string at = join_path(kFleet, "prices");
   const json& prices = object_or_empty(f, "prices", kFleet);
-  for (const Market m : fleet::kAllMarkets)
+  for (const Market m : fleet::kInstanceMarkets)
     if (const json* p = member(prices, fleet::to_string(m)))
       usd_per_hour[m] = kHour_s * per_hour_quantity(*p, QuantityKind::money_rate, join_path(at, fleet::to_string(m)),
                                                     kBarePriceLimit_usd_per_s, "$39.33/h");
@@ -117,8 +141,18 @@ void parse_price_overrides(const json& f, fleet::PerMarket<double>& usd_per_hour
 
 namespace {
 
-void parse_prices(const json& f, fleet::FleetConfig& c) {
-  c.usd_per_node_hour = fleet::InstancePriceCatalog::builtin().usd_per_hour(parse_instance(f, "aws.p5.48xlarge"));
+// Per node-hour (a node: hardware.node's GPUs): the instance's price per accelerator x the node's.
+// The instance defaults to the catalog's first with hardware.gpu, else aws.p5.48xlarge.
+void parse_prices(const json& f, const Config& config, fleet::FleetConfig& c) {
+  fleet::PerMarket<bool> buys;
+  buys[Market::on_demand] = c.spot_share + c.reserved_share < 1.0;
+  buys[Market::spot] = c.spot_share > 0;
+  buys[Market::reserved] = c.reserved_share > 0 || member(f, "reserved");
+  const std::string by_gpu = instance_with_gpu(config.gpu.name);
+  const fleet::InstanceType& type = parse_instance(f, config, by_gpu.empty() ? "aws.p5.48xlarge" : by_gpu, buys);
+  c.usd_per_node_hour = fleet::InstancePriceCatalog::builtin().usd_per_hour(type.name);
+  for (const Market m : fleet::kAllMarkets)
+    c.usd_per_node_hour[m] *= static_cast<double>(config.topology.node.gpus) / static_cast<double>(type.gpus);
   parse_price_overrides(f, c.usd_per_node_hour);
 }
 
@@ -309,11 +343,14 @@ void check_training_run_budget(const Config& config) {
   }
 }
 
-void parse_fleet_nodes(const json& fleet, fleet::FleetConfig& c) {
+void parse_fleet_nodes(const json& fleet, const Config& config, fleet::FleetConfig& c) {
   const MarketShares shares = parse_market(fleet);
+  if (shares.serverless)
+    throw InputError(join_path(kFleet, "market"), "serverless applies to serving workloads; this fleet holds nodes by the hour",
+                     "on_demand, spot or reserved (or shares such as {\"spot\": 0.7})");
   c.spot_share = shares.spot;
   c.reserved_share = shares.reserved;
-  parse_prices(fleet, c);
+  parse_prices(fleet, config, c);
   parse_interruptions(fleet, c.reclaims, c.fallback_after_s);
   parse_failures(fleet, c.failures);
   parse_cold_start(fleet, c);
@@ -358,7 +395,7 @@ void parse_fleet(const json& doc, Config& config) {
   if (member(fleet, "autoscaler"))
     throw InputError(join_path(kFleet, "autoscaler"), "a training_run holds fleet.nodes nodes; autoscalers are for serving "
                                                       "workloads");
-  parse_fleet_nodes(fleet, c);
+  parse_fleet_nodes(fleet, config, c);
   parse_node_commitments(fleet, config, c);
   parse_elastic(fleet, c);
   std::optional<double> model_checkpoint_bytes;

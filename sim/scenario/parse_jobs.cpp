@@ -249,7 +249,7 @@ void parse_jobs(const json& doc, Config& config) {
                      "leave it out: buying on demand instead is modelled for training runs only");
   parse_scheduler(fleet, c);
   parse_cluster(doc, fleet, config);
-  parse_fleet_nodes(fleet, c.fleet);
+  parse_fleet_nodes(fleet, config, c.fleet);
   parse_node_commitments(fleet, config, c.fleet);
   if (member(fleet, "checkpoint")) {
     c.checkpoint = fleet::CheckpointConfig{};

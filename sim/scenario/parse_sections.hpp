@@ -53,7 +53,7 @@ void parse_training_run_workload(const nlohmann::json& workload, const std::stri
 void check_training_run_budget(const Config& config);
 void parse_fleet(const nlohmann::json& doc, Config& config);
 // The fleet's nodes: market, prices, interruptions, failures, cold_start (parse_fleet.cpp).
-void parse_fleet_nodes(const nlohmann::json& fleet, fleet::FleetConfig& c);
+void parse_fleet_nodes(const nlohmann::json& fleet, const Config& config, fleet::FleetConfig& c);
 // parse_ownership.cpp: fleet.ownership (nullopt when absent; defaults from data/ownership.json,
 // the GPU catalog and hardware.node), and a node fleet's commitments: fleet.ownership and
 // fleet.reserved (a count of nodes), after parse_fleet_nodes.

@@ -23,14 +23,6 @@ constexpr double kDefaultInterval_s = 60.0;
 constexpr double kMaxExpectedArrivals = 2e9;
 constexpr double kMaxSamples = 1e6;
 
-// The catalog instance whose GPU is `gpu` (the first by name), or "" when none has it.
-std::string instance_with_gpu(const std::string& gpu) {
-  const auto& catalog = fleet::InstancePriceCatalog::builtin();
-  for (const std::string& name : catalog.names())
-    if (catalog.find(name)->gpu == gpu) return name;
-  return "";
-}
-
 // The share of a node (hardware.node) one replica holds: an LLM server's GPUs / the node's; a
 // plain server is one node.
 double replica_node_share(const Config& config) {
@@ -42,7 +34,7 @@ double replica_node_share(const Config& config) {
 // Prices per replica-hour: the instance's per GPU x the replica's GPUs; fleet.prices, per
 // node-hour as docs/scenarios.md states them (a node: hardware.node.gpus GPUs), x the share of a
 // node one replica holds (an LLM server: its GPUs / the node's; a plain server is one node).
-fleet::PerMarket<double> replica_prices(const json& f, const Config& config) {
+fleet::PerMarket<double> replica_prices(const json& f, const Config& config, const serving::MarketSpec& market) {
   const auto& catalog = fleet::InstancePriceCatalog::builtin();
   const int gpus = config.serving.replica.gpus();
   const double node_share = replica_node_share(config);
@@ -50,12 +42,11 @@ fleet::PerMarket<double> replica_prices(const json& f, const Config& config) {
   const json& prices = object_or_empty(f, "prices", kFleet);
   fleet::PerMarket<double> usd;
   if (member(f, "instance") || !by_gpu.empty()) {
-    const std::string name = parse_instance(f, by_gpu);
-    const fleet::InstanceType* type = catalog.find(name);
-    if (type->gpu != config.gpu.name)
-      throw InputError(join_path(kFleet, "instance"), name + " has " + type->gpu + " GPUs; hardware.gpu is " + config.gpu.name,
-                       by_gpu.empty() ? "give fleet.prices for " + config.gpu.name : "use " + by_gpu + ", or give fleet.prices");
-    usd = serving::replica_prices(name, gpus);
+    fleet::PerMarket<bool> buys;
+    buys[fleet::Market::on_demand] = true;
+    buys[fleet::Market::spot] = market.spot_share > 0;
+    buys[fleet::Market::reserved] = market.reserved_replicas > 0;
+    usd = serving::replica_prices(parse_instance(f, config, by_gpu, buys).name, gpus);
   } else if (!member(prices, "on_demand")) {
     throw InputError(join_path(kFleet, "prices.on_demand"),
                      "required: no instance in the price catalog has " + config.gpu.name + " GPUs",
@@ -112,7 +103,8 @@ serving::PoolSpec parse_pool(const json& f, const Config& config) {
   m.reserved_replicas = static_cast<int>(get_int(f, "reserved", kFleet, 0, 0, 1'000'000));
   m.ownership = parse_ownership(f, config);
   m.node_share = replica_node_share(config);
-  if (!m.ownership) m.usd_per_hour = replica_prices(f, config);
+  if (!m.ownership && !shares.serverless) m.usd_per_hour = replica_prices(f, config, m);
+  parse_serverless(f, shares, config, pool);
   parse_interruptions(f, m.reclaims, m.fallback_after_s);
   // Failures are off for serving unless asked for (fleet.failures: Llama 3's rates by default).
   m.failures = serving::no_failures();
@@ -150,9 +142,16 @@ void parse_serving_fleet(const json& doc, Config& config) {
     if (member(f, key))
       throw InputError(join_path(kFleet, key), "applies to training_run workloads; a serving fleet is sized by fleet.autoscaler");
   serving::ServingConfig& c = config.serving;
+  if (parse_market(f).serverless) check_serverless_keys(f, config);
   c.fleet.autoscaler = parse_autoscaler(f, "autoscaler", config.warnings);
   c.fleet.pool = parse_pool(f, config);
   c.fleet.pool.market.owned_replicas = c.fleet.autoscaler.max_replicas;
+  if (const auto& sl = c.fleet.pool.market.serverless) {
+    // The platform scales (no autoscaler runs): the run starts with its warm minimum, and the
+    // bounds of the fleet (max replicas) are the platform's.
+    c.fleet.autoscaler.replicas = c.fleet.autoscaler.min_replicas = sl->min_replicas;
+    c.fleet.autoscaler.max_replicas = sl->max_replicas;
+  }
   serving::DisaggregationSpec& d = c.disaggregated;
   if (member(f, "prefill_autoscaler") && !d.enabled)
     throw InputError(join_path(kFleet, "prefill_autoscaler"), "applies to disaggregated serving (workload.disaggregated)");

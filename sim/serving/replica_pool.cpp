@@ -41,6 +41,7 @@ ReplicaPool::ReplicaPool(engine::Simulator& sim, PoolSpec spec, ReplicaFactory f
   if (std::isfinite(m.fallback_after_s))
     instances_[fleet::index(Market::spot)]->set_fallback(
         {instances_[fleet::index(Market::on_demand)].get(), m.fallback_after_s});
+  if (m.serverless) serverless_ = std::make_unique<ServerlessScaling>(sim_, *this, *m.serverless);
 }
 
 ReplicaPool::~ReplicaPool() {
@@ -146,6 +147,8 @@ void ReplicaPool::make_ready(uint32_t id) {
   ready_list_.insert(pos, s.replica.get());
   if (spec_.balance == BalancePolicy::central_queue) push_idle(*s.replica);
   flush_queue();
+  if (serverless_ && slots_[id].info.state == ReplicaState::ready && slots_[id].replica->outstanding() == 0)
+    serverless_->on_idle(id);
 }
 
 void ReplicaPool::drain(uint32_t id) {
@@ -202,6 +205,12 @@ void ReplicaPool::lose(uint32_t id) {
   reroute(lost, /*lost=*/true);
 }
 
+void ReplicaPool::retire(uint32_t id) {
+  if (slots_.at(id).info.state != ReplicaState::ready) return;
+  desired_ = std::max(0, desired_ - 1);
+  drain(id);
+}
+
 void ReplicaPool::set_desired(int replicas) {
   desired_ = std::max(0, replicas);
   reconcile();
@@ -246,7 +255,8 @@ uint32_t ReplicaPool::pick() {
 }
 
 bool ReplicaPool::holds_at_balancer() const {
-  return spec_.max_queue != std::numeric_limits<std::size_t>::max() || std::isfinite(spec_.queue_timeout_s);
+  return spec_.max_queue != std::numeric_limits<std::size_t>::max() || std::isfinite(spec_.queue_timeout_s) ||
+         spec_.market.serverless.has_value();
 }
 
 Replica* ReplicaPool::balanced_target() {
@@ -297,6 +307,7 @@ void ReplicaPool::dispatch(Replica& replica, const Request& request) {
     return;
   }
   replica.submit(request);
+  if (serverless_) serverless_->on_busy(replica.id());
   if (spec_.balance == BalancePolicy::central_queue && replica.can_start_now()) push_idle(replica);
 }
 
@@ -307,6 +318,7 @@ void ReplicaPool::enqueue(const Request& request) {
   }
   queue_.push_back(request);
   queue_tw_.set(sim_.now(), static_cast<double>(queue_.size()));
+  if (serverless_) serverless_->on_queued();
 }
 
 Request ReplicaPool::pop_queue() {
@@ -381,17 +393,19 @@ void ReplicaPool::on_complete(Replica& replica, const Request& request) {
 void ReplicaPool::on_slot_free(Replica& replica) {
   if (spec_.balance != BalancePolicy::central_queue) {
     if (holds_at_balancer()) flush_queue();
-    return;
-  }
-  while (!queue_.empty() && replica.can_start_now()) {
-    const Request request = pop_queue();
-    if (expired(request)) {
-      sink_.on_dropped(request, DropReason::timeout);
-      continue;
+  } else {
+    while (!queue_.empty() && replica.can_start_now()) {
+      const Request request = pop_queue();
+      if (expired(request)) {
+        sink_.on_dropped(request, DropReason::timeout);
+        continue;
+      }
+      dispatch(replica, request);
     }
-    dispatch(replica, request);
+    if (replica.can_start_now()) push_idle(replica);
   }
-  if (replica.can_start_now()) push_idle(replica);
+  if (serverless_ && replica.outstanding() == 0 && slots_[replica.id()].info.state == ReplicaState::ready)
+    serverless_->on_idle(replica.id());
 }
 
 void ReplicaPool::on_drained(Replica& replica) {

@@ -26,6 +26,10 @@
 // Cost: each replica is billed from launch to stop at its market's price per replica-hour:
 // cost_usd() = sum over markets of replica-hours x price.
 //
+// Serverless (spec.market.serverless set): the pool scales itself by requests
+// (serverless_scaling.hpp): requests wait at the balancer for a free slot, a waiting request
+// starts a replica, an idle replica stops after the idle timeout (retire()).
+//
 // Balancer queue: requests wait there (FCFS) when no replica is ready, and with
 // BalancePolicy::central_queue, or any policy once max_queue or queue_timeout_s is set, until a
 // replica has a free slot (Replica::can_start_now: a plain server's slots, an LLM server's
@@ -50,6 +54,7 @@
 #include "sim/serving/cold_start.hpp"
 #include "sim/serving/load_balancer.hpp"
 #include "sim/serving/replica.hpp"
+#include "sim/serving/serverless_scaling.hpp"
 #include "sim/serving/serving_market.hpp"
 
 namespace cs::serving {
@@ -133,6 +138,10 @@ class ReplicaPool final : public ReplicaListener,
   static constexpr uint32_t kNoReplica = ~uint32_t{0};
   void set_desired(int replicas);
   int desired() const { return desired_; }
+  // Drains ready replica `id` and lowers the desired count by one (a serverless scale-down).
+  void retire(uint32_t id);
+  // The serverless platform's scaling, or nullptr.
+  const ServerlessScaling* serverless() const { return serverless_.get(); }
 
   int ready_count() const { return ready_; }
   int starting_count() const { return starting_; }
@@ -241,6 +250,7 @@ class ReplicaPool final : public ReplicaListener,
   int waiting_ = 0, starting_ = 0, ready_ = 0, draining_ = 0;
   uint64_t routed_ = 0;
   engine::TimeWeighted billed_tw_, ready_tw_, queue_tw_;
+  std::unique_ptr<ServerlessScaling> serverless_;
 };
 
 }  // namespace cs::serving

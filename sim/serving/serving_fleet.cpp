@@ -104,7 +104,8 @@ void ServingFleet::start() {
   } else {
     pool_->start(initial_replicas(config_.fleet.autoscaler));
   }
-  scaling_->start();
+  // A serverless pool scales itself by requests (serverless_scaling.hpp): no autoscaler runs.
+  if (!pool_->serverless()) scaling_->start();
   next_arrival_ = source_.next();
   if (next_arrival_ && next_arrival_->time_s <= config_.until_s) {
     arrival_event_ = sim_.schedule_at(next_arrival_->time_s, *this, 0);

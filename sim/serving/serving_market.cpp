@@ -38,6 +38,17 @@ void validate_market(const MarketSpec& spec) {
   for (const fleet::Market m : fleet::kAllMarkets)
     if (!(spec.usd_per_hour[m] >= 0) || !std::isfinite(spec.usd_per_hour[m]))
       throw std::invalid_argument("fleet.prices." + std::string(fleet::to_string(m)) + ": must be a finite price >= 0");
+  if (spec.serverless) {
+    const ServerlessSpec& sl = *spec.serverless;
+    if (spec.ownership || spec.reserved_replicas > 0 || spec.spot_share > 0)
+      throw std::invalid_argument("fleet.market: a serverless pool rents no spot or reserved replicas and owns none");
+    if (!(sl.idle_timeout_s >= 0)) throw std::invalid_argument("fleet.serverless.idle_timeout: must be >= 0");
+    if (sl.min_replicas < 0 || sl.max_replicas < 1 || sl.min_replicas > sl.max_replicas)
+      throw std::invalid_argument("fleet.serverless: expected 0 <= min <= max and max >= 1");
+    if (sl.requests_per_replica < 1) throw std::invalid_argument("fleet.serverless: a replica takes at least 1 request");
+    if (!(spec.usd_per_hour[fleet::Market::serverless] > 0))
+      throw std::invalid_argument("fleet.serverless.price: must be > 0");
+  }
   if (!(spec.fallback_after_s >= 0))
     throw std::invalid_argument("fleet.interruptions.fallback_after: must be >= 0");
   spec.reclaims.validate("fleet.interruptions");
@@ -66,6 +77,7 @@ fleet::Market market_for_launch(const MarketSpec& spec, const fleet::PerMarket<i
   const auto below_share = [&](fleet::Market m, double share) {
     return share > 0 && active[m] + 1 <= share * (total + 1) + 1e-9;
   };
+  if (spec.serverless) return fleet::Market::serverless;
   if (active[fleet::Market::reserved] < spec.reserved_replicas) return fleet::Market::reserved;
   if (below_share(fleet::Market::spot, spec.spot_share)) return fleet::Market::spot;
   return fleet::Market::on_demand;

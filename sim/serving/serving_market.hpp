@@ -15,6 +15,11 @@
 // demand after fallback_after_s; the replacement of a failed replica comes after
 // failures.replacement.
 //
+// A serverless pool (serverless set) buys every replica in the serverless market, per second
+// at usd_per_hour[serverless] (the provider's price per GPU-second x 3600 x the replica's GPUs),
+// from its start to its stop; the platform scales it by requests (serverless_scaling.hpp), not
+// an autoscaler; it rents no spot or reserved replicas and owns none.
+//
 // Prices default to the catalog's aws.p5.48xlarge (8 x H100) per GPU, for a one-GPU replica:
 // replica_prices() scales an instance's prices by the replica's share of its GPUs.
 // Units: USD per replica-hour, seconds, shares in [0, 1].
@@ -37,6 +42,14 @@ fleet::PerMarket<double> replica_prices(std::string_view instance, int gpus);
 // No failures: a serving fleet's default (fleet.failures turns them on).
 fleet::FailureConfig no_failures();
 
+// A serverless platform's scaling (serverless_scaling.hpp). Units: seconds, replicas.
+struct ServerlessSpec {
+  double idle_timeout_s = 60;    // an idle replica stops after this long (Modal's default)
+  int min_replicas = 0;          // kept warm, billed, even when idle (Modal min_containers)
+  int max_replicas = 100;        // the platform's limit (Modal max_containers, RunPod max workers)
+  int requests_per_replica = 1;  // a replica's slots: what one starting replica will take
+};
+
 struct MarketSpec {
   fleet::PerMarket<double> usd_per_hour = replica_prices("aws.p5.48xlarge", 1);
   double spot_share = 0;      // of the replicas, in [0, 1]
@@ -47,6 +60,7 @@ struct MarketSpec {
   fleet::SpotReclaimConfig reclaims;          // of spot replicas (the fleet's defaults)
   fleet::FailureConfig failures = no_failures();
   double fallback_after_s = std::numeric_limits<double>::infinity();  // never, as the fleet's
+  std::optional<ServerlessSpec> serverless;   // set: every replica is bought serverless
 
   // What a replica of market m is billed per hour (the owned rate when owned).
   double price_per_hour(fleet::Market m) const;
@@ -59,9 +73,9 @@ struct MarketSpec {
 // Throws std::invalid_argument naming the field.
 void validate_market(const MarketSpec& spec);
 
-// The market of the next launch, given the active replicas per market (reserved while below
-// reserved_replicas, then spot while below its share of the pool after the launch; on demand
-// otherwise).
+// The market of the next launch, given the active replicas per market (serverless for a
+// serverless pool; else reserved while below reserved_replicas, then spot while below its share
+// of the pool after the launch; on demand otherwise).
 fleet::Market market_for_launch(const MarketSpec& spec, const fleet::PerMarket<int>& active);
 
 }  // namespace cs::serving

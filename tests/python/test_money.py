@@ -92,7 +92,7 @@ def test_reserved_nodes_are_billed_while_failed():
     # replaced 600 s later, held 600 s less, and billed all the same.
     assert t["node_hours_by_market"]["reserved"] == pytest.approx((4 * 9300 - 600) / 3600)
     assert t["cost_usd"] == pytest.approx(4 * 9300 / 3600 * 52.0)
-    assert t["cost_breakdown_usd"] == {"on_demand": 0, "spot": 0, "reserved": pytest.approx(t["cost_usd"])}
+    assert t["cost_breakdown_usd"] == {"on_demand": 0, "spot": 0, "reserved": pytest.approx(t["cost_usd"]), "serverless": 0}
 
 
 def test_reserved_replicas_are_billed_when_idle_and_used_first():

@@ -21,6 +21,7 @@
 
 #include "sim/fleet/checkpoint.hpp"
 #include "sim/fleet/market.hpp"
+#include "sim/fleet/serverless_prices.hpp"
 #include "sim/fleet/storage.hpp"
 #include "sim/jobs/jobs_config.hpp"
 #include "sim/network/comm_config.hpp"
@@ -160,6 +161,8 @@ const std::vector<std::string> kNotEnumerations = {
     // The storage tiers: a catalog (checked against fleet::storage_tier_names() below).
     "/properties/fleet/properties/checkpoint/properties/storage/oneOf/0",
     "/properties/fleet/properties/checkpoint/properties/storage/oneOf/1/properties/tier",
+    // The serverless providers: a catalog (checked against fleet::ServerlessCatalog below).
+    "/properties/fleet/properties/serverless/properties/provider",
 };
 
 // The JSON pointer of every "enum" in `node` that lists two or more strings.
@@ -219,6 +222,8 @@ TEST_CASE("the schema's storage tiers are the catalog's", "[schema][enum]") {
   CHECK(sorted(schema_enum("/properties/fleet/properties/checkpoint/properties/storage/oneOf/0")) == sorted(tiers));
   CHECK(sorted(schema_enum("/properties/fleet/properties/checkpoint/properties/storage/oneOf/1/properties/tier")) ==
         sorted(tiers));
+  CHECK(sorted(schema_enum("/properties/fleet/properties/serverless/properties/provider")) ==
+        sorted(fleet::ServerlessCatalog::builtin().names()));
 }
 
 TEST_CASE("a table's output-only names are no scenario choice", "[enum]") {

@@ -10,6 +10,7 @@
 #include <limits>
 #include <utility>
 
+#include "sim/compute/gpu_catalog.hpp"
 #include "sim/fleet/instance_prices.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/world/run.hpp"
@@ -97,9 +98,16 @@ TEST_CASE("fleet values convert to the library's SI units", "[fleet_config]") {
     CHECK(c.usd_per_node_hour[Market::reserved] == 52.0);           // the catalog's
     CHECK(run_config({{"fleet.market", "reserved"}}).reserved_share == 1.0);
     CHECK(run_config({{"fleet.market", {{"spot", 0.25}, {"on_demand", 0.75}}}}).spot_share == 0.25);
-    c = run_config({{"fleet.instance", "aws.p4d.24xlarge"}});
+    c = run_config({{"hardware.gpu", "A100-40GB"}, {"fleet.instance", "aws.p4d.24xlarge"}});
     CHECK(c.usd_per_node_hour[Market::on_demand] == 32.77);
     CHECK(c.usd_per_node_hour[Market::spot] == Approx(32.77 * 0.4));  // the default 60% discount
+    // The instance defaults to the catalog's first with hardware.gpu.
+    CHECK(run_config({{"hardware.gpu", "A100-40GB"}}).usd_per_node_hour[Market::on_demand] == 32.77);
+    // Per accelerator: a node of 4 A100s costs half an 8-GPU instance; a TPU-style instance of
+    // one chip would cost the node's chips x the chip price the same way.
+    c = run_config({{"hardware.gpu", "A100-40GB"}, {"hardware.node", {{"gpus", 4}}}, {"fleet.instance", "aws.p4d.24xlarge"}});
+    CHECK(c.usd_per_node_hour[Market::on_demand] == Approx(32.77 / 2));
+    CHECK(c.usd_per_node_hour[Market::reserved] == Approx(32.77 * 0.6 / 2));
   }
   SECTION("reclaims: a rate, an hour-of-day profile, a trace, correlated events") {
     auto c = run_config({{"fleet.interruptions", {{"rate", "0.0036/h"}, {"warning", "gcp"},
@@ -217,6 +225,9 @@ TEST_CASE("training_run and fleet errors name their JSON path", "[fleet_config]"
       {{{"workload.background", json::array()}}, "workload.background", "not a training_run"},
       {{{"fleet.nodes", nullptr}}, "fleet.nodes", "required"},
       {{{"fleet.instance", "aws.p5.48xlarg"}}, "fleet.instance", "did you mean \"aws.p5.48xlarge\"?"},
+      // An instance of another accelerator: the one with hardware.gpu is the hint.
+      {{{"fleet.instance", "gcp.tpu-v5e"}}, "fleet.instance", "holds TPU-v5e accelerators; hardware.gpu is H100-SXM"},
+      {{{"fleet.instance", "aws.trn1.32xlarge"}}, "fleet.instance", "use aws.p5.48xlarge"},
       {{{"fleet.market", {{"spot", 0.8}, {"reserved", 0.3}}}}, "fleet.market", "more than 1"},
       {{{"fleet.market", {{"spot", 0.5}, {"on_demand", 0.4}}}}, "fleet.market.on_demand", "add up to 0.9"},
       {{{"fleet.market", "spott"}}, "fleet.market", "did you mean \"spot\"?"},
@@ -263,4 +274,21 @@ TEST_CASE("training_run and fleet errors name their JSON path", "[fleet_config]"
     CHECK(e.path() == "fleet");
     CHECK_THAT(e.expected(), Catch::Contains("training_run"));
   }
+}
+
+TEST_CASE("a market an instance is not sold in is an error naming the nearest valid choice", "[fleet_config]") {
+  // aws.trn2.48xlarge is sold on demand and in Capacity Blocks, never as spot. Its accelerator
+  // (Trainium2) joins the compute catalog with the TPU/Trainium entries: until then the
+  // scenario stops at hardware.gpu, with the catalog's names.
+  const Sets sets = {{"hardware.gpu", "Trainium2"}, {"hardware.node", {{"gpus", 16}}},
+                     {"fleet.instance", "aws.trn2.48xlarge"}, {"fleet.market", {{"spot", 0.5}}}};
+  const InputError e = error_with(sets);
+  INFO(e.what());
+  if (cs::compute::find_gpu("Trainium2") == nullptr) {
+    CHECK(e.path() == "hardware.gpu");
+    return;
+  }
+  CHECK(e.path() == "fleet.market");
+  CHECK_THAT(std::string(e.what()), Catch::Contains("not sold in the spot market"));
+  CHECK_THAT(std::string(e.what()), Catch::Contains("buy it on_demand"));
 }
