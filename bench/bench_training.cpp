@@ -9,6 +9,9 @@
 //   traffic mirrored, isolated traffic left out);
 // - `clustersim plan` on 1,024 GPUs: every valid plan enumerated, those that fit simulated (TBB
 //   on all cores; wall and process CPU time).
+// Beyond 16,384 GPUs (dp 256 with the batch's 1,536 sequences: 6 micro-batches per replica) the
+// global batch grows with dp, 6 micro-batches per replica (65,536 GPUs: dp 1,024, 6,144
+// sequences), and only the flow model simulating every replica runs: the headline figure.
 // Benchmarks print; they never fail.
 // Usage: bench_training [--quick] [GPUs...]   (--quick: one repetition, 1,024 GPUs, no plan)
 #include <sys/resource.h>
@@ -35,6 +38,7 @@ json gpt3_doc(int gpus, const std::string& model, bool one_replica) {
   doc["topology"]["nodes"] = gpus / 8;
   if (gpus > 4096) doc["topology"]["tiers"] = 3;
   doc["workload"]["parallel"]["dp"] = gpus / 64;
+  doc["workload"]["batch"]["global"] = std::max(1536, 6 * (gpus / 64));
   doc["network"]["model"] = model;
   doc["workload"]["one_replica"] = one_replica;
   return doc;
@@ -58,6 +62,10 @@ void step_case(int gpus, const std::string& model, bool one_replica, int reps) {
               t["bubble_fraction"].get<double>(), t["breakdown"]["exposed_comm_s"]["tp"].get<double>(),
               t["breakdown"]["exposed_comm_s"]["pp"].get<double>(),
               t["breakdown"]["exposed_comm_s"]["dp"].get<double>(), t["memory_per_gpu_bytes"].get<double>() / 1e9);
+  const std::string name =
+      "training/gpus_" + std::to_string(gpus) + "/" + model + (one_replica ? "/one_replica" : "/every_replica");
+  bench::figure(name, bench::median(cpu), "s", bench::Better::lower);
+  bench::figure(name + "/peak_rss", bench::peak_rss_mb(), "MB", bench::Better::lower);
 }
 
 double process_cpu_s() {
@@ -93,9 +101,14 @@ int main(int argc, char** argv) {
               "fat-tree\n");
   std::printf("%6s  %-10s %-13s %3s %8s %8s %9s %9s\n", "GPUs", "network", "simulation", "rep", "cpu_s", "rss_MB",
               "tasks", "events");
-  for (int gpus : sizes)
+  for (int gpus : sizes) {
+    if (gpus > 16384) {  // the headline: every replica on the flow model (one repetition: a minute)
+      bench::in_child([&] { step_case(gpus, "flow", false, 1); });
+      continue;
+    }
     for (const char* model : {"flow", "analytical"})
       for (bool one : {false, true}) bench::in_child([&] { step_case(gpus, model, one, reps); });
+  }
   if (!quick) bench::in_child([] { plan_case("flow"); });
   return 0;
 }

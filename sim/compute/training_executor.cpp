@@ -17,8 +17,6 @@ TrainingExecutor::TrainingExecutor(engine::Simulator& sim, net::Comm& comm, cons
     throw std::invalid_argument("TrainingExecutor: comm_compute_share must be in [0, 1)");
   const std::size_t n = graph.tasks.size();
   timing_.assign(n, {});
-  nominal_.assign(n, 0);
-  outstanding_.assign(n, 0);
   pending_.assign(n, 0);
   // Successors from the predecessor lists (a predecessor listed twice is counted twice).
   succ_begin_.assign(n + 1, 0);
@@ -35,6 +33,7 @@ TrainingExecutor::TrainingExecutor(engine::Simulator& sim, net::Comm& comm, cons
   const std::size_t queues = graph.workers.size() * work::kStreams;
   head_.assign(queues, 0);
   busy_.assign(queues, 0);
+  outstanding_.assign(queues, 0);
   comm_active_.assign(graph.workers.size(), 0);
   running_.assign(graph.workers.size(), {});
   comm_groups_.assign(graph.groups.size(), -1);
@@ -118,15 +117,14 @@ void TrainingExecutor::begin(uint32_t task) {
   if (t.stream == Stream::compute) {
     Running& run = running_[t.worker];
     run.task = task;
-    run.remaining_s = nominal_[task] = item_seconds_[t.item];
+    run.remaining_s = item_seconds_[t.item];
     run.since = sim_.now();
     run.rate = comm_active_[t.worker] > 0 ? 1 - options_.comm_compute_share : 1;
     run.event = sim_.schedule_at(sim_.now() + run.remaining_s / run.rate, *this, task);
     return;
   }
   if (t.stream == Stream::host) {  // CPU offload: a copy or the host's step, at its own pace
-    nominal_[task] = item_seconds_[t.item];
-    sim_.schedule_at(sim_.now() + nominal_[task], *this, task);
+    sim_.schedule_at(sim_.now() + item_seconds_[t.item], *this, task);
     return;
   }
   const auto& parts = graph_.comm_items[t.item].parts;
@@ -134,8 +132,9 @@ void TrainingExecutor::begin(uint32_t task) {
     return !options_.skip_groups.empty() && options_.skip_groups[part.group];
   };
   // Counted before anything is issued, so a transfer reported at once cannot end the task early.
-  outstanding_[task] = 1;
-  for (const auto& part : parts) outstanding_[task] += !skipped(part);
+  uint32_t& outstanding = outstanding_[queue_of(task)];
+  outstanding = 1;
+  for (const auto& part : parts) outstanding += !skipped(part);
   for (uint32_t w : participants(t.item)) set_comm_activity(w, +1);
   for (const auto& part : parts) {
     if (skipped(part)) continue;
@@ -147,7 +146,7 @@ void TrainingExecutor::begin(uint32_t task) {
                        collective_options(part.group, part.op, part.bytes));
     }
   }
-  if (--outstanding_[task] == 0) finish(task);
+  if (--outstanding == 0) finish(task);
 }
 
 void TrainingExecutor::on_event(uint64_t tag) {
@@ -158,7 +157,7 @@ void TrainingExecutor::on_event(uint64_t tag) {
 
 void TrainingExecutor::on_transfer_done(net::TransferId, uint64_t tag) {
   const uint32_t task = uint32_t(tag);
-  if (--outstanding_[task] == 0) finish(task);
+  if (--outstanding_[queue_of(task)] == 0) finish(task);
 }
 
 void TrainingExecutor::finish(uint32_t task) {

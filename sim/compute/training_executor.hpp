@@ -71,9 +71,13 @@ class TrainingExecutor final : public engine::EventTarget, public net::TransferO
   const std::vector<TaskTiming>& timings() const { return timing_; }
   // Seconds a compute task lost to overlapping communication (its actual minus its nominal).
   double slowdown_s(uint32_t task) const {
-    return std::max(0.0, timing_[task].end_s - timing_[task].start_s - nominal_[task]);  // no rounding below 0
+    return std::max(0.0, timing_[task].end_s - timing_[task].start_s - nominal_s(task));  // no rounding below 0
   }
-  double nominal_s(uint32_t task) const { return nominal_[task]; }
+  // A compute or host task's time at full speed; 0 for communication.
+  double nominal_s(uint32_t task) const {
+    const auto& t = graph_.tasks[task];
+    return graph_.is_timed(t) ? item_seconds_[t.item] : 0;
+  }
 
  private:
   struct Running {  // a worker's compute task in progress
@@ -102,12 +106,13 @@ class TrainingExecutor final : public engine::EventTarget, public net::TransferO
   ExecutorOptions options_;
   std::vector<double> item_seconds_;
   std::vector<TaskTiming> timing_;
-  std::vector<double> nominal_;
   std::vector<uint32_t> pending_;         // unfinished predecessors
   std::vector<uint32_t> succ_begin_, succs_;
   std::vector<uint32_t> head_;            // per queue: next position in its stream
   std::vector<uint8_t> busy_;             // per queue
-  std::vector<uint32_t> outstanding_;     // per task: transfers still moving
+  // Per queue: its running communication task's transfers still moving (a stream runs one
+  // task at a time; per queue, not per task, as the per-task arrays are what a step's memory is).
+  std::vector<uint32_t> outstanding_;
   std::vector<int> comm_active_;          // per worker: communication tasks moving data
   std::vector<Running> running_;          // per worker
   std::vector<int64_t> comm_groups_;      // graph group -> Comm group (-1: not registered)

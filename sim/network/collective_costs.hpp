@@ -42,6 +42,7 @@ struct CollectiveCosts {
   double base_latency_s = 0;                           // once per collective, >= 0
   std::array<double, 3> step_latency_s{0, 0, 0};       // by TransferClass, >= 0
   double bandwidth_efficiency = 1;                     // payload / bytes on the wire, in (0, 1]
+  bool operator==(const CollectiveCosts&) const = default;
 };
 
 // Costs for every algorithm (index: work::CollectiveAlgorithm). Default: all zero, efficiency

@@ -101,9 +101,20 @@ RunHandle CollectiveRun::start(double bytes, const CollectiveCosts& costs, std::
   in.payload_done = 0;
   in.unheard = 0;
   in.active = true;
+  if (!network_.load_aware()) in.priced = priced(costs);
   ++active_;
   start_stage(slot, costs.base_latency_s);
   return {slot, in.serial};
+}
+
+std::size_t CollectiveRun::priced(const CollectiveCosts& costs) {
+  for (std::size_t i = 0; i < priced_.size(); ++i)
+    if (priced_[i].costs == costs) return i;
+  PricedStages p{costs, {}};
+  p.seconds.reserve(stages_.size());
+  for (const StageRoutes& stage : stages_) p.seconds.push_back(stage.latency.seconds(costs));
+  priced_.push_back(std::move(p));
+  return priced_.size() - 1;
 }
 
 void CollectiveRun::start_stage(std::size_t slot, double extra_latency_s) {
@@ -116,7 +127,9 @@ void CollectiveRun::start_stage(std::size_t slot, double extra_latency_s) {
     in.routes = &stages_[in.stage];
   }
   const StageRoutes& stage = *in.routes;
-  const double latency = stage.latency.seconds(in.costs) + extra_latency_s;
+  const double stage_s =
+      network_.load_aware() ? stage.latency.seconds(in.costs) : priced_[in.priced].seconds[in.stage];
+  const double latency = stage_s + extra_latency_s;
   const double scale = in.bytes / in.costs.bandwidth_efficiency;
   if (stage.exchange) {
     in.outstanding = 1;

@@ -81,8 +81,17 @@ class CollectiveRun final : public CollectiveRunner, public FlowObserver {
   // The stage's flights over routes `placement` chooses (in plan order: chains' edges, then
   // independent transfers).
   StageRoutes route_stage(const work::Stage& stage, Network::StagePlacement& placement);
+  // Every stage's latency under one costs: the plan's runs come with one to three (a
+  // protocol's, by size), and pricing a stage walks its pipelines' wires.
+  struct PricedStages {
+    CollectiveCosts costs;
+    std::vector<double> seconds;  // by stage
+  };
+  // The index in priced_ of `costs`, priced on first use (fixed routes only).
+  std::size_t priced(const CollectiveCosts& costs);
   struct Instance {
     std::size_t stage = 0;
+    std::size_t priced = 0;  // its costs in priced_ (fixed routes)
     const StageRoutes* routes = nullptr;  // the current stage's: stages_[stage], or `routed`
     std::unique_ptr<StageRoutes> routed;  // chosen at the stage's start (load-aware routing)
     std::size_t outstanding = 0;
@@ -109,6 +118,7 @@ class CollectiveRun final : public CollectiveRunner, public FlowObserver {
   Network& network_;
   const work::CollectivePlan& plan_;
   std::vector<StageRoutes> stages_;
+  std::vector<PricedStages> priced_;
   std::vector<Instance> instances_;
   std::vector<std::size_t> free_;
   std::size_t active_ = 0;

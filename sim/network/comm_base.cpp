@@ -132,11 +132,15 @@ const std::vector<ProtocolCosts>& CommBase::protocols(const CollectiveOptions& o
   return table;
 }
 
-const CommBase::Pick& CommBase::pick(GroupId group, CollectiveOp op, double bytes, const CollectiveOptions& options) {
-  const Protocol requested_protocol = options.protocol.value_or(config_.protocol);
-  const PickKey key{group, op, options.algorithm, static_cast<int>(requested_protocol), bytes};
-  if (const auto it = picks_.find(key); it != picks_.end()) return it->second;
+CommBase::Pick& CommBase::pick(GroupId group, CollectiveOp op, double bytes, const CollectiveOptions& options) {
   if (group >= groups_.size()) throw std::out_of_range("Comm: unknown group");
+  const Protocol requested_protocol = options.protocol.value_or(config_.protocol);
+  if (picks_.size() < groups_.size()) picks_.resize(groups_.size());
+  std::vector<Pick>& known = picks_[group];
+  for (Pick& p : known)
+    if (p.op == op && p.requested == options.algorithm && p.requested_protocol == requested_protocol &&
+        p.bytes == bytes)
+      return p;
   check_request(op, options.algorithm);
   const std::vector<ProtocolCosts>& protos = protocols(options);
   const bool any_algorithm = options.algorithm == CollectiveAlgorithm::automatic;
@@ -159,13 +163,19 @@ const CommBase::Pick& CommBase::pick(GroupId group, CollectiveOp op, double byte
         const double t = AnalyticalModel::time_s(routed(p), bytes, costs);
         if (t < best_t || best.plan == nullptr) {
           best_t = t;
-          best = {{a, proto.protocol}, costs, &p};
+          best.choice = {a, proto.protocol};
+          best.costs = costs;
+          best.plan = &p;
         }
       }
     }
   }
   best.choice.protocol = nccl_protocol_run(best.choice.algorithm, best.choice.protocol);
-  return picks_.emplace(key, best).first->second;
+  best.op = op;
+  best.requested = options.algorithm;
+  best.requested_protocol = requested_protocol;
+  best.bytes = bytes;
+  return known.emplace_back(best);
 }
 
 CollectiveCosts CommBase::refined_costs(const Group& g, CollectiveOp op, const work::CollectivePlan& plan,
@@ -246,8 +256,9 @@ TransferId CommBase::send(int src, int dst, double bytes, TransferObserver* obse
 TransferId CommBase::collective(GroupId group, CollectiveOp op, double bytes, TransferObserver* observer, uint64_t tag,
                                 const CollectiveOptions& options) {
   check_bytes(bytes);
-  const Pick& p = pick(group, op, bytes, options);
-  CollectiveRunner& run = runner(*p.plan);  // may throw: before a slot is taken
+  Pick& p = pick(group, op, bytes, options);
+  if (!p.runner) p.runner = &runner(*p.plan);  // may throw: before a slot is taken
+  CollectiveRunner& run = *p.runner;
   const TransferId id = open_slot(observer, tag, bytes);
   Slot& s = slot_of(id);
   s.runner = &run;

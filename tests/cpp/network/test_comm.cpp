@@ -168,6 +168,36 @@ TEST_CASE("comm: a lone collective takes the tuner's estimate, and auto picks th
   }
 }
 
+TEST_CASE("comm: choices and stage latencies are kept per group, request and protocol", "[comm]") {
+  // Requests interleaved over two groups, three protocols and two sizes, twice: each run takes
+  // the estimate of what it asked for, as a fresh layer's first request gives it.
+  World w(net::NetworkModel::flow);
+  const std::vector<std::vector<int>> members{kRail0, kRail1};
+  std::vector<net::GroupId> groups;
+  for (const auto& m : members) groups.push_back(w.comm->group(m));
+  int runs = 0;
+  for (int round = 0; round < 2; ++round)
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      for (net::Protocol p : {net::Protocol::ll, net::Protocol::ll128, net::Protocol::simple})
+        for (double bytes : {4096.0, 1e7}) {
+          net::CollectiveOptions o = with(CollectiveAlgorithm::ring);
+          o.protocol = p;
+          World fresh(net::NetworkModel::flow);
+          const double expected =
+              fresh.comm->alone_time_s(fresh.comm->group(members[g]), CollectiveOp::all_reduce, bytes, o);
+          double done = -1;
+          const double t0 = w.sim().now();
+          const net::TransferId id =
+              w.comm->collective(groups[g], CollectiveOp::all_reduce, bytes, [&] { done = w.sim().now(); }, o);
+          CHECK(w.comm->choice(id).protocol == p);
+          w.sim().run();
+          CHECK(done - t0 == Approx(expected).epsilon(1e-12));
+          ++runs;
+        }
+  CHECK(runs == 24);
+  CHECK_THROWS_AS(w.comm->choose(net::GroupId(groups.size()), CollectiveOp::all_reduce, 1e6), std::out_of_range);
+}
+
 TEST_CASE("comm: ids, observers, errors", "[comm]") {
   World w(net::NetworkModel::flow);
   net::Comm& comm = *w.comm;
