@@ -18,6 +18,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "sim/network/analytical_model.hpp"
@@ -103,6 +104,12 @@ class CommBase : public Comm {
   // The routed plan of `plan` (built once, kept): the tuner's estimates, and the analytical
   // model's runs.
   const RoutedPlan& routed(const work::CollectivePlan& plan);
+  // Whether routed(plan) was built while fabric_idle(): a load-aware routing then chose as it
+  // would for a run that starts on the idle fabric, so such a run may reuse it.
+  bool routed_on_idle(const work::CollectivePlan& plan) const;
+  // Whether nothing of this model is in flight (no load a load-aware routing could see); the
+  // model's part, false where it cannot tell.
+  virtual bool fabric_idle() const { return false; }
 
  private:
   struct Group {
@@ -138,6 +145,7 @@ class CommBase : public Comm {
   std::map<Protocol, std::vector<ProtocolCosts>> protocols_;
   std::map<PickKey, Pick> picks_;
   std::unordered_map<const work::CollectivePlan*, std::unique_ptr<RoutedPlan>> routed_;
+  std::unordered_set<const work::CollectivePlan*> routed_on_idle_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
   std::size_t active_ = 0;
