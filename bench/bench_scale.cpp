@@ -2,7 +2,8 @@
 // flow model's processor-sharing classes: one completion event per class, not per flow),
 // traffic all-to-all on a fat-tree, the flow model's direct all-to-all collective over 4,096
 // GPUs (one bulk exchange: flow_exchange.hpp), and the analytical model's up to 16,384 GPUs
-// (its pairs streamed on every core: wall seconds beside CPU seconds). Each case
+// (its pairs streamed on every core: wall seconds beside CPU seconds), and its load-aware
+// routings' all-to-all (adaptive at 4,096 GPUs, UGAL at 16,384: headline figures). Each case
 // runs in a child process: CPU seconds, peak RSS, events. Prints figures only; never fails.
 #include <cstdio>
 #include <string>
@@ -19,7 +20,9 @@ using nlohmann::json;
 
 namespace {
 
-void report(const char* what, const json& doc) {
+// Runs `doc` and prints its CPU and wall seconds, peak RSS and events; with `figure`, its CPU
+// seconds as that headline figure.
+void report(const char* what, const json& doc, const char* figure = nullptr) {
   cs::bench::in_child([&] {
     const auto config = cs::scenario::parse_config(doc);
     const double t0 = cs::bench::process_cpu_s(), w0 = cs::bench::wall_s();
@@ -29,6 +32,7 @@ void report(const char* what, const json& doc) {
     const double cpu = cs::bench::process_cpu_s() - t0, wall = cs::bench::wall_s() - w0;
     std::printf("%-60s %8.2f s CPU %8.2f s wall %7.0f MB peak RSS %11.0f events\n", what, cpu, wall,
                 cs::bench::peak_rss_mb(), out.summary["events"].get<double>());
+    if (figure != nullptr) cs::bench::figure(figure, cpu, "s", cs::bench::Better::lower);
   });
 }
 
@@ -65,6 +69,17 @@ json direct_all_to_all(const char* model, int gpus, const char* kind, const char
           {"workload", {{"kind", "collective"}, {"op", "all_to_all"}, {"sizes", {"1GiB"}}}}};
 }
 
+// The load-aware routings' direct all-to-all in the analytical model (issue 27): adaptive on
+// the 3-tier fat-tree above, UGAL on a dragonfly of one 8-GPU node per router (a=16, p=1,
+// h=8: one global cable per group pair at 128 groups).
+json load_aware_all_to_all(int gpus, const char* routing) {
+  if (std::string(routing) == "adaptive") return direct_all_to_all("analytical", gpus, "fat_tree", routing);
+  json doc = direct_all_to_all("analytical", gpus, "dragonfly", routing);
+  doc["topology"] = {{"kind", "dragonfly"}, {"routers_per_group", 16}, {"nodes_per_router", 1},
+                     {"global_links_per_router", 8}, {"groups", gpus / 128}};
+  return doc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -96,5 +111,9 @@ int main(int argc, char** argv) {
               " GPUs")
                  .c_str(),
              direct_all_to_all("analytical", gpus, kind, routing));
+  for (const auto& [routing, gpus] : {std::pair{"adaptive", *quick ? 1024 : 4096}, std::pair{"ugal", *quick ? 4096 : 16384}})
+    report(("analytical direct all_to_all, load-aware " + std::string(routing) + ": " + std::to_string(gpus) + " GPUs").c_str(),
+           load_aware_all_to_all(gpus, routing),
+           ("scale/analytical_all_to_all_" + std::string(routing) + "_" + std::to_string(gpus) + "_cpu").c_str());
   return 0;
 }

@@ -282,36 +282,67 @@ class FatTreeRouter final : public CachedRouter {
 
   // The choice whose busiest fabric link (up and down, below tier `top`) has the fewest
   // flows; ties go to the first met from the D-mod-K choice `first` upwards (cyclically).
-  // Level by level, the busiest link of every prefix of up-ports is found once.
+  // A depth-first search over the up-ports in that cyclic order (from `first` to the last
+  // choice, then from 0), keeping the best so far: a prefix whose busiest link already has as
+  // many flows as the best is cut (its choices could only tie, and ties go to the earlier),
+  // and the search ends once the best has as few as the least loaded level-1 port (no choice
+  // has fewer). The same choice as scoring every choice, which at 3 tiers of radix 64 read
+  // 2 x 1,056 loads per transfer (an adaptive all-to-all over 4,096 GPUs: 300 s -> 16 s CPU).
   uint32_t least_loaded(std::size_t gs, std::size_t gd, int top, uint32_t first) {
-    // worst_[i]: busiest link of prefix i at the current level; ends_ the two switches it
-    // reaches (source side, destination side).
-    worst_.assign(1, 0);
-    ends_.assign(1, {f_.nic_leaf[gs], f_.nic_leaf[gd]});
-    for (int l = 1; l < top; ++l) {
-      const FatTreeTier& tr = tier(l);
-      const auto up = static_cast<std::size_t>(tr.up);
-      next_worst_.resize(worst_.size() * up);
-      next_ends_.resize(worst_.size() * up);
-      for (std::size_t i = 0; i < worst_.size(); ++i)
-        for (std::size_t p = 0; p < up; ++p) {
-          const LinkId a = tr.up_link[static_cast<std::size_t>(ends_[i].first) * up + p];
-          const LinkId b = tr.up_link[static_cast<std::size_t>(ends_[i].second) * up + p];
-          // A failed cable is never the least loaded (surviving_choice found a live path).
-          const uint32_t w = t_.failed(a) || t_.failed(b) ? kFailedLoad : std::max({worst_[i], load_(a), load_(reverse(b))});
-          next_worst_[i * up + p] = w;
-          next_ends_[i * up + p] = {t_.vertex(t_.link(a).to).index, t_.vertex(t_.link(b).to).index};
-        }
-      worst_.swap(next_worst_);
-      ends_.swap(next_ends_);
+    const int leaf_s = f_.nic_leaf[gs], leaf_d = f_.nic_leaf[gd];
+    // choices_below_[l]: the choices under one level-l port (those of the levels above it).
+    choices_below_.assign(static_cast<std::size_t>(top), 1);
+    for (int l = top - 2; l >= 1; --l)
+      choices_below_[static_cast<std::size_t>(l)] = choices_below_[static_cast<std::size_t>(l + 1)] * static_cast<uint32_t>(tier(l + 1).up);
+    const uint32_t n = choices_below_[1] * static_cast<uint32_t>(tier(1).up);
+    // Level 1's ports, read once: the search's floor.
+    const FatTreeTier& t1 = tier(1);
+    level1_.resize(static_cast<std::size_t>(t1.up));
+    uint32_t floor = kFailedLoad;
+    for (std::size_t p = 0; p < level1_.size(); ++p) {
+      level1_[p] = port_load(t1, leaf_s, leaf_d, p);
+      floor = std::min(floor, level1_[p]);
     }
-    const auto n = static_cast<uint32_t>(worst_.size());
-    uint32_t best = first;
-    for (uint32_t i = 1; i < n; ++i) {
-      const uint32_t c = (first + i) % n;
-      if (worst_[c] < worst_[best]) best = c;
+    Best best{first, uint64_t{kFailedLoad} + 1, floor};  // any choice beats "none yet"
+    search(1, top, leaf_s, leaf_d, 0, 0, first, n, best);
+    if (best.load > floor) search(1, top, leaf_s, leaf_d, 0, 0, 0, first, best);
+    return best.choice;
+  }
+
+  struct Best {
+    uint32_t choice;
+    uint64_t load;   // its busiest link's flows (kFailedLoad + 1: none found yet)
+    uint32_t floor;  // no choice has fewer: the search may stop there
+  };
+  // The busiest of the level-l up-links through `port` from source-side switch s and into
+  // destination-side switch d (kFailedLoad: either failed; surviving_choice found a live path).
+  uint32_t port_load(const FatTreeTier& tr, int s, int d, std::size_t port) const {
+    const auto up = static_cast<std::size_t>(tr.up);
+    const LinkId a = tr.up_link[static_cast<std::size_t>(s) * up + port];
+    const LinkId b = tr.up_link[static_cast<std::size_t>(d) * up + port];
+    return t_.failed(a) || t_.failed(b) ? kFailedLoad : std::max(load_(a), load_(reverse(b)));
+  }
+  // The choices in [lo, hi) below level-l switches s and d (source and destination side),
+  // `base` the first choice under them and `worst` the busiest link above, in ascending order.
+  void search(int l, int top, int s, int d, uint32_t worst, uint32_t base, uint32_t lo, uint32_t hi, Best& best) {
+    const FatTreeTier& tr = tier(l);
+    const uint32_t below = choices_below_[static_cast<std::size_t>(l)];
+    const auto up = static_cast<std::size_t>(tr.up);
+    for (std::size_t p = 0; p < up; ++p) {
+      const uint32_t begin = base + static_cast<uint32_t>(p) * below;
+      if (begin >= hi) return;
+      if (begin + below <= lo) continue;
+      const uint32_t w = std::max(worst, l == 1 ? level1_[p] : port_load(tr, s, d, p));
+      if (w >= best.load) continue;
+      if (l + 1 == top) {
+        best = {begin, w, best.floor};
+      } else {
+        const int next_s = t_.vertex(t_.link(tr.up_link[static_cast<std::size_t>(s) * up + p]).to).index;
+        const int next_d = t_.vertex(t_.link(tr.up_link[static_cast<std::size_t>(d) * up + p]).to).index;
+        search(l + 1, top, next_s, next_d, w, begin, lo, hi, best);
+      }
+      if (best.load <= best.floor) return;
     }
-    return best;
   }
 
   // Appends the up-links from `leaf` through the ports encoded in `choice` (levels 1 .. top-1).
@@ -454,8 +485,7 @@ class FatTreeRouter final : public CachedRouter {
   // Spray: the bundles, and per (level - 1) * leaves + leaf its up- and down-bundle.
   std::vector<LinkBundle> bundles_;
   std::vector<uint32_t> up_bundle_, down_bundle_;
-  std::vector<uint32_t> worst_, next_worst_;
-  std::vector<std::pair<int, int>> ends_, next_ends_;
+  std::vector<uint32_t> choices_below_, level1_;  // least_loaded's scratch
 };
 
 }  // namespace

@@ -121,9 +121,14 @@ std::vector<CollectiveAlgorithm> CommBase::candidates(GroupId group, CollectiveO
 
 const RoutedPlan& CommBase::routed(const work::CollectivePlan& plan) {
   auto& r = routed_[&plan];
-  if (!r) r = std::make_unique<RoutedPlan>(network_, plan);
+  if (!r) {
+    if (fabric_idle()) routed_on_idle_.insert(&plan);
+    r = std::make_unique<RoutedPlan>(network_, plan);
+  }
   return *r;
 }
+
+bool CommBase::routed_on_idle(const work::CollectivePlan& plan) const { return routed_on_idle_.contains(&plan); }
 
 const std::vector<ProtocolCosts>& CommBase::protocols(const CollectiveOptions& options) {
   const Protocol p = options.protocol.value_or(config_.protocol);

@@ -17,6 +17,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "sim/network/analytical_model.hpp"
@@ -102,6 +103,12 @@ class CommBase : public Comm {
   // The routed plan of `plan` (built once, kept): the tuner's estimates, and the analytical
   // model's runs.
   const RoutedPlan& routed(const work::CollectivePlan& plan);
+  // Whether routed(plan) was built while fabric_idle(): a load-aware routing then chose as it
+  // would for a run that starts on the idle fabric, so such a run may reuse it.
+  bool routed_on_idle(const work::CollectivePlan& plan) const;
+  // Whether nothing of this model is in flight (no load a load-aware routing could see); the
+  // model's part, false where it cannot tell.
+  virtual bool fabric_idle() const { return false; }
 
  private:
   struct Group {
@@ -147,6 +154,7 @@ class CommBase : public Comm {
   // searched one ordered map over all groups' picks (a tenth of a 65,536-GPU step's time).
   std::vector<std::vector<Pick>> picks_;
   std::unordered_map<const work::CollectivePlan*, std::unique_ptr<RoutedPlan>> routed_;
+  std::unordered_set<const work::CollectivePlan*> routed_on_idle_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
   std::size_t active_ = 0;

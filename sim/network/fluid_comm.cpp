@@ -59,7 +59,10 @@ double FluidComm::cancel_send(TransferId id) {
 
 CollectiveRunner& FluidComm::runner(const work::CollectivePlan& plan) {
   auto& r = runners_[&plan];
-  if (!r) r = std::make_unique<FluidCollectiveRun>(fluid_, network(), plan, routed(plan));
+  if (!r) {
+    const RoutedPlan& idle = routed(plan);
+    r = std::make_unique<FluidCollectiveRun>(fluid_, network(), plan, idle, routed_on_idle(plan));
+  }
   return *r;
 }
 

@@ -23,6 +23,7 @@ class FluidComm final : public CommBase {
   std::size_t active_flows() const override { return fluid_.moving_runs(); }
   LinkUsage link_usage() const override;
   uint32_t link_load(uint32_t link) const override { return fluid_.runs_assigned(link); }
+  bool fabric_idle() const override { return fluid_.active_runs() == 0; }
 
  private:
   void start_send(TransferId id, int src_gpu, int dst_gpu, double bytes, uint64_t flow_key) override;
