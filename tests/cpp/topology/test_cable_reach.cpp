@@ -3,6 +3,9 @@
 // hand.
 #include <catch2/catch.hpp>
 
+#include <array>
+#include <string>
+
 #include "direct_helpers.hpp"
 #include "helpers.hpp"
 #include "report_helpers.hpp"
@@ -23,6 +26,11 @@ PriceTable reach_prices() {
   return t;
 }
 
+// { copper, AOC, fiber, transceivers, of which twin-port }.
+std::array<int64_t, 5> cable_counts(const Bill& b) {
+  return {b.copper_cables, b.aoc_cables, b.fiber_cables, b.transceivers, b.twin_port_transceivers};
+}
+
 int64_t line_count(const Bill& b, const std::string& item) {
   for (const CostLine& c : b.lines)
     if (c.item == item) return c.count;
@@ -40,11 +48,8 @@ TEST_CASE("cable reach: a leaf-spine fabric in one row and over two rows") {
     const Bill b = make_bill(t, p, reach_prices());
     CHECK(b.racks == 4);
     CHECK(b.rows == 1);
-    CHECK(b.copper_cables == 128);
-    CHECK(b.aoc_cables == 128);
-    CHECK(b.fiber_cables == 0);
+    CHECK(cable_counts(b) == std::array<int64_t, 5>{128, 128, 0, 0, 0});
     CHECK(b.optical_cables == 128);
-    CHECK(b.transceivers == 0);
     CHECK(line_count(b, "aoc_400Gbps") == 128);
     // 6 switches x 64 ports, 128 NICs, 128 DACs, 128 AOCs.
     CHECK(b.network_cost_usd == Approx(6 * 64 * 700.0 + 128 * 2000.0 + 128 * 100.0 + 128 * 800.0));
@@ -55,13 +60,9 @@ TEST_CASE("cable reach: a leaf-spine fabric in one row and over two rows") {
     const Topology t = build_topology(p);
     const Bill b = make_bill(t, p, reach_prices());
     CHECK(b.rows == 2);
-    CHECK(b.copper_cables == 128);
-    CHECK(b.aoc_cables == 0);
-    CHECK(b.fiber_cables == 128);
     // 256 fiber ends, all at switches, 32 per leaf and 64 per spine: paired in 128 twin-port
     // 800G modules, no single-port one.
-    CHECK(b.twin_port_transceivers == 128);
-    CHECK(b.transceivers == 128);
+    CHECK(cable_counts(b) == std::array<int64_t, 5>{128, 0, 128, 128, 128});
     CHECK(line_count(b, "twin_port_transceiver_800Gbps") == 128);
     CHECK(line_count(b, "transceiver_400Gbps") == 0);
     CHECK(line_count(b, "optical_cable") == 128);
@@ -73,10 +74,7 @@ TEST_CASE("cable reach: a leaf-spine fabric in one row and over two rows") {
     prices.aoc.by_gbps.clear();
     prices.twin_port_transceiver.by_gbps.clear();
     const Bill b = make_bill(build_topology(p), p, prices);
-    CHECK(b.aoc_cables == 0);
-    CHECK(b.fiber_cables == 128);
-    CHECK(b.transceivers == 256);
-    CHECK(b.twin_port_transceivers == 0);
+    CHECK(cable_counts(b) == std::array<int64_t, 5>{128, 0, 128, 256, 0});
   }
 }
 
@@ -88,11 +86,8 @@ TEST_CASE("cable reach: rail-optimized leaves serve a row of racks, NIC cables a
   const Topology t = build_topology(p);
   const Bill b = make_bill(t, p, reach_prices());
   CHECK(b.rows == 4);
-  CHECK(b.copper_cables == 0);
-  CHECK(b.aoc_cables == 1024);
-  CHECK(b.fiber_cables == 1024);
-  CHECK(b.twin_port_transceivers == 1024);  // 2,048 switch ends, an even number per switch
-  CHECK(b.transceivers == 1024);
+  // 2,048 fiber ends at switches, an even number per switch: 1,024 twin-port modules.
+  CHECK(cable_counts(b) == std::array<int64_t, 5>{0, 1024, 1024, 1024, 1024});
 }
 
 TEST_CASE("cable reach: a dragonfly's groups in rows, a half-used twin-port module") {
@@ -104,27 +99,20 @@ TEST_CASE("cable reach: a dragonfly's groups in rows, a half-used twin-port modu
     p.racks_per_row = 2;
     const Bill b = make_bill(build_topology(p), p, reach_prices());
     CHECK(b.rows == 3);
-    CHECK(b.copper_cables == 12);  // NIC cables
-    CHECK(b.aoc_cables == 3);      // one local cable per group
-    CHECK(b.fiber_cables == 3);    // one per group pair
-    // Each router has one fiber end: a twin-port module each, half used.
-    CHECK(b.twin_port_transceivers == 6);
-    CHECK(b.transceivers == 6);
+    // 12 NIC cables (DAC), one local cable per group (AOC), one global per group pair (fiber);
+    // each router has one fiber end: a twin-port module each, half used.
+    CHECK(cable_counts(b) == std::array<int64_t, 5>{12, 3, 3, 6, 6});
   }
   SECTION("a rack per row: local cables fiber too, two fiber ends per router, one module") {
     p.racks_per_row = 1;
     const Bill b = make_bill(build_topology(p), p, reach_prices());
-    CHECK(b.aoc_cables == 0);
-    CHECK(b.fiber_cables == 6);
-    CHECK(b.twin_port_transceivers == 6);
+    CHECK(cable_counts(b) == std::array<int64_t, 5>{12, 0, 6, 6, 6});
   }
   SECTION("one row: every switch-to-switch cable is an AOC") {
     p.racks_per_row = 8;
     const Bill b = make_bill(build_topology(p), p, reach_prices());
     CHECK(b.rows == 1);
-    CHECK(b.aoc_cables == 6);
-    CHECK(b.fiber_cables == 0);
-    CHECK(b.transceivers == 0);
+    CHECK(cable_counts(b) == std::array<int64_t, 5>{12, 6, 0, 0, 0});
   }
 }
 
@@ -135,10 +123,8 @@ TEST_CASE("cable reach: NIC ends of fiber take single-port transceivers") {
   p.nodes_per_rack = 2;
   p.racks_per_row = 1;
   const Bill b = make_bill(build_topology(p), p, reach_prices());
-  CHECK(b.copper_cables == 0);
   // Leaves and spines all in the central row: leaf-spine cables are AOCs there.
-  CHECK(b.aoc_cables == 128);
-  CHECK(b.fiber_cables == 128);
+  CHECK(cable_counts(b) == std::array<int64_t, 5>{0, 128, 128, 128 + 64, 64});
   CHECK(line_count(b, "transceiver_400Gbps") == 128);            // one per NIC
   CHECK(line_count(b, "twin_port_transceiver_800Gbps") == 4 * 16);  // 32 NIC ends per leaf
 }
