@@ -95,24 +95,25 @@ TEST_CASE("cable reach: a dragonfly's groups in rows, a half-used twin-port modu
   // Racks of 2 nodes: each router is its rack's top-of-rack switch.
   TopologyParams p = dragonfly(2, 2, 1, 3, 12, 2, 1);
   p.nodes_per_rack = 2;
-  SECTION("a group per row: local cables AOC, global cables fiber") {
-    p.racks_per_row = 2;
+  struct Case {
+    int racks_per_row;
+    int64_t rows;
+    std::array<int64_t, 5> counts;  // cable_counts
+  };
+  const Case cases[] = {
+      // A group per row: 12 NIC cables (DAC), one local cable per group (AOC), one global per
+      // group pair (fiber); each router has one fiber end: a twin-port module each, half used.
+      {2, 3, {12, 3, 3, 6, 6}},
+      // A rack per row: local cables fiber too, two fiber ends per router, one module.
+      {1, 6, {12, 0, 6, 6, 6}},
+      // One row: every switch-to-switch cable is an AOC.
+      {8, 1, {12, 6, 0, 0, 0}},
+  };
+  for (const Case& c : cases) {
+    p.racks_per_row = c.racks_per_row;
     const Bill b = make_bill(build_topology(p), p, reach_prices());
-    CHECK(b.rows == 3);
-    // 12 NIC cables (DAC), one local cable per group (AOC), one global per group pair (fiber);
-    // each router has one fiber end: a twin-port module each, half used.
-    CHECK(cable_counts(b) == std::array<int64_t, 5>{12, 3, 3, 6, 6});
-  }
-  SECTION("a rack per row: local cables fiber too, two fiber ends per router, one module") {
-    p.racks_per_row = 1;
-    const Bill b = make_bill(build_topology(p), p, reach_prices());
-    CHECK(cable_counts(b) == std::array<int64_t, 5>{12, 0, 6, 6, 6});
-  }
-  SECTION("one row: every switch-to-switch cable is an AOC") {
-    p.racks_per_row = 8;
-    const Bill b = make_bill(build_topology(p), p, reach_prices());
-    CHECK(b.rows == 1);
-    CHECK(cable_counts(b) == std::array<int64_t, 5>{12, 6, 0, 0, 0});
+    CHECK(b.rows == c.rows);
+    CHECK(cable_counts(b) == c.counts);
   }
 }
 
