@@ -12,13 +12,25 @@
 //     of an optical cable, at the cable's speed class.
 //   - GPU nodes (fabric NICs excluded) are in the bill and in cost / power, not in the
 //     network figures (network = NICs, switches, transceivers, cables).
-// Cable rule (stated as `cable_rule`): racks hold nodes_per_rack consecutive nodes. A NIC
-// sits in its node's rack; a switch sits in the rack of the NICs cabled to it when they all
-// share one (a top-of-rack switch), otherwise in a network rack of its own. A cable whose two
-// ends sit in one rack is copper (passive DAC, a few metres); any other is optical (fiber
-// plus a transceiver at each end). Rail-optimized leaves serve nodes of many racks, so their
-// NIC cables are optical, as in NVIDIA's DGX SuperPOD; node-internal links (NVLink, PCIe)
-// are not cables and are priced with the node.
+// Cable rule (stated as `cable_rule`), a cable's reach class by the distance between its ends:
+//   - racks hold nodes_per_rack consecutive nodes, rows hold racks_per_row consecutive racks.
+//     A NIC sits in its node's rack. A switch sits in the rack of the NICs cabled to it when
+//     they all share one (top of rack); else in a network rack of its own in the row of those
+//     NICs when they share a row (end of row: rail-optimized leaves of one scalable unit);
+//     else, and for a switch without NICs, in the row its neighbour switches share, or in a
+//     central network row (spines and cores of a fabric spanning rows).
+//   - same rack: passive copper (DAC, at most ~3 m at 400G);
+//     same row, another rack: an active optical cable (AOC, its two optical ends built in;
+//     tens of metres);
+//     another row: fiber plus a transceiver at each end (multimode to 50 m, single-mode to
+//     500 m). At a switch end, two links of one speed class share a twin-port transceiver of
+//     twice that class where the table has one (800G twin-port OSFP carrying two 400G links,
+//     as NVIDIA Quantum-2 / Spectrum-4 switch cages take); a NIC end takes a single-port one.
+//   - a table without AOC classes prices row reach as fiber; one without twin-port classes
+//     puts a single-port transceiver at every end.
+// Rail-optimized leaves serve nodes of many racks, so their NIC cables are optical, as in
+// NVIDIA's DGX SuperPOD; node-internal links (NVLink, PCIe) are not cables and are priced with
+// the node.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -47,9 +59,13 @@ struct PriceClasses {
 struct PriceTable {
   PriceClasses switch_port;  // per switch port
   PriceClasses nic;          // per NIC
-  PriceClasses transceiver;  // per optical transceiver (two per optical cable)
+  PriceClasses transceiver;  // per single-port optical transceiver (one per fiber end)
+  // Per twin-port transceiver, by its class (twice the links it carries: 800 carries two 400G
+  // links); may be empty (single-port transceivers everywhere).
+  PriceClasses twin_port_transceiver;
+  PriceClasses aoc;          // per active optical cable, both ends; may be empty (fiber instead)
   PriceItem copper_cable;    // per DAC cable
-  PriceItem optical_cable;   // per optical cable (transceivers excluded)
+  PriceItem optical_cable;   // per fiber cable (transceivers excluded)
   PriceItem gpu_node;        // per GPU server, fabric NICs excluded
 };
 
@@ -65,18 +81,31 @@ struct CostLine {
 
 struct Bill {
   std::vector<CostLine> lines;
-  int64_t copper_cables = 0, optical_cables = 0, transceivers = 0;
+  // Cables by reach class: copper (DAC, in a rack), AOC (in a row), fiber (between rows);
+  // optical_cables = aoc_cables + fiber_cables.
+  int64_t copper_cables = 0, optical_cables = 0, aoc_cables = 0, fiber_cables = 0;
+  int64_t transceivers = 0;            // modules bought, single- and twin-port
+  int64_t twin_port_transceivers = 0;  // of which twin-port
   int64_t switch_ports = 0;       // bought (see the basis above)
   int64_t switch_ports_used = 0;  // with a cable attached
   int64_t racks = 0;              // node racks
+  int64_t rows = 0;               // rows of node racks
   double cost_usd = 0, power_w = 0;                  // everything
   double network_cost_usd = 0, network_power_w = 0;  // without the GPU nodes
   std::string pricing_basis, cable_rule;
 };
 
-// Rack of every vertex under the cable rule: node vertices their node's rack, switches their
-// NICs' rack or -1 (a network rack of their own). nodes_per_rack >= 1.
-std::vector<int64_t> vertex_racks(const Topology& topology, int nodes_per_rack);
+// The reach class of a cable (see the cable rule above).
+enum class CableReach : uint8_t { rack, row, building };
+// Where each vertex sits under the cable rule: its rack (node racks 0.., a switch outside a
+// node rack a network rack of its own, numbered after them) and its row (node rows 0..rows-1,
+// the central network row `rows`). nodes_per_rack, racks_per_row >= 1.
+struct VertexPlaces {
+  std::vector<int64_t> rack, row;
+  int64_t rows = 0;  // rows of node racks
+  CableReach reach(VertexId a, VertexId b) const;
+};
+VertexPlaces vertex_places(const Topology& topology, int nodes_per_rack, int racks_per_row);
 // Ports bought for a fabric switch that has `cabled` cables attached.
 int64_t switch_ports_bought(const Topology& topology, const TopologyParams& params,
                             int64_t cabled);

@@ -122,9 +122,13 @@ struct TopologyParams {
   double link_bandwidth_Bps = 50e9;  // fabric links, per direction
   double link_latency_s = 0.5e-6;    // fabric links, one way (cable + switch traversal)
   // Racks hold nodes_per_rack consecutive nodes; the report's cable rule (copper inside a
-  // rack, optical between racks: topology/bill.hpp) places switches by them. Default 4: the
+  // rack, AOC inside a row, fiber between rows: topology/bill.hpp) places switches by them. Default 4: the
   // DGX SuperPOD compute rack (four DGX H100 / B300 per rack).
   int nodes_per_rack = 4;
+  // Rows hold racks_per_row consecutive racks (the cable rule's AOC reach, bill.hpp). Default
+  // 8: a DGX SuperPOD scalable unit of 32 DGX H100 (8 racks of 4) laid out in one row with its
+  // leaf switches at the row's end, an assumption of this model, not a vendor floor plan.
+  int racks_per_row = 8;
   // fat_tree
   int tiers = 2;                     // tiers asked for; fewer are built when fewer suffice
   int switch_radix = 64;             // ports per switch

@@ -8,6 +8,7 @@
 #include <deque>
 
 #include "topology/direct_layouts.hpp"
+#include "topology/narrow_links.hpp"
 
 namespace cs::topo {
 namespace {
@@ -244,10 +245,15 @@ TopologyReport make_report(const Topology& t, const TopologyParams& params,
     r.notes = build_notes(t, params);
   }
 
+  r.warnings = narrow_link_warnings(t);
   Bill bill = make_bill(t, params, prices);
   r.copper_cables = bill.copper_cables;
   r.optical_cables = bill.optical_cables;
   r.transceivers = bill.transceivers;
+  r.aoc_cables = bill.aoc_cables;
+  r.fiber_cables = bill.fiber_cables;
+  r.twin_port_transceivers = bill.twin_port_transceivers;
+  r.rows = bill.rows;
   r.switch_ports = bill.switch_ports;
   r.switch_ports_used = bill.switch_ports_used;
   r.racks = bill.racks;

@@ -50,9 +50,12 @@ struct TopologyReport {
   int64_t links = 0;                 // full-duplex cables, node-internal included
   Counts links_by_kind;              // node_fabric, pcie, nic_switch, switch_switch, ...
   int64_t copper_cables = 0, optical_cables = 0, transceivers = 0;
+  int64_t aoc_cables = 0, fiber_cables = 0;  // optical_cables by reach class (bill.hpp)
+  int64_t twin_port_transceivers = 0;        // of transceivers
   int64_t switch_ports = 0;          // ports bought (bill.hpp's basis)
   int64_t switch_ports_used = 0;     // ports with a cable
   int64_t racks = 0;                 // node racks (nodes_per_rack each)
+  int64_t rows = 0;                  // rows of node racks (racks_per_row each)
   std::string cable_rule, pricing_basis;
   int diameter_hops = 0;
   std::string diameter_method;       // "bfs" (exact, every NIC), "closed_form", "bfs_sampled"
@@ -73,6 +76,7 @@ struct TopologyReport {
   double network_cost_per_gpu_usd = 0;
   double network_usd_per_bisection_GBps = 0;  // network_cost_usd / bisection in GB/s (0: none)
   std::vector<std::string> notes;    // what the builder decided that the file did not say
+  std::vector<std::string> warnings; // links narrower than the NICs feeding them (narrow_links.hpp)
 };
 
 // Exact BFS diameter while NICs x fabric cables stays under kBfsWork.

@@ -308,6 +308,7 @@ void parse_topology(const json& doc, Config& config) {
   p.link_bandwidth_Bps = get_ranged(t, "link_bandwidth", kTopology, "link_bandwidth", 50e9);
   p.link_latency_s = get_ranged(t, "link_latency", kTopology, "latency", 0.5e-6);
   p.nodes_per_rack = static_cast<int>(get_int(t, "nodes_per_rack", kTopology, 4, 1, 4096));
+  p.racks_per_row = static_cast<int>(get_int(t, "racks_per_row", kTopology, 8, 1, 4096));
   if (p.kind == topo::TopologyKind::fat_tree) parse_fat_tree(t, p);
   if (p.kind == topo::TopologyKind::custom) parse_custom(t, p);
   if (p.kind == topo::TopologyKind::dragonfly || p.kind == topo::TopologyKind::torus) {

@@ -12,7 +12,9 @@ using json = nlohmann::json;
 using detail::join_path;
 
 constexpr std::string_view kOverride = "scenario override (topology.prices)";
-constexpr const char* kClassKeys[] = {"switch_port", "nic", "transceiver"};
+constexpr const char* kClassKeys[] = {"switch_port", "nic", "transceiver", "twin_port_transceiver", "aoc"};
+// Classes a bill cannot do without (an empty twin_port_transceiver or aoc table means none used).
+constexpr const char* kRequiredClassKeys[] = {"switch_port", "nic", "transceiver"};
 constexpr const char* kItemKeys[] = {"copper_cable", "optical_cable", "gpu_node"};
 
 topo::PriceItem item(const json& v, const std::string& path) {
@@ -63,9 +65,11 @@ topo::PriceTable load_prices(const json& doc) {
     for (const auto& [k, v] : over->items()) {
       const std::string path = join_path(at, k);
       if (!merged.contains(k))
-        throw InputError(path, "a price table key: switch_port, nic, transceiver, copper_cable, "
-                               "optical_cable or gpu_node");
-      if (!v.is_object()) throw InputError(path, "an object");
+        throw InputError(path, "a price table key: switch_port, nic, transceiver, twin_port_transceiver, aoc, "
+                               "copper_cable, optical_cable or gpu_node");
+      const bool removable = k == "twin_port_transceiver" || k == "aoc";
+      if (!v.is_object() && !(removable && v.is_null()))
+        throw InputError(path, removable ? "an object, or null for none" : "an object");
     }
     merged.merge_patch(*over);
     mark_overrides(merged, *over);
@@ -74,11 +78,17 @@ topo::PriceTable load_prices(const json& doc) {
   t.switch_port = classes(merged.at("switch_port"), join_path(at, "switch_port"));
   t.nic = classes(merged.at("nic"), join_path(at, "nic"));
   t.transceiver = classes(merged.at("transceiver"), join_path(at, "transceiver"));
+  // null (merge-patch's removal) takes a table out: fiber for row reach, single-port ends.
+  const auto optional_classes = [&](const char* k) {
+    return merged.contains(k) ? classes(merged.at(k), join_path(at, k)) : topo::PriceClasses{};
+  };
+  t.twin_port_transceiver = optional_classes("twin_port_transceiver");
+  t.aoc = optional_classes("aoc");
   t.copper_cable = item(merged.at("copper_cable"), join_path(at, "copper_cable"));
   t.optical_cable = item(merged.at("optical_cable"), join_path(at, "optical_cable"));
   t.gpu_node = item(merged.at("gpu_node"), join_path(at, "gpu_node"));
-  for (const char* k : kClassKeys)
-    if (merged.at(k).empty())
+  for (const char* k : kRequiredClassKeys)
+    if (!merged.contains(k) || merged.at(k).empty())
       throw InputError(join_path(at, k), "at least one speed class");
   return t;
 }

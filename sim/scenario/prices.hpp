@@ -3,7 +3,8 @@
 // lookup at run time), with a scenario's topology.prices merged over it.
 //
 // Format (USD per unit, W per unit, a source string per entry):
-//   { "switch_port" | "nic" | "transceiver": { "<speed>Gbps": ITEM, ... },
+//   { "switch_port" | "nic" | "transceiver" | "twin_port_transceiver" | "aoc":
+//       { "<speed>Gbps": ITEM, ... }  (twin_port_transceiver and aoc may be null: none used),
 //     "copper_cable" | "optical_cable" | "gpu_node": ITEM }
 //   ITEM = { "usd": number >= 0, "watts": number >= 0, "source": string }
 // Overrides may give any subset of keys (new speed classes too); an overridden item without

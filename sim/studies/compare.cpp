@@ -268,8 +268,9 @@ std::string comparison_text(const json& comparison) {
     return text.empty() ? std::string("-") : text;
   });
   line("switches", [&](const json& f, std::size_t) { return shown("%.0f", field(f, "switches")); });
-  line("cables copper / optical", [&](const json& f, std::size_t) {
-    return shown("%.0f", field(f, "copper_cables")) + " / " + shown("%.0f", field(f, "optical_cables"));
+  line("cables copper / AOC / fiber", [&](const json& f, std::size_t) {
+    return shown("%.0f", field(f, "copper_cables")) + " / " + shown("%.0f", field(f, "aoc_cables")) + " / " +
+           shown("%.0f", field(f, "fiber_cables"));
   });
   line("network cost ($M)", [&](const json& f, std::size_t) { return shown("%.3f", field(f, "network_cost_usd") / 1e6); });
   line("network power (kW)", [&](const json& f, std::size_t) { return shown("%.1f", field(f, "network_power_w") / 1e3); });

@@ -30,6 +30,8 @@ json fabric_summary(const Config& config) {
           {"switches", switches},
           {"copper_cables", bill.copper_cables},
           {"optical_cables", bill.optical_cables},
+          {"aoc_cables", bill.aoc_cables},
+          {"fiber_cables", bill.fiber_cables},
           {"transceivers", bill.transceivers},
           {"network_cost_usd", bill.network_cost_usd},
           {"network_power_w", bill.network_power_w},

@@ -9,7 +9,8 @@
 
 namespace cs::world::detail {
 
-// { "gpus", "switches" (fabric switches), "copper_cables", "optical_cables", "transceivers",
+// { "gpus", "switches" (fabric switches), "copper_cables", "optical_cables" ("aoc_cables" in a
+//   row + "fiber_cables" between rows, topology/bill.hpp), "transceivers",
 //   "network_cost_usd", "network_power_w", "network_cost_per_gpu_usd",
 //   "bisection_bandwidth_Bps", "network_usd_per_bisection_GBps", "notes": [...] }
 nlohmann::json fabric_summary(const scenario::Config& config);

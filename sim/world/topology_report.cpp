@@ -164,10 +164,12 @@ json report_json(const topo::TopologyReport& r) {
     j["oversubscription_by_tier"] = std::move(tiers);
   }
   j["links_by_kind"] = counts_json(r.links_by_kind);
-  j["cables"] = {{"copper", r.copper_cables}, {"optical", r.optical_cables},
-                 {"rule", r.cable_rule}};
+  j["cables"] = {{"copper", r.copper_cables}, {"optical", r.optical_cables}, {"aoc", r.aoc_cables},
+                 {"fiber", r.fiber_cables}, {"rule", r.cable_rule}};
   j["racks"] = r.racks;
+  j["rows"] = r.rows;
   j["transceivers"] = r.transceivers;
+  j["twin_port_transceivers"] = r.twin_port_transceivers;
   j["switch_ports"] = r.switch_ports;
   j["switch_ports_used"] = r.switch_ports_used;
   j["diameter_method"] = r.diameter_method;
@@ -183,6 +185,7 @@ json report_json(const topo::TopologyReport& r) {
                     {"network", c.network}, {"source", c.source}});
   j["bill"] = std::move(bill);
   j["notes"] = r.notes;
+  j["warnings"] = r.warnings;
   return j;
 }
 
@@ -203,12 +206,14 @@ std::string report_text(const topo::TopologyReport& r) {
             " up ports, bundles of " + std::to_string(t.parallel_links) + ")");
   row(out, "links (cables)", std::to_string(r.links));
   for (const auto& [name, n] : r.links_by_kind) row(out, "  " + name, std::to_string(n));
-  row(out, "copper cables", std::to_string(r.copper_cables));
-  row(out, "optical cables", std::to_string(r.optical_cables));
-  row(out, "transceivers", std::to_string(r.transceivers));
+  row(out, "copper cables", std::to_string(r.copper_cables) + "  (DAC, in a rack)");
+  row(out, "optical cables", std::to_string(r.optical_cables) + "  (" + std::to_string(r.aoc_cables) +
+                                 " AOC in a row, " + std::to_string(r.fiber_cables) + " fiber between rows)");
+  row(out, "transceivers", std::to_string(r.transceivers) + "  (" + std::to_string(r.twin_port_transceivers) +
+                               " twin-port)");
   row(out, "switch ports", std::to_string(r.switch_ports) + " bought, " +
                                std::to_string(r.switch_ports_used) + " used");
-  row(out, "racks", std::to_string(r.racks));
+  row(out, "racks", std::to_string(r.racks) + " in " + std::to_string(r.rows) + " rows");
   if (!r.global_arrangement.empty()) row(out, "global arrangement", r.global_arrangement);
   if (r.failed_cables > 0)
     row(out, "failed", std::to_string(r.failed_cables) + " cables, " + std::to_string(r.failed_switches) + " switches");
@@ -228,11 +233,11 @@ std::string report_text(const topo::TopologyReport& r) {
     row(out, "network USD per bisection GB/s", fmt("%.1f", r.network_usd_per_bisection_GBps));
   out += "bill:\n";
   char buf[256];
-  std::snprintf(buf, sizeof buf, "  %-26s %10s %12s %14s %12s\n", "item", "count", "unit USD",
+  std::snprintf(buf, sizeof buf, "  %-30s %10s %12s %14s %12s\n", "item", "count", "unit USD",
                 "USD", "W");
   out += buf;
   for (const topo::CostLine& c : r.bill) {
-    std::snprintf(buf, sizeof buf, "  %-26s %10lld %12.0f %14.0f %12.0f\n", c.item.c_str(),
+    std::snprintf(buf, sizeof buf, "  %-30s %10lld %12.0f %14.0f %12.0f\n", c.item.c_str(),
                   static_cast<long long>(c.count), c.unit_usd, c.usd, c.watts);
     out += buf;
   }
@@ -240,6 +245,7 @@ std::string report_text(const topo::TopologyReport& r) {
   out += "pricing: " + r.pricing_basis + "\n";
   out += std::string("figures: ") + topo::kBisectionAssumes + "; " + topo::kUniformTrafficAssumes + "\n";
   for (const std::string& note : r.notes) out += "note: " + note + "\n";
+  for (const std::string& warning : r.warnings) out += "warning: " + warning + "\n";
   return out;
 }
 

@@ -54,13 +54,15 @@ def test_each_pair_equals_a_plain_run_of_that_fabric_with_that_workload(tmp_path
             assert [r["time_s"] for r in rows] == [r["time_s"] for r in summary["collective"]["results"]]
             assert [r["busbw_GBps"] for r in rows] == [r["busbw_GBps"] for r in summary["collective"]["results"]]
             # The fabric block is the run's, with its counts.
-            for key in ("gpus", "switches", "copper_cables", "optical_cables", "network_cost_usd",
-                        "bisection_bandwidth_Bps"):
+            for key in ("gpus", "switches", "copper_cables", "optical_cables", "aoc_cables", "fiber_cables",
+                        "network_cost_usd", "bisection_bandwidth_Bps"):
                 assert fabric[key] == summary["fabric"][key]
     # The counts agree with the topology report.
     report = cs.Topology.from_scenario(cs.Scenario.load(fabrics[1])).report
     assert comparison["fabrics"][1]["switches"] == report["switches"]
     assert comparison["fabrics"][1]["optical_cables"] == report["cables"]["optical"]
+    assert comparison["fabrics"][1]["aoc_cables"] == report["cables"]["aoc"]
+    assert comparison["fabrics"][1]["fiber_cables"] == report["cables"]["fiber"]
 
 
 def test_table_lists_every_fabric_and_case_and_python_gives_the_same(tmp_path):
@@ -69,7 +71,7 @@ def test_table_lists_every_fabric_and_case_and_python_gives_the_same(tmp_path):
     text = proc.stdout
     header = text.splitlines()[0].split()
     assert header == ["fat_tree_small", "dragonfly_small"]
-    for line in ("GPUs", "switches", "cables copper / optical", "network cost ($M)", "network power (kW)",
+    for line in ("GPUs", "switches", "cables copper / AOC / fiber", "network cost ($M)", "network power (kW)",
                  "bisection (TB/s)", "[fat_tree_small] all_reduce 1GiB ring", "[fat_tree_small] all_reduce 1GiB auto",
                  "busbw (GB/s)", "network $ / (GPU x GB/s of busbw)"):
         assert line in text, line

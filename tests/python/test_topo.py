@@ -26,7 +26,15 @@ def test_topo_json_keys_on_every_scenario(path):
     assert r["switches"] == sum(r["switches_by_tier"].values())
     assert r["links"] == sum(v for k, v in r["links_by_kind"].items()
                              if k not in ("local", "global", "leaf_spine", "spine_core"))
-    assert r["transceivers"] == 2 * r["cables"]["optical"]
+    # Reach classes (topology/bill.hpp): optical = AOC (in a row) + fiber (between rows); a
+    # module per fiber end at most, twin-port ones pairing a switch's ends.
+    cables = r["cables"]
+    assert cables["optical"] == cables["aoc"] + cables["fiber"]
+    singles = sum(line["count"] for line in r["bill"] if line["item"].startswith("transceiver_"))
+    twins = sum(line["count"] for line in r["bill"] if line["item"].startswith("twin_port_transceiver_"))
+    assert r["transceivers"] == singles + twins and r["twin_port_transceivers"] == twins
+    assert cables["fiber"] <= r["transceivers"] <= 2 * cables["fiber"]
+    assert isinstance(r["warnings"], list)
     assert r["cost_usd"] == pytest.approx(sum(line["usd"] for line in r["bill"]))
     assert r["power_w"] == pytest.approx(sum(line["watts"] for line in r["bill"]))
     assert r["network_cost_usd"] == pytest.approx(
@@ -50,8 +58,10 @@ def test_flagship_numbers():
     assert r["bisection_method"] == "tree_cut"
     assert r["bisection_bandwidth_Bps"] == pytest.approx(64 * 50e9)
     assert r["diameter_hops"] == 4
-    # Rail leaves serve 4 racks: every NIC cable is optical.
+    # Rail leaves serve 4 racks: every NIC cable is optical. The 4 racks make one row (8 racks
+    # per row), where leaves and spines sit too: every cable an AOC, no transceiver.
     assert r["cables"]["copper"] == 0 and r["cables"]["optical"] == 128 + 128
+    assert (r["cables"]["aoc"], r["cables"]["fiber"], r["transceivers"], r["rows"]) == (256, 0, 0, 1)
 
 
 def test_topo_text_is_a_table():
@@ -93,8 +103,43 @@ def test_architect_keys_by_set():
     assert racks["cables"]["copper"] == 128  # a leaf's 4 nodes share its rack
 
 
+def test_cable_reach_classes_by_row():
+    """A row per rack: the rail leaves' NICs span rows, so leaves and spines sit in the central
+    row: NIC cables are fiber (a single-port transceiver at the NIC, twin-port modules pairing
+    the leaf's 16 ends), leaf-spine cables AOCs in that row; without AOC prices those are fiber
+    too, and without twin-port ones every end takes a single-port module."""
+    def topo(*sets):
+        args = [a for s in sets for a in ("--set", s)]
+        return json.loads(run_cli("topo", FLAGSHIP, "--json", *args, check=True).stdout)
+
+    rows = topo("topology.racks_per_row=1")
+    assert rows["rows"] == 4
+    assert (rows["cables"]["aoc"], rows["cables"]["fiber"]) == (128, 128)
+    counts = {line["item"]: line["count"] for line in rows["bill"]}
+    assert counts["transceiver_400Gbps"] == 128 and counts["twin_port_transceiver_800Gbps"] == 8 * 16 // 2
+    assert counts["aoc_400Gbps"] == 128 and counts["optical_cable"] == 128
+    plain = topo("topology.racks_per_row=1", "topology.prices.aoc=null", "topology.prices.twin_port_transceiver=null")
+    assert (plain["cables"]["aoc"], plain["cables"]["fiber"], plain["transceivers"]) == (0, 256, 512)
+    assert plain["twin_port_transceivers"] == 0
+    # The twin-port module ($1,000) replaces two single-port ones ($700 each) at a leaf, and an
+    # AOC ($800) a fiber ($60) with two single-port modules.
+    saved = 64 * (2 * 700 - 1000) + 128 * (60 + 2 * 700 - 800)
+    assert plain["network_cost_usd"] - rows["network_cost_usd"] == pytest.approx(saved)
+
+
+def test_topo_warns_of_narrow_links_as_compare_does():
+    path = ROOT / "scenarios" / "compare_dragonfly_1k.json"
+    r = json.loads(run_cli("topo", path, "--json", check=True).stdout)
+    assert len(r["warnings"]) == 1 and "local" in r["warnings"][0]
+    text = run_cli("topo", path, check=True).stdout
+    assert "warning: " + r["warnings"][0] in text
+    assert json.loads(run_cli("topo", FLAGSHIP, "--json", check=True).stdout)["warnings"] == []
+
+
 @pytest.mark.parametrize("args,path", [
     (("topo", "/nonexistent/scenario.json"), None),
+    (("topo", FLAGSHIP, "--set", "topology.prices.aoc=5"), "topology.prices.aoc"),
+    (("topo", FLAGSHIP, "--set", "topology.racks_per_row=0"), "topology.racks_per_row"),
     (("topo", FLAGSHIP, "--set", "topology.prices.gpu_node.usd=-1"), "topology.prices"),
     (("topo", FLAGSHIP, "--set", "topology.prices.nic.fast={\"usd\":1}"), "topology.prices.nic"),
     (("topo", FLAGSHIP, "--set", "topology.switch_radix=3"), "topology.switch_radix"),

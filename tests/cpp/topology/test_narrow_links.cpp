@@ -5,7 +5,9 @@
 #include <string>
 
 #include "direct_helpers.hpp"
+#include "report_helpers.hpp"
 #include "topology/narrow_links.hpp"
+#include "topology/report.hpp"
 
 using namespace cs::topo;
 using namespace cs::topo::test;
@@ -19,6 +21,8 @@ TEST_CASE("narrow links: a rail dragonfly's routers inject more than their local
   REQUIRE(warnings.size() == 1);
   CHECK(warnings[0].find("350.0 GB/s") != std::string::npos);
   CHECK(warnings[0].find("1600.0 GB/s") != std::string::npos);
+  // The topology report (`topo`) carries the same warnings.
+  CHECK(make_report(build_topology(p), p, unit_prices()).warnings == warnings);
   // 8 cables per local bundle: 7 x 8 x 50 = 2,800 GB/s, wider than 1,600.
   p.local_parallel_links = 8;
   CHECK(narrow_link_warnings(build_topology(p)).empty());
