@@ -341,7 +341,13 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
 
   // Every plan's bound (compute/step_bound.hpp), when some are to be refined (screening only
   // screens every plan).
-  if (options.refine > 0) for_each(all, options.jobs, [&](std::size_t i) { rows[i] = bound(config, *fitting[i]); });
+  std::size_t plans_bounded = 0;
+  if (options.refine > 0)
+    for_each(all, options.jobs, [&](std::size_t i) {
+      rows[i] = bound(config, *fitting[i]);
+      const std::lock_guard<std::mutex> lock(progress_mutex);
+      report("bounding", ++plans_bounded, fitting.size());
+    });
   std::vector<uint8_t> screened(fitting.size(), 0), refined_plan(fitting.size(), 0);
   std::size_t plans_screened = 0;
   const auto screen_plans = [&](const std::vector<std::size_t>& chosen, std::size_t total) {

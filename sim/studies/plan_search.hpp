@@ -60,8 +60,9 @@ struct PlanSearchOptions {
   // Polled by every plan's simulator and between plans: true stops the search with
   // engine::Interrupted (Python's Ctrl-C). Empty: never.
   std::function<bool()> interrupted;
-  // Called as the plans are simulated (from one thread at a time): `stage` "screening" or
-  // "refining", plans done of `total` in that stage, wall seconds since the search began. A
+  // Called as the plans are bounded and simulated (from one thread at a time): `stage`
+  // "bounding", "screening" or "refining", plans done of `total` in that stage (for screening,
+  // the plans screened so far and still to screen), wall seconds since the search began. A
   // long search says how long it will take (`clustersim plan` prints its estimate). Empty: none.
   std::function<void(const char* stage, std::size_t done, std::size_t total, double elapsed_s)> progress;
   // A search estimated to take longer (wall seconds) is refused before it starts, with an

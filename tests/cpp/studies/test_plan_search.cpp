@@ -31,11 +31,13 @@ TEST_CASE("plan search: dropped, screened, refined, ranked, whatever the threads
   // Progress (what `clustersim plan` turns into its estimate of the time left): every plan
   // screened is counted once, in order, then the refined ones.
   std::vector<std::pair<std::string, std::size_t>> screening, refining;
-  std::size_t screening_total = 0;
+  std::size_t screening_total = 0, bounded = 0;
   double least_elapsed_s = 0;  // no Catch assertion inside: the callback runs on a worker thread
   two.progress = [&](const char* stage, std::size_t done, std::size_t total, double elapsed_s) {
     least_elapsed_s = std::min(least_elapsed_s, elapsed_s);
-    if (std::string(stage) == "screening") {
+    if (std::string(stage) == "bounding") {
+      bounded = std::max(bounded, done);
+    } else if (std::string(stage) == "screening") {
       screening.emplace_back(stage, done);
       screening_total = total;
     } else {
@@ -50,6 +52,7 @@ TEST_CASE("plan search: dropped, screened, refined, ranked, whatever the threads
   CHECK(screening.front().second == 0);
   CHECK(screening.back().second == a.screened);
   CHECK(screening_total >= a.screened);
+  CHECK(bounded == a.rows.size());
   for (std::size_t i = 1; i < screening.size(); ++i) CHECK(screening[i].second > screening[i - 1].second);
   REQUIRE_FALSE(refining.empty());
   CHECK(refining.back().second == a.refined);
