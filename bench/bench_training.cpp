@@ -7,13 +7,15 @@
 // - one step (parse, topology, network, simulation, summary) on the flow and the analytical
 //   model, simulating every replica and with the symmetry shortcut (one replica, the others'
 //   traffic mirrored, isolated traffic left out);
-// - `clustersim plan` on 1,024 GPUs: every valid plan enumerated, those that fit simulated (TBB
-//   on all cores; wall and process CPU time).
+// - `clustersim plan` on 1,024 GPUs: every valid plan enumerated, those that fit bounded, the
+//   promising screened and the best refined (TBB on all cores; wall and process CPU time), the
+//   381 plans of docs/training.md's narrowed search, then every plan.
 // Beyond 16,384 GPUs (dp 256 with the batch's 1,536 sequences: 6 micro-batches per replica) the
 // global batch grows with dp, 6 micro-batches per replica (65,536 GPUs: dp 1,024, 6,144
 // sequences), and only the flow model simulating every replica runs: the headline figure.
 // Benchmarks print; they never fail.
 // Usage: bench_training [--quick] [GPUs...]   (--quick: one repetition, 1,024 GPUs, no plan)
+//        bench_training --plan                  (the narrowed plan search alone: `make bench`)
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -74,26 +76,39 @@ double process_cpu_s() {
   return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
-void plan_case(const std::string& model) {
+// `clustersim plan` on 1,024 GPUs, every plan or those `only` narrows to (plan_space), with the
+// headline figures `make bench` compares: wall and process CPU seconds.
+void plan_case(const std::string& model, const std::vector<std::string>& only, const std::string& figure) {
   const auto config = scenario::parse_config(gpt3_doc(1024, model, true));
   cs::studies::PlanSearchOptions o;
   o.jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+  o.space = cs::studies::plan_space(only);
   const double cpu0 = process_cpu_s();
   const auto wall0 = std::chrono::steady_clock::now();
   const auto search = cs::studies::search_plans(config, o);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   const double cpu = process_cpu_s() - cpu0;
-  std::printf("plan GPT-3 175B on 1024 GPUs (%s, %d threads): %zu valid plans, %zu dropped (do not fit), %zu "
-              "simulated in %.1f s wall, %.1f s CPU (%.1f ms per plan), %.0f MB\n",
-              model.c_str(), o.jobs, search.valid, search.dropped, search.rows.size(), wall, cpu,
-              1e3 * cpu / double(std::max<std::size_t>(1, search.rows.size())), bench::peak_rss_mb());
-  for (std::size_t i = 0; i < std::min<std::size_t>(5, search.rows.size()); ++i)
+  std::printf("plan GPT-3 175B on 1024 GPUs (%s, %d threads%s): %zu valid plans, %zu dropped (do not fit), %zu ranked, "
+              "%zu screened, %zu refined in %.1f s wall, %.1f s CPU, %.0f MB\n",
+              model.c_str(), o.jobs, only.empty() ? "" : ", narrowed", search.valid, search.dropped, search.rows.size(),
+              search.screened, search.refined, wall, cpu, bench::peak_rss_mb());
+  for (std::size_t i = 0; i < std::min<std::size_t>(10, search.rows.size()); ++i)
     std::printf("  #%zu %s\n", i + 1, search.rows[i].dump().c_str());
+  bench::figure("training/" + figure + "/wall", wall, "s", bench::Better::lower);
+  bench::figure("training/" + figure + "/cpu", cpu, "s", bench::Better::lower);
 }
+
+// The narrowed search docs/training.md quotes (381 plans).
+const std::vector<std::string> kNarrowPlans = {"schedule=1f1b,interleaved", "zero=1", "recompute=selective",
+                                               "micro=1,2"};
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--plan") {  // `make bench`: the narrowed plan search only
+    bench::in_child([] { plan_case("flow", kNarrowPlans, "plan_gpt3_1024_narrowed"); });
+    return 0;
+  }
   auto [quick, sizes] = bench::parse_bench_args(argc, argv);
   if (sizes.empty()) sizes = quick ? std::vector<int>{1024} : std::vector<int>{1024, 16384};
   const int reps = quick ? 1 : 3;
@@ -109,6 +124,9 @@ int main(int argc, char** argv) {
     for (const char* model : {"flow", "analytical"})
       for (bool one : {false, true}) bench::in_child([&] { step_case(gpus, model, one, reps); });
   }
-  if (!quick) bench::in_child([] { plan_case("flow"); });
+  if (!quick) {
+    bench::in_child([] { plan_case("flow", kNarrowPlans, "plan_gpt3_1024_narrowed"); });
+    bench::in_child([] { plan_case("flow", {}, "plan_gpt3_1024"); });
+  }
   return 0;
 }

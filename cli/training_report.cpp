@@ -90,13 +90,13 @@ void print_training(const json& t) {
 
 void print_plans(const json& search) {
   std::printf("%s on %s x %s, global batch %s: %s valid plans, %s do not fit (dropped; %s of them within the GPU's "
-              "memory but not its %g%% headroom), %s simulated (screened without contention; the best %s whole on the "
-              "network)\n",
+              "memory but not its %g%% headroom), %s ranked (bounded without a simulation; %s screened without "
+              "contention; the best %s whole on the network)\n",
               text(search, "model").c_str(), text(search, "gpus").c_str(), text(search, "gpu").c_str(),
               text(search, "global_batch").c_str(), text(search, "plans_valid").c_str(),
               text(search, "plans_dropped").c_str(), text(search, "plans_dropped_in_headroom").c_str(),
               100 * at(search, "memory_headroom"), text(search, "plans_simulated").c_str(),
-              text(search, "plans_refined").c_str());
+              text(search, "plans_screened").c_str(), text(search, "plans_refined").c_str());
   std::printf("%5s %12s %9s %6s %7s %6s %4s %4s %4s %4s %4s %3s %-11s %3s %5s %-9s %8s %s\n", "rank", "tokens/s",
               "step_s", "MFU", "bubble", "mem_GB", "tp", "pp", "dp", "cp", "ep", "Z", "schedule", "v", "micro",
               "recompute", "exp_comm", "simulation");

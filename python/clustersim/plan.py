@@ -19,13 +19,16 @@ def plan(scenario: Scenario | dict | str | os.PathLike, jobs: int = 1, refine: i
     """Every valid parallel plan (tp, pp, dp, cp, ep, micro-batch, ZeRO stage, schedule,
     recomputation) of the scenario's training model on its cluster, as `clustersim plan`: plans
     that do not fit in the GPU's memory less its headroom are dropped (`memory_headroom`, the
-    share kept free, 0 to 0.5; None: the scenario's workload.memory_headroom, 0.05 by default), the rest simulated for one step (`jobs` at
-    once; the result does not depend on it): every plan screened without contention, the best
-    `refine` simulated whole on the scenario's network; ranked by tokens/s. Returns a pandas
-    DataFrame, one row per simulated plan, best first (the columns of `clustersim plan --out`;
-    "simulation" says "network" or "screening"), with the counts in DataFrame.attrs:
-    plans_valid, plans_dropped, plans_dropped_in_headroom (within the GPU's memory but not its
-    headroom), memory_headroom, plans_simulated, plans_refined, model, gpus, gpu, global_batch.
+    share kept free, 0 to 0.5; None: the scenario's workload.memory_headroom, 0.05 by default), the rest ranked (`jobs` at once; the result
+    does not depend on it): every plan bounded without a simulation (compute and pipeline
+    bubble, communication free), those whose bound could reach the top screened without
+    contention, the best `refine` simulated whole on the scenario's network; ranked by tokens/s.
+    Returns a pandas DataFrame, one row per fitting plan, best first (the columns of
+    `clustersim plan --out`; "simulation" says "network", "screening" or "bound", whose
+    screening_tokens_per_s is NaN), with the counts in DataFrame.attrs: plans_valid,
+    plans_dropped, plans_dropped_in_headroom (within the GPU's memory but not its headroom),
+    memory_headroom, plans_simulated (the rows), plans_screened, plans_refined, model, gpus, gpu,
+    global_batch.
     `only` narrows the plans, as `clustersim plan --only`: {"schedule": ["1f1b", "interleaved"],
     "zero": [1], "recompute": ["selective"], "micro": [1, 2], "virtual_stages": [2, 4], "max_cp": 2};
     a bad key or value raises ScenarioError with path "only". `jobs` (1-1024) and `refine` (>= 0)
@@ -53,7 +56,7 @@ def plan(scenario: Scenario | dict | str | os.PathLike, jobs: int = 1, refine: i
                "ep", "zero", "sequence_parallel", "schedule", "virtual_stages", "micro_batch", "micro_batches",
                "recompute", "simulation", "screening_tokens_per_s"]
     df = pd.DataFrame(result["plans"], columns=columns)
-    for key in ("plans_valid", "plans_dropped", "plans_dropped_in_headroom", "memory_headroom", "plans_simulated", "plans_refined", "model", "gpus", "gpu",
+    for key in ("plans_valid", "plans_dropped", "plans_dropped_in_headroom", "memory_headroom", "plans_simulated", "plans_screened", "plans_refined", "model", "gpus", "gpu",
                 "global_batch"):
         df.attrs[key] = result[key]
     return df

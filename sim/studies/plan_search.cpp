@@ -17,6 +17,7 @@
 
 #include "common/enum_table.hpp"
 #include "sim/compute/alone_time_comm.hpp"
+#include "sim/compute/step_bound.hpp"
 #include "sim/compute/step_extrapolation.hpp"
 #include "sim/network/comm_base.hpp"
 #include "sim/scenario/input_error.hpp"
@@ -65,14 +66,44 @@ struct ScreeningFabric {
   Fabric fabric;
 };
 
+// The step options screening and the bound use: one replica, nothing mirrored (nothing
+// contends: the others' traffic changes nothing).
+compute::TrainingStepOptions screening_options(const Config& config) {
+  compute::TrainingStepOptions options = config.training.step;
+  options.graph.one_replica = true;
+  options.graph.mirror_replica_traffic = false;
+  return options;
+}
+
+// Pass 0: the step's lower bound (compute/step_bound.hpp: compute at its roofline time,
+// communication free), as a row whose tokens/s no simulation of the plan can beat.
+json bound(const Config& config, const work::TrainingWorkload& w) {
+  const compute::GpuSpec gpu = scenario::detail::gpu_spec(config.gpu);
+  const compute::TrainingStepOptions options = screening_options(config);
+  const compute::Roofline roofline(gpu, w.precision, options.efficiency, options.host);
+  // A long step's graph at its first extrapolation point: the same warm-up and drain, shorter.
+  const auto points = compute::extrapolation_points(w);
+  const work::TaskGraph graph =
+      work::build_training_graph(points ? compute::with_micro_batches(w, points->a) : w, options.graph);
+  const compute::StepBound b =
+      compute::step_time_lower_bound(graph, compute::item_seconds(graph, roofline), work::micro_batches(w));
+  compute::TrainingResult r;
+  r.step_time_s = b.step_time_s;
+  r.compute_s = b.compute_s;
+  r.optimizer_s = b.optimizer_s;
+  r.bubble_s = std::max(0.0, b.step_time_s - b.compute_s - b.optimizer_s);
+  compute::derive_step_figures(r, w, gpu, options);
+  json row = row_of(w, r, "bound");
+  row["screening_tokens_per_s"] = nullptr;
+  return row;
+}
+
 // Pass 1: contention-free, one replica, long steps from their steady state. Each simulated
 // step runs on its own Simulator and screening layer (a step's figures are its own run's).
 json screen(const Config& config, ScreeningFabric& fabric, const work::TrainingWorkload& w,
             const std::function<bool()>& interrupted) {
   const compute::GpuSpec gpu = scenario::detail::gpu_spec(config.gpu);
-  compute::TrainingStepOptions options = config.training.step;
-  options.graph.one_replica = true;
-  options.graph.mirror_replica_traffic = false;  // nothing contends: the others' traffic changes nothing
+  const compute::TrainingStepOptions options = screening_options(config);
   const auto step = [&](const work::TrainingWorkload& at) {
     engine::Simulator sim(config.seed);
     if (interrupted) sim.set_interrupt_check(interrupted);
@@ -95,14 +126,16 @@ json screen(const Config& config, ScreeningFabric& fabric, const work::TrainingW
   return row;
 }
 
-// The plans (indices into `plans`) in batches that share a screening fabric: those with the
-// same placement, in enumeration order, at most kScreeningBatch per batch (so that the threads
-// share the work). The batches do not depend on the thread count.
+// The plans `chosen` (indices into `plans`) in batches that share a screening fabric: those with
+// the same placement, in the order given, at most kScreeningBatch per batch (so that the
+// threads share the work). The batches do not depend on the thread count.
 constexpr std::size_t kScreeningBatch = 64;
-std::vector<std::vector<std::size_t>> screening_batches(const std::vector<const work::TrainingWorkload*>& plans) {
+// Plans screened together at least, when screening is what a round needs.
+constexpr std::size_t kScreeningRound = 32;
+std::vector<std::vector<std::size_t>> screening_batches(const std::vector<const work::TrainingWorkload*>& plans,
+                                                        const std::vector<std::size_t>& chosen) {
   std::map<std::vector<int>, std::vector<std::size_t>> by_placement;
-  for (std::size_t i = 0; i < plans.size(); ++i)
-    by_placement[work::RankLayout(plans[i]->parallel).gpu_of_rank()].push_back(i);
+  for (std::size_t i : chosen) by_placement[work::RankLayout(plans[i]->parallel).gpu_of_rank()].push_back(i);
   std::vector<std::vector<std::size_t>> batches;
   for (const auto& [placement, indices] : by_placement)
     for (std::size_t k = 0; k < indices.size(); k += kScreeningBatch)
@@ -281,8 +314,10 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
   out.valid = candidates.size();
   out.dropped = candidates.size() - fitting.size();
   out.memory_headroom = t.step.memory.headroom;
-  const auto batches = screening_batches(fitting);
-  PlanSearchEstimate estimate = estimate_search(config, fitting, batches.size(), options);
+  std::vector<std::size_t> all(fitting.size());
+  std::iota(all.begin(), all.end(), 0);
+  // At most every plan screened: the estimate errs long.
+  PlanSearchEstimate estimate = estimate_search(config, fitting, screening_batches(fitting, all).size(), options);
   estimate.valid = candidates.size();
   if (estimate.seconds > options.max_seconds)
     throw InputError(options.budget_key,
@@ -297,49 +332,80 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
   if (options.estimated) options.estimated(estimate);
   const topo::Topology topology = build_topology(config);
   std::vector<json> rows(fitting.size());
-  std::vector<std::size_t> all(fitting.size());
-  std::iota(all.begin(), all.end(), 0);
-  std::vector<std::size_t> batch_indices(batches.size());
-  std::iota(batch_indices.begin(), batch_indices.end(), 0);
   const auto start = std::chrono::steady_clock::now();
   std::mutex progress_mutex;
-  std::size_t plans_screened = 0;
   const auto report = [&](const char* stage, std::size_t done, std::size_t total) {
     if (options.progress)
       options.progress(stage, done, total, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   };
-  report("screening", 0, fitting.size());
-  for_each(batch_indices, options.jobs, [&](std::size_t b) {
-    ScreeningFabric fabric(config, topology, *fitting[batches[b].front()]);
-    for (std::size_t i : batches[b]) rows[i] = screen(config, fabric, *fitting[i], options.interrupted);
-    const std::lock_guard<std::mutex> lock(progress_mutex);
-    plans_screened += batches[b].size();
-    report("screening", plans_screened, fitting.size());
-  });
 
-  // Refinement, in screening order, round by round (rounds of a fixed size: the same plans are
-  // refined for any `jobs`).
-  std::vector<std::size_t> order = all;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return tokens(rows[a]) > tokens(rows[b]); });
-  std::vector<double> refined;  // network tokens/s of the refined plans, best first
-  for (std::size_t next = 0; options.refine > 0 && next < order.size();) {
-    if (refined.size() >= options.refine &&
-        tokens(rows[order[next]]) * (1 + kScreeningMargin) <= refined[options.refine - 1])
-      break;
-    const std::vector<std::size_t> round(order.begin() + std::ptrdiff_t(next),
-                                         order.begin() + std::ptrdiff_t(std::min(order.size(), next + kRefineRound)));
-    for_each(round, options.jobs, [&](std::size_t i) {
-      const double screened = tokens(rows[i]);
-      rows[i] = refine(config, topology, *fitting[i], options.interrupted);
-      rows[i]["screening_tokens_per_s"] = screened;
+  // Every plan's bound (compute/step_bound.hpp), when some are to be refined (screening only
+  // screens every plan).
+  std::size_t plans_bounded = 0;
+  if (options.refine > 0)
+    for_each(all, options.jobs, [&](std::size_t i) {
+      rows[i] = bound(config, *fitting[i]);
+      const std::lock_guard<std::mutex> lock(progress_mutex);
+      report("bounding", ++plans_bounded, fitting.size());
     });
-    for (std::size_t i : round) refined.push_back(tokens(rows[i]));
+  std::vector<uint8_t> screened(fitting.size(), 0), refined_plan(fitting.size(), 0);
+  std::size_t plans_screened = 0;
+  const auto screen_plans = [&](const std::vector<std::size_t>& chosen, std::size_t total) {
+    const auto batches = screening_batches(fitting, chosen);
+    std::vector<std::size_t> batch_indices(batches.size());
+    std::iota(batch_indices.begin(), batch_indices.end(), 0);
+    for_each(batch_indices, options.jobs, [&](std::size_t b) {
+      ScreeningFabric fabric(config, topology, *fitting[batches[b].front()]);
+      for (std::size_t i : batches[b]) rows[i] = screen(config, fabric, *fitting[i], options.interrupted);
+      const std::lock_guard<std::mutex> lock(progress_mutex);
+      plans_screened += batches[b].size();
+      report("screening", plans_screened, total);
+    });
+    for (std::size_t i : chosen) screened[i] = 1;
+  };
+  report("screening", 0, fitting.size());
+  if (options.refine == 0) screen_plans(all, fitting.size());
+
+  // Screening and refinement by promise: a plan's best possible tokens/s so far (its bound, then
+  // its screening; the network's only slows it further, barring scheduling anomalies). Each
+  // round settles the most promising plans not refined: while any of them is unscreened, those
+  // are screened (with the next open ones, kScreeningRound at least, so that the threads share
+  // the work); else they are refined. Rounds depend on results only, never on
+  // `jobs`. A plan whose promise x (1 + margin) does not beat that figure stays as it is.
+  std::vector<double> refined;  // network tokens/s of the refined plans, best first
+  for (std::vector<std::size_t> order = all; options.refine > 0;) {
+    const double threshold = refined.size() >= options.refine ? refined[options.refine - 1] : -1;
+    std::vector<std::size_t> open;
+    for (std::size_t i : order)
+      if (!refined_plan[i] && tokens(rows[i]) * (1 + kScreeningMargin) > threshold) open.push_back(i);
+    std::stable_sort(open.begin(), open.end(), [&](std::size_t a, std::size_t b) { return tokens(rows[a]) > tokens(rows[b]); });
+    if (open.empty()) break;
+    // The plans this round settles: as many as `refine` still needs, then kRefineRound.
+    const std::size_t settle =
+        std::min(open.size(), refined.size() < options.refine ? options.refine - refined.size() : kRefineRound);
+    std::vector<std::size_t> to_screen;
+    for (std::size_t k = 0; k < open.size() && (k < settle || (!to_screen.empty() && to_screen.size() < kScreeningRound)); ++k)
+      if (!screened[open[k]]) to_screen.push_back(open[k]);
+    if (!to_screen.empty()) {
+      std::size_t unscreened = 0;
+      for (std::size_t i : open) unscreened += !screened[i];
+      screen_plans(to_screen, plans_screened + unscreened);
+      continue;
+    }
+    const std::vector<std::size_t> round(open.begin(), open.begin() + std::ptrdiff_t(settle));
+    for_each(round, options.jobs, [&](std::size_t i) {
+      const double screened_tokens = tokens(rows[i]);
+      rows[i] = refine(config, topology, *fitting[i], options.interrupted);
+      rows[i]["screening_tokens_per_s"] = screened_tokens;
+    });
+    for (std::size_t i : round) refined.push_back(tokens(rows[i])), refined_plan[i] = 1;
     std::sort(refined.begin(), refined.end(), std::greater<>());
-    next += round.size();
     report("refining", refined.size(), std::max(refined.size(), options.refine));
   }
+  out.screened = plans_screened;
   out.refined = refined.size();
 
+  std::vector<std::size_t> order = all;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return tokens(rows[a]) != tokens(rows[b]) ? tokens(rows[a]) > tokens(rows[b]) : a < b;
   });
@@ -364,6 +430,7 @@ json plan_search_json(const Config& config, const PlanSearch& search, std::size_
           {"plans_dropped_in_headroom", search.dropped_in_headroom},
           {"memory_headroom", search.memory_headroom},
           {"plans_simulated", search.rows.size()},
+          {"plans_screened", search.screened},
           {"plans_refined", search.refined},
           {"plans", json(std::vector<json>(search.rows.begin(), search.rows.begin() + std::ptrdiff_t(n)))}};
 }
@@ -379,6 +446,7 @@ std::string plan_search_csv(const PlanSearch& search) {
       out << (c ? "," : "");
       if (v.is_string()) out << v.get<std::string>();
       else if (v.is_number_float()) out << v.get<double>();
+      else if (v.is_null()) continue;
       else out << v.dump();
     }
     out << "\n";

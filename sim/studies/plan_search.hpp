@@ -6,20 +6,25 @@
 // topology and network are kept; its parallel plan, micro-batch and recomputation are what
 // varies; its simulation keys apply (efficiencies, comm_compute_share, gradient bytes, ...).
 //
-// Two passes, each plan its own Simulator and communication layer, in parallel with TBB:
-// 1. Screening, every fitting plan: one step on the scenario's topology with every transfer
-//    taking its time alone on the idle fabric (compute::AloneTimeComm: the analytical model's
-//    estimate, NCCL's algorithms and costs, no contention), one data-parallel replica, and long
-//    steps extrapolated from their steady state (compute/step_extrapolation.hpp).
+// Three passes, each plan its own Simulator and communication layer, in parallel with TBB:
+// 0. Bound, every fitting plan: the step's longest path through its task graph with compute at
+//    its roofline time and communication free (compute/step_bound.hpp), no simulation. No
+//    simulation of the plan, screening or network, is faster.
+// 1. Screening, the plans whose bound could reach the top: one step on the scenario's topology
+//    with every transfer taking its time alone on the idle fabric (compute::AloneTimeComm: the
+//    analytical model's estimate, NCCL's algorithms and costs, no contention), one
+//    data-parallel replica, and long steps extrapolated from their steady state
+//    (compute/step_extrapolation.hpp).
 // 2. Refinement: the best plans simulated whole on the scenario's network model with
-//    contention, exactly as `clustersim run` would (workload.one_replica applies), in rounds of
-//    kRefineRound in screening order, until `refine` plans are done and no plan left has a
-//    screening throughput above the refine-th best network throughput less kScreeningMargin.
-//    Contention only slows transfers, so a whole contention-free step bounds the network's
-//    throughput from above; the extrapolation's own error (at most 0.24% too slow, measured:
-//    step_extrapolation.hpp) is inside the margin. The top `refine` plans are then the
-//    network's own top `refine` (barring scheduling anomalies where a slower transfer speeds a
-//    step up).
+//    contention, exactly as `clustersim run` would (workload.one_replica applies).
+// The passes interleave by promise (a plan's bound, then its screening figure): the most
+// promising plans are screened, then refined, until `refine` plans are done and no plan left
+// has a promise above the refine-th best network throughput less kScreeningMargin.
+// Contention only slows transfers, so a whole contention-free step bounds the network's
+// throughput from above, and the bound bounds both; the extrapolation's own error (at most
+// 0.24% too slow, measured: step_extrapolation.hpp) is inside the margin. The top `refine`
+// plans are then the network's own top `refine` (barring scheduling anomalies where a slower
+// transfer speeds a step up). With refine 0 every plan is screened.
 // Results do not depend on `jobs`.
 #include <cstddef>
 #include <functional>
@@ -55,8 +60,9 @@ struct PlanSearchOptions {
   // Polled by every plan's simulator and between plans: true stops the search with
   // engine::Interrupted (Python's Ctrl-C). Empty: never.
   std::function<bool()> interrupted;
-  // Called as the plans are simulated (from one thread at a time): `stage` "screening" or
-  // "refining", plans done of `total` in that stage, wall seconds since the search began. A
+  // Called as the plans are bounded and simulated (from one thread at a time): `stage`
+  // "bounding", "screening" or "refining", plans done of `total` in that stage (for screening,
+  // the plans screened so far and still to screen), wall seconds since the search began. A
   // long search says how long it will take (`clustersim plan` prints its estimate). Empty: none.
   std::function<void(const char* stage, std::size_t done, std::size_t total, double elapsed_s)> progress;
   // A search estimated to take longer (wall seconds) is refused before it starts, with an
@@ -73,10 +79,12 @@ struct PlanSearch {
   std::size_t dropped = 0;  // of which do not fit in the GPU's memory less its headroom
   std::size_t dropped_in_headroom = 0;  // of those, within the capacity but not the headroom
   double memory_headroom = 0;           // the share of the GPU's memory a plan leaves free
-  std::size_t refined = 0;  // of the rest, simulated on the network model
+  std::size_t screened = 0;  // of the rest, simulated contention-free
+  std::size_t refined = 0;   // of those, simulated on the network model
   // One row per fitting plan, best first (tokens/s: the network's for refined plans, the
-  // screening's for the others; ties in enumeration order): the plan's keys, the contract's
-  // training numbers, "simulation" ("network" or "screening") and "screening_tokens_per_s".
+  // screening's for screened ones, the bound's for the others; ties in enumeration order): the
+  // plan's keys, the contract's training numbers, "simulation" ("network", "screening" or
+  // "bound") and "screening_tokens_per_s" (null for a bound).
   std::vector<nlohmann::json> rows;
 };
 
@@ -94,9 +102,10 @@ double plan_time_limit(const std::string& text, const std::string& at = "--max-t
 PlanSearch search_plans(const scenario::Config& config, const PlanSearchOptions& options = {});
 
 // {"scenario", "model", "gpus", "gpu", "global_batch", "plans_valid", "plans_dropped",
-// "plans_dropped_in_headroom", "memory_headroom", "plans_simulated", "plans_refined", "plans": rows[0 .. top)} (top 0: every row).
+// "plans_dropped_in_headroom", "memory_headroom", "plans_simulated" (the rows: every fitting
+// plan), "plans_screened", "plans_refined", "plans": rows[0 .. top)} (top 0: every row).
 nlohmann::json plan_search_json(const scenario::Config& config, const PlanSearch& search, std::size_t top = 0);
-// Every row as CSV (a header of the row keys).
+// Every row as CSV (a header of the row keys; a null is an empty field).
 std::string plan_search_csv(const PlanSearch& search);
 
 }  // namespace cs::studies

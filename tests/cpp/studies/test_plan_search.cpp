@@ -31,11 +31,13 @@ TEST_CASE("plan search: dropped, screened, refined, ranked, whatever the threads
   // Progress (what `clustersim plan` turns into its estimate of the time left): every plan
   // screened is counted once, in order, then the refined ones.
   std::vector<std::pair<std::string, std::size_t>> screening, refining;
-  std::size_t screening_total = 0;
+  std::size_t screening_total = 0, bounded = 0;
   double least_elapsed_s = 0;  // no Catch assertion inside: the callback runs on a worker thread
   two.progress = [&](const char* stage, std::size_t done, std::size_t total, double elapsed_s) {
     least_elapsed_s = std::min(least_elapsed_s, elapsed_s);
-    if (std::string(stage) == "screening") {
+    if (std::string(stage) == "bounding") {
+      bounded = std::max(bounded, done);
+    } else if (std::string(stage) == "screening") {
       screening.emplace_back(stage, done);
       screening_total = total;
     } else {
@@ -48,14 +50,17 @@ TEST_CASE("plan search: dropped, screened, refined, ranked, whatever the threads
   CHECK(least_elapsed_s >= 0);
   REQUIRE(screening.size() >= 2);
   CHECK(screening.front().second == 0);
-  CHECK(screening.back().second == a.rows.size());
-  CHECK(screening_total == a.rows.size());
+  CHECK(screening.back().second == a.screened);
+  CHECK(screening_total >= a.screened);
+  CHECK(bounded == a.rows.size());
   for (std::size_t i = 1; i < screening.size(); ++i) CHECK(screening[i].second > screening[i - 1].second);
   REQUIRE_FALSE(refining.empty());
   CHECK(refining.back().second == a.refined);
   CHECK(a.dropped > 0);
   CHECK(a.valid == a.dropped + a.rows.size());
   CHECK(a.refined >= 5);
+  CHECK(a.screened >= a.refined);
+  CHECK(a.screened < a.rows.size());  // the bound spares some plans their screening
   double last = 1e300;
   for (std::size_t i = 0; i < a.rows.size(); ++i) {
     const json& r = a.rows[i];
@@ -64,12 +69,13 @@ TEST_CASE("plan search: dropped, screened, refined, ranked, whatever the threads
     last = r["tokens_per_s"].get<double>();
     CHECK(r["memory_per_gpu_bytes"].get<double>() <= 16e9);
     // Contention only slows a step: the network's throughput never beats the screening's.
-    CHECK(r["tokens_per_s"].get<double>() <= r["screening_tokens_per_s"].get<double>() * (1 + 1e-12));
+    if (r["simulation"] != "bound")
+      CHECK(r["tokens_per_s"].get<double>() <= r["screening_tokens_per_s"].get<double>() * (1 + 1e-12));
   }
   for (std::size_t i = 0; i < 5; ++i) CHECK(a.rows[i]["simulation"] == "network");
-  // No plan left screened promises more than the fifth best network figure.
+  // No plan left screened or bounded promises more than the fifth best network figure.
   for (const auto& r : a.rows)
-    if (r["simulation"] == "screening") CHECK(r["tokens_per_s"].get<double>() * (1 + kScreeningMargin) <= a.rows[4]["tokens_per_s"].get<double>());
+    if (r["simulation"] != "network") CHECK(r["tokens_per_s"].get<double>() * (1 + kScreeningMargin) <= a.rows[4]["tokens_per_s"].get<double>());
 
   // The best plan, run as a scenario, gives the same step.
   json doc = small_search();
@@ -123,6 +129,33 @@ TEST_CASE("plan search narrowed by --only keeps exactly the matching plans, with
     } catch (const InputError& e) {
       CHECK(e.path() == "--only");
       CHECK_THAT(std::string(e.what()), Catch::Contains(text));
+    }
+  }
+}
+
+TEST_CASE("plan search's top ten are an exhaustive network simulation's top ten", "[training][plan]") {
+  // Every plan refined (simulated whole on the network) against the search's bound, screening
+  // and refinement of the few that could reach the top.
+  const Config config = parse_config(small_search());
+  PlanSearchOptions searched, exhaustive;
+  searched.space = exhaustive.space = plan_space({"zero=1", "recompute=selective"});
+  exhaustive.refine = 1 << 20;
+  const PlanSearch s = search_plans(config, searched);
+  const PlanSearch e = search_plans(config, exhaustive);
+  REQUIRE(e.refined == e.rows.size());
+  REQUIRE(e.rows.size() > 20);
+  CHECK(s.refined < e.rows.size() / 2);
+  CHECK(s.screened < e.rows.size());
+  for (std::size_t i = 0; i < 10; ++i) CHECK(s.rows[i] == e.rows[i]);
+  // A bound row's tokens/s is above what the network gives for that plan.
+  for (const json& bounded : s.rows) {
+    if (bounded["simulation"] != "bound") continue;
+    for (const json& simulated : e.rows) {
+      json a = bounded, b = simulated;
+      for (const char* k : {"rank", "tokens_per_s", "step_time_s", "mfu", "model_tflops_per_gpu", "tflops_per_gpu",
+                            "bubble_fraction", "compute_s", "exposed_comm_s", "simulation", "screening_tokens_per_s"})
+        a.erase(k), b.erase(k);
+      if (a == b) CHECK(bounded["tokens_per_s"].get<double>() >= simulated["screening_tokens_per_s"].get<double>());
     }
   }
 }
