@@ -229,8 +229,8 @@ std::function<void(const char*, std::size_t, std::size_t, double)> plan_progress
 // A search estimated over a minute says so before it starts, on stderr.
 void print_plan_estimate(const cs::studies::PlanSearchEstimate& e) {
   if (e.seconds < 60) return;
-  std::fprintf(stderr, "plan: %zu plans to screen (%zu valid), about %.0f s at this build's pace (Ctrl-C stops; "
-               "--only narrows)\n", e.fitting, e.valid, e.seconds);
+  std::fprintf(stderr, "plan: %zu plans to screen at most (%zu valid), up to about %.0f s at this build's pace "
+               "(plans whose bound cannot reach the top are not screened; Ctrl-C stops; --only narrows)\n", e.fitting, e.valid, e.seconds);
 }
 
 int cmd_plan(const std::string& file, const std::vector<std::string>& sets, int jobs, int top, int refine,

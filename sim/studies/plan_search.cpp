@@ -316,14 +316,16 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
   out.memory_headroom = t.step.memory.headroom;
   std::vector<std::size_t> all(fitting.size());
   std::iota(all.begin(), all.end(), 0);
-  // At most every plan screened: the estimate errs long.
+  // At most every plan screened: the estimate errs long, as its bound. Bounds usually spare most
+  // plans their screening (GPT-3 175B on 1,024 GPUs: 2,195 of 7,581 screened), which no count
+  // before the search can know.
   PlanSearchEstimate estimate = estimate_search(config, fitting, screening_batches(fitting, all).size(), options);
   estimate.valid = candidates.size();
   if (estimate.seconds > options.max_seconds)
     throw InputError(options.budget_key,
-                     "this search would take about " + format_quantity(estimate.seconds, QuantityKind::time) + " on " +
+                     "this search could take up to about " + format_quantity(estimate.seconds, QuantityKind::time) + " on " +
                          std::to_string(std::max(1, options.jobs)) + " thread(s): " + plan_count(double(estimate.fitting)) +
-                         " plans to screen (" + plan_count(double(estimate.valid)) + " valid), " +
+                         " plans to screen at most (" + plan_count(double(estimate.valid)) + " valid), " +
                          plan_count(estimate.screening_tasks) + " tasks, " + plan_count(double(estimate.fabrics)) +
                          " screening fabrics, " + std::to_string(std::min(estimate.fitting, options.refine)) +
                          " refined; the limit is " + format_quantity(options.max_seconds, QuantityKind::time),
