@@ -292,12 +292,14 @@ def _first_line(err: Exception) -> str:
 
 def _instance(gpu: str):
     """The first entry of data/instance_prices.json holding `gpu` (the simulator's own default rule),
-    and the markets it lists prices for (the others are derived from on-demand by a default discount)."""
+    and what each market it prices rests on: "listed", or "estimate" where the file says its
+    figure is not a provider's list price (a market it omits is derived by a default discount)."""
     import json
     for name, inst in json.loads((ROOT / "data" / "instance_prices.json").read_text())["instances"].items():
         if inst["gpu"] == gpu:
-            return name, set(inst["usd_per_hour"])
-    return None, set()
+            return name, {m: "estimate" if p["source"].startswith("estimate") else "listed"
+                          for m, p in inst["usd_per_hour"].items()}
+    return None, {}
 
 
 def _serving_scenario(gpu, model, gpus, replicas, fleet):
@@ -376,7 +378,7 @@ def accelerator_cost_tables(cs):
                                 for t in ("serving", "training")]
                     continue
                 fleet = dict(fleet, instance=instance) if rented else fleet
-                basis = ("listed" if market in listed else "derived (default discount)") if rented else {
+                basis = listed.get(market, "derived (default discount)") if rented else {
                     "owned": "data/ownership.json", "serverless": "per GPU-second"}[market]
                 try:
                     if fits:
@@ -399,8 +401,10 @@ def accelerator_cost_tables(cs):
                                      "$ per B tokens": t["cost_per_billion_tokens_usd"]})
                 except cs.ScenarioError as err:
                     skipped.append({"accelerator": gpu, "model": label, "task": "training", "market": market, "reason": _first_line(err)})
-    skipped = pd.DataFrame(skipped).groupby(["accelerator", "model", "task", "reason"], sort=False)["market"]
-    skipped = skipped.agg(", ".join).reset_index()[["accelerator", "model", "task", "market", "reason"]]
+    # One row per refusal: the tasks, then the markets, it holds for joined.
+    skipped = pd.DataFrame(skipped).groupby(["accelerator", "model", "market", "reason"], sort=False)["task"].agg(", ".join)
+    skipped = skipped.reset_index().groupby(["accelerator", "model", "task", "reason"], sort=False)["market"].agg(", ".join)
+    skipped = skipped.reset_index()[["accelerator", "model", "task", "market", "reason"]]
     return pd.DataFrame(serving), pd.DataFrame(training), skipped
 
 
@@ -452,7 +456,8 @@ Assumptions:
 - **Prices**: `data/instance_prices.json` (each price's source and date there: AWS and GCP list
   prices read 2023-2025), the first instance holding the accelerator; a market it does not list is
   derived from on demand by the file's default discount (spot 60%, reserved 40%, both estimates)
-  and marked so. Reserved is the 1-year commitment. Owned: `data/ownership.json` (node price,
+  and marked so; "estimate" marks a figure the file says is not a provider's list price (e.g.
+  trn2's on-demand price, p5's 1-year reserved price). Reserved is the 1-year commitment. Owned: `data/ownership.json` (node price,
   5 years, 10% maintenance a year, PUE 1.58, $0.08/kWh, $160 per kW-month hosting).
   Serverless: `data/serverless_prices.json` (Modal, else the first provider selling the
   accelerator; per GPU-second while warm, the replicas kept warm).
