@@ -269,9 +269,221 @@ charged pro rata):
 """
 
 
+# The planner's comparison (docs/python.md#reference-results): every accelerator the catalog has, in every
+# market the data files price it in. Training needs a fabric the step is simulated on: a TPU slice
+# of 64 chips (3D torus on v5p, 2D on v5e/v6e: docs/topologies.md), else 64 accelerators on a fat-tree
+# of their servers (8 GPUs, or 16 Trainium chips, per node).
+ACCELERATORS = ["H100-SXM", "H200", "MI300X", "TPU-v5e", "TPU-v5p", "TPU-v6e", "Trainium1", "Trainium2", "Inferentia2"]
+COST_MODELS = {"Llama 3 8B": "llama3-8b", "Llama 3 70B": "llama3-70b"}
+SERVING_RATE = {"llama3-8b": 20.0, "llama3-70b": 5.0}   # requests/s offered to the fleet
+TRAINING_CHIPS = 64
+TRAINING_STEPS = 20000                                   # 20,000 steps of 128 sequences
+SLICE_SHAPES = {"TPU-v5p": [4, 4, 4], "TPU-v5e": [8, 8], "TPU-v6e": [8, 8]}
+CHIPS_PER_NODE = {"Trainium1": 16, "Trainium2": 16}
+SERVING_ONLY = {"Inferentia2"}   # AWS sells Inferentia for inference only (its trn instances train)
+# Each market as the fleet section that buys it; "owned" and "serverless" use no catalog instance.
+MARKETS = {"owned": {"ownership": {}}, "reserved": {"market": "reserved"}, "on_demand": {"market": "on_demand"},
+           "spot": {"market": "spot"}, "serverless": {"market": "serverless"}}
+
+
+def _first_line(err: Exception) -> str:
+    return str(err).splitlines()[0].removeprefix("error: ")
+
+
+def _instance(gpu: str):
+    """The first entry of data/instance_prices.json holding `gpu` (the simulator's own default rule),
+    and what each market it prices rests on: "listed", or "estimate" where the file says its
+    figure is not a provider's list price (a market it omits is derived by a default discount)."""
+    import json
+    for name, inst in json.loads((ROOT / "data" / "instance_prices.json").read_text())["instances"].items():
+        if inst["gpu"] == gpu:
+            return name, {m: "estimate" if p["source"].startswith("estimate") else "listed"
+                          for m, p in inst["usd_per_hour"].items()}
+    return None, {}
+
+
+def _serving_scenario(gpu, model, gpus, replicas, fleet):
+    """Llama `model` served by `replicas` fixed replicas of `gpus` accelerators (or as many
+    serverless replicas kept warm) under the steady load, bought as `fleet` says."""
+    sc = {"name": f"cost_{gpu}_{model}", "seed": 1, "hardware": {"gpu": gpu},
+          "workload": {"kind": "serving", "model": {"preset": model},
+                       "arrivals": {"process": "poisson", "rate": f"{SERVING_RATE[model]}/s"},
+                       "request": {"prompt_tokens": {"dist": "lognormal", "mean": 1000, "cv": 1.0},
+                                   "output_tokens": {"dist": "lognormal", "mean": 200, "cv": 1.0},
+                                   "max_prompt_tokens": 8192, "max_output_tokens": 2048},
+                       "replica": {"gpus": gpus},
+                       "slo": {"latency": "60s", "percentile": 99, "ttft": "2s", "tpot": "100ms"}},
+          "fleet": dict(fleet), "run": {"until": "10min"}}
+    if fleet.get("market") == "serverless":   # the platform's replicas, held warm at the sized count
+        sc["fleet"]["serverless"] = {"min": replicas, "max": replicas}
+    else:
+        sc["fleet"]["autoscaler"] = {"policy": "fixed", "replicas": replicas}
+        if fleet.get("market") == "reserved":   # a serving fleet commits replicas, not a market share
+            sc["fleet"] = {"reserved": replicas, "autoscaler": sc["fleet"]["autoscaler"]}
+    return sc
+
+
+def _size_replica(cs, gpu, model, fleet):
+    """The smallest replica (accelerators, tensor parallel) the simulator accepts, then the fewest
+    replicas of it meeting the SLO at the offered load (doubling, then bisection). ValueError when
+    no replica fits (every market), the simulator's ScenarioError when the market is refused."""
+    reason = ""
+    for gpus in (1, 2, 4, 8, 16):
+        try:
+            ok = lambda n: cs.run(_serving_scenario(gpu, model, gpus, n, fleet)).summary["serving"]["slo"]["met"]
+            if ok(1):
+                return gpus, 1
+            lo, hi = 1, 2
+            while not ok(hi):
+                if hi >= 64:
+                    raise ValueError(f"64 replicas of {gpus} do not meet the SLO")
+                lo, hi = hi, hi * 2
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+            return gpus, hi
+        except cs.ScenarioError as err:
+            if not _first_line(err).startswith("workload.replica.gpus"):
+                raise   # the market's refusal (no price, not sold), not the replica's
+            if "expected an integer" in str(err):
+                break   # past the largest replica: keep the last memory refusal
+            reason = _first_line(err)
+    raise ValueError(reason)   # no replica fits, in any market
+
+
+def _training_scenario(gpu, model, fleet):
+    nodes = TRAINING_CHIPS // CHIPS_PER_NODE.get(gpu, 1 if gpu in SLICE_SHAPES else 8)
+    topology = {"kind": "tpu_slice", "shape": SLICE_SHAPES[gpu]} if gpu in SLICE_SHAPES else {"kind": "fat_tree"}
+    return {"name": f"cost_{gpu}_{model}", "seed": 1, "hardware": {"gpu": gpu},
+            "topology": dict(topology, nodes=nodes), "network": {"model": "analytical"},
+            "workload": {"kind": "training_run", "steps": TRAINING_STEPS,
+                         "training": {"model": {"preset": model}, "parallel": {"tp": 1, "pp": 1, "dp": TRAINING_CHIPS, "zero": 3},
+                                      "batch": {"global": 128, "micro": 2}, "precision": "bf16", "recompute": "full"}},
+            "fleet": dict(fleet, nodes=nodes), "run": {}}
+
+
+def accelerator_cost_tables(cs):
+    """Cost per million output tokens served and per billion tokens trained, one row per accelerator,
+    model and market the simulator accepts, and the combinations it refuses with its reason."""
+    serving, training, skipped = [], [], []
+    for gpu in ACCELERATORS:
+        instance, listed = _instance(gpu)
+        for label, model in COST_MODELS.items():
+            sized, fits = None, True   # (accelerators, replicas) sized in the first market accepted
+            for market, fleet in MARKETS.items():
+                rented = market in ("reserved", "on_demand", "spot")
+                if rented and instance is None:
+                    reason = "no instance in data/instance_prices.json holds it"
+                    skipped += [{"accelerator": gpu, "model": label, "task": t, "market": market, "reason": reason}
+                                for t in ("serving", "training")]
+                    continue
+                fleet = dict(fleet, instance=instance) if rented else fleet
+                basis = listed.get(market, "derived (default discount)") if rented else {
+                    "owned": "data/ownership.json", "serverless": "per GPU-second"}[market]
+                try:
+                    if fits:
+                        sized = sized or _size_replica(cs, gpu, model, fleet)
+                        s = cs.run(_serving_scenario(gpu, model, *sized, fleet)).summary["serving"]
+                        serving.append({"accelerator": gpu, "model": label, "market": market, "price": basis,
+                                        "replica": f"{sized[1]} x {sized[0]}", "p99 TTFT (s)": s["slo"]["bounds"]["ttft"]["observed_s"],
+                                        "$ per M output tokens": s["cost_per_million_tokens_usd"]})
+                except cs.ScenarioError as err:
+                    skipped.append({"accelerator": gpu, "model": label, "task": "serving", "market": market, "reason": _first_line(err)})
+                except ValueError as err:
+                    skipped.append({"accelerator": gpu, "model": label, "task": "serving", "market": "every market", "reason": str(err)})
+                    fits = False
+                if market == "serverless" or gpu in SERVING_ONLY:
+                    continue   # serverless platforms bill requests, not training runs
+                try:
+                    t = cs.run(_training_scenario(gpu, model, fleet)).summary["training_run"]
+                    training.append({"accelerator": gpu, "model": label, "market": market, "price": basis,
+                                     "goodput": t["goodput"], "days": t["wall_time_s"] / 86400,
+                                     "$ per B tokens": t["cost_per_billion_tokens_usd"]})
+                except cs.ScenarioError as err:
+                    skipped.append({"accelerator": gpu, "model": label, "task": "training", "market": market, "reason": _first_line(err)})
+    # One row per refusal: the tasks, then the markets, it holds for joined.
+    skipped = pd.DataFrame(skipped).groupby(["accelerator", "model", "market", "reason"], sort=False)["task"].agg(", ".join)
+    skipped = skipped.reset_index().groupby(["accelerator", "model", "task", "reason"], sort=False)["market"].agg(", ".join)
+    skipped = skipped.reset_index()[["accelerator", "model", "task", "market", "reason"]]
+    return pd.DataFrame(serving), pd.DataFrame(training), skipped
+
+
+def accelerator_cost_plot(serving: pd.DataFrame, training: pd.DataFrame):
+    """Grouped bars: $ per million output tokens served and $ per billion tokens trained, by
+    accelerator and market, one row of panels per model (log scale)."""
+    fig, axes = plt.subplots(len(COST_MODELS), 2, figsize=(11, 3.4 * len(COST_MODELS)), squeeze=False)
+    order = [m for m in MARKETS if m in set(serving["market"]) | set(training["market"])]
+    for row, label in enumerate(COST_MODELS):
+        for ax, df, value, title in ((axes[row][0], serving, "$ per M output tokens", "served"),
+                                     (axes[row][1], training, "$ per B tokens", "trained")):
+            d = df[df["model"] == label].pivot(index="accelerator", columns="market", values=value)
+            d = d[[m for m in order if m in d.columns]]
+            d.plot.bar(ax=ax, rot=30, logy=True, width=0.8)
+            ax.set_title(f"{label}: $ per {'million output' if title == 'served' else 'billion'} tokens {title}")
+            ax.set_xlabel("")
+            ax.legend(fontsize=7)
+    return fig
+
+
+def accelerator_costs(cs, out: Path) -> str:
+    """Which accelerator and which market: $ per million tokens served and per billion trained, Llama 3 8B and 70B."""
+    serving, training, skipped = accelerator_cost_tables(cs)
+    plot = _save(accelerator_cost_plot(serving, training), out, "accelerator_costs.png")
+    return f"""# Which accelerator, which market
+
+Llama 3 8B and 70B served and trained on every accelerator of the catalog, in every market the
+data files sell it in, each number one `cs.run` of a scenario dict built by
+`accelerator_cost_tables` in `scripts/reference_results.py` (`notebooks/accelerator_costs.ipynb`
+draws the same).
+
+Assumptions:
+
+- **Serving**: a steady Poisson load ({SERVING_RATE['llama3-8b']:g} requests/s for 8B,
+  {SERVING_RATE['llama3-70b']:g} for 70B), lognormal prompts of mean 1,000 tokens and outputs of
+  mean 200 (cv 1), for 10 simulated minutes, seed 1. The replica is the fewest accelerators
+  (1, 2, 4, 8, 16: tensor parallel) whose memory leaves a KV cache; the fleet is the fewest
+  fixed replicas (sized on demand) meeting p99 TTFT 2 s and p99 TPOT 100 ms; every market
+  then runs those replicas. Cost per million output tokens is the run's cost over the output
+  tokens it produced: the replicas are billed whether busy or not (utilization is what the load
+  makes of them).
+- **Training**: {TRAINING_CHIPS} accelerators (a TPU slice of shape 4x4x4 on v5p, 8x8 on v5e/v6e;
+  otherwise servers of 8 GPUs or 16 Trainium chips on a fat-tree), fully sharded data parallel
+  (ZeRO-3) over all {TRAINING_CHIPS}, 128 sequences of the preset's length per step (2 per
+  accelerator), bf16, full recomputation, {TRAINING_STEPS:,} steps as a `training_run` (node
+  failures at the default rate, Young/Daly checkpoints, spot reclaims on spot): cost per billion
+  tokens includes the goodput lost to them; one seed. Inferentia2 is served only (AWS sells it
+  for inference).
+- **Prices**: `data/instance_prices.json` (each price's source and date there: AWS and GCP list
+  prices read 2023-2025), the first instance holding the accelerator; a market it does not list is
+  derived from on demand by the file's default discount (spot 60%, reserved 40%, both estimates)
+  and marked so; "estimate" marks a figure the file says is not a provider's list price (e.g.
+  trn2's on-demand price, p5's 1-year reserved price). Reserved is the 1-year commitment. Owned: `data/ownership.json` (node price,
+  5 years, 10% maintenance a year, PUE 1.58, $0.08/kWh, $160 per kW-month hosting).
+  Serverless: `data/serverless_prices.json` (Modal, else the first provider selling the
+  accelerator; per GPU-second while warm, the replicas kept warm).
+- Catalog efficiencies are the defaults (docs/hardware.md); nothing is fitted here.
+
+![cost per token by accelerator and market]({plot})
+
+## Serving: $ per million output tokens
+
+{_table(serving)}
+
+## Training: $ per billion tokens
+
+{_table(training)}
+
+## Skipped: what the simulator refuses
+
+Each with the simulator's own reason (not sold there, no price, does not fit in memory):
+
+{_table(skipped)}
+"""
+
+
 REPORTS = {"nccl_tests": nccl_tests, "fabric_comparison": fabric_comparison, "spot_training": spot_training,
            "training_steps": training_steps, "validation": validation, "autoscaling": autoscaling,
-           "shared_cluster": shared_cluster}
+           "shared_cluster": shared_cluster, "accelerator_costs": accelerator_costs}
 
 
 def main(argv=None) -> int:

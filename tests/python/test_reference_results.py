@@ -21,6 +21,10 @@ def test_every_report_regenerates(tmp_path):
                 assert (tmp_path / line.split("](")[1].rstrip(")")).exists(), line
     # The numbers are computed: the nccl-tests report quotes the ring's 8 GiB busbw of this build.
     assert "| ring | ring | simple |" in (tmp_path / "nccl_tests.md").read_text()
+    # A market an accelerator is not sold in is listed as refused, not priced: trn2 has no spot.
+    costs = (tmp_path / "accelerator_costs.md").read_text()
+    assert "| Trainium2 | Llama 3 8B | spot |" not in costs
+    assert "aws.trn2.48xlarge is not sold in the spot market" in costs
 
 
 def test_unknown_report_is_a_usage_error(tmp_path):
