@@ -142,15 +142,30 @@ void parse_price_overrides(const json& f, fleet::PerMarket<double>& usd_per_hour
 namespace {
 
 // Per node-hour (a node: hardware.node's GPUs): the instance's price per accelerator x the node's.
-// The instance defaults to the catalog's first with hardware.gpu, else aws.p5.48xlarge.
+// The instance defaults to the catalog's first with hardware.gpu. With none, the node's price is
+// required in fleet.prices: another accelerator's instance would bill a wrong price silently.
 void parse_prices(const json& f, const Config& config, fleet::FleetConfig& c) {
   fleet::PerMarket<bool> buys;
   buys[Market::on_demand] = c.spot_share + c.reserved_share < 1.0;
   buys[Market::spot] = c.spot_share > 0;
   buys[Market::reserved] = c.reserved_share > 0 || member(f, "reserved");
   const std::string by_gpu = instance_with_gpu(config.gpu.name);
-  const fleet::InstanceType& type = parse_instance(f, config, by_gpu.empty() ? "aws.p5.48xlarge" : by_gpu, buys);
-  c.usd_per_node_hour = fleet::InstancePriceCatalog::builtin().usd_per_hour(type.name);
+  const auto& catalog = fleet::InstancePriceCatalog::builtin();
+  if (by_gpu.empty() && !member(f, "instance")) {
+    const json& prices = object_or_empty(f, "prices", kFleet);
+    if (!member(prices, "on_demand"))
+      throw InputError(join_path(kFleet, "prices.on_demand"),
+                       "required: no instance in the price catalog has " + config.gpu.name + " accelerators",
+                       "give the price of one node (hardware.node) per hour, e.g. \"$20/h\" (spot and reserved then "
+                       "default to the catalog's discounts)");
+    parse_price_overrides(f, c.usd_per_node_hour);
+    for (const Market m : {Market::spot, Market::reserved})
+      if (!member(prices, fleet::to_string(m)))
+        c.usd_per_node_hour[m] = c.usd_per_node_hour[Market::on_demand] * (1.0 - catalog.default_discount(m));
+    return;
+  }
+  const fleet::InstanceType& type = parse_instance(f, config, by_gpu, buys);
+  c.usd_per_node_hour = catalog.usd_per_hour(type.name);
   for (const Market m : fleet::kAllMarkets)
     c.usd_per_node_hour[m] *= static_cast<double>(config.topology.node.gpus) / static_cast<double>(type.gpus);
   parse_price_overrides(f, c.usd_per_node_hour);

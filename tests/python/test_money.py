@@ -128,6 +128,16 @@ def test_cost_per_billion_tokens_trained_by_hand():
     assert "cost_per_billion_tokens_usd" not in cs.run(BY_HAND).summary["training_run"]
 
 
+def test_an_accelerator_no_instance_holds_needs_its_price_not_another_instances():
+    # MI300X is in no instance of data/instance_prices.json: a p5's price would be a wrong bill.
+    proc = run_cli("run", BY_HAND, "--set", "hardware.gpu=MI300X")
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    assert proc.stderr.startswith("error: fleet.prices.on_demand: required: no instance"), proc.stderr
+    given = cs.Scenario.load(BY_HAND).set("hardware.gpu", "MI300X").set("fleet.prices.on_demand", "$60/h")
+    t = cs.run(given).summary["training_run"]
+    assert t["cost_usd"] == pytest.approx((4 * 9300 - 600) / 3600 * 60, rel=1e-9)  # 10.1667 node-h
+
+
 def test_the_owned_1024_gpu_scenario_states_its_hourly_rate():
     doc = json.loads(OWNED_1024.read_text())
     t = cs.run(cs.Scenario(doc)).summary["training_run"]
