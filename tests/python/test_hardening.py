@@ -273,7 +273,10 @@ def test_python_argument_errors_are_clear(tmp_path):
 
 
 LONG_RUN = """
-import sys, time
+import signal, sys, time
+# A test run started as a background job inherits SIGINT ignored (Python then installs no
+# handler): Ctrl-C's usual handler, as in a terminal.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.path.insert(0, {build!r})
 import clustersim as cs
 sc = cs.Scenario.load({incast!r}).set("topology.nodes", 512).set("topology.switch_radix", 32)
