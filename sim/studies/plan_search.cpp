@@ -341,11 +341,17 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
       options.progress(stage, done, total, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   };
 
+  // A plan's work starts only if the search is not stopped: after a Ctrl-C every plan left
+  // throws at once instead of bounding (no simulator there polls) or building its fabric.
+  const auto stop_if_interrupted = [&] {
+    if (options.interrupted && options.interrupted()) throw engine::Interrupted();
+  };
   // Every plan's bound (compute/step_bound.hpp), when some are to be refined (screening only
   // screens every plan).
   std::size_t plans_bounded = 0;
   if (options.refine > 0)
     for_each(all, options.jobs, [&](std::size_t i) {
+      stop_if_interrupted();
       rows[i] = bound(config, *fitting[i]);
       const std::lock_guard<std::mutex> lock(progress_mutex);
       report("bounding", ++plans_bounded, fitting.size());
@@ -357,6 +363,7 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
     std::vector<std::size_t> batch_indices(batches.size());
     std::iota(batch_indices.begin(), batch_indices.end(), 0);
     for_each(batch_indices, options.jobs, [&](std::size_t b) {
+      stop_if_interrupted();
       ScreeningFabric fabric(config, topology, *fitting[batches[b].front()]);
       for (std::size_t i : batches[b]) rows[i] = screen(config, fabric, *fitting[i], options.interrupted);
       const std::lock_guard<std::mutex> lock(progress_mutex);
@@ -396,6 +403,7 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
     }
     const std::vector<std::size_t> round(open.begin(), open.begin() + std::ptrdiff_t(settle));
     for_each(round, options.jobs, [&](std::size_t i) {
+      stop_if_interrupted();
       const double screened_tokens = tokens(rows[i]);
       rows[i] = refine(config, topology, *fitting[i], options.interrupted);
       rows[i]["screening_tokens_per_s"] = screened_tokens;
