@@ -113,6 +113,7 @@ std::vector<CollectiveAlgorithm> CommBase::candidates(GroupId group, CollectiveO
   const bool reduces = (!shared_node || config_.in_network.nvls) && (!several_nodes || config_.in_network.sharp);
   std::vector<CollectiveAlgorithm> all = work::algorithms_for(op), out;
   all.push_back(CollectiveAlgorithm::in_network);
+  if (!g.layout.torus_dims.empty()) all.push_back(CollectiveAlgorithm::torus);  // refused below unless it fits
   for (CollectiveAlgorithm a : all) {
     if (a == CollectiveAlgorithm::direct && !p2p && g.members.size() > kMaxAutoDirectRanks) continue;
     if (a == CollectiveAlgorithm::in_network && !reduces) continue;

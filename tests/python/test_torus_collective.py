@@ -43,3 +43,8 @@ def test_torus_off_a_torus_is_an_input_error(cli, tmp_path):
     assert proc.returncode == 2, proc.stderr
     assert "error: workload.algorithm:" in proc.stderr and "torus fabric" in proc.stderr
     assert "hint: use topology.kind tpu_slice or torus" in proc.stderr
+
+
+def test_auto_picks_the_torus_on_a_slice():
+    res = cs.run(slice_of([4, 4, 4], op="all_reduce", algorithm="auto").set("network.protocol", "simple"))
+    assert [r["algorithm"] for r in res.summary["collective"]["results"]] == ["torus"]
