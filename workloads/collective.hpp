@@ -19,6 +19,7 @@ enum class CollectiveAlgorithm : uint8_t {
   ring, tree, halving_doubling, direct, hierarchical,
   automatic,  // chosen per size by the analytical model, as NCCL's tuner does
   in_network, // the switch reduces: NVLS in an NVSwitch node, SHARP in fabric switches
+  torus,      // XLA on a TPU torus: bidirectional rings along one dimension after another
 };
 // workload.op (nccl-tests' semantics; "first rank": the group's first).
 inline constexpr auto kCollectiveOpNames = std::to_array<EnumName<CollectiveOp>>({
@@ -39,6 +40,7 @@ inline constexpr auto kCollectiveAlgorithmNames = std::to_array<EnumName<Collect
     {"direct", CollectiveAlgorithm::direct, "point to point between the ranks"},
     {"hierarchical", CollectiveAlgorithm::hierarchical, "inside nodes, then per rail across nodes, then inside"},
     {"in_network", CollectiveAlgorithm::in_network, "the switches reduce: NVLS in NVSwitch nodes, SHARP in the fabric"},
+    {"torus", CollectiveAlgorithm::torus, "XLA on a torus: bidirectional rings along each dimension in turn"},
     {"auto", CollectiveAlgorithm::automatic, "chosen per size by the analytical model, as NCCL's tuner does"},
 });
 static_assert(names_every_value<kCollectiveAlgorithmNames>());

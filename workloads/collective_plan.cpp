@@ -34,6 +34,7 @@ bool supports(CollectiveAlgorithm algorithm, CollectiveOp op) {
     case CollectiveAlgorithm::halving_doubling: return symmetric;
     case CollectiveAlgorithm::direct: return true;
     case CollectiveAlgorithm::in_network: return op == Op::all_reduce;
+    case CollectiveAlgorithm::torus: return symmetric;
     case CollectiveAlgorithm::automatic: return false;
   }
   return false;
@@ -234,6 +235,7 @@ CollectivePlan make_plan(CollectiveOp op, CollectiveAlgorithm algorithm, const G
     case CollectiveAlgorithm::hierarchical: plan.stages = hierarchical_plan(op, group); break;
     case CollectiveAlgorithm::automatic:
     case CollectiveAlgorithm::in_network: plan.stages = in_network_plan(group); break;
+    case CollectiveAlgorithm::torus: plan.stages = torus_plan(op, group); break;
   }
   return plan;
 }

@@ -91,6 +91,10 @@ struct GroupLayout {
   // (collective_plan_rings.cpp: channel_rings); the multi-node tree runs both of its trees
   // on every channel's rail. 1: one ring.
   int channels = 1;
+  // The torus the group runs on, its sizes per dimension (node i at position i, dimension 0
+  // varying fastest), or empty off a torus. The torus algorithm needs it and one rank on every
+  // node.
+  std::vector<int> torus_dims;
 };
 
 // The plan of `algorithm` for `op` over the group. Throws PlanError when the pair is not

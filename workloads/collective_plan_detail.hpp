@@ -3,7 +3,7 @@
 // blocks every algorithm shares, and one plan function per algorithm family, each in its own
 // file: collective_plan.cpp (blocks, halving_doubling, direct, checks), collective_plan_rings.cpp
 // (rings and NCCL channels, hierarchical, in_network), collective_plan_tree.cpp (the double
-// binary tree).
+// binary tree), collective_plan_torus.cpp (XLA's per-dimension rings on a torus).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -44,6 +44,7 @@ std::vector<Stage> ring_plan(CollectiveOp op, const GroupLayout& group);
 std::vector<Stage> hierarchical_plan(CollectiveOp op, const GroupLayout& group);
 std::vector<Stage> in_network_plan(const GroupLayout& group);
 std::vector<Stage> tree_plan(CollectiveOp op, const GroupLayout& group);
+std::vector<Stage> torus_plan(CollectiveOp op, const GroupLayout& group);
 
 // Shared by rings and trees (collective_plan_rings.cpp): the group's members node by node
 // (nodes in order of first appearance, members in group order; empty without node_of), and

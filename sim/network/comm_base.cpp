@@ -5,6 +5,8 @@
 #include <limits>
 #include <string>
 
+#include "topology/direct_layouts.hpp"
+
 namespace cs::net {
 
 using work::CollectiveAlgorithm;
@@ -63,6 +65,7 @@ GroupId CommBase::group(std::span<const int> ranks, int channels) {
     g.layout.node_of.push_back(topology.node_of_rank(gpu));
     ++per_node[g.layout.node_of.back()];
   }
+  if (const topo::TorusLayout* torus = topology.torus()) g.layout.torus_dims = torus->dims;
   g.spans.first = per_node.size() > 1;
   g.nodes = static_cast<int>(per_node.size());
   for (const auto& [node, count] : per_node) g.spans.second |= count > 1;
@@ -91,6 +94,9 @@ const work::CollectivePlan& CommBase::plan(GroupId group, CollectiveOp op, Colle
   if (algorithm == CollectiveAlgorithm::automatic)
     throw std::invalid_argument("CommBase::plan: automatic is a choice, not a plan");
   if (algorithm == CollectiveAlgorithm::in_network) check_in_network(g);
+  if (algorithm == CollectiveAlgorithm::torus && g.layout.torus_dims.empty())
+    throw CommError("algorithm", "torus runs on a torus fabric; this topology is not one",
+                    "use topology.kind tpu_slice or torus, or algorithm ring");
   try {
     slot = std::make_unique<work::CollectivePlan>(work::make_plan(op, algorithm, g.layout));
   } catch (const work::PlanError& e) {
@@ -107,6 +113,7 @@ std::vector<CollectiveAlgorithm> CommBase::candidates(GroupId group, CollectiveO
   const bool reduces = (!shared_node || config_.in_network.nvls) && (!several_nodes || config_.in_network.sharp);
   std::vector<CollectiveAlgorithm> all = work::algorithms_for(op), out;
   all.push_back(CollectiveAlgorithm::in_network);
+  if (!g.layout.torus_dims.empty()) all.push_back(CollectiveAlgorithm::torus);  // refused below unless it fits
   for (CollectiveAlgorithm a : all) {
     if (a == CollectiveAlgorithm::direct && !p2p && g.members.size() > kMaxAutoDirectRanks) continue;
     if (a == CollectiveAlgorithm::in_network && !reduces) continue;

@@ -8,7 +8,7 @@
 // model's estimate alone on the fabric (AnalyticalModel::time_s), as NCCL's tuner picks from
 // its model: among every algorithm with a plan for the op and group when the algorithm is
 // auto (direct all-pairs only for all_to_all, send_recv and groups of at most 64; in_network
-// where the fabric reduces), and among LL, LL128 and Simple when the protocol is auto. Ties go
+// where the fabric reduces; torus on a torus fabric, one rank per node), and among LL, LL128 and Simple when the protocol is auto. Ties go
 // to the first, in work::algorithms_for order and LL, LL128, Simple. A choice is remembered
 // per (group, op, bytes, request): a training step repeats the same collectives.
 #include <cstdint>

@@ -23,7 +23,7 @@ const json& table() {
 // Every algorithm the table prices, by its scenario spelling (work::to_string).
 using A = work::CollectiveAlgorithm;
 constexpr A kAlgorithms[] = {A::ring,         A::tree,      A::halving_doubling, A::direct,
-                             A::hierarchical, A::automatic, A::in_network};
+                             A::hierarchical, A::automatic, A::in_network, A::torus};
 
 CollectiveCosts costs_of(const json& entry, double efficiency) {
   constexpr double us = 1e-6;

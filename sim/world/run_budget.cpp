@@ -82,10 +82,12 @@ double plan_bytes(work::CollectiveAlgorithm a, work::CollectiveOp op, double n, 
     }
     case A::hierarchical: return 3 * c * n * kPerTransfer;
     case A::in_network: return 2 * c * n * kPerTransfer;
+    // all_reduce: a scatter and a gather stage per dimension (at most 3), each a ring both ways.
+    case A::torus: return 2 * 3 * 2 * n * kPerTransfer;
     case A::automatic: {
       const bool p2p = op == work::CollectiveOp::all_to_all || op == work::CollectiveOp::send_recv;
       double most = 0;
-      for (A x : {A::ring, A::tree, A::halving_doubling, A::hierarchical, A::in_network})
+      for (A x : {A::ring, A::tree, A::halving_doubling, A::hierarchical, A::in_network, A::torus})
         most = std::max(most, plan_bytes(x, op, n, c, pairs));
       if (p2p || n <= 64) most = std::max(most, plan_bytes(A::direct, op, n, c, pairs));
       return most;

@@ -1,0 +1,50 @@
+"""The torus algorithm (XLA's per-dimension bidirectional rings) on a TPU slice, end to end."""
+import json
+
+import pytest
+
+import clustersim as cs
+
+S = 2**30
+
+
+def slice_of(shape, model="flow", **workload):
+    doc = {"name": "t", "seed": 1, "hardware": {"gpu": "TPU-v5p"},
+           "topology": {"kind": "tpu_slice", "shape": shape},
+           "network": {"model": model, "protocol": "none"},
+           "workload": {"kind": "collective", "sizes": [S], **workload}}
+    return cs.Scenario.from_json(json.dumps(doc))
+
+
+def times(sc):
+    return {r["algorithm"]: r["time_s"] for r in cs.run(sc).summary["collective"]["results"]}
+
+
+@pytest.mark.parametrize("model", ["flow", "analytical"])
+def test_torus_all_reduce_is_the_closed_form_and_beats_the_ring(model):
+    # v5p: 100 GB/s per ICI link each way; a neighbour step crosses PCIe, NIC, torus and NIC
+    # cables of the tpu_slice's 0.5 us each way: 2.5 us.
+    b, hop = 100e9, 2.5e-6
+    t = times(slice_of([4, 4, 4], model, op="all_reduce", algorithm=["ring", "torus"]))
+    share = 2 * (3 / 4 + 3 / 16 + 3 / 64)
+    assert t["torus"] == pytest.approx(share * S / (2 * b) + 2 * 3 * 3 * hop, rel=1e-6)
+    # One direction of one link per hop against both directions of every dimension's links.
+    assert 1.9 < t["ring"] / t["torus"] < 2.1
+    rs = times(slice_of([4, 4, 4], model, op="reduce_scatter", algorithm="torus"))["torus"]
+    assert rs == pytest.approx(t["torus"] / 2, rel=1e-6)
+
+
+def test_torus_off_a_torus_is_an_input_error(cli, tmp_path):
+    doc = {"name": "t", "hardware": {"node": {"gpus": 8}}, "topology": {"kind": "single_node"},
+           "workload": {"kind": "collective", "algorithm": "torus"}}
+    f = tmp_path / "bad.json"
+    f.write_text(json.dumps(doc))
+    proc = cli("run", f)
+    assert proc.returncode == 2, proc.stderr
+    assert "error: workload.algorithm:" in proc.stderr and "torus fabric" in proc.stderr
+    assert "hint: use topology.kind tpu_slice or torus" in proc.stderr
+
+
+def test_auto_picks_the_torus_on_a_slice():
+    res = cs.run(slice_of([4, 4, 4], op="all_reduce", algorithm="auto").set("network.protocol", "simple"))
+    assert [r["algorithm"] for r in res.summary["collective"]["results"]] == ["torus"]
