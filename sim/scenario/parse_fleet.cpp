@@ -139,6 +139,14 @@ void parse_price_overrides(const json& f, fleet::PerMarket<double>& usd_per_hour
                                                     kBarePriceLimit_usd_per_s, "$39.33/h");
 }
 
+void derive_unpriced_markets(const json& f, fleet::PerMarket<double>& usd_per_hour) {
+  const json& prices = object_or_empty(f, "prices", kFleet);
+  const auto& catalog = fleet::InstancePriceCatalog::builtin();
+  for (const Market m : {Market::spot, Market::reserved})
+    if (!(usd_per_hour[m] > 0) && !member(prices, fleet::to_string(m)))
+      usd_per_hour[m] = usd_per_hour[Market::on_demand] * (1.0 - catalog.default_discount(m));
+}
+
 namespace {
 
 // Per node-hour (a node: hardware.node's GPUs): the instance's price per accelerator x the node's.
@@ -150,7 +158,6 @@ void parse_prices(const json& f, const Config& config, fleet::FleetConfig& c) {
   buys[Market::spot] = c.spot_share > 0;
   buys[Market::reserved] = c.reserved_share > 0 || member(f, "reserved");
   const std::string by_gpu = instance_with_gpu(config.gpu.name);
-  const auto& catalog = fleet::InstancePriceCatalog::builtin();
   if (by_gpu.empty() && !member(f, "instance")) {
     const json& prices = object_or_empty(f, "prices", kFleet);
     if (!member(prices, "on_demand"))
@@ -159,13 +166,11 @@ void parse_prices(const json& f, const Config& config, fleet::FleetConfig& c) {
                        "give the price of one node (hardware.node) per hour, e.g. \"$20/h\" (spot and reserved then "
                        "default to the catalog's discounts)");
     parse_price_overrides(f, c.usd_per_node_hour);
-    for (const Market m : {Market::spot, Market::reserved})
-      if (!member(prices, fleet::to_string(m)))
-        c.usd_per_node_hour[m] = c.usd_per_node_hour[Market::on_demand] * (1.0 - catalog.default_discount(m));
+    derive_unpriced_markets(f, c.usd_per_node_hour);
     return;
   }
   const fleet::InstanceType& type = parse_instance(f, config, by_gpu, buys);
-  c.usd_per_node_hour = catalog.usd_per_hour(type.name);
+  c.usd_per_node_hour = fleet::InstancePriceCatalog::builtin().usd_per_hour(type.name);
   for (const Market m : fleet::kAllMarkets)
     c.usd_per_node_hour[m] *= static_cast<double>(config.topology.node.gpus) / static_cast<double>(type.gpus);
   parse_price_overrides(f, c.usd_per_node_hour);

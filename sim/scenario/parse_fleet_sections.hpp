@@ -36,6 +36,9 @@ std::string instance_with_gpu(const std::string& gpu);
 // fleet.prices: each market given replaces its entry of `usd_per_hour` (USD per hour of the
 // fleet's unit: a node for a training run, a replica for a serving fleet).
 void parse_price_overrides(const json& fleet, fleet::PerMarket<double>& usd_per_hour);
+// Spot and reserved prices neither in `usd_per_hour` (> 0) nor given in fleet.prices: on
+// demand less the price catalog's default discount of that market.
+void derive_unpriced_markets(const json& fleet, fleet::PerMarket<double>& usd_per_hour);
 // fleet.interruptions and fleet.failures into the fleet library's configurations.
 void parse_interruptions(const json& fleet, fleet::SpotReclaimConfig& reclaims, double& fallback_after_s);
 void parse_failures(const json& fleet, fleet::FailureConfig& failures);

@@ -35,7 +35,6 @@ double replica_node_share(const Config& config) {
 // node-hour as docs/scenarios.md states them (a node: hardware.node.gpus GPUs), x the share of a
 // node one replica holds (an LLM server: its GPUs / the node's; a plain server is one node).
 fleet::PerMarket<double> replica_prices(const json& f, const Config& config, const serving::MarketSpec& market) {
-  const auto& catalog = fleet::InstancePriceCatalog::builtin();
   const int gpus = config.serving.replica.gpus();
   const double node_share = replica_node_share(config);
   const std::string by_gpu = instance_with_gpu(config.gpu.name);
@@ -57,10 +56,7 @@ fleet::PerMarket<double> replica_prices(const json& f, const Config& config, con
   parse_price_overrides(f, per_node);
   for (const fleet::Market m : fleet::kAllMarkets)
     if (member(prices, fleet::to_string(m))) usd[m] = per_node[m] * node_share;
-  // Markets neither listed nor given: on demand less the catalog's default discount.
-  for (const fleet::Market m : {fleet::Market::spot, fleet::Market::reserved})
-    if (!(usd[m] > 0) && !member(prices, fleet::to_string(m)))
-      usd[m] = usd[fleet::Market::on_demand] * (1.0 - catalog.default_discount(m));
+  derive_unpriced_markets(f, usd);  // markets neither listed nor given
   return usd;
 }
 
