@@ -458,8 +458,10 @@ Assumptions:
   prices read 2023-2025), the first instance holding the accelerator; a market it does not list is
   derived from on demand by the file's default discount (spot 60%, reserved 40%, both estimates)
   and marked so; "estimate" marks a figure the file says is not a provider's list price (e.g.
-  trn2's on-demand price, p5's 1-year reserved price). Reserved is the 1-year commitment. Owned: `data/ownership.json` (node price,
-  5 years, 10% maintenance a year, PUE 1.58, $0.08/kWh, $160 per kW-month hosting).
+  trn2's on-demand price, p5's 1-year reserved price, MI300X's Azure ND MI300X v5 at $6 per
+  GPU-hour as quoted in 2026). Reserved is the 1-year commitment. Owned: `data/ownership.json` (node
+  price, MI300X's an estimate; 5 years, 10% maintenance a year, PUE 1.58, $0.08/kWh, $160 per
+  kW-month hosting); TPUs, Trainium and Inferentia are not sold, only rented.
   Serverless: `data/serverless_prices.json` (Modal, else the first provider selling the
   accelerator; per GPU-second while warm, the replicas kept warm).
 - Catalog efficiencies are the defaults (docs/hardware.md); nothing is fitted here.
