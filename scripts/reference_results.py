@@ -146,7 +146,7 @@ Where a GPU's step goes in the two shipped files (bf16):
 def validation(cs, out: Path) -> str:
     """Every public measurement replayed with default settings: source, configuration, measured, simulated, ratio."""
     sys.path.insert(0, str(ROOT / "scripts"))
-    from validation_serving import serving_section
+    from validation_serving import neuron_section, serving_section
     from validation_training import training_section
 
     return f"""# Validation against public measurements
@@ -156,7 +156,8 @@ configuration as published, no per-case fitting; the ratio is simulated over mea
 
 {training_section(cs)}
 
-{serving_section(cs)}"""
+{serving_section(cs)}
+{neuron_section(cs)}"""
 
 
 AUTOSCALING_REPLICATIONS = 5
@@ -457,8 +458,10 @@ Assumptions:
   prices read 2023-2025), the first instance holding the accelerator; a market it does not list is
   derived from on demand by the file's default discount (spot 60%, reserved 40%, both estimates)
   and marked so; "estimate" marks a figure the file says is not a provider's list price (e.g.
-  trn2's on-demand price, p5's 1-year reserved price). Reserved is the 1-year commitment. Owned: `data/ownership.json` (node price,
-  5 years, 10% maintenance a year, PUE 1.58, $0.08/kWh, $160 per kW-month hosting).
+  trn2's on-demand price, p5's 1-year reserved price, MI300X's Azure ND MI300X v5 at $6 per
+  GPU-hour as quoted in 2026). Reserved is the 1-year commitment. Owned: `data/ownership.json` (node
+  price, MI300X's an estimate; 5 years, 10% maintenance a year, PUE 1.58, $0.08/kWh, $160 per
+  kW-month hosting); TPUs, Trainium and Inferentia are not sold, only rented.
   Serverless: `data/serverless_prices.json` (Modal, else the first provider selling the
   accelerator; per GPU-second while warm, the replicas kept warm).
 - Catalog efficiencies are the defaults (docs/hardware.md); nothing is fitted here.

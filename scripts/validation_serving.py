@@ -160,6 +160,95 @@ def serving_section(cs) -> str:
         f"\n\nMean absolute error over these {len(errors)} figures: {100 * mean_error:.1f}%.\n")
 
 
+# Serving on chips that are not GPUs: AWS's published Neuron runs on Trainium.
+#
+# The source: the Neuron SDK's "Trn1 Inference Performance" page, decoder models, latency
+# optimized (Neuron 2.18, transformers-neuronx, April to July 2024), whose table is the CSV below
+# (facts transcribed with their source, no file copied): models in BF16 weights on one
+# trn1.32xlarge (16 Trainium chips, tensor parallel over their 32 NeuronCores), batch 1, one
+# request at a time, P50 TTFT and P50 TPOT per input/output length. Each row is replayed as one
+# request on one replica of the 16 Trainium1 chips (the catalog's trn1.32xlarge server: a 4 x 4
+# NeuronLink torus) with the engine's defaults; nothing is fitted to these rows.
+# Left out: the page's Llama 3 8B rows store weights in int8, which the serving engine does not
+# model; the Inf2 page's runs (inf2.48xlarge, TP 24 over 12 chips) shard 64 heads over 12 chips,
+# which Neuron does by padding the heads and the engine refuses (a tensor-parallel degree must
+# divide the heads).
+NEURON_SOURCE = ("AWS Neuron SDK 2.18, Trn1 inference performance (latency optimized)",
+                 "https://github.com/aws-neuron/aws-neuron-sdk/blob/78169c6c6418b62e1853c29800eb8aadfc17f367/"
+                 "general/benchmarks/trn1/latency_data_decoder.csv")
+TRN1_CHIPS = 16   # trn1.32xlarge: 16 Trainium, 32 NeuronCores (TP degree 32 in the table)
+
+
+@dataclass(frozen=True)
+class NeuronRun:
+    model: str       # the preset
+    input_len: int
+    output_len: int
+    ttft_ms: float   # P50, as published
+    tpot_ms: float   # P50, as published
+
+
+NEURON_RUNS = [
+    NeuronRun("llama3-70b", 128, 128, 52.53, 26.48),
+    NeuronRun("llama3-70b", 128, 1024, 53.20, 24.48),
+    NeuronRun("llama3-70b", 2048, 2048, 547.00, 26.20),
+    NeuronRun("llama2-7b", 128, 8064, 13.32, 6.70),
+]
+
+
+def neuron_scenario(run: NeuronRun, trace: Path) -> dict:
+    """One request of the run's model and lengths on one trn1.32xlarge, batch 1."""
+    return {
+        "name": "neuron_replay", "seed": 1,
+        "hardware": {"gpu": "Trainium1"},   # its default node: the trn1.32xlarge's 16 chips
+        "workload": {
+            "kind": "serving", "model": {"preset": run.model}, "precision": "bf16",
+            "arrivals": {"process": "trace", "trace": str(trace)},
+            # Batch 1, the whole prompt in one context-encoding pass (Neuron compiles for the
+            # table's sequence length), as the published configuration runs.
+            "replica": {"gpus": TRN1_CHIPS, "max_num_seqs": 1, "max_num_batched_tokens": 4096},
+        },
+        "fleet": {"autoscaler": {"policy": "fixed", "replicas": 1}, "instance": "aws.trn1.32xlarge"},
+        "run": {"until": "1h"},
+    }
+
+
+def simulate_neuron(cs, run: NeuronRun) -> dict:
+    """TTFT and TPOT (ms) of the run's one request (its mean is its value, and the P50)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = Path(tmp) / "one_request.csv"
+        trace.write_text(f"timestamp,prompt_tokens,output_tokens\n0,{run.input_len},{run.output_len}\n")
+        s = cs.run(neuron_scenario(run, trace)).summary["serving"]
+    assert s["completed"] == 1, s["completed"]
+    return {"ttft_ms": s["ttft"]["mean_s"] * 1e3, "tpot_ms": s["tpot"]["mean_s"] * 1e3}
+
+
+def neuron_section(cs) -> str:
+    """The Trainium section of the validation page: one row per published figure."""
+    table = ["| source | configuration | metric | measured | simulated | ratio |", "|---|---|---|---|---|---|"]
+    errors = []
+    for run in NEURON_RUNS:
+        sim = simulate_neuron(cs, run)
+        config = f"{run.model} BF16, 16 x Trainium1 (trn1.32xlarge), batch 1, {run.input_len}/{run.output_len} tokens"
+        for metric, key in (("P50 TTFT", "ttft_ms"), ("P50 TPOT", "tpot_ms")):
+            measured, simulated = getattr(run, key), sim[key]
+            ratio = simulated / measured
+            errors.append(abs(ratio - 1))
+            table.append(f"| [{NEURON_SOURCE[0]}]({NEURON_SOURCE[1]}) | {config} | {metric} | {measured:.2f} ms "
+                         f"| {simulated:.2f} ms | {ratio:.3f} |")
+    mean_error = sum(errors) / len(errors)
+    return (
+        "## Serving: AWS Neuron on Trainium\n\n"
+        "AWS's published latencies on one trn1.32xlarge (Neuron SDK 2.18, transformers-neuronx, "
+        "BF16 weights, tensor parallel over its 16 chips, batch 1), one request replayed per row by "
+        "`scripts/validation_serving.py` on a replica of 16 `Trainium1` with the engine's defaults "
+        "(the HBM's achievable share, 0.7, is the GPU figure: no Neuron measurement of it is "
+        "published). Not replayed: the Inf2 page's runs (64 heads over 12 chips, which Neuron pads "
+        "and the engine refuses) and the int8-weight rows.\n\n" + "\n".join(table) +
+        f"\n\nMean absolute error over these {len(errors)} figures: {100 * mean_error:.1f}%; "
+        f"largest {100 * max(errors):.1f}%.\n")
+
+
 def main() -> int:
     sys.path.insert(0, str(ROOT / "build" / "python"))
     import clustersim as cs

@@ -31,6 +31,7 @@ double listed_value(const json& doc, const char* key) {
 struct ParsedDefaults {
   OwnershipDefaults defaults;
   std::map<std::string, ListedNode, std::less<>> nodes;
+  std::map<std::string, std::string, std::less<>> not_sold;  // accelerator -> why
 };
 
 const ParsedDefaults& parsed() {
@@ -46,6 +47,10 @@ const ParsedDefaults& parsed() {
     out.defaults.host_power_per_gpu_w = listed_value(doc, "host_power_per_gpu_w");
     for (const auto& [gpu, v] : doc.at("node_prices").items())
       out.nodes[gpu] = ListedNode{v.at("usd").get<double>(), v.at("gpus").get<int>()};
+    for (const auto& [gpu, why] : doc.at("not_sold").items()) {
+      if (out.nodes.count(gpu)) throw std::logic_error("data/ownership.json: " + gpu + " is both priced and not sold");
+      out.not_sold[gpu] = why.get<std::string>();
+    }
     return out;
   }();
   return p;
@@ -95,6 +100,13 @@ std::string OwnershipDefaults::listed_gpus() const {
   std::string out;
   for (const auto& [gpu, node] : parsed().nodes) out += (out.empty() ? "" : ", ") + gpu;
   return out;
+}
+
+std::optional<std::string> OwnershipDefaults::not_sold(std::string_view gpu) const {
+  const auto& not_sold = parsed().not_sold;
+  const auto it = not_sold.find(gpu);
+  if (it == not_sold.end()) return std::nullopt;
+  return it->second;
 }
 
 const OwnershipDefaults& OwnershipDefaults::builtin() { return parsed().defaults; }

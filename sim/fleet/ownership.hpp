@@ -52,7 +52,7 @@ OwnedNodeRates owned_node_rates(const OwnershipConfig& c);
 // The fabric's cost per hour of the run: fabric_usd / (years x 8760).
 double fabric_usd_per_hour(const OwnershipConfig& c);
 
-// data/ownership.json: the defaults above and typical node prices by GPU.
+// data/ownership.json: the defaults above, typical node prices by GPU and the accelerators not sold.
 struct OwnershipDefaults {
   OwnershipConfig base;           // years, maintenance, pue, energy price, hosting
   double host_power_per_gpu_w = 0.0;
@@ -61,7 +61,10 @@ struct OwnershipDefaults {
   std::optional<double> node_price_usd(std::string_view gpu, int gpus) const;
   // A node's power at load (W): `gpus` boards of `gpu_board_w` each plus the host's share per GPU.
   double node_power_w(double gpu_board_w, int gpus) const { return gpus * (gpu_board_w + host_power_per_gpu_w); }
-  std::string listed_gpus() const;  // "A100-40GB, A100-80GB, H100-SXM"
+  std::string listed_gpus() const;  // "A100-40GB, A100-80GB, H100-SXM, MI300X"
+  // Why an accelerator cannot be bought (its vendor only rents it: TPUs, Trainium, Inferentia),
+  // with its source; nullopt when it is sold.
+  std::optional<std::string> not_sold(std::string_view gpu) const;
 
   static const OwnershipDefaults& builtin();
 };

@@ -56,6 +56,14 @@ std::optional<fleet::OwnershipConfig> parse_ownership(const json& f, const Confi
       throw InputError(join_path(kFleet, rented), "an owned fleet (fleet.ownership) rents nothing",
                        "leave out fleet." + std::string(rented) + ", or fleet.ownership to rent");
   const fleet::OwnershipDefaults& defaults = fleet::OwnershipDefaults::builtin();
+  // An accelerator its vendor only rents cannot be owned, whatever price the file gives: the
+  // nearest valid choice is renting it from the instance that holds it.
+  if (const auto why = defaults.not_sold(config.gpu.name)) {
+    const std::string instance = instance_with_gpu(config.gpu.name);
+    throw InputError(at, config.gpu.name + " cannot be owned: " + *why,
+                     "rent it instead: leave out fleet.ownership" +
+                         (instance.empty() ? std::string(" and give fleet.prices") : " (fleet.instance " + instance + ")"));
+  }
   fleet::OwnershipConfig c = defaults.base;
   const int gpus = config.topology.node.gpus;
   if (member(*o, "node_price")) {

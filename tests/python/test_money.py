@@ -129,13 +129,21 @@ def test_cost_per_billion_tokens_trained_by_hand():
 
 
 def test_an_accelerator_no_instance_holds_needs_its_price_not_another_instances():
-    # MI300X is in no instance of data/instance_prices.json: a p5's price would be a wrong bill.
-    proc = run_cli("run", BY_HAND, "--set", "hardware.gpu=MI300X")
+    # MI325X is in no instance of data/instance_prices.json: a p5's price would be a wrong bill.
+    proc = run_cli("run", BY_HAND, "--set", "hardware.gpu=MI325X")
     assert proc.returncode == 2 and proc.stdout == "", proc.stderr
     assert proc.stderr.startswith("error: fleet.prices.on_demand: required: no instance"), proc.stderr
-    given = cs.Scenario.load(BY_HAND).set("hardware.gpu", "MI300X").set("fleet.prices.on_demand", "$60/h")
+    given = cs.Scenario.load(BY_HAND).set("hardware.gpu", "MI325X").set("fleet.prices.on_demand", "$60/h")
     t = cs.run(given).summary["training_run"]
     assert t["cost_usd"] == pytest.approx((4 * 9300 - 600) / 3600 * 60, rel=1e-9)  # 10.1667 node-h
+
+
+def test_mi300x_runs_are_billed_at_the_first_instance_holding_it():
+    # azure.ND96isr_MI300X_v5: 8 x MI300X at $48/h (data/instance_prices.json); vultr's at $14.80/h.
+    mi = cs.Scenario.load(BY_HAND).set("hardware.gpu", "MI300X")
+    assert cs.run(mi).summary["training_run"]["cost_usd"] == pytest.approx((4 * 9300 - 600) / 3600 * 48, rel=1e-9)
+    vultr = cs.run(mi.set("fleet.instance", "vultr.mi300x_8x")).summary["training_run"]
+    assert vultr["cost_usd"] == pytest.approx((4 * 9300 - 600) / 3600 * 14.8, rel=1e-9)
 
 
 def test_the_owned_1024_gpu_scenario_states_its_hourly_rate():
@@ -219,3 +227,26 @@ def test_a_job_clusters_reserved_nodes_are_billed_for_the_whole_run():
     assert j["cost_usd_by_market"]["on_demand"] == pytest.approx(j["node_hours_by_market"]["on_demand"] * 98.32)
     assert j["node_hours_by_market"]["reserved"] <= 4 * hours + 1e-9
     assert_breakdown_adds_up(j)
+
+
+def test_an_owned_mi300x_node_costs_data_ownership_json_s_estimate_by_hand():
+    # data/ownership.json: 8 x MI300X at $175,000 (an estimate), 8 x (750 W board + 575 W host).
+    doc = cs.Scenario.load(BY_HAND).set("hardware.gpu", "MI300X").to_dict()
+    doc["fleet"].pop("market", None)
+    doc["fleet"]["ownership"] = {}
+    t = cs.run(cs.Scenario(doc)).summary["training_run"]
+    kw = 8 * (750 + 575) / 1000
+    rate = 175000 / (5 * 8760) + 17500 / 8760 + kw * 1.58 * 0.08 + kw * 160 * 12 / 8760
+    assert t["cost_usd"] == pytest.approx(4 * t["wall_time_s"] / 3600 * rate, rel=1e-9)
+
+
+@pytest.mark.parametrize("gpu, instance", [("TPU-v5e", "gcp.tpu-v5e"), ("Trainium2", "aws.trn2.48xlarge"),
+                                           ("Inferentia2", "aws.inf2.24xlarge")])
+def test_accelerators_only_rented_cannot_be_owned_even_at_a_given_price(gpu, instance, tmp_path):
+    doc = owned(BY_HAND).set("hardware.gpu", gpu).to_dict()
+    f = tmp_path / "owned.json"
+    f.write_text(json.dumps(doc))
+    proc = run_cli("run", f)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    assert proc.stderr.startswith(f"error: fleet.ownership: {gpu} cannot be owned: "), proc.stderr
+    assert "only" in proc.stderr and f"fleet.instance {instance}" in proc.stderr

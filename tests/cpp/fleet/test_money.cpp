@@ -50,6 +50,21 @@ TEST_CASE("An owned node's hourly cost, term by term, by hand", "[fleet][money]"
   CHECK(fabric_usd_per_hour(with_fabric) == Approx(1.0e6 / (4 * 8760.0)));
 }
 
+TEST_CASE("data/ownership.json prices MI300X nodes and sells no TPU, Trainium or Inferentia",
+          "[fleet][money]") {
+  const OwnershipDefaults& d = OwnershipDefaults::builtin();
+  CHECK(d.node_price_usd("MI300X", 8) == Approx(175000.0));  // an estimate, with its source there
+  CHECK(d.node_price_usd("MI300X", 4) == Approx(87500.0));
+  CHECK_FALSE(d.not_sold("H100-SXM").has_value());
+  CHECK_FALSE(d.not_sold("MI300X").has_value());
+  for (const char* gpu : {"TPU-v4", "TPU-v5e", "TPU-v5p", "TPU-v6e", "Trainium1", "Trainium2", "Inferentia2"}) {
+    CAPTURE(gpu);
+    REQUIRE(d.not_sold(gpu).has_value());
+    CHECK(d.not_sold(gpu)->find("does not sell") != std::string::npos);
+    CHECK_FALSE(d.node_price_usd(gpu, 8).has_value());
+  }
+}
+
 TEST_CASE("Ownership fields out of range name their path", "[fleet][money][validate]") {
   const auto message = [](const OwnershipConfig& o) {
     try {
