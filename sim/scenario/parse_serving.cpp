@@ -51,7 +51,7 @@ void parse_request(const json& w, const std::string& at, bool plain, const work:
 
 constexpr std::initializer_list<const char*> kLlmReplicaKeys = {
     "max_num_seqs", "max_num_batched_tokens", "block_size", "scheduler", "gpu_memory_utilization",
-    "activation_reserve", "kv_cache", "compute_efficiency", "memory_efficiency", "iteration_overhead",
+    "activation_reserve", "kv_cache", "compute_efficiency", "memory_efficiency", "paged_kv_efficiency", "iteration_overhead",
     "tp_allreduce_bandwidth", "kv_bytes_per_element", "measured", "prefix_caching"};
 
 // The GPU of an LLM replica: hardware.gpu at the workload's precision.
@@ -115,6 +115,8 @@ void parse_llm_replica(const json& r, const std::string& path, const Config& con
   t.kv_cache_bytes = get_quantity(r, "kv_cache", path, QuantityKind::bytes, Sign::non_negative, t.kv_cache_bytes);
   t.gpu.compute_efficiency = get_number(r, "compute_efficiency", path, t.gpu.compute_efficiency, kMinEfficiency, 1.0);
   t.gpu.memory_efficiency = get_number(r, "memory_efficiency", path, t.gpu.memory_efficiency, kMinEfficiency, 1.0);
+  t.gpu.paged_kv_efficiency =
+      get_number(r, "paged_kv_efficiency", path, t.gpu.paged_kv_efficiency, kMinEfficiency, 1.0);
   t.iteration_overhead_s =
       get_quantity(r, "iteration_overhead", path, QuantityKind::time, Sign::non_negative, t.iteration_overhead_s);
   t.tp_allreduce_bandwidth_Bps = get_quantity(r, "tp_allreduce_bandwidth", path, QuantityKind::bandwidth,
@@ -181,10 +183,12 @@ int parse_replica(const json& w, const std::string& at, Config& config) {
   serving::LlmReplicaSpec& spec = rc.llm;
   const work::TransformerSpec model = parse_transformer(w.at("model"), join_path(at, "model"));
   spec.timing.model = llm_model(model, precision);
-  const double efficiency_compute = spec.timing.gpu.compute_efficiency, efficiency_memory = spec.timing.gpu.memory_efficiency;
+  // The catalog gives the GPU's peaks; the efficiencies stay the replica's.
+  const serving::GpuSpec efficiencies = spec.timing.gpu;
   spec.timing.gpu = gpu_at_precision(config, precision, at);
-  spec.timing.gpu.compute_efficiency = efficiency_compute;
-  spec.timing.gpu.memory_efficiency = efficiency_memory;
+  spec.timing.gpu.compute_efficiency = efficiencies.compute_efficiency;
+  spec.timing.gpu.memory_efficiency = efficiencies.memory_efficiency;
+  spec.timing.gpu.paged_kv_efficiency = efficiencies.paged_kv_efficiency;
   // Tensor parallelism stays in a node: sim/world times its all-reduces on the node's fabric.
   parse_llm_replica(r, path, config, model.heads, spec);
   return model.heads;

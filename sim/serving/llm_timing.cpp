@@ -16,7 +16,7 @@ IterationCost::IterationCost(const LlmTimingSpec& spec)
   per_token_compute_s_ = 2.0 * model.flop_params() / flops_per_s;
   per_attended_compute_s_ = 4.0 * model.layers * model.hidden / flops_per_s;
   weights_s_ = model.weight_bytes() / bytes_per_s;
-  per_kv_token_s_ = model.kv_bytes_per_token() / bytes_per_s;
+  per_kv_token_s_ = model.kv_bytes_per_token() / (bytes_per_s * spec.gpu.paged_kv_efficiency);
   if (spec.gpus > 1) {
     // Megatron-style tensor parallelism: one all-reduce after attention, one after the MLP.
     tp_ = spec.tp_allreduce;
@@ -69,6 +69,7 @@ void validate_timing(const LlmTimingSpec& spec) {
     require(positive(spec.gpu.hbm_bandwidth_Bps), "hardware.gpu.hbm_bandwidth", "must be > 0");
     require(share(spec.gpu.compute_efficiency), "replica.compute_efficiency", "must be in (0, 1]");
     require(share(spec.gpu.memory_efficiency), "replica.memory_efficiency", "must be in (0, 1]");
+    require(share(spec.gpu.paged_kv_efficiency), "replica.paged_kv_efficiency", "must be in (0, 1]");
   }
   require(positive(spec.model.params) && positive(spec.model.bytes_per_param), "model.params",
           "must be > 0");

@@ -11,8 +11,9 @@
 //   linear    = max(2 * active params * (decode sequences + prefill tokens) / F,   weight GEMMs
 //                   weight bytes / B)                                  read once per iteration
 //   attention = max(4 * layers * hidden * (attended positions) / F,     QK^T and AV
-//                   kv_bytes_per_token * (KV tokens the batch reads and writes) / B)
-//   with F = gpus * peak * compute_efficiency, B = gpus * hbm_bandwidth * memory_efficiency
+//                   kv_bytes_per_token * (KV tokens the batch reads and writes) / B_kv)
+//   with F = gpus * peak * compute_efficiency, B = gpus * hbm_bandwidth * memory_efficiency,
+//   B_kv = B * paged_kv_efficiency (the KV cache is read block by block through the block table)
 //   time  = linear + attention
 //         + tensor-parallel all-reduces: 2 per layer of tokens * hidden * activation bytes,
 //           each tp_allreduce.seconds(bytes) (NCCL's cost on the node's fabric, with its
@@ -26,8 +27,8 @@
 //           between forward passes: the CPU time a step adds to the GPU's)
 // A prefill is then compute-bound and a small decode batch memory-bound, from the same rule;
 // decode attention reads the KV cache at the HBM's achievable bandwidth B even beside a
-// compute-bound prefill chunk. Batch-1 decode with c tokens of context takes (weights +
-// kv_bytes_per_token * c) / B: the memory-bandwidth bound.
+// compute-bound prefill chunk. Batch-1 decode with c tokens of context takes weights / B +
+// kv_bytes_per_token * c / B_kv: the memory-bandwidth bound.
 //
 // Measured timing (MeasuredTiming::enabled), as Vidur and Splitwise fit profiles:
 //   time = base_s + per_prefill_token_s * prefill tokens + per_decode_sequence_s * decode
@@ -64,6 +65,12 @@ struct GpuSpec {
   double hbm_bytes = 80e9;             // bytes
   double compute_efficiency = 0.6;     // share of peak_flops reached, (0, 1]
   double memory_efficiency = 0.7;      // share of hbm_bandwidth reached, (0, 1]
+  // Share of that achievable bandwidth a paged KV read reaches (the attention kernel gathers
+  // blocks through the block table instead of streaming one dense tensor), (0, 1]: 0.9, as
+  // FlashInfer states for its page-table (vector-sparse) attention against its dense kernels
+  // on the same problem (flashinfer-ai/flashinfer README, "can achieve 90% of the bandwidth of
+  // dense kernels with same problem size").
+  double paged_kv_efficiency = 0.9;
 };
 
 struct LlmModelSpec {

@@ -19,14 +19,14 @@ import validation_serving as vs  # noqa: E402
 
 # case name -> (largest |TPOT ratio - 1|, largest |latency ratio - 1|) measured with this model
 BOUNDS = {
-    "1 x A100, 1 request": (0.03, 0.03),
-    "1 x A100, 100 requests": (0.17, 0.14),
-    "1 x A100, 200 requests": (0.15, 0.03),
-    "1 x A100, 5 GiB KV cache, 100 requests": (0.15, 0.14),
-    "1 x A100, 5 GiB KV cache, 200 requests": (0.14, 0.12),
+    "1 x A100, 1 request": (0.02, 0.02),
+    "1 x A100, 100 requests": (0.13, 0.11),
+    "1 x A100, 200 requests": (0.11, 0.05),
+    "1 x A100, 5 GiB KV cache, 100 requests": (0.13, 0.12),
+    "1 x A100, 5 GiB KV cache, 200 requests": (0.11, 0.10),
     "TP2 over PCIe, 1 request": (0.25, 0.24),
-    "TP2 over PCIe, 100 requests": (0.27, 0.24),
-    "TP2 over PCIe, 200 requests": (0.26, 0.12),
+    "TP2 over PCIe, 100 requests": (0.26, 0.23),
+    "TP2 over PCIe, 200 requests": (0.24, 0.11),
 }
 
 

@@ -177,6 +177,8 @@ def test_without_p2p_the_tensor_parallel_all_reduces_are_staged_through_host_mem
     ("workload.request.shared_prefix", '{"groups": 2}', "workload.request.shared_prefix"),
     ("workload.request.shared_prefix", '{"tokens": 100, "groups": 0}', "workload.request.shared_prefix.groups"),
     ("workload.replica.prefix_caching", '"yes"', "workload.replica.prefix_caching"),
+    ("workload.replica.paged_kv_efficiency", "0", "workload.replica.paged_kv_efficiency"),
+    ("workload.replica.paged_kv_efficiency", "1.5", "workload.replica.paged_kv_efficiency"),
 ])
 def test_bad_prefix_options_name_their_path(key, value, path):
     proc = run_cli("run", DIURNAL_HPA, "--set", f"{key}={value}", "--set", "run.until=1min")

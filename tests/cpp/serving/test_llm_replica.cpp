@@ -90,16 +90,30 @@ TEST_CASE("Batch-1 decode runs at the memory-bandwidth bound", "[serving][llm]")
   sim.run();
   REQUIRE(sink.done.size() == 1);
   const Done& d = sink.done[0];
-  // 1000 decode iterations, iteration i reading the weights and (prompt + i) tokens of KV.
+  // 1000 decode iterations, iteration i reading the weights and (prompt + i) tokens of KV, the
+  // KV through the block table at paged_kv_efficiency of the weights' bandwidth.
   const LlmModelSpec& m = spec.timing.model;
   const double bandwidth = spec.timing.gpu.hbm_bandwidth_Bps * spec.timing.gpu.memory_efficiency;
+  const double kv_bandwidth = bandwidth * spec.timing.gpu.paged_kv_efficiency;
+  REQUIRE(spec.timing.gpu.paged_kv_efficiency == 0.9);  // the documented default
   double expected = 0;
-  for (int i = 1; i < output; ++i) expected += (m.weight_bytes() + m.kv_bytes_per_token() * (prompt + i)) / bandwidth;
+  for (int i = 1; i < output; ++i)
+    expected += m.weight_bytes() / bandwidth + m.kv_bytes_per_token() * (prompt + i) / kv_bandwidth;
   CHECK(d.time_s - d.request.first_token_s == Approx(expected).epsilon(1e-9));
   // Tokens per second at short context: HBM bandwidth x efficiency / weight bytes.
   const double tpot = (d.time_s - d.request.first_token_s) / (output - 1);
-  CHECK(1 / tpot == Approx(bandwidth / (m.weight_bytes() + m.kv_bytes_per_token() * (prompt + output / 2.0))).epsilon(1e-3));
+  CHECK(tpot == Approx(m.weight_bytes() / bandwidth + m.kv_bytes_per_token() * (prompt + output / 2.0) / kv_bandwidth)
+                    .epsilon(1e-3));
   CHECK(1 / tpot == Approx(bandwidth / m.weight_bytes()).epsilon(0.02));
+  // Dense KV reads (paged_kv_efficiency 1) save exactly the paged reads' extra time.
+  IterationWork step;
+  step.decode_sequences = 64;
+  step.decode_context_tokens = 64 * 2048.0;
+  LlmTimingSpec dense = spec.timing;
+  dense.gpu.paged_kv_efficiency = 1;
+  const double kv_dense_s = m.kv_bytes_per_token() * step.decode_context_tokens / bandwidth;
+  CHECK(iteration_time_s(spec.timing, step) - iteration_time_s(dense, step) ==
+        Approx(kv_dense_s / 0.9 - kv_dense_s).epsilon(1e-9));
   // The compute side is far below: a decode step is memory-bound.
   IterationWork one;
   one.decode_sequences = 1;
