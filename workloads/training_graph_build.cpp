@@ -282,6 +282,7 @@ void GraphBuilder::finish_step() {
     }
   }
   const double gradient_bytes = o_.gradient_bytes;
+  const bool loss_scaled = w_.precision == Precision::fp16;  // fp16 trains under a loss scale
   for (uint32_t wk = 0; wk < workers; ++wk) {
     const StageParams sp = stage_params(w_, stage_of(wk));
     const double local = local_params(sp.dense, sp.expert);
@@ -289,9 +290,9 @@ void GraphBuilder::finish_step() {
     const uint32_t copied = last_on(wk, Stream::host);
     const uint32_t opt =
         offload_ ? add_task(wk, Stream::host, TaskKind::optimizer,
-                            compute_item({host_optimizer_op(local, gradient_bytes)}), -1, -1)
+                            compute_item({host_optimizer_op(local, gradient_bytes, loss_scaled)}), -1, -1)
                  : add_task(wk, Stream::compute, TaskKind::optimizer,
-                            compute_item({optimizer_op(local, gradient_bytes)}), -1, -1);
+                            compute_item({optimizer_op(local, gradient_bytes, loss_scaled)}), -1, -1);
     dep(opt, norm);
     dep(opt, copied);
     dep(opt, reduced[wk]);

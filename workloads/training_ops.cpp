@@ -19,6 +19,16 @@ constexpr double kFp8CastBytes = 2 + 1 + 1;
 // reads were needed - one to compute the amax, and one to apply the scaling factor"
 // (Transformer Engine's documentation, the FP8 Delayed Scaling page, on current scaling).
 constexpr double kFp8CurrentScalingAmaxBytes = 2;
+// Context parallelism's ring merges (training_ops.hpp), bytes per element of the tensor merged:
+// the first step's output read and written, a later step's read beside the running result
+// read and written.
+constexpr double kCpFirstMergeBytes = 2 * kActivationBytes;
+constexpr double kCpMergeBytes = 3 * kActivationBytes;
+// Of the cp - 1 later ring steps a rank takes, on average over the ranks, the share of a whole
+// block they merge: rank r merges whole blocks at r of them and half blocks (the second half
+// of the queries, or the first half of the keys and values) at the other cp - 1 - r, so
+// (1 + 1/2) / 2 over r = 0 .. cp - 1.
+constexpr double kCpLaterStepShare = 0.75;
 
 // A GEMM as the forward sees it: `rows` tokens times a weight of `in` x `out`.
 struct Gemm {
@@ -39,6 +49,7 @@ struct Shapes {
   double n;        // tokens per rank per micro-batch (b x s / cp)
   double n_sp;     // tokens of the sequence-parallel region (n / tp with SP, else n)
   double h, t, s, b, kv_width;  // hidden, tp, seq_len, micro-batch, kv_heads x head_dim
+  double cp;                     // context-parallel ranks: ring steps of attention
   double operand_bytes;          // GEMM inputs: 1 under fp8, else 2
   Fp8Recipe fp8_recipe;          // how fp8 casts scale (under fp8)
 };
@@ -54,6 +65,7 @@ Shapes shapes(const TrainingWorkload& w) {
   s.n_sp = p.sequence_parallel ? s.n / p.tp : s.n;
   s.h = m.hidden;
   s.kv_width = double(m.kv_heads_or_default()) * m.head_dim();
+  s.cp = p.cp;
   s.operand_bytes = w.precision == Precision::fp8 ? 1 : 2;
   s.fp8_recipe = w.fp8_recipe;
   return s;
@@ -113,6 +125,7 @@ Op attention_op(const Shapes& s, Phase phase, std::string_view name) {
   op.kind = OpKind::attention;
   op.phase = phase;
   op.seq_len = s.n / s.b;
+  op.kernels = s.cp;  // one kernel per ring step (context parallelism), else one
   const double forward_flops = 4 * s.n * s.s * s.h / s.t;
   const double forward_bytes =
       (2 * s.n * s.h / s.t + 2 * s.b * s.s * s.kv_width / s.t) * kActivationBytes;
@@ -159,10 +172,32 @@ void add_unfused_attention(std::vector<Op>& ops, const TrainingWorkload& w, cons
   batched("attention_values", queries, d, keys);
 }
 
+// Context parallelism's ring merges of the steps' partial results (training_ops.hpp): forward
+// the output (first step, then each later one with its log-sum-exp correction, two kernels),
+// backward dQ and the dK, dV passed around the ring.
+Op cp_merge_op(const Shapes& s, Phase phase) {
+  Op op;
+  op.name = "cp_merge";
+  op.kind = OpKind::elementwise;
+  op.phase = phase;
+  const double queries = s.n * s.h / s.t;              // elements of Q, O, dQ on this rank
+  const double keys_values = 2 * s.n * s.kv_width / s.t;  // of K and V, dK and dV
+  const double later = kCpLaterStepShare * (s.cp - 1);
+  if (phase == Phase::forward) {
+    op.bytes = (kCpFirstMergeBytes + kCpMergeBytes * later) * queries;
+    op.kernels = 1 + 2 * (s.cp - 1);
+  } else {
+    op.bytes = kCpMergeBytes * later * (queries + keys_values);
+    op.kernels = 2 * (s.cp - 1);
+  }
+  return op;
+}
+
 void add_attention(std::vector<Op>& ops, const TrainingWorkload& w, const Shapes& s, Phase phase,
                    std::string_view name) {
-  if (w.flash_attention) ops.push_back(attention_op(s, phase, name));
-  else add_unfused_attention(ops, w, s, phase);
+  if (!w.flash_attention) return add_unfused_attention(ops, w, s, phase);
+  ops.push_back(attention_op(s, phase, name));
+  if (s.cp > 1) ops.push_back(cp_merge_op(s, phase));
 }
 
 // The dense MLP of FFN width f on n tokens (a model's MLP, or its shared experts).
@@ -253,19 +288,22 @@ std::vector<Op> block_ops(const TrainingWorkload& w, Block block, Phase phase) {
   return ops;
 }
 
-Op optimizer_op(double local_params, double gradient_bytes) {
+Op optimizer_op(double local_params, double gradient_bytes, bool loss_scaled) {
   Op op;
   op.name = "adam";
   op.kind = OpKind::elementwise;
   op.phase = Phase::optimizer;
   // Read the gradient and fp32 master, momentum and variance; write the three fp32 states and
-  // the 16-bit weights.
-  op.bytes = local_params * (gradient_bytes + 12 + 12 + 2);
+  // the 16-bit weights. Before it the clipping norm reads the gradient, and under a loss scale
+  // the unscaling reads and writes it.
+  const double adam = gradient_bytes + 12 + 12 + 2;
+  const double before = gradient_bytes + (loss_scaled ? 2 * gradient_bytes : 0);
+  op.bytes = local_params * (adam + before);
   return op;
 }
 
-Op host_optimizer_op(double local_params, double gradient_bytes) {
-  Op op = optimizer_op(local_params, gradient_bytes);
+Op host_optimizer_op(double local_params, double gradient_bytes, bool loss_scaled) {
+  Op op = optimizer_op(local_params, gradient_bytes, loss_scaled);
   op.kind = OpKind::host_memory;
   op.phase = Phase::host;
   return op;

@@ -15,8 +15,22 @@
 // kernel performs: flash attention's backward does 2.5x its forward (five matmuls to two, Dao
 // 2023, FlashAttention-2), and MoE experts process capacity-factor-padded tokens.
 // Element-wise kernels: norms, activations, residual adds, rotary embeddings (models without
-// learned positions), the loss over the vocabulary, and under fp8 each GEMM input's cast (the
-// LM head's excepted: it runs in 16 bits, Op::sixteen_bit).
+// learned positions), the loss over the vocabulary, under fp8 each GEMM input's cast (the
+// LM head's excepted: it runs in 16 bits, Op::sixteen_bit), and with context parallelism the
+// ring attention's merges of its steps' partial results ("cp_merge").
+//
+// Context parallelism (cp > 1) runs flash attention as Transformer Engine's ring
+// (AttnFuncWithCPAndKVP2P, Megatron-Core's default "p2p" communication type): the sequence in
+// 2 cp chunks, rank r holding chunks r and 2 cp - 1 - r, and cp steps, each a flash-attention
+// kernel over the keys and values the ring has brought (the first the local causal block, the
+// later ones a half block each: all queries against the first half of the arrived chunks, or
+// the second half of the queries against all of them). Every step's output is merged into the
+// running one by its softmax log-sum-exp (flash_attn_fwd_out_correction: read the step's
+// output, read and write the running one; the first step a read and a write), and backward
+// adds every later step's partial dQ into dQ and its partial dK, dV into the dK, dV passed
+// around the ring (read, read, write). The steps' FLOPs sum to the causal half as without
+// context parallelism; what the ring adds is these merges' HBM traffic and its kernels'
+// launches (Op::kernels).
 // Bytes: HBM traffic, 2 bytes per bf16/fp16 element (GEMM operands 1 byte under fp8).
 #include <array>
 #include <cstdint>
@@ -58,6 +72,9 @@ struct Op {
   // rank (seq_len / cp: context parallelism runs attention in cp steps of that many keys);
   // flash attention's rate depends on it (sim/compute/roofline.hpp). 0: not known (long).
   double seq_len = 0;
+  // GPU kernels the op launches, each paying the launch gap (sim/compute/roofline.hpp): 1 but
+  // for context parallelism's ring attention, one kernel per ring step, and its merges.
+  double kernels = 1;
   // A GEMM whose operands are 16-bit: in fp8 runs, one left in 16 bits (the LM head:
   // Megatron-Core's output layer is a plain ColumnParallelLinear, outside Transformer Engine's
   // fp8 autocast), timed at the 16-bit peak and ceiling.
@@ -81,13 +98,17 @@ enum class Block : uint8_t {
 std::vector<Op> block_ops(const TrainingWorkload& w, Block block, Phase phase);
 
 // The optimizer step over `local_params` parameters (Adam, mixed precision: reads the
-// gradient and the fp32 master weights and moments, writes them and the 16-bit weights).
-Op optimizer_op(double local_params, double gradient_bytes);
+// gradient and the fp32 master weights and moments, writes them and the 16-bit weights),
+// after the gradient norm for clipping reads every gradient once more (Megatron's
+// clip_grad_norm_fp32; its recipes clip at 1.0) and, under fp16 (`loss_scaled`), the loss
+// scale's unscaling reads and writes every gradient, checking for inf and NaN (Megatron's
+// _unscale_main_grads_and_check_for_nan).
+Op optimizer_op(double local_params, double gradient_bytes, bool loss_scaled = false);
 
 // CPU offload (ZeRO-Offload): the host's Adam step over `local_params` (the same bytes as
 // optimizer_op, from the host's DRAM), and a copy of `bytes` over the GPU's host link
 // ("gradients_d2h", "weights_h2d").
-Op host_optimizer_op(double local_params, double gradient_bytes);
+Op host_optimizer_op(double local_params, double gradient_bytes, bool loss_scaled = false);
 Op host_copy_op(std::string_view name, double bytes);
 
 // Tokens one rank processes per micro-batch (b x seq_len / cp).

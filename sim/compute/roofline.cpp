@@ -116,7 +116,7 @@ double Roofline::op_seconds(const work::Op& op) const {
   if (op.kind == work::OpKind::attention) flops_eff = attention_efficiency(op.phase, op.seq_len), peak = sixteen_bit_peak_flops_;
   const double compute_s = op.work_flops > 0 ? op.work_flops / (peak * flops_eff) : 0;
   const double memory_s = op.bytes / (gpu_.hbm_bandwidth_Bps * efficiency_.memory);
-  return efficiency_.kernel_overhead_s + std::max(compute_s, memory_s);
+  return efficiency_.kernel_overhead_s * op.kernels + std::max(compute_s, memory_s);
 }
 
 double Roofline::ops_seconds(const std::vector<work::Op>& ops) const {

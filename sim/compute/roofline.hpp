@@ -38,7 +38,7 @@
 // - Every GPU kernel pays a launch gap of 1 us: back-to-back kernels on one stream run ~0.9 us
 //   apart beyond their own time (NVIDIA developer blog, A. Gray, "Getting Started with CUDA
 //   Graphs", 2019: 3.8 us per kernel of 2.9 us when launched in a stream). Each op is one
-//   kernel here.
+//   kernel here, but context parallelism's ring attention and its merges (Op::kernels).
 // - CPU offload's host work (training_host.hpp): copies over the GPU's PCIe link, and the host's
 //   optimizer step at its share of the host's DRAM bandwidth.
 // Units: seconds, FLOP/s, bytes/s.

@@ -238,5 +238,49 @@ TEST_CASE("an fp8 run's LM head stays in 16 bits: no cast, the 16-bit peak and c
   CHECK(bf16.op_seconds(lm16) == Approx(1e-6 + lm16.work_flops / (989e12 * 0.5)));
 }
 
+TEST_CASE("context parallelism: ring attention's kernels per step and its merges' bytes", "[roofline]") {
+  // Transformer Engine's ring over cp ranks: one flash-attention kernel per step; forward merges
+  // the first step's output (4 bytes per element) and each later step's (6 bytes, on average
+  // over the ranks 0.75 of a whole block), backward adds each later step's dQ and dK, dV.
+  work::TrainingWorkload w;
+  w.model.layers = 2, w.model.hidden = 4096, w.model.heads = 32, w.model.kv_heads = 8, w.model.vocab = 32000;
+  w.model.seq_len = 8192;
+  auto merge_of = [&](work::Phase phase) {
+    work::Op merge;
+    for (const auto& op : work::block_ops(w, work::Block::attention_out, phase)) {
+      if (op.kind == work::OpKind::attention) CHECK(op.kernels == w.parallel.cp);
+      if (op.name == "cp_merge") merge = op;
+    }
+    return merge;
+  };
+  CHECK(merge_of(work::Phase::forward).bytes == 0);  // no context parallelism: no merge
+  w.parallel.cp = 4;
+  const double tokens = 8192.0 / 4, queries = tokens * 4096, keys_values = 2 * tokens * 8 * 128;
+  const auto forward = merge_of(work::Phase::forward);
+  CHECK(forward.bytes == Approx((4 + 6 * 0.75 * 3) * queries));
+  CHECK(forward.kernels == 7);  // the first step's, and each later step's output and LSE merges
+  const auto backward = merge_of(work::Phase::backward_input);
+  CHECK(backward.bytes == Approx(6 * 0.75 * 3 * (queries + keys_values)));
+  CHECK(backward.kernels == 6);
+  // Each kernel pays the launch gap; the merges run at the HBM's achievable bandwidth.
+  const Roofline h100(*find_gpu("H100-SXM"), work::Precision::bf16);
+  CHECK(h100.op_seconds(forward) == Approx(7e-6 + forward.bytes / (3.35e12 * 0.85)));
+  // The steps' FLOPs are the causal half, as without the ring.
+  double ring_flops = 0;
+  for (const auto& op : work::block_ops(w, work::Block::attention_out, work::Phase::forward))
+    if (op.kind == work::OpKind::attention) ring_flops = op.flops;
+  CHECK(ring_flops == Approx(4 * tokens * 8192 * 4096 * 0.5));
+}
+
+TEST_CASE("the optimizer step: Adam, the clipping norm's read and fp16's unscaling", "[roofline]") {
+  // Adam reads the gradient and the fp32 master, momentum and variance and writes them and the
+  // 16-bit weights (2 + 12 + 12 + 2 bytes with 2-byte gradients); the clipping norm reads the
+  // gradient once more; fp16's loss scale reads and writes it to unscale.
+  CHECK(work::optimizer_op(1e9, 2).bytes == Approx(1e9 * (2 + 12 + 12 + 2 + 2)));
+  CHECK(work::optimizer_op(1e9, 4).bytes == Approx(1e9 * (4 + 12 + 12 + 2 + 4)));
+  CHECK(work::optimizer_op(1e9, 2, true).bytes == Approx(1e9 * (2 + 12 + 12 + 2 + 2 + 4)));
+  CHECK(work::host_optimizer_op(1e9, 2, true).bytes == work::optimizer_op(1e9, 2, true).bytes);
+}
+
 }  // namespace
 }  // namespace cs::compute
