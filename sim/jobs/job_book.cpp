@@ -37,12 +37,12 @@ void JobBook::remove(Slot s) {
 
 void JobBook::enqueue(Slot s) {
   const Job& j = at(s);
-  if (pending_[static_cast<std::size_t>(j.queue)].insert({j.id, s, j.gpus}).second) ++pending_total_;
+  if (pending_[static_cast<std::size_t>(j.queue)].insert({j.id, s, j.gpus, j.work_s - j.committed_s})) ++pending_total_;
 }
 
 void JobBook::dequeue(Slot s) {
   const Job& j = at(s);
-  if (pending_[static_cast<std::size_t>(j.queue)].erase({j.id, s, j.gpus}) > 0) --pending_total_;
+  if (pending_[static_cast<std::size_t>(j.queue)].erase(j.id)) --pending_total_;
 }
 
 void JobBook::hold(Slot s) {
