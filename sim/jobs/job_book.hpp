@@ -46,9 +46,10 @@ class JobBook {
   const PendingQueue& pending(int queue) const { return pending_[static_cast<std::size_t>(queue)]; }
   std::size_t pending_total() const { return pending_total_; }
 
-  // Holding GPUs (running or stopping), by (release time, id, slot). Call hold() after setting
+  // Holding GPUs (running or stopping), by (release time, id, slot), with the GPUs held (so
+  // that EASY's reservation sums them without reading the jobs). Call hold() after setting
   // the job's allocation and release_s, unhold() before changing them.
-  using ReleaseSet = std::set<std::tuple<double, int64_t, Slot>>;
+  using ReleaseSet = std::set<std::tuple<double, int64_t, Slot, int>>;
   void hold(Slot s);
   void unhold(Slot s);
   const ReleaseSet& by_release() const { return by_release_; }
