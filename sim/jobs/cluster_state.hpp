@@ -50,6 +50,8 @@ class ClusterState {
   // scheduling (a reclaim notice's nodes until they go, a failed node's until its job is
   // released): never fewer than the GPUs held.
   int in_service_gpus() const { return available_gpus() + allocated_unavailable_; }
+  // Allocated GPUs on nodes taken out of scheduling.
+  int allocated_unavailable_gpus() const { return allocated_unavailable_; }
   int total_gpus() const { return nodes() * gpus_per_node_; }
 
   // Available nodes of domain d (d = -1: of the cluster) with exactly k free GPUs.

@@ -16,9 +16,11 @@ int returning_gpus(const Job& j, const ClusterState& cluster) {
 Reservation reserve(int head_gpus, const ClusterState& cluster, const JobBook& book) {
   Reservation r;
   int free = cluster.free_gpus();
-  for (const auto& [release_s, id, slot] : book.by_release()) {
+  // While no allocated GPU sits on a node that is out, every job gives back all it holds.
+  const bool all_return = cluster.allocated_unavailable_gpus() == 0;
+  for (const auto& [release_s, id, slot, gpus] : book.by_release()) {
     if (free >= head_gpus) break;
-    free += returning_gpus(book.at(slot), cluster);
+    free += all_return ? gpus : returning_gpus(book.at(slot), cluster);
     r.shadow_s = release_s;
   }
   if (free < head_gpus) {

@@ -37,17 +37,17 @@ void JobBook::remove(Slot s) {
 
 void JobBook::enqueue(Slot s) {
   const Job& j = at(s);
-  if (pending_[static_cast<std::size_t>(j.queue)].insert({j.id, s, j.gpus}).second) ++pending_total_;
+  if (pending_[static_cast<std::size_t>(j.queue)].insert({j.id, s, j.gpus, j.work_s - j.committed_s})) ++pending_total_;
 }
 
 void JobBook::dequeue(Slot s) {
   const Job& j = at(s);
-  if (pending_[static_cast<std::size_t>(j.queue)].erase({j.id, s, j.gpus}) > 0) --pending_total_;
+  if (pending_[static_cast<std::size_t>(j.queue)].erase(j.id)) --pending_total_;
 }
 
 void JobBook::hold(Slot s) {
   const Job& j = at(s);
-  by_release_.emplace(j.release_s, j.id, s);
+  by_release_.emplace(j.release_s, j.id, s, j.gpus);
   if (track_running_ && j.phase == JobPhase::running)
     running_[static_cast<std::size_t>(j.queue)].emplace(j.run.start_s, j.id, s);
   held_gpus_[static_cast<std::size_t>(j.queue)] += j.gpus;
@@ -62,7 +62,7 @@ void JobBook::stop_running(Slot s) {
 
 void JobBook::unhold(Slot s) {
   const Job& j = at(s);
-  by_release_.erase({j.release_s, j.id, s});
+  by_release_.erase({j.release_s, j.id, s, j.gpus});
   stop_running(s);
   held_gpus_[static_cast<std::size_t>(j.queue)] -= j.gpus;
   for (const NodeShare& n : j.allocation) {

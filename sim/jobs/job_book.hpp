@@ -1,6 +1,7 @@
 #pragma once
 // The jobs a cluster knows of (submitted, not done) and the indexes its scheduler reads:
-//   - pending jobs per queue, in submission order (a requeued job keeps its place);
+//   - pending jobs per queue, in submission order (a requeued job keeps its place:
+//     pending_queue.hpp);
 //   - jobs holding GPUs, by the time they release them (EASY's reservation);
 //   - running jobs per queue, by when their current run started (preemption takes the
 //     youngest first), when `track_running` (a cluster without preemption never reads it,
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "sim/jobs/job.hpp"
+#include "sim/jobs/pending_queue.hpp"
 
 namespace cs::jobs {
 
@@ -36,23 +38,18 @@ class JobBook {
       if (live_[s]) f(jobs_[s]);
   }
 
-  // Pending, per queue, by id; an entry carries the job's GPUs so that a pass can skip the
-  // jobs that do not fit without reading them.
-  struct PendingEntry {
-    int64_t id;
-    Slot slot;
-    int gpus;
-    bool operator<(const PendingEntry& o) const { return id < o.id; }
-  };
-  using PendingSet = std::set<PendingEntry>;
+  // Pending, per queue, by id; an entry carries the job's GPUs and remaining work so that a
+  // pass can skip the jobs that cannot start without reading them. A pending job's work and
+  // committed work do not change until it starts.
   void enqueue(Slot s);
   void dequeue(Slot s);
-  const PendingSet& pending(int queue) const { return pending_[static_cast<std::size_t>(queue)]; }
+  const PendingQueue& pending(int queue) const { return pending_[static_cast<std::size_t>(queue)]; }
   std::size_t pending_total() const { return pending_total_; }
 
-  // Holding GPUs (running or stopping), by (release time, id, slot). Call hold() after setting
+  // Holding GPUs (running or stopping), by (release time, id, slot), with the GPUs held (so
+  // that EASY's reservation sums them without reading the jobs). Call hold() after setting
   // the job's allocation and release_s, unhold() before changing them.
-  using ReleaseSet = std::set<std::tuple<double, int64_t, Slot>>;
+  using ReleaseSet = std::set<std::tuple<double, int64_t, Slot, int>>;
   void hold(Slot s);
   void unhold(Slot s);
   const ReleaseSet& by_release() const { return by_release_; }
@@ -69,7 +66,7 @@ class JobBook {
   std::vector<Job> jobs_;
   std::vector<unsigned char> live_;
   std::vector<Slot> free_;
-  std::vector<PendingSet> pending_;
+  std::vector<PendingQueue> pending_;
   std::size_t pending_total_ = 0;
   ReleaseSet by_release_;
   bool track_running_;

@@ -34,8 +34,8 @@ int JobScheduler::pass(double now_s) {
   std::vector<char>& blocked = blocked_;
   blocked.assign(n, 0);
   // Each queue's cursor. It moves past a job before the job can start (which erases it from
-  // the set); inserting (a preempted job requeued) leaves cursors valid.
-  std::vector<JobBook::PendingSet::const_iterator>& cursor = cursor_;
+  // the queue); inserting (a preempted job requeued) leaves cursors valid.
+  std::vector<PendingQueue::Cursor>& cursor = cursor_;
   cursor.resize(n);
   std::optional<Reservation> head;
   int head_queue = -1, head_gpus = 0;
@@ -47,25 +47,29 @@ int JobScheduler::pass(double now_s) {
     while (true) {
       // The group's next job: the lowest id among its queues' cursors.
       int q = -1;
+      const PendingQueue::Entry* next = nullptr;
       for (const int g : group) {
-        const auto& it = cursor[static_cast<std::size_t>(g)];
-        if (blocked[static_cast<std::size_t>(g)] || it == book_.pending(g).end()) continue;
-        if (q < 0 || it->id < cursor[static_cast<std::size_t>(q)]->id) q = g;
+        if (blocked[static_cast<std::size_t>(g)]) continue;
+        const PendingQueue::Entry* e = book_.pending(g).peek(cursor[static_cast<std::size_t>(g)]);
+        if (e != nullptr && (next == nullptr || e->id < next->id)) {
+          q = g;
+          next = e;
+        }
       }
       if (q < 0) break;
-      const JobBook::PendingEntry entry = *cursor[static_cast<std::size_t>(q)]++;
+      const PendingQueue::Entry entry = *next;
+      book_.pending(q).advance(cursor[static_cast<std::size_t>(q)]);
       ++examined_;
       if (head && ++examined_after_head > config_.bf_max_job_test) return started;
       const QueueConfig& queue = queues[static_cast<std::size_t>(q)];
       if (book_.held_gpus(q) + entry.gpus > queue.max_gpus) continue;  // held by its cap
       const bool fits = entry.gpus <= cluster_.free_gpus();
       if (head && !fits) continue;  // only jobs that fit now may backfill
-      Job& job = book_.at(entry.slot);
-
       if (fits) {
         // Backfilling: no placement runs faster than a compact one, so a job whose remaining
         // work alone outlasts the shadow time needs the extra GPUs.
-        if (head && now_s + (job.work_s - job.committed_s) > head->shadow_s && job.gpus > head->extra_gpus) continue;
+        if (head && entry.gpus > head->extra_gpus && now_s + entry.remaining_s > head->shadow_s) continue;
+        Job& job = book_.at(entry.slot);
         Allocation a = place(cluster_, job.gpus, config_.placement);
         if (waits_for_switches(job, a, now_s)) continue;
         if (head) {
@@ -82,6 +86,7 @@ int JobScheduler::pass(double now_s) {
         if (nothing_more()) return started;
         continue;
       }
+      Job& job = book_.at(entry.slot);
       if (!head && config_.preemption) {
         const std::vector<Slot> victims = choose_victims(q, job.gpus, queues, book_, cluster_);
         if (!victims.empty()) {

@@ -69,7 +69,7 @@ class JobScheduler {
   std::unique_ptr<QueueOrder> order_;
   // A pass's per-queue state, kept between passes so that a pass allocates nothing.
   std::vector<char> blocked_;
-  std::vector<JobBook::PendingSet::const_iterator> cursor_;
+  std::vector<PendingQueue::Cursor> cursor_;
   uint64_t passes_ = 0;
   uint64_t examined_ = 0;
 };

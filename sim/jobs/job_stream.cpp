@@ -22,7 +22,11 @@ JobStream::JobStream(engine::Simulator& sim, const JobsConfig& config) : config_
   class_rng_ = &sim.random(prefix + "/classes");
   gpus_rng_ = &sim.random(prefix + "/gpus");
   duration_rng_ = &sim.random(prefix + "/durations");
-  for (const JobClass& c : config.classes) shares_.push_back(c.share);
+  for (const JobClass& c : config.classes) {
+    shares_.push_back(c.share);
+    gpus_.emplace_back(c.gpus);
+    durations_.emplace_back(c.duration);
+  }
 }
 
 int JobStream::gpu_limit(int queue) const {
@@ -42,11 +46,11 @@ std::optional<JobRequest> JobStream::from_classes() {
   JobRequest r;
   r.submit_s = a->time_s;
   r.job_class = shares_.size() == 1 ? 0 : static_cast<int>(class_rng_->discrete(shares_.data(), shares_.size()));
-  const JobClass& c = config_.classes[static_cast<std::size_t>(r.job_class)];
-  r.queue = c.queue;
-  const double drawn = sources::sample(c.gpus, *gpus_rng_);
-  r.gpus = std::clamp<int64_t>(std::llround(drawn), 1, gpu_limit(c.queue));
-  r.duration_s = sources::sample(c.duration, *duration_rng_);
+  const auto k = static_cast<std::size_t>(r.job_class);
+  r.queue = config_.classes[k].queue;
+  const double drawn = gpus_[k](*gpus_rng_);
+  r.gpus = std::clamp<int64_t>(std::llround(drawn), 1, gpu_limit(r.queue));
+  r.duration_s = durations_[k](*duration_rng_);
   return r;
 }
 

@@ -16,10 +16,12 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "sim/engine/simulator.hpp"
 #include "sim/jobs/jobs_config.hpp"
 #include "sim/sources/arrival_source.hpp"
+#include "sim/sources/distribution.hpp"
 #include "workloads/job_trace.hpp"
 
 namespace cs::jobs {
@@ -52,6 +54,9 @@ class JobStream {
   engine::RandomStream* gpus_rng_ = nullptr;
   engine::RandomStream* duration_rng_ = nullptr;
   std::vector<double> shares_;
+  // Each class's GPU count and duration samplers, built once: building one per job copied the
+  // distribution (an empirical one's vectors) every time.
+  std::vector<sources::DistributionSampler> gpus_, durations_;
   std::unique_ptr<std::ifstream> trace_file_;
   std::unique_ptr<work::JobTraceReader> trace_;
   int64_t generated_ = 0;

@@ -1,13 +1,15 @@
 // The job cluster's parts, each against numbers worked by hand: a run segment's checkpoints
 // and losses, the cluster's free-GPU bookkeeping, the placement policies, the fair-share
-// factor with usage decay, the step-time seam.
+// factor with usage decay, the step-time seam, the pending queue a pass walks.
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <vector>
 
 #include "sim/jobs/cluster_state.hpp"
 #include "sim/jobs/fair_share.hpp"
 #include "sim/jobs/job_progress.hpp"
+#include "sim/jobs/pending_queue.hpp"
 #include "sim/jobs/placement.hpp"
 #include "sim/jobs/step_time.hpp"
 
@@ -142,4 +144,77 @@ TEST_CASE("The step-time seam: a spread penalty per extra domain, asked once per
   CHECK(cache.slowdown(0, shape_of(c, same_shape), same_shape) == 1.25);
   CHECK(cache.distinct_shapes() == 3);
   CHECK(cache.queries() == 4);
+}
+
+namespace {
+
+// The ids a cursor from the front visits.
+std::vector<int64_t> walk(const PendingQueue& q) {
+  std::vector<int64_t> ids;
+  PendingQueue::Cursor c = q.begin();
+  for (const PendingQueue::Entry* e = q.peek(c); e != nullptr; e = q.peek(c)) {
+    ids.push_back(e->id);
+    q.advance(c);
+  }
+  return ids;
+}
+
+PendingQueue::Entry pending_job(int64_t id) { return {id, static_cast<int32_t>(id), 1, 10.0 * static_cast<double>(id)}; }
+
+}  // namespace
+
+TEST_CASE("The pending queue walks jobs by id through erasures, requeues and compaction",
+          "[jobs][pending]") {
+  PendingQueue q;
+  for (int64_t id = 0; id < 10; ++id) CHECK(q.insert(pending_job(id)));
+  CHECK_FALSE(q.insert(pending_job(3)));  // already pending
+  CHECK(q.size() == 10);
+  CHECK(q.erase(0));
+  CHECK(q.erase(4));
+  CHECK_FALSE(q.erase(4));   // no longer pending
+  CHECK_FALSE(q.erase(42));  // never was
+  q.check();
+  CHECK(walk(q) == std::vector<int64_t>{1, 2, 3, 5, 6, 7, 8, 9});
+  CHECK(q.insert(pending_job(4)));  // a requeued job takes back its place
+  CHECK(walk(q) == std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9});
+  // Erase most of them: the queue compacts, and the walk and the entries stay right.
+  for (int64_t id = 1; id < 9; ++id) CHECK(q.erase(id));
+  q.check();
+  CHECK(q.size() == 1);
+  CHECK(walk(q) == std::vector<int64_t>{9});
+  CHECK(q.insert(pending_job(2)));  // before every pending job
+  CHECK(q.insert(pending_job(12)));
+  CHECK(walk(q) == std::vector<int64_t>{2, 9, 12});
+  PendingQueue::Cursor c = q.begin();
+  CHECK(q.peek(c)->remaining_s == 20.0);
+  q.check();
+}
+
+TEST_CASE("A pending-queue cursor sees jobs inserted after it, not before it, as an ordered set's iterator",
+          "[jobs][pending]") {
+  PendingQueue q;
+  for (const int64_t id : {10, 20, 30, 40}) q.insert(pending_job(id));
+  PendingQueue::Cursor c = q.begin();
+  q.advance(c);  // past 10, resting on 20
+  REQUIRE(q.peek(c)->id == 20);
+  q.insert(pending_job(15));  // before the cursor (a shift: the cursor finds 20 again)
+  q.insert(pending_job(35));  // after it
+  CHECK(q.erase(10));         // behind it; a cursor survives an erasure behind it
+  std::vector<int64_t> seen;
+  for (const PendingQueue::Entry* e = q.peek(c); e != nullptr; e = q.peek(c)) {
+    seen.push_back(e->id);
+    q.advance(c);
+  }
+  CHECK(seen == std::vector<int64_t>{20, 30, 35, 40});
+  q.insert(pending_job(50));  // a cursor past the last stays there
+  CHECK(q.peek(c) == nullptr);
+  // A cursor survives the compaction an erasure behind it triggers.
+  PendingQueue big;
+  for (int64_t id = 0; id < 100; ++id) big.insert(pending_job(id));
+  PendingQueue::Cursor d = big.begin();
+  for (int i = 0; i < 70; ++i) big.advance(d);
+  for (int64_t id = 0; id < 70; ++id) big.erase(id);
+  big.check();
+  CHECK(big.peek(d)->id == 70);
+  CHECK(walk(big).size() == 30);
 }

@@ -1,0 +1,75 @@
+#include "sim/jobs/pending_queue.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace cs::jobs {
+
+std::size_t PendingQueue::lower_bound(int64_t id) const {
+  const auto it = std::lower_bound(entries_.begin(), entries_.end(), id,
+                                   [](const Entry& e, int64_t v) { return e.id < v; });
+  return static_cast<std::size_t>(it - entries_.begin());
+}
+
+bool PendingQueue::insert(const Entry& e) {
+  if (e.slot < 0) throw std::logic_error("PendingQueue: an entry needs a slot");
+  if (entries_.empty() || e.id > entries_.back().id) {
+    entries_.push_back(e);  // a new submission: no live entry moves
+    ++live_;
+    return true;
+  }
+  const std::size_t at = lower_bound(e.id);
+  std::size_t where;
+  if (entries_[at].id == e.id) {
+    if (entries_[at].slot >= 0) return false;
+    where = at;  // a requeued job's own tombstone
+  } else if (at > 0 && entries_[at - 1].slot < 0) {
+    where = at - 1;  // a tombstone between its neighbours: the order holds without a shift
+  } else {
+    entries_.insert(entries_.begin() + static_cast<std::ptrdiff_t>(at), e);
+    ++layout_;
+    front_ = std::min(front_, at);
+    ++live_;
+    return true;
+  }
+  entries_[where] = e;
+  front_ = std::min(front_, where);
+  ++live_;
+  return true;
+}
+
+bool PendingQueue::erase(int64_t id) {
+  const std::size_t at = lower_bound(id);
+  if (at == entries_.size() || entries_[at].id != id || entries_[at].slot < 0) return false;
+  entries_[at].slot = -1;
+  --live_;
+  if (at == front_)
+    while (front_ < entries_.size() && entries_[front_].slot < 0) ++front_;
+  // Tombstones at the end hold no place between live entries: drop them (nothing moves).
+  while (!entries_.empty() && entries_.back().slot < 0) entries_.pop_back();
+  front_ = std::min(front_, entries_.size());
+  // Bounded garbage: compaction costs O(entries), paid for by the erasures since the last one.
+  if (entries_.size() - live_ > live_ + 16) compact();
+  return true;
+}
+
+void PendingQueue::compact() {
+  std::erase_if(entries_, [](const Entry& e) { return e.slot < 0; });
+  front_ = 0;
+  ++layout_;
+}
+
+void PendingQueue::check() const {
+  std::size_t live = 0;
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    if (i > 0 && !(entries_[i - 1].id < entries_[i].id)) throw std::logic_error("PendingQueue: ids out of order");
+    if (entries_[i].slot >= 0) {
+      ++live;
+      if (i < front_) throw std::logic_error("PendingQueue: a live entry before the front");
+    }
+  }
+  if (live != live_) throw std::logic_error("PendingQueue: live count disagrees");
+  if (!entries_.empty() && entries_.back().slot < 0) throw std::logic_error("PendingQueue: a tombstone at the end");
+}
+
+}  // namespace cs::jobs

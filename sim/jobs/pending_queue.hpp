@@ -1,0 +1,85 @@
+#pragma once
+// One queue's pending jobs in submission order (by id), walked by every scheduling pass.
+//
+// A sorted array with lazy erasure: an erased entry stays in place as a tombstone (slot < 0,
+// its id kept, so the array stays sorted) until tombstones outnumber live entries, when the
+// array is compacted. New submissions (the highest id so far) are appended; a requeued job
+// takes back its own tombstone when it is still there, or the tombstone just before its place,
+// and only otherwise shifts the array. A pass reads consecutive 24-byte entries instead of
+// following a balanced tree's nodes scattered over the heap (which took a third of a run), and
+// an entry carries what a pass needs to pass over a job without reading the job itself.
+//
+// A Cursor walks the live entries in id order with the semantics of an iterator into an
+// ordered set: an entry inserted before the cursor's next entry is not visited, one inserted
+// after it is; the entry a cursor rests on must not be erased while the cursor is in use (a
+// pass moves past a job before starting it). Cursors survive compaction and shifts (they find
+// their entry again by id). Not thread-safe.
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace cs::jobs {
+
+class PendingQueue {
+ public:
+  struct Entry {
+    int64_t id = 0;
+    int32_t slot = -1;  // the job's slot in the JobBook; < 0: erased
+    int32_t gpus = 0;
+    double remaining_s = 0.0;  // the job's work still to do (seconds), fixed while it pends
+  };
+  static_assert(sizeof(Entry) == 24);
+
+  class Cursor {
+    friend class PendingQueue;
+    static constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();
+    std::size_t index_ = 0;
+    int64_t id_ = kEnd;  // id of the entry at index_ (kEnd: past the last)
+    uint64_t layout_ = 0;
+  };
+
+  // Adds a job (ids are unique); false if it is already pending.
+  bool insert(const Entry& e);
+  // Removes the job with this id; false if it is not pending.
+  bool erase(int64_t id);
+  std::size_t size() const { return live_; }
+  bool empty() const { return live_ == 0; }
+
+  // A cursor on the first pending job. (Inline, as are peek and advance: a pass calls them
+  // for every job it examines.)
+  Cursor begin() const {
+    Cursor c;
+    settle(c, front_);
+    return c;
+  }
+  // The entry the cursor rests on; nullptr when it is past the last.
+  const Entry* peek(Cursor& c) const {
+    if (c.id_ == Cursor::kEnd) return nullptr;
+    if (c.layout_ != layout_) settle(c, lower_bound(c.id_));
+    return c.index_ < entries_.size() ? &entries_[c.index_] : nullptr;
+  }
+  // Moves the cursor to the next pending job (precondition: peek(c) != nullptr).
+  void advance(Cursor& c) const { settle(c, c.index_ + 1); }
+
+  // Throws std::logic_error when an invariant does not hold (tests).
+  void check() const;
+
+ private:
+  std::size_t lower_bound(int64_t id) const;
+  // Rests `c` on the first live entry at or after index i.
+  void settle(Cursor& c, std::size_t i) const {
+    while (i < entries_.size() && entries_[i].slot < 0) ++i;
+    c.index_ = i;
+    c.id_ = i < entries_.size() ? entries_[i].id : Cursor::kEnd;
+    c.layout_ = layout_;
+  }
+  void compact();
+
+  std::vector<Entry> entries_;  // sorted by id, tombstones included
+  std::size_t front_ = 0;       // entries before it are all tombstones
+  std::size_t live_ = 0;
+  uint64_t layout_ = 0;         // bumped whenever live entries move (a shift or a compaction)
+};
+
+}  // namespace cs::jobs
