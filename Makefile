@@ -95,6 +95,7 @@ bench: build
 	$(BUILD)/bench/bench_jobs --quick | tee -a $(BUILD)/bench.log
 	$(BUILD)/bench/bench_startup | tee -a $(BUILD)/bench.log
 	$(BUILD)/bench/bench_training --plan | tee -a $(BUILD)/bench.log
+	$(BUILD)/bench/bench_scale --quick | tee -a $(BUILD)/bench.log
 	@$(PYTHON) scripts/bench_compare.py $(BUILD)/bench.log
 
 BENCH_NOTE ?= 2 cores

@@ -76,11 +76,23 @@ struct DragonflyLayout {
   }
   // Copy `copy` (< local_parallel) of the local bundle from router_index to router
   // to_router_in_group of its group.
-  LinkId local_link(int router_index, int to_router_in_group, int copy = 0) const;
+  // (Inline: routers read it for every hop of every pair they weigh.)
+  LinkId local_link(int router_index, int to_router_in_group, int copy = 0) const {
+    const int r = router_index % routers_per_group;
+    const int slot = to_router_in_group < r ? to_router_in_group : to_router_in_group - 1;
+    return local[static_cast<std::size_t>(router_index) * static_cast<std::size_t>(routers_per_group - 1) +
+                 static_cast<std::size_t>(slot)] +
+           2 * static_cast<LinkId>(copy);
+  }
   LinkId global_link(int from_group, int to_group, int copy) const {
     return global[global_index(from_group, to_group, copy)];
   }
-  std::size_t global_index(int from_group, int to_group, int copy) const;
+  std::size_t global_index(int from_group, int to_group, int copy) const {
+    const int other = to_group < from_group ? to_group : to_group - 1;
+    const std::size_t pair = static_cast<std::size_t>(from_group) * static_cast<std::size_t>(groups - 1) +
+                             static_cast<std::size_t>(other);
+    return pair * static_cast<std::size_t>(links_per_group_pair) + static_cast<std::size_t>(copy);
+  }
   // Number of global cables (each joins two groups).
   int64_t global_cables() const {
     return int64_t{groups} * (groups - 1) / 2 * links_per_group_pair;

@@ -62,26 +62,9 @@ std::string_view arrangement_name(GlobalArrangement arrangement) {
   return name_of(kGlobalArrangementNames, arrangement);
 }
 
-LinkId DragonflyLayout::local_link(int router_index, int to_router_in_group, int copy) const {
-  const int r = router_index % routers_per_group;
-  const int slot = to_router_in_group < r ? to_router_in_group : to_router_in_group - 1;
-  return local[static_cast<std::size_t>(router_index) *
-                   static_cast<std::size_t>(routers_per_group - 1) +
-               static_cast<std::size_t>(slot)] +
-         2 * static_cast<LinkId>(copy);
-}
-
 int dragonfly_router_ports(const TopologyParams& p) {
   return p.nodes_per_router * p.node.nics + (p.routers_per_group - 1) * p.local_parallel_links +
          p.global_links_per_router;
-}
-
-std::size_t DragonflyLayout::global_index(int from_group, int to_group, int copy) const {
-  const int other = to_group < from_group ? to_group : to_group - 1;
-  const std::size_t pair = static_cast<std::size_t>(from_group) *
-                               static_cast<std::size_t>(groups - 1) +
-                           static_cast<std::size_t>(other);
-  return pair * static_cast<std::size_t>(links_per_group_pair) + static_cast<std::size_t>(copy);
 }
 
 void check_dragonfly(const TopologyParams& p) {

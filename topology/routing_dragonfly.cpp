@@ -2,6 +2,7 @@
 // search. A route is fixed by (src rank, dst rank, intermediate group), the intermediate
 // group being the source's own group for a minimal route, so routes cache per that triple.
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <span>
 #include <utility>
@@ -20,8 +21,18 @@ class DragonflyRouter final : public CachedRouter {
         kind_(kind),
         seed_mix_(mix64(seed)),
         per_group_(int64_t{d_.routers_per_group} * d_.nodes_per_router * t.gpus_per_node()),
-        scramble_(scramble_multiplier(per_group_)) {
+        scramble_(scramble_multiplier(per_group_)),
+        spread_period_(int64_t{std::max(d_.groups - 2, 1)} * std::max(d_.links_per_group_pair, 1) *
+                       std::max(d_.links_per_group_pair, 1)),
+        turn0_(d_.groups > 2 ? mix64(seed_mix_) % static_cast<uint64_t>(d_.groups - 2) : 0) {
+    // Each global cable's routers, by global index (a route's every global hop reads them).
+    global_ends_.reserve(d_.global.size());
+    for (LinkId l : d_.global)
+      global_ends_.push_back({static_cast<int>(t.vertex(t.link(l).from).index), static_cast<int>(t.vertex(t.link(l).to).index)});
     if (kind_ != RoutingKind::ugal) return;
+    // UGAL reads a bandwidth for every link of the two routes it weighs: kept dense.
+    bandwidth_Bps_.reserve(t.num_links());
+    for (LinkId l = 0; l < t.num_links(); ++l) bandwidth_Bps_.push_back(t.link(l).bandwidth_Bps);
     // UGAL weighs every pair of a stage: each rank's end and up-leg (GPU -> NIC -> router)
     // read once.
     std::vector<LinkId> leg;
@@ -104,6 +115,7 @@ class DragonflyRouter final : public CachedRouter {
     int group = 0;         // its node's group (its router's: nodes fill groups router by router)
     int64_t index = 0;     // its index among its group's ranks (nodes fill groups in order)
     int64_t spread = 0;    // index x m / ranks per group: its term in global_copy as the destination
+    int64_t scrambled = 0;  // floor(sigma(index) K / R): its term in valiant_spread as the destination
   };
   End end_of(int rank) const {
     End e;
@@ -112,6 +124,7 @@ class DragonflyRouter final : public CachedRouter {
     e.group = d_.group_of_node(t_.node_of_rank(rank));
     e.index = rank % per_group_;
     e.spread = e.index * int64_t{d_.links_per_group_pair} / per_group_;
+    e.scrambled = e.index * scramble_ % per_group_ * spread_period_ / per_group_;
     return e;
   }
 
@@ -146,25 +159,49 @@ class DragonflyRouter final : public CachedRouter {
     const std::size_t minimal_hops = fabric_links.size();
     fabric(s, d, via, fabric_links);
     const auto minimal = std::span<const LinkId>(fabric_links).first(minimal_hops);
-    const auto queue_s = [&](LinkId l, uint32_t on_minimal) {
-      const uint32_t others = oracle_(l) - (own ? on_minimal : 0);
-      return (others + 1.0) / t_.link(l).bandwidth_Bps;
+    const auto add = [&](LongestQueue& q, LinkId l, uint32_t on_minimal) {
+      q.add(bandwidth_Bps_[l], oracle_(l) - (own ? on_minimal : 0));
     };
-    double q_legs = 0;
+    LongestQueue q_legs;
     const auto up = legs(s.rank), down = legs(d.rank);
-    for (LinkId l : up) q_legs = std::max(q_legs, queue_s(l, 1));
-    for (LinkId l : down) q_legs = std::max(q_legs, queue_s(reverse(l), 1));
-    double q_minimal = q_legs, q_valiant = q_legs;
+    for (LinkId l : up) add(q_legs, l, 1);
+    for (LinkId l : down) add(q_legs, reverse(l), 1);
+    LongestQueue q_minimal = q_legs, q_valiant = q_legs;
     for (std::size_t i = 0; i < fabric_links.size(); ++i) {
       const LinkId l = fabric_links[i];
-      const double q = queue_s(l, static_cast<uint32_t>(std::count(minimal.begin(), minimal.end(), l)));
-      double& route_q = i < minimal_hops ? q_minimal : q_valiant;
-      route_q = std::max(route_q, q);
+      add(i < minimal_hops ? q_minimal : q_valiant, l, static_cast<uint32_t>(std::count(minimal.begin(), minimal.end(), l)));
     }
     const auto leg_hops = static_cast<double>(up.size() + down.size());
-    return q_valiant * (leg_hops + static_cast<double>(fabric_links.size() - minimal_hops)) <
-           q_minimal * (leg_hops + static_cast<double>(minimal_hops));
+    return q_valiant.seconds() * (leg_hops + static_cast<double>(fabric_links.size() - minimal_hops)) <
+           q_minimal.seconds() * (leg_hops + static_cast<double>(minimal_hops));
   }
+  // The longest of some links' queues, (flows + 1) / bandwidth (s): links of one bandwidth keep
+  // their most flows only, divided once (a division by a positive number is monotone, so the
+  // maximum is the same number as dividing every link's and taking the most); a route has a
+  // few bandwidths (GPU and NIC legs, local and global cables).
+  struct LongestQueue {
+    std::array<double, 4> bandwidth_Bps{};
+    std::array<uint32_t, 4> flows{};
+    int kinds = 0;
+    double overflow_s = 0;  // links of a fifth bandwidth and beyond, divided each
+    void add(double bw_Bps, uint32_t link_flows) {
+      for (int i = 0; i < kinds; ++i)
+        if (bandwidth_Bps[i] == bw_Bps) {
+          flows[i] = std::max(flows[i], link_flows);
+          return;
+        }
+      if (kinds < 4) {
+        bandwidth_Bps[kinds] = bw_Bps, flows[kinds++] = link_flows;
+        return;
+      }
+      overflow_s = std::max(overflow_s, (link_flows + 1.0) / bw_Bps);
+    }
+    double seconds() const {
+      double q = overflow_s;
+      for (int i = 0; i < kinds; ++i) q = std::max(q, (flows[i] + 1.0) / bandwidth_Bps[i]);
+      return q;
+    }
+  };
   // A rank's up-leg (GPU -> NIC -> router; its down-leg is the reverse), UGAL's routers only.
   std::span<const LinkId> legs(int rank) const {
     const auto r = static_cast<std::size_t>(rank);
@@ -181,8 +218,9 @@ class DragonflyRouter final : public CachedRouter {
     if (sg == dg || d_.groups <= 2) return sg;
     const auto k = static_cast<uint64_t>(d_.groups - 2);
     const auto m = static_cast<uint64_t>(std::max(d_.links_per_group_pair, 1));
-    const auto top = static_cast<uint64_t>(valiant_spread(s, d)) / (m * m);
-    int via = static_cast<int>((top + mix64(seed_mix_ ^ flow_key) % k) % k);
+    const auto x = static_cast<uint64_t>(valiant_spread(s, d));
+    const uint64_t top = m == 1 ? x : x / (m * m), turn = flow_key == 0 ? turn0_ : mix64(seed_mix_ ^ flow_key) % k;
+    int via = static_cast<int>(top + turn >= k ? top + turn - k : top + turn);  // both below k
     // Skip the two excluded groups, lower first.
     for (int skip : {std::min(sg, dg), std::max(sg, dg)})
       if (via >= skip) ++via;
@@ -204,8 +242,7 @@ class DragonflyRouter final : public CachedRouter {
   // all-to-all over a=16, h=8, g=8 ran at 17.4 GB/s against its bound of 28, one local link
   // at 99.9% while the mean was 38%.)
   int64_t valiant_spread(const End& s, const End& d) const {
-    const int64_t m = std::max(d_.links_per_group_pair, 1), K = int64_t{d_.groups - 2} * m * m;
-    return (s.index + d.index * scramble_ % per_group_ * K / per_group_) % K;
+    return (s.index + d.scrambled) % spread_period_;
   }
   // A: the odd number nearest above R / golden ratio that is coprime to R (sigma's multiplier).
   static int64_t scramble_multiplier(int64_t R) {
@@ -244,32 +281,33 @@ class DragonflyRouter final : public CachedRouter {
   // Appends a local hop from router `at` to router `to` of the same group, if they differ.
   void local_hop(int at, int to, Spread& spread, std::vector<LinkId>& out) const {
     if (at == to) return;
-    const auto copy = static_cast<int>(mix64(spread.hash + static_cast<uint64_t>(spread.hops++)) %
-                                       static_cast<uint64_t>(d_.local_parallel));
+    // (One cable per bundle: copy 0, whatever the hash.)
+    const auto copy = d_.local_parallel == 1 ? 0
+                                             : static_cast<int>(mix64(spread.hash + static_cast<uint64_t>(spread.hops++)) %
+                                                                static_cast<uint64_t>(d_.local_parallel));
     out.push_back(d_.local_link(at, to % d_.routers_per_group, copy));
   }
 
   // Router `at` to group `to_group` through the spread's global cable; returns the router
   // reached (`at` itself inside its own group).
-  int to_group(int at, int to_group, Spread& spread, std::vector<LinkId>& out) const {
-    const int from_group = d_.group_of_router(at);
+  int to_group(int at, int from_group, int to_group, Spread& spread, std::vector<LinkId>& out) const {
     if (from_group == to_group) return at;
-    const LinkId l = d_.global_link(from_group, to_group, spread.global);
-    local_hop(at, t_.vertex(t_.link(l).from).index, spread, out);
-    out.push_back(l);
-    return t_.vertex(t_.link(l).to).index;
+    const std::size_t g = d_.global_index(from_group, to_group, spread.global);
+    local_hop(at, global_ends_[g].from, spread, out);
+    out.push_back(d_.global[g]);
+    return global_ends_[g].to;
   }
 
   // Router to router: through group `via` (the source's own for a minimal route).
   // A Valiant route's cables are valiant_spread's digits 1 and 2.
   void fabric(const End& s, const End& d, int via, std::vector<LinkId>& out) const {
-    Spread spread{global_copy(s, d), mix64((static_cast<uint64_t>(s.rank) << 32) | static_cast<uint64_t>(d.rank))};
+    Spread spread{global_copy(s, d), d_.local_parallel == 1 ? 0 : mix64((static_cast<uint64_t>(s.rank) << 32) | static_cast<uint64_t>(d.rank))};
     const int m = d_.links_per_group_pair;
     const int64_t x = via != s.group && m > 1 ? valiant_spread(s, d) : 0;
     if (via != s.group && m > 1) spread.global = static_cast<int>(x / m % m);
-    int at = to_group(s.router, via, spread, out);  // Valiant leg, if any
+    int at = to_group(s.router, s.group, via, spread, out);  // Valiant leg, if any
     if (via != s.group && m > 1) spread.global = static_cast<int>(x % m);
-    at = to_group(at, d.group, spread, out);
+    at = to_group(at, via, d.group, spread, out);
     local_hop(at, d.router, spread, out);
   }
 
@@ -278,6 +316,13 @@ class DragonflyRouter final : public CachedRouter {
   uint64_t seed_mix_;
   int64_t per_group_;  // R: ranks per group
   int64_t scramble_;   // A of valiant_spread
+  int64_t spread_period_;  // K of valiant_spread (1 with at most 2 groups: no Valiant route)
+  uint64_t turn0_;     // intermediate's turn for flow key 0 (a collective's transfers)
+  struct GlobalEnds {
+    int from, to;  // router indices
+  };
+  std::vector<GlobalEnds> global_ends_;  // by DragonflyLayout::global_index
+  std::vector<double> bandwidth_Bps_;    // UGAL's: by link
   LoadOracle oracle_;
   Route scratch_;  // route()'s and choose_into's, for UGAL's choice
   // UGAL's: every rank's End, and its up-leg's links (legs_[leg_begin_[r], leg_begin_[r + 1])).

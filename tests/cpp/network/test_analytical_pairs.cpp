@@ -135,6 +135,30 @@ TEST_CASE("load-aware routings place an all-pairs stage pair after pair as the l
         std::vector(ugal.crossings(0).begin(), ugal.crossings(0).end()));
 }
 
+TEST_CASE("UGAL places a stage larger than its serial leaver search as listed, on any thread count", "[analytical][all_pairs]") {
+  // Three of nine groups (96 ranks, 9,216 pairs): past the first 4,096 pairs the search for
+  // the next pair that leaves its start route runs on every core
+  // (Network::first_leaving_start). The groups' one cable each way is the minimal routes'
+  // bottleneck, so pairs leave through the six idle groups.
+  const topo::TopologyParams fly = small_dragonfly(8, 2, 1, 9);
+  const work::CollectivePlan plan = direct(work::CollectiveOp::all_to_all, first_ranks(96));
+  const auto routed_on = [&](int threads) {
+    Routed r(fly, topo::RoutingKind::ugal, false);
+    tbb::task_arena arena(threads);
+    return arena.execute([&] { return net::RoutedPlan(r.network, plan); });
+  };
+  const net::RoutedPlan one = routed_on(1), two = routed_on(2);
+  CHECK(std::vector(one.crossings(0).begin(), one.crossings(0).end()) ==
+        std::vector(two.crossings(0).begin(), two.crossings(0).end()));
+  CHECK(one.per_byte_s(0) == two.per_byte_s(0));
+  Routed r(fly, topo::RoutingKind::ugal, false);
+  check_streamed_equals_listed(r.network, plan, true);
+  Routed m(fly, topo::RoutingKind::minimal, false);
+  const net::RoutedPlan minimal_only(m.network, plan);
+  CHECK(std::vector(minimal_only.crossings(0).begin(), minimal_only.crossings(0).end()) !=
+        std::vector(one.crossings(0).begin(), one.crossings(0).end()));
+}
+
 TEST_CASE("streaming an all-pairs stage stops at the simulator's interrupt check", "[analytical][all_pairs]") {
   // Polled per piece of sources (per source when placed one after another); a load-aware
   // stage's placements come off the links when it stops.
