@@ -30,8 +30,12 @@ struct LinkBundle {
 inline constexpr uint32_t kNoBundle = ~0u;
 
 struct Route {
-  std::vector<LinkId> links;  // consecutive: links[i].to == links[i+1].from
-  double latency_s = 0.0;     // sum of the links' latencies
+  // Consecutive (links[i].to == links[i+1].from), or, under a routing of several lanes
+  // (Router::lanes() = D > 1), D paths one after another, each from the source GPU to the
+  // destination GPU: the D equal parts the flow's packets are spread over. A link then weighs
+  // (the lanes crossing it) / D of the flow's bytes: its weight on the route.
+  std::vector<LinkId> links;
+  double latency_s = 0.0;     // sum of the links' latencies (several lanes: the slowest lane's)
   // Per-packet routings (spray) only: empty, or one entry per hop: the index in
   // Router::bundles() of the links that hop's traffic is spread over evenly, or kNoBundle
   // where the hop is links[i] alone. `links` is then one of the paths the packets take (the
@@ -62,6 +66,11 @@ class Router {
   // The bundles a per-packet routing's routes name (Route::bundle), all known from the start;
   // empty for per-flow routings.
   virtual std::span<const LinkBundle> bundles() const { return {}; }
+  // How many equal lanes every route of this router splits a flow into (Route::links): 1 for
+  // every per-flow routing. The network models count a link's crossings in lanes
+  // and its capacity as lanes() x its bandwidth, so a flow of rate r loads a link of weight
+  // w = (lanes crossing it) / lanes() with w r, exactly (sim/network/network.hpp).
+  virtual int lanes() const { return 1; }
   // The route route(src_rank, dst_rank, flow_key) gives, computed into `out` (its buffers
   // reused) and not cached: safe from several threads at once, and free of the cache's memory
   // (an all-to-all over 16,384 GPUs has 268 M pairs). False, leaving `out` unspecified, where
