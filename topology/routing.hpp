@@ -67,7 +67,7 @@ class Router {
   // empty for per-flow routings.
   virtual std::span<const LinkBundle> bundles() const { return {}; }
   // How many equal lanes every route of this router splits a flow into (Route::links): 1 for
-  // every per-flow routing. The network models count a link's crossings in lanes
+  // every routing but valiant_packet. The network models count a link's crossings in lanes
   // and its capacity as lanes() x its bandwidth, so a flow of rate r loads a link of weight
   // w = (lanes crossing it) / lanes() with w r, exactly (sim/network/network.hpp).
   virtual int lanes() const { return 1; }
@@ -112,7 +112,8 @@ class Router {
   virtual std::unique_ptr<AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const = 0;
 };
 
-// dmodk, ecmp, adaptive and spray need a fat-tree, minimal, valiant and ugal a dragonfly, dor a torus;
+// dmodk, ecmp, adaptive and spray need a fat-tree, minimal, valiant, ugal and valiant_packet a
+// dragonfly, dor a torus;
 // shortest works on any topology. Throws
 // std::invalid_argument when the routing does not apply to the topology.
 // The router keeps a reference to `topology`, which must outlive it.
@@ -158,6 +159,14 @@ class Router {
 //             link's bandwidth (the oracle's view at flow start; UGAL's queue length times
 //             hop count, Kim et al., ISCA 2008). A stage's transfers start on their minimal
 //             routes (start_route_into) and choose against the queues the whole stage builds.
+//   valiant_packet: per packet: a flow's packets spread evenly over the k = g - 2
+//             intermediate groups, as Valiant routing per packet (Slingshot's and Aries's
+//             non-minimal paths) aims to. The router has k lanes (Router::lanes()): a route
+//             between groups is k Valiant paths, one through each intermediate group, all on
+//             the pair's two global cables of valiant's spread (one fixed cable per leg), so a
+//             link carries (the paths crossing it) / k of the flow; inside a group every lane
+//             is the minimal route. Exact where bundles are not: a global cable is a first leg
+//             for one group pair and a second for another.
 //   dor:      torus dimension order: dimension 0 first, each the shorter way round (a tie,
 //             half-way round an even ring, goes the + way); along a dimension of bundles the
 //             pair keeps one cable of each, chosen by a hash of the pair.
