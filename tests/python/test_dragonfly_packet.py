@@ -36,6 +36,18 @@ def test_group_shift_per_packet_on_a_degraded_fabric():
     assert out["traffic"]["makespan_s"] >= makespan("network.routing=valiant_packet") * (1 - 1e-9)
 
 
+def test_flows_csv_lists_every_lane(tmp_path):
+    # GPU 0 (node 0, group 0) to GPU 16 (node 8, group 1): 7 paths, one through each of
+    # groups 2 to 8, separated by "|".
+    run_cli("run", DRAGONFLY, "--set", "network.routing=valiant_packet", "--out", tmp_path, check=True)
+    first = (tmp_path / "flows.csv").read_text().splitlines()[1].split(",")
+    lanes = first[-1].split("|")
+    assert len(lanes) == 7
+    assert all(lane.startswith("n0.gpu0>n0>g0.") and lane.endswith(">n8>n8.gpu0") for lane in lanes)
+    for via, lane in zip(range(2, 9), lanes):
+        assert any(v.startswith(f"g{via}.") for v in lane.split(">"))
+
+
 def test_valiant_packet_needs_a_dragonfly():
     proc = run_cli("run", FLAGSHIP, "--set", "network.routing=valiant_packet", check=False)
     assert proc.returncode == 2
