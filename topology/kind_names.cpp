@@ -16,7 +16,8 @@ std::optional<TopologyKind> routing_family(RoutingKind kind) {
     case RoutingKind::spray: return TopologyKind::fat_tree;
     case RoutingKind::minimal:
     case RoutingKind::valiant:
-    case RoutingKind::ugal: return TopologyKind::dragonfly;
+    case RoutingKind::ugal:
+    case RoutingKind::valiant_packet: return TopologyKind::dragonfly;
     case RoutingKind::dor: return TopologyKind::torus;
     case RoutingKind::shortest: return std::nullopt;
   }

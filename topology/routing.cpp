@@ -113,7 +113,8 @@ std::unique_ptr<Router> make_router(const Topology& topology, RoutingKind kind, 
     case RoutingKind::shortest: return detail::make_shortest_router(topology);
     case RoutingKind::minimal:
     case RoutingKind::valiant:
-    case RoutingKind::ugal: {
+    case RoutingKind::ugal:
+    case RoutingKind::valiant_packet: {
       auto router = detail::make_dragonfly_router(topology, kind, seed);
       if (!topology.has_failures()) return router;
       return detail::make_repairing_router(topology, std::move(router), seed);

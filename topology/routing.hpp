@@ -30,8 +30,12 @@ struct LinkBundle {
 inline constexpr uint32_t kNoBundle = ~0u;
 
 struct Route {
-  std::vector<LinkId> links;  // consecutive: links[i].to == links[i+1].from
-  double latency_s = 0.0;     // sum of the links' latencies
+  // Consecutive (links[i].to == links[i+1].from), or, under a routing of several lanes
+  // (Router::lanes() = D > 1), D paths one after another, each from the source GPU to the
+  // destination GPU: the D equal parts the flow's packets are spread over. A link then weighs
+  // (the lanes crossing it) / D of the flow's bytes: its weight on the route.
+  std::vector<LinkId> links;
+  double latency_s = 0.0;     // sum of the links' latencies (several lanes: the slowest lane's)
   // Per-packet routings (spray) only: empty, or one entry per hop: the index in
   // Router::bundles() of the links that hop's traffic is spread over evenly, or kNoBundle
   // where the hop is links[i] alone. `links` is then one of the paths the packets take (the
@@ -62,6 +66,11 @@ class Router {
   // The bundles a per-packet routing's routes name (Route::bundle), all known from the start;
   // empty for per-flow routings.
   virtual std::span<const LinkBundle> bundles() const { return {}; }
+  // How many equal lanes every route of this router splits a flow into (Route::links): 1 for
+  // every routing but valiant_packet. The network models count a link's crossings in lanes
+  // and its capacity as lanes() x its bandwidth, so a flow of rate r loads a link of weight
+  // w = (lanes crossing it) / lanes() with w r, exactly (sim/network/network.hpp).
+  virtual int lanes() const { return 1; }
   // The route route(src_rank, dst_rank, flow_key) gives, computed into `out` (its buffers
   // reused) and not cached: safe from several threads at once, and free of the cache's memory
   // (an all-to-all over 16,384 GPUs has 268 M pairs). False, leaving `out` unspecified, where
@@ -103,7 +112,8 @@ class Router {
   virtual std::unique_ptr<AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const = 0;
 };
 
-// dmodk, ecmp, adaptive and spray need a fat-tree, minimal, valiant and ugal a dragonfly, dor a torus;
+// dmodk, ecmp, adaptive and spray need a fat-tree, minimal, valiant, ugal and valiant_packet a
+// dragonfly, dor a torus;
 // shortest works on any topology. Throws
 // std::invalid_argument when the routing does not apply to the topology.
 // The router keeps a reference to `topology`, which must outlive it.
@@ -149,6 +159,14 @@ class Router {
 //             link's bandwidth (the oracle's view at flow start; UGAL's queue length times
 //             hop count, Kim et al., ISCA 2008). A stage's transfers start on their minimal
 //             routes (start_route_into) and choose against the queues the whole stage builds.
+//   valiant_packet: per packet: a flow's packets spread evenly over the k = g - 2
+//             intermediate groups, as Valiant routing per packet (Slingshot's and Aries's
+//             non-minimal paths) aims to. The router has k lanes (Router::lanes()): a route
+//             between groups is k Valiant paths, one through each intermediate group, all on
+//             the pair's two global cables of valiant's spread (one fixed cable per leg), so a
+//             link carries (the paths crossing it) / k of the flow; inside a group every lane
+//             is the minimal route. Exact where bundles are not: a global cable is a first leg
+//             for one group pair and a second for another.
 //   dor:      torus dimension order: dimension 0 first, each the shorter way round (a tie,
 //             half-way round an even ring, goes the + way); along a dimension of bundles the
 //             pair keeps one cable of each, chosen by a hash of the pair.

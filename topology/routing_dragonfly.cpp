@@ -1,6 +1,8 @@
-// Dragonfly routings (minimal, Valiant, UGAL), computed from DragonflyLayout without a graph
-// search. A route is fixed by (src rank, dst rank, intermediate group), the intermediate
-// group being the source's own group for a minimal route, so routes cache per that triple.
+// Dragonfly routings (minimal, Valiant, UGAL, Valiant per packet), computed from
+// DragonflyLayout without a graph search. A route is fixed by (src rank, dst rank,
+// intermediate group), the intermediate group being the source's own group for a minimal
+// route, so routes cache per that triple (per packet: per pair, its lanes through every
+// intermediate group).
 #include <algorithm>
 #include <array>
 #include <numeric>
@@ -52,6 +54,12 @@ class DragonflyRouter final : public CachedRouter {
     if (src == dst) return empty_;
     const End s = end_of(src), d = end_of(dst);
     if (kind_ == RoutingKind::minimal) return cached(src, dst, s.group);
+    if (kind_ == RoutingKind::valiant_packet)
+      return CachedRouter::cached(route_key(src, dst, 0), [&] {
+        Route r;
+        packet_into(s, d, r);
+        return r;
+      });
     const int via = intermediate(s, d, flow_key);
     if (kind_ == RoutingKind::valiant || via == s.group) return cached(src, dst, via);
     // UGAL: the flow's Valiant route only when clearly less loaded, hops counted.
@@ -90,6 +98,10 @@ class DragonflyRouter final : public CachedRouter {
     if (kind_ == RoutingKind::ugal) return false;
     if (same_rank_into(src, dst, out)) return true;
     const End s = end_of(src), d = end_of(dst);
+    if (kind_ == RoutingKind::valiant_packet) {
+      packet_into(s, d, out);
+      return true;
+    }
     const int via = kind_ == RoutingKind::minimal ? s.group : intermediate(s, d, flow_key);
     nic_route_into(t_, src, dst, d_.nic_up, [&](std::vector<LinkId>& links) { fabric(s, d, via, links); }, out);
     return true;
@@ -97,6 +109,8 @@ class DragonflyRouter final : public CachedRouter {
 
   std::unique_ptr<AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const override {
     if (kind_ == RoutingKind::ugal) return nullptr;
+    // Per packet: route by route (each pair's lanes whole), through route_into.
+    if (kind_ == RoutingKind::valiant_packet) return CachedRouter::all_pairs_counter(ranks);
     return counter(ranks, kind_ == RoutingKind::minimal);
   }
 
@@ -106,6 +120,8 @@ class DragonflyRouter final : public CachedRouter {
   }
 
   void set_load_oracle(LoadOracle oracle) override { oracle_ = std::move(oracle); }
+
+  int lanes() const override { return kind_ == RoutingKind::valiant_packet ? packet_lanes() : 1; }
 
  private:
   // What a route reads of one of its two ranks.
@@ -139,6 +155,38 @@ class DragonflyRouter final : public CachedRouter {
       fabric(s, d, minimal ? s.group : intermediate(s, d, 0), sink.scratch);
       for (LinkId l : sink.scratch) sink.hop(l);
     });
+  }
+
+  // Valiant per packet: k = g - 2 lanes, one through each group other than the source's and
+  // the destination's (none with 2 groups or fewer: 1 lane).
+  int packet_lanes() const { return std::max(d_.groups - 2, 1); }
+
+  // Valiant per packet's route of (s, d) into r: its packet_lanes() lanes one after another
+  // (Route::links). Between groups, lane q goes through the q-th group other than the two
+  // (ascending), on the pair's global cables of every Valiant route (valiant_spread's digits
+  // 1 and 2, the same in every lane: one fixed cable per leg), so each lane carries 1 / k of
+  // the flow through its group, as packets sprayed evenly over the intermediate groups do.
+  // Inside a group (and with 2 groups) every lane is the minimal route. The route's latency
+  // is its slowest lane's.
+  void packet_into(const End& s, const End& d, Route& r) const {
+    const int lanes = packet_lanes();
+    Route lane;
+    r.links.clear();
+    r.bundle.clear();
+    r.latency_s = 0;
+    const bool between_groups = s.group != d.group && d_.groups > 2;
+    for (int q = 0, via = 0; q < lanes; ++q, ++via) {
+      if (between_groups) {
+        while (via == s.group || via == d.group) ++via;
+      } else if (q > 0) {  // every lane minimal: the first's again
+        r.links.insert(r.links.end(), lane.links.begin(), lane.links.end());
+        continue;
+      }
+      nic_route_into(t_, s.rank, d.rank, d_.nic_up,
+                     [&](std::vector<LinkId>& links) { fabric(s, d, between_groups ? via : s.group, links); }, lane);
+      r.links.insert(r.links.end(), lane.links.begin(), lane.links.end());
+      r.latency_s = std::max(r.latency_s, lane.latency_s);
+    }
   }
 
   // The minimal route of (s, d), whole, into r.

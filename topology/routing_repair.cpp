@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "topology/routing_detail.hpp"
@@ -52,6 +53,7 @@ class RepairingRouter final : public CachedRouter {
     inner_->set_load_oracle([this, oracle = std::move(oracle)](LinkId l) { return t_.failed(l) ? kFailedLoad : oracle(l); });
   }
   std::span<const LinkBundle> bundles() const override { return inner_->bundles(); }
+  int lanes() const override { return inner_->lanes(); }
   // CachedRouter's: route by route, through route_into above.
 
  private:
@@ -59,21 +61,46 @@ class RepairingRouter final : public CachedRouter {
   // hops costs.
   static constexpr uint32_t kFailedLoad = 1u << 30;
 
-  bool live(const Route& r) const {
-    return std::none_of(r.links.begin(), r.links.end(), [&](LinkId l) { return t_.failed(l); });
+  bool live(std::span<const LinkId> links) const {
+    return std::none_of(links.begin(), links.end(), [&](LinkId l) { return t_.failed(l); });
+  }
+  bool live(const Route& r) const { return live(r.links); }
+
+  // Repairs each lane of `r` (Route::links: one path, or a routing's several lanes, each
+  // from the source GPU) that crosses a failed cable; the latency is the slowest lane's.
+  void repair(int src, int dst, Route& r) const {
+    const VertexId gpu = t_.gpu(src);
+    std::vector<LinkId> links, lane;
+    double slowest = 0;
+    for (std::size_t i = 0; i <= r.links.size(); ++i) {
+      if (i < r.links.size() && (lane.empty() || t_.link(r.links[i]).from != gpu)) {
+        lane.push_back(r.links[i]);
+        continue;
+      }
+      if (!live(lane)) repair_lane(src, dst, lane);
+      double latency_s = 0;
+      for (LinkId l : lane) latency_s += t_.link(l).latency_s;
+      slowest = std::max(slowest, latency_s);
+      links.insert(links.end(), lane.begin(), lane.end());
+      lane.clear();
+      if (i < r.links.size()) lane.push_back(r.links[i]);
+    }
+    r.links = std::move(links);
+    r.bundle.clear();
+    r.latency_s = slowest;
   }
 
-  // Replaces the switch-to-switch part of `r` (between the NIC's cable up and the cable down
-  // to the destination's NIC; the failures never cut a NIC: failures.cpp) by a fewest-hop
+  // Replaces the switch-to-switch part of one path (between the NIC's cable up and the cable
+  // down to the destination's NIC; the failures never cut a NIC: failures.cpp) by a fewest-hop
   // live path.
-  void repair(int src, int dst, Route& r) const {
+  void repair_lane(int src, int dst, std::vector<LinkId>& lane) const {
     const auto is_nic = [&](VertexId v) { return t_.vertex(v).kind == VertexKind::nic; };
-    std::size_t up = 0, down = r.links.size();
-    while (up < r.links.size() && !is_nic(t_.link(r.links[up]).from)) ++up;
-    while (down > 0 && !is_nic(t_.link(r.links[down - 1]).to)) --down;
-    if (up >= r.links.size() || down == 0 || down - 1 <= up)
+    std::size_t up = 0, down = lane.size();
+    while (up < lane.size() && !is_nic(t_.link(lane[up]).from)) ++up;
+    while (down > 0 && !is_nic(t_.link(lane[down - 1]).to)) --down;
+    if (up >= lane.size() || down == 0 || down - 1 <= up)
       throw RouteError("a route crosses a failed cable outside the fabric");
-    const VertexId from = t_.link(r.links[up]).to, to = t_.link(r.links[down - 1]).from;
+    const VertexId from = t_.link(lane[up]).to, to = t_.link(lane[down - 1]).from;
     std::vector<LinkId> path;
     const auto dist = distances_to(to);
     const uint64_t pair = mix64(seed_mix_ ^ ((static_cast<uint64_t>(src) << 32) | static_cast<uint32_t>(dst)));
@@ -91,12 +118,10 @@ class RepairingRouter final : public CachedRouter {
       path.push_back(l);
       v = t_.link(l).to;
     }
-    std::vector<LinkId> links(r.links.begin(), r.links.begin() + static_cast<std::ptrdiff_t>(up + 1));
+    std::vector<LinkId> links(lane.begin(), lane.begin() + static_cast<std::ptrdiff_t>(up + 1));
     links.insert(links.end(), path.begin(), path.end());
-    links.insert(links.end(), r.links.begin() + static_cast<std::ptrdiff_t>(down - 1), r.links.end());
-    r.links = std::move(links);
-    r.bundle.clear();
-    finish(t_, r);
+    links.insert(links.end(), lane.begin() + static_cast<std::ptrdiff_t>(down - 1), lane.end());
+    lane = std::move(links);
   }
 
   // Hops from every switch to switch `to` over live switch-to-switch cables (-1: none), one

@@ -46,7 +46,8 @@ class Topology:
         scenario's routing, for the flow `flow_key`: hashed routings (ecmp, valiant) pick a path
         per flow, and a traffic workload's flow i has key i, as flows.csv's route column shows.
         Load-aware routings (adaptive, ugal) answer for an idle fabric; spray, which splits
-        a flow over all its equal-cost paths, gives the first of them."""
+        a flow over all its equal-cost paths, gives the first of them; valiant_packet gives
+        its g - 2 paths (one per intermediate group) one after another."""
         return list(_core.route_links(self._doc, int(src_rank), int(dst_rank), int(flow_key)))
 
     def graph(self) -> dict:

@@ -136,7 +136,8 @@ class AnalyticalModel {
   // candidates.
   static double time_s(const RoutedPlan& plan, double bytes, const CollectiveCosts& costs);
 
-  // Bytes carried by each topology link over every estimate made so far.
+  // Bytes carried by each model link over every estimate made so far (in lane crossings under
+  // a routing of several lanes: Network::fold_bytes turns them into bytes per topology link).
   const std::vector<double>& link_bytes() const { return link_bytes_; }
   // Busy time of each link (sum of load / capacity over estimates): the link's share of time
   // at full rate.

@@ -14,7 +14,8 @@ namespace cs::net {
 
 namespace {
 // The topology's links, then each bundle as k x its slowest member: an even split saturates
-// the slowest member first.
+// the slowest member first. In lane units: a link carries lanes x its bandwidth of lane
+// crossings (Router::lanes()).
 std::vector<double> capacities(const topo::Topology& topology, const topo::Router& router) {
   std::vector<double> c;
   c.reserve(topology.num_links() + router.bundles().size());
@@ -24,6 +25,8 @@ std::vector<double> capacities(const topo::Topology& topology, const topo::Route
     for (topo::LinkId m : b.members) slowest = std::min(slowest, c[m]);
     c.push_back(slowest * static_cast<double>(b.members.size()));
   }
+  if (const int lanes = router.lanes(); lanes > 1)
+    for (double& x : c) x *= lanes;
   return c;
 }
 }  // namespace
@@ -114,7 +117,13 @@ std::vector<double> Network::fold(std::vector<double> v, Fold how) const {
   return v;
 }
 
-std::vector<double> Network::fold_bytes(std::vector<double> v) const { return fold(std::move(v), Fold::split); }
+std::vector<double> Network::fold_bytes(std::vector<double> v) const {
+  v = fold(std::move(v), Fold::split);
+  // Lane crossings to bytes: each lane carries 1 / lanes of its flow.
+  if (const int lanes = router_->lanes(); lanes > 1)
+    for (double& x : v) x /= lanes;
+  return v;
+}
 std::vector<double> Network::fold_busy(std::vector<double> v) const { return fold(std::move(v), Fold::copy); }
 std::vector<double> Network::fold_utilization(std::vector<double> v) const { return fold(std::move(v), Fold::scale); }
 

@@ -32,7 +32,16 @@ class Network {
   // per bundle of a per-packet routing (topo::Router::bundles()): a bundle's traffic is spread
   // evenly over its k members, so it is one link of k times its slowest member's capacity.
   // Usage per model link folds back onto topology links with fold_*.
+  //
+  // Under a routing of D > 1 lanes (topo::Router::lanes(): valiant_packet), both models count
+  // in lanes: a route lists each of its D paths (Route::links), so a link crossed by c of them
+  // counts c times, and every model link's capacity is D x its bandwidth. A flow of rate r
+  // then loads it with c r / D, its weight times r, in the flow model's max-min solve and in
+  // the analytical model's loads alike, and a model's bytes per link are D x the bytes
+  // (fold_bytes divides). Every route of the network has the same D lanes, so max-min over
+  // flows is unchanged; with D = 1 nothing is scaled.
   std::size_t model_links() const { return capacity_.size(); }
+  int lanes() const { return router_->lanes(); }
   double capacity_Bps(uint32_t model_link) const { return capacity_[model_link]; }
   const std::vector<double>& capacities_Bps() const { return capacity_; }  // per model link
   // The model links of a route's hops, in order (bundles where it sprays), appended to out.
@@ -40,7 +49,8 @@ class Network {
   // A topology link standing for a model link (a bundle: its first member), for reports.
   topo::LinkId topology_link(uint32_t model_link) const;
   // Per model link to per topology link: a bundle's bytes split evenly over its members; its
-  // busy time is each member's; its utilization scaled to each member's capacity.
+  // busy time is each member's; its utilization scaled to each member's capacity. Bytes come
+  // back from lane crossings to bytes (see model_links).
   std::vector<double> fold_bytes(std::vector<double> per_model_link) const;
   std::vector<double> fold_busy(std::vector<double> per_model_link) const;
   std::vector<double> fold_utilization(std::vector<double> per_model_link) const;

@@ -105,11 +105,17 @@ struct World {
 // Chrome traces stay loadable: beyond this many flows, only the first ones are traced.
 constexpr std::size_t kMaxTracedFlows = 200000;
 
-// The vertices a route crosses, "a>b>c" (quoted when a name holds a comma or a quote).
+// The vertices a route crosses, "a>b>c" (quoted when a name holds a comma or a quote); a
+// route of several lanes (valiant_packet) gives each path, "a>b>c|a>d>c".
 std::string route_field(const topo::Topology& t, const topo::Route* route) {
   if (!route || route->links.empty()) return "";
-  std::string s = t.vertex(t.link(route->links.front()).from).name;
-  for (topo::LinkId l : route->links) s += ">" + t.vertex(t.link(l).to).name;
+  const topo::VertexId source = t.link(route->links.front()).from;
+  std::string s = t.vertex(source).name;
+  for (std::size_t i = 0; i < route->links.size(); ++i) {
+    const topo::Link& link = t.link(route->links[i]);
+    if (i > 0 && link.from == source) s += "|" + t.vertex(source).name;  // the next lane
+    s += ">" + t.vertex(link.to).name;
+  }
   if (s.find_first_of(",\"") == std::string::npos) return s;
   std::string quoted = "\"";
   for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);

@@ -1,13 +1,15 @@
 // Dragonfly routings at their closed-form bounds on all-to-all: where the global cables bind,
 // a direct all-to-all of S per rank moves (N - R) S bytes between groups (N ranks, R per
 // group), once over a global cable under minimal routing and twice under Valiant, spread over
-// the g (g - 1) m directed global cables (m per group pair) at B_g each.
+// the g (g - 1) m directed global cables (m per group pair) at B_g each. Valiant per packet
+// (valiant_packet) against the same bounds and the group shift's.
 #include <numeric>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "network_test_support.hpp"
+#include "sim/network/analytical_model.hpp"
 #include "topology/direct_layouts.hpp"
 #include "topology/topology.hpp"
 
@@ -119,5 +121,73 @@ TEST_CASE("UGAL detours an all-to-all inside two groups and beats both its route
     const double ugal = fly_all_to_all_s(t, topo::RoutingKind::ugal, model, S, ranks);
     CHECK(minimal == Approx(minimal_bound).epsilon(0.02));
     CHECK(ugal < std::min(minimal, valiant));
+  }
+}
+
+namespace {
+
+// Group shift: every rank sends `bytes` to the rank of the same index in the next group, as
+// one stage of independent transfers; seconds in the analytical and the flow model, no
+// latency anywhere.
+std::pair<double, double> group_shift_s(const topo::Topology& t, topo::RoutingKind routing, double bytes) {
+  const int n = t.ranks(), per_group = n / t.dragonfly()->groups;
+  work::CollectivePlan plan;
+  plan.ranks = test::first_ranks(n);
+  work::Stage stage;
+  stage.name = "group shift";
+  for (int i = 0; i < n; ++i) stage.transfers.push_back({i, (i + per_group) % n, 1.0, -1});
+  plan.stages.push_back(stage);
+  net::CollectiveCosts costs;
+  costs.base_latency_s = 0;
+  costs.step_latency_s = {0, 0, 0};
+  engine::Simulator sim(1);
+  net::Network network(sim, t, routing);
+  const net::RoutedPlan routed(network, plan);
+  net::AnalyticalModel analytical(network);
+  const double analytical_s = analytical.estimate(routed, bytes, costs).time_s;
+  test::FlowRun run(network, plan, bytes, costs);
+  run.start();
+  sim.run();
+  return {analytical_s, run.done_at()};
+}
+
+}  // namespace
+
+TEST_CASE("Valiant per packet: group shift at the global cables' bound, both models alike", "[routing][dragonfly][valiant_packet]") {
+  // a=4, p=2, h=2, g=9 (one cable per group pair), one GPU per node, local links fast enough
+  // not to bind. A group's a p ranks inject I = a p r; per packet each flow crosses every one
+  // of the k = g - 2 intermediate groups with 1/k of its bytes, so cable (u, v) carries the
+  // first legs of group u through v and the second legs of group v - 1 through u: 2 I / k,
+  // and (u, u + 1) nothing. r = k B_g / (2 a p) = 7/16 of a 50 GB/s NIC (21.9 GB/s, ~50% of
+  // injection as g grows); minimal puts a group's 8 ranks on one cable: r = B_g / 8.
+  FlyShape f{4, 2, 2, 9, 1, 50e9};
+  f.local_Bps = 200e9;
+  const topo::Topology t = topo::build_topology(fly_params(f));
+  REQUIRE(t.dragonfly()->links_per_group_pair == 1);
+  const double S = 64e6, k = f.g - 2, rate = k * f.global_Bps / (2.0 * f.a * f.p);
+  // The bandwidth term: what S more bytes add (the wire latency of the NICs' links drops out).
+  const auto wire_s = [&](topo::RoutingKind routing) {
+    const auto [analytical, flow] = group_shift_s(t, routing, 2 * S);
+    CHECK(flow == Approx(analytical).epsilon(1e-9));
+    return analytical - group_shift_s(t, routing, S).first;
+  };
+  const double packet = wire_s(topo::RoutingKind::valiant_packet);
+  CHECK(packet == Approx(S / rate).epsilon(1e-9));
+  CHECK(rate / 50e9 == Approx(7.0 / 16));
+  const double minimal = wire_s(topo::RoutingKind::minimal);
+  CHECK(minimal == Approx(S * f.a * f.p / f.global_Bps).epsilon(1e-9));
+  // Per flow, Valiant puts a group's 8 flows on 7 intermediate groups: two share a cable.
+  CHECK(wire_s(topo::RoutingKind::valiant) > packet * (1 + 1e-6));
+}
+
+TEST_CASE("Valiant per packet: all-to-all at its bound with one and several cables per group pair", "[routing][dragonfly][valiant_packet]") {
+  const double S = 64e6;
+  for (const FlyShape f : {FlyShape{8, 1, 4, 5, 4, 5e9}, FlyShape{4, 2, 2, 9, 2, 5e9}}) {
+    const topo::Topology t = topo::build_topology(fly_params(f));
+    INFO("a=" << f.a << " h=" << f.h << " g=" << f.g << " m=" << t.dragonfly()->links_per_group_pair);
+    const double analytical = fly_all_to_all_s(t, topo::RoutingKind::valiant_packet, net::NetworkModel::analytical, S);
+    const double flow = fly_all_to_all_s(t, topo::RoutingKind::valiant_packet, net::NetworkModel::flow, S);
+    CHECK(analytical == Approx(global_bound_s(t, f, 2, S)).epsilon(0.02));
+    CHECK(flow == Approx(analytical).epsilon(0.02));
   }
 }
