@@ -34,15 +34,20 @@ def test_torus_all_reduce_is_the_closed_form_and_beats_the_ring(model):
     assert rs == pytest.approx(t["torus"] / 2, rel=1e-6)
 
 
-def test_torus_off_a_torus_is_an_input_error(cli, tmp_path):
-    doc = {"name": "t", "hardware": {"node": {"gpus": 8}}, "topology": {"kind": "single_node"},
-           "workload": {"kind": "collective", "algorithm": "torus"}}
+def input_error(cli, tmp_path, doc):
+    """The stderr of `clustersim run` on `doc`, which must exit 2 (invalid input)."""
     f = tmp_path / "bad.json"
     f.write_text(json.dumps(doc))
     proc = cli("run", f)
     assert proc.returncode == 2, proc.stderr
-    assert "error: workload.algorithm:" in proc.stderr and "torus fabric" in proc.stderr
-    assert "hint: use topology.kind tpu_slice or torus" in proc.stderr
+    return proc.stderr
+
+
+def test_torus_off_a_torus_is_an_input_error(cli, tmp_path):
+    stderr = input_error(cli, tmp_path, {"name": "t", "hardware": {"node": {"gpus": 8}}, "topology": {"kind": "single_node"},
+                                         "workload": {"kind": "collective", "algorithm": "torus"}})
+    assert "error: workload.algorithm:" in stderr and "torus fabric" in stderr
+    assert "hint: use topology.kind tpu_slice or torus" in stderr
 
 
 def test_auto_picks_the_torus_on_a_slice():
@@ -65,11 +70,7 @@ def test_multislice_all_reduce_adds_the_dcn_ring_to_the_slices_rings(model):
 
 
 def test_multislice_needs_a_dcn_figure_where_none_is_built_in(cli, tmp_path):
-    doc = {"name": "t", "hardware": {"gpu": "TPU-v4"},
-           "topology": {"kind": "tpu_slice", "shape": [4, 4, 4], "slices": 2},
-           "workload": {"kind": "collective", "algorithm": "torus"}}
-    f = tmp_path / "bad.json"
-    f.write_text(json.dumps(doc))
-    proc = cli("run", f)
-    assert proc.returncode == 2, proc.stderr
-    assert "error: topology.dcn_bandwidth:" in proc.stderr and "hint:" in proc.stderr
+    stderr = input_error(cli, tmp_path, {"name": "t", "hardware": {"gpu": "TPU-v4"},
+                                         "topology": {"kind": "tpu_slice", "shape": [4, 4, 4], "slices": 2},
+                                         "workload": {"kind": "collective", "algorithm": "torus"}})
+    assert "error: topology.dcn_bandwidth:" in stderr and "hint:" in stderr
