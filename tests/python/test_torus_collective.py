@@ -44,7 +44,8 @@ def input_error(cli, tmp_path, doc):
 
 
 def test_torus_off_a_torus_is_an_input_error(cli, tmp_path):
-    stderr = input_error(cli, tmp_path, {"name": "t", "hardware": {"node": {"gpus": 8}}, "topology": {"kind": "single_node"},
+    stderr = input_error(cli, tmp_path, {"name": "t", "hardware": {"node": {"gpus": 8}},
+                                         "topology": {"kind": "single_node"},
                                          "workload": {"kind": "collective", "algorithm": "torus"}})
     assert "error: workload.algorithm:" in stderr and "torus fabric" in stderr
     assert "hint: use topology.kind tpu_slice or torus" in stderr
