@@ -93,7 +93,7 @@ void pipeline_case(int gpus, bool quick) {
     net_s.push_back(lap());
     // The plan is plain data shared by both models: built untimed (cheap, and neither
     // model's cost).
-    work::GroupLayout layout{all_ranks(gpus), {}, 8, {}};
+    work::GroupLayout layout{all_ranks(gpus), {}, 8, {}, 1};
     for (int r : layout.ranks) layout.node_of.push_back(r / kGpusPerNode);
     const work::CollectivePlan plan = work::make_plan(work::CollectiveOp::all_reduce,
                                                       CollectiveAlgorithm::ring, layout);
@@ -172,7 +172,7 @@ void sweep_case(int gpus, bool quick) {
   double worst_rel = 0;
   auto once = [&]() {
     const topo::Topology topology = topo::build_topology(dgx_fat_tree(gpus));
-    work::GroupLayout layout{all_ranks(gpus), {}, 8, {}};
+    work::GroupLayout layout{all_ranks(gpus), {}, 8, {}, 1};
     for (int r : layout.ranks) layout.node_of.push_back(r / kGpusPerNode);
     const work::CollectivePlan plan = work::make_plan(work::CollectiveOp::all_reduce,
                                                       CollectiveAlgorithm::ring, layout);

@@ -185,7 +185,9 @@ Bill make_bill(const Topology& t, const TopologyParams& params, const PriceTable
   b.transceivers += b.twin_port_transceivers;
   for (VertexId v = 0; v < t.num_vertices(); ++v) {
     if (!is_switch(t, v)) continue;
-    const int64_t n = switch_ports_bought(t, params, degree[v]);
+    // A multislice's DCN switch stands for the data-center network: its cabled ports.
+    const bool dcn = t.torus() && t.torus()->slices > 1 && v == t.torus()->dcn;
+    const int64_t n = dcn ? degree[v] : switch_ports_bought(t, params, degree[v]);
     b.switch_ports += n;
     b.switch_ports_used += degree[v];
     if (!prices.switch_port.by_gbps.empty() && n > 0)

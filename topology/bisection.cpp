@@ -276,7 +276,12 @@ std::optional<double> closed_form_bisection(const Topology& t, const TopologyPar
   }
   if (const TorusLayout* tl = t.torus()) {
     // Across dimension d of size L: N / L rings of bundles, each cut twice (once for L = 2).
+    // Across an even number of slices: half the chips' DCN cables.
     double best = nic_half;
+    if (tl->slices > 1) {
+      if (tl->slices % 2 != 0) return std::nullopt;
+      best = std::min(best, tl->positions() / 2.0 * t.link(tl->dcn_up.front()).bandwidth_Bps);
+    }
     for (std::size_t d = 0; d < tl->dims.size(); ++d) {
       const int L = tl->dims[d];
       if (L < 2) continue;

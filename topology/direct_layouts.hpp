@@ -35,6 +35,7 @@
 // dimension with wrap-around by a bundle of parallel[d] cables (added one after the other,
 // as the dragonfly's): a dimension of size >= 3 is a ring of d bundles, size 2 has a single
 // bundle between its two positions, size 1 none.
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -115,21 +116,33 @@ struct TorusLayout {
   // neighbour of position 1 is 0 over the same cables (the reverse links).
   std::vector<LinkId> plus;
   std::vector<LinkId> nic_up;       // global NIC index -> link NIC -> switch
+  // Several tori joined by a data-center network (a TPU multislice): `slices` copies of the
+  // torus, slice k holding positions k * slice_positions() onwards (node i at position i), and
+  // one non-blocking DCN switch cabled to every position's switch (dcn_up[x]: switch -> DCN).
+  // slices == 1: one torus, no DCN switch, dcn_up empty.
+  int slices = 1;
+  VertexId dcn = 0;
+  std::vector<LinkId> dcn_up;
 
-  int positions() const {
+  // Positions of one slice (the product of dims).
+  int slice_positions() const {
     int n = 1;
     for (int d : dims) n *= d;
     return n;
   }
-  // Coordinate of a position along dimension d.
+  // Positions of every slice.
+  int positions() const { return slice_positions() * slices; }
+  int slice_of(int position) const { return position / slice_positions(); }
+  // Coordinate of a position along dimension d (inside its slice).
   int coord(int position, std::size_t d) const;
-  // Position one step from `position` along d (+1 or -1, wrapping).
+  // Position one step from `position` along d (+1 or -1, wrapping inside its slice).
   int step(int position, std::size_t d, int direction) const;
-  // Switch-to-switch hop diameter: sum over dimensions of floor(d / 2).
+  // Switch-to-switch hop diameter: sum over dimensions of floor(d / 2) inside a slice; 2
+  // (switch, DCN, switch) between slices.
   int diameter_hops() const {
     int s = 0;
     for (int d : dims) s += d / 2;
-    return s;
+    return slices > 1 ? std::max(s, 2) : s;
   }
 };
 

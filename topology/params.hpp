@@ -164,6 +164,12 @@ struct TopologyParams {
   // torus: cables between neighbouring positions along each dimension (a bundle): empty: 1;
   // one entry: every dimension; else one per dimension.
   std::vector<int> dim_parallel_links;
+  // torus: copies of the torus joined by a data-center network (a TPU multislice); each
+  // position's switch has one cable of dcn_bandwidth (per direction) and dcn_latency (one way)
+  // to one non-blocking DCN switch. 1: one torus, no DCN.
+  int slices = 1;
+  double dcn_bandwidth_Bps = 6.25e9;
+  double dcn_latency_s = 5e-6;
   // custom
   std::vector<std::string> switches;
   std::vector<CustomLink> links;

@@ -1,4 +1,5 @@
-// Torus dimension-order routing, computed from TorusLayout without a graph search.
+// Torus dimension-order routing, computed from TorusLayout without a graph search; between
+// the slices of a multislice, through the DCN switch.
 #include <cstdint>
 
 #include "topology/direct_layouts.hpp"
@@ -50,7 +51,14 @@ class TorusRouter final : public CachedRouter {
   // Along each dimension the flow keeps one copy of the bundles it crosses, copy
   // hash(src, dst, d) mod parallel[d]: a pair's flows stay on one cable per dimension, and
   // the pairs spread over the bundle's cables.
+  // Between slices of a multislice: up to the DCN switch and down to the destination's switch
+  // (every chip reaches the data-center network through its own host).
   void dimension_order(int at, int to, uint64_t hash, std::vector<LinkId>& out) const {
+    if (l_.slices > 1 && l_.slice_of(at) != l_.slice_of(to)) {
+      out.push_back(l_.dcn_up[static_cast<std::size_t>(at)]);
+      out.push_back(reverse(l_.dcn_up[static_cast<std::size_t>(to)]));
+      return;
+    }
     const std::size_t D = l_.dims.size();
     for (std::size_t d = 0; d < D; ++d) {
       const int size = l_.dims[d];

@@ -1,5 +1,6 @@
 // Torus builder (2 or 3 dimensions, wrap-around; see topology/direct_layouts.hpp): one switch
-// per position, each node's NICs cabled to the switch at its position.
+// per position, each node's NICs cabled to the switch at its position; with slices > 1, that
+// many tori and a DCN switch cabled to every position's switch.
 #include <memory>
 #include <string>
 
@@ -13,9 +14,17 @@ namespace {
 constexpr int kMaxTorusDim = 1 << 16;
 // Most cables per bundle between two neighbours.
 constexpr int kMaxTorusParallel = 1 << 10;
+// Most slices of a multislice: one DCN switch port per chip bounds it well before this.
+constexpr int kMaxSlices = 1 << 12;
 
-std::string switch_name(const std::vector<int>& coords) {
-  std::string s(1, 't');
+std::string switch_name(int slice, int slices, const std::vector<int>& coords) {
+  std::string s;
+  if (slices > 1) {
+    s += 's';
+    s += std::to_string(slice);
+    s += '.';
+  }
+  s += 't';
   for (std::size_t d = 0; d < coords.size(); ++d) {
     if (d > 0) s += '.';
     s += std::to_string(coords[d]);
@@ -42,7 +51,7 @@ int torus_switch_ports(const TopologyParams& p) {
   int ports = p.node.nics;
   for (std::size_t d = 0; d < p.dims.size(); ++d)
     ports += (p.dims[d] >= 3 ? 2 : p.dims[d] == 2 ? 1 : 0) * dim_parallel(p, d);
-  return ports;
+  return ports + (p.slices > 1 ? 1 : 0);  // the DCN port
 }
 
 int TorusLayout::coord(int position, std::size_t d) const {
@@ -74,6 +83,10 @@ void check_torus(const TopologyParams& p) {
     if (d > 0) shape += 'x';
     shape += std::to_string(size);
   }
+  if (p.slices < 1 || p.slices > kMaxSlices)
+    detail::fail("slices", "from 1 to " + std::to_string(kMaxSlices) + " slices, got " + std::to_string(p.slices));
+  positions *= p.slices;
+  if (p.slices > 1) shape = std::to_string(p.slices) + " x " + shape;
   if (positions > kMaxGpus)
     detail::fail("dims", "a " + shape + " torus has " + std::to_string(positions) +
                              " positions; at most " + std::to_string(kMaxGpus));
@@ -105,6 +118,10 @@ void check_torus(const TopologyParams& p) {
                                      std::to_string(p.router_radix));
   detail::check_bandwidth(p.link_bandwidth_Bps, "link_bandwidth");
   detail::check_latency(p.link_latency_s, "link_latency");
+  if (p.slices > 1) {
+    detail::check_bandwidth(p.dcn_bandwidth_Bps, "dcn_bandwidth");
+    detail::check_latency(p.dcn_latency_s, "dcn_latency");
+  }
 }
 
 namespace detail {
@@ -113,8 +130,10 @@ FabricSize torus_fabric_size(const TopologyParams& p) {
   check_torus(p);
   int64_t n = 1;
   for (int d : p.dims) n *= d;
+  n *= p.slices;
   FabricSize out{n, int64_t{p.nodes} * p.node.nics};
   for (std::size_t d = 0; d < p.dims.size(); ++d) out.cables += bundles_along(n, p.dims[d]) * dim_parallel(p, d);
+  if (p.slices > 1) out.vertices += 1, out.cables += n;  // the DCN switch and its cables
   return out;
 }
 
@@ -123,6 +142,7 @@ void build_torus(Topology& t, const TopologyParams& p) {
   auto layout = std::make_shared<TorusLayout>();
   TorusLayout& tl = *layout;
   tl.dims = p.dims;
+  tl.slices = p.slices;
   const int n = tl.positions();
   const std::size_t D = tl.dims.size();
   for (std::size_t d = 0; d < D; ++d) tl.parallel.push_back(dim_parallel(p, d));
@@ -135,7 +155,7 @@ void build_torus(Topology& t, const TopologyParams& p) {
   std::vector<int> coords(D);
   for (int x = 0; x < n; ++x) {
     for (std::size_t d = 0; d < D; ++d) coords[d] = tl.coord(x, d);
-    tl.sw.push_back(t.add_vertex(VertexKind::fabric_switch, -1, x, 1, switch_name(coords)));
+    tl.sw.push_back(t.add_vertex(VertexKind::fabric_switch, -1, x, 1, switch_name(tl.slice_of(x), tl.slices, coords)));
   }
 
   tl.nic_up.resize(static_cast<std::size_t>(p.nodes) * static_cast<std::size_t>(p.node.nics));
@@ -160,6 +180,13 @@ void build_torus(Topology& t, const TopologyParams& p) {
       // Size 2: the +1 neighbour of position 1 is position 0, over the same cable.
       if (size == 2) tl.plus[static_cast<std::size_t>(next) * D + d] = reverse(l);
     }
+  if (tl.slices > 1) {
+    tl.dcn = t.add_vertex(VertexKind::fabric_switch, -1, n, 2, "dcn");
+    tl.dcn_up.reserve(static_cast<std::size_t>(n));
+    for (int x = 0; x < n; ++x)
+      tl.dcn_up.push_back(t.add_cable(tl.sw[static_cast<std::size_t>(x)], tl.dcn, p.dcn_bandwidth_Bps,
+                                      p.dcn_latency_s, LinkKind::fabric));
+  }
   t.set_torus(std::move(layout));
 }
 

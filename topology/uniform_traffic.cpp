@@ -176,6 +176,10 @@ void torus_cuts(const Topology& t, Tightest& best) {
     const double capacity = t.has_failures() ? live_dimension(t, d) : channels * bw;
     best.offer(capacity, nodes * t.gpus_per_node() * mean_ring_distance(L), "torus dimension " + std::to_string(d));
   }
+  if (tl.slices > 1) {  // each chip's DCN cable carries its traffic to the other slices
+    const double outside = (nodes - tl.slice_positions()) / nodes;
+    best.offer(t.link(tl.dcn_up.front()).bandwidth_Bps, t.gpus_per_node() * outside, "dcn");
+  }
 }
 
 }  // namespace

@@ -95,6 +95,9 @@ struct GroupLayout {
   // varying fastest), or empty off a torus. The torus algorithm needs it and one rank on every
   // node.
   std::vector<int> torus_dims;
+  // Copies of that torus joined by a data-center network (a TPU multislice: node i in slice
+  // i / prod(torus_dims)); 1: one torus.
+  int torus_slices = 1;
 };
 
 // The plan of `algorithm` for `op` over the group. Throws PlanError when the pair is not

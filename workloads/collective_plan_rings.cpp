@@ -201,7 +201,7 @@ GroupLayout by_node_id(const GroupLayout& group) {
   for (std::size_t i = 0; i < n; ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return group.node_of[a] < group.node_of[b]; });
-  GroupLayout out{{}, {}, group.channels, group.torus_dims};
+  GroupLayout out{{}, {}, group.channels, group.torus_dims, group.torus_slices};
   for (std::size_t i : order) {
     out.ranks.push_back(group.ranks[i]);
     out.node_of.push_back(group.node_of[i]);

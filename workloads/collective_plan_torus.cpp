@@ -1,4 +1,5 @@
-// The torus: XLA's multi-dimensional all-reduce on a TPU slice, per-dimension bidirectional rings.
+// The torus: XLA's multi-dimensional all-reduce on a TPU slice, per-dimension bidirectional rings,
+// and on a multislice the data-center network's ring between slices.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -26,6 +27,13 @@ std::vector<Members> lines_along(const std::vector<int>& dims, const Members& by
   return lines;
 }
 
+// The ranks at the same position of every slice, one line per position, slices in order.
+std::vector<Members> across_slices(std::size_t slice_positions, const Members& by_position) {
+  std::vector<Members> lines(slice_positions);
+  for (std::size_t p = 0; p < by_position.size(); ++p) lines[p % slice_positions].push_back(by_position[p]);
+  return lines;
+}
+
 // Each line as two rings, one each way round, every ring a pipeline of its own.
 std::vector<Members> both_ways(const std::vector<Members>& lines) {
   std::vector<Members> rings;
@@ -39,7 +47,7 @@ std::vector<Members> both_ways(const std::vector<Members>& lines) {
 // The rank at every torus position, from node_of; throws unless the group holds one rank on
 // every node of the torus.
 Members rank_by_position(const GroupLayout& group) {
-  std::size_t positions = 1;
+  std::size_t positions = static_cast<std::size_t>(group.torus_slices);
   for (int d : group.torus_dims) positions *= static_cast<std::size_t>(d);
   const auto refuse = [&](const std::string& why) {
     return PlanError("torus needs one rank on each of the torus's " + std::to_string(positions) +
@@ -65,6 +73,14 @@ Members rank_by_position(const GroupLayout& group) {
 // all-gathers in reverse order. Dimension i's stage moves (d_i - 1)/d_i of what is left, half
 // each way: an uncontended all-reduce takes sum_i 2 (d_i - 1) / (d_i prod_{j<i} d_j) S / (2 B)
 // on links of B per direction. Dimensions of size 1 are skipped.
+//
+// A multislice (torus_slices = N > 1) adds, between the slice's reduce-scatters and its
+// all-gathers, the data-parallel step over the data-center network that MaxText's multislice
+// runs: each chip's 1/P of the data (P chips a slice) reduce-scattered and all-gathered on a
+// one-way ring through the chips at its position in every slice, (N - 1) / N of it per phase
+// through the chip's DCN port of B_dcn per direction: 2 (N - 1) / N S / (P B_dcn) added to an
+// all-reduce. One way round suffices: the DCN is switched, a ring already fills a port's both
+// directions (sending to the next slice, receiving from the previous).
 std::vector<Stage> torus_plan(CollectiveOp op, const GroupLayout& group) {
   const std::vector<int>& dims = group.torus_dims;
   if (dims.empty()) throw PlanError("torus needs a torus fabric (topology kind torus or tpu_slice)");
@@ -80,6 +96,13 @@ std::vector<Stage> torus_plan(CollectiveOp op, const GroupLayout& group) {
     scatter.push_back(stage("torus reduce_scatter" + along, edges, dims[d] - 1));
     gather.insert(gather.begin(), stage("torus all_gather" + along, edges, dims[d] - 1));
     left /= n;
+  }
+  if (group.torus_slices > 1) {
+    const double n = group.torus_slices, share = (n - 1) / n * left;
+    const Transfers edges = per_group(across_slices(by_position.size() / group.torus_slices, by_position),
+                                      [share](const Members& ring, int32_t chain) { return ring_edges(ring, share, chain); });
+    scatter.push_back(stage("torus reduce_scatter across slices", edges, group.torus_slices - 1));
+    gather.insert(gather.begin(), stage("torus all_gather across slices", edges, group.torus_slices - 1));
   }
   switch (op) {
     case CollectiveOp::reduce_scatter: return scatter;

@@ -84,7 +84,10 @@ net::CollectiveOptions TrainingExecutor::collective_options(uint32_t group, work
     return chosen;
   }
   double best = std::numeric_limits<double>::infinity();
-  for (CollectiveAlgorithm a : {CollectiveAlgorithm::ring, CollectiveAlgorithm::tree, CollectiveAlgorithm::in_network}) {
+  // torus: XLA's per-dimension bidirectional rings, planned only for a group holding one rank on
+  // every chip of a torus (a data-parallel group over a whole TPU slice); refused elsewhere.
+  for (CollectiveAlgorithm a : {CollectiveAlgorithm::ring, CollectiveAlgorithm::tree, CollectiveAlgorithm::in_network,
+                                CollectiveAlgorithm::torus}) {
     if (a == CollectiveAlgorithm::tree && op != work::CollectiveOp::all_reduce) continue;
     try {
       const double t = comm_.alone_time_s(comm_group(group), op, bytes, {a, std::nullopt});

@@ -42,7 +42,8 @@ struct ExecutorOptions {
   // Each collective's algorithm, chosen once per (group, op, size) as NCCL's tuner chooses among
   // the algorithms NCCL has: ring, tree (all-reduce) or in-network reduction (NVLS / SHARP,
   // where the fabric has it) by the communication layer's estimate alone on the fabric, and
-  // all-to-all as point-to-point sends (direct). false: the layer's own auto, which also weighs
+  // all-to-all as point-to-point sends (direct); on a torus (a TPU slice) also XLA's torus
+  // algorithm, for a group holding one rank on every chip. false: the layer's own auto, which also weighs
   // algorithms NCCL lacks for these ops (direct all-gather, halving-doubling, ...).
   bool nccl_algorithms = true;
   // Per graph group: 1 = do not issue its parts (other replicas' traffic that cannot change the

@@ -65,7 +65,10 @@ GroupId CommBase::group(std::span<const int> ranks, int channels) {
     g.layout.node_of.push_back(topology.node_of_rank(gpu));
     ++per_node[g.layout.node_of.back()];
   }
-  if (const topo::TorusLayout* torus = topology.torus()) g.layout.torus_dims = torus->dims;
+  if (const topo::TorusLayout* torus = topology.torus()) {
+    g.layout.torus_dims = torus->dims;
+    g.layout.torus_slices = torus->slices;
+  }
   g.spans.first = per_node.size() > 1;
   g.nodes = static_cast<int>(per_node.size());
   for (const auto& [node, count] : per_node) g.spans.second |= count > 1;

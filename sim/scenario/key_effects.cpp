@@ -93,11 +93,16 @@ void check_key_effects(const json& doc, Config& config) {
         config.warnings.push_back("warning: topology." + std::string(fk.key) + ": has no effect on a " +
                                   std::string(topo::to_string(kind)) + " topology (ignored)");
     }
-    // A tpu_slice is built as a torus; its shape key means nothing to the library's kinds.
+    // A tpu_slice is built as a torus; its own keys mean nothing to the library's kinds.
     const bool slice = t->contains("kind") && (*t)["kind"] == "tpu_slice";
-    if (t->contains("shape") && !slice)
-      config.warnings.push_back("warning: topology.shape: has no effect on a " + std::string(topo::to_string(kind)) +
-                                " topology, only on a tpu_slice (ignored)");
+    for (const char* key : {"shape", "slices", "dcn_bandwidth", "dcn_latency"})
+      if (t->contains(key) && !slice)
+        config.warnings.push_back("warning: topology." + std::string(key) + ": has no effect on a " +
+                                  std::string(topo::to_string(kind)) + " topology, only on a tpu_slice (ignored)");
+    for (const char* key : {"dcn_bandwidth", "dcn_latency"})
+      if (t->contains(key) && slice && config.topology.slices == 1)
+        config.warnings.push_back("warning: topology." + std::string(key) +
+                                  ": has no effect on one slice, only between slices (topology.slices > 1; ignored)");
   }
 }
 

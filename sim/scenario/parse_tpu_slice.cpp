@@ -1,6 +1,7 @@
 // topology.kind "tpu_slice": a Google Cloud TPU slice, its chips on the ICI torus of the slice's
 // shape. The generation is hardware.gpu (a TPU of the catalog); each chip is a node of one GPU
-// at its own torus position, and the chip's ICI links are the torus's cables.
+// at its own torus position, and the chip's ICI links are the torus's cables. `slices` > 1: a
+// multislice, that many slices joined by the data-center network (DCN).
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
@@ -79,6 +80,18 @@ Shape nearest_offered(const SliceRule& r, Shape given) {
   });
 }
 
+// A chip's share of its host's data-center network bandwidth, per direction (bytes/s): v5e
+// 25 Gb/s (Google Cloud's "TPU v5e" page: 6.4 Tb/s of DCN bandwidth per 256-chip pod, two
+// 100 Gb/s NICs per 8-chip host); v5p 50 Gb/s and v6e 100 Gb/s ("How to Scale Your Model",
+// part 2, DCN egress bandwidth per chip: 6.25e9 and 1.25e10 bytes/s; v5p's ct5p-hightpu-4t VM
+// has 200 Gb/s for its 4 chips). No per-chip figure for v4 was found: it must be given.
+std::optional<double> dcn_per_chip_Bps(std::string_view chip) {
+  if (chip == "TPU-v5e") return 25e9 / 8;
+  if (chip == "TPU-v5p") return 50e9 / 8;
+  if (chip == "TPU-v6e") return 100e9 / 8;
+  return std::nullopt;
+}
+
 std::string offered_list(const SliceRule& r) {
   std::string out;
   for (const Shape& s : r.listed) out += (out.empty() ? "" : ", ") + shape_name(s);
@@ -136,10 +149,27 @@ void parse_tpu_slice(const json& doc, const json& t, Config& config) {
   p.link_bandwidth_Bps = get_ranged(t, "link_bandwidth", kTopology, "link_bandwidth", spec.ici_link_Bps);
   // Per ICI hop: 0.5 us ("How to Scale Your Model", part 2, worked problem 5: TPU v5e).
   p.link_latency_s = get_ranged(t, "link_latency", kTopology, "latency", 0.5e-6);
+  p.slices = static_cast<int>(get_int(t, "slices", kTopology, 1, 1, 4096));
+  if (p.slices > 1) {
+    const std::optional<double> dcn = dcn_per_chip_Bps(chip);
+    if (!dcn && !member(t, "dcn_bandwidth"))
+      throw InputError("topology.dcn_bandwidth", "a " + chip + " multislice needs the DCN bandwidth per chip: no "
+                                                 "published per-chip figure is built in for " + chip,
+                       "e.g. \"dcn_bandwidth\": \"50Gbps\" (v5p's figure)");
+    p.dcn_bandwidth_Bps = get_ranged(t, "dcn_bandwidth", kTopology, "link_bandwidth", dcn.value_or(0));
+    // The DCN switch hop costs what any fabric switch hop does here (no published DCN latency).
+    p.dcn_latency_s = get_ranged(t, "dcn_latency", kTopology, "latency", p.link_latency_s);
+  }
+  const int64_t chips = chips_of(shape) * p.slices;
+  if (chips > kMaxTotalGpus)
+    throw InputError("topology.slices", std::to_string(p.slices) + " slices of " + shape_name(shape) + " are " +
+                                            std::to_string(chips) + " chips; at most " + std::to_string(kMaxTotalGpus));
+  p.nodes = static_cast<int>(chips);
   const int64_t nodes = get_int(t, "nodes", kTopology, p.nodes, 1, kMaxTotalGpus);
   if (nodes != p.nodes)
-    throw InputError("topology.nodes", "a " + shape_name(shape) + " slice has " + std::to_string(p.nodes) +
-                                           " chips, one per node; got " + std::to_string(nodes),
+    throw InputError("topology.nodes", (p.slices > 1 ? std::to_string(p.slices) + " slices of " + shape_name(shape) + " have "
+                                                     : "a " + shape_name(shape) + " slice has ") +
+                                           std::to_string(p.nodes) + " chips, one per node; got " + std::to_string(nodes),
                      "remove topology.nodes");
   p.nodes_per_rack = static_cast<int>(get_int(t, "nodes_per_rack", kTopology, 4, 1, 4096));
   check_torus_params(p);

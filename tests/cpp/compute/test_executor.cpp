@@ -1,4 +1,8 @@
 // The executor's stream semantics on hand-built graphs, against hand-worked times.
+#include <numeric>
+
+#include "sim/network/comm_factory.hpp"
+#include "sim/network/network.hpp"
 #include "training_support.hpp"
 
 namespace cs::compute::test {
@@ -7,15 +11,18 @@ namespace {
 using work::Stream;
 using work::TaskKind;
 
-// One worker of ranks {0, 1}; tasks added in stream order.
+// One worker of ranks 0 .. ranks - 1 (default {0, 1}), one group of them all; tasks added in
+// stream order.
 struct Builder {
   work::TaskGraph g;
   std::vector<std::vector<uint32_t>> queues = std::vector<std::vector<uint32_t>>(work::kStreams);
   std::vector<std::vector<uint32_t>> preds;
-  Builder() {
-    g.workers.push_back({0, 0, {0, 1}});
-    g.ranks = 2;
-    g.groups.push_back({0, 1});
+  explicit Builder(int ranks = 2) {
+    std::vector<int> all(static_cast<std::size_t>(ranks));
+    std::iota(all.begin(), all.end(), 0);
+    g.workers.push_back({0, 0, all});
+    g.ranks = ranks;
+    g.groups.push_back(all);
   }
   uint32_t compute(double seconds_item, std::vector<uint32_t> deps = {}) {
     g.compute_items.push_back({});
@@ -101,6 +108,37 @@ TEST_CASE("communication overlapping compute slows it by its share of the GPU", 
   const Ran r = execute(b, 0.2);
   // 0.5 s at 0.8 speed does 0.4 s of work; the remaining 0.6 s at full speed: ends at 1.1 s.
   CHECK(r.timing[a].end_s == Approx(1.1));
+}
+
+TEST_CASE("on a TPU slice a step's all-reduce over every chip is XLA's torus closed form", "[executor][torus]") {
+  // A 4 x 4 torus of one chip per node (a v5e slice: 45 GB/s per ICI link each way), the
+  // chip's NIC reaching its 4 links at once; no protocol costs.
+  constexpr double kLinkBps = 45e9, kLatencyS = 0.5e-6, kBytes = 256e6;
+  topo::TopologyParams p;
+  p.kind = topo::TopologyKind::torus;
+  p.dims = {4, 4};
+  p.nodes = 16;
+  p.node.gpus = p.node.nics = 1;
+  p.node.nic_bandwidth_Bps = p.node.pcie_bandwidth_Bps = 4 * kLinkBps;
+  p.node.pcie_latency_s = p.link_latency_s = kLatencyS;
+  p.link_bandwidth_Bps = kLinkBps;
+  const topo::Topology topology = topo::build_topology(p);
+  engine::Simulator sim(1);
+  net::Network network(sim, topology, topo::RoutingKind::dor);
+  net::CommConfig config;
+  config.protocol = net::Protocol::none;
+  auto comm = net::make_comm(network, net::Placement::identity(16), config);
+  Builder b(16);
+  const uint32_t ar = b.all_reduce(Stream::dp, kBytes);
+  const work::TaskGraph g = b.finish();
+  TrainingExecutor ex(sim, *comm, g, b.times);
+  ex.start();
+  sim.run();
+  REQUIRE(ex.done());
+  // Per dimension a reduce-scatter and an all-gather, both ways round: 2 (3/4 + 3/16) S / (2 B),
+  // plus 12 neighbour steps of PCIe, NIC, torus and NIC cables and PCIe again (ring: 2 x 15/16 S / B).
+  const double expected = 2 * (3.0 / 4 + 3.0 / 16) * kBytes / (2 * kLinkBps) + 12 * 5 * kLatencyS;
+  CHECK(ex.timings()[ar].end_s - ex.timings()[ar].start_s == Approx(expected).epsilon(1e-9));
 }
 
 TEST_CASE("a graph whose stream order contradicts its dependencies never finishes", "[executor]") {

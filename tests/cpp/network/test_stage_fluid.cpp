@@ -63,7 +63,7 @@ std::vector<double> flow_times(const topo::TopologyParams& p, const std::vector<
 }
 
 work::CollectivePlan halving_doubling(const std::vector<int>& ranks) {
-  work::GroupLayout layout{ranks, {}, 1, {}};
+  work::GroupLayout layout{ranks, {}, 1, {}, 1};
   return work::make_plan(work::CollectiveOp::all_reduce, work::CollectiveAlgorithm::halving_doubling, layout);
 }
 

@@ -107,3 +107,26 @@ TEST_CASE("torus: refused off a torus, on part of one, and for rooted ops", "[to
   CHECK(plan.stages.size() == 4);
   CHECK(work::bytes_sent_share(plan, 5) == Approx(2 * (3.0 / 4 + 3.0 / 16)));
 }
+
+TEST_CASE("torus: on a multislice, the slices' rings over ICI around a ring across slices over DCN", "[torus]") {
+  // MaxText's multislice data parallelism: reduce-scatter inside each slice, all-reduce among
+  // the chips at one position over the data-center network, all-gather inside each slice.
+  constexpr double kDcnBps = 6.25e9, kDcnLatencyS = 2e-6;
+  // A DCN step: PCIe, NIC cable, switch -> DCN switch, DCN switch -> switch, NIC cable, PCIe.
+  constexpr double kDcnHopS = 2 * kPcieLatencyS + 2 * kLinkLatencyS + 2 * kDcnLatencyS;
+  const std::vector<int> dims{4, 4};
+  const double bytes = 256e6, chips = 16;
+  for (int slices : {2, 3}) {
+    CAPTURE(slices);
+    topo::TopologyParams p = chip_torus(dims);
+    p.slices = slices;
+    p.nodes *= slices;
+    p.dcn_bandwidth_Bps = kDcnBps;
+    p.dcn_latency_s = kDcnLatencyS;
+    const double n = slices;
+    const double dcn_s = 2 * (n - 1) / n * bytes / chips / kDcnBps + 2 * (n - 1) * kDcnHopS;
+    CHECK(run_alone(p, CollectiveOp::all_reduce, bytes) == Approx(closed_form_s(dims, bytes) + dcn_s).epsilon(1e-9));
+    CHECK(run_alone(p, CollectiveOp::reduce_scatter, bytes) ==
+          Approx((closed_form_s(dims, bytes) + dcn_s) / 2).epsilon(1e-9));
+  }
+}

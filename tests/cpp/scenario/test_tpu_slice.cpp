@@ -70,3 +70,32 @@ TEST_CASE("tpu_slice errors: a shape the generation does not offer names the nea
   REQUIRE(t.warnings.size() == 1);
   CHECK_THAT(t.warnings[0], Catch::Contains("topology.shape: has no effect on a torus"));
 }
+
+TEST_CASE("tpu_slice: slices join copies of the slice by the data-center network", "[config][tpu]") {
+  const Config c = parse(
+      R"({"hardware": {"gpu": "TPU-v5p"}, "topology": {"kind": "tpu_slice", "shape": [4, 4, 4], "slices": 2}})");
+  CHECK(c.topology.slices == 2);
+  CHECK(c.topology.nodes == 128);
+  CHECK(c.topology.dcn_bandwidth_Bps == 50e9 / 8);  // v5p's 50 Gb/s per chip
+  CHECK(c.topology.dcn_latency_s == c.topology.link_latency_s);
+  CHECK(c.warnings.empty());
+  const Config e = parse(
+      R"({"hardware": {"gpu": "TPU-v5e"}, "topology": {"kind": "tpu_slice", "shape": [16, 16], "slices": 4, "dcn_latency": "5us"}})");
+  CHECK(e.topology.nodes == 1024);
+  CHECK(e.topology.dcn_bandwidth_Bps == 25e9 / 8);
+  CHECK(e.topology.dcn_latency_s == Approx(5e-6));
+  // A DCN key on one slice does nothing: a warning says so.
+  const Config one = parse(
+      R"({"hardware": {"gpu": "TPU-v6e"}, "topology": {"kind": "tpu_slice", "shape": [4, 4], "dcn_bandwidth": "100Gbps"}})");
+  REQUIRE(one.warnings.size() == 1);
+  CHECK_THAT(one.warnings[0], Catch::Contains("topology.dcn_bandwidth: has no effect on one slice"));
+  // TPU-v4 has no built-in per-chip DCN figure: it must be given.
+  const InputError v4 = config_error(
+      R"({"hardware": {"gpu": "TPU-v4"}, "topology": {"kind": "tpu_slice", "shape": [4, 4, 4], "slices": 2}})");
+  CHECK(v4.path() == "topology.dcn_bandwidth");
+  CHECK_THAT(v4.expected(), Catch::Contains("needs the DCN bandwidth per chip"));
+  CHECK_THAT(v4.hint(), Catch::Contains("50Gbps"));
+  const Config given = parse(
+      R"({"hardware": {"gpu": "TPU-v4"}, "topology": {"kind": "tpu_slice", "shape": [4, 4, 4], "slices": 2, "dcn_bandwidth": "100Gbps"}})");
+  CHECK(given.topology.dcn_bandwidth_Bps == 12.5e9);
+}

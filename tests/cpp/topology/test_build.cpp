@@ -280,6 +280,10 @@ TEST_CASE("topology_size counts what build_topology builds, without building", "
   torus.nodes = 24;
   torus.dim_parallel_links = {2};
   cases.push_back(torus);
+  cs::topo::TopologyParams multislice = torus;  // three tori and their DCN switch
+  multislice.slices = 3;
+  multislice.nodes = 72;
+  cases.push_back(multislice);
   cs::topo::TopologyParams single;
   single.kind = cs::topo::TopologyKind::single_node;
   single.node.fabric = cs::topo::NodeFabric::nvlink_mesh;

@@ -206,3 +206,29 @@ TEST_CASE("torus bundles per dimension: cables, copies, routes, ports") {
       REQUIRE(static_cast<int>(r2->route(s, d, 0).links.size()) == hop_distance(t2, s, d));
     }
 }
+
+TEST_CASE("multislice: tori joined by a DCN switch; dor stays in a slice, crosses slices by the DCN") {
+  TopologyParams p = torus({4, 4}, 1, 1);
+  p.slices = 3;
+  p.nodes = 48;
+  p.dcn_bandwidth_Bps = 6.25e9;
+  const Topology t = build_topology(p);
+  const TorusLayout& l = *t.torus();
+  CHECK(l.positions() == 48);
+  CHECK(l.slice_positions() == 16);
+  CHECK(t.num_fabric_switches() == 48 + 1);
+  CHECK(t.num_cables() == static_cast<std::size_t>(2 * 48 + 48 + 3 * expected_torus_cables({4, 4}) + 48));
+  CHECK(t.vertex(l.sw[16 + 5]).name == "s1.t1.1");
+  CHECK(l.step(16 + 3, 0, +1) == 16);  // wraps inside slice 1
+  CHECK(l.diameter_hops() == 4);  // dor's longest: two hops each way inside a slice
+  CHECK(switch_diameter(t) == 2);  // every switch is 2 hops from any other through the DCN switch
+  auto dor = make_router(t, RoutingKind::dor, 0);
+  for (int s = 0; s < t.ranks(); ++s)
+    for (int d = 0; d < t.ranks(); ++d) check_route(t, dor->route(s, d, 0), s, d);
+  // Slice 0 position 5 to slice 2 position 6: up to the DCN and down, no ICI hop.
+  std::vector<std::string> path;
+  for (LinkId link : dor->route(5, 32 + 6, 0).links)
+    if (t.vertex(t.link(link).to).kind == VertexKind::fabric_switch) path.push_back(t.vertex(t.link(link).to).name);
+  CHECK(path == std::vector<std::string>{"s0.t1.1", "dcn", "s2.t2.1"});
+  CHECK(t.link(l.dcn_up[5]).bandwidth_Bps == 6.25e9);
+}

@@ -392,7 +392,7 @@ TEST_CASE("Groups and layouts that do not fit throw PlanError naming the problem
                       Contains("at least 2 ranks; got 1"));
   REQUIRE_THROWS_WITH(make_plan(Op::all_reduce, Alg::direct, GroupLayout{}),
                       Contains("at least 2 ranks; got 0"));
-  REQUIRE_THROWS_WITH(make_plan(Op::all_reduce, Alg::ring, GroupLayout{{1, 5, 2, 5}, {}, 1, {}}),
+  REQUIRE_THROWS_WITH(make_plan(Op::all_reduce, Alg::ring, GroupLayout{{1, 5, 2, 5}, {}, 1, {}, 1}),
                       Contains("rank 5 appears twice"));
   REQUIRE_THROWS_WITH(make_plan(Op::all_gather, Alg::halving_doubling, flat(12)),
                       Contains("halving_doubling all_gather needs a power-of-two group; got 12"));
@@ -402,7 +402,7 @@ TEST_CASE("Groups and layouts that do not fit throw PlanError naming the problem
   // node_of may be empty except for hierarchical; when given it must match the ranks.
   REQUIRE_THROWS_WITH(make_plan(Op::all_reduce, Alg::hierarchical, flat(4)),
                       Contains("ranks and node_of sizes differ"));
-  REQUIRE_THROWS_WITH(make_plan(Op::all_reduce, Alg::ring, GroupLayout{{0, 1, 2}, {0, 0}, 1, {}}),
+  REQUIRE_THROWS_WITH(make_plan(Op::all_reduce, Alg::ring, GroupLayout{{0, 1, 2}, {0, 0}, 1, {}, 1}),
                       Contains("ranks and node_of sizes differ"));
   GroupLayout one_node = nodes(1, 8);
   REQUIRE_THROWS_WITH(make_plan(Op::all_reduce, Alg::hierarchical, one_node),
@@ -456,7 +456,7 @@ TEST_CASE("in_network all_reduce: the group's order does not change what crosses
     return out;
   };
   const auto layout = [](const std::vector<int>& ranks, int gpus_per_node, int channels) {
-    GroupLayout g{ranks, {}, channels, {}};
+    GroupLayout g{ranks, {}, channels, {}, 1};
     for (int r : ranks) g.node_of.push_back(r / gpus_per_node);
     return g;
   };
