@@ -23,8 +23,7 @@ double AloneTimeComm::alone_time_s(net::GroupId group, work::CollectiveOp op, do
   return seconds;
 }
 
-net::TransferId AloneTimeComm::send(int src, int dst, double bytes, net::TransferObserver* observer, uint64_t tag,
-                                    uint64_t) {
+double AloneTimeComm::send_time_s(int src, int dst, double bytes) {
   // A raw send pays the wire alone (the route's latency and bottleneck), not NCCL's costs.
   const uint64_t key = uint64_t(uint32_t(src)) << 32 | uint32_t(dst);
   auto it = pair_groups_.find(key);
@@ -33,7 +32,12 @@ net::TransferId AloneTimeComm::send(int src, int dst, double bytes, net::Transfe
     it = pair_groups_.emplace(key, inner_.group(pair)).first;
   }
   const net::CollectiveOptions wire{work::CollectiveAlgorithm::direct, net::Protocol::none};
-  return start(alone_time_s(it->second, work::CollectiveOp::send_recv, bytes, wire), bytes, observer, tag);
+  return alone_time_s(it->second, work::CollectiveOp::send_recv, bytes, wire);
+}
+
+net::TransferId AloneTimeComm::send(int src, int dst, double bytes, net::TransferObserver* observer, uint64_t tag,
+                                    uint64_t) {
+  return start(send_time_s(src, dst, bytes), bytes, observer, tag);
 }
 
 net::TransferId AloneTimeComm::collective(net::GroupId group, work::CollectiveOp op, double bytes,

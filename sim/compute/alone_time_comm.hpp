@@ -28,6 +28,8 @@ class AloneTimeComm final : public TimedComm {
   // analytical models' sends).
   net::TransferId send(int src, int dst, double bytes, net::TransferObserver* observer, uint64_t tag,
                        uint64_t flow_key = 0) override;
+  // The time send() gives a transfer of `bytes` from `src` to `dst`.
+  double send_time_s(int src, int dst, double bytes);
   using net::Comm::send;
   net::TransferId collective(net::GroupId group, work::CollectiveOp op, double bytes, net::TransferObserver* observer,
                              uint64_t tag, const net::CollectiveOptions& options = {}) override;

@@ -71,14 +71,11 @@ net::GroupId TrainingExecutor::comm_group(uint32_t group) {
   return net::GroupId(comm_groups_[group]);
 }
 
-net::CollectiveOptions TrainingExecutor::collective_options(uint32_t group, work::CollectiveOp op,
-                                                                   double bytes) {
+net::CollectiveOptions nccl_collective_options(net::Comm& comm, net::GroupId group, work::CollectiveOp op, double bytes,
+                                               bool nccl_algorithms) {
   using work::CollectiveAlgorithm;
-  std::vector<Choice>& known = choices_[group];
-  for (const Choice& c : known)
-    if (c.op == op && c.bytes == bytes) return c.options;
-  net::CollectiveOptions& chosen = known.emplace_back(Choice{op, bytes, {}}).options;
-  if (!options_.nccl_algorithms) return chosen;
+  net::CollectiveOptions chosen;
+  if (!nccl_algorithms) return chosen;
   if (op == work::CollectiveOp::all_to_all) {
     chosen.algorithm = CollectiveAlgorithm::direct;
     return chosen;
@@ -90,11 +87,21 @@ net::CollectiveOptions TrainingExecutor::collective_options(uint32_t group, work
                                 CollectiveAlgorithm::torus}) {
     if (a == CollectiveAlgorithm::tree && op != work::CollectiveOp::all_reduce) continue;
     try {
-      const double t = comm_.alone_time_s(comm_group(group), op, bytes, {a, std::nullopt});
+      const double t = comm.alone_time_s(group, op, bytes, {a, std::nullopt});
       if (t < best) best = t, chosen.algorithm = a;
     } catch (const net::CommError&) {  // no plan for this group, or no in-network reduction here
     }
   }
+  return chosen;
+}
+
+net::CollectiveOptions TrainingExecutor::collective_options(uint32_t group, work::CollectiveOp op,
+                                                                   double bytes) {
+  std::vector<Choice>& known = choices_[group];
+  for (const Choice& c : known)
+    if (c.op == op && c.bytes == bytes) return c.options;
+  const net::CollectiveOptions chosen = nccl_collective_options(comm_, comm_group(group), op, bytes, options_.nccl_algorithms);
+  known.push_back(Choice{op, bytes, chosen});
   return chosen;
 }
 

@@ -57,6 +57,13 @@ struct TaskTiming {
   double end_s = -1;
 };
 
+// The options a collective of `op` on `group` is issued with: with `nccl_algorithms`
+// (ExecutorOptions) the algorithm NCCL's tuner would pick by the layer's estimate alone on the
+// fabric; else the layer's own auto. The executor's choice, and the step bound's
+// (step_bound.hpp), which must time each transfer as the executor issues it.
+net::CollectiveOptions nccl_collective_options(net::Comm& comm, net::GroupId group, work::CollectiveOp op, double bytes,
+                                               bool nccl_algorithms);
+
 class TrainingExecutor final : public engine::EventTarget, public net::TransferObserver {
  public:
   // `item_seconds`: time of each compute item (graph.compute_items) at full speed. Comm's

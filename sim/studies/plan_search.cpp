@@ -16,14 +16,13 @@
 #include <tbb/task_arena.h>
 
 #include "common/enum_table.hpp"
-#include "sim/compute/alone_time_comm.hpp"
-#include "sim/compute/step_bound.hpp"
 #include "sim/compute/step_extrapolation.hpp"
 #include "sim/network/comm_base.hpp"
 #include "sim/scenario/input_error.hpp"
 #include "sim/scenario/quantity.hpp"
 #include "sim/scenario/quantity_range.hpp"
 #include "sim/scenario/training_gpu.hpp"
+#include "sim/studies/plan_screening.hpp"
 #include "sim/world/run.hpp"
 #include "sim/world/run_budget.hpp"
 #include "sim/world/run_collective.hpp"
@@ -47,84 +46,6 @@ constexpr const char* kColumns[] = {
     "compute_s", "exposed_comm_s", "memory_per_gpu_bytes", "tp", "pp", "dp", "cp", "ep", "zero",
     "sequence_parallel", "schedule", "virtual_stages", "micro_batch", "micro_batches", "recompute", "simulation",
     "screening_tokens_per_s"};
-
-json row_of(const work::TrainingWorkload& w, const compute::TrainingResult& r, const char* simulation) {
-  json row = world::detail::step_numbers(r);
-  row["simulation"] = simulation;
-  row.update(world::detail::plan_keys(w));
-  return row;
-}
-
-// The fabric screening asks for estimates: the network and communication layer of one
-// placement of ranks on GPUs. Its simulator never runs, so plans with the same placement share
-// it and its caches (groups, plans, routed plans, picks: pure functions of the fabric and the
-// request, so sharing changes no number).
-struct ScreeningFabric {
-  ScreeningFabric(const Config& config, const topo::Topology& topology, const work::TrainingWorkload& w)
-      : sim(config.seed), fabric(build_fabric(config, sim, topology, world::detail::training_placement(w, topology.ranks()))) {}
-  engine::Simulator sim;
-  Fabric fabric;
-};
-
-// The step options screening and the bound use: one replica, nothing mirrored (nothing
-// contends: the others' traffic changes nothing).
-compute::TrainingStepOptions screening_options(const Config& config) {
-  compute::TrainingStepOptions options = config.training.step;
-  options.graph.one_replica = true;
-  options.graph.mirror_replica_traffic = false;
-  return options;
-}
-
-// Pass 0: the step's lower bound (compute/step_bound.hpp: compute at its roofline time,
-// communication free), as a row whose tokens/s no simulation of the plan can beat.
-json bound(const Config& config, const work::TrainingWorkload& w) {
-  const compute::GpuSpec gpu = scenario::detail::gpu_spec(config.gpu);
-  const compute::TrainingStepOptions options = screening_options(config);
-  const compute::Roofline roofline(gpu, w.precision, options.efficiency, options.host);
-  // A long step's graph at its first extrapolation point: the same warm-up and drain, shorter.
-  const auto points = compute::extrapolation_points(w);
-  const work::TaskGraph graph =
-      work::build_training_graph(points ? compute::with_micro_batches(w, points->a) : w, options.graph);
-  const compute::StepBound b =
-      compute::step_time_lower_bound(graph, compute::item_seconds(graph, roofline), work::micro_batches(w));
-  compute::TrainingResult r;
-  r.step_time_s = b.step_time_s;
-  r.compute_s = b.compute_s;
-  r.optimizer_s = b.optimizer_s;
-  r.bubble_s = std::max(0.0, b.step_time_s - b.compute_s - b.optimizer_s);
-  compute::derive_step_figures(r, w, gpu, options);
-  json row = row_of(w, r, "bound");
-  row["screening_tokens_per_s"] = nullptr;
-  return row;
-}
-
-// Pass 1: contention-free, one replica, long steps from their steady state. Each simulated
-// step runs on its own Simulator and screening layer (a step's figures are its own run's).
-json screen(const Config& config, ScreeningFabric& fabric, const work::TrainingWorkload& w,
-            const std::function<bool()>& interrupted) {
-  const compute::GpuSpec gpu = scenario::detail::gpu_spec(config.gpu);
-  const compute::TrainingStepOptions options = screening_options(config);
-  const auto step = [&](const work::TrainingWorkload& at) {
-    engine::Simulator sim(config.seed);
-    if (interrupted) sim.set_interrupt_check(interrupted);
-    sim.poll_interrupt();  // a step may take fewer events than one poll
-    compute::AloneTimeComm comm(sim, *fabric.fabric.comm);
-    return compute::simulate_training_step(sim, comm, at, gpu, options);
-  };
-  compute::TrainingResult r;
-  try {
-    if (const auto points = compute::extrapolation_points(w))
-      r = compute::extrapolate_step(w, *points, step(compute::with_micro_batches(w, points->a)),
-                                    step(compute::with_micro_batches(w, points->b)), gpu, options);
-    else
-      r = step(w);
-  } catch (const net::CommError& e) {
-    throw world::detail::input_error(e, "workload");
-  }
-  json row = row_of(w, r, "screening");
-  row["screening_tokens_per_s"] = r.tokens_per_s;
-  return row;
-}
 
 // The plans `chosen` (indices into `plans`) in batches that share a screening fabric: those with
 // the same placement, in the order given, at most kScreeningBatch per batch (so that the
@@ -195,7 +116,7 @@ json refine(const Config& config, const topo::Topology& topology, const work::Tr
   sim.poll_interrupt();
   Fabric fabric = build_fabric(config, sim, topology, world::detail::training_placement(w, topology.ranks()));
   const auto replicas = world::detail::choose_replicas(config, w);
-  return row_of(w, world::detail::simulate_step(config, w, replicas, sim, *fabric.comm), "network");
+  return plan_row(w, world::detail::simulate_step(config, w, replicas, sim, *fabric.comm), "network");
 }
 
 // body(i) for every i of `indices` on `jobs` threads; the first index's exception (in the
@@ -349,13 +270,22 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
   // Every plan's bound (compute/step_bound.hpp), when some are to be refined (screening only
   // screens every plan).
   std::size_t plans_bounded = 0;
-  if (options.refine > 0)
-    for_each(all, options.jobs, [&](std::size_t i) {
+  if (options.refine > 0) {
+    const auto batches = screening_batches(fitting, all);
+    std::vector<std::size_t> batch_indices(batches.size());
+    std::iota(batch_indices.begin(), batch_indices.end(), 0);
+    for_each(batch_indices, options.jobs, [&](std::size_t k) {
       stop_if_interrupted();
-      rows[i] = bound(config, *fitting[i]);
+      PlanScreening screening(config, topology, *fitting[batches[k].front()]);
+      for (std::size_t i : batches[k]) {
+        stop_if_interrupted();
+        rows[i] = screening.bound(*fitting[i]);
+      }
       const std::lock_guard<std::mutex> lock(progress_mutex);
-      report("bounding", ++plans_bounded, fitting.size());
+      plans_bounded += batches[k].size();
+      report("bounding", plans_bounded, fitting.size());
     });
+  }
   std::vector<uint8_t> screened(fitting.size(), 0), refined_plan(fitting.size(), 0);
   std::size_t plans_screened = 0;
   const auto screen_plans = [&](const std::vector<std::size_t>& chosen, std::size_t total) {
@@ -364,8 +294,8 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
     std::iota(batch_indices.begin(), batch_indices.end(), 0);
     for_each(batch_indices, options.jobs, [&](std::size_t b) {
       stop_if_interrupted();
-      ScreeningFabric fabric(config, topology, *fitting[batches[b].front()]);
-      for (std::size_t i : batches[b]) rows[i] = screen(config, fabric, *fitting[i], options.interrupted);
+      PlanScreening screening(config, topology, *fitting[batches[b].front()]);
+      for (std::size_t i : batches[b]) rows[i] = screening.screen(*fitting[i], options.interrupted);
       const std::lock_guard<std::mutex> lock(progress_mutex);
       plans_screened += batches[b].size();
       report("screening", plans_screened, total);

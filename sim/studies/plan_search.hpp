@@ -8,8 +8,9 @@
 //
 // Three passes, each plan its own Simulator and communication layer, in parallel with TBB:
 // 0. Bound, every fitting plan: the step's longest path through its task graph with compute at
-//    its roofline time and communication free (compute/step_bound.hpp), no simulation. No
-//    simulation of the plan, screening or network, is faster.
+//    its roofline time and every transfer at its time alone on the idle fabric
+//    (compute/step_bound.hpp, plan_screening.hpp), no simulation. No simulation of the plan,
+//    screening or network, is faster.
 // 1. Screening, the plans whose bound could reach the top: one step on the scenario's topology
 //    with every transfer taking its time alone on the idle fabric (compute::AloneTimeComm: the
 //    analytical model's estimate, NCCL's algorithms and costs, no contention), one

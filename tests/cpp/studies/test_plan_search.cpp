@@ -155,7 +155,10 @@ TEST_CASE("plan search's top ten are an exhaustive network simulation's top ten"
       for (const char* k : {"rank", "tokens_per_s", "step_time_s", "mfu", "model_tflops_per_gpu", "tflops_per_gpu",
                             "bubble_fraction", "compute_s", "exposed_comm_s", "simulation", "screening_tokens_per_s"})
         a.erase(k), b.erase(k);
-      if (a == b) CHECK(bounded["tokens_per_s"].get<double>() >= simulated["screening_tokens_per_s"].get<double>());
+      // Against the network, not the screening: gpipe's extrapolated screening can be too fast
+      // (test_plan_screening.cpp), and the bound is then below it.
+      INFO(bounded.dump() << " against " << simulated["tokens_per_s"] << " on the network");
+      if (a == b) CHECK(bounded["tokens_per_s"].get<double>() * (1 + 1e-12) >= simulated["tokens_per_s"].get<double>());
     }
   }
 }
