@@ -21,6 +21,10 @@ MEAN_ABSOLUTE_ERROR = 0.154  # over every row: 14.9% measured (results/validatio
 # (x1.12 v6e-8, x1.15 v6e-32, x1.18 Llama 2 70B on v6e-256)
 GROUP_ERROR = {"H100-SXM": 0.143, "A100-80GB": 0.174, "TPU-v6e": 0.157}
 ROW_ERROR = 0.251           # any single row: 24.6% the largest measured
+# Trainium1 (AWS Neuron's trn1 tables), reported apart from the headline (SEPARATE_GROUPS): 83.1%
+# measured over its 2 rows (x1.72 Llama 2 7B, x1.94 Llama 2 13B)
+SEPARATE_GROUP_ERROR = {"Trainium1": 0.84}
+SEPARATE_ROW_ERROR = 0.95   # any Trainium1 row: 93.8% the largest measured
 
 
 @pytest.fixture(scope="module")
@@ -53,22 +57,23 @@ def test_every_row_names_its_source_and_configuration():
 
 
 def test_mean_absolute_error_within_bound(results):
-    mae = validation_training.mean_absolute_error(results)
+    mae = validation_training.mean_absolute_error(validation_training.headline_rows(results))
     assert mae <= MEAN_ABSOLUTE_ERROR, [(r["row"]["name"], r["row"]["gpus"], round(r["ratio"], 3)) for r in results]
 
 
-@pytest.mark.parametrize("gpu", sorted(GROUP_ERROR))
+@pytest.mark.parametrize("gpu", sorted(GROUP_ERROR | SEPARATE_GROUP_ERROR))
 def test_mean_absolute_error_per_gpu_within_bound(results, gpu):
     group = [r for r in results if r["row"]["gpu"] == gpu]
     assert group
-    assert validation_training.mean_absolute_error(group) <= GROUP_ERROR[gpu], [
+    assert validation_training.mean_absolute_error(group) <= (GROUP_ERROR | SEPARATE_GROUP_ERROR)[gpu], [
         (r["row"]["name"], round(r["ratio"], 3)) for r in group]
 
 
 @pytest.mark.parametrize("index", range(len(validation_training.load_rows())))
 def test_each_row_within_bound(results, index):
     r = results[index]
-    assert abs(r["ratio"] - 1) <= ROW_ERROR, (r["row"]["name"], r["row"]["gpus"], r["measured"], r["simulated"])
+    bound = SEPARATE_ROW_ERROR if r["row"]["gpu"] in SEPARATE_GROUP_ERROR else ROW_ERROR
+    assert abs(r["ratio"] - 1) <= bound, (r["row"]["name"], r["row"]["gpus"], r["measured"], r["simulated"])
     assert 0 < r["mfu"] < 1
 
 
@@ -76,4 +81,5 @@ def test_the_section_reports_every_row_and_the_error(results):
     text = validation_training.training_section(cs, results)
     assert text.startswith("## Training")
     assert "Mean absolute error" in text
+    assert "Trainium1" in text and "reported apart" in text
     assert text.count("| [") == len(results)
