@@ -29,10 +29,12 @@ using topo::NodeFabric;
 constexpr std::array<GpuSpec, 23> kCatalog{{
     // NVIDIA H100 Tensor Core GPU datasheet, SXM5: FP32 67 TFLOPS; TF32 989*, BF16/FP16 1,979*,
     // FP8 3,958*; HBM3 80 GB at 3.35 TB/s; up to 700 W; 132 SMs (Hopper whitepaper). NVLink:
-    // 18 x 20.6 GB/s. MAMF 80.1%. fp8 GEMMs: 1,280 of 1,979 TFLOP/s (64.7%), Triton's fp8
-    // matmul tutorial on H100 (triton-lang/triton pull request 3546, M = N = K = 3584).
+    // 18 x 20.6 GB/s. MAMF 80.1%. fp8 GEMMs: MAMF 1,402.6 of 1,979 TFLOP/s (70.9%), the same
+    // table's fp8 (float8_e4m3fn, dense) row: cuBLAS through torch._scaled_mm, torch 2.7.0+cu126,
+    // best shape 1024 x 9216 x 14336 (stas00/ml-engineering, compute/accelerator/README.md,
+    // "Maximum Achievable Matmul FLOPS comparison table", as of commit 744d01e, 2026-08-22).
     {"H100-SXM", "hopper", {67e12, 494.5e12, 989e12, 989e12, 1979e12}, 80e9, 3.35e12, 700, 132, 0.801,
-     18 * 20.6e9, NodeFabric::nvswitch, 0.647},
+     18 * 20.6e9, NodeFabric::nvswitch, 0.709},
     // Same datasheet, PCIe: FP32 51; TF32 756*, BF16/FP16 1,513*, FP8 3,026*; HBM2e 80 GB at
     // 2.0 TB/s; 350 W; 114 SMs. PCIe servers (the two-card NVLink bridge is not modelled). No
     // MAMF measurement: 0.80.

@@ -14,13 +14,13 @@
 //   least 16), as cuBLAS has kernels for skinny GEMMs. Large GEMMs reach the ceiling; small
 //   ones less.
 // - fp8 GEMMs: their own ceiling (GpuSpec::max_fp8_gemm_efficiency): fp8 GEMMs reach a smaller
-//   share of the doubled peak than bf16 ones. H100 SXM: 0.647, Triton's fp8 matmul tutorial
-//   measured on H100 (triton-lang/triton pull request 3546: 1,280 TFLOP/s at M = N = K = 3584,
-//   of the 1,979 dense peak), against Bekman's 0.801 for bf16. GPUs without a measurement take
-//   their bf16 ceiling x the H100's ratio (0.647 / 0.801). Each fp8 GEMM's input cast is an
-//   element-wise op of its own (workloads/training_ops.hpp). The LM head stays in 16 bits in
-//   fp8 runs (Megatron-Core's output layer is outside Transformer Engine): 16-bit peak and
-//   ceiling.
+//   share of the doubled peak than bf16 ones. H100 SXM: 0.709, from the same MAMF table and
+//   method as the bf16 ceiling (cuBLAS, which Transformer Engine's fp8 GEMMs run through as
+//   cuBLASLt; torch._scaled_mm: 1,402.6 of the 1,979 dense TFLOP/s), against 0.801 for bf16.
+//   GPUs without a measurement take their bf16 ceiling x the H100's ratio (0.709 / 0.801).
+//   Each fp8 GEMM's input cast is an element-wise op of its own (workloads/training_ops.hpp).
+//   The LM head stays in 16 bits in fp8 runs (Megatron-Core's output layer is outside
+//   Transformer Engine): 16-bit peak and ceiling.
 // - Attention (flash, causal), at the 16-bit peak x its own efficiency per phase and sequence
 //   length. Forward at long sequences 0.680 x the 16-bit GEMM ceiling (H100 0.545, A100
 //   0.584): cuDNN's fused attention, which Transformer Engine runs on Hopper, reaches 539 of
