@@ -125,6 +125,9 @@ class GraphBuilder {
   GraphOptions o_;
   RankLayout layout_;
   int m_ = 0;                 // micro-batches
+  // The micro-batch of the worker's last gradient pass (its schedule's): the step-level
+  // reductions (ZeRO 0 / 1 buckets, tied embeddings, ZeRO 3's head and embedding) wait for it.
+  int last_gradient_micro_ = 0;
   int chunks_ = 0;            // model chunks
   bool split_ = false;        // zb_h1: backward split into input and weight passes
   bool offload_ = false;      // CPU offload of the optimizer

@@ -13,7 +13,12 @@ void GraphBuilder::emit_worker(uint32_t worker) {
   const int s = stage_of(worker);
   pending_send_ = kNone;
   if ((p_.zero == 1 || p_.zero == 2) && o_.overlap_param_gather) gather_at_start(worker);
-  for (const PipelinePass& pass : stage_schedule(p_.schedule, s, p_.pp, m_, p_.virtual_stages)) {
+  const std::vector<PipelinePass> order = stage_schedule(p_.schedule, s, p_.pp, m_, p_.virtual_stages);
+  // A stage's gradients are whole once its last gradient pass is done: micro-batch m - 1's
+  // in every schedule but gpipe, whose backwards run in reverse and end with micro-batch 0.
+  for (const PipelinePass& pass : order)
+    if (pass.kind != PassKind::forward) last_gradient_micro_ = pass.micro;
+  for (const PipelinePass& pass : order) {
     const int j = model_chunk_of(s, pass.chunk, p_.pp);
     switch (pass.kind) {
       case PassKind::forward: emit_forward(worker, pass.micro, j, TaskKind::forward); break;

@@ -3,8 +3,8 @@
 // and every replica's matching task becomes a predecessor.
 //
 // - ZeRO 0 / 1: each bucket's gradients are all-reduced (0) or reduce-scattered (1) once, after
-//   the last micro-batch's backward through its layers, overlapping the rest of the backward
-//   (Megatron-Core DDP: buckets of max(40e6, 1e6 x dp) parameters by default).
+//   the stage's last backward pass through its layers (micro-batch m - 1's; gpipe's, run in
+//   reverse, micro-batch 0's), overlapping the rest of that pass (Megatron-Core DDP: buckets of max(40e6, 1e6 x dp) parameters by default).
 // - ZeRO 2: the same reduce-scatter after every micro-batch (gradients are kept sharded).
 // - ZeRO 1 / 2: the updated weights are all-gathered after the optimizer, or at the next
 //   step's start, each bucket before its first forward (overlap_param_gather).
@@ -62,7 +62,7 @@ void GraphBuilder::gather_at_start(uint32_t worker) {
 }
 
 void GraphBuilder::bucket_done(uint32_t worker, int micro, std::size_t bucket, uint32_t task) {
-  if (p_.zero != 2 && micro != m_ - 1) return;  // gradients accumulate until the last micro-batch
+  if (p_.zero != 2 && micro != last_gradient_micro_) return;  // gradients accumulate until the last pass
   const Bucket& b = buckets_[std::size_t(stage_of(worker))][bucket];
   const CollectiveOp op = p_.zero == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
   reduce_gradients(worker, JointKind::bucket, p_.zero == 2 ? micro : 0, int(bucket), op, b.dense_params,
@@ -71,7 +71,7 @@ void GraphBuilder::bucket_done(uint32_t worker, int micro, std::size_t bucket, u
 
 void GraphBuilder::after_layer_gradients(uint32_t worker, int micro, int layer, uint32_t task) {
   if (layer == kHeadLayer) {
-    if (micro != m_ - 1) return;
+    if (micro != last_gradient_micro_) return;
     if (w_.model.tied_embeddings && p_.pp > 1) tied_embedding_sync(worker, task);
     // ZeRO 3: the head is not regathered per micro-batch; its gradient is scattered once.
     if (p_.zero == 3)
@@ -90,9 +90,9 @@ void GraphBuilder::after_layer_gradients(uint32_t worker, int micro, int layer, 
 }
 
 void GraphBuilder::after_embedding_gradients(uint32_t worker, int micro, uint32_t task) {
-  if (micro == m_ - 1 && w_.model.tied_embeddings && p_.pp > 1) tied_embedding_sync(worker, task);
+  if (micro == last_gradient_micro_ && w_.model.tied_embeddings && p_.pp > 1) tied_embedding_sync(worker, task);
   if (p_.zero == 3) {
-    if (micro == m_ - 1)
+    if (micro == last_gradient_micro_)
       reduce_gradients(worker, JointKind::zero3_scatter, micro, kEmbeddingLayer, CollectiveOp::reduce_scatter,
                        embedding_rank_params(), 0, task);
     return;

@@ -8,11 +8,11 @@
 // number of micro-batches m beyond a = max(2, pp) micro-batches (2 pp for interleaved 1F1B):
 //   T(m) = T(a) + (T(b) - T(a)) (m - a) / (b - a),   b = a + pp.
 // Two simulations, of a and b micro-batches, give the step of m. Exact (to 1e-9) where the
-// simulated times are periodic after a: 1F1B and interleaved 1F1B at every ZeRO stage, and
-// gpipe at ZeRO 0-2, contention-free. Measured elsewhere (tests/cpp/compute/
-// test_extrapolation.cpp): ZB-H1 0.24% (its deferred weight gradients fill the drain), gpipe
-// with ZeRO-3 1.3% (per-layer gathers); on the flow network up to 0.4%, and 3.8% for ZB-H1
-// with ZeRO-3. plan search uses it only to screen, with a margin (plan_search.hpp). The memory model
+// simulated times are periodic after a: gpipe, 1F1B and interleaved 1F1B at every ZeRO stage,
+// contention-free and on the flow network (where the step-level reductions wait for the
+// stage's last backward: gpipe's is micro-batch 0's). Measured elsewhere (tests/cpp/compute/
+// test_extrapolation.cpp): ZB-H1 0.6% (its deferred weight gradients fill the drain), both ways;
+// gpipe with context parallelism 0.05% (its first added micro-batch costs 0.15% less). plan search uses it only to screen, with a margin (plan_search.hpp). The memory model
 // and FLOPs are the full step's.
 #include <optional>
 

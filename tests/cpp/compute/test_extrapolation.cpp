@@ -53,10 +53,10 @@ Bound bound(work::Schedule schedule, int zero) {
   switch (schedule) {
     case S::one_f_one_b:
     case S::interleaved: return {0, 1e-5};  // periodic after warm-up (flow: 8.5e-7 for interleaved ZeRO-3)
-    // ZeRO-3's per-layer gathers meet the pipeline's traffic a little differently each
-    // micro-batch: measured 1.32% alone, 1.54% on the flow network. ZeRO 0-1: measured 0.36%
-    // and 0.10% on the flow network (its all-reduces overlap the drain differently).
-    case S::gpipe: return zero == 3 ? Bound{0.015, 0.017} : Bound{0, 0.004};
+    // Periodic too, both ways, once its step-level reductions wait for its last backward
+    // (micro-batch 0's); measured 8e-15 at most. They used to wait for micro-batch m - 1's,
+    // which gpipe runs first: 1.32% alone with ZeRO-3, 0.36% on the flow network with ZeRO 0-1.
+    case S::gpipe: return {0, 0};
     // ZB-H1 defers weight gradients into the drain: with tensor-parallel communication overlap
     // (its chunks), 0.56-0.59% alone and on the flow network, and 3.8% with ZeRO-3.
     case S::zb_h1: return {0.006, zero == 3 ? 0.04 : 0.006};

@@ -1,9 +1,10 @@
 // Plan search's first two passes (sim/studies/plan_screening.hpp): the bound, with every
 // transfer at its time alone on the idle fabric, is never above the screened step, for every
-// plan of a small space (every schedule, ZeRO 0 and 3, steps extrapolated and whole). gpipe only
-// at whole steps: its screening's extrapolation undershoots with context parallelism at ZeRO 0
-// (tp 1 pp 2 cp 8, 32 micro-batches: 0.048 s screened, 0.092 s on the network; the bound
-// 0.088 s), an error of the screening's, not the bound's.
+// plan of a small space (every schedule, ZeRO 0 and 3, steps extrapolated and whole). It found
+// gpipe's gradient reduction at ZeRO 0-1 starting after micro-batch m - 1's backward, which
+// gpipe runs first (its backwards run in reverse): the reduction then hid behind the other
+// backwards as m grew, the step was not affine in m, and its extrapolation undershot (tp 1
+// pp 2 cp 8, 32 micro-batches: 0.050 s screened, 0.103 s whole, the bound 0.094 s).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -31,7 +32,7 @@ json bounded_space(int sequences) {
 }
 
 struct BoundCheck {
-  std::size_t bounded = 0, extrapolated = 0, with_exposed_comm = 0, comm_counted = 0;
+  std::size_t bounded = 0, extrapolated = 0, gpipe_extrapolated = 0, with_exposed_comm = 0, comm_counted = 0;
   double closest = 0;  // the highest bound / screened step
 };
 
@@ -58,7 +59,9 @@ BoundCheck check_bounds(int sequences, const std::vector<std::string>& only) {
     CHECK(b <= s * (1 + 1e-12));
     CHECK(bound["tokens_per_s"].get<double>() >= screened["tokens_per_s"].get<double>() * (1 - 1e-12));
     ++out.bounded;
-    out.extrapolated += compute::extrapolation_points(w).has_value();
+    const bool extrapolated = compute::extrapolation_points(w).has_value();
+    out.extrapolated += extrapolated;
+    out.gpipe_extrapolated += extrapolated && w.parallel.schedule == work::Schedule::gpipe;
     out.closest = std::max(out.closest, b / s);
     // Where the screening exposes communication, the bound counts some of it: it is above
     // compute and optimizer, pipeline bubble included, by at least a tenth of the exposure.
@@ -74,17 +77,15 @@ BoundCheck check_bounds(int sequences, const std::vector<std::string>& only) {
 
 TEST_CASE("plan screening: the bound is never above the screened step", "[training][plan][bound]") {
   // 32 sequences: up to 32 micro-batches a replica, long steps extrapolated.
-  const BoundCheck a = check_bounds(32, {"schedule=1f1b,interleaved,zb_h1", "zero=0,3", "recompute=selective", "micro=1"});
+  const BoundCheck a =
+      check_bounds(32, {"schedule=gpipe,1f1b,interleaved,zb_h1", "zero=0,3", "recompute=selective", "micro=1"});
   INFO(a.bounded << " plans, " << a.extrapolated << " extrapolated, the closest bound " << a.closest << " of its step");
   CHECK(a.bounded >= 40);
   CHECK(a.extrapolated >= a.bounded / 2);
   CHECK(a.closest > 0.99);
   CHECK(a.with_exposed_comm > 0);
   CHECK(a.comm_counted > 0);
-  // gpipe, whole steps (4 sequences: at most 4 micro-batches).
-  const BoundCheck g = check_bounds(4, {"schedule=gpipe", "zero=0,3", "recompute=selective", "micro=1"});
-  CHECK(g.bounded >= 10);
-  CHECK(g.extrapolated == 0);
+  CHECK(a.gpipe_extrapolated >= 20);
 }
 
 }  // namespace
