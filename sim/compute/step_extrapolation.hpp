@@ -12,8 +12,9 @@
 // contention-free and on the flow network (where the step-level reductions wait for the
 // stage's last backward: gpipe's is micro-batch 0's). Measured elsewhere (tests/cpp/compute/
 // test_extrapolation.cpp): ZB-H1 0.6% (its deferred weight gradients fill the drain), both ways;
-// gpipe with context parallelism 0.05% (its first added micro-batch costs 0.15% less). plan search uses it only to screen, with a margin (plan_search.hpp). The memory model
-// and FLOPs are the full step's.
+// gpipe with context parallelism 0.05% (its first added micro-batch costs 0.15% less). plan
+// search uses it only to screen, with a margin (plan_search.hpp). The memory model and FLOPs are
+// the full step's.
 #include <optional>
 
 #include "sim/compute/training_step.hpp"

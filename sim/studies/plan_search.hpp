@@ -23,7 +23,7 @@
 // has a promise above the refine-th best network throughput less kScreeningMargin.
 // Contention only slows transfers, so a whole contention-free step bounds the network's
 // throughput from above, and the bound bounds both; the extrapolation's own error (at most
-// 0.24% too slow, measured: step_extrapolation.hpp) is inside the margin. The top `refine`
+// 0.6%, ZB-H1's, measured: step_extrapolation.hpp) is inside the margin. The top `refine`
 // plans are then the network's own top `refine` (barring scheduling anomalies where a slower
 // transfer speeds a step up). With refine 0 every plan is screened.
 // Results do not depend on `jobs`.
