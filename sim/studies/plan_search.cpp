@@ -269,36 +269,34 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
   };
   // Every plan's bound (compute/step_bound.hpp), when some are to be refined (screening only
   // screens every plan).
-  std::size_t plans_bounded = 0;
-  if (options.refine > 0) {
-    const auto batches = screening_batches(fitting, all);
-    std::vector<std::size_t> batch_indices(batches.size());
-    std::iota(batch_indices.begin(), batch_indices.end(), 0);
-    for_each(batch_indices, options.jobs, [&](std::size_t k) {
-      stop_if_interrupted();
-      PlanScreening screening(config, topology, *fitting[batches[k].front()]);
-      for (std::size_t i : batches[k]) {
-        stop_if_interrupted();
-        rows[i] = screening.bound(*fitting[i]);
-      }
-      const std::lock_guard<std::mutex> lock(progress_mutex);
-      plans_bounded += batches[k].size();
-      report("bounding", plans_bounded, fitting.size());
-    });
-  }
-  std::vector<uint8_t> screened(fitting.size(), 0), refined_plan(fitting.size(), 0);
-  std::size_t plans_screened = 0;
-  const auto screen_plans = [&](const std::vector<std::size_t>& chosen, std::size_t total) {
+  // The chosen plans in batches by placement (one PlanScreening, its fabric and groups, per
+  // batch) over the threads, `each_plan(screening, i)` for each; `stage`'s progress is `done` of
+  // `total`.
+  const auto by_batch = [&](const std::vector<std::size_t>& chosen, const char* stage, std::size_t& done,
+                            std::size_t total, const auto& each_plan) {
     const auto batches = screening_batches(fitting, chosen);
     std::vector<std::size_t> batch_indices(batches.size());
     std::iota(batch_indices.begin(), batch_indices.end(), 0);
     for_each(batch_indices, options.jobs, [&](std::size_t b) {
       stop_if_interrupted();
       PlanScreening screening(config, topology, *fitting[batches[b].front()]);
-      for (std::size_t i : batches[b]) rows[i] = screening.screen(*fitting[i], options.interrupted);
+      for (std::size_t i : batches[b]) each_plan(screening, i);
       const std::lock_guard<std::mutex> lock(progress_mutex);
-      plans_screened += batches[b].size();
-      report("screening", plans_screened, total);
+      done += batches[b].size();
+      report(stage, done, total);
+    });
+  };
+  std::size_t plans_bounded = 0;
+  if (options.refine > 0)
+    by_batch(all, "bounding", plans_bounded, fitting.size(), [&](PlanScreening& screening, std::size_t i) {
+      stop_if_interrupted();
+      rows[i] = screening.bound(*fitting[i]);
+    });
+  std::vector<uint8_t> screened(fitting.size(), 0), refined_plan(fitting.size(), 0);
+  std::size_t plans_screened = 0;
+  const auto screen_plans = [&](const std::vector<std::size_t>& chosen, std::size_t total) {
+    by_batch(chosen, "screening", plans_screened, total, [&](PlanScreening& screening, std::size_t i) {
+      rows[i] = screening.screen(*fitting[i], options.interrupted);
     });
     for (std::size_t i : chosen) screened[i] = 1;
   };
