@@ -14,11 +14,12 @@ max_num_batched_tokens 2048, the API server's defaults for an 80 GB A100), Qwen2
 (Tests 2, 4 and 5), Qwen2.5-32B (Tests 6 and 7) and Qwen2-72B (Test 8) in BF16 on A100 80 GB
 GPUs, `benchmark_serving.py --dataset-name random` with fixed input and output lengths and
 every request sent at once (request rate inf). Every run of Tests 6 to 8 is replayed (none
-chosen for its result); of Tests 2, 4 and 5 the runs of 1, 100 and 200 requests. The GPUs are PCIe cards:
-the two-GPU log says "Custom allreduce is disabled because your platform lacks GPU P2P
+chosen for its result); of Tests 2, 4 and 5 the runs of 1, 100 and 200 requests. The GPUs
+are PCIe cards: the two-GPU log says "Custom allreduce is disabled because your platform lacks GPU P2P
 capability", which an NVLink (SXM) node never lacks; their tensor-parallel all-reduces cross
 the host through NCCL's SHM transport (hardware.node.p2p false). Tests 6 and 8 run "in the
-same node" as Test 2 and publish no log: the same PCIe node without P2P is assumed. The KV cache is the size each log states ("Available KV cache memory"), set with
+same node" as Test 2 and publish no log: the same PCIe node without P2P is assumed. The KV
+cache is the size each log or test heading states ("Available KV cache memory"), set with
 workload.replica.kv_cache.
 
 What was published is aggregate: per run, mean TTFT and mean TPOT, total input and output
