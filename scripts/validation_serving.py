@@ -11,11 +11,15 @@ The runs: dennislee22/vLLM-benchmarking (GitHub, README.md and log/ at commit b4
 repository states no licence, so only the published figures are quoted here, as facts with
 their source, and no file of it is copied): vLLM 0.10.1.1 (V1 engine: chunked prefill, prefix caching on,
 max_num_batched_tokens 2048, the API server's defaults for an 80 GB A100), Qwen2-7B-Instruct
-in BF16 on A100 80 GB GPUs, `benchmark_serving.py --dataset-name random` with fixed input and
-output lengths and every request sent at once (request rate inf). The GPUs are PCIe cards:
-the two-GPU log says "Custom allreduce is disabled because your platform lacks GPU P2P
+(Tests 2, 4 and 5), Qwen2.5-32B (Tests 6 and 7) and Qwen2-72B (Test 8) in BF16 on A100 80 GB
+GPUs, `benchmark_serving.py --dataset-name random` with fixed input and output lengths and
+every request sent at once (request rate inf). Every run of Tests 6 to 8 is replayed (none
+chosen for its result); of Tests 2, 4 and 5 the runs of 1, 100 and 200 requests. The GPUs
+are PCIe cards: the two-GPU log says "Custom allreduce is disabled because your platform lacks GPU P2P
 capability", which an NVLink (SXM) node never lacks; their tensor-parallel all-reduces cross
-the host through NCCL's SHM transport (hardware.node.p2p false). The KV cache is the size each log states ("Available KV cache memory"), set with
+the host through NCCL's SHM transport (hardware.node.p2p false). Tests 6 and 8 run "in the
+same node" as Test 2 and publish no log: the same PCIe node without P2P is assumed. The KV
+cache is the size each log or test heading states ("Available KV cache memory"), set with
 workload.replica.kv_cache.
 
 What was published is aggregate: per run, mean TTFT and mean TPOT, total input and output
@@ -42,6 +46,15 @@ SOURCE = ("dennislee22/vLLM-benchmarking",
 # 3584, 28 heads, 4 KV heads, intermediate 18944, vocabulary 152064, bias on the QKV projections.
 QWEN2_7B = {"layers": 28, "hidden": 3584, "heads": 28, "kv_heads": 4, "ffn_hidden": 18944,
             "mlp": "swiglu", "vocab": 152064, "seq_len": 16384}
+# Qwen/Qwen2.5-32B's config.json: 64 layers, hidden 5120, 40 heads, 8 KV heads, intermediate
+# 27648, vocabulary 152064, embeddings not tied (32.8 B parameters).
+QWEN25_32B = {"layers": 64, "hidden": 5120, "heads": 40, "kv_heads": 8, "ffn_hidden": 27648,
+              "mlp": "swiglu", "vocab": 152064, "seq_len": 16384}
+# Qwen/Qwen2-72B's config.json: 80 layers, hidden 8192, 64 heads, 8 KV heads, intermediate
+# 29568, vocabulary 152064, embeddings not tied (72.7 B parameters).
+QWEN2_72B = {"layers": 80, "hidden": 8192, "heads": 64, "kv_heads": 8, "ffn_hidden": 29568,
+             "mlp": "swiglu", "vocab": 152064, "seq_len": 16384}
+MODELS = {"Qwen2-7B": QWEN2_7B, "Qwen2.5-32B": QWEN25_32B, "Qwen2-72B": QWEN2_72B}
 GIB = 1024 ** 3
 
 
@@ -57,6 +70,7 @@ class Case:
     ttft_ms: float      # measured mean
     tpot_ms: float      # measured mean
     saturated: bool     # the KV cache cannot hold every request at once
+    model: str = "Qwen2-7B"  # a key of MODELS
 
     @property
     def input_len(self) -> int:
@@ -80,6 +94,26 @@ CASES = [
     Case("TP2 over PCIe, 1 request", "Test 2", 2, 12.02, 1, 1024, 1024, 34.69, 8.82, False),
     Case("TP2 over PCIe, 100 requests", "Test 2", 2, 12.02, 100, 102140, 101694, 5023.97, 28.98, False),
     Case("TP2 over PCIe, 200 requests", "Test 2", 2, 12.02, 200, 204007, 201481, 3490.37, 49.23, False),
+    # Qwen2.5-32B on two GPUs of the same node (8.22 GiB of KV cache each: 67,338 tokens, so
+    # from 33 requests of 2,048 on the cache is full) and on one (9.70 GiB: 19 requests).
+    Case("32B, TP2 over PCIe, 1 request", "Test 6", 2, 8.22, 1, 1024, 1024, 61.26, 29.21, False, "Qwen2.5-32B"),
+    Case("32B, TP2 over PCIe, 10 requests", "Test 6", 2, 8.22, 10, 10239, 10240, 1853.66, 39.38, False, "Qwen2.5-32B"),
+    Case("32B, TP2 over PCIe, 15 requests", "Test 6", 2, 8.22, 15, 15340, 15360, 213.45, 39.44, False, "Qwen2.5-32B"),
+    Case("32B, TP2 over PCIe, 20 requests", "Test 6", 2, 8.22, 20, 20460, 20480, 284.31, 42.81, False, "Qwen2.5-32B"),
+    Case("32B, TP2 over PCIe, 30 requests", "Test 6", 2, 8.22, 30, 30699, 30720, 5368.61, 50.04, False, "Qwen2.5-32B"),
+    Case("32B, TP2 over PCIe, 50 requests", "Test 6", 2, 8.22, 50, 50977, 51200, 6119.18, 68.64, True, "Qwen2.5-32B"),
+    Case("32B, TP2 over PCIe, 100 requests", "Test 6", 2, 8.22, 100, 102140, 102400, 44143.73, 80.12, True, "Qwen2.5-32B"),
+    Case("32B, 1 x A100, 10 requests", "Test 7", 1, 9.70, 10, 10239, 10240, 2017.23, 51.64, False, "Qwen2.5-32B"),
+    Case("32B, 1 x A100, 50 requests", "Test 7", 1, 9.70, 50, 50977, 51200, 21486.84, 79.95, True, "Qwen2.5-32B"),
+    Case("32B, 1 x A100, 75 requests", "Test 7", 1, 9.70, 75, 76558, 76800, 61850.53, 76.73, True, "Qwen2.5-32B"),
+    Case("32B, 1 x A100, 100 requests", "Test 7", 1, 9.70, 100, 102140, 102400, 97867.77, 77.73, True, "Qwen2.5-32B"),
+    # Qwen2-72B's 145 GB of weights on two GPUs of the node, 6.77 GiB of KV cache each (44,360
+    # tokens: 21 requests of 2,048).
+    Case("72B, TP2 over PCIe, 1 request", "Test 8", 2, 6.77, 1, 1024, 1024, 93.18, 58.00, False, "Qwen2-72B"),
+    Case("72B, TP2 over PCIe, 10 requests", "Test 8", 2, 6.77, 10, 10239, 10240, 3842.51, 73.04, False, "Qwen2-72B"),
+    Case("72B, TP2 over PCIe, 30 requests", "Test 8", 2, 6.77, 30, 30699, 30156, 10949.72, 104.71, True, "Qwen2-72B"),
+    Case("72B, TP2 over PCIe, 50 requests", "Test 8", 2, 6.77, 50, 50977, 50373, 26588.12, 123.66, True, "Qwen2-72B"),
+    Case("72B, TP2 over PCIe, 100 requests", "Test 8", 2, 6.77, 100, 102140, 99612, 142448.58, 139.24, True, "Qwen2-72B"),
 ]
 
 
@@ -94,7 +128,7 @@ def scenario(case: Case, trace: Path) -> dict:
                      "node": {"gpus": 8, "fabric": "pcie", "pcie_bandwidth": "32GB/s", "p2p": False}},
         "workload": {
             "kind": "serving",
-            "model": QWEN2_7B,
+            "model": MODELS[case.model],
             "arrivals": {"process": "trace", "trace": str(trace)},
             "replica": {"gpus": case.gpus, "max_num_seqs": 256, "max_num_batched_tokens": 2048,
                         "kv_cache": case.kv_cache_gib * GIB * case.gpus},
@@ -139,25 +173,37 @@ def rows(cs) -> list[dict]:
 def serving_section(cs) -> str:
     """The serving section of the validation page: a markdown table, one row per metric."""
     table = ["| source | configuration | metric | measured | simulated | ratio |", "|---|---|---|---|---|---|"]
-    errors = []
+    errors = {"one GPU": [], "TP2": []}
+    within = {"one GPU": 0, "TP2": 0}   # runs within 10% on both figures
     for r in rows(cs):
         c, s = r["case"], r["sim"]
         where = f"[{SOURCE[0]}]({SOURCE[1]}) ({c.section})"
-        config = (f"{c.name}: Qwen2-7B BF16, {c.prompts} x {c.input_len}/{c.output_len} tokens at once, "
+        config = (f"{c.name}: {c.model} BF16, {c.prompts} x {c.input_len}/{c.output_len} tokens at once, "
                   f"KV {c.kv_cache_gib} GiB/GPU{' (saturated)' if c.saturated else ''}")
         table.append(f"| {where} | {config} | mean TPOT | {c.tpot_ms:.2f} ms | {s['tpot_ms']:.2f} ms | {r['tpot_ratio']:.3f} |")
         table.append(f"| {where} | {config} | mean latency (derived) | {c.e2e_ms / 1e3:.2f} s | {s['e2e_ms'] / 1e3:.2f} s "
                      f"| {r['e2e_ratio']:.3f} |")
-        errors += [abs(r["tpot_ratio"] - 1), abs(r["e2e_ratio"] - 1)]
-    mean_error = sum(errors) / len(errors)
+        group = "TP2" if c.gpus > 1 else "one GPU"
+        pair = [abs(r["tpot_ratio"] - 1), abs(r["e2e_ratio"] - 1)]
+        errors[group] += pair
+        within[group] += max(pair) <= 0.10
+    every = errors["one GPU"] + errors["TP2"]
+
+    def mae(e: list) -> str:
+        return f"{100 * sum(e) / len(e):.1f}%"
+    runs = {g: len(e) // 2 for g, e in errors.items()}
     return (
         "## Serving: vLLM\n\n"
         "Published vLLM 0.10.1.1 runs (V1 engine, its defaults: chunked prefill, prefix caching, "
-        "2,048 batched tokens, 256 sequences) of Qwen2-7B-Instruct on A100 80 GB PCIe GPUs, every "
+        "2,048 batched tokens, 256 sequences) of Qwen2-7B-Instruct, Qwen2.5-32B and Qwen2-72B on "
+        "A100 80 GB PCIe GPUs (the two-GPU runs tensor parallel over PCIe without P2P), every "
         "request sent at once; replayed by `scripts/validation_serving.py` (the source publishes "
         "mean TTFT and TPOT per run, not per-request timings: the latency is derived as mean TTFT + "
         "mean TPOT x (outputs - 1)).\n\n" + "\n".join(table) +
-        f"\n\nMean absolute error over these {len(errors)} figures: {100 * mean_error:.1f}%.\n")
+        f"\n\nMean absolute error over these {len(every)} figures: {mae(every)} (one GPU: {mae(errors['one GPU'])} "
+        f"over {len(errors['one GPU'])}; TP2: {mae(errors['TP2'])} over {len(errors['TP2'])}). Runs within 10% on "
+        f"both figures: {within['one GPU']} of {runs['one GPU']} on one GPU, {within['TP2']} of {runs['TP2']} "
+        "with tensor parallelism.\n")
 
 
 # Serving on chips that are not GPUs: AWS's published Neuron runs on Trainium.
