@@ -284,8 +284,9 @@ def neuron_section(cs) -> str:
         "(12 Inferentia2 chips), Neuron SDK 2.18, transformers-neuronx, BF16 weights, tensor parallel "
         "over the instance's chips, batch 1; one request replayed per row by "
         "`scripts/validation_serving.py` on a replica of the instance's chips with the engine's "
-        "defaults (the HBM's achievable share, 0.7, is the GPU figure: no Neuron measurement of it is "
-        "published). On inf2 the query heads are padded up to a multiple of the 12 chips and the KV "
+        "defaults (the HBM's achievable share, 0.7, is the GPU figure; Neuron's NKI performance guide "
+        "calls 60% of the HBM bandwidth good in practice and shows a kernel with large DMA transfers "
+        "near 70%: no lower Neuron figure is published). On inf2 the query heads are padded up to a multiple of the 12 chips and the KV "
         "heads replicated (`pad_heads`), as transformers-neuronx does. Not replayed: the int8-weight "
         "rows, Mistral 7B and CodeLlama 13B.\n\n" + "\n".join(table) +
         f"\n\nMean absolute error over these {len(results)} figures: {error(results):.1f}% ({by_chip}); "
