@@ -360,13 +360,7 @@ TEST_CASE("Tensor parallelism, the KV-capacity rule, and admissibility", "[servi
 
 TEST_CASE("Padded query heads and copied KV heads add their weights, FLOPs and KV cache", "[serving][llm]") {
   // Llama 3 70B's attention: 64 query heads and 8 KV heads of 128 over 80 layers of 8,192.
-  LlmModelSpec m;
-  m.params = 70.55e9;
-  m.layers = 80;
-  m.hidden = 8192;
-  m.heads = 64;
-  m.kv_heads = 8;
-  m.head_dim = 128;
+  const LlmModelSpec m{.params = 70.55e9, .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .head_dim = 128};
   const double per_head = 2.0 * 80 * 8192 * 128;  // two hidden x head_dim weights a layer
   // 8 GPUs divide both: nothing added.
   CHECK(m.held_by(8).params == m.params);
