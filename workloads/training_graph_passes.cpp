@@ -132,7 +132,7 @@ void GraphBuilder::layer_forward(uint32_t worker, int micro, int layer, TaskKind
   auto collective = [&](Stream type, CollectiveOp op, double bytes) {
     extend(c, add_task(worker, type, TaskKind::collective, worker_collective(worker, type, op, bytes), micro, layer));
   };
-  const double kv_bytes = 2.0 * w_.batch.micro * m.seq_len * m.kv_heads_or_default() * m.head_dim() / p_.tp * 2;
+  const double kv_bytes = 2.0 * w_.batch.micro * m.seq_len * m.kv_width_per_rank(p_.tp) * 2;
   const double dispatch_bytes = tokens_ * m.moe.top_k * m.moe.capacity_factor * m.hidden * 2;
 
   if (tp_overlap() && !m.moe_layer(layer)) {
@@ -231,7 +231,7 @@ void GraphBuilder::layer_backward(uint32_t worker, int micro, int layer, Chain& 
     if (p_.cp == 1) {
       backward_segment(worker, micro, layer, {Block::attention_out, Block::attention_in}, c);
     } else {
-      const double kv_bytes = 2.0 * w_.batch.micro * m.seq_len * m.kv_heads_or_default() * m.head_dim() / p_.tp * 2;
+      const double kv_bytes = 2.0 * w_.batch.micro * m.seq_len * m.kv_width_per_rank(p_.tp) * 2;
       backward_segment(worker, micro, layer, {Block::attention_out}, c);
       collective(Stream::cp, CollectiveOp::reduce_scatter, kv_bytes);
       backward_segment(worker, micro, layer, {Block::attention_in}, c);
@@ -254,7 +254,7 @@ void GraphBuilder::layer_backward(uint32_t worker, int micro, int layer, Chain& 
   if (p_.cp == 1) {
     backward_segment(worker, micro, layer, {Block::attention_out, Block::attention_in}, c);
   } else {
-    const double kv_bytes = 2.0 * w_.batch.micro * m.seq_len * m.kv_heads_or_default() * m.head_dim() / p_.tp * 2;
+    const double kv_bytes = 2.0 * w_.batch.micro * m.seq_len * m.kv_width_per_rank(p_.tp) * 2;
     backward_segment(worker, micro, layer, {Block::attention_out}, c);
     collective(Stream::cp, CollectiveOp::reduce_scatter, kv_bytes);  // K and V gradients to their owners
     backward_segment(worker, micro, layer, {Block::attention_in}, c);

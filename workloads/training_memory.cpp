@@ -19,7 +19,7 @@ std::vector<int> chunk_starts(const TrainingWorkload& w) {
 // Korthikanti et al.'s terms, per rank, for n tokens: the parts outside the tensor-parallel
 // region are replicated over tp unless sequence parallelism splits them.
 struct ActivationTerms {
-  double n, h, t, s, a, kv_width;
+  double n, h, t, s, a, kv_rank;  // kv_rank: the K/V width a rank holds
   bool sp;
   double masks;  // dropout masks: 1 byte per element for GPT-style models (dropout), else 0
   double replicated(double bytes) const { return sp ? bytes / t : bytes; }
@@ -49,14 +49,14 @@ double layer_activation_bytes(const TrainingWorkload& w, int layer, const Memory
   const auto& m = w.model;
   const auto& p = w.parallel;
   ActivationTerms x{rank_tokens(w), double(m.hidden), double(p.tp), double(m.seq_len), double(m.heads),
-                    double(m.kv_heads_or_default()) * m.head_dim(), p.sequence_parallel, m.bias ? 1.0 : 0.0};
+                    m.kv_width_per_rank(p.tp), p.sequence_parallel, m.bias ? 1.0 : 0.0};
   const double nh = x.n * x.h;
   if (w.recompute == Recompute::full) return x.replicated(2 * nh);  // the layer's input only
 
   // Attention: norm input, QKV input and the dropout mask outside the TP region; Q, K, V and
   // the projection's input inside; the s x s softmax, its dropout mask and output unless
   // flash attention or selective recomputation leaves them out.
-  double bytes = x.replicated(2 * nh + 2 * nh + x.masks * nh) + (2 * nh + 4 * x.n * x.kv_width + 2 * nh) / x.t;
+  double bytes = x.replicated(2 * nh + 2 * nh + x.masks * nh) + (2 * nh + 2 * nh) / x.t + 4 * x.n * x.kv_rank;
   if (o.flash_attention)
     bytes += 4 * x.n * x.a / x.t;  // fp32 log-sum-exp per query and head
   else if (w.recompute == Recompute::none)

@@ -57,6 +57,14 @@ struct TransformerSpec {
   int ffn_or_default() const { return ffn_hidden > 0 ? ffn_hidden : 4 * hidden; }
   int expert_ffn() const { return moe.expert_ffn_hidden > 0 ? moe.expert_ffn_hidden : ffn_or_default(); }
   int head_dim() const { return hidden / heads; }
+  // The K and V width (KV heads x head_dim) one of `tp` tensor-parallel ranks holds: its share
+  // of the KV heads, or one whole head when tp exceeds them (tp a multiple of kv_heads: each
+  // rank keeps a copy of its group's head, as Megatron-LM and NeuronX Distributed replicate KV
+  // heads).
+  double kv_width_per_rank(int tp) const {
+    const int kv = kv_heads_or_default();
+    return double(tp > kv ? 1 : kv / tp) * head_dim();
+  }
   bool moe_layer(int layer) const { return moe.enabled() && layer >= moe.dense_layers; }
 };
 

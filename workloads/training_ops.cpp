@@ -48,7 +48,8 @@ struct Elementwise {
 struct Shapes {
   double n;        // tokens per rank per micro-batch (b x s / cp)
   double n_sp;     // tokens of the sequence-parallel region (n / tp with SP, else n)
-  double h, t, s, b, kv_width;  // hidden, tp, seq_len, micro-batch, kv_heads x head_dim
+  double h, t, s, b, kv_rank;  // hidden, tp, seq_len, micro-batch, K/V width a rank holds
+  double kv;                     // the model's K/V width (kv_heads x head_dim)
   double cp;                     // context-parallel ranks: ring steps of attention
   double operand_bytes;          // GEMM inputs: 1 under fp8, else 2
   Fp8Recipe fp8_recipe;          // how fp8 casts scale (under fp8)
@@ -64,7 +65,8 @@ Shapes shapes(const TrainingWorkload& w) {
   s.t = p.tp;
   s.n_sp = p.sequence_parallel ? s.n / p.tp : s.n;
   s.h = m.hidden;
-  s.kv_width = double(m.kv_heads_or_default()) * m.head_dim();
+  s.kv_rank = m.kv_width_per_rank(p.tp);
+  s.kv = double(m.kv_heads_or_default()) * m.head_dim();
   s.cp = p.cp;
   s.operand_bytes = w.precision == Precision::fp8 ? 1 : 2;
   s.fp8_recipe = w.fp8_recipe;
@@ -128,7 +130,7 @@ Op attention_op(const Shapes& s, Phase phase, std::string_view name) {
   op.kernels = s.cp;  // one kernel per ring step (context parallelism), else one
   const double forward_flops = 4 * s.n * s.s * s.h / s.t;
   const double forward_bytes =
-      (2 * s.n * s.h / s.t + 2 * s.b * s.s * s.kv_width / s.t) * kActivationBytes;
+      (2 * s.n * s.h / s.t + 2 * s.b * s.s * s.kv_rank) * kActivationBytes;
   // Model FLOPs count the causal half too: the work that is timed (an MFU over the whole s x s
   // matrix exceeds 1 at long sequences).
   if (phase == Phase::forward) {
@@ -181,7 +183,7 @@ Op cp_merge_op(const Shapes& s, Phase phase) {
   op.kind = OpKind::elementwise;
   op.phase = phase;
   const double queries = s.n * s.h / s.t;              // elements of Q, O, dQ on this rank
-  const double keys_values = 2 * s.n * s.kv_width / s.t;  // of K and V, dK and dV
+  const double keys_values = 2 * s.n * s.kv_rank;  // of K and V, dK and dV
   const double later = kCpLaterStepShare * (s.cp - 1);
   if (phase == Phase::forward) {
     op.bytes = (kCpFirstMergeBytes + kCpMergeBytes * later) * queries;
@@ -243,15 +245,19 @@ std::vector<Op> block_ops(const TrainingWorkload& w, Block block, Phase phase) {
     case Block::embedding:
       add_elementwise(ops, elementwise("embedding", 4 * s.n * s.h), phase);
       break;
-    case Block::attention_in:
+    case Block::attention_in: {
       add_elementwise(ops, elementwise("norm", 4 * s.n_sp * s.h), phase);
-      add_gemm(ops, {"qkv", s.n, s.h, (s.h + 2 * s.kv_width) / s.t}, phase, s.operand_bytes, s.fp8_recipe);
+      // Replicated KV heads (tp > kv_heads) are computed on every rank that holds them; the model
+      // FLOPs count each once (the rows the convention counts scale by the unique share).
+      const double width = s.h / s.t + 2 * s.kv_rank, unique = (s.h + 2 * s.kv) / s.t;
+      add_gemm(ops, {"qkv", s.n, s.h, width, 1, s.n * unique / width}, phase, s.operand_bytes, s.fp8_recipe);
       // Rotary position embedding: queries and keys read and written, forward and backward alike.
       if (!m.learned_positions) {
-        const double rope_bytes = 2 * kActivationBytes * s.n * (s.h + s.kv_width) / s.t;
+        const double rope_bytes = 2 * kActivationBytes * s.n * (s.h / s.t + s.kv_rank);
         add_elementwise(ops, {"rope", rope_bytes, rope_bytes}, phase);
       }
       break;
+    }
     case Block::attention_out:
       if (phase != Phase::backward_weight) add_attention(ops, w, s, phase, "attention");
       if (phase == Phase::backward_input && w.recompute == Recompute::selective)

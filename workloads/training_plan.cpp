@@ -57,11 +57,12 @@ void validate_model_split(const TrainingWorkload& w) {
   if (m.heads % p.tp != 0)
     fail("parallel.tp", "heads (" + str(m.heads) + ") must be a multiple of tp (" + str(p.tp) + ")",
          "tp = " + str(nearest_divisor(m.heads, p.tp)));
-  if (m.kv_heads_or_default() % p.tp != 0)
+  const int kv = m.kv_heads_or_default();
+  if (kv % p.tp != 0 && p.tp % kv != 0)
     fail("parallel.tp",
-         "kv_heads (" + str(m.kv_heads_or_default()) + ") must be a multiple of tp (" + str(p.tp) +
-             "): each tensor-parallel rank holds whole KV heads",
-         "tp = " + str(nearest_divisor(m.kv_heads_or_default(), p.tp)));
+         "kv_heads (" + str(kv) + ") must be a multiple of tp (" + str(p.tp) +
+             ") or tp a multiple of kv_heads: each tensor-parallel rank holds whole KV heads, or a copy of one",
+         "tp = " + str(nearest_divisor(kv, p.tp)));
   if (m.ffn_or_default() % p.tp != 0 || (m.moe.enabled() && m.expert_ffn() % p.tp != 0))
     fail("parallel.tp", "ffn_hidden must be a multiple of tp (" + str(p.tp) + ")");
   if (m.seq_len % (2 * p.cp) != 0 && p.cp > 1)

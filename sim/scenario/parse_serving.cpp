@@ -52,7 +52,7 @@ void parse_request(const json& w, const std::string& at, bool plain, const work:
 constexpr std::initializer_list<const char*> kLlmReplicaKeys = {
     "max_num_seqs", "max_num_batched_tokens", "block_size", "scheduler", "gpu_memory_utilization",
     "activation_reserve", "kv_cache", "compute_efficiency", "memory_efficiency", "paged_kv_efficiency", "iteration_overhead",
-    "tp_allreduce_bandwidth", "kv_bytes_per_element", "measured", "prefix_caching"};
+    "tp_allreduce_bandwidth", "kv_bytes_per_element", "measured", "prefix_caching", "pad_heads"};
 
 // The GPU of an LLM replica: hardware.gpu at the workload's precision.
 serving::GpuSpec gpu_at_precision(const Config& config, work::Precision precision, const std::string& at) {
@@ -72,17 +72,18 @@ serving::GpuSpec gpu_at_precision(const Config& config, work::Precision precisio
 }
 
 // What no GPU can run: tensor parallelism splits the attention heads (vLLM refuses a degree that
-// does not divide them), and the weights and a given KV cache must fit in the GPUs' memory.
+// does not divide them; AWS Neuron pads them up to a multiple of it, `pad_heads`), and the
+// weights and a given KV cache must fit in the GPUs' memory.
 void check_replica_fits(const serving::LlmTimingSpec& t, const std::string& path, int node_gpus, int heads) {
-  if (heads > 0 && heads % t.gpus != 0) {
+  if (heads > 0 && heads % t.gpus != 0 && !t.pad_heads) {
     std::string divisors;
     for (int g = 1; g <= node_gpus; ++g)
       if (heads % g == 0) divisors += (divisors.empty() ? "" : ", ") + std::to_string(g);
     throw InputError(join_path(path, "gpus"), "a tensor-parallel degree dividing the model's " + std::to_string(heads) +
                                                   " attention heads; got " + std::to_string(t.gpus),
-                     "one of " + divisors);
+                     "one of " + divisors + ", or pad_heads: true (AWS Neuron pads the heads to a multiple of it)");
   }
-  const double memory = t.gpus * t.gpu.hbm_bytes, weights = t.model.weight_bytes();
+  const double memory = t.gpus * t.gpu.hbm_bytes, weights = t.held_model().weight_bytes();
   if (t.kv_cache_bytes > 0 && t.kv_cache_bytes + weights > memory)
     throw InputError(join_path(path, "kv_cache"),
                      "at most the GPUs' memory less the weights: " + format_quantity(memory, QuantityKind::bytes) + " on " +
@@ -134,6 +135,7 @@ void parse_llm_replica(const json& r, const std::string& path, const Config& con
     if (!(mt.base_s + mt.per_prefill_token_s + mt.per_decode_sequence_s > 0))
       throw InputError(mp, "an iteration must take time: give base, per_prefill_token or per_decode_sequence > 0");
   }
+  t.pad_heads = get_bool(r, "pad_heads", path, t.pad_heads);
   check_replica_fits(spec.timing, path, node_gpus, heads);
   try {
     serving::validate_llm_replica(spec);
@@ -154,6 +156,7 @@ serving::LlmModelSpec llm_model(const work::TransformerSpec& m, work::Precision 
   model.bytes_per_param = precision == work::Precision::fp8 ? 1.0 : 2.0;
   model.layers = m.layers;
   model.hidden = m.hidden;
+  model.heads = m.heads;
   model.kv_heads = m.kv_heads_or_default();
   model.head_dim = m.head_dim();
   model.vocab = m.vocab;

@@ -7,14 +7,26 @@
 
 namespace cs::serving {
 
+LlmModelSpec LlmModelSpec::held_by(int tp) const {
+  LlmModelSpec held = *this;
+  const int q = query_heads();
+  held.heads = (q + tp - 1) / tp * tp;
+  held.kv_heads = tp * ((kv_heads + tp - 1) / tp);
+  // Q and O per padded query head, K and V per copied KV head: hidden x head_dim each.
+  const double added = 2.0 * layers * hidden * head_dim * ((held.heads - q) + (held.kv_heads - kv_heads));
+  held.params += added;
+  if (active_params > 0) held.active_params += added;
+  return held;
+}
+
 IterationCost::IterationCost(const LlmTimingSpec& spec)
     : measured_(spec.measured.enabled), m_(spec.measured) {
-  const LlmModelSpec& model = spec.model;
+  const LlmModelSpec model = spec.held_model();
   const double g = spec.gpus;
   const double flops_per_s = g * spec.gpu.peak_flops * spec.gpu.compute_efficiency;
   const double bytes_per_s = g * spec.gpu.hbm_bandwidth_Bps * spec.gpu.memory_efficiency;
   per_token_compute_s_ = 2.0 * model.flop_params() / flops_per_s;
-  per_attended_compute_s_ = 4.0 * model.layers * model.hidden / flops_per_s;
+  per_attended_compute_s_ = 4.0 * model.layers * model.heads * model.head_dim / flops_per_s;
   weights_s_ = model.weight_bytes() / bytes_per_s;
   per_kv_token_s_ = model.kv_bytes_per_token() / (bytes_per_s * spec.gpu.paged_kv_efficiency);
   if (spec.gpus > 1) {
@@ -34,13 +46,13 @@ double iteration_time_s(const LlmTimingSpec& spec, const IterationWork& work) {
 
 double kv_cache_bytes(const LlmTimingSpec& spec) {
   if (spec.kv_cache_bytes > 0) return spec.kv_cache_bytes;
-  return spec.gpus * spec.gpu.hbm_bytes * spec.gpu_memory_utilization - spec.model.weight_bytes() -
+  return spec.gpus * spec.gpu.hbm_bytes * spec.gpu_memory_utilization - spec.held_model().weight_bytes() -
          spec.activation_reserve_bytes;
 }
 
 int64_t kv_cache_blocks(const LlmTimingSpec& spec, int block_size) {
   const double bytes = kv_cache_bytes(spec);
-  const double block_bytes = spec.model.kv_bytes_per_token() * block_size;
+  const double block_bytes = spec.held_model().kv_bytes_per_token() * block_size;
   if (!(bytes > 0) || !(block_bytes > 0)) return 0;
   return static_cast<int64_t>(std::floor(bytes / block_bytes));
 }
@@ -79,7 +91,7 @@ void validate_timing(const LlmTimingSpec& spec) {
   require(share(spec.gpu_memory_utilization), "replica.gpu_memory_utilization", "must be in (0, 1]");
   require(spec.activation_reserve_bytes >= 0, "replica.activation_reserve", "must be >= 0");
   require(kv_cache_bytes(spec) > 0, "replica",
-          "the model's weights (" + std::to_string(spec.model.weight_bytes() / 1e9) +
+          "the model's weights (" + std::to_string(spec.held_model().weight_bytes() / 1e9) +
               " GB) and activation reserve leave no KV cache on " + std::to_string(spec.gpus) +
               " GPU(s); add GPUs (tensor parallelism) or lower the reserve");
 }

@@ -10,7 +10,7 @@
 // one after another (a batch's attention does not hide under its GEMMs):
 //   linear    = max(2 * active params * (decode sequences + prefill tokens) / F,   weight GEMMs
 //                   weight bytes / B)                                  read once per iteration
-//   attention = max(4 * layers * hidden * (attended positions) / F,     QK^T and AV
+//   attention = max(4 * layers * heads * head_dim * (attended positions) / F,  QK^T and AV
 //                   kv_bytes_per_token * (KV tokens the batch reads and writes) / B_kv)
 //   with F = gpus * peak * compute_efficiency, B = gpus * hbm_bandwidth * memory_efficiency,
 //   B_kv = B * paged_kv_efficiency (the KV cache is read block by block through the block table)
@@ -33,6 +33,9 @@
 // Measured timing (MeasuredTiming::enabled), as Vidur and Splitwise fit profiles:
 //   time = base_s + per_prefill_token_s * prefill tokens + per_decode_sequence_s * decode
 //          sequences + per_context_token_s * KV tokens read.
+//
+// Every model term is of the model as the GPUs hold it (held_model: padded query heads and
+// replicated KV heads counted).
 //
 // KV cache (vLLM's rule): bytes = gpus * hbm_bytes * gpu_memory_utilization - weight bytes -
 // activation_reserve_bytes (or kv_cache_bytes when given), in blocks of block_size tokens.
@@ -79,6 +82,7 @@ struct LlmModelSpec {
   double bytes_per_param = 2;   // BF16 weights
   int layers = 32;
   int hidden = 4096;
+  int heads = 0;                // query heads; 0: hidden / head_dim
   int kv_heads = 8;
   int head_dim = 128;
   int vocab = 128256;           // the LM head's outputs: the logits of one sampled token
@@ -91,6 +95,14 @@ struct LlmModelSpec {
   double kv_bytes_per_token() const {
     return 2.0 * layers * kv_heads * head_dim * kv_bytes_per_element;
   }
+  int query_heads() const { return heads > 0 ? heads : hidden / head_dim; }
+  // The model as `tp` tensor-parallel GPUs hold it together, tp >= 1: query heads padded up to a
+  // multiple of tp (AWS Neuron's transformers-neuronx pads them so; a degree dividing the heads
+  // pads none), KV heads replicated when tp exceeds them (each GPU keeps a copy of its group's
+  // head, as vLLM and Neuron do), tp x ceil(kv_heads / tp) held in all. The padded and copied
+  // heads bring their Q, K, V and O weights (hidden x head_dim each per layer: memory, reads,
+  // FLOPs) and their KV cache; params, heads and kv_heads of the result count them.
+  LlmModelSpec held_by(int tp) const;
 };
 
 // One collective (all-reduce, all-gather) of b bytes over the tensor-parallel GPUs: the lower
@@ -132,6 +144,9 @@ struct IterationWork {
 
 struct LlmTimingSpec {
   int gpus = 1;  // tensor-parallel GPUs per replica, >= 1
+  // Whether a degree that does not divide the query heads is allowed (held_model pads them, as
+  // AWS Neuron does); vLLM refuses it.
+  bool pad_heads = false;
   GpuSpec gpu;
   LlmModelSpec model;
   double gpu_memory_utilization = 0.9;   // vLLM's --gpu-memory-utilization
@@ -144,6 +159,9 @@ struct LlmTimingSpec {
   AllReduceCost tp_allgather;            // one TP all-gather of b bytes gathered (gpus > 1)
   double iteration_overhead_s = 0.5e-3;  // CPU time added to every iteration (see above)
   MeasuredTiming measured;
+  // The model as the replica's GPUs hold it (LlmModelSpec::held_by): what the roofline, the
+  // memory and the KV cache count.
+  LlmModelSpec held_model() const { return model.held_by(gpus); }
 };
 
 // The rule above with its constants folded (a replica computes them once).

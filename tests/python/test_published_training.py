@@ -21,10 +21,11 @@ MEAN_ABSOLUTE_ERROR = 0.193  # over the headline rows (all but SEPARATE_GROUPS):
 # 15.2% over the 3 TPU v6e slices' rows (x1.12 v6e-8, x1.15 v6e-32, x1.18 Llama 2 70B on v6e-256)
 GROUP_ERROR = {"H100-SXM": 0.203, "A100-80GB": 0.173, "TPU-v6e": 0.157}
 ROW_ERROR = 0.322           # any single row: 31.7% the largest measured (GPT-3 20B on 64 H100s)
-# Trainium1 (AWS Neuron's trn1 tables), reported apart from the headline (SEPARATE_GROUPS): 83.1%
-# measured over its 2 rows (x1.72 Llama 2 7B, x1.94 Llama 2 13B)
-SEPARATE_GROUP_ERROR = {"Trainium1": 0.84}
-SEPARATE_ROW_ERROR = 0.95   # any Trainium1 row: 93.8% the largest measured
+# Trainium1 (AWS Neuron's trn1 tables), reported apart from the headline (SEPARATE_GROUPS): 47.2%
+# measured over its 5 rows (x1.09 Llama 2 7B, x1.31 13B, x1.53 70B at Neuron 2.17; x1.82 Llama 3.1
+# 8B, x1.61 70B at 2.24)
+SEPARATE_GROUP_ERROR = {"Trainium1": 0.48}
+SEPARATE_ROW_ERROR = 0.83   # any Trainium1 row: 81.9% the largest measured
 
 
 @pytest.fixture(scope="module")

@@ -358,6 +358,45 @@ TEST_CASE("Tensor parallelism, the KV-capacity rule, and admissibility", "[servi
   CHECK_FALSE(replica.admissible(make_request(2, 0, 100, 61)));  // 161 tokens > 160
 }
 
+TEST_CASE("Padded query heads and copied KV heads add their weights, FLOPs and KV cache", "[serving][llm]") {
+  // Llama 3 70B's attention: 64 query heads and 8 KV heads of 128 over 80 layers of 8,192.
+  const LlmModelSpec m{.params = 70.55e9, .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .head_dim = 128};
+  const double per_head = 2.0 * 80 * 8192 * 128;  // two hidden x head_dim weights a layer
+  // 8 GPUs divide both: nothing added.
+  CHECK(m.held_by(8).params == m.params);
+  CHECK(m.held_by(8).kv_heads == 8);
+  // 16 GPUs: one KV head each, 8 copies more (K and V weights and cache); the queries divide.
+  CHECK(m.held_by(16).heads == 64);
+  CHECK(m.held_by(16).kv_heads == 16);
+  CHECK(m.held_by(16).params == Approx(m.params + 8 * per_head));
+  CHECK(m.held_by(16).kv_bytes_per_token() == Approx(2 * m.kv_bytes_per_token()));
+  // 12 GPUs (an inf2.48xlarge's chips): queries padded 64 -> 72 (Q and O of 8 heads), KV 8 -> 12.
+  const LlmModelSpec inf2 = m.held_by(12);
+  CHECK(inf2.heads == 72);
+  CHECK(inf2.kv_heads == 12);
+  CHECK(inf2.params == Approx(m.params + (8 + 4) * per_head));
+
+  // On the replica: batch-1 decode reads the held weights; attention's FLOPs run over the
+  // padded heads (72 / 64 of the unpadded).
+  LlmTimingSpec twelve;
+  twelve.gpus = 12;
+  twelve.model = m;
+  twelve.iteration_overhead_s = 0;
+  IterationWork decode;
+  decode.decode_sequences = 1;
+  decode.decode_context_tokens = 1000;
+  const double bytes_per_s = 12 * twelve.gpu.hbm_bandwidth_Bps * twelve.gpu.memory_efficiency;
+  CHECK(iteration_time_s(twelve, decode) ==
+        Approx(inf2.weight_bytes() / bytes_per_s + inf2.kv_bytes_per_token() * 1000 / (bytes_per_s * 0.9)));
+  IterationWork prefill;  // compute-bound: 4,096 tokens attending to 2,048 positions on average
+  prefill.prefill_tokens = 4096;
+  prefill.prefill_attended = 4096.0 * 2048;
+  const double flops_per_s = 12 * twelve.gpu.peak_flops * twelve.gpu.compute_efficiency;
+  CHECK(iteration_time_s(twelve, prefill) ==
+        Approx(2 * inf2.params * 4096 / flops_per_s + 4.0 * 80 * 72 * 128 * prefill.prefill_attended / flops_per_s));
+  CHECK(kv_cache_bytes(twelve) == Approx(12 * 80e9 * 0.9 - inf2.weight_bytes() - 4e9));
+}
+
 TEST_CASE("Coalesced decode runs give the times of one event per iteration", "[serving][llm]") {
   // A busy replica with arrivals cutting runs, finishes ending them, and preemptions.
   const auto run = [](bool coalesce) {

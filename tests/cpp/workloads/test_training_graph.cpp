@@ -58,6 +58,7 @@ TEST_CASE("the graph's compute adds up to the step's FLOP accounting", "[trainin
   auto context = plan(2, 1, 2);
   context.parallel.cp = 2;
   cases.push_back(context);
+  cases.push_back(plan(8, 1, 1, Schedule::one_f_one_b, true));  // 8 ranks over 4 KV heads: copies count once
   for (const auto& w : cases) {
     for (bool one : {false, true}) {
       GraphOptions o;

@@ -68,6 +68,20 @@ TEST_CASE("activations per layer follow Korthikanti et al.", "[training][memory]
   CHECK(layer_activation_bytes(gpt_layer(1, false, Recompute::none), 0) == Approx(sbh * 34 + 4 * s * b * a));
 }
 
+TEST_CASE("a rank holds its share of the KV heads, or a copy of one when tp exceeds them", "[training][memory]") {
+  auto layer = [](int tp, int kv_heads) {
+    TrainingWorkload w = gpt_layer(tp, true, Recompute::selective);
+    w.model.kv_heads = kv_heads;
+    return layer_activation_bytes(w, 0);
+  };
+  const double tokens = 2048 * 2, head_dim = 1024 / 16;
+  // K and V of one head in 16-bit: 4 bytes per token and head dimension.
+  CHECK(layer(8, 4) == Approx(layer(8, 8)));  // one head per rank, copied or not
+  CHECK(layer(8, 16) - layer(8, 4) == Approx(4 * tokens * head_dim));
+  CHECK(layer(16, 4) - layer(16, 16) == Approx(0).margin(1e-6 * layer(16, 16)));
+  CHECK(layer(2, 4) - layer(2, 2) == Approx(4 * tokens * head_dim));
+}
+
 TrainingWorkload pipeline(Schedule schedule, int pp, int m, int v = 1) {
   TrainingWorkload w = gpt_layer(1, false, Recompute::none);
   w.model.layers = 8 * v;

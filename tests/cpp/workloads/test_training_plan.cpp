@@ -35,9 +35,17 @@ TEST_CASE("plan validation errors name the key", "[training][plan]") {
   CHECK(key_of(llama8b(16, 2, 2), c) == "parallel.tp");  // larger than a node
   {
     auto w = llama8b(16, 2, 2);
-    CHECK(key_of(w, {64, 8, true}) == "parallel.tp");  // allowed across nodes, but 8 KV heads
+    // Allowed across nodes; 16 ranks over 8 KV heads each keep a copy of one (replicated).
+    CHECK(key_of(w, {64, 8, true}) == "");
     w.model.kv_heads = 32;
     CHECK(key_of(w, {64, 8, true}) == "");
+  }
+  {
+    auto w = llama8b(16, 2, 2);
+    w.model.hidden = 6144;  // 48 heads of 128 over 12 KV heads: 16 ranks neither share nor copy them evenly
+    w.model.heads = 48;
+    w.model.kv_heads = 12;
+    CHECK(key_of(w, {64, 8, true}) == "parallel.tp");
   }
   {
     auto w = llama8b(8, 2, 4);
@@ -46,8 +54,8 @@ TEST_CASE("plan validation errors name the key", "[training][plan]") {
   }
   {
     auto w = llama8b(8, 2, 4);
-    w.model.kv_heads = 4;  // 8 tensor-parallel ranks cannot share 4 KV heads
-    CHECK(key_of(w, c) == "parallel.tp");
+    w.model.kv_heads = 4;  // 8 tensor-parallel ranks over 4 KV heads: two copies of each
+    CHECK(key_of(w, c) == "");
   }
   {
     auto w = llama8b(8, 2, 4);
