@@ -47,7 +47,7 @@ void JobBook::dequeue(Slot s) {
 
 void JobBook::hold(Slot s) {
   const Job& j = at(s);
-  by_release_.emplace(j.release_s, j.id, s, j.gpus);
+  by_release_.insert({j.release_s, j.id, s, j.gpus});
   if (track_running_ && j.phase == JobPhase::running)
     running_[static_cast<std::size_t>(j.queue)].emplace(j.run.start_s, j.id, s);
   held_gpus_[static_cast<std::size_t>(j.queue)] += j.gpus;
@@ -62,7 +62,7 @@ void JobBook::stop_running(Slot s) {
 
 void JobBook::unhold(Slot s) {
   const Job& j = at(s);
-  by_release_.erase({j.release_s, j.id, s, j.gpus});
+  by_release_.erase(j.release_s, j.id);
   stop_running(s);
   held_gpus_[static_cast<std::size_t>(j.queue)] -= j.gpus;
   for (const NodeShare& n : j.allocation) {

@@ -17,6 +17,7 @@
 
 #include "sim/jobs/job.hpp"
 #include "sim/jobs/pending_queue.hpp"
+#include "sim/jobs/release_index.hpp"
 
 namespace cs::jobs {
 
@@ -46,13 +47,12 @@ class JobBook {
   const PendingQueue& pending(int queue) const { return pending_[static_cast<std::size_t>(queue)]; }
   std::size_t pending_total() const { return pending_total_; }
 
-  // Holding GPUs (running or stopping), by (release time, id, slot), with the GPUs held (so
-  // that EASY's reservation sums them without reading the jobs). Call hold() after setting
-  // the job's allocation and release_s, unhold() before changing them.
-  using ReleaseSet = std::set<std::tuple<double, int64_t, Slot, int>>;
+  // Holding GPUs (running or stopping), by (release time, id), with the slot and the GPUs
+  // held (so that EASY's reservation sums them without reading the jobs). Call hold() after
+  // setting the job's allocation and release_s, unhold() before changing them.
   void hold(Slot s);
   void unhold(Slot s);
-  const ReleaseSet& by_release() const { return by_release_; }
+  const ReleaseIndex& by_release() const { return by_release_; }
   // Running (preemptible), per queue, by (start of the current run, id, slot); empty unless
   // track_running.
   using RunningSet = std::set<std::tuple<double, int64_t, Slot>>;
@@ -68,7 +68,7 @@ class JobBook {
   std::vector<Slot> free_;
   std::vector<PendingQueue> pending_;
   std::size_t pending_total_ = 0;
-  ReleaseSet by_release_;
+  ReleaseIndex by_release_;
   bool track_running_;
   std::vector<RunningSet> running_;
   std::vector<int> held_gpus_;
