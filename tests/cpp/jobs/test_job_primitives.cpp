@@ -225,6 +225,30 @@ TEST_CASE("A pending-queue cursor sees jobs inserted after it, not before it, as
   CHECK(walk(big).size() == 30);
 }
 
+TEST_CASE("A pending-queue cursor passes over the jobs a predicate skips, up to an id and a count",
+          "[jobs][pending]") {
+  PendingQueue q;
+  // GPUs 1, 8, 8, 2, 8, 8, 8 for ids 0-6, and a tombstone among them (id 2 erased).
+  const int gpus[] = {1, 8, 8, 2, 8, 8, 8};
+  for (int64_t id = 0; id < 7; ++id) q.insert({id, static_cast<int32_t>(id), gpus[id], 1.0});
+  q.erase(2);
+  const auto larger_than_4 = [](const PendingQueue::Entry& e) { return e.gpus > 4; };
+  PendingQueue::Cursor c = q.begin();
+  CHECK(q.pass_over(c, 100, 100, larger_than_4) == 0);  // id 0 fits: nothing passed
+  REQUIRE(q.peek(c)->id == 0);
+  q.advance(c);
+  CHECK(q.pass_over(c, 100, 100, larger_than_4) == 1);  // id 1 (the tombstone is not counted)
+  REQUIRE(q.peek(c)->id == 3);
+  q.advance(c);
+  CHECK(q.pass_over(c, 5, 100, larger_than_4) == 1);  // id 4; id 5 is another queue's turn
+  REQUIRE(q.peek(c)->id == 5);
+  CHECK(q.pass_over(c, 100, 1, larger_than_4) == 1);  // at most one
+  REQUIRE(q.peek(c)->id == 6);
+  CHECK(q.pass_over(c, 100, 100, larger_than_4) == 1);
+  CHECK(q.peek(c) == nullptr);
+  CHECK(q.pass_over(c, 100, 100, larger_than_4) == 0);  // past the last
+}
+
 TEST_CASE("The release index walks holders by (release time, id) through inserts, erasures, splits and merges",
           "[jobs][release]") {
   ReleaseIndex index;
