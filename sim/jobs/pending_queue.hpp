@@ -2,8 +2,9 @@
 // One queue's pending jobs in submission order (by id), walked by every scheduling pass.
 //
 // A sorted array with lazy erasure: an erased entry stays in place as a tombstone (slot < 0,
-// its id kept, so the array stays sorted) until tombstones outnumber live entries, when the
-// array is compacted. New submissions (the highest id so far) are appended; a requeued job
+// its id kept, so the array stays sorted) until tombstones outnumber an eighth of the live
+// entries and 4, when the array is compacted. New submissions (the highest id so far) are
+// appended; a requeued job
 // takes back its own tombstone when it is still there, or the tombstone just before its place,
 // and only otherwise shifts the array. A pass reads consecutive 24-byte entries instead of
 // following a balanced tree's nodes scattered over the heap (which took a third of a run), and
