@@ -4,9 +4,8 @@
 // A sorted array with lazy erasure: an erased entry stays in place as a tombstone (slot < 0,
 // its id kept, so the array stays sorted) until tombstones outnumber an eighth of the live
 // entries and 4, when the array is compacted. New submissions (the highest id so far) are
-// appended; a requeued job
-// takes back its own tombstone when it is still there, or the tombstone just before its place,
-// and only otherwise shifts the array. A pass reads consecutive 24-byte entries instead of
+// appended; a requeued job takes back its own tombstone when it is still there, or the
+// tombstone just before its place, and only otherwise shifts the array. A pass reads consecutive 24-byte entries instead of
 // following a balanced tree's nodes scattered over the heap (which took a third of a run), and
 // an entry carries what a pass needs to pass over a job without reading the job itself.
 //
