@@ -18,11 +18,12 @@ Reservation reserve(int head_gpus, const ClusterState& cluster, const JobBook& b
   int free = cluster.free_gpus();
   // While no allocated GPU sits on a node that is out, every job gives back all it holds.
   const bool all_return = cluster.allocated_unavailable_gpus() == 0;
-  for (const auto& [release_s, id, slot, gpus] : book.by_release()) {
-    if (free >= head_gpus) break;
-    free += all_return ? gpus : returning_gpus(book.at(slot), cluster);
-    r.shadow_s = release_s;
-  }
+  book.by_release().walk([&](const ReleaseIndex::Entry& e) {
+    if (free >= head_gpus) return false;
+    free += all_return ? e.gpus : returning_gpus(book.at(e.slot), cluster);
+    r.shadow_s = e.release_s;
+    return true;
+  });
   if (free < head_gpus) {
     // Not enough GPUs come back (nodes are out): no reservation holds; backfill freely.
     r.shadow_s = std::numeric_limits<double>::infinity();

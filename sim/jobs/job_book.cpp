@@ -5,12 +5,13 @@
 
 namespace cs::jobs {
 
-JobBook::JobBook(int queues, int nodes, bool track_running)
+JobBook::JobBook(int queues, int nodes, int gpus_per_node, bool track_running)
     : pending_(static_cast<std::size_t>(queues)),
       track_running_(track_running),
       running_(static_cast<std::size_t>(queues)),
       held_gpus_(static_cast<std::size_t>(queues), 0),
-      on_node_(static_cast<std::size_t>(nodes)) {}
+      on_node_stride_(static_cast<std::size_t>(gpus_per_node) + 1),
+      on_node_(static_cast<std::size_t>(nodes) * on_node_stride_, 0) {}
 
 Slot JobBook::add(Job job) {
   Slot s;
@@ -47,11 +48,15 @@ void JobBook::dequeue(Slot s) {
 
 void JobBook::hold(Slot s) {
   const Job& j = at(s);
-  by_release_.emplace(j.release_s, j.id, s, j.gpus);
+  by_release_.insert({j.release_s, j.id, s, j.gpus});
   if (track_running_ && j.phase == JobPhase::running)
     running_[static_cast<std::size_t>(j.queue)].emplace(j.run.start_s, j.id, s);
   held_gpus_[static_cast<std::size_t>(j.queue)] += j.gpus;
-  for (const NodeShare& n : j.allocation) on_node_[static_cast<std::size_t>(n.node)].push_back(s);
+  for (const NodeShare& n : j.allocation) {
+    Slot* row = on_node_.data() + static_cast<std::size_t>(n.node) * on_node_stride_;
+    if (static_cast<std::size_t>(row[0]) + 1 >= on_node_stride_) throw std::logic_error("JobBook: more jobs on a node than GPUs");
+    row[1 + row[0]++] = s;
+  }
 }
 
 void JobBook::stop_running(Slot s) {
@@ -62,15 +67,16 @@ void JobBook::stop_running(Slot s) {
 
 void JobBook::unhold(Slot s) {
   const Job& j = at(s);
-  by_release_.erase({j.release_s, j.id, s, j.gpus});
+  by_release_.erase(j.release_s, j.id);
   stop_running(s);
   held_gpus_[static_cast<std::size_t>(j.queue)] -= j.gpus;
   for (const NodeShare& n : j.allocation) {
-    auto& list = on_node_[static_cast<std::size_t>(n.node)];
-    const auto it = std::find(list.begin(), list.end(), s);
-    if (it == list.end()) throw std::logic_error("JobBook: a job missing from its node");
-    *it = list.back();
-    list.pop_back();
+    Slot* row = on_node_.data() + static_cast<std::size_t>(n.node) * on_node_stride_;
+    Slot* const end = row + 1 + row[0];
+    Slot* const it = std::find(row + 1, end, s);
+    if (it == end) throw std::logic_error("JobBook: a job missing from its node");
+    *it = end[-1];  // the last takes its place
+    --row[0];
   }
 }
 

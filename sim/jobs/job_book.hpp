@@ -11,12 +11,14 @@
 // system, not every job ever submitted. Not thread-safe.
 #include <cstdint>
 #include <set>
+#include <span>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "sim/jobs/job.hpp"
 #include "sim/jobs/pending_queue.hpp"
+#include "sim/jobs/release_index.hpp"
 
 namespace cs::jobs {
 
@@ -24,7 +26,7 @@ using Slot = int32_t;
 
 class JobBook {
  public:
-  JobBook(int queues, int nodes, bool track_running = true);
+  JobBook(int queues, int nodes, int gpus_per_node, bool track_running = true);
 
   Slot add(Job job);
   Job& at(Slot s) { return jobs_[static_cast<std::size_t>(s)]; }
@@ -46,13 +48,12 @@ class JobBook {
   const PendingQueue& pending(int queue) const { return pending_[static_cast<std::size_t>(queue)]; }
   std::size_t pending_total() const { return pending_total_; }
 
-  // Holding GPUs (running or stopping), by (release time, id, slot), with the GPUs held (so
-  // that EASY's reservation sums them without reading the jobs). Call hold() after setting
-  // the job's allocation and release_s, unhold() before changing them.
-  using ReleaseSet = std::set<std::tuple<double, int64_t, Slot, int>>;
+  // Holding GPUs (running or stopping), by (release time, id), with the slot and the GPUs
+  // held (so that EASY's reservation sums them without reading the jobs). Call hold() after
+  // setting the job's allocation and release_s, unhold() before changing them.
   void hold(Slot s);
   void unhold(Slot s);
-  const ReleaseSet& by_release() const { return by_release_; }
+  const ReleaseIndex& by_release() const { return by_release_; }
   // Running (preemptible), per queue, by (start of the current run, id, slot); empty unless
   // track_running.
   using RunningSet = std::set<std::tuple<double, int64_t, Slot>>;
@@ -60,7 +61,11 @@ class JobBook {
   // A running job stops being preemptible (it is stopping); done by unhold() too.
   void stop_running(Slot s);
   int held_gpus(int queue) const { return held_gpus_[static_cast<std::size_t>(queue)]; }
-  const std::vector<Slot>& jobs_on(int node) const { return on_node_[static_cast<std::size_t>(node)]; }
+  // The jobs holding GPUs on a node, at most its GPU count (each holds at least one there).
+  std::span<const Slot> jobs_on(int node) const {
+    const std::size_t at = static_cast<std::size_t>(node) * on_node_stride_;
+    return {on_node_.data() + at + 1, static_cast<std::size_t>(on_node_[at])};
+  }
 
  private:
   std::vector<Job> jobs_;
@@ -68,11 +73,15 @@ class JobBook {
   std::vector<Slot> free_;
   std::vector<PendingQueue> pending_;
   std::size_t pending_total_ = 0;
-  ReleaseSet by_release_;
+  ReleaseIndex by_release_;
   bool track_running_;
   std::vector<RunningSet> running_;
   std::vector<int> held_gpus_;
-  std::vector<std::vector<Slot>> on_node_;
+  // Per node, one row of gpus_per_node + 1: the count, then the jobs (a flat table: a node's
+  // row is one cache line or two, where a vector per node cost a pointer chase per job start
+  // and end).
+  std::size_t on_node_stride_;
+  std::vector<Slot> on_node_;
 };
 
 }  // namespace cs::jobs

@@ -1,6 +1,8 @@
 #include "sim/jobs/job_scheduler.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -16,7 +18,8 @@ JobScheduler::JobScheduler(const SchedulerConfig& config, JobBook& book, Cluster
       book_(book),
       cluster_(cluster),
       host_(host),
-      order_(make_queue_order(config, fair_share)) {}
+      order_(make_queue_order(config, fair_share)),
+      one_queue_(1, std::vector<int>(1, 0)) {}
 
 bool JobScheduler::waits_for_switches(const Job& job, const Allocation& a, double now_s) {
   if (config_.placement != PlacementPolicy::topology || !(config_.max_switch_wait_s > 0.0)) return false;
@@ -24,6 +27,23 @@ bool JobScheduler::waits_for_switches(const Job& job, const Allocation& a, doubl
   if (now_s >= until || cluster_.spread(a) <= cluster_.min_spread(job.gpus)) return false;
   host_.pass_at(until);
   return true;
+}
+
+const QueueOrder::Groups& JobScheduler::groups(double now_s) {
+  // With pending jobs in one queue only, the order of the queues cannot matter (the others'
+  // cursors find nothing), and the fair-share order costs a dozen exponentials: skip it.
+  // Not with preemption, which may requeue jobs into another queue during the pass.
+  if (!config_.preemption) {
+    int only = -1;
+    for (int q = 0; q < static_cast<int>(config_.queues.size()); ++q) {
+      if (book_.pending(q).empty()) continue;
+      if (only >= 0) return order_->groups(now_s);
+      only = q;
+    }
+    one_queue_[0][0] = only;
+    return one_queue_;
+  }
+  return order_->groups(now_s);
 }
 
 int JobScheduler::pass(double now_s) {
@@ -42,21 +62,44 @@ int JobScheduler::pass(double now_s) {
   int examined_after_head = 0, started = 0;
   const auto nothing_more = [&] { return cluster_.free_gpus() == 0 && (head || !config_.preemption); };
 
-  for (const std::vector<int>& group : order_->groups(now_s)) {
+  for (const std::vector<int>& group : groups(now_s)) {
     for (const int g : group) cursor[static_cast<std::size_t>(g)] = book_.pending(g).begin();
     while (true) {
-      // The group's next job: the lowest id among its queues' cursors.
+      // The group's next job: the lowest id among its queues' cursors; and the next lowest.
       int q = -1;
       const PendingQueue::Entry* next = nullptr;
+      int64_t after_next = std::numeric_limits<int64_t>::max();
       for (const int g : group) {
         if (blocked[static_cast<std::size_t>(g)]) continue;
         const PendingQueue::Entry* e = book_.pending(g).peek(cursor[static_cast<std::size_t>(g)]);
-        if (e != nullptr && (next == nullptr || e->id < next->id)) {
+        if (e == nullptr) continue;
+        if (next == nullptr || e->id < next->id) {
+          if (next != nullptr) after_next = next->id;
           q = g;
           next = e;
+        } else {
+          after_next = std::min(after_next, e->id);
         }
       }
       if (q < 0) break;
+      if (head) {
+        // With a reservation set, a job held by its cap, or that does not fit the free GPUs,
+        // or that could backfill only by the extra GPUs and has more than those, is examined
+        // and passed over, nothing else (the checks below, in one tight loop): pass over the
+        // run of them in this queue before the group's next job from another queue, counting
+        // them, up to the job past bf_max_job_test.
+        const auto budget = static_cast<std::size_t>(int64_t{config_.bf_max_job_test} - examined_after_head + 1);
+        const int room = std::min(cluster_.free_gpus(), queues[static_cast<std::size_t>(q)].max_gpus - book_.held_gpus(q));
+        const Reservation& r = *head;
+        const std::size_t passed = book_.pending(q).pass_over(
+            cursor[static_cast<std::size_t>(q)], after_next, budget, [&](const PendingQueue::Entry& e) {
+              return e.gpus > room || (e.gpus > r.extra_gpus && now_s + e.remaining_s > r.shadow_s);
+            });
+        examined_ += passed;
+        examined_after_head += static_cast<int>(passed);
+        if (examined_after_head > config_.bf_max_job_test) return started;
+        if (passed > 0) continue;
+      }
       const PendingQueue::Entry entry = *next;
       book_.pending(q).advance(cursor[static_cast<std::size_t>(q)]);
       ++examined_;

@@ -61,12 +61,16 @@ class JobScheduler {
   // Whether `job`, placed on `a`, should wait for a placement in fewer domains (asks for a
   // pass when its wait ends).
   bool waits_for_switches(const Job& job, const Allocation& a, double now_s);
+  // The policy's groups of queues for a pass at now_s (one_queue_ when one queue has pending
+  // jobs and no preemption can requeue any).
+  const QueueOrder::Groups& groups(double now_s);
 
   const SchedulerConfig& config_;
   JobBook& book_;
   ClusterState& cluster_;
   SchedulerHost& host_;
   std::unique_ptr<QueueOrder> order_;
+  QueueOrder::Groups one_queue_;
   // A pass's per-queue state, kept between passes so that a pass allocates nothing.
   std::vector<char> blocked_;
   std::vector<PendingQueue::Cursor> cursor_;

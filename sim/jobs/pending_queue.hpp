@@ -2,10 +2,10 @@
 // One queue's pending jobs in submission order (by id), walked by every scheduling pass.
 //
 // A sorted array with lazy erasure: an erased entry stays in place as a tombstone (slot < 0,
-// its id kept, so the array stays sorted) until tombstones outnumber live entries, when the
-// array is compacted. New submissions (the highest id so far) are appended; a requeued job
-// takes back its own tombstone when it is still there, or the tombstone just before its place,
-// and only otherwise shifts the array. A pass reads consecutive 24-byte entries instead of
+// its id kept, so the array stays sorted) until tombstones outnumber an eighth of the live
+// entries and 4, when the array is compacted. New submissions (the highest id so far) are
+// appended; a requeued job takes back its own tombstone when it is still there, or the
+// tombstone just before its place, and only otherwise shifts the array. A pass reads consecutive 24-byte entries instead of
 // following a balanced tree's nodes scattered over the heap (which took a third of a run), and
 // an entry carries what a pass needs to pass over a job without reading the job itself.
 //
@@ -61,6 +61,24 @@ class PendingQueue {
   }
   // Moves the cursor to the next pending job (precondition: peek(c) != nullptr).
   void advance(Cursor& c) const { settle(c, c.index_ + 1); }
+  // Moves the cursor past the pending jobs, from the one it rests on, with ids below
+  // `id_bound` for which skip(entry) is true, at most `limit` of them; returns how many it
+  // passed. (A pass with a reservation set passes over the jobs that cannot backfill in one
+  // tight loop instead of a peek and an advance each.)
+  template <class Skip>
+  std::size_t pass_over(Cursor& c, int64_t id_bound, std::size_t limit, Skip skip) const {
+    if (c.id_ == Cursor::kEnd) return 0;
+    if (c.layout_ != layout_) settle(c, lower_bound(c.id_));
+    std::size_t i = c.index_, passed = 0;
+    for (; i < entries_.size() && passed < limit; ++i) {
+      const Entry& e = entries_[i];
+      if (e.slot < 0) continue;
+      if (e.id >= id_bound || !skip(e)) break;
+      ++passed;
+    }
+    settle(c, i);
+    return passed;
+  }
 
   // Throws std::logic_error when an invariant does not hold (tests).
   void check() const;

@@ -1,9 +1,14 @@
 // The job cluster's parts, each against numbers worked by hand: a run segment's checkpoints
 // and losses, the cluster's free-GPU bookkeeping, the placement policies, the fair-share
-// factor with usage decay, the step-time seam, the pending queue a pass walks.
+// factor with usage decay, the step-time seam, the pending queue a pass walks, the release
+// index a reservation walks.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
+#include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "sim/jobs/cluster_state.hpp"
@@ -11,6 +16,7 @@
 #include "sim/jobs/job_progress.hpp"
 #include "sim/jobs/pending_queue.hpp"
 #include "sim/jobs/placement.hpp"
+#include "sim/jobs/release_index.hpp"
 #include "sim/jobs/step_time.hpp"
 
 using namespace cs::jobs;
@@ -217,4 +223,80 @@ TEST_CASE("A pending-queue cursor sees jobs inserted after it, not before it, as
   big.check();
   CHECK(big.peek(d)->id == 70);
   CHECK(walk(big).size() == 30);
+}
+
+TEST_CASE("A pending-queue cursor passes over the jobs a predicate skips, up to an id and a count",
+          "[jobs][pending]") {
+  PendingQueue q;
+  // GPUs 1, 8, 8, 2, 8, 8, 8 for ids 0-6, and a tombstone among them (id 2 erased).
+  const int gpus[] = {1, 8, 8, 2, 8, 8, 8};
+  for (int64_t id = 0; id < 7; ++id) q.insert({id, static_cast<int32_t>(id), gpus[id], 1.0});
+  q.erase(2);
+  const auto larger_than_4 = [](const PendingQueue::Entry& e) { return e.gpus > 4; };
+  PendingQueue::Cursor c = q.begin();
+  CHECK(q.pass_over(c, 100, 100, larger_than_4) == 0);  // id 0 fits: nothing passed
+  REQUIRE(q.peek(c)->id == 0);
+  q.advance(c);
+  CHECK(q.pass_over(c, 100, 100, larger_than_4) == 1);  // id 1 (the tombstone is not counted)
+  REQUIRE(q.peek(c)->id == 3);
+  q.advance(c);
+  CHECK(q.pass_over(c, 5, 100, larger_than_4) == 1);  // id 4; id 5 is another queue's turn
+  REQUIRE(q.peek(c)->id == 5);
+  CHECK(q.pass_over(c, 100, 1, larger_than_4) == 1);  // at most one
+  REQUIRE(q.peek(c)->id == 6);
+  CHECK(q.pass_over(c, 100, 100, larger_than_4) == 1);
+  CHECK(q.peek(c) == nullptr);
+  CHECK(q.pass_over(c, 100, 100, larger_than_4) == 0);  // past the last
+}
+
+TEST_CASE("The release index walks holders by (release time, id) through inserts, erasures, splits and merges",
+          "[jobs][release]") {
+  ReleaseIndex index;
+  CHECK_FALSE(index.erase(1.0, 1));  // nothing there
+  // Enough entries for many blocks, with ties in release time (broken by id), inserted out of
+  // order; the expected order is a sorted list of the same keys.
+  std::mt19937_64 rng(7);
+  std::vector<std::pair<double, int64_t>> expected;
+  for (int64_t id = 0; id < 1000; ++id) {
+    const double release = static_cast<double>(rng() % 300);
+    index.insert({release, id, static_cast<int32_t>(id), static_cast<int32_t>(1 + id % 8)});
+    expected.emplace_back(release, id);
+  }
+  CHECK_THROWS_AS(index.insert({expected[5].first, 5, 5, 1}), std::logic_error);
+  const auto walked = [&] {
+    std::vector<std::pair<double, int64_t>> seen;
+    index.walk([&](const ReleaseIndex::Entry& e) {
+      CHECK(e.slot == e.id);
+      CHECK(e.gpus == 1 + e.id % 8);
+      seen.emplace_back(e.release_s, e.id);
+      return true;
+    });
+    return seen;
+  };
+  std::sort(expected.begin(), expected.end());
+  index.check();
+  CHECK(index.size() == 1000);
+  CHECK(walked() == expected);
+  // Erase the earliest half (as completions do) and every third of the rest: blocks empty
+  // out and merge; the walk stays in order.
+  std::vector<std::pair<double, int64_t>> kept;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (i < 500 || i % 3 == 0) {
+      CHECK(index.erase(expected[i].first, expected[i].second));
+    } else {
+      kept.push_back(expected[i]);
+    }
+  }
+  CHECK_FALSE(index.erase(expected[0].first, expected[0].second));  // already gone
+  CHECK_FALSE(index.erase(expected[501].first, expected[501].second + 5000));  // never there
+  index.check();
+  CHECK(index.size() == kept.size());
+  CHECK(walked() == kept);
+  // A walk stops where its function says.
+  int visited = 0;
+  index.walk([&](const ReleaseIndex::Entry&) { return ++visited < 3; });
+  CHECK(visited == 3);
+  for (const auto& [release, id] : kept) CHECK(index.erase(release, id));
+  CHECK(index.empty());
+  index.check();
 }

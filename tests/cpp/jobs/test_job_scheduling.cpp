@@ -1,7 +1,8 @@
 // The scheduler against queueing theory and the policies' own promises: FIFO on c GPUs is an
 // M/M/c queue (Erlang C), EASY backfilling never delays the head job's reservation and raises
-// utilization, fair share divides a saturated cluster by the quotas, gang jobs never start
-// partially, topology-aware placement spans fewer leaves, and a run is a function of its seed.
+// utilization, a pass with a reservation examines at most bf_max_job_test jobs after the
+// head, fair share divides a saturated cluster by the quotas, gang jobs never start partially,
+// topology-aware placement spans fewer leaves, and a run is a function of its seed.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -100,6 +101,38 @@ TEST_CASE("EASY backfilling never delays the head's reservation and raises utili
   CHECK(b.utilization > f.utilization + 0.03);
   CHECK(b.wait_mean_s < f.wait_mean_s);
   CHECK(b.horizon_s < f.horizon_s);
+}
+
+TEST_CASE("A pass with a reservation examines at most bf_max_job_test jobs after the head",
+          "[jobs][scheduling][backfill]") {
+  // One node of 8 GPUs, two queues in one group (backfill: submission order). A (6 GPUs)
+  // runs from 0 to 100. At 1, in one pass: B (8 GPUs) is the head, its shadow time 100 and no
+  // extra GPUs; then C1-C4 (4 GPUs: 2 are free), E (1 GPU but 500 s: past the shadow time),
+  // all passed over; then D (1 GPU, 10 s) backfills, if it is within the limit. The jobs
+  // alternate between the queues, so the pass walks both queues in id order.
+  const std::string trace = write_trace("bf_max_job_test", {"0,6,100,a", "1,8,50,a", "1,4,10,b", "1,4,10,a",
+                                                           "1,4,10,b", "1,1,500,a", "1,4,10,b", "1,1,10,b"});
+  const auto run_to = [&](int bf_max_job_test, double until) {
+    JobsConfig c = quiet_cluster(1, 8);
+    c.scheduler.policy = Policy::backfill;
+    c.scheduler.queues = {queue("a"), queue("b")};
+    c.scheduler.bf_max_job_test = bf_max_job_test;
+    c.trace_path = trace;
+    c.record_jobs = true;
+    cs::engine::Simulator sim(1);
+    JobCluster cluster(sim, c);
+    cluster.start();
+    sim.run(until);
+    // The pass at 0 examined A; the one at 1 examined B, the five passed over and D (counted
+    // as the pass stops at it when it is past the limit).
+    CHECK(cluster.scheduler().passes() == 2);
+    CHECK(cluster.scheduler().jobs_examined() == 8);
+    const JobsResult r = cluster.result();
+    REQUIRE(r.jobs.size() == 8);
+    return r.jobs[7];  // D
+  };
+  CHECK(run_to(6, 1.0).start_s == 1.0);    // the sixth job after the head: within the limit
+  CHECK(std::isnan(run_to(5, 1.0).start_s));  // past it: D waits
 }
 
 TEST_CASE("Under saturation, fair share gives two queues 70/30 of the busy GPU-time",
