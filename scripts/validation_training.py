@@ -25,8 +25,9 @@ def _machine(row: dict) -> tuple[dict, dict]:
     torus); a row naming its `node` (a Trainium server: its chips, NICs and NIC rate; the chip's
     server fabric by default) on a non-blocking fat tree; else DGX-like nodes of 8 GPUs with 8 NICs
     on a rail-optimized, non-blocking fat tree (the DGX SuperPOD layout the runs used)."""
-    if "slice" in row:
-        return {"gpu": row["gpu"]}, {"kind": "tpu_slice", "shape": row["slice"]}
+    if "slice" in row:  # a multislice row: `slices` of that shape on the data-center network
+        slices = {"slices": row["slices"]} if row.get("slices", 1) > 1 else {}
+        return {"gpu": row["gpu"]}, {"kind": "tpu_slice", "shape": row["slice"], **slices}
     node = dict(row.get("node") or {"gpus": 8, "fabric": "nvswitch", "nics": 8,
                                     "nic_bandwidth": row.get("nic_bandwidth", "400Gbps")})
     nodes = row["gpus"] // node["gpus"]
@@ -55,6 +56,8 @@ def scenario_doc(row: dict) -> dict:
         parallel["virtual_stages"] = row["vp"]
     if "layer_split" in row:
         parallel["layer_split"] = row["layer_split"]
+    if row.get("zero_replicas", 1) > 1:  # hybrid sharding: ZeRO inside each of these groups
+        parallel["zero_replicas"] = row["zero_replicas"]
     # The overlaps default to NVIDIA's recipes; a row whose code ran them serially says so
     # (passed only where the plan has what they overlap: the run warns about an inert key).
     present = {"overlap_grad_reduce": row["dp"] * row["cp"] > 1, "overlap_p2p": row["pp"] > 1}
@@ -132,7 +135,11 @@ def _configuration(row: dict) -> str:
     plan += f" dp {row['dp']}"
     if row["zero"] == 3:
         plan += " FSDP"
-    chips = f"{row['gpus']} x {row['gpu']}" + (f" ({'x'.join(map(str, row['slice']))} slice)" if "slice" in row else "")
+    if row.get("zero_replicas", 1) > 1:
+        plan += f" in {row['zero_replicas']} groups"
+    shape = "x".join(map(str, row.get("slice", [])))
+    slices = f"{row.get('slices', 1)} x {shape} slices" if row.get("slices", 1) > 1 else f"{shape} slice"
+    chips = f"{row['gpus']} x {row['gpu']}" + (f" ({slices})" if "slice" in row else "")
     return (f"{row['name']}, {chips}, {row['precision']}, {plan}, "
             f"GBS {row['global']} MBS {row['micro']}, seq {row['seq_len']}")
 
