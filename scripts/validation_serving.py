@@ -339,6 +339,90 @@ def neuron_section(cs) -> str:
         f"largest {100 * max(abs(r['ratio'] - 1) for r in results):.1f}%.\n")
 
 
+# Serving on TPUs: Google's published JetStream run.
+#
+# The source: AI-Hypercomputer/tpu-recipes, inference/v5e/JetStream-Maxtext/Llama2-7B/README.md
+# (commit 5ba55c8a; the trillium folder's README prints the same sample, so the figures are the
+# v5e recipe's), facts transcribed with their source, no file copied: JetStream with the MaxText
+# engine serving Llama 2 7B in BF16 on a v5e-8 (2 x 4 chips, ici_tensor_parallelism -1: tensor
+# parallel over the 8 chips), per_device_batch_size 11 (88 decode slots), prompts up to 1,024
+# tokens (max_prefill_predict_length), JetStream's benchmark_serving.py on 1,000 OpenOrca prompts
+# (995 succeeded) at its default request rate (every request sent at t = 0). Published: 217,011
+# input and 934,964 output tokens, a 305.37 s run (3,061.78 output tokens/s) and a mean TTFT of
+# 130.29 s. Per-request lengths are not published; each request gets the run's mean lengths
+# (218 in, 940 out), as the vLLM replay above does. The TPOT JetStream printed (mean 5,053 ms,
+# median 164 ms) counts a request's queueing before its first token; it is not compared.
+JETSTREAM_SOURCE = ("Google AI-Hypercomputer tpu-recipes, JetStream-MaxText Llama2-7B on TPU v5e-8 (the README's sample run)",
+                    "https://github.com/AI-Hypercomputer/tpu-recipes/blob/5ba55c8aff86b98a880389f0e056dc902ce6f3e1/"
+                    "inference/v5e/JetStream-Maxtext/Llama2-7B/README.md")
+
+
+@dataclass(frozen=True)
+class JetStreamRun:
+    gpu: str
+    chips: int
+    slots: int            # per_device_batch_size x chips: JetStream's decode slots
+    prefill_tokens: int   # max_prefill_predict_length: the longest prompt a prefill takes
+    requests: int
+    total_input: int
+    total_output: int
+    duration_s: float     # published
+    ttft_s: float         # published mean
+
+    @property
+    def output_tokens_per_s(self) -> float:
+        return self.total_output / self.duration_s
+
+
+JETSTREAM_RUNS = [JetStreamRun("TPU-v5e", 8, 88, 1024, 995, 217011, 934964, 305.366344, 130.28820)]
+
+
+def simulate_jetstream(cs, run: JetStreamRun) -> dict:
+    """The run's requests, all at t = 0, on one replica of its chips: duration (the last
+    completion), output tokens/s over it, mean TTFT."""
+    inp, out = round(run.total_input / run.requests), round(run.total_output / run.requests)
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = Path(tmp) / "requests.csv"
+        trace.write_text("timestamp,prompt_tokens,output_tokens\n" + f"0,{inp},{out}\n" * run.requests)
+        doc = {"name": "jetstream_replay", "seed": 1, "hardware": {"gpu": run.gpu},
+               "workload": {"kind": "serving", "model": {"preset": "llama2-7b"}, "precision": "bf16",
+                            "arrivals": {"process": "trace", "trace": str(trace)},
+                            "replica": {"gpus": run.chips, "max_num_seqs": run.slots,
+                                        "max_num_batched_tokens": run.prefill_tokens}},
+               # The price only scales the cost, which is not compared.
+               "fleet": {"autoscaler": {"policy": "fixed", "replicas": 1}, "prices": {"on_demand": "$10/h"}},
+               "run": {}}
+        s = cs.run(doc).summary["serving"]
+    assert s["completed"] == run.requests, s["completed"]
+    duration = s["latency"]["max_s"]
+    return {"duration_s": duration, "output_tokens_per_s": out * run.requests / duration,
+            "ttft_s": s["ttft"]["mean_s"], "tpot_ms": s["tpot"]["mean_s"] * 1e3}
+
+
+def jetstream_section(cs) -> str:
+    """The TPU serving section of the validation page: one row per published figure."""
+    table = ["| source | configuration | metric | measured | simulated | ratio |", "|---|---|---|---|---|---|"]
+    errors = []
+    for run in JETSTREAM_RUNS:
+        sim = simulate_jetstream(cs, run)
+        config = (f"Llama 2 7B BF16, {run.chips} x {run.gpu} (tensor parallel), {run.slots} slots, "
+                  f"{run.requests} requests at once, {run.total_input:,} in / {run.total_output:,} out tokens")
+        for metric, measured, simulated, unit in (
+                ("output tokens/s", run.output_tokens_per_s, sim["output_tokens_per_s"], ""),
+                ("mean TTFT", run.ttft_s, sim["ttft_s"], " s")):
+            ratio = simulated / measured
+            errors.append(abs(ratio - 1))
+            table.append(f"| [{JETSTREAM_SOURCE[0]}]({JETSTREAM_SOURCE[1]}) | {config} | {metric} "
+                         f"| {measured:,.2f}{unit} | {simulated:,.2f}{unit} | {ratio:.3f} |")
+    return (
+        "## Serving: JetStream on TPU\n\n"
+        "Google's published JetStream-MaxText run of Llama 2 7B on a v5e-8, replayed by "
+        "`scripts/validation_serving.py` with the engine's defaults on one replica of 8 `TPU-v5e` "
+        "(88 sequences at most, JetStream's decode slots; each request the run's mean lengths: "
+        "the per-request lengths are not published).\n\n" + "\n".join(table) +
+        f"\n\nMean absolute error over these {len(errors)} figures: {100 * sum(errors) / len(errors):.1f}%.\n")
+
+
 def main() -> int:
     sys.path.insert(0, str(ROOT / "build" / "python"))
     import clustersim as cs

@@ -25,8 +25,9 @@ def _machine(row: dict) -> tuple[dict, dict]:
     torus); a row naming its `node` (a Trainium server: its chips, NICs and NIC rate; the chip's
     server fabric by default) on a non-blocking fat tree; else DGX-like nodes of 8 GPUs with 8 NICs
     on a rail-optimized, non-blocking fat tree (the DGX SuperPOD layout the runs used)."""
-    if "slice" in row:
-        return {"gpu": row["gpu"]}, {"kind": "tpu_slice", "shape": row["slice"]}
+    if "slice" in row:  # a multislice row: `slices` of that shape on the data-center network
+        slices = {"slices": row["slices"]} if row.get("slices", 1) > 1 else {}
+        return {"gpu": row["gpu"]}, {"kind": "tpu_slice", "shape": row["slice"], **slices}
     node = dict(row.get("node") or {"gpus": 8, "fabric": "nvswitch", "nics": 8,
                                     "nic_bandwidth": row.get("nic_bandwidth", "400Gbps")})
     nodes = row["gpus"] // node["gpus"]
@@ -55,6 +56,8 @@ def scenario_doc(row: dict) -> dict:
         parallel["virtual_stages"] = row["vp"]
     if "layer_split" in row:
         parallel["layer_split"] = row["layer_split"]
+    if row.get("zero_replicas", 1) > 1:  # hybrid sharding: ZeRO inside each of these groups
+        parallel["zero_replicas"] = row["zero_replicas"]
     # The overlaps default to NVIDIA's recipes; a row whose code ran them serially says so
     # (passed only where the plan has what they overlap: the run warns about an inert key).
     present = {"tp_comm_overlap": row["tp"] > 1, "overlap_grad_reduce": row["dp"] * row["cp"] > 1,
@@ -80,6 +83,25 @@ def _paper_flops_per_step(row: dict) -> float:
     return 96 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h))
 
 
+def _maxtext_parameters(m: dict) -> float:
+    """Every parameter of a MaxText decoder (what max_utils.calculate_num_params_from_pytree counts):
+    per layer the q, k, v, o projections, the gated MLP's three matrices and two norms; the token
+    embedding, the untied logits and the final norm."""
+    h, hd = m["hidden"], m["hidden"] // m["heads"]
+    attention = h * hd * (2 * m["heads"] + 2 * m["kv_heads"])
+    layer = attention + 3 * h * m["ffn_hidden"] + 2 * h
+    return m["layers"] * layer + 2 * m["vocab"] * h + h
+
+
+def _maxtext_flops_per_step(row: dict) -> float:
+    """MaxText's training FLOPs per step as its README figures counted them (December 2023,
+    train.py calculate_training_tflops): per sequence 6 x parameters x seq for the weights, plus
+    12 x heads x layers x head_dim x seq^2 / 2 for causal attention; no recomputation."""
+    m, s = row["model"], row["seq_len"]
+    attention = 12 * m["heads"] * m["layers"] * (m["hidden"] // m["heads"]) * s * s / 2
+    return row["global"] * (6 * _maxtext_parameters(m) * s + attention)
+
+
 def training_rows(cs) -> list[dict]:
     out = []
     # Rows of one configuration published by two sources (NeMo 24.12 and 25.02's GPT-3 175B on 512
@@ -97,6 +119,9 @@ def training_rows(cs) -> list[dict]:
         elif "sequences_per_s" in row["measured"]:  # AWS Neuron's tables: the whole cluster's sequences/s
             unit, measured = "seq/s", row["measured"]["sequences_per_s"]
             simulated = t["tokens_per_s"] / row["seq_len"]
+        elif "maxtext_tflops_per_chip" in row["measured"]:  # MaxText's READMEs: TFLOP/s per chip, its own count
+            unit, measured = "TFLOP/s/chip", row["measured"]["maxtext_tflops_per_chip"]
+            simulated = _maxtext_flops_per_step(row) / t["step_time_s"] / row["gpus"] / 1e12
         else:
             unit, measured = "TFLOP/s/GPU", row["measured"]["tflops_per_gpu"]
             simulated = _paper_flops_per_step(row) / t["step_time_s"] / row["gpus"] / 1e12
@@ -118,7 +143,11 @@ def _configuration(row: dict) -> str:
     plan += f" dp {row['dp']}"
     if row["zero"] == 3:
         plan += " FSDP"
-    chips = f"{row['gpus']} x {row['gpu']}" + (f" ({'x'.join(map(str, row['slice']))} slice)" if "slice" in row else "")
+    if row.get("zero_replicas", 1) > 1:
+        plan += f" in {row['zero_replicas']} groups"
+    shape = "x".join(map(str, row.get("slice", [])))
+    slices = f"{row.get('slices', 1)} x {shape} slices" if row.get("slices", 1) > 1 else f"{shape} slice"
+    chips = f"{row['gpus']} x {row['gpu']}" + (f" ({slices})" if "slice" in row else "")
     return (f"{row['name']}, {chips}, {row['precision']}, {plan}, "
             f"GBS {row['global']} MBS {row['micro']}, seq {row['seq_len']}")
 
@@ -152,7 +181,7 @@ def training_section(cs, results: list[dict] | None = None) -> str:
     tpu = [r for r in results if "slice" in r["row"]]
     trainium = [r for r in results if r["row"]["gpu"] in SEPARATE_GROUPS]
     worst = max(headline, key=lambda r: abs(r["ratio"] - 1))
-    tpu_line = (f"; TPU slices, Google's MaxText recipes, tokens/s/chip: {100 * mean_absolute_error(tpu):.1f}% "
+    tpu_line = (f"; TPU slices, Google's MaxText recipes and tables, tokens or TFLOP/s per chip: {100 * mean_absolute_error(tpu):.1f}% "
                 f"over {len(tpu)}" if tpu else "")
     trainium_line = (f"""
 

@@ -1,7 +1,9 @@
 // The torus: XLA's multi-dimensional all-reduce on a TPU slice, per-dimension bidirectional rings,
 // and on a multislice the data-center network's ring between slices.
+#include <algorithm>
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "workloads/collective_plan_detail.hpp"
@@ -44,25 +46,34 @@ std::vector<Members> both_ways(const std::vector<Members>& lines) {
   return rings;
 }
 
-// The rank at every torus position, from node_of; throws unless the group holds one rank on
-// every node of the torus.
-Members rank_by_position(const GroupLayout& group) {
-  std::size_t positions = static_cast<std::size_t>(group.torus_slices);
-  for (int d : group.torus_dims) positions *= static_cast<std::size_t>(d);
+// The rank at every torus position, from node_of, and the slices the group spans; throws
+// unless the group holds one rank on every node of the torus (every slice of a multislice, or
+// every node of one of its slices: hybrid sharding's group inside a slice).
+std::pair<Members, int> rank_by_position(const GroupLayout& group) {
+  std::size_t slice_positions = 1;
+  for (int d : group.torus_dims) slice_positions *= static_cast<std::size_t>(d);
+  const bool one_slice = group.torus_slices > 1 && group.ranks.size() == slice_positions && !group.node_of.empty() &&
+                         std::all_of(group.node_of.begin(), group.node_of.end(), [&](int node) {
+                           return node >= 0 && std::size_t(node) / slice_positions ==
+                                                   std::size_t(group.node_of.front()) / slice_positions;
+                         });
+  const int slices = one_slice ? 1 : group.torus_slices;
+  const std::size_t positions = slice_positions * static_cast<std::size_t>(slices);
   const auto refuse = [&](const std::string& why) {
     return PlanError("torus needs one rank on each of the torus's " + std::to_string(positions) +
-                     " nodes; " + why);
+                     " nodes (or of one slice's " + std::to_string(slice_positions) + "); " + why);
   };
   if (group.ranks.size() != positions || group.node_of.size() != positions)
     throw refuse("the group has " + std::to_string(group.ranks.size()) + " ranks");
   Members by_position(positions, -1);
   for (std::size_t i = 0; i < positions; ++i) {
     const int node = group.node_of[i];
-    if (node < 0 || static_cast<std::size_t>(node) >= positions || by_position[static_cast<std::size_t>(node)] >= 0)
+    const std::size_t at = one_slice ? std::size_t(node) % slice_positions : std::size_t(node);
+    if (node < 0 || at >= positions || by_position[at] >= 0)
       throw refuse("node " + std::to_string(node) + " holds more than one");
-    by_position[static_cast<std::size_t>(node)] = group.ranks[i];
+    by_position[at] = group.ranks[i];
   }
-  return by_position;
+  return {by_position, slices};
 }
 
 }  // namespace
@@ -84,7 +95,7 @@ Members rank_by_position(const GroupLayout& group) {
 std::vector<Stage> torus_plan(CollectiveOp op, const GroupLayout& group) {
   const std::vector<int>& dims = group.torus_dims;
   if (dims.empty()) throw PlanError("torus needs a torus fabric (topology kind torus or tpu_slice)");
-  const Members by_position = rank_by_position(group);
+  const auto [by_position, slices] = rank_by_position(group);
   std::vector<Stage> scatter, gather;
   double left = 1;  // share of S each rank still reduces (reduce-scatter) or will hold (all-gather)
   for (std::size_t d = 0; d < dims.size(); ++d) {
@@ -97,12 +108,12 @@ std::vector<Stage> torus_plan(CollectiveOp op, const GroupLayout& group) {
     gather.insert(gather.begin(), stage("torus all_gather" + along, edges, dims[d] - 1));
     left /= n;
   }
-  if (group.torus_slices > 1) {
-    const double n = group.torus_slices, share = (n - 1) / n * left;
-    const Transfers edges = per_group(across_slices(by_position.size() / group.torus_slices, by_position),
+  if (slices > 1) {
+    const double n = slices, share = (n - 1) / n * left;
+    const Transfers edges = per_group(across_slices(by_position.size() / slices, by_position),
                                       [share](const Members& ring, int32_t chain) { return ring_edges(ring, share, chain); });
-    scatter.push_back(stage("torus reduce_scatter across slices", edges, group.torus_slices - 1));
-    gather.insert(gather.begin(), stage("torus all_gather across slices", edges, group.torus_slices - 1));
+    scatter.push_back(stage("torus reduce_scatter across slices", edges, slices - 1));
+    gather.insert(gather.begin(), stage("torus all_gather across slices", edges, slices - 1));
   }
   switch (op) {
     case CollectiveOp::reduce_scatter: return scatter;

@@ -73,7 +73,7 @@ double GraphBuilder::head_rank_params() const {
 
 double GraphBuilder::local_params(double dense, double expert) const {
   if (p_.zero == 0) return dense + expert;
-  return dense / (p_.dp * p_.cp) + expert / (p_.dp / p_.ep * p_.cp);
+  return dense / dense_zero_shards(p_) + expert / expert_zero_shards(p_);
 }
 
 double GraphBuilder::embedding_rank_params() const { return parameter_counts(w_.model).embedding / p_.tp; }
@@ -193,21 +193,49 @@ uint32_t GraphBuilder::send_item(uint32_t worker, int to_stage, double bytes) {
   return comm_cache_[key] = uint32_t(graph_.comm_items.size() - 1);
 }
 
-uint32_t GraphBuilder::data_parallel_item(int stage, CollectiveOp op, double dense_bytes, double expert_bytes) {
-  const auto key = std::make_tuple(stage, int(op), dense_bytes, expert_bytes);
+std::vector<int> GraphBuilder::hybrid_filter(const std::vector<int>& group, int base, bool across) const {
+  const int per_group = layout_.size(Dim::edp) / p_.zero_replicas;  // replicas in one zero_replicas group
+  const int want = layout_.coords(base).edp;
+  std::vector<int> out;
+  for (int r : group) {
+    const int edp = layout_.coords(r).edp;
+    if (across ? edp % per_group == want % per_group : edp / per_group == want / per_group) out.push_back(r);
+  }
+  return out;
+}
+
+uint32_t GraphBuilder::data_parallel_item(int stage, CollectiveOp op, double dense_bytes, double expert_bytes,
+                                          bool across) {
+  const auto key = std::make_tuple(stage, int(op), dense_bytes, expert_bytes, across);
   if (auto it = data_parallel_cache_.find(key); it != data_parallel_cache_.end()) return it->second;
   uint32_t& cached = data_parallel_cache_[key];
   cached = kNone;
   CommItem item;
   RankCoords c;
   c.pp = stage;
+  const int replicas = p_.zero_replicas, per_group = layout_.size(Dim::edp) / replicas;
   for (c.tp = 0; c.tp < p_.tp; ++c.tp) {
-    c.ep = 0;
-    const auto dense = layout_.group(layout_.rank(c), {Dim::cp, Dim::ep, Dim::edp});
-    if (dense.size() > 1 && dense_bytes > 0) item.parts.push_back({op, dense_bytes, group_index(dense)});
-    for (c.ep = 0; c.ep < p_.ep; ++c.ep) {
-      const auto expert = layout_.group(layout_.rank(c), {Dim::cp, Dim::edp});
-      if (expert.size() > 1 && expert_bytes > 0) item.parts.push_back({op, expert_bytes, group_index(expert)});
+    if (across) {  // each rank's shard with its peers in the other zero_replicas groups
+      for (c.cp = 0; c.cp < p_.cp; ++c.cp)
+        for (c.ep = 0; c.ep < p_.ep; ++c.ep)
+          for (c.edp = 0; c.edp < per_group; ++c.edp) {
+            const int rank = layout_.rank(c);
+            item.parts.push_back({op, dense_bytes + expert_bytes,
+                                  group_index(hybrid_filter(layout_.group(rank, {Dim::edp}), rank, true))});
+          }
+      continue;
+    }
+    for (int g = 0; g < replicas; ++g) {
+      c.edp = g * per_group;
+      c.ep = 0;
+      const int rank = layout_.rank(c);
+      const auto dense = hybrid_filter(layout_.group(rank, {Dim::cp, Dim::ep, Dim::edp}), rank, false);
+      if (dense.size() > 1 && dense_bytes > 0) item.parts.push_back({op, dense_bytes, group_index(dense)});
+      for (c.ep = 0; c.ep < p_.ep; ++c.ep) {
+        const int erank = layout_.rank(c);
+        const auto expert = hybrid_filter(layout_.group(erank, {Dim::cp, Dim::edp}), erank, false);
+        if (expert.size() > 1 && expert_bytes > 0) item.parts.push_back({op, expert_bytes, group_index(expert)});
+      }
     }
   }
   if (item.parts.empty()) return kNone;

@@ -61,7 +61,12 @@ class GraphBuilder {
   uint32_t compute_item(std::vector<Op> ops);
   uint32_t worker_collective(uint32_t worker, Stream type, CollectiveOp op, double bytes);
   uint32_t send_item(uint32_t worker, int to_stage, double bytes);
-  uint32_t data_parallel_item(int stage, CollectiveOp op, double dense_bytes, double expert_bytes);
+  // One collective over every data-parallel group of `stage` (per tp rank): ZeRO's groups (one
+  // per zero_replicas group under hybrid sharding), or with `across` the groups of the ranks at
+  // the same place of every zero_replicas group (hybrid sharding's all-reduce of the shards).
+  uint32_t data_parallel_item(int stage, CollectiveOp op, double dense_bytes, double expert_bytes, bool across = false);
+  // The ranks of `group` whose zero_replicas group is `base`'s (across: whose place in it is).
+  std::vector<int> hybrid_filter(const std::vector<int>& group, int base, bool across) const;
   uint32_t add_task(uint32_t worker, Stream s, TaskKind k, uint32_t item, int micro, int layer);
   void dep(uint32_t task, uint32_t pred) {
     if (task != kNone && pred != kNone) edges_.emplace_back(task, pred);
@@ -140,7 +145,9 @@ class GraphBuilder {
   std::map<std::tuple<uint32_t, int, int, double>, uint32_t> comm_cache_;
   // data_parallel_item's items by (stage, op, dense bytes, expert bytes): ZeRO-3 asks for the
   // same gather every layer and micro-batch, and its groups span every replica.
-  std::map<std::tuple<int, int, double, double>, uint32_t> data_parallel_cache_;
+  std::map<std::tuple<int, int, double, double, bool>, uint32_t> data_parallel_cache_;
+  // Hybrid sharding: a joint reduce-scatter task -> the all-reduce across groups after it.
+  std::map<uint32_t, uint32_t> across_of_;
   std::map<std::string, uint32_t> compute_cache_;
   std::unordered_map<uint64_t, uint32_t> joint_;
   // Per stage: buckets, and for each layer the bucket it belongs to.

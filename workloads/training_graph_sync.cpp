@@ -24,13 +24,27 @@ uint32_t GraphBuilder::joint_reduce(uint32_t worker, JointKind kind, int micro, 
                                     double dense_bytes, double expert_bytes, uint32_t after) {
   const int s = stage_of(worker);
   uint32_t& t = joint(kind, s, micro, key);
+  const bool hybrid = p_.zero_replicas > 1 && op == CollectiveOp::reduce_scatter;
   if (t == kNone) {
     const uint32_t item = data_parallel_item(s, op, dense_bytes, expert_bytes);
-    if (item == kNone) return kNone;  // one data-parallel rank: nothing to reduce
-    t = add_task(worker, Stream::dp, TaskKind::collective, item, micro, key);
+    if (item == kNone && !hybrid) return kNone;  // one data-parallel rank: nothing to reduce
+    // Hybrid sharding: the group's reduce-scatter, then each shard all-reduced across the
+    // zero_replicas groups, next on the same stream (so after it).
+    const uint32_t across = hybrid ? data_parallel_item(s, CollectiveOp::all_reduce, dense_bytes / dense_zero_shards(p_),
+                                                        expert_bytes / expert_zero_shards(p_), true)
+                                   : kNone;
+    if (item != kNone) t = add_task(worker, Stream::dp, TaskKind::collective, item, micro, key);
+    if (across != kNone) {
+      const uint32_t second = add_task(worker, Stream::dp, TaskKind::collective, across, micro, key);
+      if (t == kNone) t = second;
+      else dep(second, t), across_of_[t] = second;
+    }
+    if (t == kNone) return kNone;
   }
   dep(t, after);
-  return t;
+  // What waits for the reduced gradients waits for the last of the reduction's tasks.
+  const auto it = across_of_.find(t);
+  return it != across_of_.end() ? it->second : t;
 }
 
 void GraphBuilder::reduce_gradients(uint32_t worker, JointKind kind, int micro, int key, CollectiveOp op,

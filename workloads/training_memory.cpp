@@ -103,8 +103,8 @@ StageParams stage_params(const TrainingWorkload& w, int stage) {
 MemoryReport memory_per_gpu(const TrainingWorkload& w, double gpu_memory_bytes, const MemoryOptions& o) {
   const auto& p = w.parallel;
   const int zero = p.zero;
-  const int dense_shards = p.dp * p.cp;
-  const int expert_shards = p.dp / p.ep * p.cp;
+  const int dense_shards = dense_zero_shards(p);
+  const int expert_shards = expert_zero_shards(p);
   const auto starts = chunk_starts(w);
   const int m = micro_batches(w);
   TrainingWorkload no_recompute = w;

@@ -33,6 +33,17 @@ void validate_sizes(const ParallelPlan& p) {
   require_positive(p.ep, "parallel.ep");
   require_positive(p.virtual_stages, "parallel.virtual_stages");
   if (p.zero < 0 || p.zero > 3) fail("parallel.zero", "expected a ZeRO stage 0-3; got " + str(p.zero));
+  require_positive(p.zero_replicas, "parallel.zero_replicas");
+  if (p.zero_replicas > 1) {
+    if (p.zero == 0)
+      fail("parallel.zero_replicas", "hybrid sharding replicates ZeRO's shards; with zero 0 nothing is sharded",
+           "set parallel.zero to 1, 2 or 3 (3: FSDP inside each group)");
+    if (p.dp % p.ep == 0 && (p.dp / p.ep) % p.zero_replicas != 0)
+      fail("parallel.zero_replicas",
+           "zero_replicas (" + str(p.zero_replicas) + ") must divide the data-parallel replicas dp / ep (" +
+               str(p.dp / p.ep) + ")",
+           "zero_replicas = " + str(nearest_divisor(p.dp / p.ep, p.zero_replicas)));
+  }
 }
 
 void validate_cluster(const ParallelPlan& p, const ClusterShape& c) {
@@ -183,6 +194,10 @@ void validate(const TrainingWorkload& w, const ClusterShape& cluster) {
 int global_batch(const TrainingWorkload& w) {
   return w.batch.global > 0 ? w.batch.global : w.batch.micro * w.parallel.dp;
 }
+
+int dense_zero_shards(const ParallelPlan& p) { return p.dp * p.cp / p.zero_replicas; }
+
+int expert_zero_shards(const ParallelPlan& p) { return p.dp / p.ep * p.cp / p.zero_replicas; }
 
 int micro_batches(const TrainingWorkload& w) { return global_batch(w) / (w.batch.micro * w.parallel.dp); }
 

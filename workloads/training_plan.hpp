@@ -96,6 +96,13 @@ struct ParallelPlan {
   bool overlap_grad_reduce = true;
   // Pipeline sends on their own stream while compute goes on; false: compute waits for each.
   bool overlap_p2p = true;
+  // Hybrid sharding: the data-parallel ranks (of each ep rank) form zero_replicas groups of
+  // dp / ep / zero_replicas consecutive replicas; ZeRO shards its states over one group (its
+  // gathers stay inside it) and each shard's gradients are reduce-scattered inside the group,
+  // then all-reduced across the groups (PyTorch's HSDP; MaxText's ici_fsdp_parallelism inside a
+  // TPU slice with dcn_data_parallelism across slices). 1: ZeRO over every data-parallel rank.
+  // Needs zero >= 1 and zero_replicas dividing dp / ep.
+  int zero_replicas = 1;
 };
 
 struct BatchSpec {
@@ -149,6 +156,10 @@ int model_chunks(const ParallelPlan& p);        // pp x virtual_stages
 // Parameters per data-parallel gradient bucket: `requested`, or when it is 0 Megatron-Core's
 // default max(40e6, 1e6 x dp x cp).
 double gradient_bucket_params(const ParallelPlan& p, double requested);
+// The data-parallel ranks ZeRO shards a dense parameter's states over: dp x cp / zero_replicas.
+int dense_zero_shards(const ParallelPlan& p);
+// ... and an expert parameter's: dp / ep x cp / zero_replicas.
+int expert_zero_shards(const ParallelPlan& p);
 // Layers of each model chunk in pipeline order (layer_split, or the even split).
 std::vector<int> chunk_layers(const TrainingWorkload& w);
 // The dimension names of parallel.order, fastest first; throws TrainingError("parallel.order").

@@ -63,6 +63,7 @@ void parse_parallel(const json& w, const std::string& workload_at, int64_t gpus,
   const int rest = gpus % others == 0 ? static_cast<int>(gpus / others) : 1;
   plan.dp = get_count(p, "dp", at, rest);
   plan.zero = static_cast<int>(get_int(p, "zero", at, 0, 0, 3));
+  plan.zero_replicas = get_count(p, "zero_replicas", at, 1);
   plan.sequence_parallel = get_bool(p, "sequence_parallel", at, false);
   plan.schedule = get_choice(p, "schedule", at, work::kScheduleNames, work::Schedule::one_f_one_b);
   plan.virtual_stages = get_count(p, "virtual_stages", at, plan.schedule == work::Schedule::interleaved ? 2 : 1);

@@ -103,7 +103,7 @@ json memory_json(const Config& config, const work::MemoryReport& m) {
 
 json plan_keys(const work::TrainingWorkload& w) {
   const auto& p = w.parallel;
-  return {{"tp", p.tp},
+  json keys = {{"tp", p.tp},
           {"pp", p.pp},
           {"dp", p.dp},
           {"cp", p.cp},
@@ -115,6 +115,8 @@ json plan_keys(const work::TrainingWorkload& w) {
           {"micro_batch", w.batch.micro},
           {"micro_batches", work::micro_batches(w)},
           {"recompute", std::string(work::to_string(w.recompute))}};
+  if (p.zero_replicas > 1) keys["zero_replicas"] = p.zero_replicas;  // hybrid sharding (left out when off)
+  return keys;
 }
 
 json step_numbers(const compute::TrainingResult& r) {

@@ -59,6 +59,10 @@ TEST_CASE("The catalog's accelerators per instance, per-chip TPU prices and mark
     CHECK(c.price(three, Market::reserved).usd_per_hour < c.price(tpu, Market::reserved).usd_per_hour);
     CHECK(c.price(tpu, Market::reserved).usd_per_hour < c.price(tpu, Market::on_demand).usd_per_hour);
     CHECK(c.price(three, Market::on_demand).usd_per_hour == c.price(tpu, Market::on_demand).usd_per_hour);
+    // Spot is Google's listed SKU price (not the default discount), below the 1-year commitment.
+    CHECK_FALSE(c.price(tpu, Market::spot).derived);
+    CHECK(c.price(tpu, Market::spot).usd_per_hour < c.price(tpu, Market::reserved).usd_per_hour);
+    CHECK(c.price(three, Market::spot).usd_per_hour == c.price(tpu, Market::spot).usd_per_hour);
   }
   CHECK(c.price("gcp.tpu-v5e", Market::on_demand).usd_per_hour == 1.20);
   CHECK(c.price("gcp.a3-highgpu-8g", Market::spot).usd_per_hour == 52.57);

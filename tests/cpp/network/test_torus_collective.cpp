@@ -130,3 +130,31 @@ TEST_CASE("torus: on a multislice, the slices' rings over ICI around a ring acro
           Approx((closed_form_s(dims, bytes) + dcn_s) / 2).epsilon(1e-9));
   }
 }
+
+TEST_CASE("torus: on a multislice, a group of one slice's chips runs that slice's torus, off the DCN", "[torus]") {
+  // Hybrid sharding's group inside a slice (FSDP on ICI, data parallelism across slices).
+  const std::vector<int> dims{4, 4};
+  const double bytes = 256e6;
+  topo::TopologyParams p = chip_torus(dims);
+  p.slices = 2;
+  p.nodes *= 2;
+  p.dcn_bandwidth_Bps = 6.25e9;
+  Fabric fabric(p);
+  net::CommConfig c;
+  c.protocol = net::Protocol::none;
+  auto comm = net::make_comm(fabric.network, net::Placement::identity(fabric.topology.ranks()), c);
+  std::vector<int> second(16);
+  std::iota(second.begin(), second.end(), 16);  // slice 1's chips
+  const net::GroupId g = comm->group(second);
+  net::CollectiveOptions o;
+  o.algorithm = CollectiveAlgorithm::torus;
+  double done = -1;
+  fabric.sim.schedule_at(0.0, [&] { comm->collective(g, CollectiveOp::all_reduce, bytes, [&] { done = fabric.sim.now(); }, o); });
+  fabric.sim.run();
+  CHECK(done == Approx(closed_form_s(dims, bytes)).epsilon(1e-9));
+  // Half of one slice and half of the other is neither: refused.
+  std::vector<int> straddling(16);
+  std::iota(straddling.begin(), straddling.end(), 8);
+  REQUIRE_THROWS_WITH(comm->plan(comm->group(straddling), CollectiveOp::all_reduce, CollectiveAlgorithm::torus),
+                      Catch::Contains("one rank on each of the torus's 32 nodes (or of one slice's 16)"));
+}

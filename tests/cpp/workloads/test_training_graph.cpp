@@ -177,6 +177,49 @@ TEST_CASE("data-parallel buckets reduce every gradient once; ZeRO-3 gathers ever
   }
 }
 
+TEST_CASE("hybrid sharding gathers and scatters inside a group, then all-reduces each shard across groups",
+          "[training][graph]") {
+  auto w = plan(2, 1, 8);  // tp 2 x dp 8: ZeRO-3 in 2 groups of 4 replicas
+  w.parallel.zero = 3;
+  w.parallel.zero_replicas = 2;
+  const TaskGraph g = build_training_graph(w);
+  const int m = micro_batches(w);
+  const double params = stage_params(w, 0).dense;  // per tp rank, before sharding
+  const auto counts = parameter_counts(w.model);
+  const double edge = counts.embedding / 2 + counts.final_norm + counts.lm_head / 2;
+  double gathered = 0, scattered = 0, across = 0;
+  for (const auto& t : g.tasks) {
+    // (the step's gradient-norm all-reduce over every rank is not per micro-batch: micro -1)
+    if ((t.stream != Stream::dp && t.stream != Stream::dp_gather) || t.micro < 0) continue;
+    const auto& item = g.comm_items[t.item];
+    for (const auto& part : item.parts) {
+      const auto& ranks = g.groups[part.group];
+      INFO("op " << int(part.op) << " group of " << ranks.size());
+      if (part.op == CollectiveOp::all_gather) {
+        CHECK(ranks.size() == 4);  // a group's replicas (one tp rank)
+        for (int r : ranks) CHECK(r / 2 / 4 == ranks.front() / 2 / 4);  // all in one group
+        gathered += part.bytes;
+      } else if (part.op == CollectiveOp::reduce_scatter) {
+        CHECK(ranks.size() == 4);
+        scattered += part.bytes;
+      } else {
+        REQUIRE(part.op == CollectiveOp::all_reduce);
+        CHECK(ranks.size() == 2);  // the same place in each group: ranks 8 apart
+        CHECK(ranks[1] - ranks[0] == 8);
+        across += part.bytes;
+      }
+    }
+  }
+  // Every layer gathered before forward and backward each micro-batch, its gradient scattered
+  // every micro-batch (the embedding and head once), 16-bit values, one part per tensor-parallel
+  // rank and group (2 x 2); then each rank's quarter all-reduced across the two groups, one part
+  // per tensor-parallel rank and place in a group (2 x 4).
+  const double layers = params - edge;
+  CHECK(gathered == Approx(layers * 2 * m * 2 * 4).epsilon(1e-12));
+  CHECK(scattered == Approx((layers * m + edge) * 2 * 4).epsilon(1e-12));
+  CHECK(across == Approx((layers * m + edge) * 2 / 4 * 8).epsilon(1e-12));
+}
+
 TEST_CASE("pipeline sends carry each micro-batch between chunks both ways", "[training][graph]") {
   const auto w = plan(2, 2, 2, Schedule::interleaved, false, 2);
   const TaskGraph g = build_training_graph(w);

@@ -130,6 +130,17 @@ TEST_CASE("ZeRO shards states over dp x cp and a plan that does not fit is a res
   CHECK(sharded.max_bytes == Approx(sharded.per_stage[0].total()));
 }
 
+TEST_CASE("hybrid sharding shards ZeRO's states over one group of dp / zero_replicas", "[training][memory]") {
+  TrainingWorkload w = llama70b_tp8_dp8();
+  w.parallel.zero = 3;
+  w.parallel.zero_replicas = 2;  // two groups of 4 replicas: each state over 8 x 4 = 32 GPUs
+  const auto hybrid = memory_per_gpu(w, 80e9);
+  const double params = parameter_counts(w.model).total;
+  CHECK(hybrid.per_stage[0].optimizer == Approx(params * 12 / 32).epsilon(0.01));
+  CHECK(hybrid.per_stage[0].parameters == Approx(params * 2 / 32).epsilon(0.01));
+  CHECK(hybrid.per_stage[0].gradients == Approx(params * 2 / 32).epsilon(0.01));
+}
+
 TEST_CASE("a plan inside the memory headroom does not fit; within it, it does", "[training][memory]") {
   TrainingWorkload w = llama70b_tp8_dp8();
   w.parallel.zero = 3;
