@@ -64,6 +64,15 @@ void check_packet_routes(const Topology& t, int src, int lanes) {
   check_packet_routes(t, *router, RoutingKind::valiant_packet, src, lanes);
 }
 
+// The a=4, p=2, h=2, g=9 dragonfly with its global cable from group 0 to group 2 down.
+Topology without_cable_0_2() {
+  TopologyParams p = cs::topo::test::dragonfly(4, 2, 2, 9, 72);
+  const Topology intact = build_topology(p);
+  const Link& global = intact.link(intact.dragonfly()->global_link(0, 2, 0));
+  p.failed.links = {{intact.vertex(global.from).name, intact.vertex(global.to).name, 0}};
+  return build_topology(p);
+}
+
 // The group of the router a lane's first global cable reaches (-1: none).
 int first_via(const Topology& t, const Route& lane) {
   const std::vector<LinkId> g = globals_of(t, lane);
@@ -123,11 +132,7 @@ TEST_CASE("valiant_packet: one lane through every intermediate group", "[routing
 }
 
 TEST_CASE("valiant_packet routes every lane around a dead global cable", "[routing][dragonfly][valiant_packet][failures]") {
-  TopologyParams p = cs::topo::test::dragonfly(4, 2, 2, 9, 72);
-  const Topology intact = build_topology(p);
-  const Link& global = intact.link(intact.dragonfly()->global_link(0, 2, 0));
-  p.failed.links = {{intact.vertex(global.from).name, intact.vertex(global.to).name, 0}};
-  const Topology t = build_topology(p);
+  const Topology t = without_cable_0_2();
   REQUIRE(t.num_failed_cables() == 1);
   check_packet_routes(t, 3, 7);
 }
@@ -180,12 +185,7 @@ TEST_CASE("ugal_packet: parts minimal on an idle fabric, round where the minimal
 }
 
 TEST_CASE("ugal_packet routes every lane around a dead global cable", "[routing][dragonfly][ugal_packet][failures]") {
-  TopologyParams p = cs::topo::test::dragonfly(4, 2, 2, 9, 72);
-  const Topology intact = build_topology(p);
-  const Link& global = intact.link(intact.dragonfly()->global_link(0, 2, 0));
-  p.failed.links = {{intact.vertex(global.from).name, intact.vertex(global.to).name, 0}};
-  const Topology t = build_topology(p);
-  REQUIRE(t.num_failed_cables() == 1);
+  const Topology t = without_cable_0_2();
   auto router = make_router(t, RoutingKind::ugal_packet, 7);
   check_packet_routes(t, *router, RoutingKind::ugal_packet, 3, 28);  // no oracle: minimal
   router->set_load_oracle(shift_load(t, 1000));  // to group 1 every part round, one lane via group 2
