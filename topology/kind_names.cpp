@@ -17,7 +17,8 @@ std::optional<TopologyKind> routing_family(RoutingKind kind) {
     case RoutingKind::minimal:
     case RoutingKind::valiant:
     case RoutingKind::ugal:
-    case RoutingKind::valiant_packet: return TopologyKind::dragonfly;
+    case RoutingKind::valiant_packet:
+    case RoutingKind::ugal_packet: return TopologyKind::dragonfly;
     case RoutingKind::dor: return TopologyKind::torus;
     case RoutingKind::shortest: return std::nullopt;
   }

@@ -178,7 +178,7 @@ struct TopologyParams {
 };
 
 enum class RoutingKind : uint8_t { dmodk, ecmp, shortest, minimal, valiant, ugal, dor,
-                                   adaptive, spray, valiant_packet };
+                                   adaptive, spray, valiant_packet, ugal_packet };
 
 // network.routing (besides "default", the family's own: default_routing), in the order the
 // scenario schema lists them.
@@ -191,6 +191,7 @@ inline constexpr auto kRoutingKindNames = std::to_array<EnumName<RoutingKind>>({
     {"valiant", RoutingKind::valiant, "dragonfly: via a random intermediate group"},
     {"ugal", RoutingKind::ugal, "dragonfly: per flow, minimal or valiant by the queues it sees"},
     {"valiant_packet", RoutingKind::valiant_packet, "dragonfly: per packet, a flow spread over every intermediate group"},
+    {"ugal_packet", RoutingKind::ugal_packet, "dragonfly: per packet, a flow split between minimal and valiant_packet by the queues"},
     {"dor", RoutingKind::dor, "torus: dimension order"},
     {"shortest", RoutingKind::shortest, "any topology: a shortest path"},
 });
@@ -199,7 +200,7 @@ static_assert(names_every_value<kRoutingKindNames>());
 std::string_view to_string(TopologyKind kind);
 std::string_view to_string(RoutingKind kind);
 // The topology family a routing works on (dmodk, ecmp, adaptive and spray: fat_tree; minimal,
-// valiant, ugal and valiant_packet: dragonfly; dor: torus); nullopt: any (shortest). make_router and the
+// valiant, ugal, valiant_packet and ugal_packet: dragonfly; dor: torus); nullopt: any (shortest). make_router and the
 // scenario's checks both ask this.
 std::optional<TopologyKind> routing_family(RoutingKind kind);
 // A family's natural routing: dmodk on fat-trees, minimal on dragonflies, dor on tori,

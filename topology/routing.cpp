@@ -114,7 +114,8 @@ std::unique_ptr<Router> make_router(const Topology& topology, RoutingKind kind, 
     case RoutingKind::minimal:
     case RoutingKind::valiant:
     case RoutingKind::ugal:
-    case RoutingKind::valiant_packet: {
+    case RoutingKind::valiant_packet:
+    case RoutingKind::ugal_packet: {
       auto router = detail::make_dragonfly_router(topology, kind, seed);
       if (!topology.has_failures()) return router;
       return detail::make_repairing_router(topology, std::move(router), seed);

@@ -67,7 +67,7 @@ class Router {
   // empty for per-flow routings.
   virtual std::span<const LinkBundle> bundles() const { return {}; }
   // How many equal lanes every route of this router splits a flow into (Route::links): 1 for
-  // every routing but valiant_packet. The network models count a link's crossings in lanes
+  // every routing but valiant_packet and ugal_packet. The network models count a link's crossings in lanes
   // and its capacity as lanes() x its bandwidth, so a flow of rate r loads a link of weight
   // w = (lanes crossing it) / lanes() with w r, exactly (sim/network/network.hpp).
   virtual int lanes() const { return 1; }
@@ -87,8 +87,9 @@ class Router {
     (void)src_rank, (void)dst_rank, (void)flow_key, (void)out;
     return false;
   }
-  // UGAL only: the route a transfer starts on before it sees any queue (the minimal one),
-  // computed into `out`, uncached and thread-safe. A stage's transfers are all placed on their
+  // UGAL (ugal, ugal_packet) only: the route a transfer starts on before it sees any queue
+  // (the minimal one; ugal_packet: every lane minimal), computed into `out`, uncached and
+  // thread-safe. A stage's transfers are all placed on their
   // start routes first, as every packet of a stage starts minimal on an idle fabric, and each
   // then chooses (route / choose_into, taken off its start route) against the queues its whole
   // stage builds there (Network::StagePlacement). False for the other routings.
@@ -96,7 +97,7 @@ class Router {
     (void)src_rank, (void)dst_rank, (void)flow_key, (void)out;
     return false;
   }
-  // UGAL only, with the transfer counted by the oracle once on every link of its start route:
+  // UGAL only, with the transfer counted by the oracle on every link of its start route:
   // whether choose_into, with it taken off there, would choose the start route again. Reads the
   // oracle and `scratch` only: safe from several threads while the oracle's counts hold still.
   // True for the other routings.
@@ -112,8 +113,8 @@ class Router {
   virtual std::unique_ptr<AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const = 0;
 };
 
-// dmodk, ecmp, adaptive and spray need a fat-tree, minimal, valiant, ugal and valiant_packet a
-// dragonfly, dor a torus;
+// dmodk, ecmp, adaptive and spray need a fat-tree, minimal, valiant, ugal, valiant_packet and
+// ugal_packet a dragonfly, dor a torus;
 // shortest works on any topology. Throws
 // std::invalid_argument when the routing does not apply to the topology.
 // The router keeps a reference to `topology`, which must outlive it.
@@ -167,6 +168,15 @@ class Router {
 //             link carries (the paths crossing it) / k of the flow; inside a group every lane
 //             is the minimal route. Exact where bundles are not: a global cable is a first leg
 //             for one group pair and a second for another.
+//   ugal_packet: per packet, adaptive (Slingshot's and Aries's UGAL): a flow between groups
+//             is split in 4 equal parts, each on the minimal route or spread as valiant_packet
+//             spreads a flow; 4 (g - 2) lanes, a minimal part taking g - 2 of them, a spread
+//             one one through each intermediate group. The parts choose one after another by
+//             the load oracle: round where the detour's longest queue in time (lanes / the
+//             link's bandwidth, this flow's parts counted) is shorter than the minimal route's,
+//             on a tie where it has fewer hops (routing_dragonfly.cpp says why). Without an
+//             oracle, and inside a group, every lane minimal. A stage's all-pairs transfers
+//             start minimal (start_route_into), as ugal's do.
 //   dor:      torus dimension order: dimension 0 first, each the shorter way round (a tie,
 //             half-way round an even ring, goes the + way); along a dimension of bundles the
 //             pair keeps one cable of each, chosen by a hash of the pair.
@@ -179,9 +189,10 @@ class Router {
 std::unique_ptr<Router> make_router(const Topology& topology, RoutingKind kind, uint64_t seed);
 
 // Whether the routing's routers compute routes without caching them (Router::route_into):
-// every routing but adaptive, ugal (load-aware) and shortest (a graph search).
+// every routing but adaptive, ugal, ugal_packet (load-aware) and shortest (a graph search).
 constexpr bool computes_routes_uncached(RoutingKind kind) {
-  return kind != RoutingKind::adaptive && kind != RoutingKind::ugal && kind != RoutingKind::shortest;
+  return kind != RoutingKind::adaptive && kind != RoutingKind::ugal && kind != RoutingKind::ugal_packet &&
+         kind != RoutingKind::shortest;
 }
 // Whether a stage's routes can be had without caching them at all: computed (above), or, for
 // the load-aware routings, chosen one after another (Router::choose_into). All but shortest.

@@ -1,8 +1,8 @@
-// Dragonfly routings (minimal, Valiant, UGAL, Valiant per packet), computed from
+// Dragonfly routings (minimal, Valiant, UGAL, Valiant and UGAL per packet), computed from
 // DragonflyLayout without a graph search. A route is fixed by (src rank, dst rank,
 // intermediate group), the intermediate group being the source's own group for a minimal
-// route, so routes cache per that triple (per packet: per pair, its lanes through every
-// intermediate group).
+// route, so routes cache per that triple (per packet: per pair and, for UGAL, its split,
+// its lanes through every intermediate group).
 #include <algorithm>
 #include <array>
 #include <numeric>
@@ -31,7 +31,7 @@ class DragonflyRouter final : public CachedRouter {
     global_ends_.reserve(d_.global.size());
     for (LinkId l : d_.global)
       global_ends_.push_back({static_cast<int>(t.vertex(t.link(l).from).index), static_cast<int>(t.vertex(t.link(l).to).index)});
-    if (kind_ != RoutingKind::ugal) return;
+    if (!load_aware()) return;
     // UGAL reads a bandwidth for every link of the two routes it weighs: kept dense.
     bandwidth_Bps_.reserve(t.num_links());
     for (LinkId l = 0; l < t.num_links(); ++l) bandwidth_Bps_.push_back(t.link(l).bandwidth_Bps);
@@ -54,12 +54,15 @@ class DragonflyRouter final : public CachedRouter {
     if (src == dst) return empty_;
     const End s = end_of(src), d = end_of(dst);
     if (kind_ == RoutingKind::minimal) return cached(src, dst, s.group);
-    if (kind_ == RoutingKind::valiant_packet)
-      return CachedRouter::cached(route_key(src, dst, 0), [&] {
+    if (kind_ == RoutingKind::valiant_packet || kind_ == RoutingKind::ugal_packet) {
+      // UGAL per packet: cached per split (kUgalParts + 1 of them).
+      const int parts = kind_ == RoutingKind::valiant_packet ? 0 : oracle_ ? minimal_parts(s, d, false, scratch_.links) : kUgalParts;
+      return CachedRouter::cached(route_key(src, dst, parts), [&] {
         Route r;
-        packet_into(s, d, r);
+        split_into(s, d, parts, r);
         return r;
       });
+    }
     const int via = intermediate(s, d, flow_key);
     if (kind_ == RoutingKind::valiant || via == s.group) return cached(src, dst, via);
     // UGAL: the flow's Valiant route only when clearly less loaded, hops counted.
@@ -68,9 +71,13 @@ class DragonflyRouter final : public CachedRouter {
   }
 
   bool choose_into(int src, int dst, uint64_t flow_key, Route& out) override {
-    if (kind_ != RoutingKind::ugal) return false;
+    if (!load_aware()) return false;
     if (same_rank_into(src, dst, out)) return true;
     const End &s = ends_[static_cast<std::size_t>(src)], &d = ends_[static_cast<std::size_t>(dst)];
+    if (kind_ == RoutingKind::ugal_packet) {
+      split_into(s, d, oracle_ ? minimal_parts(s, d, false, scratch_.links) : kUgalParts, out);
+      return true;
+    }
     const int via = intermediate(s, d, flow_key);
     const bool valiant = via != s.group && oracle_ && prefers_valiant(s, d, via, false, scratch_.links);
     nic_route_into(t_, src, dst, d_.nic_up, [&](std::vector<LinkId>& links) { fabric(s, d, valiant ? via : s.group, links); }, out);
@@ -79,27 +86,31 @@ class DragonflyRouter final : public CachedRouter {
 
   bool start_route_into(int src, int dst, uint64_t flow_key, Route& out) const override {
     (void)flow_key;
-    if (kind_ != RoutingKind::ugal) return false;
+    if (!load_aware()) return false;
     if (same_rank_into(src, dst, out)) return true;
-    minimal_into(end_of(src), end_of(dst), out);
+    if (kind_ == RoutingKind::ugal_packet) split_into(end_of(src), end_of(dst), kUgalParts, out);
+    else minimal_into(end_of(src), end_of(dst), out);
     return true;
   }
 
   bool keeps_start_route(int src, int dst, uint64_t flow_key, Route& scratch) const override {
-    if (kind_ != RoutingKind::ugal || !oracle_) return true;
+    if (!load_aware() || !oracle_) return true;
     check_ranks(src, dst);
     if (src == dst) return true;
     const End &s = ends_[static_cast<std::size_t>(src)], &d = ends_[static_cast<std::size_t>(dst)];
+    if (kind_ == RoutingKind::ugal_packet) {
+      return minimal_parts(s, d, true, scratch.links) == kUgalParts;
+    }
     const int via = intermediate(s, d, flow_key);
     return via == s.group || !prefers_valiant(s, d, via, true, scratch.links);
   }
 
   bool route_into(int src, int dst, uint64_t flow_key, Route& out) const override {
-    if (kind_ == RoutingKind::ugal) return false;
+    if (load_aware()) return false;
     if (same_rank_into(src, dst, out)) return true;
     const End s = end_of(src), d = end_of(dst);
     if (kind_ == RoutingKind::valiant_packet) {
-      packet_into(s, d, out);
+      split_into(s, d, 0, out);
       return true;
     }
     const int via = kind_ == RoutingKind::minimal ? s.group : intermediate(s, d, flow_key);
@@ -108,20 +119,26 @@ class DragonflyRouter final : public CachedRouter {
   }
 
   std::unique_ptr<AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const override {
-    if (kind_ == RoutingKind::ugal) return nullptr;
+    if (load_aware()) return nullptr;
     // Per packet: route by route (each pair's lanes whole), through route_into.
     if (kind_ == RoutingKind::valiant_packet) return CachedRouter::all_pairs_counter(ranks);
     return counter(ranks, kind_ == RoutingKind::minimal);
   }
 
   std::unique_ptr<AllPairsCounter> start_pairs_counter(std::span<const int> ranks) const override {
-    if (kind_ != RoutingKind::ugal) return nullptr;
+    if (!load_aware()) return nullptr;
+    // UGAL per packet: route by route (each pair's lanes whole), all on the minimal route.
+    if (kind_ == RoutingKind::ugal_packet)
+      return count_by_routes(t_, ranks, [this](int a, int b, Route& out) { return start_route_into(a, b, 0, out); });
     return counter(ranks, true);
   }
 
   void set_load_oracle(LoadOracle oracle) override { oracle_ = std::move(oracle); }
 
-  int lanes() const override { return kind_ == RoutingKind::valiant_packet ? packet_lanes() : 1; }
+  int lanes() const override {
+    if (kind_ == RoutingKind::valiant_packet) return packet_lanes();
+    return kind_ == RoutingKind::ugal_packet ? kUgalParts * packet_lanes() : 1;
+  }
 
  private:
   // What a route reads of one of its two ranks.
@@ -160,33 +177,114 @@ class DragonflyRouter final : public CachedRouter {
   // Valiant per packet: k = g - 2 lanes, one through each group other than the source's and
   // the destination's (none with 2 groups or fewer: 1 lane).
   int packet_lanes() const { return std::max(d_.groups - 2, 1); }
+  // The routings that choose by the load oracle.
+  bool load_aware() const { return kind_ == RoutingKind::ugal || kind_ == RoutingKind::ugal_packet; }
+  // UGAL per packet splits a flow into this many equal parts, each minimal or spread over the
+  // intermediate groups: a split's granularity (a stage of many flows mixes finer).
+  static constexpr int kUgalParts = 4;
 
-  // Valiant per packet's route of (s, d) into r: its packet_lanes() lanes one after another
-  // (Route::links). Between groups, lane q goes through the q-th group other than the two
-  // (ascending), on the pair's global cables of every Valiant route (valiant_spread's digits
-  // 1 and 2, the same in every lane: one fixed cable per leg), so each lane carries 1 / k of
-  // the flow through its group, as packets sprayed evenly over the intermediate groups do.
-  // Inside a group (and with 2 groups) every lane is the minimal route. The route's latency
-  // is its slowest lane's.
-  void packet_into(const End& s, const End& d, Route& r) const {
-    const int lanes = packet_lanes();
+  // A per-packet route of (s, d) into r, its lanes one after another (Route::links): of the
+  // flow's parts (kUgalParts for ugal_packet, 1 for valiant_packet), `minimal_parts` on the
+  // minimal route (k lanes each) and the others spread evenly over the k = g - 2 intermediate
+  // groups (one lane each through the q-th group other than the two, ascending). A Valiant
+  // lane takes the pair's global cables of every Valiant route (valiant_spread's digits 1 and
+  // 2, the same in every lane: one fixed cable per leg), so each carries its share through its
+  // group, as packets sprayed evenly over the intermediate groups do. Inside a group (and
+  // with 2 groups) every lane is the minimal route. The route's latency is its slowest lane's.
+  void split_into(const End& s, const End& d, int minimal_parts, Route& r) const {
+    const int lanes = this->lanes(), k = packet_lanes();
+    const bool between_groups = s.group != d.group && d_.groups > 2;
+    const int minimal_lanes = between_groups ? minimal_parts * k : lanes;
     Route lane;
     r.links.clear();
     r.bundle.clear();
     r.latency_s = 0;
-    const bool between_groups = s.group != d.group && d_.groups > 2;
-    for (int q = 0, via = 0; q < lanes; ++q, ++via) {
-      if (between_groups) {
-        while (via == s.group || via == d.group) ++via;
-      } else if (q > 0) {  // every lane minimal: the first's again
-        r.links.insert(r.links.end(), lane.links.begin(), lane.links.end());
-        continue;
-      }
-      nic_route_into(t_, s.rank, d.rank, d_.nic_up,
-                     [&](std::vector<LinkId>& links) { fabric(s, d, between_groups ? via : s.group, links); }, lane);
-      r.links.insert(r.links.end(), lane.links.begin(), lane.links.end());
+    const auto add = [&](int via, int copies) {
+      if (copies == 0) return;
+      nic_route_into(t_, s.rank, d.rank, d_.nic_up, [&](std::vector<LinkId>& links) { fabric(s, d, via, links); }, lane);
+      for (int c = 0; c < copies; ++c) r.links.insert(r.links.end(), lane.links.begin(), lane.links.end());
       r.latency_s = std::max(r.latency_s, lane.latency_s);
+    };
+    add(s.group, minimal_lanes);
+    for (int q = 0, via = 0; between_groups && q < k; ++q, ++via) {
+      while (via == s.group || via == d.group) ++via;
+      add(via, (lanes - minimal_lanes) / k);
     }
+  }
+
+  // UGAL per packet's split of a flow (s, d) between groups: how many of its kUgalParts parts
+  // go minimal (all of them inside a group, or with 2 groups). The parts choose one after
+  // another, each as a packet does under UGAL (Kim, Dally, Scott and Abts, ISCA 2008): by the
+  // queues of its two ways, the minimal route and the Valiant spread over the k intermediate
+  // groups, a way's queue q being its longest in time, the most over its links of (lanes the
+  // oracle counts there besides this flow + this flow's parts placed so far + the part) / the
+  // link's bandwidth. A part goes round where q_valiant < q_minimal, and on a tie where the
+  // detour has fewer hops (the lanes' mean): UGAL's q x hops with the queues of bulk
+  // transfers, which grow without bound on an overloaded way, so that at saturation the hops
+  // only break ties and the split is the one at which the two ways drain alike
+  // (water-filling: a flow keeps every part minimal while its minimal route is no busier than
+  // the detour). Weighing the queues by hops (q_v H_v < q_m H_m) held the minimal cables of a
+  // group shift at ~1.5 times the detours' load: 69% slower than valiant_packet on
+  // dragonfly_group_shift.json. Both ways share the flow's GPU -> NIC -> router legs, which
+  // carry all of it. `own`: the oracle counts this flow on its start route (every lane
+  // minimal), taken off here. Reads the oracle and `scratch` only.
+  int minimal_parts(const End& s, const End& d, bool own, std::vector<LinkId>& scratch) const {
+    if (s.group == d.group || d_.groups <= 2) return kUgalParts;
+    const int k = packet_lanes(), lanes = this->lanes();
+    // The fabric hops: the minimal way's first, then each intermediate group's path.
+    scratch.clear();
+    fabric(s, d, s.group, scratch);
+    const std::size_t minimal_hops = scratch.size();
+    for (int q = 0, via = 0; q < k; ++q, ++via) {
+      while (via == s.group || via == d.group) ++via;
+      fabric(s, d, via, scratch);
+    }
+    const auto minimal = std::span<const LinkId>(scratch).first(minimal_hops);
+    const auto valiant = std::span<const LinkId>(scratch).subspan(minimal_hops);
+    // Per distinct fabric link: the others' lanes, this flow's, and what a part adds each way.
+    struct Hop {
+      LinkId link;
+      double others = 0, own = 0, minimal_part = 0, valiant_part = 0, bandwidth_Bps = 0;
+    };
+    std::vector<Hop> hops;
+    hops.reserve(scratch.size());
+    for (LinkId l : scratch) hops.push_back({l});
+    std::sort(hops.begin(), hops.end(), [](const Hop& a, const Hop& b) { return a.link < b.link; });
+    hops.erase(std::unique(hops.begin(), hops.end(), [](const Hop& a, const Hop& b) { return a.link == b.link; }), hops.end());
+    const auto at = [&](LinkId l) -> Hop& {
+      return *std::lower_bound(hops.begin(), hops.end(), l, [](const Hop& h, LinkId x) { return h.link < x; });
+    };
+    for (LinkId l : minimal) at(l).minimal_part += k;
+    for (LinkId l : valiant) at(l).valiant_part += 1;
+    for (Hop& h : hops) {
+      // The start route puts every part minimal: kUgalParts minimal parts' lanes.
+      h.others = static_cast<double>(oracle_(h.link)) - (own ? h.minimal_part * kUgalParts : 0);
+      h.bandwidth_Bps = bandwidth_Bps_[h.link];
+    }
+    // The legs carry every lane of the flow whichever way its parts go.
+    double q_legs = 0;
+    const auto up = legs(s.rank), down = legs(d.rank);
+    const auto leg = [&](LinkId l) {
+      const double others = static_cast<double>(oracle_(l)) - (own ? lanes : 0);
+      q_legs = std::max(q_legs, (others + lanes) / bandwidth_Bps_[l]);
+    };
+    for (LinkId l : up) leg(l);
+    for (LinkId l : down) leg(reverse(l));
+    const auto leg_hops = static_cast<double>(up.size() + down.size());
+    const double hops_minimal = leg_hops + static_cast<double>(minimal.size());
+    const double hops_valiant = leg_hops + static_cast<double>(valiant.size()) / k;
+    int parts = 0;
+    for (int p = 0; p < kUgalParts; ++p) {
+      double q_minimal = q_legs, q_valiant = q_legs;
+      for (const Hop& h : hops) {
+        if (h.minimal_part > 0) q_minimal = std::max(q_minimal, (h.others + h.own + h.minimal_part) / h.bandwidth_Bps);
+        if (h.valiant_part > 0) q_valiant = std::max(q_valiant, (h.others + h.own + h.valiant_part) / h.bandwidth_Bps);
+      }
+      const bool round = q_valiant < q_minimal || (q_valiant == q_minimal && hops_valiant < hops_minimal);
+      for (Hop& h : hops) h.own += round ? h.valiant_part : h.minimal_part;
+      parts += round ? 0 : 1;
+    }
+    return parts;
   }
 
   // The minimal route of (s, d), whole, into r.

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "topology/routing_detail.hpp"
@@ -32,11 +33,12 @@ class RepairingRouter final : public CachedRouter {
   const Route& route(int src, int dst, uint64_t flow_key) override {
     const Route& r = inner_->route(src, dst, flow_key);
     if (live(r)) return r;
-    return cached(route_key(src, dst, 0), [&] {
-      Route fixed = r;
-      repair(src, dst, fixed);
-      return fixed;
-    });
+    // One repair per route of the inner router (a pair has several under ugal and
+    // ugal_packet, each cached there, so its address names it).
+    if (const auto it = repaired_.find(&r); it != repaired_.end()) return it->second;
+    Route fixed = r;
+    repair(src, dst, fixed);
+    return repaired_.emplace(&r, std::move(fixed)).first->second;
   }
   bool route_into(int src, int dst, uint64_t flow_key, Route& out) const override {
     if (!inner_->route_into(src, dst, flow_key, out)) return false;
@@ -150,6 +152,7 @@ class RepairingRouter final : public CachedRouter {
   }
 
   std::unique_ptr<Router> inner_;
+  std::unordered_map<const Route*, Route> repaired_;  // by the inner router's route
   uint64_t seed_mix_;
   std::vector<int> switch_of_;       // vertex -> switch index, -1 for the rest
   std::vector<VertexId> switches_;

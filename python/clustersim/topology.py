@@ -45,9 +45,10 @@ class Topology:
         """The links ("a->b" vertex names) from GPU src_rank to GPU dst_rank under the
         scenario's routing, for the flow `flow_key`: hashed routings (ecmp, valiant) pick a path
         per flow, and a traffic workload's flow i has key i, as flows.csv's route column shows.
-        Load-aware routings (adaptive, ugal) answer for an idle fabric; spray, which splits
-        a flow over all its equal-cost paths, gives the first of them; valiant_packet gives
-        its g - 2 paths (one per intermediate group) one after another."""
+        Load-aware routings (adaptive, ugal, ugal_packet) answer for an idle fabric; spray,
+        which splits a flow over all its equal-cost paths, gives the first of them;
+        valiant_packet gives its g - 2 paths (one per intermediate group) one after another,
+        ugal_packet its 4 (g - 2) lanes (on an idle fabric every one the minimal path)."""
         return list(_core.route_links(self._doc, int(src_rank), int(dst_rank), int(flow_key)))
 
     def graph(self) -> dict:

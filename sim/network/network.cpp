@@ -38,7 +38,8 @@ Network::Network(engine::Simulator& sim, const topo::Topology& topology, topo::R
       capacity_(capacities(topology, *router_)),
       flows_(sim, capacity_) {
   // Load-aware routings choose a path when a flow starts, from the flows on each link.
-  load_aware_ = routing == topo::RoutingKind::adaptive || routing == topo::RoutingKind::ugal;
+  load_aware_ = routing == topo::RoutingKind::adaptive || routing == topo::RoutingKind::ugal ||
+                routing == topo::RoutingKind::ugal_packet;
   if (load_aware_) {
     flows_.track_link_load(true);
     placed_.assign(topology.num_links(), 0);

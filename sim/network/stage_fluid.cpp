@@ -21,7 +21,7 @@ constexpr double kSameRateRel = 1e-12;
 
 }  // namespace
 
-StageFluid::StageFluid(Network& network) : sim_(network.sim()) {
+StageFluid::StageFluid(Network& network) : sim_(network.sim()), lanes_(network.lanes()) {
   capacity_Bps_ = network.capacities_Bps();
   const std::size_t n = capacity_Bps_.size();
   min_capacity_Bps_ = capacity_Bps_.empty() ? 1.0 : *std::min_element(capacity_Bps_.begin(), capacity_Bps_.end());
@@ -116,7 +116,12 @@ void StageFluid::wait_for_stage(std::size_t id, double extra_latency_s) {
 }
 
 void StageFluid::assign(const Run& r, int delta) {
-  for (topo::LinkId l : r.plan->links(r.stage)) assigned_[l] += static_cast<uint32_t>(delta);
+  // Under a routing of several lanes a run counts its lane crossings, as the flow model counts
+  // a flow's and a stage's placements count theirs (Network::model_links); else once a link.
+  const auto links = r.plan->links(r.stage);
+  const auto crossings = r.plan->crossings(r.stage);
+  for (std::size_t i = 0; i < links.size(); ++i)
+    assigned_[links[i]] += static_cast<uint32_t>(delta * (lanes_ > 1 ? static_cast<int>(crossings[i]) : 1));
 }
 
 void StageFluid::begin_moving(std::size_t id) {

@@ -58,7 +58,8 @@ class StageFluid final : public engine::EventTarget {
   std::size_t moving_runs() const { return moving_.size(); }
   std::size_t runs_on(topo::LinkId l) const { return runs_on_[l].size(); }
   // Runs whose current stage crosses link l, moving or still waiting out its latency: what
-  // load-aware routing reads (as the flow model counts flows still in flight).
+  // load-aware routing reads (as the flow model counts flows still in flight; in lane crossings
+  // under a routing of several lanes, topo::Router::lanes).
   uint32_t runs_assigned(topo::LinkId l) const { return assigned_[l]; }
 
   // Per topology link, as the flow model defines them (flow_model.hpp), up to now: bytes
@@ -143,6 +144,7 @@ class StageFluid final : public engine::EventTarget {
   std::vector<double> left_Bps_, demand_Bps_;
   std::vector<uint32_t> unfixed_;
   std::vector<uint32_t> assigned_;  // per link, see runs_assigned
+  int lanes_;                       // the routing's (Network::lanes)
   void assign(const Run& r, int delta);  // its current stage's links +delta
 };
 

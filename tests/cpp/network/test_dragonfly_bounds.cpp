@@ -151,26 +151,35 @@ std::pair<double, double> group_shift_s(const topo::Topology& t, topo::RoutingKi
   return {analytical_s, run.done_at()};
 }
 
+// Group shift's bandwidth term under `routing`: what S more bytes add (the wire latency of the
+// NICs' links drops out), with both models alike at 2 S.
+double group_shift_wire_s(const topo::Topology& t, topo::RoutingKind routing, double S) {
+  const auto [analytical, flow] = group_shift_s(t, routing, 2 * S);
+  CHECK(flow == Approx(analytical).epsilon(1e-9));
+  return analytical - group_shift_s(t, routing, S).first;
+}
+
+// The group shift fabric: a=4, p=2, h=2, g=9 (one cable per group pair), one GPU per node,
+// local links fast enough not to bind.
+FlyShape group_shift_shape() {
+  FlyShape f{4, 2, 2, 9, 1, 50e9};
+  f.local_Bps = 200e9;
+  return f;
+}
+
 }  // namespace
 
 TEST_CASE("Valiant per packet: group shift at the global cables' bound, both models alike", "[routing][dragonfly][valiant_packet]") {
-  // a=4, p=2, h=2, g=9 (one cable per group pair), one GPU per node, local links fast enough
-  // not to bind. A group's a p ranks inject I = a p r; per packet each flow crosses every one
+  // A group's a p ranks inject I = a p r; per packet each flow crosses every one
   // of the k = g - 2 intermediate groups with 1/k of its bytes, so cable (u, v) carries the
   // first legs of group u through v and the second legs of group v - 1 through u: 2 I / k,
   // and (u, u + 1) nothing. r = k B_g / (2 a p) = 7/16 of a 50 GB/s NIC (21.9 GB/s, ~50% of
   // injection as g grows); minimal puts a group's 8 ranks on one cable: r = B_g / 8.
-  FlyShape f{4, 2, 2, 9, 1, 50e9};
-  f.local_Bps = 200e9;
+  const FlyShape f = group_shift_shape();
   const topo::Topology t = topo::build_topology(fly_params(f));
   REQUIRE(t.dragonfly()->links_per_group_pair == 1);
   const double S = 64e6, k = f.g - 2, rate = k * f.global_Bps / (2.0 * f.a * f.p);
-  // The bandwidth term: what S more bytes add (the wire latency of the NICs' links drops out).
-  const auto wire_s = [&](topo::RoutingKind routing) {
-    const auto [analytical, flow] = group_shift_s(t, routing, 2 * S);
-    CHECK(flow == Approx(analytical).epsilon(1e-9));
-    return analytical - group_shift_s(t, routing, S).first;
-  };
+  const auto wire_s = [&](topo::RoutingKind routing) { return group_shift_wire_s(t, routing, S); };
   const double packet = wire_s(topo::RoutingKind::valiant_packet);
   CHECK(packet == Approx(S / rate).epsilon(1e-9));
   CHECK(rate / 50e9 == Approx(7.0 / 16));
@@ -189,5 +198,37 @@ TEST_CASE("Valiant per packet: all-to-all at its bound with one and several cabl
     const double flow = fly_all_to_all_s(t, topo::RoutingKind::valiant_packet, net::NetworkModel::flow, S);
     CHECK(analytical == Approx(global_bound_s(t, f, 2, S)).epsilon(0.02));
     CHECK(flow == Approx(analytical).epsilon(0.02));
+  }
+}
+
+TEST_CASE("UGAL per packet: group shift at valiant_packet's bound or better, both models alike", "[routing][dragonfly][ugal_packet]") {
+  // valiant_packet's fabric above. Splitting each flow between its minimal route (share f) and
+  // the even Valiant spread loads cable (u, u + 1) with f I and every other cable with
+  // 2 (1 - f) I / k; the two balance at f = 2 / g, 2 I / g per cable: no split of these paths
+  // does better (r = g B_g / (2 a p), 9/16 of a NIC). UGAL per packet, its parts choosing by
+  // the queues, must come within 5% of valiant_packet's 2 I / k, or beat it.
+  const FlyShape f = group_shift_shape();
+  const topo::Topology t = topo::build_topology(fly_params(f));
+  const double S = 64e6, k = f.g - 2;
+  const double packet_s = S / (k * f.global_Bps / (2.0 * f.a * f.p)), balanced_s = S / (f.g * f.global_Bps / (2.0 * f.a * f.p));
+  const double ugal_packet = group_shift_wire_s(t, topo::RoutingKind::ugal_packet, S);
+  CHECK(ugal_packet >= balanced_s * (1 - 1e-9));
+  CHECK(ugal_packet <= 1.05 * packet_s);
+}
+
+TEST_CASE("UGAL per packet: all-to-all at minimal's bound with one and several cables per group pair", "[routing][dragonfly][ugal_packet]") {
+  // The shapes of the UGAL test above, one GPU per node (the flow model's routes list every
+  // lane). Uniform traffic loads every way alike, so the parts stay minimal: within 5% of
+  // minimal's bound, in both models.
+  const double S = 64e6;
+  for (const FlyShape f : {FlyShape{8, 1, 4, 5, 1, 5e9}, FlyShape{4, 2, 2, 9, 1, 5e9}}) {
+    const topo::Topology t = topo::build_topology(fly_params(f));
+    INFO("a=" << f.a << " h=" << f.h << " g=" << f.g << " m=" << t.dragonfly()->links_per_group_pair);
+    for (auto model : {net::NetworkModel::analytical, net::NetworkModel::flow}) {
+      INFO("model " << static_cast<int>(model));
+      const double ugal_packet = fly_all_to_all_s(t, topo::RoutingKind::ugal_packet, model, S);
+      CHECK(ugal_packet >= global_bound_s(t, f, 1, S) * (1 - 1e-9));
+      CHECK(ugal_packet <= 1.05 * global_bound_s(t, f, 1, S));
+    }
   }
 }

@@ -75,7 +75,7 @@ TEST_CASE("dragonfly and torus errors name their path", "[config]") {
       {R"({"topology": {"kind": "torus", "dims": [4, 4]}, "network": {"routing": "minimal"}})",
        "network.routing", "needs a dragonfly topology; available here: dor, shortest"},
       {R"({"topology": {"kind": "dragonfly"}, "network": {"routing": "dor"}})", "network.routing",
-       "needs a torus topology; available here: minimal, valiant, ugal, valiant_packet, shortest"},
+       "needs a torus topology; available here: minimal, valiant, ugal, valiant_packet, ugal_packet, shortest"},
       {R"({"topology": {"kind": "dragonfly"}, "network": {"routing": "dmodk"}})", "network.routing",
        "needs a fat_tree topology"},
   };

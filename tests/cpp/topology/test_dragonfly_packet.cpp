@@ -1,6 +1,7 @@
-// Valiant per packet on dragonflies: a route is g - 2 lanes, one Valiant path through each
-// intermediate group on the pair's fixed cables, minimal inside a group, and every lane live
-// on a degraded fabric.
+// Valiant and UGAL per packet on dragonflies: a valiant_packet route is g - 2 lanes, one
+// Valiant path through each intermediate group on the pair's fixed cables, minimal inside a
+// group; a ugal_packet route 4 (g - 2) lanes, each part of the flow minimal or spread as
+// valiant_packet's; every lane live on a degraded fabric.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -37,13 +38,12 @@ std::vector<LinkId> globals_of(const Topology& t, const Route& lane) {
   return out;
 }
 
-// Every lane of every pair from `src`: a whole route, and no failed cable.
-void check_packet_routes(const Topology& t, int src, int lanes) {
-  auto router = make_router(t, RoutingKind::valiant_packet, 7);
-  REQUIRE(router->lanes() == lanes);
+// Every lane of every pair from `src` under `router`: a whole route, and no failed cable.
+void check_packet_routes(const Topology& t, Router& router, RoutingKind kind, int src, int lanes) {
+  REQUIRE(router.lanes() == lanes);
   for (int dst = 0; dst < t.ranks(); ++dst) {
     if (dst == src) continue;
-    const Route& r = router->route(src, dst, 0);
+    const Route& r = router.route(src, dst, 0);
     const std::vector<Route> per_lane = lanes_of(t, r, src);
     REQUIRE(static_cast<int>(per_lane.size()) == lanes);
     double slowest = 0;
@@ -54,9 +54,40 @@ void check_packet_routes(const Topology& t, int src, int lanes) {
     }
     CHECK(r.latency_s == Approx(slowest).epsilon(1e-12));
     Route into;
-    REQUIRE(router->route_into(src, dst, 0, into));
-    CHECK(into.links == r.links);
+    const bool computed = router.route_into(src, dst, 0, into);
+    REQUIRE(computed == computes_routes_uncached(kind));
+    if (computed) CHECK(into.links == r.links);
   }
+}
+void check_packet_routes(const Topology& t, int src, int lanes) {
+  auto router = make_router(t, RoutingKind::valiant_packet, 7);
+  check_packet_routes(t, *router, RoutingKind::valiant_packet, src, lanes);
+}
+
+// The a=4, p=2, h=2, g=9 dragonfly with its global cable from group 0 to group 2 down.
+Topology without_cable_0_2() {
+  TopologyParams p = cs::topo::test::dragonfly(4, 2, 2, 9, 72);
+  const Topology intact = build_topology(p);
+  const Link& global = intact.link(intact.dragonfly()->global_link(0, 2, 0));
+  p.failed.links = {{intact.vertex(global.from).name, intact.vertex(global.to).name, 0}};
+  return build_topology(p);
+}
+
+// The group of the router a lane's first global cable reaches (-1: none).
+int first_via(const Topology& t, const Route& lane) {
+  const std::vector<LinkId> g = globals_of(t, lane);
+  return g.empty() ? -1 : t.dragonfly()->group_of_router(t.vertex(t.link(g[0]).to).index);
+}
+
+// A load oracle with `lanes` on every global cable from group u to group u + 1 (a group
+// shift's minimal routes) and nothing elsewhere.
+Router::LoadOracle shift_load(const Topology& t, uint32_t lanes) {
+  const DragonflyLayout& d = *t.dragonfly();
+  return [&t, &d, lanes](LinkId l) -> uint32_t {
+    if (std::find(d.global.begin(), d.global.end(), l) == d.global.end()) return 0;
+    const int from = d.group_of_router(t.vertex(t.link(l).from).index), to = d.group_of_router(t.vertex(t.link(l).to).index);
+    return to == (from + 1) % d.groups ? lanes : 0;
+  };
 }
 
 }  // namespace
@@ -101,11 +132,62 @@ TEST_CASE("valiant_packet: one lane through every intermediate group", "[routing
 }
 
 TEST_CASE("valiant_packet routes every lane around a dead global cable", "[routing][dragonfly][valiant_packet][failures]") {
-  TopologyParams p = cs::topo::test::dragonfly(4, 2, 2, 9, 72);
-  const Topology intact = build_topology(p);
-  const Link& global = intact.link(intact.dragonfly()->global_link(0, 2, 0));
-  p.failed.links = {{intact.vertex(global.from).name, intact.vertex(global.to).name, 0}};
-  const Topology t = build_topology(p);
+  const Topology t = without_cable_0_2();
   REQUIRE(t.num_failed_cables() == 1);
   check_packet_routes(t, 3, 7);
+}
+
+TEST_CASE("ugal_packet: parts minimal on an idle fabric, round where the minimal cable is busy", "[routing][dragonfly][ugal_packet]") {
+  const Topology t = build_topology(cs::topo::test::dragonfly(4, 2, 2, 9, 72));
+  const int per_group = t.ranks() / t.dragonfly()->groups;
+  auto router = make_router(t, RoutingKind::ugal_packet, 1);
+  auto minimal = make_router(t, RoutingKind::minimal, 1);
+  REQUIRE(router->lanes() == 28);  // 4 parts x 7 intermediate groups
+  const int src = 3, next = per_group + 9, far = 5 * per_group + 9;
+  const auto all_minimal = [&](int dst) {
+    const std::vector<Route> lanes = lanes_of(t, router->route(src, dst, 0), src);
+    REQUIRE(lanes.size() == 28);
+    for (const Route& lane : lanes)
+      if (lane.links != minimal->route(src, dst, 0).links) return false;
+    return true;
+  };
+  SECTION("no oracle, or an idle fabric: every lane minimal") {
+    CHECK(all_minimal(next));
+    router->set_load_oracle([](LinkId) { return 0u; });
+    CHECK(all_minimal(next));
+    CHECK(all_minimal(far));
+  }
+  SECTION("the minimal cable busy: parts spread evenly over the 7 intermediate groups") {
+    router->set_load_oracle(shift_load(t, 1000));
+    const std::vector<Route> lanes = lanes_of(t, router->route(src, next, 0), src);
+    REQUIRE(lanes.size() == 28);
+    std::vector<int> through(9, 0);
+    int direct = 0;
+    for (const Route& lane : lanes) {
+      cs::topo::test::check_route(t, lane, src, next);
+      const int via = first_via(t, lane);
+      if (via == 1) ++direct;
+      else ++through[static_cast<std::size_t>(via)];
+    }
+    CHECK(direct == 0);  // its minimal cable 1000 lanes deep: every part round
+    for (int via : {2, 3, 4, 5, 6, 7, 8}) CHECK(through[static_cast<std::size_t>(via)] == 4);
+    // Toward group 5 the detour through group 4 crosses a busy cable too: every part minimal.
+    CHECK(all_minimal(far));
+    // The same choice computed uncached.
+    Route chosen;
+    REQUIRE(router->choose_into(src, next, 0, chosen));
+    CHECK(chosen.links == router->route(src, next, 0).links);
+  }
+  SECTION("inside a group: every lane minimal, whatever the load") {
+    router->set_load_oracle(shift_load(t, 1000));
+    CHECK(all_minimal(12));
+  }
+}
+
+TEST_CASE("ugal_packet routes every lane around a dead global cable", "[routing][dragonfly][ugal_packet][failures]") {
+  const Topology t = without_cable_0_2();
+  auto router = make_router(t, RoutingKind::ugal_packet, 7);
+  check_packet_routes(t, *router, RoutingKind::ugal_packet, 3, 28);  // no oracle: minimal
+  router->set_load_oracle(shift_load(t, 1000));  // to group 1 every part round, one lane via group 2
+  check_packet_routes(t, *router, RoutingKind::ugal_packet, 3, 28);
 }
