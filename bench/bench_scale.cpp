@@ -1,10 +1,11 @@
 // Scale through the scenario layer (issue 10): staggered flows through one bottleneck (the
 // flow model's processor-sharing classes: one completion event per class, not per flow),
-// traffic all-to-all on a fat-tree, the flow model's direct all-to-all collective over 4,096
-// GPUs (one bulk exchange: flow_exchange.hpp), and the analytical model's up to 16,384 GPUs
-// (its pairs streamed on every core: wall seconds beside CPU seconds), and its load-aware
-// routings' all-to-all (adaptive at 4,096 GPUs, UGAL at 16,384: headline figures). Each case
-// runs in a child process: CPU seconds, peak RSS, events. Prints figures only; never fails.
+// traffic all-to-all on a fat-tree and on a dragonfly, the flow model's direct all-to-all
+// collective over 4,096 GPUs (one bulk exchange: flow_exchange.hpp), and the analytical
+// model's up to 16,384 GPUs (its pairs streamed on every core: wall seconds beside CPU
+// seconds), and its load-aware routings' all-to-all (adaptive at 4,096 GPUs, UGAL at 16,384:
+// headline figures). Each case runs in a child process: CPU seconds, peak RSS, events. Prints
+// figures only; never fails.
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -53,6 +54,18 @@ json all_to_all(int nodes, const char* routing) {
           {"workload", {{"kind", "traffic"}, {"pattern", "all_to_all"}, {"bytes", "1MiB"}}}};
 }
 
+// A traffic all-to-all of 1 MiB per pair over a dragonfly of single-GPU nodes (a=8 routers of
+// p=4 nodes per group, h=4 global links each: one cable per group pair at 32 groups), minimal
+// routing: its flows end at nearly as many instants as there are flows, each solve moving the
+// rates of every flow on the links the finished one leaves.
+json dragonfly_all_to_all(int groups) {
+  return {{"hardware", {{"node", {{"gpus", 1}, {"nics", 1}, {"nic_bandwidth", "50GB/s"}}}}},
+          {"topology", {{"kind", "dragonfly"}, {"routers_per_group", 8}, {"nodes_per_router", 4},
+                        {"global_links_per_router", 4}, {"groups", groups}}},
+          {"network", {{"routing", "minimal"}}},
+          {"workload", {{"kind", "traffic"}, {"pattern", "all_to_all"}, {"bytes", "1MiB"}}}};
+}
+
 // A direct all-to-all collective of 1 GiB per rank over 8-GPU nodes (8 NICs, rails), in either
 // model: a 3-tier radix-64 fat-tree, or a dragonfly of 64-port routers (8 per group, 4 nodes
 // each, 16 global cables each) with as many groups as the nodes need.
@@ -96,6 +109,11 @@ int main(int argc, char** argv) {
       if (nodes <= 192 || std::string(routing) != "ecmp")
         report(("traffic all_to_all, fat-tree " + std::string(routing) + ": " + std::to_string(nodes) + " GPUs").c_str(),
                all_to_all(nodes, routing));
+  // The dragonfly's: 2 groups (64 nodes) quick; 4 (128 nodes) in the full run, a headline
+  // figure (8 groups and beyond by hand: docs/benchmarks.md).
+  const int groups = *quick ? 2 : 4;
+  report(("traffic all_to_all, dragonfly minimal: " + std::to_string(32 * groups) + " GPUs").c_str(),
+         dragonfly_all_to_all(groups), *quick ? nullptr : "scale/traffic_all_to_all_dragonfly_128_cpu");
   for (const auto& [kind, routing] : {std::pair{"fat_tree", "dmodk"}, std::pair{"fat_tree", "ecmp"},
                                       std::pair{"dragonfly", "minimal"}}) {
     const int gpus = *quick ? 1024 : 4096;

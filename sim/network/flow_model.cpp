@@ -221,8 +221,10 @@ uint32_t FlowModel::enqueue_slow(engine::Time t, uint32_t id, uint32_t version) 
     }
     buckets_[b].time = t;
     buckets_[b].live = true;
+    if (bucket_heap_.size() >= compact_at_) compact_buckets();
     bucket_heap_.push_back({t, b});
     std::push_heap(bucket_heap_.begin(), bucket_heap_.end(), kLater);
+    stats_.max_queued_instants = std::max<uint64_t>(stats_.max_queued_instants, bucket_heap_.size());
     recent_[recent_next_] = b;
     recent_next_ = (recent_next_ + 1) % kRecent;
   }
@@ -230,6 +232,25 @@ uint32_t FlowModel::enqueue_slow(engine::Time t, uint32_t id, uint32_t version) 
   buckets_[b].entries.push_back({id, version});
   ++buckets_[b].pending;
   return b;
+}
+
+void FlowModel::compact_buckets() {
+  // A solve that moves many classes' rates queues each completion anew and leaves its old
+  // bucket in the heap with no live entry; reschedule() drops those only once they reach the
+  // top. When completions spread over many instants (a dragonfly all-to-all: 16,256 flows
+  // ending at some 10,000) the dead ones outnumber the live by hundreds to one: 6.5 M buckets
+  // for 16,256 flows. Drop them all here, once the heap has doubled since the last pass
+  // (amortized O(1) per bucket). The buckets an enqueue may still join (the recent ones) stay:
+  // which entries share an instant is as before, so is every event time.
+  std::erase_if(bucket_heap_, [&](const std::pair<engine::Time, uint32_t>& e) {
+    const uint32_t b = e.second;
+    if (buckets_[b].pending != 0 || b == last_bucket_ || std::find(std::begin(recent_), std::end(recent_), b) != std::end(recent_))
+      return false;
+    free_bucket(b);
+    return true;
+  });
+  std::make_heap(bucket_heap_.begin(), bucket_heap_.end(), kLater);
+  compact_at_ = std::max(kCompactMin, 2 * bucket_heap_.size());
 }
 
 void FlowModel::free_bucket(uint32_t b) {

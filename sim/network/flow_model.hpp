@@ -69,6 +69,9 @@ struct FlowModelStats {
   uint64_t max_component_flows = 0;
   uint64_t classes_refilled = 0;  // classes the solves filled again (the rest kept their rates)
   uint64_t classes_kept = 0;      // entries of classes that kept their rates on those links
+  // The most instants queued at once, counting those every entry of which went stale and that
+  // wait to be dropped (bounded: twice the live ones, or the compaction threshold).
+  uint64_t max_queued_instants = 0;
 };
 
 class FlowModel final : public engine::EventTarget {
@@ -258,6 +261,9 @@ class FlowModel final : public engine::EventTarget {
   }
   uint32_t enqueue_slow(engine::Time t, uint32_t id, uint32_t version);
   void free_bucket(uint32_t b);
+  // Frees the buckets left with no live entry (and not recent), out of the heap.
+  void compact_buckets();
+  static constexpr std::size_t kCompactMin = 1024;
   // c's queued completion is stale from now on (its bucket one live entry fewer).
   void drop_queued(Class& c);
   void prefetch_ahead(std::size_t i) const;
@@ -332,6 +338,7 @@ class FlowModel final : public engine::EventTarget {
   uint32_t recent_[kRecent];
   int recent_next_ = 0;
   uint32_t last_bucket_ = kNone;
+  std::size_t compact_at_ = kCompactMin;  // the heap's size that calls compact_buckets
   bool prefetch_ = false;
   // Scratch
   std::vector<Entry> due_;

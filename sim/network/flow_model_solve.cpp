@@ -37,12 +37,27 @@ void FlowModel::recompute() {
     }
   }
   dirty_links_.clear();
-  uint64_t flows = 0;
+  // One pass over each component link's classes both grows the component and prices what the
+  // classes that keep their rates leave of the link: whether a class keeps its rate is known
+  // when it is met (its rate against `from`), so the solve needs no second pass over the
+  // lists, and the kept rates are subtracted in the same order as by a pass of their own.
+  uint64_t flows = 0, kept = 0;
   for (std::size_t i = 0; i < comp_links_.size(); ++i) {
-    for (uint32_t c : classes_on(comp_links_[i])) {
+    const LinkIndex link = comp_links_[i];
+    double residual = capacity_[link];
+    uint32_t unfixed = link_flows_[link];
+    for (uint32_t c : classes_on(link)) {
       Class& k = classes_[c];
-      if (k.mark == epoch_ || (!k.reschedule && k.rate < from)) continue;
+      if (k.mark == epoch_) continue;
+      if (!k.reschedule && k.rate < from) {  // keeps its rate
+        k.fixed = true;
+        residual -= k.rate * k.n;
+        unfixed -= k.n;
+        ++kept;
+        continue;
+      }
       k.mark = epoch_;
+      k.fixed = false;
       comp_classes_.push_back(c);
       flows += k.n;
       for (const LinkIndex l : links_of(k)) {
@@ -52,9 +67,12 @@ void FlowModel::recompute() {
         }
       }
     }
+    residual_[link] = std::max(0.0, residual);
+    unfixed_[link] = unfixed;
   }
   if (comp_classes_.empty()) return;
   ++stats_.recomputations;
+  stats_.classes_kept += kept;
   stats_.classes_refilled += comp_classes_.size();
   stats_.max_component_flows = std::max(stats_.max_component_flows, flows);
   solve_component();
@@ -67,24 +85,11 @@ void FlowModel::solve_component() {
   // flows are fixed together. A lazy min-heap of (share, link); a link's share only grows as
   // flows elsewhere get fixed, so an entry whose share no longer matches the link's current
   // one is stale.
-  for (uint32_t c : comp_classes_) classes_[c].fixed = false;
+  // recompute() left each component link's residual (what the classes that keep their rates
+  // leave of it) and unfixed flows, and every component class unfixed.
   heap_.clear();
-  for (LinkIndex l : comp_links_) {
-    // What the classes that keep their rates (outside the component) leave of the link.
-    double residual = capacity_[l];
-    uint32_t unfixed = link_flows_[l];
-    for (uint32_t c : classes_on(l)) {
-      Class& k = classes_[c];
-      if (k.mark == epoch_) continue;
-      k.fixed = true;
-      residual -= k.rate * k.n;
-      unfixed -= k.n;
-      ++stats_.classes_kept;
-    }
-    residual_[l] = std::max(0.0, residual);
-    unfixed_[l] = unfixed;
+  for (LinkIndex l : comp_links_)
     if (unfixed_[l]) heap_.push_back({residual_[l] / unfixed_[l], l});
-  }
   std::make_heap(heap_.begin(), heap_.end(), kLater);
   double level = 0;  // the water level never goes down; guards against rounding drift
   while (!heap_.empty()) {
