@@ -26,6 +26,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "sim/network/collective_costs.hpp"
@@ -62,14 +64,21 @@ class CollectiveRun final : public CollectiveRunner, public FlowObserver {
   // An all-pairs stage's pairs as an exchange's (transfer i of the stage is pair i).
   class StagePairs final : public PairSource {
    public:
-    StagePairs(Network& network, const work::Stage& stage) : network_(network), stage_(stage) {}
+    // crossings: per model link, the stage's pairs crossing it (Network::count_all_pairs).
+    StagePairs(Network& network, const work::Stage& stage, std::vector<uint64_t> crossings)
+        : network_(network), stage_(stage), crossings_(std::move(crossings)) {}
     std::size_t pairs() const override { return stage_.size(); }
     void links(std::size_t i, std::vector<uint32_t>& out) const override;
+    void links_of(std::span<const uint32_t> pairs, std::vector<uint32_t>& out,
+                  std::vector<uint32_t>& ends) const override;
+    std::span<const uint64_t> crossings() const override { return crossings_; }
     RouteId route(std::size_t i) override;
 
    private:
+    void append(std::size_t i, topo::Route& scratch, std::vector<uint32_t>& out) const;
     Network& network_;
     const work::Stage& stage_;
+    std::vector<uint64_t> crossings_;
   };
   struct StageRoutes {
     std::vector<Flight> flights;  // chains first, then independent transfers
