@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 
 #include <tbb/blocked_range.h>
@@ -212,8 +213,8 @@ void PairExchange::solve(const PairSource& source, std::span<const double> capac
     std::make_heap(heap.begin(), heap.end(), kLater);
   };
   rebuild();
-  SaturationLists lists(num_links);
-  RouteBatch batch;
+  auto lists = std::make_unique<SaturationLists>(num_links);
+  auto batch = std::make_unique<RouteBatch>();
   // Per link, its crossings by level, levels ascending (they are fixed in that order).
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> by_level(num_links);
   std::vector<uint32_t> touched, todo;
@@ -231,19 +232,19 @@ void PairExchange::solve(const PairSource& source, std::span<const double> capac
       pairs_at_.push_back(0);
     }
     const auto index = static_cast<uint32_t>(levels_.size() - 1);
-    if (!lists.holds(l)) {
-      lists.gather(l, state, list_budget, source, batch, poll);
+    if (!lists->holds(l)) {
+      lists->gather(l, state, list_budget, source, *batch, poll);
       ++list_passes_;
     }
     // Its unfixed flows, once each (a pair crossing it twice is listed twice, side by side).
     todo.clear();
-    for (const uint32_t p : lists.of(l))
+    for (const uint32_t p : lists->of(l))
       if (level_of_[p] == kUnfixedPair && (todo.empty() || todo.back() != p)) todo.push_back(p);
     for (std::size_t begin = 0; begin < todo.size(); begin += kBatchPairs) {
       const std::span<const uint32_t> chunk(todo.data() + begin, std::min(kBatchPairs, todo.size() - begin));
       poll();
-      batch.compute(source, chunk, num_links);
-      batch.for_each([&](std::size_t k, std::span<const uint32_t> links) {
+      batch->compute(source, chunk, num_links);
+      batch->for_each([&](std::size_t k, std::span<const uint32_t> links) {
         level_of_[chunk[k]] = index;
         ++pairs_at_[index];
         ++fixed;
@@ -269,12 +270,18 @@ void PairExchange::solve(const PairSource& source, std::span<const double> capac
   }
   // A pair with no link was never fixed (FlowModel::add_route refuses such a route too).
   if (fixed != n) throw std::invalid_argument("PairExchange: a pair's route has no link");
-  // 3. Each link's crossings by level, links ascending.
+  // 3. Each link's crossings by level, links ascending: the lists go first, and each link's
+  // levels as they are copied (the peak stays the solve's).
+  lists.reset();
+  batch.reset();
+  std::size_t entries = 0;
+  for (const uint32_t l : state.used) entries += by_level[l].size();
+  levels_of_link_.reserve(entries);
   for (const uint32_t l : state.used) {
     links_.push_back({l, static_cast<uint32_t>(levels_of_link_.size()), static_cast<uint32_t>(by_level[l].size())});
     levels_of_link_.insert(levels_of_link_.end(), by_level[l].begin(), by_level[l].end());
+    by_level[l] = {};
   }
-  levels_of_link_.shrink_to_fit();
 }
 
 }  // namespace cs::net
