@@ -215,8 +215,15 @@ void PairExchange::solve(const PairSource& source, std::span<const double> capac
   rebuild();
   auto lists = std::make_unique<SaturationLists>(num_links);
   auto batch = std::make_unique<RouteBatch>();
-  // Per link, its crossings by level, levels ascending (they are fixed in that order).
+  // Per link, its crossings by level, levels ascending (they are fixed in that order): the
+  // level being counted in flat arrays (read at every crossing: they stay in cache), the ones
+  // before in a list per link.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> by_level(num_links);
+  std::vector<uint32_t> open_level(num_links, kUnfixedPair), open_count(num_links, 0);
+  const auto close_level = [&](uint32_t o) {
+    if (open_count[o]) by_level[o].push_back({open_level[o], open_count[o]});
+    open_count[o] = 0;
+  };
   std::vector<uint32_t> touched, todo;
   std::vector<uint8_t> is_touched(num_links, 0);
   double level = 0;
@@ -252,9 +259,11 @@ void PairExchange::solve(const PairSource& source, std::span<const double> capac
           state.residual[o] = std::max(0.0, state.residual[o] - level);
           --state.unfixed[o];
           if (!is_touched[o]) is_touched[o] = 1, touched.push_back(o);
-          auto& at = by_level[o];
-          if (at.empty() || at.back().first != index) at.push_back({index, 1});
-          else ++at.back().second;
+          if (open_level[o] != index) {
+            close_level(o);
+            open_level[o] = index;
+          }
+          ++open_count[o];
         }
       });
     }
@@ -274,6 +283,7 @@ void PairExchange::solve(const PairSource& source, std::span<const double> capac
   // levels as they are copied (the peak stays the solve's).
   lists.reset();
   batch.reset();
+  for (const uint32_t l : state.used) close_level(l);
   std::size_t entries = 0;
   for (const uint32_t l : state.used) entries += by_level[l].size();
   levels_of_link_.reserve(entries);

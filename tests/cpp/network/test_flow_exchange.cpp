@@ -218,6 +218,19 @@ TEST_CASE("an exchange's solve stops at the simulator's interrupt check, startin
 
 namespace {
 
+// 3 groups of 2 routers, 2 nodes of 2 GPUs each.
+topo::TopologyParams exchange_dragonfly() {
+  topo::TopologyParams fly;
+  fly.kind = topo::TopologyKind::dragonfly;
+  fly.routers_per_group = 2;
+  fly.nodes_per_router = 2;
+  fly.global_links_per_router = 1;
+  fly.groups = 3;
+  fly.nodes = 12;
+  fly.node.gpus = 2;
+  return fly;
+}
+
 // A direct all-to-all run by CollectiveRun, as one exchange (threshold 0) or flow by flow:
 // when it ends and what its links carried.
 struct A2aResult {
@@ -293,14 +306,7 @@ TEST_CASE("a direct all-to-all as one exchange equals it flow by flow", "[flow][
       for (bool pxn : {false, true}) check_exchange_equals_flows(p, kind, pxn);
   }
   SECTION("dragonfly, minimal and Valiant") {
-    topo::TopologyParams fly;
-    fly.kind = topo::TopologyKind::dragonfly;
-    fly.routers_per_group = 2;
-    fly.nodes_per_router = 2;
-    fly.global_links_per_router = 1;
-    fly.groups = 3;
-    fly.nodes = 12;
-    fly.node.gpus = 2;
+    const topo::TopologyParams fly = exchange_dragonfly();
     for (auto kind : {topo::RoutingKind::minimal, topo::RoutingKind::valiant}) check_exchange_equals_flows(fly, kind, false);
   }
   SECTION("fat-tree spray (bundles) and a torus (dimension order)") {
@@ -416,14 +422,7 @@ TEST_CASE("an exchange solves the same whether its flows are listed at once or i
     topo::TopologyParams tree = rail_fat_tree();
     tree.nodes = 8;
     tree.oversubscription = 2;
-    topo::TopologyParams fly;
-    fly.kind = topo::TopologyKind::dragonfly;
-    fly.routers_per_group = 2;
-    fly.nodes_per_router = 2;
-    fly.global_links_per_router = 1;
-    fly.groups = 3;
-    fly.nodes = 12;
-    fly.node.gpus = 2;
+    const topo::TopologyParams fly = exchange_dragonfly();
     for (const auto& [p, kind] : {std::pair{tree, topo::RoutingKind::dmodk}, std::pair{tree, topo::RoutingKind::ecmp},
                                   std::pair{tree, topo::RoutingKind::spray}, std::pair{fly, topo::RoutingKind::minimal},
                                   std::pair{fly, topo::RoutingKind::valiant}}) {
