@@ -18,7 +18,8 @@
 //
 // An all-pairs stage (a direct all-to-all's) of at least exchange_pairs pairs runs as one bulk
 // exchange (FlowModel::start_exchange): solved whole while nothing else runs, its routes
-// computed when needed and never held (Network::route_into), so a 4,096-GPU all-to-all (16.7 M
+// computed when needed and never held (Network::route_into), its crossings per link those the
+// router's all-pairs counter gave when the stage was built, so a 16,384-GPU all-to-all (268 M
 // pairs) fits where a flow per pair does not; where anything else runs it becomes those flows.
 // Load-aware routings, and routings that cannot compute a route uncached, list the pairs.
 //

@@ -243,10 +243,19 @@ void PairExchange::solve(const PairSource& source, std::span<const double> capac
       lists->gather(l, state, list_budget, source, *batch, poll);
       ++list_passes_;
     }
-    // Its unfixed flows, once each (a pair crossing it twice is listed twice, side by side).
+    // Its unfixed flows, once each (a pair crossing it twice is listed twice, side by side):
+    // the list's entries read until they make its unfixed crossings. From the end: flows listed
+    // last are fixed last where links saturate in the order they were listed (the pairs of a
+    // destination's link, under sources' links saturating in turn). The order the flows are
+    // fixed in changes nothing (each subtracts the same level).
     todo.clear();
-    for (const uint32_t p : lists->of(l))
-      if (level_of_[p] == kUnfixedPair && (todo.empty() || todo.back() != p)) todo.push_back(p);
+    const std::span<const uint32_t> listed = lists->of(l);
+    uint64_t need = state.unfixed[l];
+    for (auto it = listed.rbegin(); need > 0 && it != listed.rend(); ++it)
+      if (level_of_[*it] == kUnfixedPair) {
+        --need;
+        if (todo.empty() || todo.back() != *it) todo.push_back(*it);
+      }
     for (std::size_t begin = 0; begin < todo.size(); begin += kBatchPairs) {
       const std::span<const uint32_t> chunk(todo.data() + begin, std::min(kBatchPairs, todo.size() - begin));
       poll();
