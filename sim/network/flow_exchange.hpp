@@ -23,8 +23,8 @@
 // fixing the same flows (tests/cpp/network/test_flow_exchange.cpp). Afterwards one 4-byte
 // level per pair and, per link, its flows counted by level (8 bytes per link and level: one
 // per link where every flow of it gets one rate, up to one per crossing where rates vary, as
-// under ECMP). An all-to-all over 4,096 GPUs (16.7 M pairs) takes 0.6-1.2 GB in all, over
-// 16,384 GPUs (268 M pairs) the 1 GiB budget and 1 GiB of levels.
+// under ECMP). An all-to-all over 4,096 GPUs (16.7 M pairs) takes 0.6-1.0 GB in all, over
+// 16,384 GPUs (268 M pairs) 2.7 GB: the 1 GiB budget and 1 GiB of levels.
 //
 // Units: bytes, bytes/s, seconds.
 #include <cstddef>
