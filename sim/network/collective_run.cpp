@@ -24,23 +24,37 @@ std::unique_ptr<CollectiveRun::StageRoutes> CollectiveRun::exchange_stage(const 
   if (!stage.all_pairs() || stage.size() < exchange_pairs) return nullptr;
   // Its latency from the slowest route within a node and across nodes, counted on every
   // core without keeping a route; null where the routing cannot compute routes uncached.
-  const std::optional<topo::PairLoads> count = network_.count_all_pairs(stage.pair_members);
+  std::optional<topo::PairLoads> count = network_.count_all_pairs(stage.pair_members);
   if (!count) return nullptr;
   std::array<double, 3> max_wire_s{-1, -1, -1};  // by TransferClass
   const int a = stage.pair_members[0];
   max_wire_s[static_cast<std::size_t>(transfer_class(network_.topology(), a, a))] = count->max_latency_same_node_s;
   max_wire_s[static_cast<std::size_t>(TransferClass::net)] = count->max_latency_across_s;
   auto sr = std::make_unique<StageRoutes>(StageRoutes{{}, StageLatency(stage.steps, max_wire_s), nullptr});
-  sr->exchange = std::make_unique<StagePairs>(network_, stage);
+  // The exchange's solve starts from these counts instead of a pass over the routes.
+  sr->exchange = std::make_unique<StagePairs>(network_, stage, std::move(count->crossings));
   return sr;
 }
 
-void CollectiveRun::StagePairs::links(std::size_t i, std::vector<uint32_t>& out) const {
+void CollectiveRun::StagePairs::append(std::size_t i, topo::Route& scratch, std::vector<uint32_t>& out) const {
   const work::Transfer t = stage_.transfer(i);
-  topo::Route route;
-  if (!network_.route_into(t.src, t.dst, 0, route))
+  if (!network_.route_into(t.src, t.dst, 0, scratch))
     throw std::logic_error("CollectiveRun: the routing cannot compute an exchange's routes");
-  network_.append_model_links(route, out);
+  network_.append_model_links(scratch, out);
+}
+
+void CollectiveRun::StagePairs::links(std::size_t i, std::vector<uint32_t>& out) const {
+  topo::Route scratch;
+  append(i, scratch, out);
+}
+
+void CollectiveRun::StagePairs::links_of(std::span<const uint32_t> pairs, std::vector<uint32_t>& out,
+                                         std::vector<uint32_t>& ends) const {
+  topo::Route scratch;  // one route's buffers for the batch
+  for (const uint32_t p : pairs) {
+    append(p, scratch, out);
+    ends.push_back(static_cast<uint32_t>(out.size()));
+  }
 }
 
 RouteId CollectiveRun::StagePairs::route(std::size_t i) {

@@ -18,7 +18,8 @@
 //
 // An all-pairs stage (a direct all-to-all's) of at least exchange_pairs pairs runs as one bulk
 // exchange (FlowModel::start_exchange): solved whole while nothing else runs, its routes
-// computed when needed and never held (Network::route_into), so a 4,096-GPU all-to-all (16.7 M
+// computed when needed and never held (Network::route_into), its crossings per link those the
+// router's all-pairs counter gave when the stage was built, so a 16,384-GPU all-to-all (268 M
 // pairs) fits where a flow per pair does not; where anything else runs it becomes those flows.
 // Load-aware routings, and routings that cannot compute a route uncached, list the pairs.
 //
@@ -26,6 +27,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "sim/network/collective_costs.hpp"
@@ -62,14 +65,21 @@ class CollectiveRun final : public CollectiveRunner, public FlowObserver {
   // An all-pairs stage's pairs as an exchange's (transfer i of the stage is pair i).
   class StagePairs final : public PairSource {
    public:
-    StagePairs(Network& network, const work::Stage& stage) : network_(network), stage_(stage) {}
+    // crossings: per model link, the stage's pairs crossing it (Network::count_all_pairs).
+    StagePairs(Network& network, const work::Stage& stage, std::vector<uint64_t> crossings)
+        : network_(network), stage_(stage), crossings_(std::move(crossings)) {}
     std::size_t pairs() const override { return stage_.size(); }
     void links(std::size_t i, std::vector<uint32_t>& out) const override;
+    void links_of(std::span<const uint32_t> pairs, std::vector<uint32_t>& out,
+                  std::vector<uint32_t>& ends) const override;
+    std::span<const uint64_t> crossings() const override { return crossings_; }
     RouteId route(std::size_t i) override;
 
    private:
+    void append(std::size_t i, topo::Route& scratch, std::vector<uint32_t>& out) const;
     Network& network_;
     const work::Stage& stage_;
+    std::vector<uint64_t> crossings_;
   };
   struct StageRoutes {
     std::vector<Flight> flights;  // chains first, then independent transfers

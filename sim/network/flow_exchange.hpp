@@ -12,12 +12,19 @@
 // crossing it. The flow model would reach the same rates (its solve fills the same levels)
 // through one solve and one re-fill per distinct finish time; here there is one solve.
 //
-// Memory: the pairs' routes are computed when needed, never stored (PairSource). While
-// solving, one 4-byte entry per link crossing (the flows on each link); afterwards one 4-byte
+// Memory: the pairs' routes are computed when needed, never stored (PairSource). The solve
+// needs, for a link that saturates, the flows on it not yet fixed: it gathers those lists, 4
+// bytes per crossing, for the links that can saturate next (the lowest shares), as many as
+// fit in a budget (list_budget crossings), in one pass over the flows not yet fixed, and
+// gathers again when a link outside them saturates. Where every list fits (up to 4,096 GPUs
+// at the default budget) that is one pass, as the flows were listed before; beyond, a few. A
+// route is computed once per pass and once more when its flow is fixed, on every core. The
+// result does not depend on the budget: the same links saturate in the same order, each
+// fixing the same flows (tests/cpp/network/test_flow_exchange.cpp). Afterwards one 4-byte
 // level per pair and, per link, its flows counted by level (8 bytes per link and level: one
 // per link where every flow of it gets one rate, up to one per crossing where rates vary, as
-// under ECMP). An all-to-all over 4,096 GPUs (16.7 M pairs) takes 0.6-1.2 GB in all, where one
-// flow-model flow per pair costs ~700 B.
+// under ECMP). An all-to-all over 4,096 GPUs (16.7 M pairs) takes 0.6-1.0 GB in all, over
+// 16,384 GPUs (268 M pairs) 2.7 GB: the 1 GiB budget and 1 GiB of levels.
 //
 // Units: bytes, bytes/s, seconds.
 #include <cstddef>
@@ -40,6 +47,15 @@ class PairSource {
   // Pair i's route as the flow model's (caller's) link indices, appended to `out`: a link
   // crossed m times appears m times. Called from several threads at once.
   virtual void links(std::size_t i, std::vector<uint32_t>& out) const = 0;
+  // Several pairs' routes one after another into `out`, as links() gives them, and each one's
+  // end (out's size after it) into `ends`: what the solve calls, so that a source reuses its
+  // scratch over a batch. By default, links() pair by pair. Called from several threads.
+  virtual void links_of(std::span<const uint32_t> pairs, std::vector<uint32_t>& out,
+                        std::vector<uint32_t>& ends) const;
+  // Per link, the crossings of all pairs (m for a pair crossing it m times), where the source
+  // has counted them already; empty (the default): the solve counts them, a pass over the
+  // routes. They must be the routes' own counts (the solve checks as it goes).
+  virtual std::span<const uint64_t> crossings() const { return {}; }
   // Pair i's route registered with the flow model (its own latency is not waited again: see
   // FlowModel::start_exchange). One thread; only when the exchange becomes flows.
   virtual RouteId route(std::size_t i) = 0;
@@ -49,12 +65,18 @@ class PairSource {
 // at a time tau after the flows take bandwidth (tau <= 0: nothing yet).
 class PairExchange {
  public:
+  // Crossings whose flows the solve lists at once (4 bytes each; see the header comment).
+  static constexpr std::size_t kListBudget = std::size_t{1} << 28;
   // capacity_Bps: per link (the caller's indices), > 0. `poll` is called now and then (an
-  // interrupt check may throw from it). Throws what source.links throws.
+  // interrupt check may throw from it). list_budget > 0 bounds the listed crossings (a
+  // link's list is gathered whole even where it alone is larger). Throws what source.links
+  // throws.
   PairExchange(const PairSource& source, std::span<const double> capacity_Bps, double bytes,
-               const std::function<void()>& poll);
+               const std::function<void()>& poll, std::size_t list_budget = kListBudget);
 
   std::size_t pairs() const { return level_of_.size(); }
+  // Passes over the unfixed pairs that listed flows of saturating links (see above).
+  std::size_t list_passes() const { return list_passes_; }
   double bytes() const { return bytes_; }
   double rate_Bps(std::size_t pair) const { return levels_[level_of_[pair]]; }
   // Until the slowest flow is done: bytes / the lowest rate.
@@ -79,9 +101,11 @@ class PairExchange {
     uint32_t first, count;
   };
   double at_level(std::size_t level, double tau) const;  // bytes a flow of it delivered by tau
-  void solve(const PairSource& source, std::span<const double> capacity_Bps, const std::function<void()>& poll);
+  void solve(const PairSource& source, std::span<const double> capacity_Bps, const std::function<void()>& poll,
+             std::size_t list_budget);  // flow_exchange_solve.cpp
 
   double bytes_;
+  std::size_t list_passes_ = 0;
   std::vector<double> levels_;          // distinct rates, ascending
   std::vector<uint64_t> pairs_at_;      // flows per level
   std::vector<uint32_t> level_of_;      // per pair: its rate's index in levels_

@@ -26,8 +26,16 @@ constexpr double kPerVertex = 300;
 constexpr double kPerFlow = 700;       // a traffic flow on its own route, with its outputs
 constexpr double kPerTransfer = 500;   // a plan transfer: plan, routed matrix, flow route
 // A pair of a flow-model exchange (flow_exchange.hpp): its level, its crossings while solving
-// and its links' levels after (4,096 GPUs: 35-66 B measured, by routing).
+// and its links' levels after (4,096 GPUs: 35-66 B measured, by routing). Past the solve's
+// list budget (PairExchange::kListBudget crossings of 4 B) a pair costs its level and the
+// budget is shared: kPerListedPair each, plus kExchangeLists for the lists, the route batches
+// and the links' levels (16,384 GPUs, D-mod-K: see docs/benchmarks.md).
 constexpr double kPerExchangePair = 80;
+constexpr double kPerListedPair = 8;
+constexpr double kExchangeLists = 1.5e9;
+double exchange_bytes(double pairs) {
+  return std::min(pairs * kPerExchangePair, pairs * kPerListedPair + kExchangeLists);
+}
 // A training step's task: graph, timing and its transfers (GPT-3 175B on 1,024 GPUs, every
 // replica: 2.1 M tasks in 200 MB, about 66 B each).
 constexpr double kPerTask = 150;
@@ -65,8 +73,8 @@ enum class Pairs : uint8_t {
 // What the plan of one group of n ranks spread over several nodes with c channels holds, for
 // one algorithm: upper bounds of the plan builders' counts (workloads/collective_plan*.cpp),
 // in bytes. Direct's all pairs are one item per pair where held, and its listed stages (a
-// star, a send) at most 2n; an exchange holds ~kPerExchangePair per pair of its one stage
-// at a time, and all-pairs stages below CollectiveRun::kExchangePairs are held.
+// star, a send) at most 2n; an exchange holds exchange_bytes of its one stage at a time,
+// and all-pairs stages below CollectiveRun::kExchangePairs are held.
 double plan_bytes(work::CollectiveAlgorithm a, work::CollectiveOp op, double n, double c, Pairs pairs) {
   using A = work::CollectiveAlgorithm;
   switch (a) {
@@ -78,7 +86,7 @@ double plan_bytes(work::CollectiveAlgorithm a, work::CollectiveOp op, double n, 
       if (pairs == Pairs::held ||
           (pairs == Pairs::exchange && stage < static_cast<double>(net::CollectiveRun::kExchangePairs)))
         return 2 * stage * kPerTransfer;
-      return 2 * n * kPerTransfer + (pairs == Pairs::exchange ? stage * kPerExchangePair : 0);
+      return 2 * n * kPerTransfer + (pairs == Pairs::exchange ? exchange_bytes(stage) : 0);
     }
     case A::hierarchical: return 3 * c * n * kPerTransfer;
     case A::in_network: return 2 * c * n * kPerTransfer;

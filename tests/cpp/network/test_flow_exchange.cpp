@@ -3,10 +3,14 @@
 // at the end and half-way; what it had delivered when cancelled; and when another flow starts
 // while it runs (it becomes flows), before or after its flows take bandwidth. Then a direct
 // all-to-all run by CollectiveRun as one exchange against the same plan run flow by flow, on
-// fat-trees (D-mod-K, ECMP, PXN) and a dragonfly.
+// fat-trees (D-mod-K, ECMP, PXN) and a dragonfly. And the solve with its flows listed at once
+// against the same listed in many passes (a small budget), bit for bit.
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <span>
+#include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -214,6 +218,19 @@ TEST_CASE("an exchange's solve stops at the simulator's interrupt check, startin
 
 namespace {
 
+// 3 groups of 2 routers, 2 nodes of 2 GPUs each.
+topo::TopologyParams exchange_dragonfly() {
+  topo::TopologyParams fly;
+  fly.kind = topo::TopologyKind::dragonfly;
+  fly.routers_per_group = 2;
+  fly.nodes_per_router = 2;
+  fly.global_links_per_router = 1;
+  fly.groups = 3;
+  fly.nodes = 12;
+  fly.node.gpus = 2;
+  return fly;
+}
+
 // A direct all-to-all run by CollectiveRun, as one exchange (threshold 0) or flow by flow:
 // when it ends and what its links carried.
 struct A2aResult {
@@ -289,14 +306,7 @@ TEST_CASE("a direct all-to-all as one exchange equals it flow by flow", "[flow][
       for (bool pxn : {false, true}) check_exchange_equals_flows(p, kind, pxn);
   }
   SECTION("dragonfly, minimal and Valiant") {
-    topo::TopologyParams fly;
-    fly.kind = topo::TopologyKind::dragonfly;
-    fly.routers_per_group = 2;
-    fly.nodes_per_router = 2;
-    fly.global_links_per_router = 1;
-    fly.groups = 3;
-    fly.nodes = 12;
-    fly.node.gpus = 2;
+    const topo::TopologyParams fly = exchange_dragonfly();
     for (auto kind : {topo::RoutingKind::minimal, topo::RoutingKind::valiant}) check_exchange_equals_flows(fly, kind, false);
   }
   SECTION("fat-tree spray (bundles) and a torus (dimension order)") {
@@ -348,4 +358,80 @@ TEST_CASE("an exchange's numbers are the same on one thread and on several", "[f
   CHECK(one.bytes == two.bytes);
   CHECK(one.busy == two.busy);
   CHECK(one.peak == two.peak);
+}
+
+namespace {
+
+// Every ordered pair of a fabric's ranks on its uncached routes, as CollectiveRun's exchange
+// stage gives them (never run as flows here).
+struct FabricPairs final : net::PairSource {
+  explicit FabricPairs(const net::Network& n) : network(n), ranks(n.ranks()) {}
+  std::size_t pairs() const override { return static_cast<std::size_t>(ranks) * (ranks - 1); }
+  void links(std::size_t i, std::vector<uint32_t>& out) const override {
+    const int a = static_cast<int>(i / (ranks - 1));
+    int b = static_cast<int>(i % (ranks - 1));
+    b += b >= a;
+    topo::Route route;
+    if (!network.route_into(a, b, 0, route)) throw std::logic_error("FabricPairs: no uncached route");
+    network.append_model_links(route, out);
+  }
+  RouteId route(std::size_t) override { throw std::logic_error("FabricPairs: not run as flows"); }
+  const net::Network& network;
+  int ranks;
+};
+
+// The pairs solved listing every flow at once and within `budget` crossings (many passes):
+// the same rates and link use, bit for bit.
+void check_lists_do_not_matter(const net::PairSource& pairs, std::span<const double> capacity, std::size_t budget) {
+  const net::PairExchange whole(pairs, capacity, 1e8, [] {}), listed(pairs, capacity, 1e8, [] {}, budget);
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < pairs.pairs(); ++i) differ += whole.rate_Bps(i) != listed.rate_Bps(i);
+  CHECK(differ == 0);
+  CHECK(whole.list_passes() == 1);
+  CHECK(listed.list_passes() > 1);
+  REQUIRE(whole.duration_s() == listed.duration_s());
+  for (const double tau : {whole.duration_s() / 3, whole.duration_s()}) {
+    std::vector<double> a(capacity.size(), 0.0), b = a, c = a, d = a, e = a, f = a;
+    whole.add_link_bytes(tau, a);
+    listed.add_link_bytes(tau, b);
+    whole.add_link_busy(tau, c);
+    listed.add_link_busy(tau, d);
+    whole.max_link_utilization(tau, capacity, e);
+    listed.max_link_utilization(tau, capacity, f);
+    CHECK(a == b);
+    CHECK(c == d);
+    CHECK(e == f);
+    CHECK(whole.unfinished(tau) == listed.unfinished(tau));
+    CHECK(whole.delivered(tau) == listed.delivered(tau));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("an exchange solves the same whether its flows are listed at once or in many passes", "[flow][exchange]") {
+  SECTION("random routes, some crossing a link twice") {
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+      const Instance in = random_instance(seed, 12, 60);
+      engine::Simulator sim(1);
+      FlowModel model(sim, in.capacity);
+      const ListedPairs pairs(model, in.routes);
+      for (const std::size_t budget : {1, 7, 40}) check_lists_do_not_matter(pairs, in.capacity, budget);
+    }
+  }
+  SECTION("all-to-alls on a tapered fat-tree (D-mod-K, ECMP, spray) and a dragonfly (minimal, Valiant)") {
+    topo::TopologyParams tree = rail_fat_tree();
+    tree.nodes = 8;
+    tree.oversubscription = 2;
+    const topo::TopologyParams fly = exchange_dragonfly();
+    for (const auto& [p, kind] : {std::pair{tree, topo::RoutingKind::dmodk}, std::pair{tree, topo::RoutingKind::ecmp},
+                                  std::pair{tree, topo::RoutingKind::spray}, std::pair{fly, topo::RoutingKind::minimal},
+                                  std::pair{fly, topo::RoutingKind::valiant}}) {
+      const topo::Topology topology = topo::build_topology(p);
+      engine::Simulator sim(1);
+      const net::Network network(sim, topology, kind);
+      const FabricPairs pairs(network);
+      // A link's flows alone (the smallest), a few links' and about half of them per pass.
+      for (const std::size_t budget : {1, 50, 600}) check_lists_do_not_matter(pairs, network.capacities_Bps(), budget);
+    }
+  }
 }

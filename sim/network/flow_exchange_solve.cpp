@@ -1,0 +1,306 @@
+// The exchange's one max-min solve: progressive filling over pairs whose routes are computed,
+// not stored. A saturating link needs its flows not yet fixed; they are listed for the links
+// of lowest share, within a budget, in passes over the unfixed pairs (flow_exchange.hpp).
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+
+#include "sim/network/flow_exchange.hpp"
+#include "sim/network/min_heap.hpp"
+
+namespace cs::net {
+
+using detail::kLater;
+
+namespace {
+
+constexpr uint32_t kUnfixedPair = std::numeric_limits<uint32_t>::max();
+constexpr const char* kMiscounted = "PairExchange: the source's crossings are not its routes' counts";
+// Pairs a task routes at once (and, counting crossings, between interrupt checks).
+constexpr std::size_t kRouteBlock = 1024;
+// Pairs routed per batch: their routes are held until read (a few MB; a route of many lanes,
+// valiant_packet's, a few hundred entries).
+constexpr std::size_t kBatchPairs = std::size_t{1} << 16;
+
+// The routes of a batch of pairs, computed on every core and read back in the batch's order:
+// the same whatever the number of threads.
+class RouteBatch {
+ public:
+  // Throws what source.links_of throws, and for a link not below num_links.
+  void compute(const PairSource& source, std::span<const uint32_t> pairs, std::size_t num_links) {
+    used_ = (pairs.size() + kRouteBlock - 1) / kRouteBlock;
+    if (blocks_.size() < used_) blocks_.resize(used_);
+    const auto route_block = [&](std::size_t b) {
+      Block& block = blocks_[b];
+      block.links.clear();
+      block.ends.clear();
+      const std::size_t first = b * kRouteBlock;
+      source.links_of(pairs.subspan(first, std::min(kRouteBlock, pairs.size() - first)), block.links, block.ends);
+      for (const uint32_t l : block.links)
+        if (l >= num_links) throw std::out_of_range("PairExchange: unknown link");
+    };
+    if (used_ == 1) return route_block(0);  // a few pairs: not worth waking the threads
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, used_, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+      for (std::size_t b = r.begin(); b < r.end(); ++b) route_block(b);
+    });
+  }
+  // f(k, links of the batch's k-th pair), k ascending.
+  template <class F>
+  void for_each(F&& f) const {
+    std::size_t k = 0;
+    for (std::size_t b = 0; b < used_; ++b) {
+      const Block& block = blocks_[b];
+      uint32_t begin = 0;
+      for (const uint32_t end : block.ends) {
+        f(k++, std::span<const uint32_t>(block.links.data() + begin, end - begin));
+        begin = end;
+      }
+    }
+  }
+
+ private:
+  struct Block {
+    std::vector<uint32_t> links, ends;  // the block's routes one after another; each one's end
+  };
+  std::vector<Block> blocks_;
+  std::size_t used_ = 0;
+};
+
+// The filling's state: per link the capacity not yet given to fixed flows and its crossings
+// by flows not fixed; per pair its level (kUnfixedPair: not fixed yet).
+struct FillState {
+  std::span<const uint32_t> level_of;
+  std::vector<double> residual;
+  std::vector<uint64_t> unfixed;
+  std::vector<uint32_t> used;  // links with crossings, ascending
+  double share(uint32_t l) const { return residual[l] / static_cast<double>(unfixed[l]); }
+};
+
+// The unfixed flows crossing some links (one entry per crossing, pairs ascending), gathered in
+// one pass over the unfixed pairs for the links of lowest share that fit in the budget: a link
+// saturates at its share, and shares only grow as flows are fixed, so the links that saturate
+// next are among them until the level passes the last one's.
+class SaturationLists {
+ public:
+  explicit SaturationLists(std::size_t links) : slot_(links, kNoSlot) {}
+  bool holds(uint32_t link) const { return slot_[link] != kNoSlot; }
+  std::span<const uint32_t> of(uint32_t link) const {
+    const uint32_t s = slot_[link];
+    return {entries_.data() + first_[s], static_cast<std::size_t>(first_[s + 1] - first_[s])};
+  }
+  // Lists `needed` (whatever its size) and the links of lowest share after it that fit in
+  // `budget` crossings, dropping the lists held before.
+  void gather(uint32_t needed, const FillState& state, std::size_t budget, const PairSource& source,
+              RouteBatch& batch, const std::function<void()>& poll);
+
+ private:
+  static constexpr uint32_t kNoSlot = std::numeric_limits<uint32_t>::max();
+  std::vector<uint32_t> slot_;    // per link: its list, or kNoSlot
+  std::vector<uint64_t> first_;   // per list, and one past the last: its range in entries_
+  std::vector<uint32_t> entries_;
+  std::vector<std::pair<double, uint32_t>> by_share_;
+  std::vector<uint32_t> listed_, pending_;
+};
+
+void SaturationLists::gather(uint32_t needed, const FillState& state, std::size_t budget, const PairSource& source,
+                             RouteBatch& batch, const std::function<void()>& poll) {
+  for (const uint32_t l : listed_) slot_[l] = kNoSlot;
+  listed_.clear();
+  entries_ = {};  // its memory goes before the next lists take theirs
+  first_.assign(1, 0);
+  const auto list = [&](uint32_t l) {
+    slot_[l] = static_cast<uint32_t>(listed_.size());
+    listed_.push_back(l);
+    first_.push_back(first_.back() + state.unfixed[l]);
+  };
+  list(needed);
+  by_share_.clear();
+  for (const uint32_t l : state.used)
+    if (state.unfixed[l] && l != needed) by_share_.push_back({state.share(l), l});
+  std::sort(by_share_.begin(), by_share_.end());
+  for (const auto& [share, l] : by_share_) {
+    if (first_.back() + state.unfixed[l] > budget) break;
+    list(l);
+  }
+  entries_.resize(first_.back());
+  std::vector<uint64_t> cursor(first_.begin(), first_.end() - 1);
+  const auto flush = [&] {
+    poll();
+    batch.compute(source, pending_, slot_.size());
+    batch.for_each([&](std::size_t k, std::span<const uint32_t> links) {
+      for (const uint32_t o : links) {
+        const uint32_t s = slot_[o];
+        if (s == kNoSlot) continue;
+        if (cursor[s] == first_[s + 1]) throw std::logic_error(kMiscounted);
+        entries_[cursor[s]++] = pending_[k];
+      }
+    });
+    pending_.clear();
+  };
+  for (std::size_t p = 0; p < state.level_of.size(); ++p) {
+    if (state.level_of[p] != kUnfixedPair) continue;
+    pending_.push_back(static_cast<uint32_t>(p));
+    if (pending_.size() == kBatchPairs) flush();
+  }
+  if (!pending_.empty()) flush();
+  for (std::size_t s = 0; s < listed_.size(); ++s)
+    if (cursor[s] != first_[s + 1]) throw std::logic_error(kMiscounted);
+}
+
+}  // namespace
+
+void PairExchange::solve(const PairSource& source, std::span<const double> capacity_Bps,
+                         const std::function<void()>& poll, std::size_t list_budget) {
+  const std::size_t n = source.pairs(), num_links = capacity_Bps.size();
+  // 1. Crossings per link: the source's, or counted on every core (integer sums: the same on
+  // any number of threads).
+  std::vector<uint64_t> crossings(num_links, 0);
+  if (const std::span<const uint64_t> known = source.crossings(); !known.empty()) {
+    if (known.size() != num_links) throw std::logic_error(kMiscounted);
+    crossings.assign(known.begin(), known.end());
+  } else {
+    tbb::enumerable_thread_specific<std::vector<uint32_t>> counts([&] { return std::vector<uint32_t>(num_links, 0); });
+    struct Scratch {
+      std::vector<uint32_t> pairs, links, ends;
+    };
+    tbb::enumerable_thread_specific<Scratch> scratch;
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kRouteBlock << 6), [&](const tbb::blocked_range<std::size_t>& r) {
+      poll();
+      Scratch& s = scratch.local();
+      s.pairs.resize(r.size());
+      for (std::size_t i = 0; i < r.size(); ++i) s.pairs[i] = static_cast<uint32_t>(r.begin() + i);
+      s.links.clear();
+      s.ends.clear();
+      source.links_of(s.pairs, s.links, s.ends);
+      auto& count = counts.local();
+      for (const uint32_t l : s.links) {
+        if (l >= num_links) throw std::out_of_range("PairExchange: unknown link");
+        ++count[l];
+      }
+    });
+    for (const auto& count : counts)
+      for (std::size_t l = 0; l < num_links; ++l) crossings[l] += count[l];
+  }
+  FillState state;
+  state.level_of = level_of_;
+  state.residual.assign(capacity_Bps.begin(), capacity_Bps.end());
+  state.unfixed = std::move(crossings);
+  for (std::size_t l = 0; l < num_links; ++l) {
+    if (state.unfixed[l] > std::numeric_limits<uint32_t>::max())
+      throw std::length_error("PairExchange: more than 2^32 - 1 crossings of one link");
+    if (state.unfixed[l]) state.used.push_back(static_cast<uint32_t>(l));
+  }
+  // 2. Progressive filling (as FlowModel::solve_component): the link whose capacity left per
+  // unfixed crossing is smallest saturates next and fixes its flows at that share. A lazy
+  // min-heap of (share, link), ties to the lower link: a link's share only grows as flows
+  // elsewhere are fixed.
+  level_of_.assign(n, kUnfixedPair);
+  state.level_of = level_of_;
+  std::vector<std::pair<double, uint32_t>> heap;
+  // Stale entries pile up (every fix re-pushes its links): past a few per link, the heap is
+  // rebuilt from the links' current shares, so it stays a few entries per link.
+  const auto rebuild = [&] {
+    heap.clear();
+    for (uint32_t l : state.used)
+      if (state.unfixed[l]) heap.push_back({state.share(l), l});
+    std::make_heap(heap.begin(), heap.end(), kLater);
+  };
+  rebuild();
+  auto lists = std::make_unique<SaturationLists>(num_links);
+  auto batch = std::make_unique<RouteBatch>();
+  // Per link, its crossings by level, levels ascending (they are fixed in that order): the
+  // level being counted in flat arrays (read at every crossing: they stay in cache), the ones
+  // before in a list per link.
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> by_level(num_links);
+  std::vector<uint32_t> open_level(num_links, kUnfixedPair), open_count(num_links, 0);
+  const auto close_level = [&](uint32_t o) {
+    if (open_count[o]) by_level[o].push_back({open_level[o], open_count[o]});
+    open_count[o] = 0;
+  };
+  std::vector<uint32_t> touched, todo;
+  std::vector<uint8_t> is_touched(num_links, 0);
+  double level = 0;
+  std::size_t fixed = 0;
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), kLater);
+    const auto [share, l] = heap.back();
+    heap.pop_back();
+    if (state.unfixed[l] == 0 || share != state.share(l)) continue;
+    if (levels_.empty() || share > level) {  // the water level never goes down
+      level = share;
+      levels_.push_back(level);
+      pairs_at_.push_back(0);
+    }
+    const auto index = static_cast<uint32_t>(levels_.size() - 1);
+    if (!lists->holds(l)) {
+      lists->gather(l, state, list_budget, source, *batch, poll);
+      ++list_passes_;
+    }
+    // Its unfixed flows, once each (a pair crossing it twice is listed twice, side by side):
+    // the list's entries read until they make its unfixed crossings. From the end: flows listed
+    // last are fixed last where links saturate in the order they were listed (the pairs of a
+    // destination's link, under sources' links saturating in turn). The order the flows are
+    // fixed in changes nothing (each subtracts the same level).
+    todo.clear();
+    const std::span<const uint32_t> listed = lists->of(l);
+    uint64_t need = state.unfixed[l];
+    for (auto it = listed.rbegin(); need > 0 && it != listed.rend(); ++it)
+      if (level_of_[*it] == kUnfixedPair) {
+        --need;
+        if (todo.empty() || todo.back() != *it) todo.push_back(*it);
+      }
+    for (std::size_t begin = 0; begin < todo.size(); begin += kBatchPairs) {
+      const std::span<const uint32_t> chunk(todo.data() + begin, std::min(kBatchPairs, todo.size() - begin));
+      poll();
+      batch->compute(source, chunk, num_links);
+      batch->for_each([&](std::size_t k, std::span<const uint32_t> links) {
+        level_of_[chunk[k]] = index;
+        ++pairs_at_[index];
+        ++fixed;
+        for (const uint32_t o : links) {
+          state.residual[o] = std::max(0.0, state.residual[o] - level);
+          --state.unfixed[o];
+          if (!is_touched[o]) is_touched[o] = 1, touched.push_back(o);
+          if (open_level[o] != index) {
+            close_level(o);
+            open_level[o] = index;
+          }
+          ++open_count[o];
+        }
+      });
+    }
+    for (uint32_t o : touched) {
+      is_touched[o] = 0;
+      if (o != l && state.unfixed[o]) {
+        heap.push_back({state.share(o), o});
+        std::push_heap(heap.begin(), heap.end(), kLater);
+      }
+    }
+    touched.clear();
+    if (heap.size() > 4 * state.used.size() + 1024) rebuild();
+  }
+  // A pair with no link was never fixed (FlowModel::add_route refuses such a route too).
+  if (fixed != n) throw std::invalid_argument("PairExchange: a pair's route has no link");
+  // 3. Each link's crossings by level, links ascending: the lists go first, and each link's
+  // levels as they are copied (the peak stays the solve's).
+  lists.reset();
+  batch.reset();
+  for (const uint32_t l : state.used) close_level(l);
+  std::size_t entries = 0;
+  for (const uint32_t l : state.used) entries += by_level[l].size();
+  levels_of_link_.reserve(entries);
+  for (const uint32_t l : state.used) {
+    links_.push_back({l, static_cast<uint32_t>(levels_of_link_.size()), static_cast<uint32_t>(by_level[l].size())});
+    levels_of_link_.insert(levels_of_link_.end(), by_level[l].begin(), by_level[l].end());
+    by_level[l] = {};
+  }
+}
+
+}  // namespace cs::net
