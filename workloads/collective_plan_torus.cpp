@@ -47,30 +47,33 @@ std::vector<Members> both_ways(const std::vector<Members>& lines) {
 }
 
 // The rank at every torus position, from node_of, and the slices the group spans; throws
-// unless the group holds one rank on every node of the torus (every slice of a multislice, or
-// every node of one of its slices: hybrid sharding's group inside a slice).
+// unless the group holds one rank on every node of whole slices: every slice of a multislice,
+// or some of them (hybrid sharding's groups of one slice or several). The slices the group
+// holds take the positions in their order.
 std::pair<Members, int> rank_by_position(const GroupLayout& group) {
   std::size_t slice_positions = 1;
   for (int d : group.torus_dims) slice_positions *= static_cast<std::size_t>(d);
-  const bool one_slice = group.torus_slices > 1 && group.ranks.size() == slice_positions && !group.node_of.empty() &&
-                         std::all_of(group.node_of.begin(), group.node_of.end(), [&](int node) {
-                           return node >= 0 && std::size_t(node) / slice_positions ==
-                                                   std::size_t(group.node_of.front()) / slice_positions;
-                         });
-  const int slices = one_slice ? 1 : group.torus_slices;
+  std::vector<std::size_t> held;  // the slices of the group's nodes, in order
+  for (int node : group.node_of)
+    if (node >= 0) held.push_back(std::size_t(node) / slice_positions);
+  std::sort(held.begin(), held.end());
+  held.erase(std::unique(held.begin(), held.end()), held.end());
+  const int slices = held.empty() ? group.torus_slices : static_cast<int>(held.size());
   const std::size_t positions = slice_positions * static_cast<std::size_t>(slices);
   const auto refuse = [&](const std::string& why) {
-    return PlanError("torus needs one rank on each of the torus's " + std::to_string(positions) +
-                     " nodes (or of one slice's " + std::to_string(slice_positions) + "); " + why);
+    return PlanError("torus needs one rank on each node of whole slices of " + std::to_string(slice_positions) +
+                     " nodes (" + std::to_string(positions) + " here); " + why);
   };
   if (group.ranks.size() != positions || group.node_of.size() != positions)
     throw refuse("the group has " + std::to_string(group.ranks.size()) + " ranks");
   Members by_position(positions, -1);
   for (std::size_t i = 0; i < positions; ++i) {
     const int node = group.node_of[i];
-    const std::size_t at = one_slice ? std::size_t(node) % slice_positions : std::size_t(node);
-    if (node < 0 || at >= positions || by_position[at] >= 0)
-      throw refuse("node " + std::to_string(node) + " holds more than one");
+    if (node < 0 || std::size_t(node) / slice_positions >= std::size_t(group.torus_slices))
+      throw refuse("node " + std::to_string(node) + " is not on the torus");
+    const auto slice = std::lower_bound(held.begin(), held.end(), std::size_t(node) / slice_positions) - held.begin();
+    const std::size_t at = std::size_t(slice) * slice_positions + std::size_t(node) % slice_positions;
+    if (by_position[at] >= 0) throw refuse("node " + std::to_string(node) + " holds more than one");
     by_position[at] = group.ranks[i];
   }
   return {by_position, slices};

@@ -77,12 +77,16 @@ StageParams stage_params(const TrainingWorkload& w, int stage) {
   const ParamCounts counts = parameter_counts(m);
   const auto starts = chunk_starts(w);
   const int last_chunk = model_chunks(p) - 1;
+  // tp > kv_heads: each rank keeps a whole copy of its group's K and V heads (weights and
+  // biases), more than the tp-th of the model's the counts divide below.
+  const double kv_copied =
+      2 * (m.kv_width_per_rank(p.tp) - double(m.kv_heads_or_default()) * m.head_dim() / p.tp) * (m.hidden + (m.bias ? 1 : 0));
   StageParams sp;
   for (int c = 0; c < p.virtual_stages; ++c) {
     const int j = model_chunk_of(stage, c, p.pp);
     for (int layer = starts[j]; layer < starts[j + 1]; ++layer) {
       const LayerParams& lp = m.moe_layer(layer) ? counts.moe_layer : counts.dense_layer;
-      const double dense = (lp.attention + lp.mlp) / p.tp + lp.router + lp.norms;
+      const double dense = (lp.attention + lp.mlp) / p.tp + kv_copied + lp.router + lp.norms;
       const double expert = lp.experts / (double(p.tp) * p.ep);
       sp.dense += dense;
       sp.expert += expert;

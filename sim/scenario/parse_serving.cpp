@@ -83,6 +83,13 @@ void check_replica_fits(const serving::LlmTimingSpec& t, const std::string& path
                                                   " attention heads; got " + std::to_string(t.gpus),
                      "one of " + divisors + ", or pad_heads: true (AWS Neuron pads the heads to a multiple of it)");
   }
+  // vLLM splits the KV heads over the degree, or replicates each over a whole number of GPUs.
+  const int kv = t.model.kv_heads;
+  if (heads > 0 && kv > 0 && kv % t.gpus != 0 && t.gpus % kv != 0 && !t.pad_heads)
+    throw InputError(join_path(path, "gpus"),
+                     "a tensor-parallel degree dividing the model's " + std::to_string(kv) +
+                         " KV heads or a multiple of them; got " + std::to_string(t.gpus),
+                     "as vLLM requires; or pad_heads: true (AWS Neuron replicates the KV heads)");
   const double memory = t.gpus * t.gpu.hbm_bytes, weights = t.held_model().weight_bytes();
   if (t.kv_cache_bytes > 0 && t.kv_cache_bytes + weights > memory)
     throw InputError(join_path(path, "kv_cache"),

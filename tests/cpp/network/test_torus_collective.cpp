@@ -40,13 +40,14 @@ topo::TopologyParams chip_torus(std::vector<int> dims) {
 }
 
 // Seconds one lone collective of `bytes` takes over every rank, with no protocol costs.
-double run_alone(const topo::TopologyParams& p, CollectiveOp op, double bytes) {
+// The collective alone on `count` consecutive ranks from `first` (count < 0: every rank).
+double run_alone(const topo::TopologyParams& p, CollectiveOp op, double bytes, int first = 0, int count = -1) {
   Fabric fabric(p);
   net::CommConfig c;
   c.protocol = net::Protocol::none;
   auto comm = net::make_comm(fabric.network, net::Placement::identity(fabric.topology.ranks()), c);
-  std::vector<int> all(static_cast<std::size_t>(fabric.topology.ranks()));
-  std::iota(all.begin(), all.end(), 0);
+  std::vector<int> all(static_cast<std::size_t>(count < 0 ? fabric.topology.ranks() : count));
+  std::iota(all.begin(), all.end(), first);
   const net::GroupId g = comm->group(all);
   net::CollectiveOptions o;
   o.algorithm = CollectiveAlgorithm::torus;
@@ -96,7 +97,7 @@ TEST_CASE("torus: refused off a torus, on part of one, and for rooted ops", "[to
   auto on_torus = net::make_comm(torus.network, net::Placement::identity(torus.topology.ranks()), net::CommConfig{});
   const net::GroupId part = on_torus->group(std::vector<int>{0, 1, 2, 3});
   REQUIRE_THROWS_WITH(on_torus->plan(part, CollectiveOp::all_reduce, CollectiveAlgorithm::torus),
-                      Catch::Contains("one rank on each of the torus's 16 nodes"));
+                      Catch::Contains("one rank on each node of whole slices of 16 nodes (16 here)"));
   std::vector<int> all(16);
   std::iota(all.begin(), all.end(), 0);
   const net::GroupId whole = on_torus->group(all);
@@ -131,6 +132,21 @@ TEST_CASE("torus: on a multislice, the slices' rings over ICI around a ring acro
   }
 }
 
+TEST_CASE("torus: a group of two whole slices of three runs as a two-slice multislice", "[torus]") {
+  // Hybrid sharding with groups of several slices: the DCN ring joins the group's slices only.
+  topo::TopologyParams p = chip_torus({4, 4});
+  p.dcn_bandwidth_Bps = 6.25e9;
+  const double bytes = 256e6, whole = [&] {
+    topo::TopologyParams two = p;
+    two.slices = 2;
+    two.nodes *= 2;
+    return run_alone(two, CollectiveOp::all_reduce, bytes);
+  }();
+  p.slices = 3;
+  p.nodes *= 3;
+  CHECK(run_alone(p, CollectiveOp::all_reduce, bytes, 16, 32) == Approx(whole).epsilon(1e-12));
+}
+
 TEST_CASE("torus: on a multislice, a group of one slice's chips runs that slice's torus, off the DCN", "[torus]") {
   // Hybrid sharding's group inside a slice (FSDP on ICI, data parallelism across slices).
   const std::vector<int> dims{4, 4};
@@ -156,5 +172,5 @@ TEST_CASE("torus: on a multislice, a group of one slice's chips runs that slice'
   std::vector<int> straddling(16);
   std::iota(straddling.begin(), straddling.end(), 8);
   REQUIRE_THROWS_WITH(comm->plan(comm->group(straddling), CollectiveOp::all_reduce, CollectiveAlgorithm::torus),
-                      Catch::Contains("one rank on each of the torus's 32 nodes (or of one slice's 16)"));
+                      Catch::Contains("one rank on each node of whole slices of 16 nodes (32 here)"));
 }

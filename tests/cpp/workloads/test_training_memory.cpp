@@ -82,6 +82,23 @@ TEST_CASE("a rank holds its share of the KV heads, or a copy of one when tp exce
   CHECK(layer(2, 4) - layer(2, 2) == Approx(4 * tokens * head_dim));
 }
 
+TEST_CASE("a rank holding a copy of a KV head holds its K and V weights", "[training][memory]") {
+  auto dense = [](int tp, int kv_heads) {
+    TrainingWorkload w = gpt_layer(tp, true, Recompute::selective);
+    w.model.kv_heads = kv_heads;
+    return stage_params(w, 0).dense;
+  };
+  // 16 ranks over 4 KV heads hold one head's K and V each, as over 16 heads: the same weights.
+  CHECK(dense(16, 4) == Approx(dense(16, 16)));
+  // Against the tp-th of the model's: 4 layers x K and V x (one head - 4 heads / 16) x (h + bias).
+  const double h = 1024, head_dim = 64;
+  TrainingWorkload w = gpt_layer(16, true, Recompute::selective);
+  w.model.kv_heads = 4;
+  const ParamCounts c = parameter_counts(w.model);
+  const double shared = 4 * ((c.dense_layer.attention + c.dense_layer.mlp) / 16 + c.dense_layer.norms) + c.embedding / 16 + c.final_norm;
+  CHECK(dense(16, 4) - shared == Approx(4 * 2 * (head_dim - 4 * head_dim / 16) * (h + 1)));
+}
+
 TrainingWorkload pipeline(Schedule schedule, int pp, int m, int v = 1) {
   TrainingWorkload w = gpt_layer(1, false, Recompute::none);
   w.model.layers = 8 * v;
