@@ -59,8 +59,8 @@ struct TransformerSpec {
   int head_dim() const { return hidden / heads; }
   // The K and V width (KV heads x head_dim) one of `tp` tensor-parallel ranks holds: its share
   // of the KV heads, or one whole head when tp exceeds them (tp a multiple of kv_heads: each
-  // rank keeps a copy of its group's head, as Megatron-LM and NeuronX Distributed replicate KV
-  // heads).
+  // rank keeps a copy of its group's head, as NeuronX Distributed's kv_replicator and vLLM
+  // replicate KV heads; Megatron-Core requires the query groups to divide over tp).
   double kv_width_per_rank(int tp) const {
     const int kv = kv_heads_or_default();
     return double(tp > kv ? 1 : kv / tp) * head_dim();
