@@ -38,7 +38,13 @@ void ReleaseIndex::drop_block(std::size_t b) {
 }
 
 void ReleaseIndex::insert(const Entry& e) {
-  if (blocks_.empty()) blocks_.push_back(take_spare());
+  if (blocks_.empty()) {
+    // No block to search (a block is never empty: block_of reads each one's last entry).
+    blocks_.push_back(take_spare());
+    blocks_.back().push_back(e);
+    ++size_;
+    return;
+  }
   // Past every block's last entry: it goes at the end of the last block.
   const std::size_t b = std::min(block_of(e.release_s, e.id), blocks_.size() - 1);
   std::vector<Entry>& block = blocks_[b];

@@ -299,4 +299,10 @@ TEST_CASE("The release index walks holders by (release time, id) through inserts
   for (const auto& [release, id] : kept) CHECK(index.erase(release, id));
   CHECK(index.empty());
   index.check();
+  // Emptied (its last block dropped), it takes entries again: into a new block, in order.
+  index.insert({4.0, 2, 2, 3});
+  index.insert({3.0, 9, 9, 2});
+  index.check();
+  std::vector<std::pair<double, int64_t>> again = {{3.0, 9}, {4.0, 2}};
+  CHECK(walked() == again);
 }
