@@ -15,6 +15,19 @@
 namespace cs::topo::detail {
 namespace {
 
+// UGAL per packet splits a flow into this many equal parts, each minimal or spread over the
+// intermediate groups: a split's granularity (a stage of many flows mixes finer).
+constexpr int kUgalParts = 4;
+
+// Router::lanes of a dragonfly routing over g groups: valiant_packet k = g - 2 lanes, one
+// through each group other than the source's and the destination's (1 with 2 groups or
+// fewer), ugal_packet kUgalParts x k; the per-flow routings 1.
+int dragonfly_lanes(RoutingKind kind, int groups) {
+  const int k = std::max(groups - 2, 1);
+  if (kind == RoutingKind::valiant_packet) return k;
+  return kind == RoutingKind::ugal_packet ? kUgalParts * k : 1;
+}
+
 class DragonflyRouter final : public CachedRouter {
  public:
   DragonflyRouter(const Topology& t, RoutingKind kind, uint64_t seed)
@@ -135,10 +148,7 @@ class DragonflyRouter final : public CachedRouter {
 
   void set_load_oracle(LoadOracle oracle) override { oracle_ = std::move(oracle); }
 
-  int lanes() const override {
-    if (kind_ == RoutingKind::valiant_packet) return packet_lanes();
-    return kind_ == RoutingKind::ugal_packet ? kUgalParts * packet_lanes() : 1;
-  }
+  int lanes() const override { return dragonfly_lanes(kind_, d_.groups); }
 
  private:
   // What a route reads of one of its two ranks.
@@ -179,9 +189,6 @@ class DragonflyRouter final : public CachedRouter {
   int packet_lanes() const { return std::max(d_.groups - 2, 1); }
   // The routings that choose by the load oracle.
   bool load_aware() const { return kind_ == RoutingKind::ugal || kind_ == RoutingKind::ugal_packet; }
-  // UGAL per packet splits a flow into this many equal parts, each minimal or spread over the
-  // intermediate groups: a split's granularity (a stage of many flows mixes finer).
-  static constexpr int kUgalParts = 4;
 
   // A per-packet route of (s, d) into r, its lanes one after another (Route::links): of the
   // flow's parts (kUgalParts for ugal_packet, 1 for valiant_packet), `minimal_parts` on the
@@ -491,3 +498,11 @@ std::unique_ptr<Router> make_dragonfly_router(const Topology& t, RoutingKind kin
 }
 
 }  // namespace cs::topo::detail
+
+namespace cs::topo {
+
+int route_lanes(const TopologyParams& params, RoutingKind kind) {
+  return params.kind == TopologyKind::dragonfly ? detail::dragonfly_lanes(kind, params.groups) : 1;
+}
+
+}  // namespace cs::topo

@@ -184,6 +184,16 @@ TEST_CASE("ugal_packet: parts minimal on an idle fabric, round where the minimal
   }
 }
 
+TEST_CASE("route_lanes gives the routers' lanes from the parameters", "[routing][dragonfly][ugal_packet]") {
+  for (const int groups : {2, 3, 9}) {
+    const TopologyParams p = cs::topo::test::dragonfly(4, 2, 2, groups, 8 * groups);
+    const Topology t = build_topology(p);
+    for (const RoutingKind kind : {RoutingKind::minimal, RoutingKind::ugal, RoutingKind::valiant_packet, RoutingKind::ugal_packet})
+      CHECK(route_lanes(p, kind) == make_router(t, kind, 1)->lanes());
+  }
+  CHECK(route_lanes(cs::topo::test::dragonfly(4, 2, 2, 9, 72), RoutingKind::ugal_packet) == 28);
+}
+
 TEST_CASE("ugal_packet routes every lane around a dead global cable", "[routing][dragonfly][ugal_packet][failures]") {
   const Topology t = without_cable_0_2();
   auto router = make_router(t, RoutingKind::ugal_packet, 7);
