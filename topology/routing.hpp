@@ -188,6 +188,11 @@ class Router {
 // shortest searches live links only; dor and spray throw std::invalid_argument.
 std::unique_ptr<Router> make_router(const Topology& topology, RoutingKind kind, uint64_t seed);
 
+// Router::lanes of make_router(a topology built from `params`, kind), from the parameters
+// alone (what a run's memory estimate reads): valiant_packet g - 2 and ugal_packet 4 (g - 2)
+// on a dragonfly of g > 2 groups (4 and 1 at g <= 2), every other routing 1.
+int route_lanes(const TopologyParams& params, RoutingKind kind);
+
 // Whether the routing's routers compute routes without caching them (Router::route_into):
 // every routing but adaptive, ugal, ugal_packet (load-aware) and shortest (a graph search).
 constexpr bool computes_routes_uncached(RoutingKind kind) {

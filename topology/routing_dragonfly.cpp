@@ -15,6 +15,19 @@
 namespace cs::topo::detail {
 namespace {
 
+// UGAL per packet splits a flow into this many equal parts, each minimal or spread over the
+// intermediate groups: a split's granularity (a stage of many flows mixes finer).
+constexpr int kUgalParts = 4;
+
+// Router::lanes of a dragonfly routing over g groups: valiant_packet k = g - 2 lanes, one
+// through each group other than the source's and the destination's (1 with 2 groups or
+// fewer), ugal_packet kUgalParts x k; the per-flow routings 1.
+int dragonfly_lanes(RoutingKind kind, int groups) {
+  const int k = std::max(groups - 2, 1);
+  if (kind == RoutingKind::valiant_packet) return k;
+  return kind == RoutingKind::ugal_packet ? kUgalParts * k : 1;
+}
+
 class DragonflyRouter final : public CachedRouter {
  public:
   DragonflyRouter(const Topology& t, RoutingKind kind, uint64_t seed)
@@ -135,10 +148,7 @@ class DragonflyRouter final : public CachedRouter {
 
   void set_load_oracle(LoadOracle oracle) override { oracle_ = std::move(oracle); }
 
-  int lanes() const override {
-    if (kind_ == RoutingKind::valiant_packet) return packet_lanes();
-    return kind_ == RoutingKind::ugal_packet ? kUgalParts * packet_lanes() : 1;
-  }
+  int lanes() const override { return dragonfly_lanes(kind_, d_.groups); }
 
  private:
   // What a route reads of one of its two ranks.
@@ -179,9 +189,6 @@ class DragonflyRouter final : public CachedRouter {
   int packet_lanes() const { return std::max(d_.groups - 2, 1); }
   // The routings that choose by the load oracle.
   bool load_aware() const { return kind_ == RoutingKind::ugal || kind_ == RoutingKind::ugal_packet; }
-  // UGAL per packet splits a flow into this many equal parts, each minimal or spread over the
-  // intermediate groups: a split's granularity (a stage of many flows mixes finer).
-  static constexpr int kUgalParts = 4;
 
   // A per-packet route of (s, d) into r, its lanes one after another (Route::links): of the
   // flow's parts (kUgalParts for ugal_packet, 1 for valiant_packet), `minimal_parts` on the
@@ -226,8 +233,13 @@ class DragonflyRouter final : public CachedRouter {
   // the detour). Weighing the queues by hops (q_v H_v < q_m H_m) held the minimal cables of a
   // group shift at ~1.5 times the detours' load: 69% slower than valiant_packet on
   // dragonfly_group_shift.json. Both ways share the flow's GPU -> NIC -> router legs, which
-  // carry all of it. `own`: the oracle counts this flow on its start route (every lane
-  // minimal), taken off here. Reads the oracle and `scratch` only.
+  // carry all of it. On a degraded fabric the oracle shows a dead cable as full: a minimal
+  // route crossing one sends every part round, but a dead cable on one of the detour's k
+  // lanes does not count against the detour (that lane alone is repaired onto live cables,
+  // RepairingRouter), else one dead cable anywhere on a pair's k lanes kept the whole flow
+  // minimal (group shift on dragonfly_group_shift.json with one cable down: minimal's 5.12 ms).
+  // `own`: the oracle counts this flow on its start route (every lane minimal), taken off
+  // here. Reads the oracle and `scratch` only.
   int minimal_parts(const End& s, const End& d, bool own, std::vector<LinkId>& scratch) const {
     if (s.group == d.group || d_.groups <= 2) return kUgalParts;
     const int k = packet_lanes(), lanes = this->lanes();
@@ -245,6 +257,7 @@ class DragonflyRouter final : public CachedRouter {
     struct Hop {
       LinkId link;
       double others = 0, own = 0, minimal_part = 0, valiant_part = 0, bandwidth_Bps = 0;
+      bool dead = false;  // a failed cable (topology/failures.hpp)
     };
     std::vector<Hop> hops;
     hops.reserve(scratch.size());
@@ -260,6 +273,7 @@ class DragonflyRouter final : public CachedRouter {
       // The start route puts every part minimal: kUgalParts minimal parts' lanes.
       h.others = static_cast<double>(oracle_(h.link)) - (own ? h.minimal_part * kUgalParts : 0);
       h.bandwidth_Bps = bandwidth_Bps_[h.link];
+      h.dead = t_.failed(h.link);
     }
     // The legs carry every lane of the flow whichever way its parts go.
     double q_legs = 0;
@@ -278,7 +292,7 @@ class DragonflyRouter final : public CachedRouter {
       double q_minimal = q_legs, q_valiant = q_legs;
       for (const Hop& h : hops) {
         if (h.minimal_part > 0) q_minimal = std::max(q_minimal, (h.others + h.own + h.minimal_part) / h.bandwidth_Bps);
-        if (h.valiant_part > 0) q_valiant = std::max(q_valiant, (h.others + h.own + h.valiant_part) / h.bandwidth_Bps);
+        if (h.valiant_part > 0 && !h.dead) q_valiant = std::max(q_valiant, (h.others + h.own + h.valiant_part) / h.bandwidth_Bps);
       }
       const bool round = q_valiant < q_minimal || (q_valiant == q_minimal && hops_valiant < hops_minimal);
       for (Hop& h : hops) h.own += round ? h.valiant_part : h.minimal_part;
@@ -484,3 +498,11 @@ std::unique_ptr<Router> make_dragonfly_router(const Topology& t, RoutingKind kin
 }
 
 }  // namespace cs::topo::detail
+
+namespace cs::topo {
+
+int route_lanes(const TopologyParams& params, RoutingKind kind) {
+  return params.kind == TopologyKind::dragonfly ? detail::dragonfly_lanes(kind, params.groups) : 1;
+}
+
+}  // namespace cs::topo

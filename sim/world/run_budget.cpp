@@ -45,7 +45,23 @@ constexpr double kPerTask = 150;
 constexpr double kTasksPerLayerMicroBatch = 16;
 constexpr double kTasksPerLayerStep = 8;
 
-void add_traffic(const work::TrafficSpec& t, double ranks, const std::string& at, CostEstimate& out) {
+// A held route of a routing of several lanes (topo::route_lanes: valiant_packet, ugal_packet)
+// lists every lane: each lane past the first costs about this much per held route (the route,
+// the flow model's copy and its links' lists). Measured: a direct all-to-all over the 144-GPU
+// fabric of dragonfly_group_shift.json (20,592 pairs, flow model) peaks 18 MB above minimal's
+// 23 MB under valiant_packet (7 lanes) and 87 MB above under ugal_packet (28 lanes): 142 and
+// 156 B per pair and extra lane.
+constexpr double kPerExtraLane = 160;
+void add_lanes(double routes, const Config& config, const std::string& at, CostEstimate& out) {
+  const int lanes = topo::route_lanes(config.topology, config.network.routing);
+  if (lanes <= 1 || routes <= 0) return;
+  out.items.push_back({"network.routing",
+                       count_text(routes) + " routes of " + at + ", " + std::to_string(lanes) + " lanes each",
+                       routes * (lanes - 1) * kPerExtraLane, {}});
+}
+
+void add_traffic(const work::TrafficSpec& t, const Config& config, double ranks, const std::string& at,
+                 CostEstimate& out) {
   double flows = 0;
   std::string key = at + ".pattern", what;
   switch (t.pattern) {
@@ -61,6 +77,7 @@ void add_traffic(const work::TrafficSpec& t, double ranks, const std::string& at
       break;
   }
   out.items.push_back({key, what + count_text(flows) + " flows", flows * kPerFlow, {}});
+  add_lanes(flows, config, at, out);
 }
 
 // How a run holds a direct plan's all pairs (work::Stage::all_pairs: implicit in the plan).
@@ -152,6 +169,10 @@ void add_collective(const work::CollectiveSpec& s, const Config& config, double 
                            (exchange ? count_text(stage_pairs) + " pairs solved as one flow-model exchange"
                                      : count_text(bytes / kPerTransfer) + " plan transfers"),
                        bytes, {}});
+  // Routes are held per pair (the router's cache, the flow model's): at most a group's ordered
+  // pairs. An exchange holds none (its batches aside); streamed pairs neither.
+  if (!exchange && pairs != Pairs::streamed)
+    add_lanes(std::min(bytes / kPerTransfer, groups * stage_pairs), config, at, out);
   // Streamed pairs (analytical_model.hpp) count on every link, in one array per thread and a
   // total: 8 bytes per directed link, two per cable.
   const bool may_stream = std::any_of(s.algorithms.begin(), s.algorithms.end(), [](work::CollectiveAlgorithm a) {
@@ -213,14 +234,14 @@ CostEstimate estimate_cost(const Config& config, bool keeps_job_rows) {
     add_held_books(config, keeps_job_rows, out);
     return out;
   }
-  if (config.workload == WorkloadKind::traffic) add_traffic(config.traffic, gpus, "workload", out);
+  if (config.workload == WorkloadKind::traffic) add_traffic(config.traffic, config, gpus, "workload", out);
   else if (config.workload == WorkloadKind::training || config.workload == WorkloadKind::training_run)
     add_training(config, out);
   else add_collective(config.collective, config, gpus, double(size.cables), "workload", out);
   for (std::size_t i = 0; i < config.background.size(); ++i) {
     const std::string at = "workload.background." + std::to_string(i);
     const BackgroundWorkload& b = config.background[i];
-    if (b.kind == WorkloadKind::traffic) add_traffic(b.traffic, gpus, at, out);
+    if (b.kind == WorkloadKind::traffic) add_traffic(b.traffic, config, gpus, at, out);
     else add_collective(b.collective, config, gpus, double(size.cables), at, out);
   }
   return out;

@@ -184,10 +184,31 @@ TEST_CASE("ugal_packet: parts minimal on an idle fabric, round where the minimal
   }
 }
 
+TEST_CASE("route_lanes gives the routers' lanes from the parameters", "[routing][dragonfly][ugal_packet]") {
+  for (const int groups : {2, 3, 9}) {
+    const TopologyParams p = cs::topo::test::dragonfly(4, 2, 2, groups, 8 * groups);
+    const Topology t = build_topology(p);
+    for (const RoutingKind kind : {RoutingKind::minimal, RoutingKind::ugal, RoutingKind::valiant_packet, RoutingKind::ugal_packet})
+      CHECK(route_lanes(p, kind) == make_router(t, kind, 1)->lanes());
+  }
+  CHECK(route_lanes(cs::topo::test::dragonfly(4, 2, 2, 9, 72), RoutingKind::ugal_packet) == 28);
+}
+
 TEST_CASE("ugal_packet routes every lane around a dead global cable", "[routing][dragonfly][ugal_packet][failures]") {
   const Topology t = without_cable_0_2();
   auto router = make_router(t, RoutingKind::ugal_packet, 7);
   check_packet_routes(t, *router, RoutingKind::ugal_packet, 3, 28);  // no oracle: minimal
   router->set_load_oracle(shift_load(t, 1000));  // to group 1 every part round, one lane via group 2
   check_packet_routes(t, *router, RoutingKind::ugal_packet, 3, 28);
+  // The dead cable is on one of the detour's 7 lanes only: the parts still go round (each
+  // through groups 3-8 as on the intact fabric; the lane via group 2 repaired), not all
+  // minimal as when one dead cable counted against the whole detour.
+  const int per_group = t.ranks() / t.dragonfly()->groups, next = per_group + 9;
+  std::vector<int> through(9, 0);
+  for (const Route& lane : lanes_of(t, router->route(3, next, 0), 3)) {
+    const int via = first_via(t, lane);
+    if (via >= 0) ++through[static_cast<std::size_t>(via)];
+  }
+  CHECK(through[1] == 4);  // the 4 repaired lanes, on the live minimal cable
+  for (int via : {3, 4, 5, 6, 7, 8}) CHECK(through[static_cast<std::size_t>(via)] == 4);
 }

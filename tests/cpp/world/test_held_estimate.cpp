@@ -95,3 +95,36 @@ TEST_CASE("A job cluster's books: the pile-up, every wait, and jobs.csv rows", "
   CHECK(held_books(estimate_cost(load(kBooksJobs))) != std::nullopt);  // the shipped file's waits: small
   CHECK(estimate_cost(load(kBooksJobs)).total_bytes() < 1e8);
 }
+
+namespace {
+
+// The estimate's item for the extra lanes of a routing's routes, if any.
+std::optional<CostItem> lanes_item(const CostEstimate& e) {
+  for (const CostItem& i : e.items)
+    if (i.key == "network.routing") return i;
+  return std::nullopt;
+}
+
+}  // namespace
+
+TEST_CASE("Routes of several lanes are counted lane by lane, once per pair", "[world][budget]") {
+  // 144 GPUs in 9 groups: valiant_packet 7 lanes, ugal_packet 28.
+  const std::string shift = CS_SOURCE_DIR "/scenarios/dragonfly_group_shift.json";
+  const std::string a2a = R"(workload={"kind":"collective","op":"all_to_all","algorithm":"direct","sizes":["1MiB"]})";
+  const auto item = [&](const std::string& routing, const std::string& workload) {
+    return lanes_item(estimate_cost(load(shift, {"network.routing=" + routing, workload})));
+  };
+  CHECK(item("minimal", a2a) == std::nullopt);
+  CHECK(item("ugal", a2a) == std::nullopt);
+  const std::optional<CostItem> valiant = item("valiant_packet", a2a), ugal = item("ugal_packet", a2a);
+  REQUIRE(valiant != std::nullopt);
+  REQUIRE(ugal != std::nullopt);
+  // The all-to-all's 144 x 143 pairs, each route's lanes past the first.
+  CHECK(ugal->what.find("20592 routes") != std::string::npos);
+  CHECK(ugal->what.find("28 lanes") != std::string::npos);
+  CHECK(ugal->bytes == Approx(valiant->bytes * 27 / 6));
+  // The group shift's 144 flows.
+  const std::optional<CostItem> flows = item("ugal_packet", "workload.shift=16");
+  REQUIRE(flows != std::nullopt);
+  CHECK(flows->bytes == Approx(ugal->bytes * 144 / 20592));
+}
