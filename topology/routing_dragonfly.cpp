@@ -184,9 +184,8 @@ class DragonflyRouter final : public CachedRouter {
     });
   }
 
-  // Valiant per packet: k = g - 2 lanes, one through each group other than the source's and
-  // the destination's (none with 2 groups or fewer: 1 lane).
-  int packet_lanes() const { return std::max(d_.groups - 2, 1); }
+  // Valiant per packet's k lanes (dragonfly_lanes): one through each intermediate group.
+  int packet_lanes() const { return dragonfly_lanes(RoutingKind::valiant_packet, d_.groups); }
   // The routings that choose by the load oracle.
   bool load_aware() const { return kind_ == RoutingKind::ugal || kind_ == RoutingKind::ugal_packet; }
 
