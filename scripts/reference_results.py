@@ -147,6 +147,7 @@ def validation(cs, out: Path) -> str:
     """Every public measurement replayed with default settings: source, configuration, measured, simulated, ratio."""
     sys.path.insert(0, str(ROOT / "scripts"))
     from validation_serving import jetstream_section, neuron_section, serving_section
+    from validation_layer_time import layer_section
     from validation_training import training_section
 
     return f"""# Validation against public measurements
@@ -155,6 +156,7 @@ Each row is a published measurement replayed through clustersim with catalog def
 configuration as published, no per-case fitting; the ratio is simulated over measured.
 
 {training_section(cs)}
+{layer_section(cs)}
 
 {serving_section(cs)}
 {neuron_section(cs)}

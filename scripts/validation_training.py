@@ -6,7 +6,9 @@
 
 NVIDIA's summaries publish tokens/s per GPU; Narayanan et al. 2021 publish TFLOP/s per GPU by their
 own formula, 96 B s l h^2 (1 + s/6h + V/16lh) per step with full recomputation, which is applied
-here to the simulated step time so that both sides count the same FLOPs."""
+here to the simulated step time so that both sides count the same FLOPs. Korthikanti et al. 2022
+publish iteration times; both sides are put in model TFLOP/s per GPU by their Equation 7,
+72 B L s h^2 (1 + s/6h + v/12hL) per step (over A100's 312 TFLOP/s it gives their Table 5's MFU)."""
 from __future__ import annotations
 
 import json
@@ -83,6 +85,13 @@ def _paper_flops_per_step(row: dict) -> float:
     return 96 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h))
 
 
+def _model_flops_per_step(row: dict) -> float:
+    """Korthikanti et al. 2022's model FLOPs per iteration (their Equation 7; no recomputation)."""
+    m = row["model"]
+    b, s, l, h, v = row["global"], row["seq_len"], m["layers"], m["hidden"], m["vocab"]
+    return 72 * b * l * s * h * h * (1 + s / (6 * h) + v / (12 * h * l))
+
+
 def _maxtext_parameters(m: dict) -> float:
     """Every parameter of a MaxText decoder (what max_utils.calculate_num_params_from_pytree counts):
     per layer the q, k, v, o projections, the gated MLP's three matrices and two norms; the token
@@ -122,6 +131,10 @@ def training_rows(cs) -> list[dict]:
         elif "maxtext_tflops_per_chip" in row["measured"]:  # MaxText's READMEs: TFLOP/s per chip, its own count
             unit, measured = "TFLOP/s/chip", row["measured"]["maxtext_tflops_per_chip"]
             simulated = _maxtext_flops_per_step(row) / t["step_time_s"] / row["gpus"] / 1e12
+        elif "iteration_time_s" in row["measured"]:  # Korthikanti et al.: seconds per iteration
+            unit = "model TFLOP/s/GPU"
+            measured = _model_flops_per_step(row) / row["measured"]["iteration_time_s"] / row["gpus"] / 1e12
+            simulated = _model_flops_per_step(row) / t["step_time_s"] / row["gpus"] / 1e12
         else:
             unit, measured = "TFLOP/s/GPU", row["measured"]["tflops_per_gpu"]
             simulated = _paper_flops_per_step(row) / t["step_time_s"] / row["gpus"] / 1e12
@@ -207,7 +220,7 @@ model, one data-parallel replica simulated.
 Mean absolute error: **{100 * mean_absolute_error(headline):.1f}%** over {len(headline)} rows
 (H100, NVIDIA's summaries and DGX Cloud recipes, tokens/s/GPU: {100 * mean_absolute_error(h100):.1f}% over {len(h100)},
 of which BF16 {100 * mean_absolute_error(h100_bf16):.1f}% over {len(h100_bf16)} and FP8 {100 * mean_absolute_error(h100_fp8):.1f}% over {len(h100_fp8)};
-A100, Megatron-LM paper, TFLOP/s/GPU: {100 * mean_absolute_error(a100):.1f}% over {len(a100)}{tpu_line}).
+A100, the Megatron-LM papers (Narayanan et al. 2021; Korthikanti et al. 2022), TFLOP/s/GPU: {100 * mean_absolute_error(a100):.1f}% over {len(a100)}{tpu_line}).
 Largest error: {worst['row']['name']} on {worst['row']['gpus']} GPUs, x{worst['ratio']:.2f}.{trainium_line}
 
 {chr(10).join(lines)}

@@ -83,11 +83,19 @@ class GraphBuilder {
   void emit_weight_pass(uint32_t worker, int micro, int chunk);
   void layer_forward(uint32_t worker, int micro, int layer, TaskKind kind, Chain& c);
   void layer_backward(uint32_t worker, int micro, int layer, Chain& c);
-  void tensor_parallel_gather(uint32_t worker, int micro, int layer, Chain& c);
+  // `after`: a task the gather also waits for (kNone: none).
+  void tensor_parallel_gather(uint32_t worker, int micro, int layer, Chain& c, uint32_t after = kNone);
   void tensor_parallel_reduce(uint32_t worker, int micro, int layer, Chain& c);
+  // Backward without tensor-parallel overlap, with sequence parallelism: the all-gather of a
+  // column-parallel linear's saved (sequence-sharded) input again for its weight gradient,
+  // issued beside its input gradient (Megatron's LinearWithGradAccumulationAndAsyncCommunication
+  // and Transformer Engine's Linear). kNone without sequence parallelism.
+  uint32_t weight_input_gather(uint32_t worker, int micro, int layer, const Chain& c);
   // A backward compute segment: input gradients chained; weight gradients behind it on the
-  // compute stream (unless zb_h1 defers them), overlapping the collective that follows.
-  void backward_segment(uint32_t worker, int micro, int layer, const std::vector<Block>& blocks, Chain& c);
+  // compute stream (unless zb_h1 defers them), overlapping the collective that follows, after
+  // `weight_input` (a weight_input_gather, or kNone).
+  void backward_segment(uint32_t worker, int micro, int layer, const std::vector<Block>& blocks, Chain& c,
+                        uint32_t weight_input = kNone);
   // Tensor-parallel communication overlap: `blocks` in `kind`'s phase pipelined with the
   // all-gather before them (`gather`) and the reduce-scatter after them (`scatter`), as
   // Transformer Engine's userbuffers pipelines tp chunks, in three stages (first chunk, middle

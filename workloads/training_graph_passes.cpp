@@ -29,10 +29,18 @@ void GraphBuilder::emit_worker(uint32_t worker) {
   }
 }
 
-void GraphBuilder::tensor_parallel_gather(uint32_t worker, int micro, int layer, Chain& c) {
+void GraphBuilder::tensor_parallel_gather(uint32_t worker, int micro, int layer, Chain& c, uint32_t after) {
   if (p_.tp < 2 || !p_.sequence_parallel) return;
   const uint32_t item = worker_collective(worker, Stream::tp, CollectiveOp::all_gather, tokens_ * w_.model.hidden * 2);
-  extend(c, add_task(worker, Stream::tp, TaskKind::collective, item, micro, layer));
+  dep(extend(c, add_task(worker, Stream::tp, TaskKind::collective, item, micro, layer)), after);
+}
+
+uint32_t GraphBuilder::weight_input_gather(uint32_t worker, int micro, int layer, const Chain& c) {
+  if (p_.tp < 2 || !p_.sequence_parallel) return kNone;
+  const uint32_t item = worker_collective(worker, Stream::tp, CollectiveOp::all_gather, tokens_ * w_.model.hidden * 2);
+  const uint32_t gather = add_task(worker, Stream::tp, TaskKind::collective, item, micro, layer);
+  dep(gather, c.last);  // beside the input gradient, not before it
+  return gather;
 }
 
 void GraphBuilder::tensor_parallel_reduce(uint32_t worker, int micro, int layer, Chain& c) {
@@ -170,7 +178,7 @@ void GraphBuilder::layer_forward(uint32_t worker, int micro, int layer, TaskKind
 }
 
 void GraphBuilder::backward_segment(uint32_t worker, int micro, int layer, const std::vector<Block>& blocks,
-                                    Chain& c) {
+                                    Chain& c, uint32_t weight_input) {
   // With tensor-parallel overlap the input gradients run in chunks pipelined with the
   // all-gather before them and the reduce-scatter after them; the weight gradients follow.
   const bool overlap = tp_overlap() && !w_.model.moe_layer(layer) && layer >= 0;
@@ -184,15 +192,19 @@ void GraphBuilder::backward_segment(uint32_t worker, int micro, int layer, const
   last_weight_task_ = add_task(worker, Stream::compute, TaskKind::backward_weight,
                                compute_item(blocks, {Phase::backward_weight}), micro, layer);
   dep(last_weight_task_, input);
+  dep(last_weight_task_, weight_input);
 }
 
 void GraphBuilder::emit_backward(uint32_t worker, int micro, int j) {
   Chain c;
   const int r = replica_of(worker);
   const std::size_t idx = pass_index(r, micro, j);
+  last_weight_task_ = kNone;  // this pass's own (the serial path's gathers wait for them)
   if (j == chunks_ - 1) {
     c.last = forward_last_[idx];  // the loss: backward starts where this micro-batch's forward ended
-    backward_segment(worker, micro, kHeadLayer, {Block::head}, c);
+    const bool serial = !tp_overlap();  // the LM head is a column-parallel linear
+    backward_segment(worker, micro, kHeadLayer, {Block::head}, c,
+                     serial ? weight_input_gather(worker, micro, kHeadLayer, c) : kNone);
     if (!split_) after_layer_gradients(worker, micro, kHeadLayer, last_weight_task_);
     tensor_parallel_reduce(worker, micro, kHeadLayer, c);
   }
@@ -240,9 +252,14 @@ void GraphBuilder::layer_backward(uint32_t worker, int micro, int layer, Chain& 
     if (!split_) after_layer_gradients(worker, micro, layer, last_weight_task_);
     return;
   }
-  tensor_parallel_gather(worker, micro, layer, c);
+  // Without tensor-parallel overlap, as Megatron's linear layers run backward (see
+  // weight_input_gather): a column-parallel linear (fc1, qkv) reduce-scatters its input gradient
+  // beside its weight gradient and waits for both before autograd goes on, so each gather of an
+  // output gradient waits for the weight gradients before it (zb_h1 defers them: no wait).
+  const uint32_t weights_before = split_ ? kNone : last_weight_task_;
+  tensor_parallel_gather(worker, micro, layer, c, weights_before);
   if (!m.moe_layer(layer)) {
-    backward_segment(worker, micro, layer, {Block::mlp}, c);
+    backward_segment(worker, micro, layer, {Block::mlp}, c, weight_input_gather(worker, micro, layer, c));
   } else {
     if (p_.ep > 1) collective(Stream::ep, CollectiveOp::all_to_all, dispatch_bytes);
     backward_segment(worker, micro, layer, {Block::moe_experts}, c);
@@ -250,14 +267,15 @@ void GraphBuilder::layer_backward(uint32_t worker, int micro, int layer, Chain& 
     backward_segment(worker, micro, layer, {Block::moe_router}, c);
   }
   tensor_parallel_reduce(worker, micro, layer, c);
-  tensor_parallel_gather(worker, micro, layer, c);
+  tensor_parallel_gather(worker, micro, layer, c, split_ ? kNone : last_weight_task_);
   if (p_.cp == 1) {
-    backward_segment(worker, micro, layer, {Block::attention_out, Block::attention_in}, c);
+    backward_segment(worker, micro, layer, {Block::attention_out, Block::attention_in}, c,
+                     weight_input_gather(worker, micro, layer, c));
   } else {
     const double kv_bytes = 2.0 * w_.batch.micro * m.seq_len * m.kv_width_per_rank(p_.tp) * 2;
     backward_segment(worker, micro, layer, {Block::attention_out}, c);
     collective(Stream::cp, CollectiveOp::reduce_scatter, kv_bytes);  // K and V gradients to their owners
-    backward_segment(worker, micro, layer, {Block::attention_in}, c);
+    backward_segment(worker, micro, layer, {Block::attention_in}, c, weight_input_gather(worker, micro, layer, c));
   }
   tensor_parallel_reduce(worker, micro, layer, c);
   ran_layer(worker, c.last);

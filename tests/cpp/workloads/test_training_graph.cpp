@@ -1,5 +1,6 @@
 // The training task graph: its work adds up to the FLOP accounting, and its communication is
 // what the plan implies.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -82,14 +83,55 @@ std::map<CollectiveOp, int> tp_ops(const TaskGraph& g, int micro, int layer) {
   return n;
 }
 
+TEST_CASE("sequence parallelism without overlap: backward as Megatron's linear layers run it", "[training][graph]") {
+  // Each output-gradient gather waits for the weight gradients before it (a column-parallel
+  // linear waits for its reduce-scatter after its weight gradient), and the weight gradients of
+  // qkv and fc1 wait for their saved input gathered again beside their input gradients.
+  auto w = plan(2, 1, 1, Schedule::one_f_one_b, true);
+  w.parallel.tp_comm_overlap = false;
+  const TaskGraph g = build_training_graph(w);
+  auto preds = [&](uint32_t i) {
+    return std::vector<uint32_t>(g.preds.begin() + g.pred_begin[i], g.preds.begin() + g.pred_begin[i + 1]);
+  };
+  int gathers_after_weights = 0, weights_after_gathers = 0;
+  for (uint32_t i = 0; i < g.tasks.size(); ++i) {
+    const Task& t = g.tasks[i];
+    if (t.worker != 0 || t.micro != 1 || t.layer < 0) continue;
+    const auto before = preds(i);
+    auto any = [&](auto pred) { return std::any_of(before.begin(), before.end(), [&](uint32_t j) { return pred(g.tasks[j]); }); };
+    const bool gather = t.stream == Stream::tp && g.comm_items[t.item].parts.front().op == CollectiveOp::all_gather;
+    if (gather && any([](const Task& p) { return p.kind == TaskKind::backward_weight; })) ++gathers_after_weights;
+    if (t.kind == TaskKind::backward_weight &&
+        any([&](const Task& p) { return p.stream == Stream::tp && g.comm_items[p.item].parts.front().op == CollectiveOp::all_gather; }))
+      ++weights_after_gathers;
+  }
+  // Per layer: the attention's output-gradient gather waits for the MLP's weight gradients, and
+  // the next layer's MLP gather for this layer's attention weight gradients (the last layer's
+  // MLP gather for the LM head's): two per layer.
+  CHECK(gathers_after_weights == 2 * w.model.layers);
+  CHECK(weights_after_gathers == 2 * w.model.layers);  // the MLP's and the attention's weight gradients
+  // With overlap (userbuffers' pipeline) or without sequence parallelism nothing of it.
+  for (bool overlap : {true, false}) {
+    auto other = plan(2, 1, 1, Schedule::one_f_one_b, overlap);
+    const TaskGraph h = build_training_graph(other);
+    int waits = 0;
+    for (uint32_t i = 0; i < h.tasks.size(); ++i)
+      if (h.tasks[i].stream == Stream::tp)
+        for (uint32_t k = h.pred_begin[i]; k < h.pred_begin[i + 1]; ++k)
+          waits += h.tasks[h.preds[k]].kind == TaskKind::backward_weight;
+    CHECK(waits == 0);
+  }
+}
+
 TEST_CASE("tensor parallelism: two all-reduces a layer each way, or gathers and scatters", "[training][graph]") {
   const TaskGraph plain = build_training_graph(plan(2, 1, 1));
   CHECK(tp_ops(plain, 1, 3) == std::map<CollectiveOp, int>{{CollectiveOp::all_reduce, 4}});
   auto sequence_parallel = plan(2, 1, 1, Schedule::one_f_one_b, true);
   sequence_parallel.parallel.tp_comm_overlap = false;
   const TaskGraph sp = build_training_graph(sequence_parallel);
+  // Backward gathers qkv's and fc1's saved inputs again for their weight gradients: two more.
   CHECK(tp_ops(sp, 1, 3) ==
-        std::map<CollectiveOp, int>{{CollectiveOp::all_gather, 4}, {CollectiveOp::reduce_scatter, 4}});
+        std::map<CollectiveOp, int>{{CollectiveOp::all_gather, 6}, {CollectiveOp::reduce_scatter, 4}});
   // With communication overlap each gather and scatter runs as two pieces (the first and the
   // rest; the bulk and the last) beside chunks of the compute next to it: with tp 2, halves.
   sequence_parallel.parallel.tp_comm_overlap = true;
