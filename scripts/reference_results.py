@@ -146,7 +146,7 @@ Where a GPU's step goes in the two shipped files (bf16):
 def validation(cs, out: Path) -> str:
     """Every public measurement replayed with default settings: source, configuration, measured, simulated, ratio."""
     sys.path.insert(0, str(ROOT / "scripts"))
-    from validation_serving import jetstream_section, neuron_section, serving_section
+    from validation_serving import jetstream_section, neuron_section, serving_section, vllm_tpu_section
     from validation_layer_time import layer_section
     from validation_training import training_section
 
@@ -160,7 +160,8 @@ configuration as published, no per-case fitting; the ratio is simulated over mea
 
 {serving_section(cs)}
 {neuron_section(cs)}
-{jetstream_section(cs)}"""
+{jetstream_section(cs)}
+{vllm_tpu_section(cs)}"""
 
 
 AUTOSCALING_REPLICATIONS = 5

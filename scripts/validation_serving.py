@@ -346,12 +346,19 @@ def neuron_section(cs) -> str:
 # v5e recipe's), facts transcribed with their source, no file copied: JetStream with the MaxText
 # engine serving Llama 2 7B in BF16 on a v5e-8 (2 x 4 chips, ici_tensor_parallelism -1: tensor
 # parallel over the 8 chips), per_device_batch_size 11 (88 decode slots), prompts up to 1,024
-# tokens (max_prefill_predict_length), JetStream's benchmark_serving.py on 1,000 OpenOrca prompts
-# (995 succeeded) at its default request rate (every request sent at t = 0). Published: 217,011
-# input and 934,964 output tokens, a 305.37 s run (3,061.78 output tokens/s) and a mean TTFT of
-# 130.29 s. Per-request lengths are not published; each request gets the run's mean lengths
-# (218 in, 940 out), as the vLLM replay above does. The TPOT JetStream printed (mean 5,053 ms,
-# median 164 ms) counts a request's queueing before its first token; it is not compared.
+# tokens (max_prefill_predict_length), max_target_length 2,048, JetStream's benchmark_serving.py
+# on 1,000 OpenOrca prompts (995 succeeded) at its default request rate (every request sent at
+# t = 0). Published: 217,011 input and 934,964 output tokens, a 305.37 s run (3,061.78 output
+# tokens/s) and a mean TTFT of 130.29 s. Per-request lengths are not published; each request
+# gets the run's mean lengths (218 in, 940 out), as the vLLM replay above does. The TPOT
+# JetStream printed (mean 5,053 ms, median 164 ms) counts a request's queueing before its first
+# token; it is not compared.
+#
+# The replay runs the engine as MaxText and JetStream ran then (docs/serving.md cites the code):
+# the KV cache as dense slots of max_target_length tokens, every decode step computing all 88
+# slots and reading their whole caches (kv_layout dense_slots), and JetStream's interleaved
+# orchestration (scheduler jetstream: one prompt per prefill, padded to its power-of-two bucket,
+# while a slot is free). Everything else is the engine's defaults.
 JETSTREAM_SOURCE = ("Google AI-Hypercomputer tpu-recipes, JetStream-MaxText Llama2-7B on TPU v5e-8 (the README's sample run)",
                     "https://github.com/AI-Hypercomputer/tpu-recipes/blob/5ba55c8aff86b98a880389f0e056dc902ce6f3e1/"
                     "inference/v5e/JetStream-Maxtext/Llama2-7B/README.md")
@@ -363,6 +370,7 @@ class JetStreamRun:
     chips: int
     slots: int            # per_device_batch_size x chips: JetStream's decode slots
     prefill_tokens: int   # max_prefill_predict_length: the longest prompt a prefill takes
+    slot_tokens: int      # max_target_length: the tokens a slot's dense cache holds
     requests: int
     total_input: int
     total_output: int
@@ -374,52 +382,150 @@ class JetStreamRun:
         return self.total_output / self.duration_s
 
 
-JETSTREAM_RUNS = [JetStreamRun("TPU-v5e", 8, 88, 1024, 995, 217011, 934964, 305.366344, 130.28820)]
+JETSTREAM_RUNS = [JetStreamRun("TPU-v5e", 8, 88, 1024, 2048, 995, 217011, 934964, 305.366344, 130.28820)]
 
 
-def simulate_jetstream(cs, run: JetStreamRun) -> dict:
-    """The run's requests, all at t = 0, on one replica of its chips: duration (the last
-    completion), output tokens/s over it, mean TTFT."""
-    inp, out = round(run.total_input / run.requests), round(run.total_output / run.requests)
+def replay_at_once(cs, gpu: str, model: str, requests: int, input_len: int, output_len: int, replica: dict) -> dict:
+    """`requests` requests of the given lengths, all at t = 0, on one replica of `gpu` serving the
+    preset `model`: the serving summary."""
     with tempfile.TemporaryDirectory() as tmp:
         trace = Path(tmp) / "requests.csv"
-        trace.write_text("timestamp,prompt_tokens,output_tokens\n" + f"0,{inp},{out}\n" * run.requests)
-        doc = {"name": "jetstream_replay", "seed": 1, "hardware": {"gpu": run.gpu},
-               "workload": {"kind": "serving", "model": {"preset": "llama2-7b"}, "precision": "bf16",
-                            "arrivals": {"process": "trace", "trace": str(trace)},
-                            "replica": {"gpus": run.chips, "max_num_seqs": run.slots,
-                                        "max_num_batched_tokens": run.prefill_tokens}},
+        trace.write_text("timestamp,prompt_tokens,output_tokens\n" + f"0,{input_len},{output_len}\n" * requests)
+        doc = {"name": "tpu_replay", "seed": 1, "hardware": {"gpu": gpu},
+               "workload": {"kind": "serving", "model": {"preset": model}, "precision": "bf16",
+                            "arrivals": {"process": "trace", "trace": str(trace)}, "replica": replica},
                # The price only scales the cost, which is not compared.
                "fleet": {"autoscaler": {"policy": "fixed", "replicas": 1}, "prices": {"on_demand": "$10/h"}},
                "run": {}}
         s = cs.run(doc).summary["serving"]
-    assert s["completed"] == run.requests, s["completed"]
+    assert s["completed"] == requests, s["completed"]
+    return s
+
+
+def simulate_jetstream(cs, run: JetStreamRun, kv_layout: str = "dense_slots") -> dict:
+    """The run's requests, all at t = 0, on one replica of its chips as JetStream-MaxText runs
+    it (`kv_layout` "paged" for the paged engine's figure): duration (the last completion),
+    output tokens/s over it, mean TTFT, mean TPOT."""
+    inp, out = round(run.total_input / run.requests), round(run.total_output / run.requests)
+    replica = {"gpus": run.chips, "max_num_seqs": run.slots, "max_num_batched_tokens": run.prefill_tokens,
+               "scheduler": "jetstream", "kv_layout": kv_layout}
+    if kv_layout == "dense_slots":
+        replica["dense_slot_tokens"] = run.slot_tokens
+    s = replay_at_once(cs, run.gpu, "llama2-7b", run.requests, inp, out, replica)
     duration = s["latency"]["max_s"]
     return {"duration_s": duration, "output_tokens_per_s": out * run.requests / duration,
             "ttft_s": s["ttft"]["mean_s"], "tpot_ms": s["tpot"]["mean_s"] * 1e3}
 
 
+def append_figures(table: list, errors: list, source: tuple, config: str, figures) -> None:
+    """One configuration's rows of a TPU section: each figure (metric, measured, simulated, unit)
+    as a table row, its absolute error (simulated / measured - 1) into `errors`."""
+    for metric, measured, simulated, unit in figures:
+        ratio = simulated / measured
+        errors.append(abs(ratio - 1))
+        table.append(f"| [{source[0]}]({source[1]}) | {config} | {metric} "
+                     f"| {measured:,.2f}{unit} | {simulated:,.2f}{unit} | {ratio:.3f} |")
+
+
 def jetstream_section(cs) -> str:
     """The TPU serving section of the validation page: one row per published figure."""
     table = ["| source | configuration | metric | measured | simulated | ratio |", "|---|---|---|---|---|---|"]
-    errors = []
+    errors, notes = [], []
     for run in JETSTREAM_RUNS:
         sim = simulate_jetstream(cs, run)
-        config = (f"Llama 2 7B BF16, {run.chips} x {run.gpu} (tensor parallel), {run.slots} slots, "
-                  f"{run.requests} requests at once, {run.total_input:,} in / {run.total_output:,} out tokens")
-        for metric, measured, simulated, unit in (
-                ("output tokens/s", run.output_tokens_per_s, sim["output_tokens_per_s"], ""),
-                ("mean TTFT", run.ttft_s, sim["ttft_s"], " s")):
-            ratio = simulated / measured
-            errors.append(abs(ratio - 1))
-            table.append(f"| [{JETSTREAM_SOURCE[0]}]({JETSTREAM_SOURCE[1]}) | {config} | {metric} "
-                         f"| {measured:,.2f}{unit} | {simulated:,.2f}{unit} | {ratio:.3f} |")
+        paged = simulate_jetstream(cs, run, "paged")
+        config = (f"Llama 2 7B BF16, {run.chips} x {run.gpu} (tensor parallel), {run.slots} dense slots of "
+                  f"{run.slot_tokens:,} tokens, prefills up to {run.prefill_tokens:,}, {run.requests} requests "
+                  f"at once, {run.total_input:,} in / {run.total_output:,} out tokens")
+        append_figures(table, errors, JETSTREAM_SOURCE, config, (
+            ("output tokens/s", run.output_tokens_per_s, sim["output_tokens_per_s"], ""),
+            ("mean TTFT", run.ttft_s, sim["ttft_s"], " s")))
+        notes.append(
+            f"The same replay with vLLM's paged layout (each step reading the tokens the sequences hold) "
+            f"gives {paged['output_tokens_per_s']:,.0f} output tokens/s (x{paged['output_tokens_per_s'] / run.output_tokens_per_s:.2f}) "
+            f"and a mean TTFT of {paged['ttft_s']:.1f} s ({paged['ttft_s'] / run.ttft_s:.2f}). A request's mean TPOT is "
+            f"{sim['tpot_ms']:.1f} ms dense, {paged['tpot_ms']:.1f} ms paged; the published run's {run.slots} slots over "
+            f"its output tokens/s are {run.slots * 1e3 / run.output_tokens_per_s:.1f} ms a step.")
     return (
         "## Serving: JetStream on TPU\n\n"
         "Google's published JetStream-MaxText run of Llama 2 7B on a v5e-8, replayed by "
-        "`scripts/validation_serving.py` with the engine's defaults on one replica of 8 `TPU-v5e` "
-        "(88 sequences at most, JetStream's decode slots; each request the run's mean lengths: "
-        "the per-request lengths are not published).\n\n" + "\n".join(table) +
+        "`scripts/validation_serving.py` on one replica of 8 `TPU-v5e` as MaxText and JetStream ran it "
+        "(`kv_layout` dense_slots: 88 slots of max_target_length 2,048 tokens, every decode step reading "
+        "every slot's whole cache; `scheduler` jetstream: one prompt per prefill, padded to its "
+        "power-of-two bucket, while a slot is free; [serving](../docs/serving.md#jetstream-and-maxtext-on-tpu)), "
+        "the engine's defaults otherwise; each request the run's mean lengths (the per-request lengths "
+        "are not published).\n\n" + "\n".join(table) +
+        f"\n\nMean absolute error over these {len(errors)} figures: {100 * sum(errors) / len(errors):.1f}%. "
+        + " ".join(notes) + "\n")
+
+
+# Serving on TPUs: Google's published vLLM run on Trillium.
+#
+# The source: AI-Hypercomputer/tpu-recipes, inference/trillium/vLLM/Llama3.x/README.md (commit
+# 00c8229d of 2025-12-10, the figures unchanged since), facts transcribed with their source, no
+# file copied: vLLM for TPU (image vllm-tpu nightly-20251129: the V1 engine with its ragged
+# paged attention kernel) serving Llama 3.3 70B Instruct in BF16 on a v6e-8 (2x4), tensor
+# parallel over the 8 chips, --max-num-batched-tokens 512, --max-num-seqs 256, --max-model-len
+# 2048, --gpu-memory-utilization 0.98, --no-enable-prefix-caching, --async-scheduling; `vllm
+# bench serve` on 3,000 random prompts of 1,000 tokens, 1,000 output tokens each (ignore-eos),
+# at most 64 or 128 requests in flight (--max-concurrency). Published per run: the duration,
+# output tokens/s, mean TTFT and mean TPOT.
+#
+# Replay: the engine's paged layout and chunked prefill (what vLLM runs), with the published
+# flags; the client's concurrency cap is the replica's max_num_seqs (the server never holds more
+# requests than the client has in flight), every request queued at t = 0; async scheduling
+# overlaps the CPU's scheduling with the step (iteration_overhead 0). The TTFT is not compared:
+# the client sends a request when another finishes (a closed loop the engine does not model),
+# so a replayed request's TTFT counts a queue the client's never saw.
+VLLM_TPU_SOURCE = ("Google AI-Hypercomputer tpu-recipes, vLLM Llama3.x on TPU Trillium (v6e-8), the README's sample runs",
+                   "https://github.com/AI-Hypercomputer/tpu-recipes/blob/00c8229d1d64bd703544e87c3f5e7b99fe7de6ca/"
+                   "inference/trillium/vLLM/Llama3.x/README.md")
+
+
+@dataclass(frozen=True)
+class VllmTpuRun:
+    concurrency: int      # --max-concurrency
+    duration_s: float     # published
+    output_tokens_per_s: float
+    tpot_ms: float        # published mean
+    gpu: str = "TPU-v6e"
+    chips: int = 8
+    requests: int = 3000
+    input_len: int = 1000
+    output_len: int = 1000
+
+
+VLLM_TPU_RUNS = [VllmTpuRun(64, 1202.50, 2494.80, 25.35), VllmTpuRun(128, 846.39, 3544.46, 35.12)]
+
+
+def simulate_vllm_tpu(cs, run: VllmTpuRun) -> dict:
+    """Output tokens/s over the last completion and mean TPOT (ms)."""
+    replica = {"gpus": run.chips, "max_num_seqs": run.concurrency, "max_num_batched_tokens": 512,
+               "gpu_memory_utilization": 0.98, "prefix_caching": False, "iteration_overhead": 0}
+    s = replay_at_once(cs, run.gpu, "llama3-70b", run.requests, run.input_len, run.output_len, replica)
+    return {"output_tokens_per_s": run.requests * run.output_len / s["latency"]["max_s"],
+            "tpot_ms": s["tpot"]["mean_s"] * 1e3}
+
+
+def vllm_tpu_section(cs) -> str:
+    """The vLLM-on-TPU serving section of the validation page: one row per published figure."""
+    table = ["| source | configuration | metric | measured | simulated | ratio |", "|---|---|---|---|---|---|"]
+    errors = []
+    for run in VLLM_TPU_RUNS:
+        sim = simulate_vllm_tpu(cs, run)
+        config = (f"Llama 3.3 70B BF16, {run.chips} x {run.gpu} (tensor parallel), {run.requests:,} requests of "
+                  f"{run.input_len:,} in / {run.output_len:,} out, {run.concurrency} in flight")
+        append_figures(table, errors, VLLM_TPU_SOURCE, config, (
+            ("output tokens/s", run.output_tokens_per_s, sim["output_tokens_per_s"], ""),
+            ("mean TPOT", run.tpot_ms, sim["tpot_ms"], " ms")))
+    return (
+        "## Serving: vLLM on TPU\n\n"
+        "Google's published vLLM runs of Llama 3.3 70B on a v6e-8 (vLLM for TPU, ragged paged attention), "
+        "replayed by `scripts/validation_serving.py` on one replica of 8 `TPU-v6e` with the engine's "
+        "paged layout and chunked prefill and the published flags (512 batched tokens, 98% of the HBM, no "
+        "prefix caching; async scheduling: no iteration overhead); the client's concurrency cap is the "
+        "replica's max_num_seqs, every request queued at t = 0; the TTFT is not compared (the client sends a "
+        "request only when one finishes, a closed loop the engine does not model).\n\n" + "\n".join(table) +
         f"\n\nMean absolute error over these {len(errors)} figures: {100 * sum(errors) / len(errors):.1f}%.\n")
 
 

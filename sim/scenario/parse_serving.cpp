@@ -52,7 +52,8 @@ void parse_request(const json& w, const std::string& at, bool plain, const work:
 constexpr std::initializer_list<const char*> kLlmReplicaKeys = {
     "max_num_seqs", "max_num_batched_tokens", "block_size", "scheduler", "gpu_memory_utilization",
     "activation_reserve", "kv_cache", "compute_efficiency", "memory_efficiency", "paged_kv_efficiency", "iteration_overhead",
-    "tp_allreduce_bandwidth", "kv_bytes_per_element", "measured", "prefix_caching", "pad_heads"};
+    "tp_allreduce_bandwidth", "kv_bytes_per_element", "measured", "prefix_caching", "pad_heads", "kv_layout",
+    "dense_slot_tokens"};
 
 // The GPU of an LLM replica: hardware.gpu at the workload's precision.
 serving::GpuSpec gpu_at_precision(const Config& config, work::Precision precision, const std::string& at) {
@@ -99,6 +100,10 @@ void check_replica_fits(const serving::LlmTimingSpec& t, const std::string& path
                      "a smaller kv_cache, or more GPUs per replica");
 }
 
+bool dense_kv_bytes_exceed(const serving::LlmReplicaSpec& spec) {
+  return serving::kv_cache_bytes(spec.timing) > 0 && serving::dense_kv_bytes(spec) > serving::kv_cache_bytes(spec.timing);
+}
+
 // The keys of an LLM replica present in `r` (at `path`) over `spec` (defaults or the replica
 // it overrides).
 void parse_llm_replica(const json& r, const std::string& path, const Config& config, int heads,
@@ -111,7 +116,17 @@ void parse_llm_replica(const json& r, const std::string& path, const Config& con
   b.max_num_batched_tokens = get_int(r, "max_num_batched_tokens", path, b.max_num_batched_tokens, 1, int64_t{1} << 30);
   b.block_size = static_cast<int>(get_int(r, "block_size", path, b.block_size, 1, 1 << 16));
   b.scheduler = get_choice(r, "scheduler", path, serving::kSchedulerModeNames, b.scheduler);
-  b.prefix_caching = get_bool(r, "prefix_caching", path, b.prefix_caching);
+  t.kv_layout = get_choice(r, "kv_layout", path, serving::kKvLayoutNames, t.kv_layout);
+  const bool dense = t.kv_layout == serving::KvLayout::dense_slots;
+  t.dense_slot_tokens = get_int(r, "dense_slot_tokens", path, t.dense_slot_tokens, 1, int64_t{1} << 30);
+  if (!dense && member(r, "dense_slot_tokens"))
+    throw InputError(join_path(path, "dense_slot_tokens"), "only with kv_layout \"dense_slots\"",
+                     "set workload.replica.kv_layout to \"dense_slots\", or remove it");
+  // Dense slots share no block: prefix caching is off unless asked for, and then refused.
+  b.prefix_caching = get_bool(r, "prefix_caching", path, dense ? false : b.prefix_caching);
+  if (dense && b.prefix_caching)
+    throw InputError(join_path(path, "prefix_caching"), "false with kv_layout \"dense_slots\": dense slots hold no shared block",
+                     "remove prefix_caching, or use kv_layout \"paged\"");
   if (b.scheduler == serving::SchedulerMode::chunked_prefill && b.max_num_batched_tokens < b.max_num_seqs)
     throw InputError(join_path(path, "max_num_batched_tokens"),
                      "expected at least max_num_seqs (" + std::to_string(b.max_num_seqs) +
@@ -144,6 +159,13 @@ void parse_llm_replica(const json& r, const std::string& path, const Config& con
   }
   t.pad_heads = get_bool(r, "pad_heads", path, t.pad_heads);
   check_replica_fits(spec.timing, path, node_gpus, heads);
+  if (dense && dense_kv_bytes_exceed(spec))
+    throw InputError(join_path(path, "max_num_seqs"),
+                     "dense slots that fit the KV cache: " + std::to_string(b.max_num_seqs) + " slots of " +
+                         std::to_string(t.dense_slot_tokens) + " tokens take " +
+                         format_quantity(serving::dense_kv_bytes(spec), QuantityKind::bytes) + ", the replica's KV cache is " +
+                         format_quantity(serving::kv_cache_bytes(t), QuantityKind::bytes),
+                     "fewer slots (max_num_seqs), shorter ones (dense_slot_tokens), or more GPUs per replica");
   try {
     serving::validate_llm_replica(spec);
   } catch (const std::invalid_argument& e) {

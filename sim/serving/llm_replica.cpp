@@ -7,6 +7,23 @@
 
 namespace cs::serving {
 
+namespace {
+// A KV block's tokens and the replica's blocks: a dense slot is one block of dense_slot_tokens,
+// max_num_seqs of them; a paged cache's blocks are what the memory rule leaves.
+int64_t kv_block_tokens(const LlmReplicaSpec& spec) {
+  return spec.timing.kv_layout == KvLayout::dense_slots ? spec.timing.dense_slot_tokens : spec.batching.block_size;
+}
+int64_t kv_blocks(const LlmReplicaSpec& spec) {
+  return spec.timing.kv_layout == KvLayout::dense_slots ? spec.batching.max_num_seqs
+                                                         : kv_cache_blocks(spec.timing, spec.batching.block_size);
+}
+}  // namespace
+
+double dense_kv_bytes(const LlmReplicaSpec& spec) {
+  return static_cast<double>(spec.batching.max_num_seqs) * static_cast<double>(spec.timing.dense_slot_tokens) *
+         spec.timing.held_model().kv_bytes_per_token();
+}
+
 void validate_llm_replica(const LlmReplicaSpec& spec) {
   validate_timing(spec.timing);
   const BatchingSpec& b = spec.batching;
@@ -24,12 +41,23 @@ void validate_llm_replica(const LlmReplicaSpec& spec) {
   }
   require(kv_cache_blocks(spec.timing, b.block_size) >= 1, "replica",
           "the KV cache holds less than one block");
+  if (spec.timing.kv_layout == KvLayout::dense_slots) {
+    require(!b.prefix_caching, "replica.prefix_caching", "must be off with dense slots (no block is shared)");
+    // The dense array is allocated whole, as MaxText does when the server starts.
+    const double dense_bytes = dense_kv_bytes(spec);
+    if (dense_bytes > kv_cache_bytes(spec.timing))
+      throw std::invalid_argument("replica.max_num_seqs: " + std::to_string(b.max_num_seqs) + " dense slots of " +
+                                  std::to_string(spec.timing.dense_slot_tokens) + " tokens need " +
+                                  std::to_string(dense_bytes / 1e9) + " GB of KV cache; the replica has " +
+                                  std::to_string(kv_cache_bytes(spec.timing) / 1e9) +
+                                  " GB: fewer slots, shorter slots or more GPUs");
+  }
 }
 
 LlmReplica::LlmReplica(engine::Simulator& sim, ReplicaListener& listener, uint32_t id,
                        const LlmReplicaSpec& spec, LlmRole role, LlmReplicaStats* totals)
     : Replica(sim, listener, id, std::max(1, spec.batching.max_num_seqs)), spec_(spec), role_(role), totals_(totals), cost_(spec.timing),
-      block_(spec.batching.block_size), pool_(kv_cache_blocks(spec.timing, spec.batching.block_size)) {
+      block_(kv_block_tokens(spec)), pool_(kv_blocks(spec)) {
   validate_llm_replica(spec_);
   phase_count_.assign(static_cast<std::size_t>(block_), 0);
 }
@@ -42,6 +70,11 @@ LlmReplica::~LlmReplica() {
 bool LlmReplica::admissible(const Request& request) const {
   const int64_t p = request.prompt_tokens;
   const int64_t most_tokens = role_ == LlmRole::prefill ? p : p + request.output_tokens;
+  if (dense() && p + request.output_tokens > block_) return false;  // its slot holds them all
+  if (spec_.batching.scheduler == SchedulerMode::jetstream) {
+    if (p > spec_.batching.max_num_batched_tokens) return false;  // the longest prefill
+    return blocks_for(most_tokens) <= pool_.total();
+  }
   if (spec_.batching.scheduler == SchedulerMode::prefill_first) {
     if (most_tokens > spec_.batching.max_num_batched_tokens) return false;
     return blocks_for(most_tokens) + watermark_blocks() <= pool_.total();
@@ -287,9 +320,11 @@ void LlmReplica::schedule_chunked() {
 
 void LlmReplica::schedule_prefill_first() {
   admit_arrived_kv();
-  const int64_t watermark = watermark_blocks();
+  // JetStream prefills one prompt at a time and keeps no watermark.
+  const bool one_prompt = spec_.batching.scheduler == SchedulerMode::jetstream;
+  const int64_t watermark = one_prompt ? 0 : watermark_blocks();
   int64_t budget = spec_.batching.max_num_batched_tokens;
-  while (!waiting_.empty() && running_ < spec_.batching.max_num_seqs) {
+  while (!waiting_.empty() && running_ < spec_.batching.max_num_seqs && !(one_prompt && !chunks_.empty())) {
     const uint32_t s = waiting_.front();
     const Seq& q = seqs_[s];
     if (q.computed == q.prefill_target) break;
@@ -306,31 +341,45 @@ void LlmReplica::schedule_prefill_first() {
 
 // ---- iterations ----
 
+int64_t LlmReplica::timed_prefill_tokens(int64_t tokens) const {
+  if (spec_.batching.scheduler != SchedulerMode::jetstream) return tokens;
+  // JetStream's DEFAULT_PREFILL_BUCKETS (jetstream/engine/token_utils.py): 16, 32, ..., capped at
+  // the longest prefill.
+  int64_t bucket = 16;
+  while (bucket < tokens) bucket *= 2;
+  return std::max(tokens, std::min(bucket, spec_.batching.max_num_batched_tokens));
+}
+
 void LlmReplica::start_iteration() {
   chunks_.clear();
   decode_in_iteration_ = false;
   preemptions_at_schedule_ = stats_.preemptions;
   if (spec_.batching.scheduler == SchedulerMode::chunked_prefill) schedule_chunked();
-  else schedule_prefill_first();
+  else schedule_prefill_first();  // prefill_first and jetstream
   update_load();
   if (!decode_in_iteration_ && chunks_.empty()) {
     maybe_drained();
     return;  // idle until a request arrives
   }
   IterationWork work;
-  if (decode_in_iteration_) {
+  if (decode_in_iteration_ && dense()) {
+    // The step's shapes are the dense array's: every slot computed, every slot read whole.
+    work.decode_sequences = spec_.batching.max_num_seqs;
+    work.decode_context_tokens = static_cast<double>(work.decode_sequences) * static_cast<double>(block_);
+  } else if (decode_in_iteration_) {
     work.decode_sequences = n_decode_;
     work.decode_context_tokens = decode_kv_sum_;
   }
   for (const Chunk& c : chunks_) {
     const auto start = static_cast<double>(seqs_[c.seq].computed);
-    const auto n = static_cast<double>(c.tokens);
-    work.prefill_tokens += c.tokens;
+    const int64_t timed = timed_prefill_tokens(c.tokens);
+    const auto n = static_cast<double>(timed);
+    work.prefill_tokens += timed;
     work.prefill_attended += n * start + n * (n + 1) / 2;
     work.prefill_context_tokens += start;
     if (seqs_[c.seq].computed + c.tokens >= seqs_[c.seq].prefill_target) ++work.prompts_completed;
   }
-  stats_.prefill_tokens += static_cast<uint64_t>(work.prefill_tokens);
+  for (const Chunk& c : chunks_) stats_.prefill_tokens += static_cast<uint64_t>(c.tokens);
   busy_ = true;
   iteration_start_s_ = sim_.now();
   run_.clear();
@@ -358,7 +407,7 @@ void LlmReplica::plan_decode_run(IterationWork work) {
     if (++phase == phase_count_.size()) phase = 0;
     growth += phase_count_[phase];
     if (growth > free) break;
-    work.decode_context_tokens += n_decode_;
+    if (!dense()) work.decode_context_tokens += n_decode_;  // a dense step reads the same slots
     run_.push_back({run_.back().end_s + cost_.seconds(work, terms), growth});
   }
 }

@@ -17,6 +17,20 @@
 //                    is a decode-only batch of every running sequence. A request needs
 //                    prompt + output <= max_num_batched_tokens (vLLM v0 requires the budget to
 //                    cover max_model_len).
+//   jetstream        JetStream's orchestrator with prefill and generate on the same chips
+//                    (interleaved mode, jetstream/core/orchestrator.py): while a slot is free
+//                    and a request waits, one prompt alone is prefilled (an iteration of its
+//                    own, padded to the next of JetStream's power-of-two prefill buckets from
+//                    16 tokens, at most max_num_batched_tokens: MaxText's
+//                    max_prefill_predict_length) and inserted into the slot; otherwise one
+//                    decode step of every slot. A request needs prompt <= max_num_batched_tokens.
+//
+// With kv_layout dense_slots (llm_timing.hpp) each sequence holds one slot of
+// dense_slot_tokens (a KV block of that many tokens, max_num_seqs of them, whatever the
+// memory rule leaves beyond: the dense array must fit in it), a request needs prompt + output
+// <= dense_slot_tokens, nothing is preempted or cached, and every decode iteration is timed as
+// max_num_seqs sequences reading max_num_seqs x dense_slot_tokens KV tokens, however many
+// slots are busy and however long their sequences.
 //
 // KV cache: paged in blocks of block_size tokens (kv_block_pool.hpp); a sequence holds
 // ceil(tokens / block_size) blocks and takes a new one when its last is full. Prompts are
@@ -64,11 +78,12 @@
 
 namespace cs::serving {
 
-enum class SchedulerMode : uint8_t { chunked_prefill, prefill_first };
+enum class SchedulerMode : uint8_t { chunked_prefill, prefill_first, jetstream };
 // workload.replica.scheduler.
 inline constexpr auto kSchedulerModeNames = std::to_array<EnumName<SchedulerMode>>({
     {"chunked_prefill", SchedulerMode::chunked_prefill, "vLLM v1: decodes first, then prompt chunks, in one batch"},
     {"prefill_first", SchedulerMode::prefill_first, "vLLM v0: prefill-only batches while prompts fit, else decode"},
+    {"jetstream", SchedulerMode::jetstream, "JetStream: one padded prompt per prefill while a slot is free, else decode"},
 });
 static_assert(names_every_value<kSchedulerModeNames>());
 enum class LlmRole : uint8_t { unified, prefill, decode };
@@ -97,6 +112,9 @@ struct LlmReplicaSpec {
 
 // Throws std::invalid_argument naming the field.
 void validate_llm_replica(const LlmReplicaSpec& spec);
+// Bytes of the dense KV array (kv_layout dense_slots): max_num_seqs x dense_slot_tokens x the
+// held model's KV bytes per token. It must fit in kv_cache_bytes(spec.timing).
+double dense_kv_bytes(const LlmReplicaSpec& spec);
 
 struct LlmReplicaStats {
   uint64_t iterations = 0;
@@ -172,7 +190,11 @@ class LlmReplica final : public Replica {
     int64_t tokens;
   };
 
+  bool dense() const { return spec_.timing.kv_layout == KvLayout::dense_slots; }
   int64_t blocks_for(int64_t tokens) const { return (tokens + block_ - 1) / block_; }
+  // Prompt tokens an iteration computes for a chunk of `tokens` (jetstream pads a prompt to its
+  // prefill bucket).
+  int64_t timed_prefill_tokens(int64_t tokens) const;
   int64_t free_blocks() const { return pool_.free(); }
   int64_t watermark_blocks() const {
     return static_cast<int64_t>(std::ceil(spec_.batching.admission_watermark * static_cast<double>(pool_.total())));

@@ -28,7 +28,9 @@ IterationCost::IterationCost(const LlmTimingSpec& spec)
   per_token_compute_s_ = 2.0 * model.flop_params() / flops_per_s;
   per_attended_compute_s_ = 4.0 * model.layers * model.heads * model.head_dim / flops_per_s;
   weights_s_ = model.weight_bytes() / bytes_per_s;
-  per_kv_token_s_ = model.kv_bytes_per_token() / (bytes_per_s * spec.gpu.paged_kv_efficiency);
+  // A dense cache is streamed as one array: no block-table gather.
+  const double kv_share = spec.kv_layout == KvLayout::dense_slots ? 1.0 : spec.gpu.paged_kv_efficiency;
+  per_kv_token_s_ = model.kv_bytes_per_token() / (bytes_per_s * kv_share);
   if (spec.gpus > 1) {
     // Megatron-style tensor parallelism: one all-reduce after attention, one after the MLP.
     tp_ = spec.tp_allreduce;
@@ -90,6 +92,7 @@ void validate_timing(const LlmTimingSpec& spec) {
           "model", "layers, hidden, kv_heads, head_dim, vocab and KV bytes must be > 0");
   require(share(spec.gpu_memory_utilization), "replica.gpu_memory_utilization", "must be in (0, 1]");
   require(spec.activation_reserve_bytes >= 0, "replica.activation_reserve", "must be >= 0");
+  require(spec.dense_slot_tokens >= 1, "replica.dense_slot_tokens", "must be >= 1");
   require(kv_cache_bytes(spec) > 0, "replica",
           "the model's weights (" + std::to_string(spec.held_model().weight_bytes() / 1e9) +
               " GB) and activation reserve leave no KV cache on " + std::to_string(spec.gpus) +

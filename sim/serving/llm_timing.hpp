@@ -14,6 +14,8 @@
 //                   kv_bytes_per_token * (KV tokens the batch reads and writes) / B_kv)
 //   with F = gpus * peak * compute_efficiency, B = gpus * hbm_bandwidth * memory_efficiency,
 //   B_kv = B * paged_kv_efficiency (the KV cache is read block by block through the block table)
+//   or B_kv = B with kv_layout dense_slots (one dense array; the replica then counts a decode
+//   step as every slot, busy or not, reading its whole slot: llm_replica.hpp)
 //   time  = linear + attention
 //         + tensor-parallel all-reduces: 2 per layer of tokens * hidden * activation bytes,
 //           each tp_allreduce.seconds(bytes) (NCCL's cost on the node's fabric, with its
@@ -57,10 +59,29 @@
 // 0.29 ms at 256 (vllm-project/vllm pull request 46112, micro-benchmark), and schedule() and
 // the model runner's input preparation are of the same order (pull request 17866 cut ~10% of
 // a 2.7 ms TPOT of Llama 3.2 1B by a faster decode input preparation alone).
+#include <array>
 #include <cstdint>
 #include <vector>
 
+#include "common/enum_table.hpp"
+
 namespace cs::serving {
+
+// How a replica holds its KV cache (workload.replica.kv_layout).
+//   paged        vLLM's PagedAttention: blocks of block_size tokens through a block table; a
+//                sequence holds the blocks its tokens fill and a decode step reads those.
+//   dense_slots  MaxText's engine under JetStream: one dense array of max_num_seqs slots x
+//                dense_slot_tokens (MaxText's max_target_length), every slot reserved whole;
+//                a decode step computes every slot, busy or not, and its attention reads every
+//                slot's whole cache, masked (MaxText's dot-product decode attention over its
+//                prefill and autoregressive caches: docs/serving.md cites the code).
+enum class KvLayout : uint8_t { paged, dense_slots };
+inline constexpr auto kKvLayoutNames = std::to_array<EnumName<KvLayout>>({
+    {"paged", KvLayout::paged, "vLLM: blocks through a block table; a decode reads the tokens held"},
+    {"dense_slots", KvLayout::dense_slots,
+     "MaxText/JetStream: a dense slot of dense_slot_tokens per sequence; a decode reads every slot whole"},
+});
+static_assert(names_every_value<kKvLayoutNames>());
 
 struct GpuSpec {
   double peak_flops = 989e12;          // FLOP/s, dense, serving precision
@@ -152,6 +173,10 @@ struct LlmTimingSpec {
   double gpu_memory_utilization = 0.9;   // vLLM's --gpu-memory-utilization
   double activation_reserve_bytes = 4e9; // per replica: activations, CUDA graphs, workspace (estimate)
   double kv_cache_bytes = 0;             // > 0: use this instead of the rule above
+  KvLayout kv_layout = KvLayout::paged;  // dense_slots: KV read at B, not B * paged_kv_efficiency
+  // dense_slots: tokens one slot holds, >= 1 (MaxText's max_target_length, 2048 in its
+  // base.yml and in Google's JetStream recipes); a request's prompt + output must fit.
+  int64_t dense_slot_tokens = 2048;
   // The node fabric's per-GPU bandwidth the TP all-reduce runs at, when it is not the node's
   // own (sim/world builds tp_allreduce from it); 0: the node's.
   double tp_allreduce_bandwidth_Bps = 0;

@@ -120,6 +120,8 @@ std::vector<EnumerationKey> enumeration_keys() {
       {workload + "arrivals/properties/process", names(work::kArrivalProcessNames)},
       {workload + "replica/properties/scheduler", names(serving::kSchedulerModeNames)},
       {workload + "disaggregated/properties/prefill_replica/properties/scheduler", names(serving::kSchedulerModeNames)},
+      {workload + "replica/properties/kv_layout", names(serving::kKvLayoutNames)},
+      {workload + "disaggregated/properties/prefill_replica/properties/kv_layout", names(serving::kKvLayoutNames)},
       {background + "kind", background_kinds},
       {background + "pattern", names(work::kTrafficPatternNames)},
       {background + "op", names(work::kCollectiveOpNames)},

@@ -434,3 +434,103 @@ TEST_CASE("Coalesced decode runs give the times of one event per iteration", "[s
     CHECK(coalesced[i].request.first_token_s == stepped[i].request.first_token_s);
   }
 }
+
+TEST_CASE("A dense-slot decode step reads every slot's whole cache, busy or not", "[serving][llm]") {
+  // MaxText under JetStream: 64 slots of 2048 tokens; the step's time is the closed form
+  //   max(2 P x slots / F, W / B) + max(4 L H d x slots x len / F, slots x len x kv / B) + overhead,
+  // whatever the sequences' lengths and however many slots are busy (B: no paged-read share).
+  LlmReplicaSpec spec;  // Llama-3-8B on one H100, roofline
+  spec.timing.kv_layout = KvLayout::dense_slots;
+  spec.timing.dense_slot_tokens = 2048;
+  spec.batching.max_num_seqs = 64;
+  spec.batching.prefix_caching = false;
+  const LlmModelSpec& m = spec.timing.model;
+  const GpuSpec& g = spec.timing.gpu;
+  const double F = g.peak_flops * g.compute_efficiency, B = g.hbm_bandwidth_Bps * g.memory_efficiency;
+  const double slots = 64, len = 2048;
+  const double linear = std::max(2 * m.params * slots / F, m.weight_bytes() / B);
+  const double attention = std::max(4.0 * m.layers * m.query_heads() * m.head_dim * slots * len / F,
+                                    slots * len * m.kv_bytes_per_token() / B);
+  const double step = linear + attention + spec.timing.iteration_overhead_s;
+  CHECK(attention > m.weight_bytes() / B);  // 17 GB of cache outweighs the 16 GB of weights
+  for (const int busy : {1, 3}) {
+    Simulator sim;
+    Collector sink(sim);
+    LlmReplica replica(sim, sink, 0, spec);
+    for (int i = 0; i < busy; ++i) replica.submit(make_request(static_cast<uint64_t>(i), 0, 100, 51));
+    sim.run();
+    REQUIRE(sink.done.size() == static_cast<std::size_t>(busy));
+    // The last request: its prompt is prefilled with the others after the first's (which
+    // decodes beside that prefill), then every iteration is a pure decode step.
+    const Done& d = find(sink.done, static_cast<uint64_t>(busy - 1));
+    INFO(busy << " busy slots");
+    CHECK(d.time_s - d.request.first_token_s == Approx(50 * step).epsilon(1e-9));
+  }
+  // The paged layout reads the 100-150 tokens the sequence holds: far less.
+  LlmReplicaSpec paged = spec;
+  paged.timing.kv_layout = KvLayout::paged;
+  IterationWork one;
+  one.decode_sequences = 1;
+  one.decode_context_tokens = 150;
+  CHECK(iteration_time_s(paged.timing, one) < 0.6 * step);
+}
+
+TEST_CASE("Dense slots: the array must fit, a request must fit its slot", "[serving][llm]") {
+  LlmReplicaSpec spec;
+  spec.timing.kv_layout = KvLayout::dense_slots;
+  spec.timing.dense_slot_tokens = 4096;
+  spec.batching.prefix_caching = false;
+  // Llama-3-8B's 128 KiB per token: 4096-token slots take 512 MiB each; an H100 leaves ~52 GB.
+  const double kv = kv_cache_bytes(spec.timing);
+  const int fitting = static_cast<int>(kv / (4096 * spec.timing.model.kv_bytes_per_token()));
+  spec.batching.max_num_seqs = fitting;
+  CHECK(dense_kv_bytes(spec) <= kv);
+  CHECK_NOTHROW(validate_llm_replica(spec));
+  spec.batching.max_num_seqs = fitting + 1;
+  CHECK_THROWS_WITH(validate_llm_replica(spec), Catch::Contains("replica.max_num_seqs"));
+  spec.batching.max_num_seqs = 4;
+  spec.batching.prefix_caching = true;
+  CHECK_THROWS_WITH(validate_llm_replica(spec), Catch::Contains("replica.prefix_caching"));
+  spec.batching.prefix_caching = false;
+  Simulator sim;
+  Collector sink(sim);
+  LlmReplica replica(sim, sink, 0, spec);
+  CHECK(replica.kv_blocks_total() == 4);  // one block per slot
+  CHECK(replica.admissible(make_request(1, 0, 96, 4000)));
+  CHECK_FALSE(replica.admissible(make_request(2, 0, 97, 4000)));
+}
+
+TEST_CASE("JetStream prefills one prompt at a time, padded to its bucket", "[serving][llm]") {
+  // Measured timing: 10 ms an iteration + 0.1 ms a prompt token computed. Three 200-token
+  // prompts at t = 0: JetStream prefills them one by one, each padded to 256 tokens (35.6 ms),
+  // then decodes the three (10 ms a step); prefill_first computes the first alone (it starts
+  // the replica: 30 ms), then the other two 200-token prompts in one iteration (50 ms).
+  for (const SchedulerMode mode : {SchedulerMode::jetstream, SchedulerMode::prefill_first}) {
+    Simulator sim;
+    Collector sink(sim);
+    LlmReplicaSpec spec = ten_ms_iterations();
+    spec.timing.measured.per_prefill_token_s = 1e-4;
+    spec.batching.scheduler = mode;
+    spec.batching.max_num_batched_tokens = 1024;
+    LlmReplica replica(sim, sink, 0, spec);
+    for (uint64_t id = 1; id <= 3; ++id) replica.submit(make_request(id, 0, 200, 3));
+    sim.run();
+    REQUIRE(sink.done.size() == 3);
+    INFO(name_of(kSchedulerModeNames, mode));
+    for (uint64_t id = 1; id <= 3; ++id) {
+      const double first = mode == SchedulerMode::jetstream ? 0.0356 * static_cast<double>(id) : id == 1 ? 0.030 : 0.080;
+      CHECK(find(sink.done, id).request.first_token_s == Approx(first));
+      CHECK(find(sink.done, id).time_s == Approx(mode == SchedulerMode::jetstream ? 0.1268 : 0.100));
+    }
+    CHECK(replica.stats().prefill_tokens == 600);  // the prompts' tokens, not the padding
+  }
+  // JetStream refuses a prompt longer than its longest prefill, whatever the output.
+  LlmReplicaSpec spec = ten_ms_iterations();
+  spec.batching.scheduler = SchedulerMode::jetstream;
+  spec.batching.max_num_batched_tokens = 1024;
+  Simulator sim;
+  Collector sink(sim);
+  LlmReplica replica(sim, sink, 0, spec);
+  CHECK(replica.admissible(make_request(1, 0, 1024, 5000)));
+  CHECK_FALSE(replica.admissible(make_request(2, 0, 1025, 1)));
+}
