@@ -154,6 +154,43 @@ TEST_CASE("The step-time seam: a spread penalty per extra domain, asked once per
 
 namespace {
 
+// A model that says how often it was asked; its answer names the shape.
+class CountingStepTimeModel final : public StepTimeModel {
+ public:
+  explicit CountingStepTimeModel(int& calls) : calls_(calls) {}
+  double slowdown(int job_class, const PlacementShape& shape, const Allocation&) override {
+    ++calls_;
+    return 1.0 + shape.gpus + 1e-3 * shape.nodes + 1e-6 * shape.domains + 1e-9 * (job_class + 1);
+  }
+
+ private:
+  int& calls_;
+};
+
+}  // namespace
+
+TEST_CASE("The step-time cache answers many shapes, recent or not, as the model does, asking it once each",
+          "[jobs][step_time]") {
+  int calls = 0;
+  StepTimeCache cache(std::make_unique<CountingStepTimeModel>(calls));
+  const Allocation none;
+  // 2 classes x 300 GPU counts x 2 domain counts: more shapes than the cache's recent answers
+  // hold, so that some collide there and are found again in the map.
+  for (int round = 0; round < 2; ++round)
+    for (int job_class = -1; job_class <= 0; ++job_class)
+      for (int gpus = 1; gpus <= 300; ++gpus)
+        for (int domains = 1; domains <= 2; ++domains) {
+          const PlacementShape shape{gpus, 1 + gpus / 8, domains, 1};
+          CHECK(cache.slowdown(job_class, shape, none) ==
+                1.0 + gpus + 1e-3 * shape.nodes + 1e-6 * domains + 1e-9 * (job_class + 1));
+        }
+  CHECK(calls == 1200);
+  CHECK(cache.distinct_shapes() == 1200);
+  CHECK(cache.queries() == 2400);
+}
+
+namespace {
+
 // The ids a cursor from the front visits.
 std::vector<int64_t> walk(const PendingQueue& q) {
   std::vector<int64_t> ids;
