@@ -17,6 +17,7 @@
 #include "sim/jobs/pending_queue.hpp"
 #include "sim/jobs/placement.hpp"
 #include "sim/jobs/release_index.hpp"
+#include "sim/jobs/sort_descending.hpp"
 #include "sim/jobs/step_time.hpp"
 
 using namespace cs::jobs;
@@ -342,4 +343,20 @@ TEST_CASE("The release index walks holders by (release time, id) through inserts
   index.check();
   std::vector<std::pair<double, int64_t>> again = {{3.0, 9}, {4.0, 2}};
   CHECK(walked() == again);
+}
+
+TEST_CASE("Indices sorted by a key, highest first, ties in their order, as std::stable_sort sorts them",
+          "[jobs][placement]") {
+  std::vector<int> keys{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 0, 9};
+  std::vector<int> v(keys.size());
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int>(i);
+  std::vector<int> expected = v;
+  const auto key = [&](int i) { return keys[static_cast<std::size_t>(i)]; };
+  std::stable_sort(expected.begin(), expected.end(), [&](int a, int b) { return key(a) > key(b); });
+  sort_descending_stable(v, key);
+  CHECK(v == expected);
+  CHECK(v == std::vector<int>{5, 12, 7, 4, 8, 10, 2, 0, 9, 6, 1, 3, 11});
+  std::vector<int> none;
+  sort_descending_stable(none, [&](int i) { return i; });
+  CHECK(none.empty());
 }
