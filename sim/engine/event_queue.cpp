@@ -73,8 +73,15 @@ EventId EventQueue::push(Time t, int priority, EventTarget* target, uint64_t tag
   const uint64_t order = (static_cast<uint64_t>(priority - kMinPriority) << kPriorityShift) |
                          (next_sequence_ << kSlotBits) | s;
   ++next_sequence_;
-  heap_.emplace_back();
-  sift_up(heap_.size() - 1, Key{time_to_bits(t), order}, kRoot);
+  const Key key{time_to_bits(t), order};
+  const Wide k = wide(key.time, key.order);
+  if ((heap_.size() == kRoot || k < wide(heap_[kRoot].time, heap_[kRoot].order)) &&
+      (lane_empty() || wide(lane_.back().time, lane_.back().order) < k)) {
+    lane_.push_back(key);  // the earliest yet, after the lane's last: the lane stays sorted
+  } else {
+    heap_.emplace_back();
+    sift_up(heap_.size() - 1, key, kRoot);
+  }
   ++live_;
   return EventId{(static_cast<uint64_t>(slot.generation) << 32) | s};
 }
@@ -92,8 +99,8 @@ std::optional<QueuedEvent> EventQueue::cancel_and_get(EventId id) {
   bump_generation(slot.generation);
   --live_;
   ++dead_;
-  // Keep the invariant "the root is live" that top_time() relies on.
-  if ((heap_[kRoot].order & kSlotMask) == s) discard_dead_tops();
+  // Keep the invariant "the first key is live" that top_time() relies on.
+  if ((first_key().order & kSlotMask) == s) discard_dead_tops();
   // Bound the garbage: dead keys never outnumber live ones. Compaction costs O(heap), paid
   // for by the (at least live_) cancellations since the previous one.
   if (dead_ > live_) compact();
@@ -108,9 +115,10 @@ bool EventQueue::contains(EventId id) const {
 
 QueuedEvent EventQueue::pop() {
   if (live_ == 0) throw std::out_of_range("EventQueue::pop: queue is empty");
-  const Key top = heap_[kRoot];
+  const bool from_lane = lane_first();
+  const Key top = from_lane ? lane_[lane_head_] : heap_[kRoot];
   const auto s = static_cast<uint32_t>(top.order & kSlotMask);
-  {
+  if (!from_lane) {
     // The next root will be the smallest child of this one (unless a push beats it): start
     // fetching its slot now, a whole pop and push ahead of the read. Slots are visited in
     // time order, which is random in memory, so this read is otherwise a cache miss.
@@ -127,7 +135,7 @@ QueuedEvent EventQueue::pop() {
   bump_generation(slot.generation);
   release_slot(s);
   --live_;
-  remove_top();
+  remove_first();
   if (dead_ != 0) discard_dead_tops();
   return ev;
 }
@@ -137,6 +145,12 @@ void EventQueue::clear() {
     Slot& slot = slots_[heap_[i].order & kSlotMask];
     if (slot.target != nullptr) bump_generation(slot.generation);
   }
+  for (std::size_t i = lane_head_; i < lane_.size(); ++i) {
+    Slot& slot = slots_[lane_[i].order & kSlotMask];
+    if (slot.target != nullptr) bump_generation(slot.generation);
+  }
+  lane_.clear();
+  lane_head_ = 0;
   heap_.resize(kRoot);
   free_head_ = kNoSlot;
   for (std::size_t i = slots_.size(); i-- > 0;) release_slot(static_cast<uint32_t>(i));
@@ -151,7 +165,7 @@ void EventQueue::shrink_to_fit() {
 }
 
 std::size_t EventQueue::memory_bytes() const {
-  return heap_.capacity() * sizeof(Key) + slots_.capacity() * sizeof(Slot);
+  return (heap_.capacity() + lane_.capacity()) * sizeof(Key) + slots_.capacity() * sizeof(Slot);
 }
 
 uint32_t EventQueue::allocate_slot() {
@@ -176,6 +190,22 @@ void EventQueue::release_slot(uint32_t s) {
   free_head_ = s;
 }
 
+void EventQueue::remove_first() {
+  if (!lane_first()) {
+    remove_top();
+    return;
+  }
+  ++lane_head_;
+  if (lane_head_ == lane_.size()) {
+    lane_.clear();
+    lane_head_ = 0;
+  } else if (lane_head_ >= 64 && 2 * lane_head_ >= lane_.size()) {
+    // A lane never emptied would grow without bound: drop its gone keys, amortized O(1).
+    lane_.erase(lane_.begin(), lane_.begin() + static_cast<std::ptrdiff_t>(lane_head_));
+    lane_head_ = 0;
+  }
+}
+
 void EventQueue::remove_top() {
   const Key last = heap_.back();
   heap_.pop_back();
@@ -183,12 +213,12 @@ void EventQueue::remove_top() {
 }
 
 void EventQueue::discard_dead_tops() {
-  while (heap_.size() > kRoot) {
-    const auto s = static_cast<uint32_t>(heap_[kRoot].order & kSlotMask);
+  while (heap_.size() > kRoot || !lane_empty()) {
+    const auto s = static_cast<uint32_t>(first_key().order & kSlotMask);
     if (slots_[s].target != nullptr) break;
     release_slot(s);
     --dead_;
-    remove_top();
+    remove_first();
   }
 }
 
@@ -261,16 +291,23 @@ void EventQueue::sift_down_from(std::size_t hole, Key key) {
 }
 
 void EventQueue::compact() {
-  std::size_t w = kRoot;
-  for (std::size_t r = kRoot; r < heap_.size(); ++r) {
-    const auto s = static_cast<uint32_t>(heap_[r].order & kSlotMask);
-    if (slots_[s].target == nullptr) {
-      release_slot(s);
-    } else {
-      heap_[w++] = heap_[r];
+  // Moves the live keys of keys[from, end) to keys[to, ...) in order, releasing the dead
+  // ones' slots; returns the end of the live keys.
+  const auto keep_live = [&](Key* keys, std::size_t from, std::size_t end, std::size_t to) {
+    for (std::size_t r = from; r < end; ++r) {
+      const auto s = static_cast<uint32_t>(keys[r].order & kSlotMask);
+      if (slots_[s].target == nullptr) {
+        release_slot(s);
+      } else {
+        keys[to++] = keys[r];
+      }
     }
-  }
+    return to;
+  };
+  const std::size_t w = keep_live(heap_.data(), kRoot, heap_.size(), kRoot);
   heap_.resize(w);
+  lane_.resize(keep_live(lane_.data(), lane_head_, lane_.size(), 0));
+  lane_head_ = 0;
   dead_ = 0;
   // Floyd's bottom-up heap construction: O(n).
   if (w > kRoot + 1) {
@@ -284,15 +321,19 @@ void EventQueue::compact() {
 // the heap stays valid without being rebuilt, and FIFO order among ties is preserved.
 void EventQueue::renumber() {
   if (dead_ != 0) compact();
-  std::vector<std::pair<uint64_t, std::size_t>> by_sequence;
-  by_sequence.reserve(heap_.size() - kRoot);
+  // The heap's keys and the lane's, ranked together.
+  std::vector<std::pair<uint64_t, uint64_t*>> by_sequence;
+  by_sequence.reserve(heap_.size() - kRoot + lane_.size() - lane_head_);
   for (std::size_t i = kRoot; i < heap_.size(); ++i) {
-    by_sequence.emplace_back((heap_[i].order >> kSlotBits) & kSequenceMask, i);
+    by_sequence.emplace_back((heap_[i].order >> kSlotBits) & kSequenceMask, &heap_[i].order);
+  }
+  for (std::size_t i = lane_head_; i < lane_.size(); ++i) {
+    by_sequence.emplace_back((lane_[i].order >> kSlotBits) & kSequenceMask, &lane_[i].order);
   }
   std::sort(by_sequence.begin(), by_sequence.end());
   const uint64_t clear_sequence = ~(kSequenceMask << kSlotBits);
   for (std::size_t rank = 0; rank < by_sequence.size(); ++rank) {
-    uint64_t& order = heap_[by_sequence[rank].second].order;
+    uint64_t& order = *by_sequence[rank].second;
     order = (order & clear_sequence) | (static_cast<uint64_t>(rank) << kSlotBits);
   }
   next_sequence_ = by_sequence.size();

@@ -22,9 +22,16 @@
 //   after its event ran or was cancelled, even if the slot is reused, unless the very same
 //   slot was reused 2^32 times in between.
 //
-// Cancellation is lazy: a cancelled event stays in the heap as a dead key until it reaches
-// the top or the heap is compacted (when dead keys outnumber live ones), so dead keys never
-// exceed live ones: dead_entries() <= size(). size() counts only live events.
+// The lane: a key that would become the heap's root (earlier than every key in it), and is
+// not earlier than the last key put in the lane, goes instead to the end of a sorted run of
+// keys beside the heap; pop() takes the smaller of the lane's first key and the heap's root,
+// so the order is the same total order. An event scheduled for the current instant (a
+// model's once-per-instant pass at a later priority: half the events of some models'
+// runs) is then pushed and popped without sifting through the heap.
+//
+// Cancellation is lazy: a cancelled event stays in the heap (or the lane) as a dead key until
+// it comes first or the heap is compacted (when dead keys outnumber live ones), so dead keys
+// never exceed live ones: dead_entries() <= size(). size() counts only live events.
 //
 // Not thread-safe: one queue belongs to one Simulator, used by one thread.
 #include <bit>
@@ -118,7 +125,7 @@ class EventQueue {
   bool empty() const { return live_ == 0; }
   std::size_t size() const { return live_; }
   // Time of the next live event; kForever when empty.
-  Time top_time() const { return live_ == 0 ? kForever : bits_to_time(heap_[kRoot].time); }
+  Time top_time() const { return live_ == 0 ? kForever : bits_to_time(first_key().time); }
   // Removes and returns the next live event. Precondition: !empty() (std::out_of_range).
   QueuedEvent pop();
 
@@ -162,6 +169,18 @@ class EventQueue {
   }
   static constexpr uint64_t kSignBit = uint64_t{1} << 63;
 
+  bool lane_empty() const { return lane_head_ == lane_.size(); }
+  // Whether the next key is the lane's first (else the heap's root). Precondition: a key.
+  bool lane_first() const {
+    if (lane_empty()) return false;
+    if (heap_.size() == kRoot) return true;
+    const Key& l = lane_[lane_head_];
+    const Key& h = heap_[kRoot];
+    return l.time < h.time || (l.time == h.time && l.order < h.order);
+  }
+  const Key& first_key() const { return lane_first() ? lane_[lane_head_] : heap_[kRoot]; }
+  // Removes the next key (the lane's first or the heap's root).
+  void remove_first();
   uint32_t allocate_slot();
   void release_slot(uint32_t slot);
   void remove_top();
@@ -173,6 +192,8 @@ class EventQueue {
 
   std::vector<Key, detail::AlignedAllocator<Key, 64>> heap_;
   std::vector<Slot, detail::AlignedAllocator<Slot, 64>> slots_;
+  std::vector<Key> lane_;       // sorted; the keys before lane_head_ are gone
+  std::size_t lane_head_ = 0;
   uint32_t free_head_ = kNoSlot;
   std::size_t live_ = 0;
   std::size_t dead_ = 0;

@@ -104,7 +104,6 @@ class JobCluster final : public engine::EventTarget,
   void sample();
   CheckpointPlan checkpoint_plan(int nodes) const;
   RunSegment plan_run(const Job& job, const Allocation& allocation, double slowdown) const;
-  double slowdown_of(const Job& job, const Allocation& allocation);
   // Closes a running job's segment at now: books its restore, checkpoint and slowdown time;
   // returns the work done by now.
   double close_segment(Job& job);

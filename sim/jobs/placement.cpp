@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "sim/jobs/sort_descending.hpp"
+
 namespace cs::jobs {
 namespace {
 
@@ -63,8 +65,7 @@ void topology_aware(const ClusterState& c, int need, Allocation& out) {
   std::vector<int> order;
   for (int d = 0; d < c.domains(); ++d)
     if (c.free_in_domain(d) > 0) order.push_back(d);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return c.free_in_domain(a) > c.free_in_domain(b); });
+  sort_descending_stable(order, [&](int d) { return c.free_in_domain(d); });
   for (const int d : order) {
     if (need == 0) break;
     const int here = std::min(need, c.free_in_domain(d));

@@ -4,22 +4,18 @@
 #include <numeric>
 #include <utility>
 
+#include "sim/jobs/sort_descending.hpp"
+
 namespace cs::jobs {
 namespace {
 
 // Queues sorted by key, highest first (index order on a tie), cut into groups of equal keys,
-// into `groups` (its vectors' capacity reused). `order`: scratch. Insertion sort: stable, in
-// place (std::stable_sort allocates a buffer), and there are a handful of queues.
+// into `groups` (its vectors' capacity reused). `order`: scratch.
 template <class Key>
 void grouped(int queues, Key key, std::vector<int>& order, QueueOrder::Groups& groups) {
   order.resize(static_cast<std::size_t>(queues));
   std::iota(order.begin(), order.end(), 0);
-  for (std::size_t i = 1; i < order.size(); ++i) {
-    const int q = order[i];
-    std::size_t j = i;
-    for (; j > 0 && key(q) > key(order[j - 1]); --j) order[j] = order[j - 1];
-    order[j] = q;
-  }
+  sort_descending_stable(order, key);
   std::size_t used = 0;
   for (std::size_t i = 0; i < order.size(); ++i) {
     if (i == 0 || key(order[i]) != key(order[i - 1])) {

@@ -32,6 +32,8 @@ class ReleaseIndex {
   bool erase(double release_s, int64_t id);
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
+  // The earliest entry; nullptr when empty.
+  const Entry* first() const { return blocks_.empty() ? nullptr : blocks_.front().data(); }
 
   // Calls f(entry) on the entries from the earliest release on while f returns true.
   template <class F>

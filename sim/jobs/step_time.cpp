@@ -37,10 +37,20 @@ std::size_t StepTimeCache::KeyHash::operator()(const Key& k) const {
 double StepTimeCache::slowdown(int job_class, const PlacementShape& shape, const Allocation& allocation) {
   ++queries_;
   const Key key{job_class, shape};
-  if (const auto it = cache_.find(key); it != cache_.end()) return it->second;
-  const double s = model_->slowdown(job_class, shape, allocation);
-  if (!(s > 0.0) || !std::isfinite(s)) throw std::logic_error("StepTimeModel: a slowdown must be finite and > 0");
-  cache_.emplace(key, s);
+  const std::size_t h = static_cast<std::size_t>(shape.gpus) * 0x9e3779b1u + static_cast<std::size_t>(shape.nodes) * 0x85ebca6bu +
+                        static_cast<std::size_t>(shape.domains) * 0xc2b2ae35u +
+                        static_cast<std::size_t>(shape.min_domains) * 0x27d4eb2fu + static_cast<std::size_t>(job_class + 1);
+  Recent& recent = recent_[(h ^ (h >> 16)) % kRecent];
+  if (recent.key == key) return recent.slowdown;
+  double s;
+  if (const auto it = cache_.find(key); it != cache_.end()) {
+    s = it->second;
+  } else {
+    s = model_->slowdown(job_class, shape, allocation);
+    if (!(s > 0.0) || !std::isfinite(s)) throw std::logic_error("StepTimeModel: a slowdown must be finite and > 0");
+    cache_.emplace(key, s);
+  }
+  recent = {key, s};
   return s;
 }
 

@@ -127,3 +127,42 @@ TEST_CASE("EventQueue memory is about 40 bytes per pending event", "[event_queue
   CHECK(per_event >= 40.0);
   CHECK(per_event <= 90.0);  // vector growth leaves at most 2x slack
 }
+
+TEST_CASE("EventQueue keeps the total order for events pushed at the earliest time (its lane)", "[event_queue]") {
+  NullTarget t;
+  EventQueue q;
+  q.push(10.0, 0, &t, 10);
+  q.push(20.0, 0, &t, 20);
+  q.pop();  // now at 10: 20 is left
+  // An instant's pass (a later priority), then events of that instant at earlier and equal
+  // priorities, pushed after it: they come out by (time, priority, insertion) all the same.
+  q.push(15.0, 1, &t, 1);
+  q.push(15.0, 0, &t, 0);
+  q.push(15.0, 1, &t, 2);
+  q.push(15.0, 2, &t, 3);
+  const EventId cancelled = q.push(15.0, 3, &t, 99);
+  q.push(15.0, 3, &t, 4);
+  CHECK(q.cancel(cancelled));
+  CHECK(q.top_time() == 15.0);
+  CHECK(drain_tags(q) == std::vector<uint64_t>{0, 1, 2, 3, 4, 20});
+
+  // Cancelling the first event leaves the next as the first.
+  const EventId first = q.push(30.0, 0, &t, 30);
+  q.push(31.0, 0, &t, 31);
+  CHECK(q.cancel(first));
+  CHECK(q.top_time() == 31.0);
+  CHECK(q.dead_entries() == 0);
+  CHECK(drain_tags(q) == std::vector<uint64_t>{31});
+}
+
+TEST_CASE("EventQueue: one event always pending at the earliest time keeps its memory bounded", "[event_queue]") {
+  NullTarget t;
+  EventQueue q;
+  q.push(0.0, 0, &t, 0);
+  for (uint64_t i = 1; i <= 100000; ++i) {
+    q.push(static_cast<double>(i), 0, &t, i);
+    REQUIRE(q.pop().tag == i - 1);
+  }
+  CHECK(q.size() == 1);
+  CHECK(q.memory_bytes() < 4096);
+}

@@ -17,6 +17,7 @@
 #include "sim/jobs/pending_queue.hpp"
 #include "sim/jobs/placement.hpp"
 #include "sim/jobs/release_index.hpp"
+#include "sim/jobs/sort_descending.hpp"
 #include "sim/jobs/step_time.hpp"
 
 using namespace cs::jobs;
@@ -150,6 +151,43 @@ TEST_CASE("The step-time seam: a spread penalty per extra domain, asked once per
   CHECK(cache.slowdown(0, shape_of(c, same_shape), same_shape) == 1.25);
   CHECK(cache.distinct_shapes() == 3);
   CHECK(cache.queries() == 4);
+}
+
+namespace {
+
+// A model that says how often it was asked; its answer names the shape.
+class CountingStepTimeModel final : public StepTimeModel {
+ public:
+  explicit CountingStepTimeModel(int& calls) : calls_(calls) {}
+  double slowdown(int job_class, const PlacementShape& shape, const Allocation&) override {
+    ++calls_;
+    return 1.0 + shape.gpus + 1e-3 * shape.nodes + 1e-6 * shape.domains + 1e-9 * (job_class + 1);
+  }
+
+ private:
+  int& calls_;
+};
+
+}  // namespace
+
+TEST_CASE("The step-time cache answers many shapes, recent or not, as the model does, asking it once each",
+          "[jobs][step_time]") {
+  int calls = 0;
+  StepTimeCache cache(std::make_unique<CountingStepTimeModel>(calls));
+  const Allocation none;
+  // 2 classes x 300 GPU counts x 2 domain counts: more shapes than the cache's recent answers
+  // hold, so that some collide there and are found again in the map.
+  for (int round = 0; round < 2; ++round)
+    for (int job_class = -1; job_class <= 0; ++job_class)
+      for (int gpus = 1; gpus <= 300; ++gpus)
+        for (int domains = 1; domains <= 2; ++domains) {
+          const PlacementShape shape{gpus, 1 + gpus / 8, domains, 1};
+          CHECK(cache.slowdown(job_class, shape, none) ==
+                1.0 + gpus + 1e-3 * shape.nodes + 1e-6 * domains + 1e-9 * (job_class + 1));
+        }
+  CHECK(calls == 1200);
+  CHECK(cache.distinct_shapes() == 1200);
+  CHECK(cache.queries() == 2400);
 }
 
 namespace {
@@ -305,4 +343,20 @@ TEST_CASE("The release index walks holders by (release time, id) through inserts
   index.check();
   std::vector<std::pair<double, int64_t>> again = {{3.0, 9}, {4.0, 2}};
   CHECK(walked() == again);
+}
+
+TEST_CASE("Indices sorted by a key, highest first, ties in their order, as std::stable_sort sorts them",
+          "[jobs][placement]") {
+  std::vector<int> keys{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 0, 9};
+  std::vector<int> v(keys.size());
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int>(i);
+  std::vector<int> expected = v;
+  const auto key = [&](int i) { return keys[static_cast<std::size_t>(i)]; };
+  std::stable_sort(expected.begin(), expected.end(), [&](int a, int b) { return key(a) > key(b); });
+  sort_descending_stable(v, key);
+  CHECK(v == expected);
+  CHECK(v == std::vector<int>{5, 12, 7, 4, 8, 10, 2, 0, 9, 6, 1, 3, 11});
+  std::vector<int> none;
+  sort_descending_stable(none, [&](int i) { return i; });
+  CHECK(none.empty());
 }
