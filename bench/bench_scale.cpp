@@ -109,11 +109,15 @@ int main(int argc, char** argv) {
       if (nodes <= 192 || std::string(routing) != "ecmp")
         report(("traffic all_to_all, fat-tree " + std::string(routing) + ": " + std::to_string(nodes) + " GPUs").c_str(),
                all_to_all(nodes, routing));
-  // The dragonfly's: 2 groups (64 nodes) quick; 4 (128 nodes) in the full run, a headline
-  // figure (8 groups and beyond by hand: docs/benchmarks.md).
-  const int groups = *quick ? 2 : 4;
-  report(("traffic all_to_all, dragonfly minimal: " + std::to_string(32 * groups) + " GPUs").c_str(),
-         dragonfly_all_to_all(groups), *quick ? nullptr : "scale/traffic_all_to_all_dragonfly_128_cpu");
+  // The dragonfly's: 2 groups (64 nodes) quick; 4, 8 and 32 (128, 256 and 1,024 nodes) in the
+  // full run, headline figures.
+  const std::vector<int> dragonfly_groups = *quick ? std::vector<int>{2} : std::vector<int>{4, 8, 32};
+  for (const int groups : dragonfly_groups) {
+    const std::string nodes = std::to_string(32 * groups);
+    const std::string figure = "scale/traffic_all_to_all_dragonfly_" + nodes + "_cpu";
+    report(("traffic all_to_all, dragonfly minimal: " + nodes + " GPUs").c_str(), dragonfly_all_to_all(groups),
+           *quick ? nullptr : figure.c_str());
+  }
   for (const auto& [kind, routing] : {std::pair{"fat_tree", "dmodk"}, std::pair{"fat_tree", "ecmp"},
                                       std::pair{"dragonfly", "minimal"}}) {
     const int gpus = *quick ? 1024 : 4096;

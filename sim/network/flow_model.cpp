@@ -27,6 +27,7 @@ FlowModel::FlowModel(engine::Simulator& sim, std::vector<double> capacity_Bps) :
   link_list_.assign(n, kNone);
   dirty_.assign(n, 0);
   residual_.resize(n);
+  heap_key_.resize(n);
   unfixed_.resize(n);
   link_mark_.resize(n);
   touched_mark_.assign(n, 0);

@@ -346,6 +346,7 @@ class FlowModel final : public engine::EventTarget {
   std::vector<uint32_t> comp_classes_;
   std::vector<LinkIndex> comp_links_;
   std::vector<std::pair<double, LinkIndex>> heap_;
+  std::vector<double> heap_key_;  // per link: its live entry's share in heap_
   std::vector<double> residual_;
   std::vector<uint32_t> unfixed_, link_mark_;
   std::vector<LinkIndex> touched_;      // links a saturation changed (solve_component)

@@ -82,21 +82,41 @@ void FlowModel::solve_component() {
   // Progressive filling: raise every unfixed flow's rate together; the link whose residual
   // capacity per unfixed flow is smallest saturates first and fixes its flows at that share.
   // A class of n flows counts n times on each link it crosses (n per crossing), so identical
-  // flows are fixed together. A lazy min-heap of (share, link); a link's share only grows as
-  // flows elsewhere get fixed, so an entry whose share no longer matches the link's current
-  // one is stale.
+  // flows are fixed together. A lazy min-heap of (share, link) with one live entry per link,
+  // whose key (heap_key_) is at most the link's share now: a link's share only grows as flows
+  // elsewhere get fixed (the level fixed is the smallest share), so a saturation leaves the
+  // links it touched where they are, and a live entry that reaches the top below its link's
+  // share goes back in at that share. The top is then the smallest (share, link) of all
+  // links, as with an entry pushed at every change, and the same links saturate in the same
+  // order at the same levels: the rates are bit for bit those of that eager heap. (A share
+  // that rounding moves down, by an ulp, is pushed at once: the key stays a lower bound.)
+  // An eager heap pushed every touched link after each saturation, and most of those entries
+  // went stale before they reached the top (on a dragonfly all-to-all, thousands per solve
+  // against a few dozen saturations).
   // recompute() left each component link's residual (what the classes that keep their rates
   // leave of it) and unfixed flows, and every component class unfixed.
   heap_.clear();
   for (LinkIndex l : comp_links_)
-    if (unfixed_[l]) heap_.push_back({residual_[l] / unfixed_[l], l});
+    if (unfixed_[l]) {
+      heap_key_[l] = residual_[l] / unfixed_[l];
+      heap_.push_back({heap_key_[l], l});
+    }
   std::make_heap(heap_.begin(), heap_.end(), kLater);
+  auto push = [&](double share, LinkIndex l) {
+    heap_key_[l] = share;
+    heap_.push_back({share, l});
+    std::push_heap(heap_.begin(), heap_.end(), kLater);
+  };
   double level = 0;  // the water level never goes down; guards against rounding drift
   while (!heap_.empty()) {
     std::pop_heap(heap_.begin(), heap_.end(), kLater);
     const auto [share, l] = heap_.back();
     heap_.pop_back();
-    if (unfixed_[l] == 0 || share != residual_[l] / unfixed_[l]) continue;
+    if (unfixed_[l] == 0 || share != heap_key_[l]) continue;  // saturated, or not its live entry
+    if (const double now = residual_[l] / unfixed_[l]; now != share) {
+      push(now, l);  // grew since: back in at its share now
+      continue;
+    }
     level = std::max(level, share);
     for (uint32_t c : classes_on(l)) {
       Class& k = classes_[c];
@@ -110,16 +130,12 @@ void FlowModel::solve_component() {
         if (!touched_mark_[o]) touched_mark_[o] = 1, touched_.push_back(o);
       }
     }
-    // Each link the saturation touched goes back in once, at its share now: pushed after
-    // every class, a link shared by many would pile up entries that go stale at once (the
-    // heap then grows with the classes, not the links). The entries that stay current are
-    // the same either way, so are the rates.
+    // A link the saturation touched keeps its entry, unless rounding took its share below
+    // the entry's key.
     for (const LinkIndex o : touched_) {
       touched_mark_[o] = 0;
-      if (o != l && unfixed_[o]) {
-        heap_.push_back({residual_[o] / unfixed_[o], o});
-        std::push_heap(heap_.begin(), heap_.end(), kLater);
-      }
+      if (o != l && unfixed_[o])
+        if (const double now = residual_[o] / unfixed_[o]; now < heap_key_[o]) push(now, o);
     }
     touched_.clear();
   }

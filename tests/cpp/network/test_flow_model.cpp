@@ -87,6 +87,25 @@ TEST_CASE("max-min with two bottlenecks", "[flow]") {
   CHECK(m.stats().recomputations == 1);
 }
 
+TEST_CASE("a link whose share grew while others saturated fills at its share now", "[flow]") {
+  // A: 1 B/s, B: 4 B/s, C: 3.2 B/s. f1: A+B, f2: B, f3: B+C, f4: C. Shares at the start:
+  // A 1, B 4/3, C 1.6. A saturates first (f1 = 1); B is left 3 for 2 flows, 1.5, above the
+  // 4/3 it entered the solve's heap with, and below C's 1.6: B saturates next (f2 = f3 =
+  // 1.5), and C gives f4 what f3 leaves, 1.7.
+  Simulator sim(1);
+  FlowModel m(sim, {1.0, 4.0, 3.2});
+  Recorder rec(sim);
+  const FlowId f1 = start_now(m, {0, 1}, 0, 1e6, rec, 1);
+  const FlowId f2 = start_now(m, {1}, 0, 1e6, rec, 2);
+  const FlowId f3 = start_now(m, {1, 2}, 0, 1e6, rec, 3);
+  const FlowId f4 = start_now(m, {2}, 0, 1e6, rec, 4);
+  sim.run(1.0);
+  CHECK(m.rate_Bps(f1) == Approx(1.0).epsilon(1e-12));
+  CHECK(m.rate_Bps(f2) == Approx(1.5).epsilon(1e-12));
+  CHECK(m.rate_Bps(f3) == Approx(1.5).epsilon(1e-12));
+  CHECK(m.rate_Bps(f4) == Approx(1.7).epsilon(1e-12));
+}
+
 TEST_CASE("staggered start on one link", "[flow]") {
   // One 100 B/s link. f1: 100 B at t=0; f2: 100 B at t=0.5.
   // [0, 0.5): f1 alone at 100 -> 50 B left. Then 50 each: f1 ends at 0.5 + 50/50 = 1.5,
