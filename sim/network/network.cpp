@@ -265,6 +265,19 @@ std::optional<topo::PairLoads> Network::count_all_pairs(std::span<const int> ran
   return count_pairs(ranks, all_pairs_counter(ranks));
 }
 
+std::optional<topo::PairLoads> Network::count_chosen_pairs(std::span<const int> ranks) {
+  if (!load_aware_ || pxn_) return std::nullopt;
+  const std::unique_ptr<topo::AllPairsCounter> counter = router_->choosing_pairs_counter(ranks);
+  if (!counter) return std::nullopt;
+  topo::PairLoads loads;
+  loads.crossings.assign(model_links(), 0);
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    sim_.poll_interrupt();
+    counter->add_sources(i, i + 1, loads);
+  }
+  return loads;
+}
+
 std::optional<topo::PairLoads> Network::count_pairs(std::span<const int> ranks,
                                                     std::unique_ptr<topo::AllPairsCounter> counter) {
   if (!counter) return std::nullopt;
