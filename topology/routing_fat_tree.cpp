@@ -73,7 +73,7 @@ class FatTreeRouter final : public CachedRouter {
     if (kind_ != RoutingKind::adaptive || !load_ || t_.has_failures()) return nullptr;
     auto count = std::make_shared<ChoosingCount>(*this, ranks);
     if (!count->loads.exact) return nullptr;
-    return make_leg_counter(t_, f_.nic_up, ranks, [this, count](std::size_t i, std::size_t j, HopSink& sink) {
+    auto legs = make_leg_counter(t_, f_.nic_up, ranks, [this, count](std::size_t i, std::size_t j, HopSink& sink) {
       const PairTables& p = count->tables;
       const std::size_t gs = p.nic[i], gd = p.nic[j];
       const int top = p.common_tier(gs, gd);
@@ -88,6 +88,7 @@ class FatTreeRouter final : public CachedRouter {
       }
       walk(p, gs, gd, top, port, sink, &count->loads);
     });
+    return std::make_unique<ChoosingCounter>(std::move(legs), std::move(count), ranks.size());
   }
 
   bool choose_into(int src, int dst, uint64_t flow_key, Route& out) override {
@@ -301,15 +302,22 @@ class FatTreeRouter final : public CachedRouter {
   // the busier of tier l's up-link from source-side switch s through `port` and of the
   // reverse of d's (the way down), next(l, sw, port) the tier-(l+1) switch that up-link reaches.
   // By the oracle now, a failed cable as kFailedLoad (surviving_choice found a live path):
+  // (row(l, s, d)[port] is port_load(l, s, d, port) for every port, read from the same rows.)
   struct OracleLoads {
     const FatTreeRouter& router;
-    uint32_t port_load(int l, int s, int d, std::size_t port) const {
+    struct Row {
+      const FatTreeRouter& router;
+      const LinkId *s, *d;  // the two switches' up-links, by port
+      uint32_t operator[](std::size_t port) const {
+        return router.t_.failed(s[port]) || router.t_.failed(d[port])
+                   ? kFailedLoad
+                   : std::max(router.load_(s[port]), router.load_(reverse(d[port])));
+      }
+    };
+    Row row(int l, int s, int d) const {
       const FatTreeTier& tr = router.tier(l);
       const auto up = static_cast<std::size_t>(tr.up);
-      const LinkId a = tr.up_link[static_cast<std::size_t>(s) * up + port];
-      const LinkId b = tr.up_link[static_cast<std::size_t>(d) * up + port];
-      return router.t_.failed(a) || router.t_.failed(b) ? kFailedLoad
-                                                        : std::max(router.load_(a), router.load_(reverse(b)));
+      return {router, &tr.up_link[static_cast<std::size_t>(s) * up], &tr.up_link[static_cast<std::size_t>(d) * up]};
     }
     int next(int l, int sw, std::size_t port) const { return router.next_switch(l, sw, static_cast<uint32_t>(port)); }
   };
@@ -317,28 +325,52 @@ class FatTreeRouter final : public CachedRouter {
   // slot of tier l's up-links, the flows on the up-link and on its reverse as the oracle gave
   // them when the count began, plus the pairs counted since. Exact where no two slots share a
   // link (the builder's trees; checked).
+  // The links' latencies are kept beside, by slot, for the pairs' walks.
   struct CountedLoads {
-    CountedLoads(const FatTreeRouter& router, const PairTables& p) : tables(p) {
-      up.resize(static_cast<std::size_t>(p.tiers));
-      down.resize(up.size());
+    struct Level {
+      std::vector<uint32_t> up, down, up_start, down_start;  // by slot: now, and when the count began
+      std::vector<double> up_latency_s, down_latency_s;
+    };
+    CountedLoads(const FatTreeRouter& router, const PairTables& p) : tables(p), level(static_cast<std::size_t>(p.tiers)) {
       std::vector<char> seen(router.t_.num_links(), 0);
-      for (int l = 1; l < p.tiers; ++l)
+      for (int l = 1; l < p.tiers; ++l) {
+        Level& v = level[static_cast<std::size_t>(l)];
         for (LinkId link : p.links[static_cast<std::size_t>(l)]) {
           for (LinkId each : {link, reverse(link)}) {
             if (seen[each] != 0) exact = false;
             seen[each] = 1;
           }
-          up[static_cast<std::size_t>(l)].push_back(router.load_(link));
-          down[static_cast<std::size_t>(l)].push_back(router.load_(reverse(link)));
+          v.up.push_back(router.load_(link));
+          v.down.push_back(router.load_(reverse(link)));
+          v.up_latency_s.push_back(router.t_.link(link).latency_s);
+          v.down_latency_s.push_back(router.t_.link(reverse(link)).latency_s);
         }
+        v.up_start = v.up;
+        v.down_start = v.down;
+      }
     }
-    uint32_t port_load(int l, int s, int d, std::size_t port) const {
-      const auto level = static_cast<std::size_t>(l);
-      return std::max(up[level][tables.slot(l, s, port)], down[level][tables.slot(l, d, port)]);
+    struct Row {
+      const uint32_t *s, *d;
+      uint32_t operator[](std::size_t port) const { return std::max(s[port], d[port]); }
+    };
+    Row row(int l, int s, int d) const {
+      const Level& v = level[static_cast<std::size_t>(l)];
+      return {&v.up[tables.slot(l, s, 0)], &v.down[tables.slot(l, d, 0)]};
     }
     int next(int l, int sw, std::size_t port) const { return tables.next(l, sw, port); }
+    // Adds what the counted pairs put on each fabric link to `crossings`.
+    void add_crossings(std::span<uint64_t> crossings) const {
+      for (int l = 1; l < tables.tiers; ++l) {
+        const Level& v = level[static_cast<std::size_t>(l)];
+        const std::vector<LinkId>& links = tables.links[static_cast<std::size_t>(l)];
+        for (std::size_t k = 0; k < links.size(); ++k) {
+          crossings[links[k]] += v.up[k] - v.up_start[k];
+          crossings[reverse(links[k])] += v.down[k] - v.down_start[k];
+        }
+      }
+    }
     const PairTables& tables;
-    std::vector<std::vector<uint32_t>> up, down;  // per level, per slot
+    std::vector<Level> level;
     bool exact = true;
   };
   // least_loaded's scratch: the choices under one port of each level, level 1's port loads.
@@ -351,18 +383,41 @@ class FatTreeRouter final : public CachedRouter {
     CountedLoads loads;
     Scratch scratch;
   };
+  // choosing_pairs_counter's: the leg counter's count (the fabric hops' latencies summed, their
+  // loads raised), and, once the last source is counted, the fabric links' crossings: what the
+  // pairs added to the copy of their loads.
+  class ChoosingCounter final : public AllPairsCounter {
+   public:
+    ChoosingCounter(std::unique_ptr<AllPairsCounter> legs, std::shared_ptr<ChoosingCount> count, std::size_t sources)
+        : legs_(std::move(legs)), count_(std::move(count)), sources_(sources) {}
+    void add_sources(std::size_t first, std::size_t last, PairLoads& into) const override {
+      legs_->add_sources(first, last, into);
+      if (last == sources_) count_->loads.add_crossings(into.crossings);
+    }
+
+   private:
+    std::unique_ptr<AllPairsCounter> legs_;
+    std::shared_ptr<ChoosingCount> count_;
+    std::size_t sources_;
+  };
 
   // A pair's fabric hops through ports port[1 .. top-1] into `sink`: up from the source's
-  // leaf, down the mirror into the destination's (a sprayed hop on its bundle); with
-  // `counted`, each hop adds a flow to the count's copy of its load.
+  // leaf, down the mirror into the destination's (a sprayed hop on its bundle). With
+  // `counted`, a hop adds a flow to the count's copy of its load instead of a crossing to the
+  // sink (ChoosingCounter adds them up at the end), its latency read from the copy's table.
   void walk(const PairTables& p, std::size_t gs, std::size_t gd, int top, const uint32_t* port, HopSink& sink,
             CountedLoads* counted) const {
     const bool spray = kind_ == RoutingKind::spray;
     const int leaf_s = f_.nic_leaf[gs], leaf_d = f_.nic_leaf[gd];
     for (int l = 1, sw = leaf_s; l < top; ++l) {
       const std::size_t k = p.slot(l, sw, port[l]);
-      sink.hop(p.links[static_cast<std::size_t>(l)][k], spray ? bundle_of(up_bundle_, l, leaf_s) : kNoBundle);
-      if (counted != nullptr) ++counted->up[static_cast<std::size_t>(l)][k];
+      if (counted != nullptr) {
+        CountedLoads::Level& v = counted->level[static_cast<std::size_t>(l)];
+        sink.latency_s += v.up_latency_s[k];
+        ++v.up[k];
+      } else {
+        sink.hop(p.links[static_cast<std::size_t>(l)][k], spray ? bundle_of(up_bundle_, l, leaf_s) : kNoBundle);
+      }
       sw = p.reached[static_cast<std::size_t>(l)][k];
     }
     std::size_t down[kMaxPairTiers];
@@ -371,8 +426,13 @@ class FatTreeRouter final : public CachedRouter {
       sw = p.reached[static_cast<std::size_t>(l)][down[l]];
     }
     for (int l = top - 1; l >= 1; --l) {
-      sink.hop(reverse(p.links[static_cast<std::size_t>(l)][down[l]]), spray ? bundle_of(down_bundle_, l, leaf_d) : kNoBundle);
-      if (counted != nullptr) ++counted->down[static_cast<std::size_t>(l)][down[l]];
+      if (counted != nullptr) {
+        CountedLoads::Level& v = counted->level[static_cast<std::size_t>(l)];
+        sink.latency_s += v.down_latency_s[down[l]];
+        ++v.down[down[l]];
+      } else {
+        sink.hop(reverse(p.links[static_cast<std::size_t>(l)][down[l]]), spray ? bundle_of(down_bundle_, l, leaf_d) : kNoBundle);
+      }
     }
   }
 
@@ -397,8 +457,9 @@ class FatTreeRouter final : public CachedRouter {
     std::vector<uint32_t>& level1 = scratch.level1;
     level1.resize(static_cast<std::size_t>(tier(1).up));
     uint32_t floor = kFailedLoad;
+    const auto ports1 = loads.row(1, leaf_s, leaf_d);
     for (std::size_t p = 0; p < level1.size(); ++p) {
-      level1[p] = loads.port_load(1, leaf_s, leaf_d, p);
+      level1[p] = ports1[p];
       floor = std::min(floor, level1[p]);
     }
     Best best{first, uint64_t{kFailedLoad} + 1, floor};  // any choice beats "none yet"
@@ -419,11 +480,13 @@ class FatTreeRouter final : public CachedRouter {
               uint32_t lo, uint32_t hi, Best& best) const {
     const uint32_t below = scratch.choices_below[static_cast<std::size_t>(l)];
     const auto up = static_cast<std::size_t>(tier(l).up);
-    for (std::size_t p = 0; p < up; ++p) {
+    const auto ports = loads.row(l, s, d);
+    // The ports whose choices [begin, begin + below) meet [lo, hi).
+    const std::size_t p_begin = lo > base ? (lo - base) / below : 0;
+    const std::size_t p_end = hi > base ? std::min<std::size_t>(up, (hi - base + below - 1) / below) : 0;
+    for (std::size_t p = p_begin; p < p_end; ++p) {
       const uint32_t begin = base + static_cast<uint32_t>(p) * below;
-      if (begin >= hi) return;
-      if (begin + below <= lo) continue;
-      const uint32_t w = std::max(worst, l == 1 ? scratch.level1[p] : loads.port_load(l, s, d, p));
+      const uint32_t w = std::max(worst, l == 1 ? scratch.level1[p] : ports[p]);
       if (w >= best.load) continue;
       if (l + 1 == top) {
         best = {begin, w, best.floor};
