@@ -182,7 +182,8 @@ TEST_CASE("UGAL places a stage larger than its serial leaver search as listed, o
 }
 
 TEST_CASE("streaming an all-pairs stage stops at the simulator's interrupt check", "[analytical][all_pairs]") {
-  // Polled per piece of sources (per source when placed one after another); a load-aware
+  // Polled per piece of sources (per source when placed one after another, per 1/64 of them
+  // when adaptive counts them with its copy of the loads); a load-aware
   // stage's placements come off the links when it stops.
   for (auto kind : {topo::RoutingKind::ecmp, topo::RoutingKind::adaptive}) {
     Routed r(rail_tree(16, 4, 2, 8), kind, false);
