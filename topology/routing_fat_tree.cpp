@@ -6,8 +6,6 @@
 // the destination leaf through the same ports. Spray takes every choice at once: its routes
 // name, per level, the bundle of links the choices spread over (routing.hpp).
 #include <algorithm>
-#include <cmath>
-#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -25,7 +23,12 @@ class FatTreeRouter final : public CachedRouter {
  public:
   FatTreeRouter(const Topology& t, RoutingKind kind, uint64_t seed)
       : CachedRouter(t), f_(*t.fat_tree()), kind_(kind), seed_mix_(mix64(seed)) {
-    if (kind_ == RoutingKind::spray) build_bundles();
+    if (kind_ == RoutingKind::spray) {
+      SprayBundles spray = spray_bundles(t, f_);
+      bundles_ = std::move(spray.bundles);
+      up_bundle_ = std::move(spray.up);
+      down_bundle_ = std::move(spray.down);
+    }
   }
 
   void set_load_oracle(LoadOracle oracle) override { load_ = std::move(oracle); }
@@ -550,83 +553,6 @@ class FatTreeRouter final : public CachedRouter {
   uint32_t bundle_of(const std::vector<uint32_t>& table, int level, int leaf) const {
     return table[static_cast<std::size_t>(level - 1) * static_cast<std::size_t>(tier(1).switches) +
                  static_cast<std::size_t>(leaf)];
-  }
-
-  // Per leaf and level l: the share of a flow leaving the leaf that each level-l up-link
-  // carries when every switch splits evenly over its up-ports. Those links are the leaf's
-  // level-l up-bundle when the shares are equal (the same bundle for every leaf of a group,
-  // kept once); reversed, they are the level-l down-bundle into the leaf.
-  void build_bundles() {
-    const auto leaves = static_cast<std::size_t>(tier(1).switches);
-    const auto levels = static_cast<std::size_t>(f_.tiers - 1);
-    up_bundle_.assign(levels * leaves, kNoBundle);
-    down_bundle_.assign(levels * leaves, kNoBundle);
-    std::map<std::vector<LinkId>, uint32_t> ids;
-    const auto intern = [&](std::vector<LinkId> members) {
-      std::sort(members.begin(), members.end());
-      const auto [it, inserted] = ids.try_emplace(members, static_cast<uint32_t>(bundles_.size()));
-      if (inserted) bundles_.push_back({std::move(members)});
-      return it->second;
-    };
-    std::map<int, double> frontier, next;  // switch index in tier l -> share of the flow
-    std::map<LinkId, double> share;
-    std::vector<LinkId> members, reversed;
-    // The model is exact only if a link belongs to one bundle (or none), and a flow turning
-    // at tier T comes down from each tier-T switch with what it took up there: every leaf of
-    // a tier-T group reaches the same tier-T switches, each with an equal share.
-    constexpr uint32_t kPlain = kNoBundle - 1;
-    std::vector<uint32_t> owner(t_.num_links(), kNoBundle);
-    std::map<std::pair<std::size_t, int64_t>, std::vector<int>> reached;  // (tier, group) -> switches
-    const auto uneven = [](std::size_t leaf, std::size_t l) {
-      return std::invalid_argument("routing 'spray' needs switches that reach the tier above evenly (leaf " +
-                                   std::to_string(leaf) + ", level " + std::to_string(l) + ")");
-    };
-    const auto own = [&](LinkId link, uint32_t id, std::size_t leaf, std::size_t l) {
-      if (owner[link] != kNoBundle && owner[link] != id) throw uneven(leaf, l);
-      owner[link] = id;
-    };
-    for (std::size_t leaf = 0; leaf < leaves; ++leaf) {
-      frontier = {{static_cast<int>(leaf), 1.0}};
-      for (std::size_t l = 1; l <= levels; ++l) {
-        const FatTreeTier& tr = tier(static_cast<int>(l));
-        share.clear();
-        next.clear();
-        for (const auto& [sw, w] : frontier)
-          for (int p = 0; p < tr.up; ++p) {
-            const LinkId link = tr.up_link[static_cast<std::size_t>(int64_t{sw} * tr.up + p)];
-            share[link] += w / tr.up;
-            next[t_.vertex(t_.link(link).to).index] += w / tr.up;
-          }
-        members.clear();
-        reversed.clear();
-        const double even = 1.0 / static_cast<double>(share.size());
-        for (const auto& [link, w] : share) {
-          if (std::abs(w - even) > 1e-9 * even) throw uneven(leaf, l);
-          members.push_back(link);
-          reversed.push_back(reverse(link));
-        }
-        const uint32_t up = members.size() >= 2 ? intern(members) : kPlain;
-        const uint32_t down = members.size() >= 2 ? intern(reversed) : kPlain;
-        for (std::size_t i = 0; i < members.size(); ++i) {
-          own(members[i], up, leaf, l);
-          own(reversed[i], down, leaf, l);
-        }
-        if (up != kPlain) {
-          up_bundle_[(l - 1) * leaves + leaf] = up;
-          down_bundle_[(l - 1) * leaves + leaf] = down;
-        }
-        frontier.swap(next);
-        std::vector<int> switches;
-        const double even_switch = 1.0 / static_cast<double>(frontier.size());
-        for (const auto& [sw, w] : frontier) {
-          if (std::abs(w - even_switch) > 1e-9 * even_switch) throw uneven(leaf, l);
-          switches.push_back(sw);
-        }
-        const int64_t group = static_cast<int64_t>(leaf) / tier(static_cast<int>(l + 1)).leaves_per_group;
-        const auto [it, first] = reached.try_emplace({l, group}, switches);
-        if (!first && it->second != switches) throw uneven(leaf, l);
-      }
-    }
   }
 
   const FatTreeLayout& f_;
