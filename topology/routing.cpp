@@ -96,6 +96,11 @@ std::unique_ptr<AllPairsCounter> Router::start_pairs_counter(std::span<const int
   return nullptr;
 }
 
+std::unique_ptr<AllPairsCounter> Router::choosing_pairs_counter(std::span<const int> ranks) {
+  (void)ranks;
+  return nullptr;
+}
+
 std::unique_ptr<Router> make_router(const Topology& topology, RoutingKind kind, uint64_t seed) {
   if (const auto family = routing_family(kind); family && topology.kind() != *family)
     throw detail::needs_family(kind, *family, topology);

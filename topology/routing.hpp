@@ -108,6 +108,14 @@ class Router {
   // UGAL only: counts start_route_into(a, b, 0) over every ordered pair of `ranks`, as
   // all_pairs_counter counts route(); null for the other routings.
   virtual std::unique_ptr<AllPairsCounter> start_pairs_counter(std::span<const int> ranks) const;  // routing.cpp
+  // Adaptive only: counts every ordered pair of `ranks` (flow key 0) as an all-pairs stage
+  // places them (sim/network's StagePlacement): one after another, source by source, each
+  // choosing by the oracle's loads as they are when the counter is made plus the pairs this
+  // counter counted before it (what placing each chosen route would add). Stateful: call
+  // add_sources on one thread for consecutive pieces of sources from 0, on one PairLoads whose
+  // crossings start at zero, while the oracle's loads hold still. `ranks` must outlive it.
+  // Null for the other routings and on a degraded fabric: place transfer by transfer there.
+  virtual std::unique_ptr<AllPairsCounter> choosing_pairs_counter(std::span<const int> ranks);  // routing.cpp
   // Counts route(a, b, 0) over every ordered pair of `ranks` (all_pairs.hpp), which must
   // outlive the counter; null where route_into cannot compute routes.
   virtual std::unique_ptr<AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const = 0;

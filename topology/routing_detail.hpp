@@ -134,6 +134,15 @@ class CachedRouter : public Router {
   std::unordered_map<uint64_t, Route> cache_;
 };
 
+// Spray on a fat-tree: its bundles (Router::bundles()), and per (level - 1) x leaves + leaf the
+// leaf's level-l up- and down-bundle (kNoBundle: that level's hop is one link). Throws
+// std::invalid_argument where switches do not reach the tier above evenly.
+struct SprayBundles {
+  std::vector<LinkBundle> bundles;
+  std::vector<uint32_t> up, down;
+};
+SprayBundles spray_bundles(const Topology& t, const FatTreeLayout& f);  // spray_bundles.cpp
+
 std::unique_ptr<Router> make_shortest_router(const Topology& t);
 // Needs t.fat_tree(); kind is dmodk, ecmp or adaptive.
 std::unique_ptr<Router> make_fat_tree_router(const Topology& t, RoutingKind kind, uint64_t seed);

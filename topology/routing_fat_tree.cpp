@@ -6,8 +6,6 @@
 // the destination leaf through the same ports. Spray takes every choice at once: its routes
 // name, per level, the bundle of links the choices spread over (routing.hpp).
 #include <algorithm>
-#include <cmath>
-#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -25,7 +23,12 @@ class FatTreeRouter final : public CachedRouter {
  public:
   FatTreeRouter(const Topology& t, RoutingKind kind, uint64_t seed)
       : CachedRouter(t), f_(*t.fat_tree()), kind_(kind), seed_mix_(mix64(seed)) {
-    if (kind_ == RoutingKind::spray) build_bundles();
+    if (kind_ == RoutingKind::spray) {
+      SprayBundles spray = spray_bundles(t, f_);
+      bundles_ = std::move(spray.bundles);
+      up_bundle_ = std::move(spray.up);
+      down_bundle_ = std::move(spray.down);
+    }
   }
 
   void set_load_oracle(LoadOracle oracle) override { load_ = std::move(oracle); }
@@ -53,8 +56,7 @@ class FatTreeRouter final : public CachedRouter {
     return make_leg_counter(t_, f_.nic_up, ranks, [this, tables](std::size_t i, std::size_t j, HopSink& sink) {
       const PairTables& p = *tables;
       const std::size_t gs = p.nic[i], gd = p.nic[j];
-      int top = 1;  // lowest common tier
-      while (p.group(gs, top) != p.group(gd, top)) ++top;
+      const int top = p.common_tier(gs, gd);
       if (top == 1) return;
       uint32_t port[kMaxPairTiers];
       if (kind_ == RoutingKind::dmodk) {
@@ -62,20 +64,34 @@ class FatTreeRouter final : public CachedRouter {
       } else {
         ports(gs, gd, top, 0, [&](int l, uint32_t q) { port[l] = q; });
       }
-      const bool spray = kind_ == RoutingKind::spray;
-      const int leaf_s = f_.nic_leaf[gs], leaf_d = f_.nic_leaf[gd];
-      for (int l = 1, sw = leaf_s; l < top; ++l) {
-        sink.hop(p.up_link(l, sw, port[l]), spray ? bundle_of(up_bundle_, l, leaf_s) : kNoBundle);
-        sw = p.next(l, sw, port[l]);
-      }
-      sink.scratch.clear();
-      for (int l = 1, sw = leaf_d; l < top; ++l) {
-        sink.scratch.push_back(p.up_link(l, sw, port[l]));
-        sw = p.next(l, sw, port[l]);
-      }
-      for (int l = top - 1; l >= 1; --l)
-        sink.hop(reverse(sink.scratch[static_cast<std::size_t>(l - 1)]), spray ? bundle_of(down_bundle_, l, leaf_d) : kNoBundle);
+      walk(p, gs, gd, top, port, sink, nullptr);
     });
+  }
+
+  // Adaptive's all-pairs stage, pair after pair in the order StagePlacement places them, each
+  // choosing as route() would after the pairs before it were placed: by a copy of the loads
+  // the search reads (CountedLoads), taken from the oracle once and raised by each pair's
+  // choice, not by the oracle per link (an all-to-all over 16,384 GPUs chooses 268 M times).
+  std::unique_ptr<AllPairsCounter> choosing_pairs_counter(std::span<const int> ranks) override {
+    if (kind_ != RoutingKind::adaptive || !load_ || t_.has_failures()) return nullptr;
+    auto count = std::make_shared<ChoosingCount>(*this, ranks);
+    if (!count->loads.exact) return nullptr;
+    auto legs = make_leg_counter(t_, f_.nic_up, ranks, [this, count](std::size_t i, std::size_t j, HopSink& sink) {
+      const PairTables& p = count->tables;
+      const std::size_t gs = p.nic[i], gd = p.nic[j];
+      const int top = p.common_tier(gs, gd);
+      if (top == 1) return;
+      uint32_t first = 0;  // D-mod-K's choice
+      for (int l = 1; l < top; ++l) first = first * static_cast<uint32_t>(tier(l).up) + p.dmodk_port(gd, l);
+      uint32_t choice = least_loaded(count->loads, f_.nic_leaf[gs], f_.nic_leaf[gd], top, first, count->scratch);
+      uint32_t port[kMaxPairTiers];
+      for (int l = top - 1; l >= 1; --l) {
+        port[l] = choice % static_cast<uint32_t>(tier(l).up);
+        choice /= static_cast<uint32_t>(tier(l).up);
+      }
+      walk(p, gs, gd, top, port, sink, &count->loads);
+    });
+    return std::make_unique<ChoosingCounter>(std::move(legs), std::move(count), ranks.size());
   }
 
   bool choose_into(int src, int dst, uint64_t flow_key, Route& out) override {
@@ -126,15 +142,20 @@ class FatTreeRouter final : public CachedRouter {
     int64_t group(std::size_t nic, int t) const {
       return groups[nic * static_cast<std::size_t>(tiers + 1) + static_cast<std::size_t>(t - 1)];
     }
+    int common_tier(std::size_t gs, std::size_t gd) const {
+      int top = 1;
+      while (group(gs, top) != group(gd, top)) ++top;
+      return top;
+    }
+    // Where tier l's up-link from switch sw through `port` is kept in the per-level tables.
+    std::size_t slot(int l, int sw, std::size_t port) const {
+      return static_cast<std::size_t>(int64_t{sw} * up[static_cast<std::size_t>(l)]) + port;
+    }
     uint32_t dmodk_port(std::size_t nic, int l) const {
       return dmodk_ports[nic * static_cast<std::size_t>(tiers) + static_cast<std::size_t>(l)];
     }
-    LinkId up_link(int l, int sw, uint32_t port) const {
-      return links[static_cast<std::size_t>(l)][static_cast<std::size_t>(int64_t{sw} * up[static_cast<std::size_t>(l)] + port)];
-    }
-    int next(int l, int sw, uint32_t port) const {
-      return reached[static_cast<std::size_t>(l)][static_cast<std::size_t>(int64_t{sw} * up[static_cast<std::size_t>(l)] + port)];
-    }
+    LinkId up_link(int l, int sw, std::size_t port) const { return links[static_cast<std::size_t>(l)][slot(l, sw, port)]; }
+    int next(int l, int sw, std::size_t port) const { return reached[static_cast<std::size_t>(l)][slot(l, sw, port)]; }
     int tiers;
     std::vector<std::size_t> nic;  // per member
     std::vector<int64_t> groups;
@@ -275,9 +296,147 @@ class FatTreeRouter final : public CachedRouter {
   std::pair<int, uint32_t> choice_now(int src, int dst, uint64_t flow_key) {
     auto [top, choice] = fixed_choice(src, dst, flow_key);
     if (kind_ == RoutingKind::adaptive && load_ && top > 1)
-      choice = least_loaded(static_cast<std::size_t>(t_.nic_index_of_rank(src)),
-                            static_cast<std::size_t>(t_.nic_index_of_rank(dst)), top, choice);
+      choice = least_loaded(OracleLoads{*this}, f_.nic_leaf[static_cast<std::size_t>(t_.nic_index_of_rank(src))],
+                            f_.nic_leaf[static_cast<std::size_t>(t_.nic_index_of_rank(dst))], top, choice, scratch_);
     return {top, choice};
+  }
+
+  // The loads least_loaded reads, and the switches it walks to: port_load(l, s, d, port) is
+  // the busier of tier l's up-link from source-side switch s through `port` and of the
+  // reverse of d's (the way down), next(l, sw, port) the tier-(l+1) switch that up-link reaches.
+  // By the oracle now, a failed cable as kFailedLoad (surviving_choice found a live path):
+  // (row(l, s, d)[port] is port_load(l, s, d, port) for every port, read from the same rows.)
+  struct OracleLoads {
+    const FatTreeRouter& router;
+    struct Row {
+      const FatTreeRouter& router;
+      const LinkId *s, *d;  // the two switches' up-links, by port
+      uint32_t operator[](std::size_t port) const {
+        return router.t_.failed(s[port]) || router.t_.failed(d[port])
+                   ? kFailedLoad
+                   : std::max(router.load_(s[port]), router.load_(reverse(d[port])));
+      }
+    };
+    Row row(int l, int s, int d) const {
+      const FatTreeTier& tr = router.tier(l);
+      const auto up = static_cast<std::size_t>(tr.up);
+      return {router, &tr.up_link[static_cast<std::size_t>(s) * up], &tr.up_link[static_cast<std::size_t>(d) * up]};
+    }
+    int next(int l, int sw, std::size_t port) const { return router.next_switch(l, sw, static_cast<uint32_t>(port)); }
+  };
+  // or by a choosing count's own copy (choosing_pairs_counter): per level l and PairTables
+  // slot of tier l's up-links, the flows on the up-link and on its reverse as the oracle gave
+  // them when the count began, plus the pairs counted since. Exact where no two slots share a
+  // link (the builder's trees; checked).
+  // The links' latencies are kept beside, by slot, for the pairs' walks.
+  struct CountedLoads {
+    struct Level {
+      std::vector<uint32_t> up, down, up_start, down_start;  // by slot: now, and when the count began
+      std::vector<double> up_latency_s, down_latency_s;
+    };
+    CountedLoads(const FatTreeRouter& router, const PairTables& p) : tables(p), level(static_cast<std::size_t>(p.tiers)) {
+      std::vector<char> seen(router.t_.num_links(), 0);
+      for (int l = 1; l < p.tiers; ++l) {
+        Level& v = level[static_cast<std::size_t>(l)];
+        for (LinkId link : p.links[static_cast<std::size_t>(l)]) {
+          for (LinkId each : {link, reverse(link)}) {
+            if (seen[each] != 0) exact = false;
+            seen[each] = 1;
+          }
+          v.up.push_back(router.load_(link));
+          v.down.push_back(router.load_(reverse(link)));
+          v.up_latency_s.push_back(router.t_.link(link).latency_s);
+          v.down_latency_s.push_back(router.t_.link(reverse(link)).latency_s);
+        }
+        v.up_start = v.up;
+        v.down_start = v.down;
+      }
+    }
+    struct Row {
+      const uint32_t *s, *d;
+      uint32_t operator[](std::size_t port) const { return std::max(s[port], d[port]); }
+    };
+    Row row(int l, int s, int d) const {
+      const Level& v = level[static_cast<std::size_t>(l)];
+      return {&v.up[tables.slot(l, s, 0)], &v.down[tables.slot(l, d, 0)]};
+    }
+    int next(int l, int sw, std::size_t port) const { return tables.next(l, sw, port); }
+    // Adds what the counted pairs put on each fabric link to `crossings`.
+    void add_crossings(std::span<uint64_t> crossings) const {
+      for (int l = 1; l < tables.tiers; ++l) {
+        const Level& v = level[static_cast<std::size_t>(l)];
+        const std::vector<LinkId>& links = tables.links[static_cast<std::size_t>(l)];
+        for (std::size_t k = 0; k < links.size(); ++k) {
+          crossings[links[k]] += v.up[k] - v.up_start[k];
+          crossings[reverse(links[k])] += v.down[k] - v.down_start[k];
+        }
+      }
+    }
+    const PairTables& tables;
+    std::vector<Level> level;
+    bool exact = true;
+  };
+  // least_loaded's scratch: the choices under one port of each level, level 1's port loads.
+  struct Scratch {
+    std::vector<uint32_t> choices_below, level1;
+  };
+  struct ChoosingCount {
+    ChoosingCount(const FatTreeRouter& router, std::span<const int> ranks) : tables(router, ranks), loads(router, tables) {}
+    PairTables tables;
+    CountedLoads loads;
+    Scratch scratch;
+  };
+  // choosing_pairs_counter's: the leg counter's count (the fabric hops' latencies summed, their
+  // loads raised), and, once the last source is counted, the fabric links' crossings: what the
+  // pairs added to the copy of their loads.
+  class ChoosingCounter final : public AllPairsCounter {
+   public:
+    ChoosingCounter(std::unique_ptr<AllPairsCounter> legs, std::shared_ptr<ChoosingCount> count, std::size_t sources)
+        : legs_(std::move(legs)), count_(std::move(count)), sources_(sources) {}
+    void add_sources(std::size_t first, std::size_t last, PairLoads& into) const override {
+      legs_->add_sources(first, last, into);
+      if (last == sources_) count_->loads.add_crossings(into.crossings);
+    }
+
+   private:
+    std::unique_ptr<AllPairsCounter> legs_;
+    std::shared_ptr<ChoosingCount> count_;
+    std::size_t sources_;
+  };
+
+  // A pair's fabric hops through ports port[1 .. top-1] into `sink`: up from the source's
+  // leaf, down the mirror into the destination's (a sprayed hop on its bundle). With
+  // `counted`, a hop adds a flow to the count's copy of its load instead of a crossing to the
+  // sink (ChoosingCounter adds them up at the end), its latency read from the copy's table.
+  void walk(const PairTables& p, std::size_t gs, std::size_t gd, int top, const uint32_t* port, HopSink& sink,
+            CountedLoads* counted) const {
+    const bool spray = kind_ == RoutingKind::spray;
+    const int leaf_s = f_.nic_leaf[gs], leaf_d = f_.nic_leaf[gd];
+    for (int l = 1, sw = leaf_s; l < top; ++l) {
+      const std::size_t k = p.slot(l, sw, port[l]);
+      if (counted != nullptr) {
+        CountedLoads::Level& v = counted->level[static_cast<std::size_t>(l)];
+        sink.latency_s += v.up_latency_s[k];
+        ++v.up[k];
+      } else {
+        sink.hop(p.links[static_cast<std::size_t>(l)][k], spray ? bundle_of(up_bundle_, l, leaf_s) : kNoBundle);
+      }
+      sw = p.reached[static_cast<std::size_t>(l)][k];
+    }
+    std::size_t down[kMaxPairTiers];
+    for (int l = 1, sw = leaf_d; l < top; ++l) {
+      down[l] = p.slot(l, sw, port[l]);
+      sw = p.reached[static_cast<std::size_t>(l)][down[l]];
+    }
+    for (int l = top - 1; l >= 1; --l) {
+      if (counted != nullptr) {
+        CountedLoads::Level& v = counted->level[static_cast<std::size_t>(l)];
+        sink.latency_s += v.down_latency_s[down[l]];
+        ++v.down[down[l]];
+      } else {
+        sink.hop(reverse(p.links[static_cast<std::size_t>(l)][down[l]]), spray ? bundle_of(down_bundle_, l, leaf_d) : kNoBundle);
+      }
+    }
   }
 
   // The choice whose busiest fabric link (up and down, below tier `top`) has the fewest
@@ -288,24 +447,27 @@ class FatTreeRouter final : public CachedRouter {
   // and the search ends once the best has as few as the least loaded level-1 port (no choice
   // has fewer). The same choice as scoring every choice, which at 3 tiers of radix 64 read
   // 2 x 1,056 loads per transfer (an adaptive all-to-all over 4,096 GPUs: 300 s -> 16 s CPU).
-  uint32_t least_loaded(std::size_t gs, std::size_t gd, int top, uint32_t first) {
-    const int leaf_s = f_.nic_leaf[gs], leaf_d = f_.nic_leaf[gd];
-    // choices_below_[l]: the choices under one level-l port (those of the levels above it).
-    choices_below_.assign(static_cast<std::size_t>(top), 1);
+  // Between leaves leaf_s and leaf_d, by `loads` (OracleLoads, CountedLoads).
+  template <class Loads>
+  uint32_t least_loaded(const Loads& loads, int leaf_s, int leaf_d, int top, uint32_t first, Scratch& scratch) const {
+    // choices_below[l]: the choices under one level-l port (those of the levels above it).
+    std::vector<uint32_t>& choices_below = scratch.choices_below;
+    choices_below.assign(static_cast<std::size_t>(top), 1);
     for (int l = top - 2; l >= 1; --l)
-      choices_below_[static_cast<std::size_t>(l)] = choices_below_[static_cast<std::size_t>(l + 1)] * static_cast<uint32_t>(tier(l + 1).up);
-    const uint32_t n = choices_below_[1] * static_cast<uint32_t>(tier(1).up);
+      choices_below[static_cast<std::size_t>(l)] = choices_below[static_cast<std::size_t>(l + 1)] * static_cast<uint32_t>(tier(l + 1).up);
+    const uint32_t n = choices_below[1] * static_cast<uint32_t>(tier(1).up);
     // Level 1's ports, read once: the search's floor.
-    const FatTreeTier& t1 = tier(1);
-    level1_.resize(static_cast<std::size_t>(t1.up));
+    std::vector<uint32_t>& level1 = scratch.level1;
+    level1.resize(static_cast<std::size_t>(tier(1).up));
     uint32_t floor = kFailedLoad;
-    for (std::size_t p = 0; p < level1_.size(); ++p) {
-      level1_[p] = port_load(t1, leaf_s, leaf_d, p);
-      floor = std::min(floor, level1_[p]);
+    const auto ports1 = loads.row(1, leaf_s, leaf_d);
+    for (std::size_t p = 0; p < level1.size(); ++p) {
+      level1[p] = ports1[p];
+      floor = std::min(floor, level1[p]);
     }
     Best best{first, uint64_t{kFailedLoad} + 1, floor};  // any choice beats "none yet"
-    search(1, top, leaf_s, leaf_d, 0, 0, first, n, best);
-    if (best.load > floor) search(1, top, leaf_s, leaf_d, 0, 0, 0, first, best);
+    search(loads, scratch, 1, top, leaf_s, leaf_d, 0, 0, first, n, best);
+    if (best.load > floor) search(loads, scratch, 1, top, leaf_s, leaf_d, 0, 0, 0, first, best);
     return best.choice;
   }
 
@@ -314,32 +476,25 @@ class FatTreeRouter final : public CachedRouter {
     uint64_t load;   // its busiest link's flows (kFailedLoad + 1: none found yet)
     uint32_t floor;  // no choice has fewer: the search may stop there
   };
-  // The busiest of the level-l up-links through `port` from source-side switch s and into
-  // destination-side switch d (kFailedLoad: either failed; surviving_choice found a live path).
-  uint32_t port_load(const FatTreeTier& tr, int s, int d, std::size_t port) const {
-    const auto up = static_cast<std::size_t>(tr.up);
-    const LinkId a = tr.up_link[static_cast<std::size_t>(s) * up + port];
-    const LinkId b = tr.up_link[static_cast<std::size_t>(d) * up + port];
-    return t_.failed(a) || t_.failed(b) ? kFailedLoad : std::max(load_(a), load_(reverse(b)));
-  }
   // The choices in [lo, hi) below level-l switches s and d (source and destination side),
   // `base` the first choice under them and `worst` the busiest link above, in ascending order.
-  void search(int l, int top, int s, int d, uint32_t worst, uint32_t base, uint32_t lo, uint32_t hi, Best& best) {
-    const FatTreeTier& tr = tier(l);
-    const uint32_t below = choices_below_[static_cast<std::size_t>(l)];
-    const auto up = static_cast<std::size_t>(tr.up);
-    for (std::size_t p = 0; p < up; ++p) {
+  template <class Loads>
+  void search(const Loads& loads, const Scratch& scratch, int l, int top, int s, int d, uint32_t worst, uint32_t base,
+              uint32_t lo, uint32_t hi, Best& best) const {
+    const uint32_t below = scratch.choices_below[static_cast<std::size_t>(l)];
+    const auto up = static_cast<std::size_t>(tier(l).up);
+    const auto ports = loads.row(l, s, d);
+    // The ports whose choices [begin, begin + below) meet [lo, hi).
+    const std::size_t p_begin = lo > base ? (lo - base) / below : 0;
+    const std::size_t p_end = hi > base ? std::min<std::size_t>(up, (hi - base + below - 1) / below) : 0;
+    for (std::size_t p = p_begin; p < p_end; ++p) {
       const uint32_t begin = base + static_cast<uint32_t>(p) * below;
-      if (begin >= hi) return;
-      if (begin + below <= lo) continue;
-      const uint32_t w = std::max(worst, l == 1 ? level1_[p] : port_load(tr, s, d, p));
+      const uint32_t w = std::max(worst, l == 1 ? scratch.level1[p] : ports[p]);
       if (w >= best.load) continue;
       if (l + 1 == top) {
         best = {begin, w, best.floor};
       } else {
-        const int next_s = t_.vertex(t_.link(tr.up_link[static_cast<std::size_t>(s) * up + p]).to).index;
-        const int next_d = t_.vertex(t_.link(tr.up_link[static_cast<std::size_t>(d) * up + p]).to).index;
-        search(l + 1, top, next_s, next_d, w, begin, lo, hi, best);
+        search(loads, scratch, l + 1, top, loads.next(l, s, p), loads.next(l, d, p), w, begin, lo, hi, best);
       }
       if (best.load <= best.floor) return;
     }
@@ -400,83 +555,6 @@ class FatTreeRouter final : public CachedRouter {
                  static_cast<std::size_t>(leaf)];
   }
 
-  // Per leaf and level l: the share of a flow leaving the leaf that each level-l up-link
-  // carries when every switch splits evenly over its up-ports. Those links are the leaf's
-  // level-l up-bundle when the shares are equal (the same bundle for every leaf of a group,
-  // kept once); reversed, they are the level-l down-bundle into the leaf.
-  void build_bundles() {
-    const auto leaves = static_cast<std::size_t>(tier(1).switches);
-    const auto levels = static_cast<std::size_t>(f_.tiers - 1);
-    up_bundle_.assign(levels * leaves, kNoBundle);
-    down_bundle_.assign(levels * leaves, kNoBundle);
-    std::map<std::vector<LinkId>, uint32_t> ids;
-    const auto intern = [&](std::vector<LinkId> members) {
-      std::sort(members.begin(), members.end());
-      const auto [it, inserted] = ids.try_emplace(members, static_cast<uint32_t>(bundles_.size()));
-      if (inserted) bundles_.push_back({std::move(members)});
-      return it->second;
-    };
-    std::map<int, double> frontier, next;  // switch index in tier l -> share of the flow
-    std::map<LinkId, double> share;
-    std::vector<LinkId> members, reversed;
-    // The model is exact only if a link belongs to one bundle (or none), and a flow turning
-    // at tier T comes down from each tier-T switch with what it took up there: every leaf of
-    // a tier-T group reaches the same tier-T switches, each with an equal share.
-    constexpr uint32_t kPlain = kNoBundle - 1;
-    std::vector<uint32_t> owner(t_.num_links(), kNoBundle);
-    std::map<std::pair<std::size_t, int64_t>, std::vector<int>> reached;  // (tier, group) -> switches
-    const auto uneven = [](std::size_t leaf, std::size_t l) {
-      return std::invalid_argument("routing 'spray' needs switches that reach the tier above evenly (leaf " +
-                                   std::to_string(leaf) + ", level " + std::to_string(l) + ")");
-    };
-    const auto own = [&](LinkId link, uint32_t id, std::size_t leaf, std::size_t l) {
-      if (owner[link] != kNoBundle && owner[link] != id) throw uneven(leaf, l);
-      owner[link] = id;
-    };
-    for (std::size_t leaf = 0; leaf < leaves; ++leaf) {
-      frontier = {{static_cast<int>(leaf), 1.0}};
-      for (std::size_t l = 1; l <= levels; ++l) {
-        const FatTreeTier& tr = tier(static_cast<int>(l));
-        share.clear();
-        next.clear();
-        for (const auto& [sw, w] : frontier)
-          for (int p = 0; p < tr.up; ++p) {
-            const LinkId link = tr.up_link[static_cast<std::size_t>(int64_t{sw} * tr.up + p)];
-            share[link] += w / tr.up;
-            next[t_.vertex(t_.link(link).to).index] += w / tr.up;
-          }
-        members.clear();
-        reversed.clear();
-        const double even = 1.0 / static_cast<double>(share.size());
-        for (const auto& [link, w] : share) {
-          if (std::abs(w - even) > 1e-9 * even) throw uneven(leaf, l);
-          members.push_back(link);
-          reversed.push_back(reverse(link));
-        }
-        const uint32_t up = members.size() >= 2 ? intern(members) : kPlain;
-        const uint32_t down = members.size() >= 2 ? intern(reversed) : kPlain;
-        for (std::size_t i = 0; i < members.size(); ++i) {
-          own(members[i], up, leaf, l);
-          own(reversed[i], down, leaf, l);
-        }
-        if (up != kPlain) {
-          up_bundle_[(l - 1) * leaves + leaf] = up;
-          down_bundle_[(l - 1) * leaves + leaf] = down;
-        }
-        frontier.swap(next);
-        std::vector<int> switches;
-        const double even_switch = 1.0 / static_cast<double>(frontier.size());
-        for (const auto& [sw, w] : frontier) {
-          if (std::abs(w - even_switch) > 1e-9 * even_switch) throw uneven(leaf, l);
-          switches.push_back(sw);
-        }
-        const int64_t group = static_cast<int64_t>(leaf) / tier(static_cast<int>(l + 1)).leaves_per_group;
-        const auto [it, first] = reached.try_emplace({l, group}, switches);
-        if (!first && it->second != switches) throw uneven(leaf, l);
-      }
-    }
-  }
-
   const FatTreeLayout& f_;
   RoutingKind kind_;
   uint64_t seed_mix_;
@@ -485,7 +563,7 @@ class FatTreeRouter final : public CachedRouter {
   // Spray: the bundles, and per (level - 1) * leaves + leaf its up- and down-bundle.
   std::vector<LinkBundle> bundles_;
   std::vector<uint32_t> up_bundle_, down_bundle_;
-  std::vector<uint32_t> choices_below_, level1_;  // least_loaded's scratch
+  Scratch scratch_;  // least_loaded's, for route() and choose_into
 };
 
 }  // namespace

@@ -142,21 +142,33 @@ bool RoutedPlan::worth_streaming(const Network& network, const work::Stage& stag
   return static_cast<double>(stage.size()) * kHopsPerPair >= static_cast<double>(network.model_links());
 }
 
+namespace {
+// An all-pairs count's slowest routes, by TransferClass (-1: none): its pairs in one node are
+// all of one class, that of a member with itself.
+std::array<double, 3> max_wire_by_class(const topo::Topology& topology, int member, const topo::PairLoads& count) {
+  std::array<double, 3> max_wire_s{-1, -1, -1};
+  max_wire_s[static_cast<std::size_t>(transfer_class(topology, member, member))] = count.max_latency_same_node_s;
+  max_wire_s[static_cast<std::size_t>(TransferClass::net)] = count.max_latency_across_s;
+  return max_wire_s;
+}
+}  // namespace
+
 bool RoutedPlan::stream_pairs(Network& network, const work::Stage& stage) {
   const std::vector<int>& members = stage.pair_members;
   const std::optional<topo::PairLoads> count = network.count_all_pairs(members);
   if (!count) return false;
-  std::array<double, 3> max_wire_s{-1, -1, -1};  // by TransferClass
-  max_wire_s[static_cast<std::size_t>(transfer_class(network.topology(), members[0], members[0]))] =
-      count->max_latency_same_node_s;
-  max_wire_s[static_cast<std::size_t>(TransferClass::net)] = count->max_latency_across_s;
-  add_pairs_stage(network, stage, count->crossings, max_wire_s);
+  add_pairs_stage(network, stage, count->crossings, max_wire_by_class(network.topology(), members[0], *count));
   return true;
 }
 
 bool RoutedPlan::place_pairs(Network& network, const work::Stage& stage) {
   const std::vector<int>& members = stage.pair_members;
   const topo::Topology& topology = network.topology();
+  // Adaptive: counted as placed, by the router's own copy of the loads it reads.
+  if (const std::optional<topo::PairLoads> chosen = network.count_chosen_pairs(members)) {
+    add_pairs_stage(network, stage, chosen->crossings, max_wire_by_class(topology, members[0], *chosen));
+    return true;
+  }
   std::vector<uint64_t> crossings(network.model_links(), 0);
   // The stage's placements come off the links when it is routed, or when a route fails, as
   // the listed path's StagePlacement takes them off.
@@ -174,9 +186,7 @@ bool RoutedPlan::place_pairs(Network& network, const work::Stage& stage) {
     std::optional<topo::PairLoads> start = network.place_start_routes(members);
     if (!start) return false;
     crossings = std::move(start->crossings);
-    max_wire_s[static_cast<std::size_t>(transfer_class(topology, members[0], members[0]))] =
-        start->max_latency_same_node_s;
-    max_wire_s[static_cast<std::size_t>(TransferClass::net)] = start->max_latency_across_s;
+    max_wire_s = max_wire_by_class(topology, members[0], *start);
     return true;
   }();
   const std::size_t n = members.size(), pairs = n * n;

@@ -265,6 +265,22 @@ std::optional<topo::PairLoads> Network::count_all_pairs(std::span<const int> ran
   return count_pairs(ranks, all_pairs_counter(ranks));
 }
 
+std::optional<topo::PairLoads> Network::count_chosen_pairs(std::span<const int> ranks) {
+  if (!load_aware_ || pxn_) return std::nullopt;
+  const std::unique_ptr<topo::AllPairsCounter> counter = router_->choosing_pairs_counter(ranks);
+  if (!counter) return std::nullopt;
+  topo::PairLoads loads;
+  loads.crossings.assign(model_links(), 0);
+  // Sources in 64 pieces (or one by one): a piece's count ends with a pass over every rank's
+  // legs, so a piece per source would add a pass per source (16,384 at 16,384 GPUs).
+  const std::size_t n = ranks.size(), piece = std::max<std::size_t>(1, n / 64);
+  for (std::size_t i = 0; i < n; i += piece) {
+    sim_.poll_interrupt();
+    counter->add_sources(i, std::min(n, i + piece), loads);
+  }
+  return loads;
+}
+
 std::optional<topo::PairLoads> Network::count_pairs(std::span<const int> ranks,
                                                     std::unique_ptr<topo::AllPairsCounter> counter) {
   if (!counter) return std::nullopt;

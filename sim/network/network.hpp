@@ -98,6 +98,12 @@ class Network {
   // links): the router's counter, or with PXN route by route; null where routes cannot be
   // computed uncached. `ranks` must outlive it.
   std::unique_ptr<topo::AllPairsCounter> all_pairs_counter(std::span<const int> ranks) const;
+  // Load-aware routings: every ordered pair of `ranks` (flow key 0) counted as StagePlacement
+  // would place them one after another (topo::Router::choosing_pairs_counter), on this
+  // thread, the simulator's interrupt check polled per 1/64 of the sources; placing nothing. nullopt where
+  // the routing cannot (UGAL, a degraded fabric) or with PXN (a pair's route is two chosen
+  // apart): place pair by pair (place_into) then.
+  std::optional<topo::PairLoads> count_chosen_pairs(std::span<const int> ranks);
   // That count over every ordered pair of `ranks`, on every core (integer sums: the same on
   // any number of threads); nullopt where the routing cannot. A route error is the lowest
   // source's; the simulator's interrupt check is polled per piece of sources.

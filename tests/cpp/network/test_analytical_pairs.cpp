@@ -135,6 +135,28 @@ TEST_CASE("load-aware routings place an all-pairs stage pair after pair as the l
         std::vector(ugal.crossings(0).begin(), ugal.crossings(0).end()));
 }
 
+TEST_CASE("adaptive counts an all-pairs stage by its own copy of the loads as placed pair by pair", "[analytical][all_pairs]") {
+  // Three tiers (a choice of two ports), a 2:1 tree, loads already in flight and uneven: the
+  // router's copy of the loads, read from the oracle once and raised by each pair's choice
+  // (Network::count_chosen_pairs), gives the choices that route() makes by the oracle with
+  // every earlier pair placed (the listed stage); the copy is the streamed stage's path.
+  topo::TopologyParams tree = rail_tree(16, 4, 4, 8);
+  tree.tiers = 3;
+  tree.oversubscription = 2;
+  Routed r(tree, topo::RoutingKind::adaptive, false);
+  REQUIRE(r.topology.fat_tree()->tiers == 3);
+  const std::vector<int> all = first_ranks(r.topology.ranks());
+  const std::vector<uint64_t> idle = r.network.count_chosen_pairs(all).value().crossings;
+  r.network.set_load_oracle([](topo::LinkId l) { return static_cast<uint32_t>(l * 7 % 5); });
+  const std::vector<uint64_t> loaded = r.network.count_chosen_pairs(all).value().crossings;
+  CHECK(loaded != idle);  // the loads in flight moved some choices
+  for (auto op : {work::CollectiveOp::all_to_all, work::CollectiveOp::all_reduce})
+    check_streamed_equals_listed(r.network, direct(op, all), true);
+  // With PXN a pair's route is two choices: placed pair by pair.
+  r.network.set_pxn(true);
+  CHECK_FALSE(r.network.count_chosen_pairs(all).has_value());
+}
+
 TEST_CASE("UGAL places a stage larger than its serial leaver search as listed, on any thread count", "[analytical][all_pairs]") {
   // Three of nine groups (96 ranks, 9,216 pairs): past the first 4,096 pairs the search for
   // the next pair that leaves its start route runs on every core
@@ -160,7 +182,8 @@ TEST_CASE("UGAL places a stage larger than its serial leaver search as listed, o
 }
 
 TEST_CASE("streaming an all-pairs stage stops at the simulator's interrupt check", "[analytical][all_pairs]") {
-  // Polled per piece of sources (per source when placed one after another); a load-aware
+  // Polled per piece of sources (per source when placed one after another, per 1/64 of them
+  // when adaptive counts them with its copy of the loads); a load-aware
   // stage's placements come off the links when it stops.
   for (auto kind : {topo::RoutingKind::ecmp, topo::RoutingKind::adaptive}) {
     Routed r(rail_tree(16, 4, 2, 8), kind, false);
