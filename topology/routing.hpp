@@ -105,6 +105,12 @@ class Router {
     (void)src_rank, (void)dst_rank, (void)flow_key, (void)scratch;
     return true;
   }
+  // Load-aware routings only: how many rounds a batch of transfers that start together (a
+  // stage, a traffic workload's sends of one instant) gets after each chose in turn: in each,
+  // every transfer, in the batch's order, takes its route off and chooses again against all the
+  // others' current routes, until a round moves none (Network::StagePlacement::route_all). 0:
+  // each keeps its first choice (every routing but ugal_packet).
+  virtual int rounds_together() const { return 0; }
   // UGAL only: counts start_route_into(a, b, 0) over every ordered pair of `ranks`, as
   // all_pairs_counter counts route(); null for the other routings.
   virtual std::unique_ptr<AllPairsCounter> start_pairs_counter(std::span<const int> ranks) const;  // routing.cpp
@@ -184,7 +190,9 @@ class Router {
 //             link's bandwidth, this flow's parts counted) is shorter than the minimal route's,
 //             on a tie where it has fewer hops (routing_dragonfly.cpp says why). Without an
 //             oracle, and inside a group, every lane minimal. A stage's all-pairs transfers
-//             start minimal (start_route_into), as ugal's do.
+//             start minimal (start_route_into), as ugal's do. Flows that start together settle
+//             together: up to 8 rounds of each choosing again against the others
+//             (rounds_together).
 //   dor:      torus dimension order: dimension 0 first, each the shorter way round (a tie,
 //             half-way round an even ring, goes the + way); along a dimension of bundles the
 //             pair keeps one cable of each, chosen by a hash of the pair.

@@ -18,6 +18,10 @@ namespace {
 // UGAL per packet splits a flow into this many equal parts, each minimal or spread over the
 // intermediate groups: a split's granularity (a stage of many flows mixes finer).
 constexpr int kUgalParts = 4;
+// Rounds in which the flows of a batch that start together choose their splits again, each
+// against all the others' (Router::rounds_together): packets keep shifting between the ways
+// while their queues differ, so the batch settles where no flow would move a part.
+constexpr int kUgalRounds = 8;
 
 // Router::lanes of a dragonfly routing over g groups: valiant_packet k = g - 2 lanes, one
 // through each group other than the source's and the destination's (1 with 2 groups or
@@ -149,6 +153,7 @@ class DragonflyRouter final : public CachedRouter {
   void set_load_oracle(LoadOracle oracle) override { oracle_ = std::move(oracle); }
 
   int lanes() const override { return dragonfly_lanes(kind_, d_.groups); }
+  int rounds_together() const override { return kind_ == RoutingKind::ugal_packet ? kUgalRounds : 0; }
 
  private:
   // What a route reads of one of its two ranks.
@@ -237,8 +242,9 @@ class DragonflyRouter final : public CachedRouter {
   // lanes does not count against the detour (that lane alone is repaired onto live cables,
   // RepairingRouter), else one dead cable anywhere on a pair's k lanes kept the whole flow
   // minimal (group shift on dragonfly_group_shift.json with one cable down: minimal's 5.12 ms).
-  // `own`: the oracle counts this flow on its start route (every lane minimal), taken off
-  // here. Reads the oracle and `scratch` only.
+  // Flows that start together then choose again, round after round, against each other's
+  // latest splits (kUgalRounds). `own`: the oracle counts this flow on its start route (every
+  // lane minimal), taken off here. Reads the oracle and `scratch` only.
   int minimal_parts(const End& s, const End& d, bool own, std::vector<LinkId>& scratch) const {
     if (s.group == d.group || d_.groups <= 2) return kUgalParts;
     const int k = packet_lanes(), lanes = this->lanes();

@@ -56,6 +56,7 @@ class RepairingRouter final : public CachedRouter {
   }
   std::span<const LinkBundle> bundles() const override { return inner_->bundles(); }
   int lanes() const override { return inner_->lanes(); }
+  int rounds_together() const override { return inner_->rounds_together(); }
   // CachedRouter's: route by route, through route_into above.
 
  private:

@@ -98,12 +98,22 @@ void RoutedPlan::route_listed(Network& network, const work::Stage& stage, const 
       const work::Transfer tr = stage.transfer(t);
       placement.prime(tr.src, tr.dst, flow_key ? flow_key(stage_index, t) : 0);
     }
+  // A load-aware routing routes the stage's transfers together (StagePlacement::route_all).
+  std::vector<const topo::Route*> chosen;
+  if (network.load_aware()) {
+    std::vector<Network::Endpoints> batch;
+    batch.reserve(n);
+    for (std::size_t t = 0; t < n; ++t) {
+      const work::Transfer tr = stage.transfer(t);
+      batch.push_back({tr.src, tr.dst, flow_key ? flow_key(stage_index, t) : 0});
+    }
+    chosen = placement.route_all(batch);
+  }
   for (std::size_t t = 0; t < n; ++t) {
     const work::Transfer tr = stage.transfer(t);
-    const topo::Route& route =
-        network.load_aware() ? placement.route(tr.src, tr.dst, flow_key ? flow_key(stage_index, t) : 0)
-        : flow_key           ? network.route(tr.src, tr.dst, flow_key(stage_index, t))
-                             : route_of(tr.src, tr.dst);
+    const topo::Route& route = network.load_aware() ? *chosen[t]
+                               : flow_key           ? network.route(tr.src, tr.dst, flow_key(stage_index, t))
+                                                    : route_of(tr.src, tr.dst);
     wires[t] = {route.latency_s, transfer_class(topology, tr.src, tr.dst)};
     shares[t] = tr.share;
     // The route's links ascending, a link it crosses m times once with m (a few: sorted here).

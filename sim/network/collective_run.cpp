@@ -72,12 +72,23 @@ CollectiveRun::StageRoutes CollectiveRun::route_stage(const work::Stage& stage, 
     const work::Transfer t = stage.transfer(i);
     placement.prime(t.src, t.dst);
   }
-  for (const auto& [chain, members] : chains)
-    for (std::size_t i : members) routes[i] = &placement.route(stage.transfers[i].src, stage.transfers[i].dst);
+  // Chains' transfers first, chain by chain, then the others: routed together.
+  std::vector<std::size_t> order;
+  order.reserve(n);
+  for (const auto& [chain, members] : chains) order.insert(order.end(), members.begin(), members.end());
+  for (std::size_t i = 0; i < n; ++i)
+    if (stage.all_pairs() || stage.transfers[i].chain < 0) order.push_back(i);
+  std::vector<Network::Endpoints> batch;
+  batch.reserve(n);
+  for (std::size_t i : order) {
+    const work::Transfer t = stage.transfer(i);
+    batch.push_back({t.src, t.dst, 0});
+  }
+  const std::vector<const topo::Route*> chosen = placement.route_all(batch);
+  for (std::size_t b = 0; b < n; ++b) routes[order[b]] = chosen[b];
   std::vector<StageLatency::Wire> wires(n);
   for (std::size_t i = 0; i < n; ++i) {
     const work::Transfer t = stage.transfer(i);
-    if (t.chain < 0) routes[i] = &placement.route(t.src, t.dst);
     wires[i] = {routes[i]->latency_s, transfer_class(network_.topology(), t.src, t.dst)};
   }
   StageRoutes sr{{}, StageLatency(stage, wires), nullptr};

@@ -36,6 +36,13 @@ void Comm::forget_callback(TransferId id) {
   if (callbacks_) callbacks_->drop(id);
 }
 
+std::vector<TransferId> Comm::send_together(std::span<const SendRequest> sends, TransferObserver* observer) {
+  std::vector<TransferId> ids;
+  ids.reserve(sends.size());
+  for (const SendRequest& s : sends) ids.push_back(send(s.src, s.dst, s.bytes, observer, s.tag, s.flow_key));
+  return ids;
+}
+
 TransferId Comm::send(int src, int dst, double bytes, std::function<void()> on_done, uint64_t flow_key) {
   const TransferId id = send(src, dst, bytes, &callbacks(), 0, flow_key);
   callbacks().add(id, std::move(on_done));

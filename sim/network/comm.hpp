@@ -8,7 +8,8 @@
 // What it offers
 // - Groups: a communicator over workload ranks, registered once (group()); plans, routes and
 //   the tuner's choices are cached per group.
-// - send(): point-to-point bytes from one rank to another.
+// - send(): point-to-point bytes from one rank to another; send_together(): several that
+//   start at once, routed together.
 // - collective(): an op of nccl-tests size S on a group, with an algorithm (or auto: the
 //   tuner picks per size, as NCCL does) and a protocol (or the layer's default).
 // - Any number of sends and collectives in flight at once, several on one group too (a
@@ -118,6 +119,18 @@ class Comm {
   // picks among equal paths where the routing hashes flows (ECMP).
   virtual TransferId send(int src, int dst, double bytes, TransferObserver* observer, uint64_t tag,
                           uint64_t flow_key = 0) = 0;
+
+  // Sends that start now together (a traffic workload's flows of one instant), as send()
+  // one after another, except that a routing that chooses a batch together (ugal_packet:
+  // topo::Router::rounds_together) routes them as one, each against all the others, before
+  // any starts. Their ids, in order. Throws as send() does. By default: send() one after
+  // another.
+  struct SendRequest {
+    int src = 0, dst = 0;
+    double bytes = 0;
+    uint64_t tag = 0, flow_key = 0;
+  };
+  virtual std::vector<TransferId> send_together(std::span<const SendRequest> sends, TransferObserver* observer);
 
   // `op` of nccl-tests size `bytes` (> 0, finite) on `group`, starting now. Throws CommError
   // when the algorithm has no plan for the op and group. The choice is made here, before

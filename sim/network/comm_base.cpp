@@ -248,12 +248,27 @@ TransferId CommBase::open_slot(TransferObserver* observer, uint64_t tag, double 
   return uint64_t{s.generation} << 32 | index;
 }
 
-TransferId CommBase::send(int src, int dst, double bytes, TransferObserver* observer, uint64_t tag,
-                          uint64_t flow_key) {
+void CommBase::check_send(int src, int dst, double bytes) const {
   check_rank(src, "send from");
   check_rank(dst, "send to");
   if (src == dst) throw CommError("ranks", "a send from rank " + std::to_string(src) + " to itself");
   check_bytes(bytes);
+}
+
+std::vector<TransferId> CommBase::send_together(std::span<const SendRequest> sends, TransferObserver* observer) {
+  std::vector<Network::Endpoints> batch;
+  batch.reserve(sends.size());
+  for (const SendRequest& s : sends) {
+    check_send(s.src, s.dst, s.bytes);
+    batch.push_back({placement_.gpu(s.src), placement_.gpu(s.dst), s.flow_key});
+  }
+  const Network::PinnedBatch pinned(network_, batch);
+  return Comm::send_together(sends, observer);
+}
+
+TransferId CommBase::send(int src, int dst, double bytes, TransferObserver* observer, uint64_t tag,
+                          uint64_t flow_key) {
+  check_send(src, dst, bytes);
   const TransferId id = open_slot(observer, tag, bytes);
   try {
     start_send(id, placement_.gpu(src), placement_.gpu(dst), bytes, flow_key);

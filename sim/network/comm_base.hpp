@@ -43,6 +43,7 @@ class CommBase : public Comm {
   std::span<const int> members(GroupId group) const override;
   TransferId send(int src, int dst, double bytes, TransferObserver* observer, uint64_t tag,
                   uint64_t flow_key = 0) override;
+  std::vector<TransferId> send_together(std::span<const SendRequest> sends, TransferObserver* observer) override;
   TransferId collective(GroupId group, work::CollectiveOp op, double bytes, TransferObserver* observer, uint64_t tag,
                         const CollectiveOptions& options = {}) override;
   CollectiveChoice choice(TransferId id) const override;
@@ -141,6 +142,7 @@ class CommBase : public Comm {
   TransferId open_slot(TransferObserver* observer, uint64_t tag, double bytes);
   void check_rank(int rank, const char* what) const;
   void check_bytes(double bytes) const;
+  void check_send(int src, int dst, double bytes) const;  // a send's ranks and bytes
 
   Network& network_;
   Placement placement_;

@@ -79,6 +79,47 @@ const topo::Route& Network::StagePlacement::route(int src_rank, int dst_rank, ui
   return r;
 }
 
+std::vector<const topo::Route*> Network::StagePlacement::route_all(std::span<const Endpoints> batch) {
+  std::vector<const topo::Route*> routes;
+  routes.reserve(batch.size());
+  for (const Endpoints& e : batch) routes.push_back(&route(e.src_rank, e.dst_rank, e.flow_key));
+  const int rounds = network_.load_aware_ ? network_.router_->rounds_together() : 0;
+  if (rounds == 0 || batch.size() < 2) return routes;
+  // Gauss-Seidel rounds of best responses: a transfer chooses against the others' latest
+  // routes. The placed counts move directly; the books (placed_, unplaced_) are squared once
+  // at the end, first route off and last route on, whatever the rounds did in between.
+  const std::vector<const topo::Route*> first = routes;
+  for (int round = 0; round < rounds; ++round) {
+    bool moved = false;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      network_.unplace(*routes[i]);
+      const topo::Route& r = network_.route(batch[i].src_rank, batch[i].dst_rank, batch[i].flow_key);
+      for (topo::LinkId l : r.links) ++network_.placed_[l];
+      moved = moved || &r != routes[i];
+      routes[i] = &r;
+    }
+    if (!moved) break;
+  }
+  for (std::size_t i = 0; i < batch.size(); ++i)
+    if (routes[i] != first[i]) {
+      unplaced_.insert(unplaced_.end(), first[i]->links.begin(), first[i]->links.end());
+      placed_.insert(placed_.end(), routes[i]->links.begin(), routes[i]->links.end());
+    }
+  return routes;
+}
+
+Network::PinnedBatch::PinnedBatch(Network& network, std::span<const Endpoints> batch) : network_(network) {
+  network_.pinned_.clear();
+  if (!network_.load_aware_ || network_.router_->rounds_together() == 0 || batch.size() < 2) return;
+  std::vector<const topo::Route*> routes;
+  {
+    StagePlacement placement(network_);  // off the links again when the batch is routed
+    routes = placement.route_all(batch);
+  }
+  for (std::size_t i = 0; i < batch.size(); ++i)
+    network_.pinned_[{batch[i].src_rank, batch[i].dst_rank, batch[i].flow_key}] = routes[i];
+}
+
 void Network::StagePlacement::clear() {
   for (topo::LinkId l : placed_) --network_.placed_[l];
   for (topo::LinkId l : unplaced_) ++network_.placed_[l];
@@ -157,6 +198,8 @@ int Network::pxn_proxy(int src_rank, int dst_rank) const {
 }
 
 const topo::Route& Network::route(int src_rank, int dst_rank, uint64_t flow_key) {
+  if (!pinned_.empty())
+    if (const auto it = pinned_.find({src_rank, dst_rank, flow_key}); it != pinned_.end()) return *it->second;
   const int proxy = pxn_proxy(src_rank, dst_rank);
   if (proxy < 0) return router_->route(src_rank, dst_rank, flow_key);
   const uint64_t pair = uint64_t{static_cast<uint32_t>(src_rank)} << 32 | static_cast<uint32_t>(dst_rank);

@@ -131,6 +131,11 @@ class Network {
   // pairs, spread over the fabric's paths as adaptive routing spreads flows that start one
   // after another, instead of all taking the idle fabric's first choice. No effect on other
   // routings.
+  // One transfer of a batch: its two GPUs (topology ranks) and flow key.
+  struct Endpoints {
+    int src_rank = 0, dst_rank = 0;
+    uint64_t flow_key = 0;
+  };
   class StagePlacement {
    public:
     explicit StagePlacement(Network& network) : network_(network) {}
@@ -143,6 +148,12 @@ class Network {
     // stage builds there, and takes it off that route first. No effect for other routings.
     // The drivers prime all-pairs stages (all-to-all), whose transfers all start at once.
     void prime(int src_rank, int dst_rank, uint64_t flow_key = 0);
+    // A batch of transfers that start together, routed and left placed: each chooses in turn
+    // (route(), in the batch's order); then, under a routing that chooses a batch together
+    // (topo::Router::rounds_together(): ugal_packet), round after round each takes its route
+    // off and chooses again against all the others' current ones, until a round moves none or
+    // the rounds run out. The router's routes (stable references), in the batch's order.
+    std::vector<const topo::Route*> route_all(std::span<const Endpoints> batch);
     void clear();  // the next stage starts from the flows in flight alone
 
    private:
@@ -150,6 +161,22 @@ class Network {
     std::vector<topo::LinkId> placed_, unplaced_;
     std::map<std::tuple<int, int, uint64_t>, int> primed_;  // transfers on their start routes
     topo::Route start_;                                      // scratch
+  };
+
+  // Sends that start together (Comm::send_together): while it lives, route() of one of the
+  // batch's transfers gives the route the batch settled on together (StagePlacement::route_all
+  // on the flows in flight) instead of choosing against the ones started before it. Nothing
+  // is pinned under a routing that does not choose a batch together (rounds_together() 0):
+  // each send then chooses as it starts. A pair and key listed twice takes the later route.
+  class PinnedBatch {
+   public:
+    PinnedBatch(Network& network, std::span<const Endpoints> batch);
+    PinnedBatch(const PinnedBatch&) = delete;
+    PinnedBatch& operator=(const PinnedBatch&) = delete;
+    ~PinnedBatch() { network_.pinned_.clear(); }
+
+   private:
+    Network& network_;
   };
 
   // Send bytes over a path. The observer hears of completion with `tag`.
@@ -181,6 +208,8 @@ class Network {
   bool load_aware_ = false;
   topo::Router::LoadOracle base_oracle_;  // the model's count of transfers per link
   std::vector<uint32_t> placed_;          // per link: transfers of the stage being placed
+  // Routes of the batch being sent together (PinnedBatch), by (src, dst, flow key).
+  std::map<std::tuple<int, int, uint64_t>, const topo::Route*> pinned_;
   std::unordered_map<const topo::Route*, RouteId> paths_;  // router's cached routes -> ids
   std::map<std::vector<const topo::Route*>, RouteId> chains_;
   bool pxn_ = false;

@@ -27,12 +27,16 @@ void TrafficRun::start() {
 }
 
 void TrafficRun::on_event(uint64_t first) {
+  // The flows of this instant start together (a routing may choose their routes together).
   const double t = specs_[order_[first]].start_s;
+  std::vector<Comm::SendRequest> sends;
   for (std::size_t i = first; i < order_.size() && specs_[order_[i]].start_s == t; ++i) {
     const uint32_t idx = order_[i];
     const work::FlowSpec& f = specs_[idx];
-    routes_[idx] = comm_.route_of(comm_.send(f.src, f.dst, f.bytes, this, idx, idx));
+    sends.push_back({f.src, f.dst, f.bytes, idx, idx});
   }
+  const std::vector<TransferId> ids = comm_.send_together(sends, this);
+  for (std::size_t i = 0; i < ids.size(); ++i) routes_[sends[i].tag] = comm_.route_of(ids[i]);
 }
 
 void TrafficRun::on_transfer_done(TransferId /*id*/, uint64_t tag) {
