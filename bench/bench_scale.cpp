@@ -124,7 +124,8 @@ int main(int argc, char** argv) {
     report(("flow direct all_to_all, " + std::string(kind) + " " + routing + ": " + std::to_string(gpus) + " GPUs").c_str(),
            direct_all_to_all("flow", gpus, kind, routing));
   }
-  // 268 M pairs: the exchange lists its saturating links' flows in passes within its budget.
+  // 268 M pairs: the exchange lists its saturating links' flows in passes within its budget,
+  // each pair's links from the all-pairs counter's tables and walk (docs/benchmarks.md).
   if (!*quick)
     report("flow direct all_to_all, fat_tree dmodk: 16384 GPUs", direct_all_to_all("flow", 16384, "fat_tree", "dmodk"),
            "scale/flow_all_to_all_dmodk_16384_cpu");

@@ -9,14 +9,27 @@
 
 namespace cs::topo {
 
-void count_route(const Topology& topology, const Route& route, std::span<uint64_t> crossings) {
+namespace {
+
+// f(model link) for each of a route's hops, in order.
+template <class F>
+void for_each_model_link(const Topology& topology, const Route& route, F&& f) {
   if (route.bundle.empty()) {
-    for (LinkId l : route.links) ++crossings[l];
+    for (LinkId l : route.links) f(l);
     return;
   }
-  const std::size_t base = topology.num_links();
-  for (std::size_t i = 0; i < route.links.size(); ++i)
-    ++crossings[route.bundle[i] == kNoBundle ? route.links[i] : base + route.bundle[i]];
+  const auto base = static_cast<uint32_t>(topology.num_links());
+  for (std::size_t i = 0; i < route.links.size(); ++i) f(route.bundle[i] == kNoBundle ? route.links[i] : base + route.bundle[i]);
+}
+
+}  // namespace
+
+void count_route(const Topology& topology, const Route& route, std::span<uint64_t> crossings) {
+  for_each_model_link(topology, route, [&](uint32_t l) { ++crossings[l]; });
+}
+
+void append_model_links(const Topology& topology, const Route& route, std::vector<uint32_t>& out) {
+  for_each_model_link(topology, route, [&](uint32_t l) { out.push_back(l); });
 }
 
 namespace {
@@ -38,6 +51,12 @@ class RouteByRoute final : public AllPairsCounter {
         slowest = std::max(slowest, route.latency_s);
       }
     }
+  }
+
+  void append_links(std::size_t i, std::size_t j, Route& scratch, std::vector<uint32_t>& out) const override {
+    if (!route_into_(ranks_[i], ranks_[j], scratch))
+      throw std::logic_error("count_by_routes: the routing cannot compute routes uncached");
+    append_model_links(t_, scratch, out);
   }
 
  private:
@@ -82,7 +101,8 @@ class LegCounter final : public AllPairsCounter {
 
   void add_sources(std::size_t first, std::size_t last, PairLoads& into) const override {
     std::vector<uint64_t> down_pairs(ranks_.size(), 0);  // per destination: its pairs between nodes
-    detail::HopSink sink{t_, into.crossings, 0, {}};
+    std::vector<LinkId> scratch;
+    detail::HopSink sink{t_, into.crossings, nullptr, 0, scratch};
     Route same_node;
     for (std::size_t i = first; i < last; ++i) {
       const Leg& a = legs_[i];
@@ -109,6 +129,18 @@ class LegCounter final : public AllPairsCounter {
     }
     for (std::size_t j = 0; j < ranks_.size(); ++j)
       for (uint32_t k = legs_[j].down_begin; k < legs_[j].down_end; ++k) into.crossings[down_[k]] += down_pairs[j];
+  }
+
+  void append_links(std::size_t i, std::size_t j, Route& scratch, std::vector<uint32_t>& out) const override {
+    const Leg &a = legs_[i], &b = legs_[j];
+    if (a.node == b.node) {
+      detail::append_same_node(t_, ranks_[i], ranks_[j], out);  // no bundle inside a node
+      return;
+    }
+    out.insert(out.end(), up_.begin() + a.up_begin, up_.begin() + a.up_end);
+    detail::HopSink sink{t_, {}, &out, 0, scratch.links};
+    fabric_(i, j, sink);
+    out.insert(out.end(), down_.begin() + b.down_begin, down_.begin() + b.down_end);
   }
 
  private:

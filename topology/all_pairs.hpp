@@ -35,6 +35,10 @@ class AllPairsCounter {
   // Adds the pairs (ranks[i], ranks[j]), j != i, of every i in [first, last) to `into`, whose
   // crossings hold one entry per model link. Throws RouteError for an unreachable pair.
   virtual void add_sources(std::size_t first, std::size_t last, PairLoads& into) const = 0;
+  // The model links of pair (ranks[i], ranks[j])'s route, i != j, appended to `out` in route
+  // order: exactly the hops add_sources counts for it. `scratch` lends the call its buffers
+  // (one per thread). Thread-safe. Throws RouteError for an unreachable pair.
+  virtual void append_links(std::size_t i, std::size_t j, Route& scratch, std::vector<uint32_t>& out) const = 0;
 };
 
 // The generic counter: each pair's route from route_into(a, b, out), each hop counted on its
@@ -46,5 +50,7 @@ std::unique_ptr<AllPairsCounter> count_by_routes(const Topology& topology, std::
 
 // Adds a route's hops to crossings, on their model links (a sprayed hop on its bundle).
 void count_route(const Topology& topology, const Route& route, std::span<uint64_t> crossings);
+// Appends a route's hops' model links to `out`, in order (a sprayed hop: its bundle's).
+void append_model_links(const Topology& topology, const Route& route, std::vector<uint32_t>& out);
 
 }  // namespace cs::topo

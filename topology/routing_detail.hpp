@@ -76,16 +76,23 @@ inline void clear_route(Route& r) {
   r.latency_s = 0;
 }
 
-// Where a leg counter's fabric walk puts a pair's hops: each counted on its model link (a
-// sprayed hop on its bundle) and its latency added to the route's, in route order.
+// Where a leg counter's fabric walk puts a pair's hops, in route order: counting, each on its
+// model link (a sprayed hop on its bundle) with its latency added to the route's; listing
+// (`links` set), its model link appended there, nothing else read.
 struct HopSink {
   const Topology& t;
   std::span<uint64_t> crossings;
+  std::vector<uint32_t>* links = nullptr;
   double latency_s = 0;
-  std::vector<LinkId> scratch;  // for the walk's own use
+  std::vector<LinkId>& scratch;  // for the walk's own use
   void hop(LinkId link, uint32_t bundle = kNoBundle) {
+    const uint32_t model = bundle == kNoBundle ? link : static_cast<uint32_t>(t.num_links() + bundle);
+    if (links) {
+      links->push_back(model);
+      return;
+    }
     latency_s += t.link(link).latency_s;
-    ++crossings[bundle == kNoBundle ? link : t.num_links() + bundle];
+    ++crossings[model];
   }
 };
 
@@ -96,7 +103,9 @@ struct HopSink {
 // (ranks[i], ranks[j]), as the router's middle would append them (routers keep what they read
 // per member in tables of their own, made once per count). Latencies add link by link in route order, as
 // finish() does, so the slowest route is route()'s to the last bit. Pairs in one node take
-// their route whole. Keeps the router's references: it must outlive the counter.
+// their route whole. Its append_links walks the same legs and fabric: a pair's model links
+// from the legs' tables and the walk, with no Route, find_link or latency sum. Keeps the
+// router's references: it must outlive the counter.
 std::unique_ptr<AllPairsCounter> make_leg_counter(
     const Topology& t, const std::vector<LinkId>& nic_up, std::span<const int> ranks,
     std::function<void(std::size_t i, std::size_t j, HopSink& sink)> fabric);

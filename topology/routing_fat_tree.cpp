@@ -397,6 +397,12 @@ class FatTreeRouter final : public CachedRouter {
       legs_->add_sources(first, last, into);
       if (last == sources_) count_->loads.add_crossings(into.crossings);
     }
+    // A choosing count's routes depend on the pairs counted before them (each sees their
+    // loads), so no pair's route can be listed on its own: the exchange lists by the fixed
+    // counters (Network::all_pairs_counter), never this one.
+    void append_links(std::size_t, std::size_t, Route&, std::vector<uint32_t>&) const override {
+      throw std::logic_error("fat-tree router: an adaptive all-pairs count lists no single route");
+    }
 
    private:
     std::unique_ptr<AllPairsCounter> legs_;

@@ -21,6 +21,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "workloads/collective.hpp"
@@ -57,8 +58,14 @@ struct Stage {
   // Transfer i < size(), in order.
   Transfer transfer(std::size_t i) const {
     if (!all_pairs()) return transfers[i];
+    const auto [a, b] = pair_indices(i);
+    return {pair_members[a], pair_members[b], pair_share, -1};
+  }
+  // An all-pairs stage's transfer i < size(): the indices in pair_members of its source and
+  // destination (sources in order, each one's destinations in order, itself skipped).
+  std::pair<std::size_t, std::size_t> pair_indices(std::size_t i) const {
     const std::size_t others = pair_members.size() - 1, a = i / others, k = i % others;
-    return {pair_members[a], pair_members[k < a ? k : k + 1], pair_share, -1};
+    return {a, k < a ? k : k + 1};
   }
   // f(transfer) for every transfer, in order.
   template <class F>

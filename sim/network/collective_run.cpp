@@ -24,23 +24,22 @@ std::unique_ptr<CollectiveRun::StageRoutes> CollectiveRun::exchange_stage(const 
   if (!stage.all_pairs() || stage.size() < exchange_pairs) return nullptr;
   // Its latency from the slowest route within a node and across nodes, counted on every
   // core without keeping a route; null where the routing cannot compute routes uncached.
-  std::optional<topo::PairLoads> count = network_.count_all_pairs(stage.pair_members);
-  if (!count) return nullptr;
+  std::unique_ptr<topo::AllPairsCounter> counter = network_.all_pairs_counter(stage.pair_members);
+  if (!counter) return nullptr;
+  topo::PairLoads count = network_.count_all_pairs(stage.pair_members, *counter);
   std::array<double, 3> max_wire_s{-1, -1, -1};  // by TransferClass
   const int a = stage.pair_members[0];
-  max_wire_s[static_cast<std::size_t>(transfer_class(network_.topology(), a, a))] = count->max_latency_same_node_s;
-  max_wire_s[static_cast<std::size_t>(TransferClass::net)] = count->max_latency_across_s;
+  max_wire_s[static_cast<std::size_t>(transfer_class(network_.topology(), a, a))] = count.max_latency_same_node_s;
+  max_wire_s[static_cast<std::size_t>(TransferClass::net)] = count.max_latency_across_s;
   auto sr = std::make_unique<StageRoutes>(StageRoutes{{}, StageLatency(stage.steps, max_wire_s), nullptr});
   // The exchange's solve starts from these counts instead of a pass over the routes.
-  sr->exchange = std::make_unique<StagePairs>(network_, stage, std::move(count->crossings));
+  sr->exchange = std::make_unique<StagePairs>(network_, stage, std::move(counter), std::move(count.crossings));
   return sr;
 }
 
 void CollectiveRun::StagePairs::append(std::size_t i, topo::Route& scratch, std::vector<uint32_t>& out) const {
-  const work::Transfer t = stage_.transfer(i);
-  if (!network_.route_into(t.src, t.dst, 0, scratch))
-    throw std::logic_error("CollectiveRun: the routing cannot compute an exchange's routes");
-  network_.append_model_links(scratch, out);
+  const auto [a, b] = stage_.pair_indices(i);
+  counter_->append_links(a, b, scratch, out);
 }
 
 void CollectiveRun::StagePairs::links(std::size_t i, std::vector<uint32_t>& out) const {

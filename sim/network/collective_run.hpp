@@ -18,9 +18,11 @@
 //
 // An all-pairs stage (a direct all-to-all's) of at least exchange_pairs pairs runs as one bulk
 // exchange (FlowModel::start_exchange): solved whole while nothing else runs, its routes
-// computed when needed and never held (Network::route_into), its crossings per link those the
-// router's all-pairs counter gave when the stage was built, so a 16,384-GPU all-to-all (268 M
-// pairs) fits where a flow per pair does not; where anything else runs it becomes those flows.
+// computed when needed and never held, its crossings per link those the router's all-pairs
+// counter gave when the stage was built, and its pairs' links listed by that counter
+// (topo::AllPairsCounter::append_links: the ranks' legs from tables and the fabric hops from
+// the router's walk, no Route built), so a 16,384-GPU all-to-all (268 M pairs) fits where a
+// flow per pair does not; where anything else runs it becomes those flows.
 // Load-aware routings, and routings that cannot compute a route uncached, list the pairs.
 //
 // Uncontended, a run takes exactly what the analytical model says (analytical_model.hpp).
@@ -62,12 +64,15 @@ class CollectiveRun final : public CollectiveRunner, public FlowObserver {
     double wire_latency_s;  // the route's own latency (0 for chained routes)
     double transfers;       // plan transfers it carries: a chain's edges each move its bytes
   };
-  // An all-pairs stage's pairs as an exchange's (transfer i of the stage is pair i).
+  // An all-pairs stage's pairs as an exchange's (transfer i of the stage is pair i): their
+  // links listed by the counter that counted them (topo::AllPairsCounter::append_links).
   class StagePairs final : public PairSource {
    public:
-    // crossings: per model link, the stage's pairs crossing it (Network::count_all_pairs).
-    StagePairs(Network& network, const work::Stage& stage, std::vector<uint64_t> crossings)
-        : network_(network), stage_(stage), crossings_(std::move(crossings)) {}
+    // crossings: per model link, the stage's pairs crossing it, as `counter` counted them
+    // (Network::count_all_pairs).
+    StagePairs(Network& network, const work::Stage& stage, std::unique_ptr<topo::AllPairsCounter> counter,
+               std::vector<uint64_t> crossings)
+        : network_(network), stage_(stage), counter_(std::move(counter)), crossings_(std::move(crossings)) {}
     std::size_t pairs() const override { return stage_.size(); }
     void links(std::size_t i, std::vector<uint32_t>& out) const override;
     void links_of(std::span<const uint32_t> pairs, std::vector<uint32_t>& out,
@@ -79,6 +84,7 @@ class CollectiveRun final : public CollectiveRunner, public FlowObserver {
     void append(std::size_t i, topo::Route& scratch, std::vector<uint32_t>& out) const;
     Network& network_;
     const work::Stage& stage_;
+    std::unique_ptr<topo::AllPairsCounter> counter_;
     std::vector<uint64_t> crossings_;
   };
   struct StageRoutes {

@@ -129,13 +129,7 @@ void Network::StagePlacement::clear() {
 }
 
 void Network::append_model_links(const topo::Route& route, std::vector<uint32_t>& out) const {
-  if (route.bundle.empty()) {
-    out.insert(out.end(), route.links.begin(), route.links.end());
-    return;
-  }
-  const auto base = static_cast<uint32_t>(topology_.num_links());
-  for (std::size_t i = 0; i < route.links.size(); ++i)
-    out.push_back(route.bundle[i] == topo::kNoBundle ? route.links[i] : base + route.bundle[i]);
+  topo::append_model_links(topology_, route, out);
 }
 
 topo::LinkId Network::topology_link(uint32_t model_link) const {
@@ -254,12 +248,13 @@ bool Network::start_route_into(int src_rank, int dst_rank, uint64_t flow_key, to
 std::optional<topo::PairLoads> Network::place_start_routes(std::span<const int> ranks) {
   topo::Route probe;
   if (!load_aware_ || ranks.size() < 2 || !start_route_into(ranks[0], ranks[1], 0, probe)) return std::nullopt;
-  std::optional<topo::PairLoads> start = count_pairs(
-      ranks, pxn_ ? topo::count_by_routes(topology_, ranks,
-                                          [this](int a, int b, topo::Route& out) { return start_route_into(a, b, 0, out); })
-                  : router_->start_pairs_counter(ranks));
+  const std::unique_ptr<topo::AllPairsCounter> counter =
+      pxn_ ? topo::count_by_routes(topology_, ranks,
+                                   [this](int a, int b, topo::Route& out) { return start_route_into(a, b, 0, out); })
+           : router_->start_pairs_counter(ranks);
+  topo::PairLoads start = count_all_pairs(ranks, *counter);
   // Start routes never spray: model links are the topology's.
-  for (std::size_t l = 0; l < placed_.size(); ++l) placed_[l] += static_cast<uint32_t>(start->crossings[l]);
+  for (std::size_t l = 0; l < placed_.size(); ++l) placed_[l] += static_cast<uint32_t>(start.crossings[l]);
   return start;
 }
 
@@ -305,7 +300,9 @@ std::unique_ptr<topo::AllPairsCounter> Network::all_pairs_counter(std::span<cons
 }
 
 std::optional<topo::PairLoads> Network::count_all_pairs(std::span<const int> ranks) {
-  return count_pairs(ranks, all_pairs_counter(ranks));
+  const std::unique_ptr<topo::AllPairsCounter> counter = all_pairs_counter(ranks);
+  if (!counter) return std::nullopt;
+  return count_all_pairs(ranks, *counter);
 }
 
 std::optional<topo::PairLoads> Network::count_chosen_pairs(std::span<const int> ranks) {
@@ -324,9 +321,7 @@ std::optional<topo::PairLoads> Network::count_chosen_pairs(std::span<const int> 
   return loads;
 }
 
-std::optional<topo::PairLoads> Network::count_pairs(std::span<const int> ranks,
-                                                    std::unique_ptr<topo::AllPairsCounter> counter) {
-  if (!counter) return std::nullopt;
+topo::PairLoads Network::count_all_pairs(std::span<const int> ranks, const topo::AllPairsCounter& counter) {
   const std::size_t n = ranks.size(), num_links = model_links();
   tbb::enumerable_thread_specific<topo::PairLoads> locals([&] {
     topo::PairLoads l;
@@ -343,7 +338,7 @@ std::optional<topo::PairLoads> Network::count_pairs(std::span<const int> ranks,
     if (interrupted.load(std::memory_order_relaxed)) return;
     try {
       sim_.poll_interrupt();
-      counter->add_sources(sources.begin(), sources.end(), locals.local());
+      counter.add_sources(sources.begin(), sources.end(), locals.local());
     } catch (const engine::Interrupted&) {
       interrupted = true;
     } catch (...) {

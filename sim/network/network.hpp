@@ -108,6 +108,9 @@ class Network {
   // any number of threads); nullopt where the routing cannot. A route error is the lowest
   // source's; the simulator's interrupt check is polled per piece of sources.
   std::optional<topo::PairLoads> count_all_pairs(std::span<const int> ranks);
+  // The same through `counter`, one of all_pairs_counter(ranks), kept by the caller (a bulk
+  // exchange lists its pairs' links through it afterwards: topo::AllPairsCounter::append_links).
+  topo::PairLoads count_all_pairs(std::span<const int> ranks, const topo::AllPairsCounter& counter);
 
   // PXN (NCCL's PCIe x NVLink proxying): a transfer between nodes whose source GPU's NIC is on
   // another rail than the destination GPU's first crosses the node fabric to the source
@@ -195,8 +198,6 @@ class Network {
   // proxy where there is one.
   template <class Leg>
   bool uncached_route(int src_rank, int dst_rank, topo::Route& out, const Leg& leg) const;
-  // count_all_pairs with the given counter (null: nullopt).
-  std::optional<topo::PairLoads> count_pairs(std::span<const int> ranks, std::unique_ptr<topo::AllPairsCounter> counter);
   enum class Fold : uint8_t { split, copy, scale };
   std::vector<double> fold(std::vector<double> v, Fold how) const;
 

@@ -1,5 +1,6 @@
 // All-pairs counting (topology/all_pairs.hpp): what every router's counter gives equals the
-// count of route() over every pair, link by link, and the slowest routes to the last bit.
+// count of route() over every pair, link by link, and the slowest routes to the last bit; the
+// links it lists for a pair are route()'s, in order.
 #include <algorithm>
 #include <numeric>
 #include <random>
@@ -51,10 +52,30 @@ PairLoads by_counter(const Topology& t, const Router& r, const std::vector<int>&
   return first;
 }
 
+// The counter's listed links of every pair: route()'s model links, in order.
+void check_listed_links(const Topology& t, Router& r, const std::vector<int>& ranks) {
+  const auto counter = r.all_pairs_counter(ranks);
+  REQUIRE(counter != nullptr);
+  Route scratch;
+  std::vector<uint32_t> got, want;
+  std::size_t mismatched = 0;
+  for (std::size_t i = 0; i < ranks.size(); ++i)
+    for (std::size_t j = 0; j < ranks.size(); ++j) {
+      if (i == j) continue;
+      got.assign(1, 12345);  // appended after what is there
+      counter->append_links(i, j, scratch, got);
+      want.assign(1, 12345);
+      append_model_links(t, r.route(ranks[i], ranks[j], 0), want);
+      mismatched += got != want;
+    }
+  CHECK(mismatched == 0);
+}
+
 void check_counts(const TopologyParams& p, RoutingKind kind, const std::vector<int>& ranks) {
   const Topology t = build_topology(p);
   const auto router = make_router(t, kind, 7);
   REQUIRE(computes_routes_uncached(kind));
+  check_listed_links(t, *router, ranks);
   const PairLoads got = by_counter(t, *router, ranks);
   const PairLoads want = by_route(t, *router, ranks);
   CHECK(got.crossings == want.crossings);
@@ -108,6 +129,13 @@ TEST_CASE("all-pairs counts equal route() over every pair on dragonflies and tor
     check_all_groups(bundled, kind);
   }
   check_all_groups(torus({4, 3}), RoutingKind::dor);
+}
+
+TEST_CASE("route-by-route counters: valiant_packet's lanes, a degraded fat-tree", "[all_pairs]") {
+  check_all_groups(dragonfly(4, 2, 2, 9, 72), RoutingKind::valiant_packet);
+  TopologyParams degraded = fat_tree(8, 4, 4, 8);
+  degraded.failed.links = {{"leaf0", "spine2", 0}};
+  check_all_groups(degraded, RoutingKind::dmodk);
 }
 
 TEST_CASE("routings that cannot compute routes uncached give no counter", "[all_pairs]") {
