@@ -397,6 +397,39 @@ TEST_CASE("Padded query heads and copied KV heads add their weights, FLOPs and K
   CHECK(kv_cache_bytes(twelve) == Approx(12 * 80e9 * 0.9 - inf2.weight_bytes() - 4e9));
 }
 
+TEST_CASE("Ranks per GPU split the heads over NeuronCores: the chips' bandwidth, the cores' copies",
+          "[serving][llm]") {
+  // Llama 3 70B on an inf2.48xlarge as transformers-neuronx runs it: tp_degree 24 NeuronCores on
+  // 12 chips. Queries padded 64 -> 72 (a multiple of 24, as of 12), KV heads 8 -> 24 copies (12
+  // more than one rank per chip holds); the weights are read at the 12 chips' bandwidth.
+  const LlmModelSpec m{.params = 70.55e9, .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .head_dim = 128};
+  const double per_head = 2.0 * 80 * 8192 * 128;
+  LlmTimingSpec cores;
+  cores.gpus = 12;
+  cores.ranks_per_gpu = 2;
+  cores.model = m;
+  cores.iteration_overhead_s = 0;
+  CHECK(cores.tp_ranks() == 24);
+  const LlmModelSpec held = cores.held_model();
+  CHECK(held.heads == 72);
+  CHECK(held.kv_heads == 24);
+  CHECK(held.params == Approx(m.held_by(12).params + 12 * per_head));
+  CHECK(held.kv_bytes_per_token() == Approx(3 * m.kv_bytes_per_token()));
+  IterationWork decode;
+  decode.decode_sequences = 1;
+  decode.decode_context_tokens = 1000;
+  const double bytes_per_s = 12 * cores.gpu.hbm_bandwidth_Bps * cores.gpu.memory_efficiency;
+  CHECK(iteration_time_s(cores, decode) ==
+        Approx(held.weight_bytes() / bytes_per_s + held.kv_bytes_per_token() * 1000 / (bytes_per_s * 0.9)));
+  CHECK(kv_cache_bytes(cores) == Approx(12 * 80e9 * 0.9 - held.weight_bytes() - 4e9));
+  // Llama 2 7B's 32 heads (MHA) over 24 NeuronCores: 48 query and KV heads, not 12 chips' 36.
+  const LlmModelSpec mha{.params = 6.74e9, .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 32, .head_dim = 128};
+  cores.model = mha;
+  CHECK(cores.held_model().heads == 48);
+  CHECK(cores.held_model().kv_heads == 48);
+  CHECK(cores.held_model().params == Approx(mha.params + 2 * 16 * 2.0 * 32 * 4096 * 128));
+}
+
 TEST_CASE("Coalesced decode runs give the times of one event per iteration", "[serving][llm]") {
   // A busy replica with arrivals cutting runs, finishes ending them, and preemptions.
   const auto run = [](bool coalesce) {
