@@ -77,6 +77,22 @@ LlmReplicaStats older_and_newer_on_12_blocks(int older_output, bool caching, std
   return replica.stats();
 }
 
+// Batch-1 decode over `context` KV tokens on `t`'s GPUs, the bandwidth bound of the model as
+// they hold it: its weights at the achievable HBM rate, the KV cache at the paged share of that.
+double held_decode_bound_s(const LlmTimingSpec& t, double context) {
+  const LlmModelSpec held = t.held_model();
+  const double bytes_per_s = t.gpus * t.gpu.hbm_bandwidth_Bps * t.gpu.memory_efficiency;
+  return held.weight_bytes() / bytes_per_s +
+         held.kv_bytes_per_token() * context / (bytes_per_s * t.gpu.paged_kv_efficiency);
+}
+
+IterationWork one_decode(double context) {
+  IterationWork w;
+  w.decode_sequences = 1;
+  w.decode_context_tokens = context;
+  return w;
+}
+
 }  // namespace
 
 TEST_CASE("Batch-1 decode runs at the memory-bandwidth bound", "[serving][llm]") {
@@ -382,12 +398,8 @@ TEST_CASE("Padded query heads and copied KV heads add their weights, FLOPs and K
   twelve.gpus = 12;
   twelve.model = m;
   twelve.iteration_overhead_s = 0;
-  IterationWork decode;
-  decode.decode_sequences = 1;
-  decode.decode_context_tokens = 1000;
-  const double bytes_per_s = 12 * twelve.gpu.hbm_bandwidth_Bps * twelve.gpu.memory_efficiency;
-  CHECK(iteration_time_s(twelve, decode) ==
-        Approx(inf2.weight_bytes() / bytes_per_s + inf2.kv_bytes_per_token() * 1000 / (bytes_per_s * 0.9)));
+  CHECK(twelve.held_model().params == inf2.params);
+  CHECK(iteration_time_s(twelve, one_decode(1000)) == Approx(held_decode_bound_s(twelve, 1000)));
   IterationWork prefill;  // compute-bound: 4,096 tokens attending to 2,048 positions on average
   prefill.prefill_tokens = 4096;
   prefill.prefill_attended = 4096.0 * 2048;
@@ -415,12 +427,7 @@ TEST_CASE("Ranks per GPU split the heads over NeuronCores: the chips' bandwidth,
   CHECK(held.kv_heads == 24);
   CHECK(held.params == Approx(m.held_by(12).params + 12 * per_head));
   CHECK(held.kv_bytes_per_token() == Approx(3 * m.kv_bytes_per_token()));
-  IterationWork decode;
-  decode.decode_sequences = 1;
-  decode.decode_context_tokens = 1000;
-  const double bytes_per_s = 12 * cores.gpu.hbm_bandwidth_Bps * cores.gpu.memory_efficiency;
-  CHECK(iteration_time_s(cores, decode) ==
-        Approx(held.weight_bytes() / bytes_per_s + held.kv_bytes_per_token() * 1000 / (bytes_per_s * 0.9)));
+  CHECK(iteration_time_s(cores, one_decode(1000)) == Approx(held_decode_bound_s(cores, 1000)));
   CHECK(kv_cache_bytes(cores) == Approx(12 * 80e9 * 0.9 - held.weight_bytes() - 4e9));
   // Llama 2 7B's 32 heads (MHA) over 24 NeuronCores: 48 query and KV heads, not 12 chips' 36.
   const LlmModelSpec mha{.params = 6.74e9, .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 32, .head_dim = 128};
