@@ -216,9 +216,12 @@ def serving_section(cs) -> str:
 # 1, one request at a time, P50 TTFT and P50 TPOT per input/output length. Each row is replayed
 # as one request on one replica of the instance's chips (the catalog's server: a 4 x 4 NeuronLink
 # torus of 16 Trainium1, a ring of 12 Inferentia2) with the engine's defaults; nothing is fitted
-# to these rows. On inf2 the heads do not divide over 12 chips: transformers-neuronx pads the
-# query heads up to a multiple of the degree and replicates KV heads over it, which the replica's
-# `pad_heads` models (Llama 3 70B: 64 query heads padded to 72, 8 KV heads held as 12).
+# to these rows. transformers-neuronx splits the heads over its tp_degree, the NeuronCores (32 and
+# 24), padding the query heads up to a multiple of it and replicating KV heads over it
+# (transformers_neuronx/utils.py, get_qkv_padding; decoder.py switches a GQA model whose KV heads
+# do not divide the degree to REPLICATED_HEADS): the replica's `ranks_per_gpu` (2, a rank per
+# NeuronCore) and `pad_heads` (Llama 3 70B on inf2: 64 query heads padded to 72, 8 KV heads held
+# as 24; on trn1 as 32; Llama 2 7B's 32 heads on inf2 as 48).
 # Left out: the rows storing weights in int8 (Llama 3 8B), which the serving engine does not
 # model, and Mistral 7B and CodeLlama 13B (no preset; a sliding-window or 16k-context variant).
 NEURON_CSV = ("https://github.com/aws-neuron/aws-neuron-sdk/blob/78169c6c6418b62e1853c29800eb8aadfc17f367/"
@@ -230,8 +233,9 @@ class NeuronInstance:
     source: str      # the published page
     url: str
     gpu: str         # the catalog chip
-    chips: int       # per instance: one replica, its tensor-parallel degree
+    chips: int       # per instance: one replica
     instance: str    # data/instance_prices.json
+    cores: int = 2   # NeuronCores per chip (NeuronCore-v2): the table's TP degree is chips x cores
 
 
 TRN1 = NeuronInstance("AWS Neuron SDK 2.18, Trn1 inference performance (latency optimized)", NEURON_CSV.format("trn1"),
@@ -278,10 +282,10 @@ def neuron_scenario(run: NeuronRun, trace: Path) -> dict:
             "kind": "serving", "model": model, "precision": "bf16",
             "arrivals": {"process": "trace", "trace": str(trace)},
             # Batch 1, the whole prompt in one context-encoding pass (Neuron compiles for the
-            # table's sequence length), as the published configuration runs; heads padded as
-            # transformers-neuronx pads them.
-            "replica": {"gpus": run.machine.chips, "max_num_seqs": 1, "max_num_batched_tokens": 4096,
-                        "pad_heads": True},
+            # table's sequence length), as the published configuration runs; heads padded and KV
+            # heads copied over the NeuronCores as transformers-neuronx does.
+            "replica": {"gpus": run.machine.chips, "ranks_per_gpu": run.machine.cores, "max_num_seqs": 1,
+                        "max_num_batched_tokens": 4096, "pad_heads": True},
         },
         "fleet": {"autoscaler": {"policy": "fixed", "replicas": 1}, "instance": run.machine.instance},
         "run": {"until": "1h"},
@@ -315,7 +319,8 @@ def neuron_section(cs) -> str:
     results = neuron_rows(cs)
     for r in results:
         m = r["run"].machine
-        config = (f"{r['run'].model} BF16, {m.chips} x {m.gpu} ({m.instance.removeprefix('aws.')}), batch 1, "
+        config = (f"{r['run'].model} BF16, {m.chips} x {m.gpu} ({m.instance.removeprefix('aws.')}), "
+                  f"TP {m.chips * m.cores} NeuronCores, batch 1, "
                   f"{r['run'].input_len}/{r['run'].output_len} tokens")
         table.append(f"| [{m.source}]({m.url}) | {config} | {r['metric']} | {r['measured']:.2f} ms "
                      f"| {r['simulated']:.2f} ms | {r['ratio']:.3f} |")
@@ -330,10 +335,14 @@ def neuron_section(cs) -> str:
         "(12 Inferentia2 chips), Neuron SDK 2.18, transformers-neuronx, BF16 weights, tensor parallel "
         "over the instance's chips, batch 1; one request replayed per row by "
         "`scripts/validation_serving.py` on a replica of the instance's chips with the engine's "
-        "defaults (the HBM's achievable share, 0.7, is the GPU figure; Neuron's NKI performance guide "
-        "calls 60% of the HBM bandwidth good in practice and shows a kernel with large DMA transfers "
-        "near 70%: no lower Neuron figure is published). On inf2 the query heads are padded up to a multiple of the 12 chips and the KV "
-        "heads replicated (`pad_heads`), as transformers-neuronx does. Not replayed: the int8-weight "
+        "defaults: the HBM's achievable share (0.7) and the iteration overhead (0.5 ms) are the GPU and "
+        "vLLM figures, for AWS publishes no achieved HBM read rate of its chips (its NKI performance guide "
+        "calls 60% of the bandwidth good in practice for a memory-bound kernel, a threshold, not a "
+        "measurement) nor a per-step cost of transformers-neuronx's runtime; the prefill's GEMMs run at "
+        "the engine's 0.6 of peak, under the 0.830 AWS's NKI matmul reaches on these cores "
+        "([hardware](../docs/hardware.md)). The heads are split over the table's TP degree, the "
+        "instance's NeuronCores (two a chip: `ranks_per_gpu` 2), the query heads padded up to a multiple "
+        "of it and the KV heads replicated over it (`pad_heads`), as transformers-neuronx does. Not replayed: the int8-weight "
         "rows, Mistral 7B and CodeLlama 13B.\n\n" + "\n".join(table) +
         f"\n\nMean absolute error over these {len(results)} figures: {error(results):.1f}% ({by_chip}); "
         f"largest {100 * max(abs(r['ratio'] - 1) for r in results):.1f}%.\n")

@@ -105,8 +105,9 @@ constexpr std::array<GpuSpec, 23> kCatalog{{
     // Infinity Fabric mesh and MAMF (same die).
     {"MI325X", "cdna3", {163.4e12, 653.7e12, 1307.4e12, 1307.4e12, 2614.9e12}, 256e9, 6.0e12, 1000, 304,
      0.601, 7 * 64e9, NodeFabric::nvlink_mesh},
-    // Accelerators that are not GPUs. No MAMF-style GEMM measurement is published for them: 0.80,
-    // the catalog's default (above); sms 0 (their matrix units are not SM waves). Their chips
+    // Accelerators that are not GPUs. No MAMF-style GEMM sweep is published for them: 0.80, the
+    // catalog's default (above), but for NeuronCore-v2 (below); sms 0 (their matrix units are not
+    // SM waves). Their chips
     // join neighbours directly (TPU ICI, AWS NeuronLink): ici_links x ici_link_Bps per direction,
     // and that sum is the node-fabric rate of an nvlink_mesh node. Servers: a TPU v4/v5p host
     // has 4 chips, a v5e/v6e host 8 (Google Cloud's pages), cabled here as a full mesh (the
@@ -142,19 +143,30 @@ constexpr std::array<GpuSpec, 23> kCatalog{{
     // trn1.32xlarge in a 2D torus, NeuronLink-v2 384 GiB/s per chip; the NKI architecture guide:
     // 4 NeuronLink-v2 per Trainium. 384 GiB/s read as both directions (as NVLink's 900 GB/s is):
     // 4 x 51.5 GB/s each way. AWS publishes no chip power: 0.
+    // GEMM ceiling 0.830, measured: the NKI matrix-multiplication tutorial's fully optimized
+    // kernel multiplies [4096, 8192] x [8192, 8192] in BF16 in 6.97 ms on one NeuronCore-v2 of a
+    // trn1.32xlarge (its "Hardware FLOPs Utilization" 85.24%, of the Tensor Engine's 92 TFLOP/s):
+    // 2 x 4096 x 8192 x 8192 / 6.97 ms = 78.9 TFLOP/s, 0.830 of the 95 TFLOP/s a core has of the
+    // chip's 190 (aws-neuron/aws-neuron-sdk, general/nki/tutorials/matrix_multiplication.rst, as
+    // of commit 4eba310f, 2025-05-20; the table left the page in December 2025). One hand-tuned
+    // kernel and shape, as Bekman's MAMF is cuBLAS's best shape; NeuronX Distributed's GEMMs are
+    // the compiler's, whose rate AWS does not publish.
     {"Trainium1", "neuron_v2", {47.5e12, 190e12, 190e12, 190e12, 190e12, 380e12}, 32 * 1073741824.0, 820e9, 0, 0,
-     0.80, 4 * 51.5e9, NodeFabric::nvlink_mesh, 0, 4, 51.5e9, 16, topo::NodeMesh::torus_4x4},
+     0.830, 4 * 51.5e9, NodeFabric::nvlink_mesh, 0, 4, 51.5e9, 16, topo::NodeMesh::torus_4x4},
     // "Trainium2 Architecture": eight NeuronCore-v3, 667 BF16/FP16/TF32 TFLOPS, 1,299 FP8, 181
     // FP32 (dense); 96 GiB at 2.9 TB/s; NeuronLink-v3 1.28 TB/s per chip over 4 links (the NKI
     // guide), read as both directions: 4 x 160 GB/s each way. trn2.48xlarge: 16 chips in a 4 x 4
-    // torus ("Best practices for training on AWS Neuron"). No published chip power.
+    // torus ("Best practices for training on AWS Neuron"). No published chip power. NeuronCore-v3
+    // has no published matrix-multiply rate (the NKI tutorial's was Trainium1's): 0.80.
     {"Trainium2", "neuron_v3", {181e12, 667e12, 667e12, 667e12, 1299e12, 0}, 96 * 1073741824.0, 2.9e12, 0, 0,
      0.80, 4 * 160e9, NodeFabric::nvlink_mesh, 0, 4, 160e9, 16, topo::NodeMesh::torus_4x4},
     // "Inferentia2 Architecture": the Trainium's NeuronCore-v2 pair and rates, 32 GiB at 820 GB/s;
     // "Inf2 Architecture": up to 12 chips per inf2.48xlarge in a ring, NeuronLink-v2 192 GiB/s
-    // per chip over 2 links (the NKI guide): 2 x 51.5 GB/s each way. No published chip power.
+    // per chip over 2 links (the NKI guide): 2 x 51.5 GB/s each way. No published chip power. GEMM
+    // ceiling: Trainium1's measured 0.830 (the same NeuronCore-v2 and clock: the NKI architecture
+    // guide describes Trainium and Inferentia2 as one).
     {"Inferentia2", "neuron_v2", {47.5e12, 190e12, 190e12, 190e12, 190e12, 380e12}, 32 * 1073741824.0, 820e9, 0,
-     0, 0.80, 2 * 51.5e9, NodeFabric::nvlink_mesh, 0, 2, 51.5e9, 12, topo::NodeMesh::ring},
+     0, 0.830, 2 * 51.5e9, NodeFabric::nvlink_mesh, 0, 2, 51.5e9, 12, topo::NodeMesh::ring},
 }};
 
 }  // namespace

@@ -52,8 +52,8 @@ void parse_request(const json& w, const std::string& at, bool plain, const work:
 constexpr std::initializer_list<const char*> kLlmReplicaKeys = {
     "max_num_seqs", "max_num_batched_tokens", "block_size", "scheduler", "gpu_memory_utilization",
     "activation_reserve", "kv_cache", "compute_efficiency", "memory_efficiency", "paged_kv_efficiency", "iteration_overhead",
-    "tp_allreduce_bandwidth", "kv_bytes_per_element", "measured", "prefix_caching", "pad_heads", "kv_layout",
-    "dense_slot_tokens"};
+    "tp_allreduce_bandwidth", "kv_bytes_per_element", "measured", "prefix_caching", "pad_heads", "ranks_per_gpu",
+    "kv_layout", "dense_slot_tokens"};
 
 // The GPU of an LLM replica: hardware.gpu at the workload's precision.
 serving::GpuSpec gpu_at_precision(const Config& config, work::Precision precision, const std::string& at) {
@@ -76,20 +76,27 @@ serving::GpuSpec gpu_at_precision(const Config& config, work::Precision precisio
 // does not divide them; AWS Neuron pads them up to a multiple of it, `pad_heads`), and the
 // weights and a given KV cache must fit in the GPUs' memory.
 void check_replica_fits(const serving::LlmTimingSpec& t, const std::string& path, int node_gpus, int heads) {
-  if (heads > 0 && heads % t.gpus != 0 && !t.pad_heads) {
+  // The degree the heads split over: gpus, or gpus x ranks_per_gpu ranks.
+  const int degree = t.tp_ranks();
+  const std::string got =
+      std::to_string(degree) + (t.ranks_per_gpu > 1 ? " (" + std::to_string(t.gpus) + " GPUs x ranks_per_gpu " +
+                                                          std::to_string(t.ranks_per_gpu) + ")"
+                                                    : "");
+  if (heads > 0 && heads % degree != 0 && !t.pad_heads) {
     std::string divisors;
     for (int g = 1; g <= node_gpus; ++g)
-      if (heads % g == 0) divisors += (divisors.empty() ? "" : ", ") + std::to_string(g);
-    throw InputError(join_path(path, "gpus"), "a tensor-parallel degree dividing the model's " + std::to_string(heads) +
-                                                  " attention heads; got " + std::to_string(t.gpus),
-                     "one of " + divisors + ", or pad_heads: true (AWS Neuron pads the heads to a multiple of it)");
+      if (heads % (g * t.ranks_per_gpu) == 0) divisors += (divisors.empty() ? "" : ", ") + std::to_string(g);
+    throw InputError(join_path(path, "gpus"),
+                     "a tensor-parallel degree dividing the model's " + std::to_string(heads) + " attention heads; got " + got,
+                     (divisors.empty() ? std::string("no GPU count does") : "one of " + divisors) +
+                         ", or pad_heads: true (AWS Neuron pads the heads to a multiple of it)");
   }
   // vLLM splits the KV heads over the degree, or replicates each over a whole number of GPUs.
   const int kv = t.model.kv_heads;
-  if (heads > 0 && kv > 0 && kv % t.gpus != 0 && t.gpus % kv != 0 && !t.pad_heads)
+  if (heads > 0 && kv > 0 && kv % degree != 0 && degree % kv != 0 && !t.pad_heads)
     throw InputError(join_path(path, "gpus"),
                      "a tensor-parallel degree dividing the model's " + std::to_string(kv) +
-                         " KV heads or a multiple of them; got " + std::to_string(t.gpus),
+                         " KV heads or a multiple of them; got " + got,
                      "as vLLM requires; or pad_heads: true (AWS Neuron replicates the KV heads)");
   const double memory = t.gpus * t.gpu.hbm_bytes, weights = t.held_model().weight_bytes();
   if (t.kv_cache_bytes > 0 && t.kv_cache_bytes + weights > memory)
@@ -158,6 +165,7 @@ void parse_llm_replica(const json& r, const std::string& path, const Config& con
       throw InputError(mp, "an iteration must take time: give base, per_prefill_token or per_decode_sequence > 0");
   }
   t.pad_heads = get_bool(r, "pad_heads", path, t.pad_heads);
+  t.ranks_per_gpu = static_cast<int>(get_int(r, "ranks_per_gpu", path, t.ranks_per_gpu, 1, 64));
   check_replica_fits(spec.timing, path, node_gpus, heads);
   if (dense && dense_kv_bytes_exceed(spec))
     throw InputError(join_path(path, "max_num_seqs"),

@@ -165,6 +165,11 @@ struct IterationWork {
 
 struct LlmTimingSpec {
   int gpus = 1;  // tensor-parallel GPUs per replica, >= 1
+  // Tensor-parallel ranks on each GPU, >= 1: the heads are split over gpus x ranks_per_gpu ranks.
+  // AWS Neuron runs a rank per NeuronCore (2 per Trainium1 or Inferentia2 chip) and
+  // transformers-neuronx pads the query heads and replicates the KV heads over that degree (its
+  // tp_degree); the ranks of a GPU share its rates and memory, and the all-reduces are the GPUs'.
+  int ranks_per_gpu = 1;
   // Whether a degree that does not divide the query heads is allowed (held_model pads them, as
   // AWS Neuron does); vLLM refuses it.
   bool pad_heads = false;
@@ -184,9 +189,10 @@ struct LlmTimingSpec {
   AllReduceCost tp_allgather;            // one TP all-gather of b bytes gathered (gpus > 1)
   double iteration_overhead_s = 0.5e-3;  // CPU time added to every iteration (see above)
   MeasuredTiming measured;
-  // The model as the replica's GPUs hold it (LlmModelSpec::held_by): what the roofline, the
+  int tp_ranks() const { return gpus * ranks_per_gpu; }  // the degree the heads are split over
+  // The model as the replica's ranks hold it (LlmModelSpec::held_by): what the roofline, the
   // memory and the KV cache count.
-  LlmModelSpec held_model() const { return model.held_by(gpus); }
+  LlmModelSpec held_model() const { return model.held_by(tp_ranks()); }
 };
 
 // The rule above with its constants folded (a replica computes them once).

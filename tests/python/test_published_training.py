@@ -24,11 +24,12 @@ MEAN_ABSOLUTE_ERROR = 0.179  # over the headline rows (all but SEPARATE_GROUPS):
 # v5e rows (x0.83 32B on a v5e-256, x0.86 on two, hybrid sharding)
 GROUP_ERROR = {"H100-SXM": 0.199, "A100-80GB": 0.176, "TPU-v6e": 0.157, "TPU-v5p": 0.060, "TPU-v5e": 0.165}
 ROW_ERROR = 0.322           # any single row: 31.7% the largest measured (GPT-3 20B on 64 H100s)
-# Trainium1 (AWS Neuron's trn1 tables), reported apart from the headline (SEPARATE_GROUPS): 47.2%
-# measured over its 5 rows (x1.09 Llama 2 7B, x1.31 13B, x1.53 70B at Neuron 2.17; x1.82 Llama 3.1
-# 8B, x1.61 70B at 2.24)
-SEPARATE_GROUP_ERROR = {"Trainium1": 0.48}
-SEPARATE_ROW_ERROR = 0.83   # any Trainium1 row: 81.9% the largest measured
+# Trainium1 (AWS Neuron's trn1 tables), reported apart from the headline (SEPARATE_GROUPS): 50.0%
+# measured over its 5 rows (x1.11 Llama 2 7B, x1.33 13B, x1.56 70B at Neuron 2.17; x1.85 Llama 3.1
+# 8B, x1.65 70B at 2.24), with the GEMM ceiling AWS's NKI matmul measures (0.830; 47.2% at the
+# unmeasured 0.80 it replaced)
+SEPARATE_GROUP_ERROR = {"Trainium1": 0.51}
+SEPARATE_ROW_ERROR = 0.85   # any Trainium1 row: 84.7% the largest measured
 
 
 @pytest.fixture(scope="module")

@@ -68,6 +68,22 @@ TEST_CASE("the catalog's TPUs, Trainium and Inferentia: published peaks, HBM and
   CHECK(find_gpu("MI325X")->dense_flops.bf16 == find_gpu("MI300X")->dense_flops.bf16);
 }
 
+TEST_CASE("NeuronCore-v2's GEMM ceiling is the NKI tutorial's measured matmul", "[catalog]") {
+  // AWS's NKI matrix-multiplication tutorial: [4096, 8192] x [8192, 8192] in BF16 in 6.97 ms on
+  // one NeuronCore-v2 of a trn1.32xlarge; a core is half the chip's 190 TFLOP/s. Inferentia2 has
+  // the same cores; Trainium2's NeuronCore-v3 has no measurement and keeps the default.
+  const double achieved = 2.0 * 4096 * 8192 * 8192 / 6.97e-3;
+  CHECK(achieved == Approx(78.87e12).epsilon(1e-3));
+  for (const char* chip : {"Trainium1", "Inferentia2"}) {
+    INFO(chip);
+    const GpuSpec& g = *find_gpu(chip);
+    CHECK(g.max_gemm_efficiency == Approx(achieved / (g.dense_flops.bf16 / 2)).epsilon(1e-3));
+    // sms 0: no wave quantization, so a large GEMM of any shape runs at the ceiling.
+    CHECK(Roofline(g, work::Precision::bf16).gemm_efficiency(4096, 8192, 8192) == Approx(0.830));
+  }
+  CHECK(find_gpu("Trainium2")->max_gemm_efficiency == 0.80);
+}
+
 work::Op gemm(double m, double n, double k) {
   work::Op op;
   op.name = "g";

@@ -77,6 +77,22 @@ LlmReplicaStats older_and_newer_on_12_blocks(int older_output, bool caching, std
   return replica.stats();
 }
 
+// Batch-1 decode over `context` KV tokens on `t`'s GPUs, the bandwidth bound of the model as
+// they hold it: its weights at the achievable HBM rate, the KV cache at the paged share of that.
+double held_decode_bound_s(const LlmTimingSpec& t, double context) {
+  const LlmModelSpec held = t.held_model();
+  const double bytes_per_s = t.gpus * t.gpu.hbm_bandwidth_Bps * t.gpu.memory_efficiency;
+  return held.weight_bytes() / bytes_per_s +
+         held.kv_bytes_per_token() * context / (bytes_per_s * t.gpu.paged_kv_efficiency);
+}
+
+IterationWork one_decode(double context) {
+  IterationWork w;
+  w.decode_sequences = 1;
+  w.decode_context_tokens = context;
+  return w;
+}
+
 }  // namespace
 
 TEST_CASE("Batch-1 decode runs at the memory-bandwidth bound", "[serving][llm]") {
@@ -382,12 +398,8 @@ TEST_CASE("Padded query heads and copied KV heads add their weights, FLOPs and K
   twelve.gpus = 12;
   twelve.model = m;
   twelve.iteration_overhead_s = 0;
-  IterationWork decode;
-  decode.decode_sequences = 1;
-  decode.decode_context_tokens = 1000;
-  const double bytes_per_s = 12 * twelve.gpu.hbm_bandwidth_Bps * twelve.gpu.memory_efficiency;
-  CHECK(iteration_time_s(twelve, decode) ==
-        Approx(inf2.weight_bytes() / bytes_per_s + inf2.kv_bytes_per_token() * 1000 / (bytes_per_s * 0.9)));
+  CHECK(twelve.held_model().params == inf2.params);
+  CHECK(iteration_time_s(twelve, one_decode(1000)) == Approx(held_decode_bound_s(twelve, 1000)));
   IterationWork prefill;  // compute-bound: 4,096 tokens attending to 2,048 positions on average
   prefill.prefill_tokens = 4096;
   prefill.prefill_attended = 4096.0 * 2048;
@@ -395,6 +407,34 @@ TEST_CASE("Padded query heads and copied KV heads add their weights, FLOPs and K
   CHECK(iteration_time_s(twelve, prefill) ==
         Approx(2 * inf2.params * 4096 / flops_per_s + 4.0 * 80 * 72 * 128 * prefill.prefill_attended / flops_per_s));
   CHECK(kv_cache_bytes(twelve) == Approx(12 * 80e9 * 0.9 - inf2.weight_bytes() - 4e9));
+}
+
+TEST_CASE("Ranks per GPU split the heads over NeuronCores: the chips' bandwidth, the cores' copies",
+          "[serving][llm]") {
+  // Llama 3 70B on an inf2.48xlarge as transformers-neuronx runs it: tp_degree 24 NeuronCores on
+  // 12 chips. Queries padded 64 -> 72 (a multiple of 24, as of 12), KV heads 8 -> 24 copies (12
+  // more than one rank per chip holds); the weights are read at the 12 chips' bandwidth.
+  const LlmModelSpec m{.params = 70.55e9, .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .head_dim = 128};
+  const double per_head = 2.0 * 80 * 8192 * 128;
+  LlmTimingSpec cores;
+  cores.gpus = 12;
+  cores.ranks_per_gpu = 2;
+  cores.model = m;
+  cores.iteration_overhead_s = 0;
+  CHECK(cores.tp_ranks() == 24);
+  const LlmModelSpec held = cores.held_model();
+  CHECK(held.heads == 72);
+  CHECK(held.kv_heads == 24);
+  CHECK(held.params == Approx(m.held_by(12).params + 12 * per_head));
+  CHECK(held.kv_bytes_per_token() == Approx(3 * m.kv_bytes_per_token()));
+  CHECK(iteration_time_s(cores, one_decode(1000)) == Approx(held_decode_bound_s(cores, 1000)));
+  CHECK(kv_cache_bytes(cores) == Approx(12 * 80e9 * 0.9 - held.weight_bytes() - 4e9));
+  // Llama 2 7B's 32 heads (MHA) over 24 NeuronCores: 48 query and KV heads, not 12 chips' 36.
+  const LlmModelSpec mha{.params = 6.74e9, .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 32, .head_dim = 128};
+  cores.model = mha;
+  CHECK(cores.held_model().heads == 48);
+  CHECK(cores.held_model().kv_heads == 48);
+  CHECK(cores.held_model().params == Approx(mha.params + 2 * 16 * 2.0 * 32 * 4096 * 128));
 }
 
 TEST_CASE("Coalesced decode runs give the times of one event per iteration", "[serving][llm]") {
