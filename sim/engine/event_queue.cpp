@@ -136,7 +136,11 @@ QueuedEvent EventQueue::pop() {
   release_slot(s);
   --live_;
   remove_first();
-  if (dead_ != 0) discard_dead_tops();
+  if (dead_ != 0) {
+    discard_dead_tops();
+    // A pop takes a live key: dead ones may now outnumber the live (what cancel bounds).
+    if (dead_ > live_) compact();
+  }
   return ev;
 }
 
