@@ -136,7 +136,11 @@ QueuedEvent EventQueue::pop() {
   release_slot(s);
   --live_;
   remove_first();
-  if (dead_ != 0) discard_dead_tops();
+  if (dead_ != 0) {
+    discard_dead_tops();
+    // A pop takes a live key: dead ones may now outnumber the live (what cancel bounds).
+    if (dead_ > live_) compact();
+  }
   return ev;
 }
 
@@ -162,6 +166,10 @@ void EventQueue::clear() {
 void EventQueue::shrink_to_fit() {
   if (dead_ != 0) compact();
   heap_.shrink_to_fit();
+  // The lane too: a burst at one instant leaves it as long as the burst.
+  lane_.erase(lane_.begin(), lane_.begin() + static_cast<std::ptrdiff_t>(lane_head_));
+  lane_head_ = 0;
+  lane_.shrink_to_fit();
 }
 
 std::size_t EventQueue::memory_bytes() const {

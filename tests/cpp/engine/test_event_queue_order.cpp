@@ -166,3 +166,18 @@ TEST_CASE("EventQueue: one event always pending at the earliest time keeps its m
   CHECK(q.size() == 1);
   CHECK(q.memory_bytes() < 4096);
 }
+
+TEST_CASE("EventQueue shrink_to_fit releases the lane's burst too", "[event_queue]") {
+  // Events pushed in time order onto an empty queue all go to the lane (each is the earliest
+  // yet and after the lane's last); once they ran, shrink_to_fit gives their memory back.
+  NullTarget t;
+  EventQueue q;
+  for (uint64_t i = 0; i < 4096; ++i) q.push(static_cast<double>(i), 0, &t, i);
+  const std::size_t full = q.memory_bytes();
+  for (uint64_t i = 0; i < 4095; ++i) REQUIRE(q.pop().tag == i);
+  q.shrink_to_fit();
+  // The slots stay (their free list spans them); the lane's 4,096 keys of 16 bytes go.
+  CHECK(q.memory_bytes() <= full - 4000 * 16);
+  CHECK(q.pop().tag == 4095);
+  CHECK(q.empty());
+}

@@ -1,6 +1,8 @@
 // EventQueue against a simple reference (std::map keyed by the total order) over ~1e5
 // random pushes, pops and cancels, with many ties; once with the real sequence space and
-// once with a tiny one so that renumbering happens hundreds of times.
+// once with a tiny one so that renumbering happens hundreds of times; and once as a
+// simulation drives it (pushes at or after the time last popped, many at that very instant:
+// the lane beside the heap), with cancels, compactions, shrink_to_fit and clear.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -72,7 +74,70 @@ uint64_t run_against_reference(EventQueue& q, std::size_t max_pending, uint64_t 
   return q.renumber_count();
 }
 
+// As a simulator drives the queue: every push is at or after `now` (the time last popped),
+// half of them at `now` itself at any priority, so most go through the lane. Every few
+// thousand operations the queue is cleared: every handle issued before is then stale.
+void run_instants_against_reference(EventQueue& q, std::size_t max_pending, uint64_t seed) {
+  NullTarget t;
+  std::mt19937_64 rng(seed);
+  std::map<std::tuple<double, int, uint64_t>, uint64_t> ref;  // (time, priority, seq) -> tag
+  std::vector<Issued> issued;
+  uint64_t seq = 0;
+  double now = 0;
+  for (int op = 0; op < 60000; ++op) {
+    const uint64_t r = rng() % 100;
+    if (r < 50 && ref.size() < max_pending) {
+      const double time = (rng() % 2 == 0) ? now : now + static_cast<double>(rng() % 8) * 0.5;
+      const int priority = static_cast<int>(rng() % 5) - 2;
+      const EventId id = q.push(time, priority, &t, seq);
+      ref.emplace(std::make_tuple(time, priority, seq), seq);
+      issued.push_back({id, std::make_tuple(time, priority, seq)});
+      ++seq;
+    } else if (r < 80) {
+      if (ref.empty()) {
+        REQUIRE(q.top_time() == kForever);
+        continue;
+      }
+      const auto expected = ref.begin();
+      REQUIRE(q.top_time() == std::get<0>(expected->first));
+      const auto ev = q.pop();
+      REQUIRE(ev.tag == expected->second);
+      now = ev.time;
+      ref.erase(expected);
+    } else if (r < 98) {
+      if (issued.empty()) continue;
+      const Issued& pick = issued[rng() % issued.size()];
+      const bool pending = ref.count(pick.key) != 0;
+      REQUIRE(q.cancel(pick.id) == pending);
+      ref.erase(pick.key);
+    } else if (r < 99) {
+      q.shrink_to_fit();
+    } else if (rng() % 20 == 0) {
+      q.clear();
+      ref.clear();
+      for (const Issued& i : issued) REQUIRE_FALSE(q.contains(i.id));
+      issued.clear();
+    }
+    REQUIRE(q.size() == ref.size());
+    REQUIRE(q.dead_entries() <= q.size());
+  }
+  while (!ref.empty()) {
+    REQUIRE(q.pop().tag == ref.begin()->second);
+    ref.erase(ref.begin());
+  }
+  REQUIRE(q.empty());
+}
+
 }  // namespace
+
+TEST_CASE("EventQueue matches a reference ordered map when pushed at the instant it is at (the lane)",
+          "[event_queue][reference]") {
+  EventQueue q;
+  run_instants_against_reference(q, 500, 3);
+  EventQueue renumbered(/*sequence_limit=*/64);
+  run_instants_against_reference(renumbered, 40, 4);
+  CHECK(renumbered.renumber_count() > 100);
+}
 
 TEST_CASE("EventQueue matches a reference ordered map", "[event_queue][reference]") {
   EventQueue q;
