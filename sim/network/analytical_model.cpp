@@ -155,12 +155,6 @@ bool RoutedPlan::worth_streaming(const Network& network, const work::Stage& stag
 namespace {
 // An all-pairs count's slowest routes, by TransferClass (-1: none): its pairs in one node are
 // all of one class, that of a member with itself.
-std::array<double, 3> max_wire_by_class(const topo::Topology& topology, int member, const topo::PairLoads& count) {
-  std::array<double, 3> max_wire_s{-1, -1, -1};
-  max_wire_s[static_cast<std::size_t>(transfer_class(topology, member, member))] = count.max_latency_same_node_s;
-  max_wire_s[static_cast<std::size_t>(TransferClass::net)] = count.max_latency_across_s;
-  return max_wire_s;
-}
 }  // namespace
 
 bool RoutedPlan::stream_pairs(Network& network, const work::Stage& stage) {

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "sim/network/network.hpp"
+#include "topology/all_pairs.hpp"
 
 namespace cs::net {
 
@@ -12,6 +13,13 @@ std::string_view to_string(Protocol protocol) { return name_of(kProtocolNames, p
 TransferClass transfer_class(const topo::Topology& topology, int src_rank, int dst_rank) {
   if (topology.node_of_rank(src_rank) != topology.node_of_rank(dst_rank)) return TransferClass::net;
   return topology.node_fabric() == topo::NodeFabric::pcie ? TransferClass::pcie : TransferClass::nvlink;
+}
+
+std::array<double, 3> max_wire_by_class(const topo::Topology& topology, int member, const topo::PairLoads& count) {
+  std::array<double, 3> max_wire_s{-1, -1, -1};
+  max_wire_s[static_cast<std::size_t>(transfer_class(topology, member, member))] = count.max_latency_same_node_s;
+  max_wire_s[static_cast<std::size_t>(TransferClass::net)] = count.max_latency_across_s;
+  return max_wire_s;
 }
 
 StageLatency::StageLatency(Network& network, const work::Stage& stage)

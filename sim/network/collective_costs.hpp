@@ -30,6 +30,7 @@
 
 namespace cs::topo {
 class Topology;
+struct PairLoads;
 }  // namespace cs::topo
 
 namespace cs::net {
@@ -58,6 +59,11 @@ struct CollectiveCostTable {
 };
 
 TransferClass transfer_class(const topo::Topology& topology, int src_rank, int dst_rank);
+
+// An all-pairs stage's longest route latency by TransferClass (-1 where the stage has no route
+// of that class), from a count's maxima; `member` is any member (its node's fabric names the
+// same-node class).
+std::array<double, 3> max_wire_by_class(const topo::Topology& topology, int member, const topo::PairLoads& count);
 
 // The latency of one step over a route with `wire_s` of its own, where NCCL's model says
 // `step_latency_s` for the route's class (see the header comment).

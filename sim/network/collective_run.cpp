@@ -27,10 +27,7 @@ std::unique_ptr<CollectiveRun::StageRoutes> CollectiveRun::exchange_stage(const 
   std::unique_ptr<topo::AllPairsCounter> counter = network_.all_pairs_counter(stage.pair_members);
   if (!counter) return nullptr;
   topo::PairLoads count = network_.count_all_pairs(stage.pair_members, *counter);
-  std::array<double, 3> max_wire_s{-1, -1, -1};  // by TransferClass
-  const int a = stage.pair_members[0];
-  max_wire_s[static_cast<std::size_t>(transfer_class(network_.topology(), a, a))] = count.max_latency_same_node_s;
-  max_wire_s[static_cast<std::size_t>(TransferClass::net)] = count.max_latency_across_s;
+  const std::array<double, 3> max_wire_s = max_wire_by_class(network_.topology(), stage.pair_members[0], count);
   auto sr = std::make_unique<StageRoutes>(StageRoutes{{}, StageLatency(stage.steps, max_wire_s), nullptr});
   // The exchange's solve starts from these counts instead of a pass over the routes.
   sr->exchange = std::make_unique<StagePairs>(network_, stage, std::move(counter), std::move(count.crossings));
