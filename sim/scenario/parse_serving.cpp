@@ -128,7 +128,7 @@ void parse_llm_replica(const json& r, const std::string& path, const Config& con
   t.dense_slot_tokens = get_int(r, "dense_slot_tokens", path, t.dense_slot_tokens, 1, int64_t{1} << 30);
   if (!dense && member(r, "dense_slot_tokens"))
     throw InputError(join_path(path, "dense_slot_tokens"), "only with kv_layout \"dense_slots\"",
-                     "set workload.replica.kv_layout to \"dense_slots\", or remove it");
+                     "set " + join_path(path, "kv_layout") + " to \"dense_slots\", or remove it");
   // Dense slots share no block: prefix caching is off unless asked for, and then refused.
   b.prefix_caching = get_bool(r, "prefix_caching", path, dense ? false : b.prefix_caching);
   if (dense && b.prefix_caching)

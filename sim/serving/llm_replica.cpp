@@ -59,7 +59,9 @@ LlmReplica::LlmReplica(engine::Simulator& sim, ReplicaListener& listener, uint32
     : Replica(sim, listener, id, std::max(1, spec.batching.max_num_seqs)), spec_(spec), role_(role), totals_(totals), cost_(spec.timing),
       block_(kv_block_tokens(spec)), pool_(kv_blocks(spec)) {
   validate_llm_replica(spec_);
-  phase_count_.assign(static_cast<std::size_t>(block_), 0);
+  // A dense slot holds its prompt and output whole (admissible()): no decoder takes a new block,
+  // and a phase table as long as the slot (up to 2^30 tokens) would only hold zeros.
+  if (!dense()) phase_count_.assign(static_cast<std::size_t>(block_), 0);
 }
 
 LlmReplica::~LlmReplica() {
@@ -70,7 +72,7 @@ LlmReplica::~LlmReplica() {
 bool LlmReplica::admissible(const Request& request) const {
   const int64_t p = request.prompt_tokens;
   const int64_t most_tokens = role_ == LlmRole::prefill ? p : p + request.output_tokens;
-  if (dense() && p + request.output_tokens > block_) return false;  // its slot holds them all
+  if (dense() && most_tokens > block_) return false;  // its slot holds them all (a prefill replica's: the prompt)
   if (spec_.batching.scheduler == SchedulerMode::jetstream) {
     if (p > spec_.batching.max_num_batched_tokens) return false;  // the longest prefill
     return blocks_for(most_tokens) <= pool_.total();
@@ -162,7 +164,7 @@ void LlmReplica::start_decoding(uint32_t s) {
   q.decode_base = q.prefill_target;
   q.decode_entry = decode_clock_;
   q.finish_clock = decode_clock_ + static_cast<uint64_t>(q.request.output_tokens - q.generated) - 1;
-  ++phase_count_[block_phase(q.decode_entry, q.decode_base, block_)];
+  if (!dense()) ++phase_count_[block_phase(q.decode_entry, q.decode_base, block_)];
   ++n_decode_;
   decode_kv_sum_ += static_cast<double>(q.decode_base);
   finishes_.push({q.finish_clock, s, q.generation});
@@ -171,7 +173,7 @@ void LlmReplica::start_decoding(uint32_t s) {
 int64_t LlmReplica::stop_decoding(uint32_t s) {
   Seq& q = seqs_[s];
   const int64_t kv = decode_kv_tokens(q);
-  --phase_count_[block_phase(q.decode_entry, q.decode_base, block_)];
+  if (!dense()) --phase_count_[block_phase(q.decode_entry, q.decode_base, block_)];
   --n_decode_;
   decode_kv_sum_ -= static_cast<double>(kv);
   q.generated += static_cast<int32_t>(decode_clock_ - q.decode_entry);
@@ -211,7 +213,7 @@ void LlmReplica::preempt(uint32_t s) {
 
 void LlmReplica::grow_decoders() {
   while (n_decode_ > 0) {
-    const int64_t need = phase_count_[decode_clock_ % static_cast<uint64_t>(block_)];
+    const int64_t need = dense() ? 0 : phase_count_[decode_clock_ % static_cast<uint64_t>(block_)];
     if (need <= free_blocks()) {
       pool_.allocate(need);
       break;
@@ -330,8 +332,14 @@ void LlmReplica::schedule_prefill_first() {
     if (q.computed == q.prefill_target) break;
     // Whole prompts only (less their cached blocks), the watermark kept free.
     const CacheHits hits = cache_hits(q);
-    if (q.prefill_target - (hits.shared + hits.own) * block_ > budget) break;
-    const int64_t tokens = admit_prompt(s, budget, watermark);
+    const int64_t remaining = q.prefill_target - (hits.shared + hits.own) * block_;
+    // JetStream admits prompts up to its longest prefill, but a preempted sequence recomputes
+    // its prompt and the tokens it produced, which may be longer: it is prefilled alone, whole
+    // (JetStream itself never preempts; waiting for a budget it can never fit would stop the
+    // replica for good). prefill_first admits prompt + output within the budget.
+    const bool long_recompute = one_prompt && remaining > budget && q.prefill_target > q.request.prompt_tokens;
+    if (remaining > budget && !long_recompute) break;
+    const int64_t tokens = admit_prompt(s, long_recompute ? remaining : budget, watermark);
     if (tokens == 0) break;
     budget -= tokens;
   }
@@ -404,8 +412,10 @@ void LlmReplica::plan_decode_run(IterationWork work) {
   int64_t growth = 0;
   std::size_t phase = decode_clock_ % static_cast<uint64_t>(block_);
   for (uint64_t i = 1; i < iterations; ++i) {
-    if (++phase == phase_count_.size()) phase = 0;
-    growth += phase_count_[phase];
+    if (!dense()) {
+      if (++phase == phase_count_.size()) phase = 0;
+      growth += phase_count_[phase];
+    }
     if (growth > free) break;
     if (!dense()) work.decode_context_tokens += n_decode_;  // a dense step reads the same slots
     run_.push_back({run_.back().end_s + cost_.seconds(work, terms), growth});

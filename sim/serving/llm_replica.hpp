@@ -23,12 +23,14 @@
 //                    own, padded to the next of JetStream's power-of-two prefill buckets from
 //                    16 tokens, at most max_num_batched_tokens: MaxText's
 //                    max_prefill_predict_length) and inserted into the slot; otherwise one
-//                    decode step of every slot. A request needs prompt <= max_num_batched_tokens.
+//                    decode step of every slot. A request needs prompt <= max_num_batched_tokens
+//                    (a preempted sequence's recompute, prompt + output so far, is prefilled
+//                    alone however long: JetStream itself never preempts).
 //
 // With kv_layout dense_slots (llm_timing.hpp) each sequence holds one slot of
 // dense_slot_tokens (a KV block of that many tokens, max_num_seqs of them, whatever the
 // memory rule leaves beyond: the dense array must fit in it), a request needs prompt + output
-// <= dense_slot_tokens, nothing is preempted or cached, and every decode iteration is timed as
+// <= dense_slot_tokens (a prefill replica, which holds the prompt alone: prompt <= it), nothing is preempted or cached, and every decode iteration is timed as
 // max_num_seqs sequences reading max_num_seqs x dense_slot_tokens KV tokens, however many
 // slots are busy and however long their sequences.
 //

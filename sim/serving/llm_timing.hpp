@@ -180,7 +180,8 @@ struct LlmTimingSpec {
   double kv_cache_bytes = 0;             // > 0: use this instead of the rule above
   KvLayout kv_layout = KvLayout::paged;  // dense_slots: KV read at B, not B * paged_kv_efficiency
   // dense_slots: tokens one slot holds, >= 1 (MaxText's max_target_length, 2048 in its
-  // base.yml and in Google's JetStream recipes); a request's prompt + output must fit.
+  // base.yml and in Google's JetStream recipes); a request's prompt + output must fit (a
+  // prefill replica's prompt alone).
   int64_t dense_slot_tokens = 2048;
   // The node fabric's per-GPU bandwidth the TP all-reduce runs at, when it is not the node's
   // own (sim/world builds tp_allreduce from it); 0: the node's.

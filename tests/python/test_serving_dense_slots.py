@@ -53,3 +53,12 @@ def test_a_dense_decode_step_reads_every_slot_whatever_the_lengths():
     assert short - half == pytest.approx(16 * 1024 * 32 * 2 * 4096 * 2 / (8 * 819e9 * 0.7) * 1e3, rel=1e-6)
     # The paged layout reads the few tokens the sequence holds: more than the whole dense read faster.
     assert short - _tpot_ms("paged", 16) > 16 * 2048 * 32 * 2 * 4096 * 2 / (8 * 819e9 * 0.7) * 1e3
+
+
+def test_a_dense_option_of_the_prefill_pool_names_its_own_path():
+    # The hint names the replica the key was given in, not workload.replica.
+    proc = run_cli("validate", ROOT / "scenarios" / "serving_disaggregated.json",
+                   "--set", "workload.disaggregated.prefill_replica.dense_slot_tokens=4096")
+    assert proc.returncode == 2, proc.stderr
+    assert "workload.disaggregated.prefill_replica.dense_slot_tokens" in proc.stderr, proc.stderr
+    assert "set workload.disaggregated.prefill_replica.kv_layout" in proc.stderr, proc.stderr

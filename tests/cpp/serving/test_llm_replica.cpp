@@ -61,11 +61,15 @@ const Done& find(const std::vector<Done>& done, uint64_t id) {
 // older gives `older_output` tokens, the newer 100; the newer is preempted at decode clock 32,
 // when the older needs its sixth block. Returns the replica's stats; the completions in `done`.
 LlmReplicaStats older_and_newer_on_12_blocks(int older_output, bool caching, std::vector<Done>& done,
-                                             double per_prefill_token_s = 0) {
+                                             double per_prefill_token_s = 0,
+                                             SchedulerMode mode = SchedulerMode::chunked_prefill,
+                                             int64_t max_num_batched_tokens = 8192) {
   Simulator sim;
   Collector sink(sim);
   LlmReplicaSpec spec = ten_ms_iterations();
   spec.timing.measured.per_prefill_token_s = per_prefill_token_s;
+  spec.batching.scheduler = mode;
+  spec.batching.max_num_batched_tokens = max_num_batched_tokens;
   spec.timing.kv_cache_bytes = 12 * 16 * spec.timing.model.kv_bytes_per_token();
   spec.batching.prefix_caching = caching;
   LlmReplica replica(sim, sink, 0, spec);
@@ -209,6 +213,21 @@ TEST_CASE("Decoding sequences that outgrow the cache preempt the newest, which r
     CHECK(stats.cached_tokens == (caching ? 16u : 0u));
     CHECK(stats.prefill_tokens == (caching ? 64u + 64 + 80 : 64u + 64 + 96));
   }
+}
+
+TEST_CASE("JetStream recomputes a preempted sequence longer than its longest prefill", "[serving][llm]") {
+  // The paged layout under JetStream's scheduler, prefills of at most 64 tokens: the newer
+  // request's prefill runs alone (the older skips that decode), so the older needs its sixth
+  // block a step later and the newer is preempted holding 64 + 33 tokens; it recomputes all 97
+  // in one prefill of its own
+  // (JetStream itself never preempts); refusing it, as a prompt that long is refused, would
+  // leave it at the head of the queue and the replica serving nothing more, ever.
+  std::vector<Done> done;
+  const LlmReplicaStats stats = older_and_newer_on_12_blocks(100, false, done, 0, SchedulerMode::jetstream, 64);
+  REQUIRE(done.size() == 2);
+  CHECK(stats.preemptions == 1);
+  CHECK(stats.tokens_out == 200);
+  CHECK(stats.prefill_tokens == 64u + 64 + 97);
 }
 
 TEST_CASE("A preempted sequence scheduled again before eviction recomputes only its last token",
@@ -538,6 +557,38 @@ TEST_CASE("Dense slots: the array must fit, a request must fit its slot", "[serv
   CHECK(replica.kv_blocks_total() == 4);  // one block per slot
   CHECK(replica.admissible(make_request(1, 0, 96, 4000)));
   CHECK_FALSE(replica.admissible(make_request(2, 0, 97, 4000)));
+  // A prefill replica's slot holds the prompt alone: the output is the decode replica's.
+  LlmReplica prefill(sim, sink, 1, spec, LlmRole::prefill);
+  CHECK(prefill.admissible(make_request(3, 0, 4096, 4000)));
+  CHECK_FALSE(prefill.admissible(make_request(4, 0, 4097, 1)));
+}
+
+TEST_CASE("A dense slot of 2^30 tokens costs no memory per token of the slot", "[serving][llm]") {
+  // A tiny model's 4 bytes of KV a token: one slot of 2^30 tokens (4.3 GB) fits an H100. No
+  // decoder of a dense slot takes a new block, so the replica keeps no table per token of it
+  // (which took 4 GB here and GBs per replica of a fleet).
+  LlmReplicaSpec spec;
+  LlmModelSpec& m = spec.timing.model;
+  m.params = 1e6;
+  m.layers = 1;
+  m.hidden = 64;
+  m.heads = 1;
+  m.kv_heads = 1;
+  m.head_dim = 1;
+  spec.timing.kv_layout = KvLayout::dense_slots;
+  spec.timing.dense_slot_tokens = int64_t{1} << 30;
+  spec.batching.max_num_seqs = 1;
+  spec.batching.prefix_caching = false;
+  Simulator sim;
+  Collector sink(sim);
+  LlmReplica replica(sim, sink, 0, spec);
+  replica.submit(make_request(1, 0, 100, 3));
+  sim.run();
+  REQUIRE(sink.done.size() == 1);
+  // Two decode steps after the first token, each reading the whole slot at B.
+  const GpuSpec& g = spec.timing.gpu;
+  const double slot_read_s = 4.0 * (int64_t{1} << 30) / (g.hbm_bandwidth_Bps * g.memory_efficiency);
+  CHECK(sink.done[0].time_s - sink.done[0].request.first_token_s >= 2 * slot_read_s);
 }
 
 TEST_CASE("JetStream prefills one prompt at a time, padded to its bucket", "[serving][llm]") {
