@@ -24,6 +24,15 @@ struct Issued {
   std::tuple<double, int, uint64_t> key;
 };
 
+// Pops whatever is left: in the reference's order, and nothing more.
+void drain_against_reference(EventQueue& q, std::map<std::tuple<double, int, uint64_t>, uint64_t>& ref) {
+  while (!ref.empty()) {
+    REQUIRE(q.pop().tag == ref.begin()->second);
+    ref.erase(ref.begin());
+  }
+  REQUIRE(q.empty());
+}
+
 // Returns the number of renumberings the queue went through.
 uint64_t run_against_reference(EventQueue& q, std::size_t max_pending, uint64_t seed) {
   NullTarget t;
@@ -66,11 +75,7 @@ uint64_t run_against_reference(EventQueue& q, std::size_t max_pending, uint64_t 
     REQUIRE(q.size() == ref.size());
     REQUIRE(q.dead_entries() <= q.size());
   }
-  while (!ref.empty()) {
-    REQUIRE(q.pop().tag == ref.begin()->second);
-    ref.erase(ref.begin());
-  }
-  REQUIRE(q.empty());
+  drain_against_reference(q, ref);
   return q.renumber_count();
 }
 
@@ -121,11 +126,7 @@ void run_instants_against_reference(EventQueue& q, std::size_t max_pending, uint
     REQUIRE(q.size() == ref.size());
     REQUIRE(q.dead_entries() <= q.size());
   }
-  while (!ref.empty()) {
-    REQUIRE(q.pop().tag == ref.begin()->second);
-    ref.erase(ref.begin());
-  }
-  REQUIRE(q.empty());
+  drain_against_reference(q, ref);
 }
 
 }  // namespace
