@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 
-from validation_training import DATA, scenario_doc
+from validation_training import DATA, _machine, scenario_doc
 
 # summary.training.ops names by part of a layer (workloads/training_ops.cpp); anything else of a
 # layer is element-wise (norms, activation, residual adds).
@@ -95,12 +95,36 @@ def layer_rows(cs) -> list[dict]:
     return out
 
 
+def tp_all_reduce(cs) -> dict:
+    """The layer's tensor-parallel all-reduce (one micro-batch's activations, micro x seq x hidden in
+    16 bits) timed alone by the communication layer on the row's node, as the training replay runs
+    it (the analytical model, ring), against layer_times' published all_reduce_perf run of such a
+    node: its times at the sizes either side, interpolated linearly in size."""
+    table, row = load_experiments()
+    published = table["tp_all_reduce"]
+    size = row["micro"] * row["seq_len"] * row["model"]["hidden"] * 2
+    hardware, topology = _machine(row)
+    doc = {"name": "tp_all_reduce", "hardware": hardware, "topology": topology,
+           "network": {"model": "analytical"},
+           "workload": {"kind": "collective", "op": "all_reduce", "algorithm": "ring", "sizes": [size]}}
+    simulated = cs.run(cs.Scenario.from_json(json.dumps(doc))).summary["collective"]["results"][0]
+    sizes, times = published["bytes"], published["time_us"]
+    i = next(i for i in range(1, len(sizes)) if sizes[i] >= size)
+    share = (size - sizes[i - 1]) / (sizes[i] - sizes[i - 1])
+    measured = 1e-6 * (times[i - 1] + share * (times[i] - times[i - 1]))
+    busbw = 2 * (row["tp"] - 1) / row["tp"] * size / measured / 1e9
+    return {"bytes": size, "simulated_s": simulated["time_s"], "simulated_busbw_GBps": simulated["busbw_GBps"],
+            "protocol": simulated["protocol"], "measured_s": measured, "measured_busbw_GBps": busbw,
+            "source": published["source"], "url": published["url"]}
+
+
 def _ms(seconds: float) -> str:
     return f"{1e3 * seconds:.2f}"
 
 
-def layer_section(cs, results: list[dict] | None = None) -> str:
+def layer_section(cs, results: list[dict] | None = None, all_reduce: dict | None = None) -> str:
     results = layer_rows(cs) if results is None else results
+    ar = tp_all_reduce(cs) if all_reduce is None else all_reduce
     table, row = load_experiments()
     lines = ["| experiment | forward measured | simulated | ratio | backward measured | simulated | ratio |"
              " simulated forward: GEMMs, attention products, softmax and dropout, element-wise, the rest |"
@@ -129,4 +153,10 @@ included); the rest is what the timeline adds, tensor-parallel communication lef
 compute slowed beside communication.
 
 {chr(10).join(lines)}
+
+The layer's tensor-parallel all-reduce ({ar['bytes'] / 1e6:.1f} MB, two in forward and two in backward
+without sequence parallelism), timed alone on the node: simulated {1e6 * ar['simulated_s']:.0f} us (ring,
+{ar['protocol']}, busbw {ar['simulated_busbw_GBps']:.0f} GB/s), measured {1e6 * ar['measured_s']:.0f} us (busbw
+{ar['measured_busbw_GBps']:.0f} GB/s, interpolated between the sizes either side of a published run:
+[{ar['source']}]({ar['url']})); measured over simulated {ar['measured_s'] / ar['simulated_s']:.2f}.
 """
