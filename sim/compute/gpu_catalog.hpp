@@ -60,6 +60,10 @@ struct GpuSpec {
   // hardware.node.gpus and hardware.node.mesh).
   int node_gpus = 8;
   topo::NodeMesh mesh = topo::NodeMesh::full;
+  // Whether the chip's training stack can overlap a tensor-parallel all-gather or reduce-scatter
+  // with the GEMM next to it (the default of parallel.tp_comm_overlap): true where the vendor's
+  // recipes do (NVIDIA's userbuffers); false on AWS Neuron, whose compiler cannot (gpu_catalog.cpp).
+  bool overlaps_tp_comm = true;
 };
 
 std::span<const GpuSpec> gpu_catalog();

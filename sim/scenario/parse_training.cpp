@@ -49,7 +49,10 @@ std::vector<int> parse_layer_split(const json& parallel, const std::string& at) 
   return split;
 }
 
-void parse_parallel(const json& w, const std::string& workload_at, int64_t gpus, TrainingConfig& t) {
+// tp_comm_overlap's default is the chip's (compute::GpuSpec::overlaps_tp_comm): off where its
+// training stack cannot overlap tensor-parallel collectives (AWS Neuron).
+void parse_parallel(const json& w, const std::string& workload_at, int64_t gpus, const compute::GpuSpec& gpu,
+                    TrainingConfig& t) {
   const std::string at = join_path(workload_at, "parallel");
   const json& p = object_or_empty(w, "parallel", workload_at);
   work::ParallelPlan& plan = t.workload.parallel;
@@ -70,7 +73,7 @@ void parse_parallel(const json& w, const std::string& workload_at, int64_t gpus,
   plan.order = get_string(p, "order", at, plan.order);
   plan.layer_split = parse_layer_split(p, at);
   plan.offload = get_choice(p, "offload", at, work::kOffloadNames, work::Offload::none);
-  plan.tp_comm_overlap = get_bool(p, "tp_comm_overlap", at, plan.tp_comm_overlap);
+  plan.tp_comm_overlap = get_bool(p, "tp_comm_overlap", at, plan.tp_comm_overlap && gpu.overlaps_tp_comm);
   plan.overlap_grad_reduce = get_bool(p, "overlap_grad_reduce", at, plan.overlap_grad_reduce);
   plan.overlap_p2p = get_bool(p, "overlap_p2p", at, plan.overlap_p2p);
   t.allow_tp_across_nodes = get_bool(p, "allow_tp_across_nodes", at, false);
@@ -174,7 +177,8 @@ TrainingConfig parse_training_config(const json& w, const std::string& at, const
   if (!model)
     throw InputError(join_path(at, "model"), "required: a preset (" + quoted_list(preset_names()) + ") or the model's shape");
   t.workload.model = parse_transformer(*model, join_path(at, "model"));
-  parse_parallel(w, at, gpus, t);
+  const compute::GpuSpec gpu = gpu_spec(config.gpu);
+  parse_parallel(w, at, gpus, gpu, t);
   // One chip per node (a tpu_slice): there is no node to keep tensor parallelism inside; the
   // chips' ICI torus is the fabric it runs on.
   if (config.topology.node.gpus == 1 && config.topology.kind == topo::TopologyKind::torus &&
@@ -192,7 +196,6 @@ TrainingConfig parse_training_config(const json& w, const std::string& at, const
   } catch (const work::TrainingError& e) {
     throw InputError(join_path(at, e.key()), e.what(), e.hint());
   }
-  const compute::GpuSpec gpu = gpu_spec(config.gpu);
   // A GPU outside the catalog is described by its 16-bit peak only: fp8's kernel model needs an
   // fp8 peak and an fp8 GEMM ceiling, which such a description does not give.
   if (t.workload.precision == work::Precision::fp8 && !compute::find_gpu(config.gpu.name))

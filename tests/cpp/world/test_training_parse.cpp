@@ -37,6 +37,26 @@ TEST_CASE("a preset with overrides, and the plan's defaults", "[training][parse]
   CHECK(1 / (1 - compute::kMeasuredCommComputeShare) == Approx(1.189).epsilon(0.002));
 }
 
+TEST_CASE("tensor-parallel overlap defaults to what the chip's training stack does", "[training][parse]") {
+  // NVIDIA's recipes overlap tp collectives (userbuffers); AWS Neuron's compiler cannot
+  // (GpuSpec::overlaps_tp_comm): a Trainium plan runs them between the blocks unless the file says.
+  auto plan = [](const char* gpu, json parallel) {
+    json doc = training_doc({{"model", {{"preset", "llama3-8b"}, {"layers", 2}}}, {"parallel", std::move(parallel)}});
+    doc["hardware"] = {{"gpu", gpu}, {"node", {{"gpus", 16}}}};
+    return parse_config(doc).training.workload.parallel;
+  };
+  const json sp = {{"tp", 4}, {"sequence_parallel", true}};
+  CHECK(plan("H100-SXM", sp).tp_comm_overlap);
+  for (const char* neuron : {"Trainium1", "Trainium2", "Inferentia2"}) {
+    CHECK_FALSE(compute::find_gpu(neuron)->overlaps_tp_comm);
+    CHECK_FALSE(plan(neuron, sp).tp_comm_overlap);
+  }
+  json asked = sp;
+  asked["tp_comm_overlap"] = true;
+  CHECK(plan("Trainium1", asked).tp_comm_overlap);  // a file that names it is taken at its word
+  CHECK(plan("Trainium1", sp).overlap_grad_reduce);  // the other overlaps keep their defaults
+}
+
 TEST_CASE("a model by its shape, and the simulation keys", "[training][parse]") {
   const Config c = parse_config(training_doc({{"model", {{"layers", 4}, {"hidden", 256}, {"heads", 8}, {"kv_heads", 2},
                                                          {"mlp", "swiglu"}, {"seq_len", 128}, {"vocab", 1000},
