@@ -18,6 +18,9 @@ Parsed parse_args(int argc, const char* const* argv) {
   run->add_option("--set", a.sets, "Override a key: PATH=VALUE (VALUE is JSON or a bare string)");
   run->add_option("--out", a.out, "Write summary.json (and time series, trace) to this directory");
   run->add_flag("--json", a.as_json, "Print exactly the summary JSON on stdout");
+  run->add_option("--threads", a.threads,
+                  "Run on at most N threads (default: every core; the summary is the same for any N)")
+      ->check(CLI::Range(1, 4096));
 
   auto* validate = app.add_subcommand("validate", "Check a scenario without running it");
   validate->add_option("FILE", a.file, "Scenario file (JSON)")->required();

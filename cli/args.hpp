@@ -18,6 +18,7 @@ struct Args {
   std::vector<std::string> grow_to; // topo --grow-to PATH=VALUE, in order
   bool as_json = false;             // --json
   std::string out;                  // run --out DIR
+  int threads = 0;                  // run --threads N (0: every core)
   std::vector<std::string> grids;   // sweep --grid PATH=V1,V2
   std::string sweep_out;            // sweep --out FILE
   int replications = 0;             // sweep, compare --replications (0: the scenario's run.replications)

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include <tbb/global_control.h>
+
 #include "cli/args.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/output_set.hpp"
@@ -313,6 +315,11 @@ int main(int argc, char** argv) {
   cs::cli::install_interrupt_handler();
   const cs::cli::Args& a = *parsed.args;
   using cs::cli::Command;
+  // run --threads: TBB's limit on the threads of every parallel algorithm the run uses
+  // (replications, the flow solver, step simulations), held for the command's lifetime here
+  // rather than set inside the library, which keeps no process-wide state.
+  std::optional<tbb::global_control> thread_limit;
+  if (a.threads > 0) thread_limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(a.threads));
 
   auto dispatch = [&]() -> int {
     switch (a.command) {

@@ -92,8 +92,9 @@ class GraphBuilder {
   // and Transformer Engine's Linear). kNone without sequence parallelism.
   uint32_t weight_input_gather(uint32_t worker, int micro, int layer, const Chain& c);
   // A backward compute segment: input gradients chained; weight gradients behind it on the
-  // compute stream (unless zb_h1 defers them), overlapping the collective that follows, after
-  // `weight_input` (a weight_input_gather, or kNone).
+  // compute stream (unless zb_h1 defers them to its weight pass), overlapping the collective
+  // that follows, after `weight_input` (a weight_input_gather, or kNone; zb_h1's weight pass
+  // waits for it).
   void backward_segment(uint32_t worker, int micro, int layer, const std::vector<Block>& blocks, Chain& c,
                         uint32_t weight_input = kNone);
   // Tensor-parallel communication overlap: `blocks` in `kind`'s phase pipelined with the
@@ -171,6 +172,9 @@ class GraphBuilder {
   uint32_t pending_gather_ = kNone;     // the next compute task waits for these weights
   uint32_t pending_send_ = kNone;       // without overlap_p2p: the next compute task waits for this send
   uint32_t last_weight_task_ = kNone;   // the weight-gradient task of the layer just emitted
+  // zb_h1: the weight_input_gathers of the input pass by (worker, micro, layer), which the
+  // weight pass of that layer waits for (erased as it does).
+  std::map<std::tuple<uint32_t, int, int>, std::vector<uint32_t>> deferred_weight_inputs_;
   std::size_t pass_index(int replica, int micro, int chunk) const {
     return (std::size_t(replica) * m_ + micro) * chunks_ + chunk;
   }

@@ -188,7 +188,10 @@ void GraphBuilder::backward_segment(uint32_t worker, int micro, int layer, const
                            blocks.back() != Block::attention_out, c)  // nor a scatter
               : extend(c, add_task(worker, Stream::compute, TaskKind::backward_input,
                                    compute_item(blocks, {Phase::backward_input}), micro, layer));
-  if (split_) return;  // zb_h1 runs the weight gradients in their own pass
+  if (split_) {  // zb_h1 runs the weight gradients in their own pass, which waits for the gather
+    if (weight_input != kNone) deferred_weight_inputs_[{worker, micro, layer}].push_back(weight_input);
+    return;
+  }
   last_weight_task_ = add_task(worker, Stream::compute, TaskKind::backward_weight,
                                compute_item(blocks, {Phase::backward_weight}), micro, layer);
   dep(last_weight_task_, input);
@@ -284,8 +287,14 @@ void GraphBuilder::layer_backward(uint32_t worker, int micro, int layer, Chain& 
 
 void GraphBuilder::emit_weight_pass(uint32_t worker, int micro, int j) {
   auto weights = [&](std::vector<Block> blocks, int layer) {
-    return add_task(worker, Stream::compute, TaskKind::backward_weight,
-                    compute_item(blocks, {Phase::backward_weight}), micro, layer);
+    const uint32_t task = add_task(worker, Stream::compute, TaskKind::backward_weight,
+                                   compute_item(blocks, {Phase::backward_weight}), micro, layer);
+    // The saved inputs gathered again in the input pass (sequence parallelism, no overlap).
+    if (auto it = deferred_weight_inputs_.find({worker, micro, layer}); it != deferred_weight_inputs_.end()) {
+      for (uint32_t gather : it->second) dep(task, gather);
+      deferred_weight_inputs_.erase(it);
+    }
+    return task;
   };
   if (j == chunks_ - 1) after_layer_gradients(worker, micro, kHeadLayer, weights({Block::head}, kHeadLayer));
   for (int layer = chunk_start_[j + 1] - 1; layer >= chunk_start_[j]; --layer) {

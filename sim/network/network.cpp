@@ -56,49 +56,95 @@ void Network::set_load_oracle(topo::Router::LoadOracle oracle) {
 
 void Network::StagePlacement::prime(int src_rank, int dst_rank, uint64_t flow_key) {
   if (!network_.load_aware_ || !network_.start_route_into(src_rank, dst_rank, flow_key, start_)) return;
-  for (topo::LinkId l : start_.links) {
-    ++network_.placed_[l];
-    placed_.push_back(l);
-  }
+  place(start_);
   ++primed_[{src_rank, dst_rank, flow_key}];
 }
 
+void Network::StagePlacement::place(const topo::Route& r) {
+  placed_.insert(placed_.end(), r.links.begin(), r.links.end());  // booked first: a throw moves no count
+  for (topo::LinkId l : r.links) ++network_.placed_[l];
+}
+
 const topo::Route& Network::StagePlacement::route(int src_rank, int dst_rank, uint64_t flow_key) {
-  if (const auto it = primed_.find({src_rank, dst_rank, flow_key}); it != primed_.end()) {
-    if (--it->second == 0) primed_.erase(it);
+  return route(src_rank, dst_rank, flow_key, nullptr);
+}
+
+const topo::Route& Network::StagePlacement::route(int src_rank, int dst_rank, uint64_t flow_key,
+                                                  std::vector<int*>* consumed) {
+  // A primed transfer's count stays in the map at 0, so that route_all can give it back.
+  if (const auto it = primed_.find({src_rank, dst_rank, flow_key}); it != primed_.end() && it->second > 0) {
     network_.start_route_into(src_rank, dst_rank, flow_key, start_);
+    unplaced_.insert(unplaced_.end(), start_.links.begin(), start_.links.end());  // booked first
+    --it->second;
+    if (consumed) consumed->push_back(&it->second);  // map nodes are stable; reserved by the caller
     network_.unplace(start_);
-    unplaced_.insert(unplaced_.end(), start_.links.begin(), start_.links.end());
   }
   const topo::Route& r = network_.route(src_rank, dst_rank, flow_key);
-  if (network_.load_aware_)
-    for (topo::LinkId l : r.links) {
-      ++network_.placed_[l];
-      placed_.push_back(l);
-    }
+  if (network_.load_aware_) place(r);
   return r;
 }
 
+void Network::StagePlacement::roll_back(const Mark& mark) noexcept {
+  for (std::size_t i = placed_.size(); i > mark.placed; --i) --network_.placed_[placed_[i - 1]];
+  for (std::size_t i = unplaced_.size(); i > mark.unplaced; --i) ++network_.placed_[unplaced_[i - 1]];
+  placed_.resize(mark.placed);
+  unplaced_.resize(mark.unplaced);
+  for (int* count : mark.consumed) ++*count;
+}
+
 std::vector<const topo::Route*> Network::StagePlacement::route_all(std::span<const Endpoints> batch) {
-  std::vector<const topo::Route*> routes;
-  routes.reserve(batch.size());
-  for (const Endpoints& e : batch) routes.push_back(&route(e.src_rank, e.dst_rank, e.flow_key));
+  // Strong guarantee: a throw (the router's, its load oracle's, an allocation's) leaves the
+  // placement, its primed transfers and the network's placed counts as they were, so the
+  // stage can be routed again. Every count moved is booked (placed_, unplaced_) before it
+  // moves, but in the rounds, which square the books at the end.
+  Mark mark{placed_.size(), unplaced_.size(), {}};
+  std::vector<const topo::Route*> routes, first;
+  try {
+    mark.consumed.reserve(batch.size());
+    routes.reserve(batch.size());
+    for (const Endpoints& e : batch) routes.push_back(&route(e.src_rank, e.dst_rank, e.flow_key, &mark.consumed));
+  } catch (...) {
+    roll_back(mark);
+    throw;
+  }
   const int rounds = network_.load_aware_ ? network_.router_->rounds_together() : 0;
   if (rounds == 0 || batch.size() < 2) return routes;
   // Gauss-Seidel rounds of best responses: a transfer chooses against the others' latest
-  // routes. The placed counts move directly; the books (placed_, unplaced_) are squared once
-  // at the end, first route off and last route on, whatever the rounds did in between.
-  const std::vector<const topo::Route*> first = routes;
-  for (int round = 0; round < rounds; ++round) {
-    bool moved = false;
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      network_.unplace(*routes[i]);
-      const topo::Route& r = network_.route(batch[i].src_rank, batch[i].dst_rank, batch[i].flow_key);
-      for (topo::LinkId l : r.links) ++network_.placed_[l];
-      moved = moved || &r != routes[i];
-      routes[i] = &r;
+  // routes. The placed counts move directly; the books are squared once at the end, first
+  // route off and last route on, whatever the rounds did in between.
+  std::size_t off = batch.size();  // a transfer taken off its route and on no other yet
+  try {
+    first = routes;
+    for (int round = 0; round < rounds; ++round) {
+      bool moved = false;
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        network_.unplace(*routes[i]);
+        off = i;
+        const topo::Route& r = network_.route(batch[i].src_rank, batch[i].dst_rank, batch[i].flow_key);
+        for (topo::LinkId l : r.links) ++network_.placed_[l];
+        off = batch.size();
+        moved = moved || &r != routes[i];
+        routes[i] = &r;
+      }
+      if (!moved) break;
     }
-    if (!moved) break;
+    std::size_t off_links = 0, on_links = 0;
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      if (routes[i] != first[i]) {
+        off_links += first[i]->links.size();
+        on_links += routes[i]->links.size();
+      }
+    unplaced_.reserve(unplaced_.size() + off_links);  // the inserts below cannot throw
+    placed_.reserve(placed_.size() + on_links);
+  } catch (...) {
+    // The counts back to the books (each transfer from its latest route to its first), then
+    // the books back to the mark. `first` is empty if copying it threw: nothing moved then.
+    for (std::size_t i = 0; i < first.size(); ++i) {
+      if (i != off) network_.unplace(*routes[i]);
+      for (topo::LinkId l : first[i]->links) ++network_.placed_[l];
+    }
+    roll_back(mark);
+    throw;
   }
   for (std::size_t i = 0; i < batch.size(); ++i)
     if (routes[i] != first[i]) {

@@ -81,6 +81,9 @@ class Network {
   void unplace(std::span<const uint64_t> count);
   // Takes one placed transfer off each link of `route`.
   void unplace(const topo::Route& route);
+  // Load-aware routings: the transfers placed on topology link `l` now (StagePlacement,
+  // place_into), beside the flows in flight; 0 for the other routings.
+  uint32_t placed(topo::LinkId l) const { return load_aware_ ? placed_[l] : 0; }
   // UGAL only (topo::Router::start_route_into): the route a transfer starts on, uncached and
   // thread-safe; false for the other routings.
   bool start_route_into(int src_rank, int dst_rank, uint64_t flow_key, topo::Route& out) const;
@@ -156,13 +159,26 @@ class Network {
     // (topo::Router::rounds_together(): ugal_packet), round after round each takes its route
     // off and chooses again against all the others' current ones, until a round moves none or
     // the rounds run out. The router's routes (stable references), in the batch's order.
+    // Strong exception guarantee: on a throw (a route that does not exist, the load oracle's)
+    // the placement and the network's placed counts are as before the call.
     std::vector<const topo::Route*> route_all(std::span<const Endpoints> batch);
     void clear();  // the next stage starts from the flows in flight alone
 
    private:
+    // Where route_all started: the books' sizes and the primes it has taken since.
+    struct Mark {
+      std::size_t placed = 0, unplaced = 0;
+      std::vector<int*> consumed;  // primed_ counts taken one off
+    };
+    // route(), listing the prime it takes in `consumed` (whose capacity must hold one more).
+    const topo::Route& route(int src_rank, int dst_rank, uint64_t flow_key, std::vector<int*>* consumed);
+    void place(const topo::Route& r);  // one more transfer on each link of r, booked
+    void roll_back(const Mark& mark) noexcept;  // books and counts back to `mark`
+
     Network& network_;
-    std::vector<topo::LinkId> placed_, unplaced_;
-    std::map<std::tuple<int, int, uint64_t>, int> primed_;  // transfers on their start routes
+    std::vector<topo::LinkId> placed_, unplaced_;  // counts moved, to undo at clear()
+    // Transfers on their start routes; a count taken to 0 stays (route_all gives it back).
+    std::map<std::tuple<int, int, uint64_t>, int> primed_;
     topo::Route start_;                                      // scratch
   };
 

@@ -45,7 +45,8 @@ struct ServingResult {
   uint64_t dropped = 0;
   double latency_mean_s = 0, latency_p50_s = 0, latency_p95_s = 0, latency_p99_s = 0;
   double wait_mean_s = 0;       // arrival to first service (slot or batch)
-  double slo_attainment = 0;    // requests within every bound / (completed + dropped)
+  // Requests within every bound / (completed + dropped + missed_unfinished).
+  double slo_attainment = 0;
   double replicas_mean = 0;     // billed replicas, time-weighted (all pools)
   double replicas_max = 0;
   double cost_usd = 0;
@@ -64,11 +65,12 @@ struct ServingResult {
   double latency_at_slo_percentile_s = 0;
   SloBoundResult slo_latency, slo_ttft, slo_tpot;  // TTFT and TPOT: LLM serving only
   // slo_attainment of the requests that arrived in each hour of the run (hour i: [i h, (i+1) h));
-  // NaN for an hour in which no counted request completed or was dropped.
+  // NaN for an hour in which no counted request completed, was dropped or missed unfinished.
   std::vector<double> slo_attainment_by_hour;
   int64_t peak_hour = -1;           // the hour with the most arrivals (the first of equals); -1: none
   double slo_attainment_peak_hour = 0;  // NaN when there was no arrival
   uint64_t in_flight = 0;           // arrived, neither completed nor dropped at the end
+  uint64_t missed_unfinished = 0;   // of those, past their latency deadline (arrival + bound) at the end
   uint64_t dropped_queue_full = 0, dropped_timeout = 0, dropped_lost = 0, dropped_too_large = 0;
   uint64_t retries = 0;             // completed requests that were lost once and sent again
   bool percentiles_exact = true;

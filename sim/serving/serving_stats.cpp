@@ -12,7 +12,8 @@ constexpr double kHourS = 3600.0;
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
 // The hour of the run a request arrived in (0 from the run's start).
-std::size_t hour_of(const Request& r) { return static_cast<std::size_t>(std::max(0.0, std::floor(r.arrival_s / kHourS))); }
+std::size_t hour_of(double arrival_s) { return static_cast<std::size_t>(std::max(0.0, std::floor(arrival_s / kHourS))); }
+std::size_t hour_of(const Request& r) { return hour_of(r.arrival_s); }
 
 void add_at(std::vector<uint64_t>& by_hour, std::size_t hour) {
   if (by_hour.size() <= hour) by_hour.resize(hour + 1, 0);
@@ -35,6 +36,7 @@ void ServingStats::on_arrival(const Request& request) {
   if (!counted(request)) return;
   ++arrivals_;
   add_at(arrivals_by_hour_, hour_of(request));
+  unfinished_.emplace(request.id, request.arrival_s);
 }
 
 bool ServingStats::within_every_bound(double latency_s, double ttft_s, double tpot_s) const {
@@ -45,6 +47,7 @@ bool ServingStats::within_every_bound(double latency_s, double ttft_s, double tp
 void ServingStats::on_complete(const Request& r, double now) {
   ++finished_;  // over the whole run: what the run's cost is divided by
   if (!counted(r)) return;
+  unfinished_.erase(r.id);
   ++completed_;
   if (r.attempts > 0) ++retries_;
   const double latency = now - r.arrival_s;
@@ -69,6 +72,7 @@ void ServingStats::on_complete(const Request& r, double now) {
 
 void ServingStats::on_dropped(const Request& r, DropReason reason) {
   if (!counted(r)) return;
+  unfinished_.erase(r.id);
   ++dropped_[static_cast<int>(reason)];
   add_at(finished_by_hour_, hour_of(r));  // a dropped request is outside the SLO
 }
@@ -100,12 +104,22 @@ SloBoundResult ServingStats::judge(double bound_s, const QuantileSketch& observe
   return b;
 }
 
-void ServingStats::fill_hours(ServingResult& out, double elapsed_s) const {
+std::vector<uint64_t> ServingStats::missed_unfinished_by_hour(double end_s) const {
+  // The latency bound is the one deadline an unfinished request is known to have missed:
+  // its latency will exceed end - arrival. (Whether its first token came in time is not
+  // followed to the end; TTFT and TPOT are judged on completed requests alone.)
+  std::vector<uint64_t> by_hour;
+  for (const auto& [id, arrival_s] : unfinished_)
+    if (arrival_s + slo_.latency_s <= end_s) add_at(by_hour, hour_of(arrival_s));
+  return by_hour;
+}
+
+void ServingStats::fill_hours(ServingResult& out, double elapsed_s, const std::vector<uint64_t>& missed_by_hour) const {
   const auto hours = std::max(arrivals_by_hour_.size(), static_cast<std::size_t>(std::ceil(elapsed_s / kHourS)));
   const auto at = [](const std::vector<uint64_t>& by_hour, std::size_t h) { return h < by_hour.size() ? by_hour[h] : 0; };
   out.slo_attainment_by_hour.assign(hours, kNan);
   for (std::size_t h = 0; h < hours; ++h)
-    if (const uint64_t finished = at(finished_by_hour_, h))
+    if (const uint64_t finished = at(finished_by_hour_, h) + at(missed_by_hour, h))
       out.slo_attainment_by_hour[h] = static_cast<double>(at(met_by_hour_, h)) / static_cast<double>(finished);
   const auto peak = std::max_element(arrivals_by_hour_.begin(), arrivals_by_hour_.end());  // the first of equals
   if (peak == arrivals_by_hour_.end() || *peak == 0) {
@@ -134,8 +148,13 @@ void ServingStats::fill(ServingResult& out, double elapsed_s) const {
   out.latency_p95_s = out.latency.p95_s;
   out.latency_p99_s = out.latency.p99_s;
   out.wait_mean_s = completed_ ? wait_sum_ / static_cast<double>(completed_) : 0.0;
-  const uint64_t finished = completed_ + out.dropped;
-  out.slo_attainment = finished ? static_cast<double>(met_slo_) / static_cast<double>(finished) : 0.0;
+  // The SLO share: completed requests within every bound over every request whose outcome is
+  // known at the end (docs/serving.md): completed, dropped, and unfinished past their deadline.
+  const std::vector<uint64_t> missed_by_hour = missed_unfinished_by_hour(elapsed_s);
+  out.missed_unfinished = 0;
+  for (const uint64_t n : missed_by_hour) out.missed_unfinished += n;
+  const uint64_t judged = completed_ + out.dropped + out.missed_unfinished;
+  out.slo_attainment = judged ? static_cast<double>(met_slo_) / static_cast<double>(judged) : 0.0;
   out.latency_at_slo_percentile_s = latency_.quantile(slo_.percentile);
   out.slo_latency = judge(slo_.latency_s, latency_);
   out.slo_met = completed_ > 0 && out.slo_latency.met;
@@ -144,7 +163,7 @@ void ServingStats::fill(ServingResult& out, double elapsed_s) const {
     out.slo_tpot = judge(slo_.tpot_s, tpot_);
     out.slo_met = out.slo_met && out.slo_ttft.met && out.slo_tpot.met;
   }
-  fill_hours(out, elapsed_s);
+  fill_hours(out, elapsed_s, missed_by_hour);
   out.percentiles_exact = latency_.exact();
   out.llm = llm_;
   if (llm_) {

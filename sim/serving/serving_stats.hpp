@@ -3,6 +3,7 @@
 // adds to the result, overall and per time-series window. Requests that arrived before
 // `stats_start_s` are left out everywhere (a warm-up).
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/serving/quantile_sketch.hpp"
@@ -39,7 +40,10 @@ class ServingStats {
   SloBoundResult judge(double bound_s, const QuantileSketch& observed) const;
   // Whether a completed request was within every bound (those not given hold).
   bool within_every_bound(double latency_s, double ttft_s, double tpot_s) const;
-  void fill_hours(ServingResult& out, double elapsed_s) const;
+  // Counted requests still unfinished at `end_s` whose latency deadline (arrival + the latency
+  // bound) has passed, by the hour of their arrival: outside the SLO, whatever comes next.
+  std::vector<uint64_t> missed_unfinished_by_hour(double end_s) const;
+  void fill_hours(ServingResult& out, double elapsed_s, const std::vector<uint64_t>& missed_by_hour) const;
 
   SloSpec slo_;
   double stats_start_s_;
@@ -54,6 +58,7 @@ class ServingStats {
   uint64_t window_arrivals_ = 0;
   // By the hour of arrival: arrivals, completed or dropped, and completed within every bound.
   std::vector<uint64_t> arrivals_by_hour_, finished_by_hour_, met_by_hour_;
+  std::unordered_map<uint64_t, double> unfinished_;  // counted requests in flight: id -> arrival (s)
 };
 
 }  // namespace cs::serving

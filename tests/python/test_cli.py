@@ -1,4 +1,5 @@
 import json
+import re
 
 import pytest
 
@@ -91,3 +92,19 @@ def test_flow_table_for_traffic(tmp_path):
     # uplink with 0->2 and finishes first.
     fct = {int(r.split(",")[0]): float(r.split(",")[6]) for r in rows[1:]}
     assert fct[2] < fct[0] and fct[2] < fct[1]
+
+
+def test_run_threads_gives_the_same_summary_on_1_and_2_threads():
+    # A shipped scenario whose 20 replications run in parallel: the summary's text is the same
+    # byte for byte on one thread and on two, but the machine's top-level wall time.
+    scenario = ROOT / "scenarios" / "training_run_spot_405b.json"
+    texts = []
+    for threads in ("1", "2"):
+        out = run_cli("run", scenario, "--json", "--threads", threads, check=True).stdout
+        top_level_wall = re.compile(r'\n  "wall_time_s": [^\n]*')
+        assert len(top_level_wall.findall(out)) == 1
+        texts.append(top_level_wall.sub("", out))
+    assert texts[0] == texts[1]
+    assert set(json.loads(out)["training_run"]["goodput"]) == {"mean", "ci95"}  # replicated
+    bad = run_cli("run", scenario, "--threads", "0")
+    assert bad.returncode == 2 and "--threads" in bad.stderr

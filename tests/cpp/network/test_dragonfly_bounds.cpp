@@ -4,6 +4,7 @@
 // the g (g - 1) m directed global cables (m per group pair) at B_g each. Valiant per packet
 // (valiant_packet) against the same bounds and the group shift's.
 #include <numeric>
+#include <stdexcept>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -273,5 +274,73 @@ TEST_CASE("UGAL per packet: a batch that starts together settles where no flow w
     topo::Route probe;  // put back as it was
     REQUIRE(network.place_into(batch[i].src_rank, batch[i].dst_rank, 0, probe));
     CHECK(probe.links == routes[i]->links);
+  }
+}
+
+TEST_CASE("UGAL per packet: a batch whose routing throws leaves the stage's placement as it was", "[routing][dragonfly][ugal_packet]") {
+  // StagePlacement::route_all's strong guarantee: the load oracle throws at its n-th reading,
+  // in the first choices or in the rounds after; the placed counts are then as before the call
+  // (an earlier batch and primed transfers placed), and the batch routed again gives the routes
+  // a placement that never failed gives.
+  FlyShape f = group_shift_shape();
+  f.local_Bps = f.global_Bps;
+  const topo::Topology t = topo::build_topology(fly_params(f));
+  const int n = t.ranks(), per_group = n / f.g;
+  std::vector<net::Network::Endpoints> earlier, batch;
+  for (int i = 0; i < n; i += 3) earlier.push_back({i, (i + 2 * per_group) % n, 0});
+  for (int i = 0; i < n; ++i) batch.push_back({i, (i + per_group) % n, 0});
+  struct Stage {
+    engine::Simulator sim{1};
+    net::Network network;
+    net::Network::StagePlacement placement{network};
+    long readings = 0, throw_at = -1;  // -1: never
+    explicit Stage(const topo::Topology& t) : network(sim, t, topo::RoutingKind::ugal_packet) {
+      network.set_load_oracle([this](topo::LinkId) -> uint32_t {
+        if (++readings == throw_at) throw std::runtime_error("oracle fails");
+        return 0;  // no flows in flight
+      });
+    }
+    std::vector<uint32_t> counts(const topo::Topology& t) const {
+      std::vector<uint32_t> c(t.num_links());
+      for (std::size_t l = 0; l < c.size(); ++l) c[l] = network.placed(topo::LinkId(l));
+      return c;
+    }
+  };
+  auto prepare = [&](Stage& s) {
+    s.placement.route_all(earlier);
+    for (int i = 0; i < n; i += 2) s.placement.prime(batch[i].src_rank, batch[i].dst_rank);
+  };
+  Stage reference(t);
+  prepare(reference);
+  const std::vector<uint32_t> before = reference.counts(t);
+  const long start = reference.readings;
+  // Where the first choices end and the rounds begin.
+  for (const auto& e : batch) reference.placement.route(e.src_rank, e.dst_rank);
+  const long first_choices = reference.readings - start;
+  Stage whole(t);
+  prepare(whole);
+  const long from = whole.readings;
+  auto links = [](const std::vector<const topo::Route*>& routes) {
+    std::vector<std::vector<topo::LinkId>> v;
+    for (const topo::Route* r : routes) v.push_back(r->links);
+    return v;
+  };
+  const auto expected = links(whole.placement.route_all(batch));
+  const long total = whole.readings - from;
+  REQUIRE(total > first_choices + 2);  // there are rounds to fail in
+  const std::vector<uint32_t> after = whole.counts(t);
+  for (long at : {1L, first_choices / 2, first_choices + 1, (first_choices + total) / 2, total}) {
+    INFO("the oracle throws at reading " << at << " of " << total << " (first choices " << first_choices << ")");
+    Stage s(t);
+    prepare(s);
+    CHECK(s.counts(t) == before);
+    s.throw_at = s.readings + at;
+    CHECK_THROWS_AS(s.placement.route_all(batch), std::runtime_error);
+    CHECK(s.counts(t) == before);
+    s.throw_at = -1;
+    CHECK(links(s.placement.route_all(batch)) == expected);
+    CHECK(s.counts(t) == after);
+    s.placement.clear();
+    CHECK(s.counts(t) == std::vector<uint32_t>(t.num_links(), 0));
   }
 }

@@ -160,3 +160,35 @@ TEST_CASE("nothing completed: the SLO is not met", "[serving][slo]") {
   CHECK(r.peak_hour == -1);
   CHECK(std::isnan(r.slo_attainment_peak_hour));
 }
+
+TEST_CASE("attainment counts a request unfinished past its latency deadline at the end as outside", "[serving][slo]") {
+  // At the end (100 s), under a 5 s latency bound: one completed within it, one dropped, one
+  // unfinished since 30 s (past its deadline: it can no longer meet the SLO) and one since 97 s
+  // (its deadline, 102 s, is after the end: undecided, left out).
+  auto judged_at_end = [](const SloSpec& slo) {
+    ServingStats stats(slo, QuantileSketch::Options{}, 0.0, false);
+    Request within, dropped, late, recent;
+    within.id = 1, within.arrival_s = 10, within.start_s = 10;
+    dropped.id = 2, dropped.arrival_s = 20;
+    late.id = 3, late.arrival_s = 30;
+    recent.id = 4, recent.arrival_s = 97;
+    for (const Request* r : {&within, &dropped, &late, &recent}) stats.on_arrival(*r);
+    stats.on_complete(within, 12);
+    stats.on_dropped(dropped, DropReason::queue_full);
+    ServingResult r;
+    stats.fill(r, 100.0);
+    return r;
+  };
+  SloSpec slo;
+  slo.latency_s = 5.0;
+  const ServingResult r = judged_at_end(slo);
+  CHECK(r.in_flight == 2);
+  CHECK(r.missed_unfinished == 1);
+  CHECK(r.slo_attainment == Approx(1.0 / 3));
+  REQUIRE(r.slo_attainment_by_hour.size() == 1);
+  CHECK(r.slo_attainment_by_hour[0] == Approx(1.0 / 3));
+  // No latency bound: no deadline passes, the unfinished stay out.
+  const ServingResult unbounded = judged_at_end(SloSpec{});
+  CHECK(unbounded.missed_unfinished == 0);
+  CHECK(unbounded.slo_attainment == Approx(1.0 / 2));
+}

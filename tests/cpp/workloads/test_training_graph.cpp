@@ -123,6 +123,35 @@ TEST_CASE("sequence parallelism without overlap: backward as Megatron's linear l
   }
 }
 
+TEST_CASE("zb_h1 with sequence parallelism without overlap: the weight pass waits for the saved inputs' gathers",
+          "[training][graph]") {
+  // The input pass gathers qkv's and fc1's saved inputs again (and the LM head's); the weight
+  // pass, split from it, computes the weight gradients from them, so it waits for them.
+  auto w = plan(2, 2, 1, Schedule::zb_h1, true);
+  w.parallel.tp_comm_overlap = false;
+  const TaskGraph g = build_training_graph(w);
+  std::vector<int> dependents(g.tasks.size(), 0);
+  for (uint32_t p : g.preds) ++dependents[p];
+  std::map<int, int> gathers_before_weights;  // by layer, micro-batch 1 of every worker
+  for (uint32_t i = 0; i < g.tasks.size(); ++i) {
+    const Task& t = g.tasks[i];
+    // Every tensor-parallel collective is waited for by some task.
+    if (t.stream == Stream::tp) CHECK(dependents[i] > 0);
+    if (t.kind != TaskKind::backward_weight || t.micro != 1) continue;
+    for (uint32_t k = g.pred_begin[i]; k < g.pred_begin[i + 1]; ++k) {
+      const Task& p = g.tasks[g.preds[k]];
+      if (p.stream == Stream::tp && g.comm_items[p.item].parts.front().op == CollectiveOp::all_gather) {
+        CHECK(p.layer == t.layer);
+        CHECK(p.micro == t.micro);
+        ++gathers_before_weights[t.layer];
+      }
+    }
+  }
+  std::map<int, int> expected{{-3, 1}};  // the LM head's (kHeadLayer)
+  for (int layer = 0; layer < w.model.layers; ++layer) expected[layer] = 2;  // qkv's and fc1's
+  CHECK(gathers_before_weights == expected);
+}
+
 TEST_CASE("tensor parallelism: two all-reduces a layer each way, or gathers and scatters", "[training][graph]") {
   const TaskGraph plain = build_training_graph(plan(2, 1, 1));
   CHECK(tp_ops(plain, 1, 3) == std::map<CollectiveOp, int>{{CollectiveOp::all_reduce, 4}});
