@@ -60,6 +60,10 @@ struct GpuSpec {
   // hardware.node.gpus and hardware.node.mesh).
   int node_gpus = 8;
   topo::NodeMesh mesh = topo::NodeMesh::full;
+  // Share of hbm_bandwidth_Bps a memory-bound kernel was measured to reach on this chip, in
+  // (0, 1]; 0: not measured (each consumer keeps its own default). Measured for TPUs on a paged
+  // attention kernel (gpu_catalog.cpp), so a paged KV read on them needs no further share.
+  double hbm_efficiency = 0;
 };
 
 std::span<const GpuSpec> gpu_catalog();
