@@ -64,6 +64,10 @@ struct GpuSpec {
   // with the GEMM next to it (the default of parallel.tp_comm_overlap): true where the vendor's
   // recipes do (NVIDIA's userbuffers); false on AWS Neuron, whose compiler cannot (gpu_catalog.cpp).
   bool overlaps_tp_comm = true;
+  // Share of hbm_bandwidth_Bps a memory-bound kernel was measured to reach on this chip, in
+  // (0, 1]; 0: not measured (each consumer keeps its own default). Measured for TPUs on a paged
+  // attention kernel (gpu_catalog.cpp), so a paged KV read on them needs no further share.
+  double hbm_efficiency = 0;
 };
 
 std::span<const GpuSpec> gpu_catalog();

@@ -1,6 +1,7 @@
 // workload.kind "serving": arrivals, request, replica (a plain server, or an LLM server of
 // workload.model on hardware.gpu), slo and disaggregated, into cs::serving::ServingConfig.
 // Only parsing: the model is sim/fleet's (cs_serving).
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -107,6 +108,23 @@ void check_replica_fits(const serving::LlmTimingSpec& t, const std::string& path
                      "a smaller kv_cache, or more GPUs per replica");
 }
 
+// JetStream pads a prompt to the first of DEFAULT_PREFILL_BUCKETS (16, 32, ..., 32,768) that
+// holds it, the list cut at the longest prefill (MaxText's max_prefill_predict_length, here
+// max_num_batched_tokens); it finds the cut with list.index(), so a length that is not one of
+// the buckets fails (jetstream/engine/token_utils.py, tokenize_and_pad at 530d364).
+void check_jetstream_prefill_length(int64_t tokens, const std::string& path) {
+  constexpr int64_t kFirst = 16, kLast = 32768;
+  int64_t below = kFirst;
+  while (below * 2 <= tokens && below < kLast) below *= 2;
+  if (tokens == below) return;
+  const int64_t above = std::min(below * 2, kLast);
+  const int64_t nearest = tokens < kFirst || tokens - below <= above - tokens ? below : above;
+  throw InputError(join_path(path, "max_num_batched_tokens"),
+                   "with scheduler \"jetstream\", one of JetStream's prefill buckets (16, 32, ..., 32768): it pads each "
+                   "prompt to a bucket and looks the longest prefill up among them; got " + std::to_string(tokens),
+                   "the nearest bucket is " + std::to_string(nearest));
+}
+
 bool dense_kv_bytes_exceed(const serving::LlmReplicaSpec& spec) {
   return serving::kv_cache_bytes(spec.timing) > 0 && serving::dense_kv_bytes(spec) > serving::kv_cache_bytes(spec.timing);
 }
@@ -134,6 +152,7 @@ void parse_llm_replica(const json& r, const std::string& path, const Config& con
   if (dense && b.prefix_caching)
     throw InputError(join_path(path, "prefix_caching"), "false with kv_layout \"dense_slots\": dense slots hold no shared block",
                      "remove prefix_caching, or use kv_layout \"paged\"");
+  if (b.scheduler == serving::SchedulerMode::jetstream) check_jetstream_prefill_length(b.max_num_batched_tokens, path);
   if (b.scheduler == serving::SchedulerMode::chunked_prefill && b.max_num_batched_tokens < b.max_num_seqs)
     throw InputError(join_path(path, "max_num_batched_tokens"),
                      "expected at least max_num_seqs (" + std::to_string(b.max_num_seqs) +
@@ -229,6 +248,12 @@ int parse_replica(const json& w, const std::string& at, Config& config) {
   spec.timing.gpu.compute_efficiency = efficiencies.compute_efficiency;
   spec.timing.gpu.memory_efficiency = efficiencies.memory_efficiency;
   spec.timing.gpu.paged_kv_efficiency = efficiencies.paged_kv_efficiency;
+  // An accelerator whose achieved HBM share was measured (TPUs) reads at that share; the share
+  // was measured on a paged attention kernel, so the paged read takes no further one.
+  if (const compute::GpuSpec* catalog = compute::find_gpu(config.gpu.name); catalog && catalog->hbm_efficiency > 0) {
+    spec.timing.gpu.memory_efficiency = catalog->hbm_efficiency;
+    spec.timing.gpu.paged_kv_efficiency = 1.0;
+  }
   // Tensor parallelism stays in a node: sim/world times its all-reduces on the node's fabric.
   parse_llm_replica(r, path, config, model.heads, spec);
   return model.heads;

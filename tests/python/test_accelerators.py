@@ -60,6 +60,34 @@ def test_an_llm_replica_on_tpu_and_inferentia(gpu, gpus):
     assert s["completed"] > 0 and s["tpot"]["mean_s"] > 0
 
 
+def _lone_tpot_ms(gpu, replica):
+    doc = {"name": "t", "hardware": {"gpu": gpu},
+           "workload": {"kind": "serving", "model": {"preset": "llama3-8b"},
+                        "arrivals": {"process": "poisson", "rate": "0.01/s"},
+                        "request": {"prompt_tokens": 100, "output_tokens": 32}, "replica": replica},
+           "fleet": {"autoscaler": {"policy": "fixed", "replicas": 1}, "prices": {"on_demand": "$10/h"}},
+           "run": {"until": "300s"}}
+    s = cs.run(cs.Scenario.from_json(json.dumps(doc))).summary["serving"]
+    assert s["completed"] >= 1
+    return s["tpot"]["mean_s"] * 1e3
+
+
+def test_a_tpu_replica_reads_its_hbm_at_the_measured_tpu_share():
+    # The TPU entries' measured HBM share (0.86, ragged paged attention's decode MBU: the paged
+    # read itself, so no paged share on top) is the replica's default; the file's keys override it.
+    tpu = {"gpus": 1, "iteration_overhead": 0}
+    assert _lone_tpot_ms("TPU-v6e", tpu) == pytest.approx(
+        _lone_tpot_ms("TPU-v6e", {**tpu, "memory_efficiency": 0.86, "paged_kv_efficiency": 1.0}), rel=1e-12)
+    gpu_defaults = _lone_tpot_ms("TPU-v6e", {**tpu, "memory_efficiency": 0.7, "paged_kv_efficiency": 0.9})
+    # A batch-1 step of Llama 3 8B is its 16.06 GB of weights read at 1,638 GB/s x the share.
+    step_ms = lambda share: 16.06e9 / (1638e9 * share) * 1e3
+    assert gpu_defaults - _lone_tpot_ms("TPU-v6e", tpu) == pytest.approx(step_ms(0.7) - step_ms(0.86), rel=0.02)
+    # GPUs keep the serving defaults (no measured share in their entries).
+    h100 = {"gpus": 1, "iteration_overhead": 0}
+    assert _lone_tpot_ms("H100-SXM", h100) == pytest.approx(
+        _lone_tpot_ms("H100-SXM", {**h100, "memory_efficiency": 0.7, "paged_kv_efficiency": 0.9}), rel=1e-12)
+
+
 def test_bad_slice_shape_and_a_model_that_does_not_fit_exit_2(tmp_path):
     bad = slice_doc("TPU-v5p", [4, 4, 6], {"kind": "collective"})
     path = tmp_path / "bad.json"
