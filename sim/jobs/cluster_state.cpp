@@ -49,10 +49,6 @@ ClusterState::ClusterState(int nodes, int gpus_per_node, std::vector<int> node_d
   std::sort(domains_by_size_.begin(), domains_by_size_.end(), std::greater<>());
 }
 
-std::span<const int> ClusterState::nodes_with_free(int d, int k) const {
-  return buckets_[(static_cast<std::size_t>(d) + 1) * stride_ + static_cast<std::size_t>(k)].nodes;
-}
-
 void ClusterState::unbucket(int node) {
   const auto n = static_cast<std::size_t>(node);
   const int k = bucketed_free_[n];

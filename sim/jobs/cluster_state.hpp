@@ -54,8 +54,11 @@ class ClusterState {
   int allocated_unavailable_gpus() const { return allocated_unavailable_; }
   int total_gpus() const { return nodes() * gpus_per_node_; }
 
-  // Available nodes of domain d (d = -1: of the cluster) with exactly k free GPUs.
-  std::span<const int> nodes_with_free(int d, int k) const;
+  // Available nodes of domain d (d = -1: of the cluster) with exactly k free GPUs. (Inline:
+  // a placement asks for several buckets per domain it packs.)
+  std::span<const int> nodes_with_free(int d, int k) const {
+    return buckets_[(static_cast<std::size_t>(d) + 1) * stride_ + static_cast<std::size_t>(k)].nodes;
+  }
 
   void set_available(int node, bool available);
   // Takes (gives back) the GPUs of an allocation; throws std::logic_error on an over- or

@@ -1,6 +1,7 @@
 #include "sim/jobs/pending_queue.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace cs::jobs {
@@ -11,10 +12,28 @@ std::size_t PendingQueue::lower_bound(int64_t id) const {
   return static_cast<std::size_t>(it - entries_.begin());
 }
 
+void PendingQueue::add_to_block(std::size_t i) {
+  const Entry& e = entries_[i];
+  if (i / kBlock == blocks_.size()) blocks_.push_back({0, e.gpus, e.remaining_s});
+  BlockSummary& b = blocks_[i / kBlock];
+  ++b.live;
+  b.min_gpus = std::min(b.min_gpus, e.gpus);
+  b.min_remaining_s = std::min(b.min_remaining_s, e.remaining_s);
+}
+
+void PendingQueue::rebuild_blocks() {
+  blocks_.clear();
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    if (i % kBlock == 0) blocks_.push_back({0, std::numeric_limits<int32_t>::max(), std::numeric_limits<double>::infinity()});
+    if (entries_[i].slot >= 0) add_to_block(i);
+  }
+}
+
 bool PendingQueue::insert(const Entry& e) {
   if (e.slot < 0) throw std::logic_error("PendingQueue: an entry needs a slot");
   if (entries_.empty() || e.id > entries_.back().id) {
     entries_.push_back(e);  // a new submission: no live entry moves
+    add_to_block(entries_.size() - 1);
     ++live_;
     return true;
   }
@@ -28,11 +47,13 @@ bool PendingQueue::insert(const Entry& e) {
   } else {
     entries_.insert(entries_.begin() + static_cast<std::ptrdiff_t>(at), e);
     ++layout_;
+    rebuild_blocks();
     front_ = std::min(front_, at);
     ++live_;
     return true;
   }
   entries_[where] = e;
+  add_to_block(where);
   front_ = std::min(front_, where);
   ++live_;
   return true;
@@ -42,11 +63,13 @@ bool PendingQueue::erase(int64_t id) {
   const std::size_t at = lower_bound(id);
   if (at == entries_.size() || entries_[at].id != id || entries_[at].slot < 0) return false;
   entries_[at].slot = -1;
+  --blocks_[at / kBlock].live;  // its bounds stay bounds
   --live_;
   if (at == front_)
     while (front_ < entries_.size() && entries_[front_].slot < 0) ++front_;
   // Tombstones at the end hold no place between live entries: drop them (nothing moves).
   while (!entries_.empty() && entries_.back().slot < 0) entries_.pop_back();
+  blocks_.resize((entries_.size() + kBlock - 1) / kBlock);
   front_ = std::min(front_, entries_.size());
   // Bounded garbage: compaction costs O(entries), paid for by the erasures since the last one;
   // every pass walks the tombstones between live entries, so few are kept (an eighth of the
@@ -59,6 +82,7 @@ void PendingQueue::compact() {
   std::erase_if(entries_, [](const Entry& e) { return e.slot < 0; });
   front_ = 0;
   ++layout_;
+  rebuild_blocks();
 }
 
 void PendingQueue::check() const {
@@ -71,6 +95,18 @@ void PendingQueue::check() const {
     }
   }
   if (live != live_) throw std::logic_error("PendingQueue: live count disagrees");
+  if (blocks_.size() != (entries_.size() + kBlock - 1) / kBlock) throw std::logic_error("PendingQueue: a block without a summary");
+  for (std::size_t b = 0; b < blocks_.size(); ++b) {
+    std::size_t block_live = 0;
+    for (std::size_t i = b * kBlock; i < std::min(entries_.size(), (b + 1) * kBlock); ++i) {
+      const Entry& e = entries_[i];
+      if (e.slot < 0) continue;
+      ++block_live;
+      if (e.gpus < blocks_[b].min_gpus || e.remaining_s < blocks_[b].min_remaining_s)
+        throw std::logic_error("PendingQueue: a block's bounds above an entry");
+    }
+    if (block_live != blocks_[b].live) throw std::logic_error("PendingQueue: a block's live count disagrees");
+  }
   if (!entries_.empty() && entries_.back().slot < 0) throw std::logic_error("PendingQueue: a tombstone at the end");
 }
 

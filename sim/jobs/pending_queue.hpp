@@ -9,6 +9,12 @@
 // following a balanced tree's nodes scattered over the heap (which took a third of a run), and
 // an entry carries what a pass needs to pass over a job without reading the job itself.
 //
+// Each aligned block of kBlock entries has a summary: its live entries' count and lower
+// bounds on their GPUs and remaining work (exact after a rebuild; an erasure leaves them as
+// they were, so they stay lower bounds). A pass over the jobs that cannot backfill then tests
+// a whole block against its summary and crosses it without reading its entries when none of
+// them could start (the overloaded cluster's passes walk hundreds of such jobs).
+//
 // A Cursor walks the live entries in id order with the semantics of an iterator into an
 // ordered set: an entry inserted before the cursor's next entry is not visited, one inserted
 // after it is; the entry a cursor rests on must not be erased while the cursor is in use (a
@@ -64,17 +70,31 @@ class PendingQueue {
   // Moves the cursor past the pending jobs, from the one it rests on, with ids below
   // `id_bound` for which skip(entry) is true, at most `limit` of them; returns how many it
   // passed. (A pass with a reservation set passes over the jobs that cannot backfill in one
-  // tight loop instead of a peek and an advance each.)
+  // tight loop instead of a peek and an advance each.) `skip` must be monotone: skip(e) implies
+  // skip(f) for every f with f.gpus >= e.gpus and f.remaining_s >= e.remaining_s; a block
+  // whose summary's bounds, as an entry, are skipped is crossed whole.
   template <class Skip>
   std::size_t pass_over(Cursor& c, int64_t id_bound, std::size_t limit, Skip skip) const {
     if (c.id_ == Cursor::kEnd) return 0;
     if (c.layout_ != layout_) settle(c, lower_bound(c.id_));
     std::size_t i = c.index_, passed = 0;
-    for (; i < entries_.size() && passed < limit; ++i) {
+    const std::size_t n = entries_.size();
+    while (i < n && passed < limit) {
+      if (i % kBlock == 0 && i + kBlock <= n) {
+        const BlockSummary& b = blocks_[i / kBlock];
+        if (b.live <= limit - passed && entries_[i + kBlock - 1].id < id_bound &&
+            skip(Entry{0, 0, b.min_gpus, b.min_remaining_s})) {
+          passed += b.live;
+          i += kBlock;
+          continue;
+        }
+      }
       const Entry& e = entries_[i];
-      if (e.slot < 0) continue;
-      if (e.id >= id_bound || !skip(e)) break;
-      ++passed;
+      if (e.slot >= 0) {
+        if (e.id >= id_bound || !skip(e)) break;
+        ++passed;
+      }
+      ++i;
     }
     settle(c, i);
     return passed;
@@ -93,8 +113,20 @@ class PendingQueue {
     c.layout_ = layout_;
   }
   void compact();
+  // The summaries, exact, from the entries (after entries moved).
+  void rebuild_blocks();
+  // Entry i (live) joins its block's summary.
+  void add_to_block(std::size_t i);
+
+  static constexpr std::size_t kBlock = 16;
+  struct BlockSummary {
+    uint32_t live = 0;             // live entries in the block
+    int32_t min_gpus = 0;          // <= each live entry's gpus
+    double min_remaining_s = 0.0;  // <= each live entry's remaining_s
+  };
 
   std::vector<Entry> entries_;  // sorted by id, tombstones included
+  std::vector<BlockSummary> blocks_;  // entries_[b kBlock, (b + 1) kBlock): blocks_[b]
   std::size_t front_ = 0;       // entries before it are all tombstones
   std::size_t live_ = 0;
   uint64_t layout_ = 0;         // bumped whenever live entries move (a shift or a compaction)

@@ -1,6 +1,7 @@
 #include "sim/jobs/placement.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -51,11 +52,16 @@ void first_fit(const ClusterState& c, int need, Allocation& out) {
 }
 
 void topology_aware(const ClusterState& c, int need, Allocation& out) {
-  // The fullest domain that holds the whole job (best fit, lowest index on a tie).
+  // The fullest domain that holds the whole job (best fit, lowest index on a tie). Selects
+  // instead of branches: whether a domain fits, and beats the best so far, is data (every
+  // start scans all the domains, and those mispredicted branches were most of placement).
   int best = -1;
+  int best_free = std::numeric_limits<int>::max();
   for (int d = 0; d < c.domains(); ++d) {
     const int free = c.free_in_domain(d);
-    if (free >= need && (best < 0 || free < c.free_in_domain(best))) best = d;
+    const bool better = (free >= need) & (free < best_free);
+    best = better ? d : best;
+    best_free = better ? free : best_free;
   }
   if (best >= 0) {
     pack(c, best, need, out);

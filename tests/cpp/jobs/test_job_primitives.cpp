@@ -287,6 +287,62 @@ TEST_CASE("A pending-queue cursor passes over the jobs a predicate skips, up to 
   CHECK(q.pass_over(c, 100, 100, larger_than_4) == 0);  // past the last
 }
 
+TEST_CASE("A pass over crosses whole blocks by their summaries and passes the same jobs as a walk of every entry",
+          "[jobs][pending]") {
+  // Submissions, erasures (tombstones, compactions) and requeues (a tombstone taken back, or a
+  // shift), then passes over from random places with a monotone predicate (the scheduler's
+  // shape: larger than the room, or larger than the extra GPUs and too long), a random id
+  // bound and count: the result is the reference's, a plain walk of the live entries.
+  std::mt19937_64 rng(11);
+  PendingQueue q;
+  std::vector<PendingQueue::Entry> live;  // the reference, by id
+  std::vector<PendingQueue::Entry> gone;
+  int64_t next_id = 0;
+  const int sizes[] = {1, 1, 1, 2, 4, 8, 8, 16, 64};
+  const auto entry = [&](int64_t id) {
+    return PendingQueue::Entry{id, static_cast<int32_t>(id), sizes[rng() % 9], static_cast<double>(rng() % 1000)};
+  };
+  std::size_t blocks_crossed = 0;
+  for (int round = 0; round < 400; ++round) {
+    const auto op = rng() % 10;
+    if (op < 5 || live.empty()) {
+      const PendingQueue::Entry e = entry(next_id++);
+      REQUIRE(q.insert(e));
+      live.push_back(e);
+    } else if (op < 8) {
+      const std::size_t k = rng() % live.size();
+      REQUIRE(q.erase(live[k].id));
+      gone.push_back(live[k]);
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
+    } else if (!gone.empty()) {
+      const std::size_t k = rng() % gone.size();
+      REQUIRE(q.insert(gone[k]));
+      live.insert(std::lower_bound(live.begin(), live.end(), gone[k],
+                                   [](const auto& a, const auto& b) { return a.id < b.id; }),
+                  gone[k]);
+      gone.erase(gone.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+    q.check();
+    if (live.empty()) continue;
+    const int room = static_cast<int>(rng() % 20), extra = static_cast<int>(rng() % 4);
+    const double late = static_cast<double>(rng() % 1000);
+    const auto skip = [&](const PendingQueue::Entry& e) { return e.gpus > room || (e.gpus > extra && e.remaining_s > late); };
+    const std::size_t from = rng() % live.size();
+    const int64_t bound = rng() % 4 == 0 ? live[rng() % live.size()].id : next_id;
+    const std::size_t limit = 1 + rng() % 100;
+    std::size_t expected = 0, k = from;
+    for (; k < live.size() && expected < limit && live[k].id < bound && skip(live[k]); ++k) ++expected;
+    PendingQueue::Cursor c = q.begin();
+    while (q.peek(c)->id != live[from].id) q.advance(c);
+    const std::size_t passed = q.pass_over(c, bound, limit, skip);
+    CHECK(passed == expected);
+    const PendingQueue::Entry* rest = q.peek(c);
+    CHECK((rest == nullptr ? -1 : rest->id) == (k < live.size() ? live[k].id : -1));
+    if (passed >= 16) ++blocks_crossed;
+  }
+  CHECK(blocks_crossed > 0);  // long runs were passed (crossing blocks by their summaries)
+}
+
 TEST_CASE("The release index walks holders by (release time, id) through inserts, erasures, splits and merges",
           "[jobs][release]") {
   ReleaseIndex index;
