@@ -247,6 +247,22 @@ std::vector<CollectiveAlgorithm> algorithms_for(CollectiveOp op) {
   return out;
 }
 
+std::vector<CollectiveAlgorithm> tuned_algorithms_for(CollectiveOp op) {
+  using A = CollectiveAlgorithm;
+  // NCCL 2.20.3 src/graph/tuning.cc: tree, CollNet and NVLS only for all-reduce; broadcast and
+  // reduce only ring; all-to-all and send/recv are point-to-point sends, never tuned.
+  switch (op) {
+    case CollectiveOp::all_reduce: return {A::ring, A::tree, A::in_network, A::torus};
+    case CollectiveOp::reduce_scatter:
+    case CollectiveOp::all_gather: return {A::ring, A::torus};
+    case CollectiveOp::broadcast:
+    case CollectiveOp::reduce: return {A::ring};
+    case CollectiveOp::all_to_all:
+    case CollectiveOp::send_recv: return {A::direct};
+  }
+  return {};
+}
+
 double bytes_sent_share(const CollectivePlan& plan, int rank) {
   double total = 0;
   for (const Stage& s : plan.stages)

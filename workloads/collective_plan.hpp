@@ -121,6 +121,14 @@ CollectivePlan make_plan(CollectiveOp op, CollectiveAlgorithm algorithm, const G
 // Algorithms that have a plan for `op` (not checking the layout), in a fixed order.
 std::vector<CollectiveAlgorithm> algorithms_for(CollectiveOp op);
 
+// The algorithms `automatic` weighs for `op`, as NCCL 2.20's tuner does (and XLA on a torus),
+// in tie order: all_reduce ring, tree, in_network (NVLS, SHARP), torus; reduce_scatter and
+// all_gather ring, torus; broadcast and reduce ring; all_to_all and send_recv direct.
+// halving_doubling, hierarchical and direct for the other ops are no NCCL algorithm: they run
+// only when asked for. Whether one fits a group (the fabric reduces, it is a torus) is the
+// caller's check.
+std::vector<CollectiveAlgorithm> tuned_algorithms_for(CollectiveOp op);
+
 // Sum of shares a rank sends over the plan (for tests and the report).
 double bytes_sent_share(const CollectivePlan& plan, int rank);
 

@@ -4,6 +4,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "workloads/collective_plan.hpp"
+
 namespace cs::compute {
 
 using work::Stream;
@@ -81,11 +83,10 @@ net::CollectiveOptions nccl_collective_options(net::Comm& comm, net::GroupId gro
     return chosen;
   }
   double best = std::numeric_limits<double>::infinity();
-  // torus: XLA's per-dimension bidirectional rings, planned only for a group holding one rank on
-  // every chip of a torus (a data-parallel group over a whole TPU slice); refused elsewhere.
-  for (CollectiveAlgorithm a : {CollectiveAlgorithm::ring, CollectiveAlgorithm::tree, CollectiveAlgorithm::in_network,
-                                CollectiveAlgorithm::torus}) {
-    if (a == CollectiveAlgorithm::tree && op != work::CollectiveOp::all_reduce) continue;
+  // What auto weighs (NCCL's algorithms for the op). torus: XLA's per-dimension bidirectional
+  // rings, planned only for a group holding one rank on every chip of a torus (a data-parallel
+  // group over a whole TPU slice); refused elsewhere.
+  for (CollectiveAlgorithm a : work::tuned_algorithms_for(op)) {
     try {
       const double t = comm.alone_time_s(group, op, bytes, {a, std::nullopt});
       if (t < best) best = t, chosen.algorithm = a;

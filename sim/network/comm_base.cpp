@@ -14,10 +14,6 @@ using work::CollectiveOp;
 
 namespace {
 
-// Direct all-pairs is n^2 transfers; like NCCL, auto offers it beyond all-to-all and send/recv
-// only to small groups.
-constexpr std::size_t kMaxAutoDirectRanks = 64;
-
 std::string describe(CollectiveAlgorithm a, CollectiveOp op) {
   return std::string(work::to_string(a)) + " " + std::string(work::to_string(op));
 }
@@ -111,17 +107,14 @@ const work::CollectivePlan& CommBase::plan(GroupId group, CollectiveOp op, Colle
 
 std::vector<CollectiveAlgorithm> CommBase::candidates(GroupId group, CollectiveOp op) {
   const Group& g = groups_.at(group);
-  const bool p2p = op == CollectiveOp::all_to_all || op == CollectiveOp::send_recv;
   const auto [several_nodes, shared_node] = g.spans;
   const bool reduces = (!shared_node || config_.in_network.nvls) && (!several_nodes || config_.in_network.sharp);
-  std::vector<CollectiveAlgorithm> all = work::algorithms_for(op), out;
-  all.push_back(CollectiveAlgorithm::in_network);
-  if (!g.layout.torus_dims.empty()) all.push_back(CollectiveAlgorithm::torus);  // refused below unless it fits
-  for (CollectiveAlgorithm a : all) {
-    if (a == CollectiveAlgorithm::direct && !p2p && g.members.size() > kMaxAutoDirectRanks) continue;
+  std::vector<CollectiveAlgorithm> out;
+  for (CollectiveAlgorithm a : work::tuned_algorithms_for(op)) {
     if (a == CollectiveAlgorithm::in_network && !reduces) continue;
+    if (a == CollectiveAlgorithm::torus && g.layout.torus_dims.empty()) continue;
     try {
-      plan(group, op, a);
+      plan(group, op, a);  // refused where the layout does not fit (torus: one rank per chip)
       out.push_back(a);
     } catch (const CommError&) {
     }

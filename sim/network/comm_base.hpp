@@ -6,10 +6,12 @@
 //
 // The tuner: for a collective of S bytes, the fastest (algorithm, protocol) by the analytical
 // model's estimate alone on the fabric (AnalyticalModel::time_s), as NCCL's tuner picks from
-// its model: among every algorithm with a plan for the op and group when the algorithm is
-// auto (direct all-pairs only for all_to_all, send_recv and groups of at most 64; in_network
-// where the fabric reduces; torus on a torus fabric, one rank per node), and among LL, LL128 and Simple when the protocol is auto. Ties go
-// to the first, in work::algorithms_for order and LL, LL128, Simple. A choice is remembered
+// its model: when the algorithm is auto, among the algorithms NCCL runs for the op
+// (work::tuned_algorithms_for: all_reduce ring, tree, in_network where the fabric reduces, torus
+// on a torus fabric with one rank per node; all_gather and reduce_scatter ring, torus;
+// broadcast and reduce ring; all_to_all and send_recv direct) that have a plan for the group,
+// and among LL, LL128 and Simple when the protocol is auto. Ties go to the first, in that order
+// and LL, LL128, Simple. A choice is remembered
 // per (group, op, bytes, request): a training step repeats the same collectives.
 #include <cstdint>
 #include <map>

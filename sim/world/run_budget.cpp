@@ -10,6 +10,7 @@
 #include "sim/scenario/quantity.hpp"
 #include "sim/scenario/quantity_range.hpp"
 #include "sim/world/held_estimate.hpp"
+#include "workloads/collective_plan.hpp"
 #include "sim/world/run_training.hpp"
 #include "topology/routing.hpp"
 #include "topology/topology.hpp"
@@ -109,12 +110,9 @@ double plan_bytes(work::CollectiveAlgorithm a, work::CollectiveOp op, double n, 
     case A::in_network: return 2 * c * n * kPerTransfer;
     // all_reduce: a scatter and a gather stage per dimension (at most 3), each a ring both ways.
     case A::torus: return 2 * 3 * 2 * n * kPerTransfer;
-    case A::automatic: {
-      const bool p2p = op == work::CollectiveOp::all_to_all || op == work::CollectiveOp::send_recv;
+    case A::automatic: {  // the largest of the plans auto weighs for the op (comm_base.hpp)
       double most = 0;
-      for (A x : {A::ring, A::tree, A::halving_doubling, A::hierarchical, A::in_network, A::torus})
-        most = std::max(most, plan_bytes(x, op, n, c, pairs));
-      if (p2p || n <= 64) most = std::max(most, plan_bytes(A::direct, op, n, c, pairs));
+      for (A x : work::tuned_algorithms_for(op)) most = std::max(most, plan_bytes(x, op, n, c, pairs));
       return most;
     }
   }
@@ -155,7 +153,8 @@ void add_collective(const work::CollectiveSpec& s, const Config& config, double 
   const double bytes = per_group * groups;
   // The key whose value drives the count: the n^2 of direct, the channels, or the ranks.
   std::string key = at + ".ranks";
-  if (worst == work::CollectiveAlgorithm::direct || (worst == work::CollectiveAlgorithm::automatic && n > 64))
+  const bool p2p = s.op == work::CollectiveOp::all_to_all || s.op == work::CollectiveOp::send_recv;
+  if (worst == work::CollectiveAlgorithm::direct || (worst == work::CollectiveAlgorithm::automatic && p2p))
     key = at + ".algorithm";
   else if (c > 8)
     key = s.channels > 0 ? at + ".channels" : "hardware.node.nics";

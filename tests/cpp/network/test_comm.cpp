@@ -168,6 +168,26 @@ TEST_CASE("comm: a lone collective takes the tuner's estimate, and auto picks th
   }
 }
 
+TEST_CASE("comm: auto weighs per op only what NCCL runs", "[comm]") {
+  // Four nodes of two GPUs: a rank on each node, and every GPU; nothing reduces in the fabric.
+  // Direct all-pairs, halving-doubling and hierarchical exist for these groups but are no
+  // NCCL algorithm: auto leaves them to an explicit request.
+  World w(net::NetworkModel::analytical);
+  for (const std::vector<int>& ranks : {kRail0, first_ranks(8)}) {
+    const net::GroupId g = w.comm->group(ranks);
+    CHECK(w.comm->candidates(g, CollectiveOp::all_reduce) ==
+          std::vector{CollectiveAlgorithm::ring, CollectiveAlgorithm::tree});
+    for (CollectiveOp op : {CollectiveOp::all_gather, CollectiveOp::reduce_scatter, CollectiveOp::broadcast,
+                            CollectiveOp::reduce})
+      CHECK(w.comm->candidates(g, op) == std::vector{CollectiveAlgorithm::ring});
+    CHECK(w.comm->candidates(g, CollectiveOp::all_to_all) == std::vector{CollectiveAlgorithm::direct});
+    CHECK_NOTHROW(w.comm->plan(g, CollectiveOp::all_reduce, CollectiveAlgorithm::direct));
+    CHECK_NOTHROW(w.comm->plan(g, CollectiveOp::all_reduce, CollectiveAlgorithm::halving_doubling));
+  }
+  const std::vector<int> pair{0, 2};
+  CHECK(w.comm->candidates(w.comm->group(pair), CollectiveOp::send_recv) == std::vector{CollectiveAlgorithm::direct});
+}
+
 TEST_CASE("comm: choices and stage latencies are kept per group, request and protocol", "[comm]") {
   // Requests interleaved over two groups, three protocols and two sizes, twice: each run takes
   // the estimate of what it asked for, as a fresh layer's first request gives it.
