@@ -124,8 +124,9 @@ int main(int argc, char** argv) {
     report(("flow direct all_to_all, " + std::string(kind) + " " + routing + ": " + std::to_string(gpus) + " GPUs").c_str(),
            direct_all_to_all("flow", gpus, kind, routing));
   }
-  // 268 M pairs: the exchange lists its saturating links' flows in passes within its budget,
-  // each pair's links from the all-pairs counter's tables and walk (docs/benchmarks.md).
+  // 268 M pairs: the exchange's saturating links are the ranks' legs, whose pairs the
+  // all-pairs counter lists without a pass; each pair's links from its tables and walk when
+  // its flow is fixed (docs/benchmarks.md).
   if (!*quick)
     report("flow direct all_to_all, fat_tree dmodk: 16384 GPUs", direct_all_to_all("flow", 16384, "fat_tree", "dmodk"),
            "scale/flow_all_to_all_dmodk_16384_cpu");

@@ -97,6 +97,13 @@ class LegCounter final : public AllPairsCounter {
       down_.insert(down_.end(), links.begin(), links.end());
       leg.down_end = static_cast<uint32_t>(down_.size());
     }
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      const Leg& leg = legs_[i];
+      const auto member = static_cast<uint32_t>(i);
+      for (uint32_t k = leg.up_begin; k < leg.up_end; ++k) leg_links_.push_back({up_[k], member << 1});
+      for (uint32_t k = leg.down_begin; k < leg.down_end; ++k) leg_links_.push_back({down_[k], member << 1 | 1});
+    }
+    std::sort(leg_links_.begin(), leg_links_.end());
   }
 
   void add_sources(std::size_t first, std::size_t last, PairLoads& into) const override {
@@ -143,6 +150,25 @@ class LegCounter final : public AllPairsCounter {
     out.insert(out.end(), down_.begin() + b.down_begin, down_.begin() + b.down_end);
   }
 
+  bool append_leg_pairs(uint32_t link, std::vector<std::pair<uint32_t, uint32_t>>& out) const override {
+    const auto first = std::lower_bound(leg_links_.begin(), leg_links_.end(), std::pair<uint32_t, uint32_t>{link, 0});
+    const std::size_t begin = out.size();
+    auto it = first;
+    for (; it != leg_links_.end() && it->first == link; ++it) {
+      const uint32_t member = it->second >> 1;
+      const int node = legs_[member].node;
+      const bool as_source = (it->second & 1) == 0;
+      for (uint32_t other = 0; other < legs_.size(); ++other) {
+        if (legs_[other].node == node) continue;  // a pair in one node takes no leg
+        out.push_back(as_source ? std::pair{member, other} : std::pair{other, member});
+      }
+    }
+    // One member's leg (the usual case) lists its pairs ascending; several (ranks sharing a
+    // NIC, or a link in a leg twice) are merged so that a pair's entries sit side by side.
+    if (it - first > 1) std::sort(out.begin() + static_cast<std::ptrdiff_t>(begin), out.end());
+    return true;
+  }
+
  private:
   // A rank's legs: GPU -> NIC -> switch in up_[up_begin, up_end), its latency summed in order,
   // and switch -> NIC -> GPU in down_[down_begin, down_end).
@@ -157,6 +183,8 @@ class LegCounter final : public AllPairsCounter {
   Fabric fabric_;
   std::vector<Leg> legs_;
   std::vector<LinkId> up_, down_;
+  // (model link, member << 1 | 1 for a down leg): each leg's links, by link.
+  std::vector<std::pair<uint32_t, uint32_t>> leg_links_;
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "topology/routing.hpp"
@@ -39,6 +40,14 @@ class AllPairsCounter {
   // order: exactly the hops add_sources counts for it. `scratch` lends the call its buffers
   // (one per thread). Thread-safe. Throws RouteError for an unreachable pair.
   virtual void append_links(std::size_t i, std::size_t j, Route& scratch, std::vector<uint32_t>& out) const = 0;
+  // The pairs (i, j) between nodes whose route crosses model link `link` in a rank's leg (i's
+  // GPU -> NIC -> switch, or j's switch -> NIC -> GPU), ascending (a pair crossing it m times
+  // there: m entries side by side), appended to `out`: true where the counter keeps such legs
+  // (make_leg_counter's), known without walking a route; false (the default): not known. A
+  // crossing elsewhere in a route (a pair in one node, a fabric hop) is not listed. Thread-safe.
+  virtual bool append_leg_pairs(uint32_t /*link*/, std::vector<std::pair<uint32_t, uint32_t>>& /*out*/) const {
+    return false;
+  }
 };
 
 // The generic counter: each pair's route from route_into(a, b, out), each hop counted on its

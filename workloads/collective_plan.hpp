@@ -67,6 +67,8 @@ struct Stage {
     const std::size_t others = pair_members.size() - 1, a = i / others, k = i % others;
     return {a, k < a ? k : k + 1};
   }
+  // pair_indices inverted: the transfer from pair_members[a] to pair_members[b], a != b.
+  std::size_t pair_index(std::size_t a, std::size_t b) const { return a * (pair_members.size() - 1) + (b < a ? b : b - 1); }
   // f(transfer) for every transfer, in order.
   template <class F>
   void for_each(F&& f) const {

@@ -53,6 +53,13 @@ void CollectiveRun::StagePairs::links_of(std::span<const uint32_t> pairs, std::v
   }
 }
 
+bool CollectiveRun::StagePairs::pairs_crossing(uint32_t link, std::vector<uint32_t>& out) const {
+  leg_pairs_.clear();
+  if (!counter_->append_leg_pairs(link, leg_pairs_)) return false;
+  for (const auto& [a, b] : leg_pairs_) out.push_back(static_cast<uint32_t>(stage_.pair_index(a, b)));  // ascending
+  return true;
+}
+
 RouteId CollectiveRun::StagePairs::route(std::size_t i) {
   const work::Transfer t = stage_.transfer(i);
   return network_.path_of(network_.route(t.src, t.dst));

@@ -78,6 +78,7 @@ class CollectiveRun final : public CollectiveRunner, public FlowObserver {
     void links_of(std::span<const uint32_t> pairs, std::vector<uint32_t>& out,
                   std::vector<uint32_t>& ends) const override;
     std::span<const uint64_t> crossings() const override { return crossings_; }
+    bool pairs_crossing(uint32_t link, std::vector<uint32_t>& out) const override;
     RouteId route(std::size_t i) override;
 
    private:
@@ -86,6 +87,7 @@ class CollectiveRun final : public CollectiveRunner, public FlowObserver {
     const work::Stage& stage_;
     std::unique_ptr<topo::AllPairsCounter> counter_;
     std::vector<uint64_t> crossings_;
+    mutable std::vector<std::pair<uint32_t, uint32_t>> leg_pairs_;  // pairs_crossing's scratch
   };
   struct StageRoutes {
     std::vector<Flight> flights;  // chains first, then independent transfers

@@ -18,6 +18,9 @@
 // fit in a budget (list_budget crossings), in one pass over the flows not yet fixed, and
 // gathers again when a link outside them saturates. Where every list fits (up to 4,096 GPUs
 // at the default budget) that is one pass, as the flows were listed before; beyond, a few. A
+// source that knows a link's pairs without a pass lists them itself (PairSource::
+// pairs_crossing: a rank's leg to its switch carries its pairs between nodes), so where legs
+// saturate first, as on a non-blocking fabric's all-to-all, no pass lists anything. A
 // route is computed once per pass and once more when its flow is fixed, on every core. The
 // result does not depend on the budget: the same links saturate in the same order, each
 // fixing the same flows (tests/cpp/network/test_flow_exchange.cpp). Afterwards one 4-byte
@@ -56,6 +59,12 @@ class PairSource {
   // has counted them already; empty (the default): the solve counts them, a pass over the
   // routes. They must be the routes' own counts (the solve checks as it goes).
   virtual std::span<const uint64_t> crossings() const { return {}; }
+  // The pairs crossing `link`, ascending, appended to `out` (a pair crossing it m times: m
+  // entries side by side), where the source knows them without a pass over the routes (the
+  // pairs of a rank's leg: topo::AllPairsCounter::append_leg_pairs): true; false (the
+  // default), or a subset: the solve lists them in a pass. Every entry must cross the link;
+  // the solve takes them only where they make all the link's crossings. One thread.
+  virtual bool pairs_crossing(uint32_t /*link*/, std::vector<uint32_t>& /*out*/) const { return false; }
   // Pair i's route registered with the flow model (its own latency is not waited again: see
   // FlowModel::start_exchange). One thread; only when the exchange becomes flows.
   virtual RouteId route(std::size_t i) = 0;

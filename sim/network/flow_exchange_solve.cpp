@@ -191,7 +191,7 @@ void PairExchange::solve(const PairSource& source, std::span<const double> capac
   FillState state;
   state.level_of = level_of_;
   state.residual.assign(capacity_Bps.begin(), capacity_Bps.end());
-  state.unfixed = std::move(crossings);
+  state.unfixed = crossings;  // `crossings` stays: whether a source's own list is whole
   for (std::size_t l = 0; l < num_links; ++l) {
     if (state.unfixed[l] > std::numeric_limits<uint32_t>::max())
       throw std::length_error("PairExchange: more than 2^32 - 1 crossings of one link");
@@ -224,7 +224,7 @@ void PairExchange::solve(const PairSource& source, std::span<const double> capac
     if (open_count[o]) by_level[o].push_back({open_level[o], open_count[o]});
     open_count[o] = 0;
   };
-  std::vector<uint32_t> touched, todo;
+  std::vector<uint32_t> touched, todo, own;
   std::vector<uint8_t> is_touched(num_links, 0);
   double level = 0;
   std::size_t fixed = 0;
@@ -239,7 +239,11 @@ void PairExchange::solve(const PairSource& source, std::span<const double> capac
       pairs_at_.push_back(0);
     }
     const auto index = static_cast<uint32_t>(levels_.size() - 1);
-    if (!lists->holds(l)) {
+    // The link's flows: listed by the source where it knows them all (a rank's leg: no pass
+    // over the routes), else from the lists, gathered when they do not hold it.
+    own.clear();
+    const bool owned = !lists->holds(l) && source.pairs_crossing(l, own) && own.size() == crossings[l];
+    if (!owned && !lists->holds(l)) {
       lists->gather(l, state, list_budget, source, *batch, poll);
       ++list_passes_;
     }
@@ -249,7 +253,7 @@ void PairExchange::solve(const PairSource& source, std::span<const double> capac
     // destination's link, under sources' links saturating in turn). The order the flows are
     // fixed in changes nothing (each subtracts the same level).
     todo.clear();
-    const std::span<const uint32_t> listed = lists->of(l);
+    const std::span<const uint32_t> listed = owned ? std::span<const uint32_t>(own) : lists->of(l);
     uint64_t need = state.unfixed[l];
     for (auto it = listed.rbegin(); need > 0 && it != listed.rend(); ++it)
       if (level_of_[*it] == kUnfixedPair) {

@@ -4,7 +4,8 @@
 // while it runs (it becomes flows), before or after its flows take bandwidth. Then a direct
 // all-to-all run by CollectiveRun as one exchange against the same plan run flow by flow, on
 // fat-trees (D-mod-K, ECMP, PXN) and a dragonfly. And the solve with its flows listed at once
-// against the same listed in many passes (a small budget), bit for bit.
+// against the same listed in many passes (a small budget), and with the legs' pairs listed by
+// the routing's counter, bit for bit.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -380,15 +381,12 @@ struct FabricPairs final : net::PairSource {
   int ranks;
 };
 
-// The pairs solved listing every flow at once and within `budget` crossings (many passes):
-// the same rates and link use, bit for bit.
-void check_lists_do_not_matter(const net::PairSource& pairs, std::span<const double> capacity, std::size_t budget) {
-  const net::PairExchange whole(pairs, capacity, 1e8, [] {}), listed(pairs, capacity, 1e8, [] {}, budget);
+// Two solves of one exchange: the same rates and link use, bit for bit.
+void check_same_solve(const net::PairExchange& whole, const net::PairExchange& listed, std::span<const double> capacity) {
   std::size_t differ = 0;
-  for (std::size_t i = 0; i < pairs.pairs(); ++i) differ += whole.rate_Bps(i) != listed.rate_Bps(i);
+  REQUIRE(whole.pairs() == listed.pairs());
+  for (std::size_t i = 0; i < whole.pairs(); ++i) differ += whole.rate_Bps(i) != listed.rate_Bps(i);
   CHECK(differ == 0);
-  CHECK(whole.list_passes() == 1);
-  CHECK(listed.list_passes() > 1);
   REQUIRE(whole.duration_s() == listed.duration_s());
   for (const double tau : {whole.duration_s() / 3, whole.duration_s()}) {
     std::vector<double> a(capacity.size(), 0.0), b = a, c = a, d = a, e = a, f = a;
@@ -405,6 +403,36 @@ void check_lists_do_not_matter(const net::PairSource& pairs, std::span<const dou
     CHECK(whole.delivered(tau) == listed.delivered(tau));
   }
 }
+
+// The pairs solved listing every flow at once and within `budget` crossings (many passes).
+void check_lists_do_not_matter(const net::PairSource& pairs, std::span<const double> capacity, std::size_t budget) {
+  const net::PairExchange whole(pairs, capacity, 1e8, [] {}), listed(pairs, capacity, 1e8, [] {}, budget);
+  CHECK(whole.list_passes() == 1);
+  CHECK(listed.list_passes() > 1);
+  check_same_solve(whole, listed, capacity);
+}
+
+// FabricPairs whose ranks' legs list their own pairs, from the routing's all-pairs counter
+// (as CollectiveRun's exchange stage does).
+struct LegListedPairs final : net::PairSource {
+  LegListedPairs(const net::Network& n, const FabricPairs& p) : pairs_of(p), ranks(n.ranks()) {
+    for (int r = 0; r < ranks; ++r) members.push_back(r);
+    counter = n.all_pairs_counter(members);
+  }
+  std::size_t pairs() const override { return pairs_of.pairs(); }
+  void links(std::size_t i, std::vector<uint32_t>& out) const override { pairs_of.links(i, out); }
+  bool pairs_crossing(uint32_t link, std::vector<uint32_t>& out) const override {
+    std::vector<std::pair<uint32_t, uint32_t>> legs;
+    if (!counter->append_leg_pairs(link, legs)) return false;
+    for (const auto& [a, b] : legs) out.push_back(a * static_cast<uint32_t>(ranks - 1) + (b < a ? b : b - 1));
+    return true;
+  }
+  RouteId route(std::size_t) override { throw std::logic_error("LegListedPairs: not run as flows"); }
+  const FabricPairs& pairs_of;
+  int ranks;
+  std::vector<int> members;
+  std::unique_ptr<topo::AllPairsCounter> counter;
+};
 
 }  // namespace
 
@@ -432,6 +460,15 @@ TEST_CASE("an exchange solves the same whether its flows are listed at once or i
       const FabricPairs pairs(network);
       // A link's flows alone (the smallest), a few links' and about half of them per pass.
       for (const std::size_t budget : {1, 50, 600}) check_lists_do_not_matter(pairs, network.capacities_Bps(), budget);
+      // With the legs' pairs from the counter: the same solve, in fewer passes (a leg that
+      // saturates needs none).
+      const LegListedPairs by_legs(network, pairs);
+      REQUIRE(by_legs.counter != nullptr);
+      const net::PairExchange whole(pairs, network.capacities_Bps(), 1e8, [] {});
+      const net::PairExchange listed(pairs, network.capacities_Bps(), 1e8, [] {}, 1);
+      const net::PairExchange legs(by_legs, network.capacities_Bps(), 1e8, [] {}, 1);
+      CHECK(legs.list_passes() < listed.list_passes());
+      check_same_solve(whole, legs, network.capacities_Bps());
     }
   }
 }

@@ -1,10 +1,11 @@
 // All-pairs counting (topology/all_pairs.hpp): what every router's counter gives equals the
 // count of route() over every pair, link by link, and the slowest routes to the last bit; the
-// links it lists for a pair are route()'s, in order.
+// links it lists for a pair are route()'s, in order; the pairs it lists for a rank's leg cross it.
 #include <algorithm>
 #include <numeric>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -71,11 +72,50 @@ void check_listed_links(const Topology& t, Router& r, const std::vector<int>& ra
   CHECK(mismatched == 0);
 }
 
+// The pairs a leg counter lists for each link: ascending, each crossing it in route() as often
+// as it is listed, and every pair between nodes listed on its route's first and last hop (the
+// source's GPU -> NIC hop, the destination's NIC -> GPU hop).
+void check_leg_pairs(const Topology& t, Router& r, const std::vector<int>& ranks) {
+  const auto counter = r.all_pairs_counter(ranks);
+  REQUIRE(counter != nullptr);
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> legs(model_links(t, r));
+  bool listed = false;
+  for (uint32_t l = 0; l < legs.size(); ++l) listed |= counter->append_leg_pairs(l, legs[l]);
+  if (!listed) return;  // a route-by-route counter keeps no legs
+  std::size_t unsorted = 0, overlisted = 0, missing = 0, entries = 0;
+  std::vector<uint32_t> hops;
+  for (uint32_t l = 0; l < legs.size(); ++l) {
+    unsorted += !std::is_sorted(legs[l].begin(), legs[l].end());
+    entries += legs[l].size();
+    for (std::size_t k = 0; k < legs[l].size(); ++k) {
+      const auto [i, j] = legs[l][k];
+      if (k > 0 && legs[l][k - 1] == legs[l][k]) continue;  // counted with its first entry
+      hops.clear();
+      append_model_links(t, r.route(ranks[i], ranks[j], 0), hops);
+      const auto times = std::count(legs[l].begin(), legs[l].end(), legs[l][k]);
+      overlisted += std::count(hops.begin(), hops.end(), l) < times;
+    }
+  }
+  for (uint32_t i = 0; i < ranks.size(); ++i)
+    for (uint32_t j = 0; j < ranks.size(); ++j) {
+      if (t.node_of_rank(ranks[i]) == t.node_of_rank(ranks[j])) continue;
+      hops.clear();
+      append_model_links(t, r.route(ranks[i], ranks[j], 0), hops);
+      for (const uint32_t end : {hops.front(), hops.back()})
+        missing += !std::binary_search(legs[end].begin(), legs[end].end(), std::pair{i, j});
+    }
+  CHECK(entries > 0);
+  CHECK(unsorted == 0);
+  CHECK(overlisted == 0);
+  CHECK(missing == 0);
+}
+
 void check_counts(const TopologyParams& p, RoutingKind kind, const std::vector<int>& ranks) {
   const Topology t = build_topology(p);
   const auto router = make_router(t, kind, 7);
   REQUIRE(computes_routes_uncached(kind));
   check_listed_links(t, *router, ranks);
+  check_leg_pairs(t, *router, ranks);
   const PairLoads got = by_counter(t, *router, ranks);
   const PairLoads want = by_route(t, *router, ranks);
   CHECK(got.crossings == want.crossings);
