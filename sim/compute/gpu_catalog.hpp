@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/network/comm_config.hpp"
 #include "topology/params.hpp"
 #include "workloads/training_plan.hpp"
 
@@ -64,6 +65,10 @@ struct GpuSpec {
   // with the GEMM next to it (the default of parallel.tp_comm_overlap): true where the vendor's
   // recipes do (NVIDIA's userbuffers); false on AWS Neuron, whose compiler cannot (gpu_catalog.cpp).
   bool overlaps_tp_comm = true;
+  // The collectives library the chip's stack runs, whose latencies price every collective on it
+  // (training, serving, the collective workload): NCCL's (the default; RCCL keeps its tuning
+  // model) or AWS Neuron's CCOM on the three Neuron chips (sim/network/neuron_ccom.hpp).
+  net::CollectiveLibrary collective_library = net::CollectiveLibrary::nccl;
 };
 
 std::span<const GpuSpec> gpu_catalog();
