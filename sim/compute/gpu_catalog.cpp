@@ -166,21 +166,21 @@ constexpr std::array<GpuSpec, 23> kCatalog{{
     // cannot be effectively overlapped with computation due to strict data dependencies"; the
     // fine-grained (collective-matmul) decomposition is "under development for future versions".
     {"Trainium1", "neuron_v2", {47.5e12, 190e12, 190e12, 190e12, 190e12, 380e12}, 32 * 1073741824.0, 820e9, 0, 0,
-     0.830, 4 * 51.5e9, NodeFabric::nvlink_mesh, 0, 4, 51.5e9, 16, topo::NodeMesh::torus_4x4, false},
+     0.830, 4 * 51.5e9, NodeFabric::nvlink_mesh, 0, 4, 51.5e9, 16, topo::NodeMesh::torus_4x4, false, 0, net::CollectiveLibrary::neuron_ccom},
     // "Trainium2 Architecture": eight NeuronCore-v3, 667 BF16/FP16/TF32 TFLOPS, 1,299 FP8, 181
     // FP32 (dense); 96 GiB at 2.9 TB/s; NeuronLink-v3 1.28 TB/s per chip over 4 links (the NKI
     // guide), read as both directions: 4 x 160 GB/s each way. trn2.48xlarge: 16 chips in a 4 x 4
     // torus ("Best practices for training on AWS Neuron"). No published chip power. NeuronCore-v3
     // has no published matrix-multiply rate (the NKI tutorial's was Trainium1's): 0.80.
     {"Trainium2", "neuron_v3", {181e12, 667e12, 667e12, 667e12, 1299e12, 0}, 96 * 1073741824.0, 2.9e12, 0, 0,
-     0.80, 4 * 160e9, NodeFabric::nvlink_mesh, 0, 4, 160e9, 16, topo::NodeMesh::torus_4x4, false},
+     0.80, 4 * 160e9, NodeFabric::nvlink_mesh, 0, 4, 160e9, 16, topo::NodeMesh::torus_4x4, false, 0, net::CollectiveLibrary::neuron_ccom},
     // "Inferentia2 Architecture": the Trainium's NeuronCore-v2 pair and rates, 32 GiB at 820 GB/s;
     // "Inf2 Architecture": up to 12 chips per inf2.48xlarge in a ring, NeuronLink-v2 192 GiB/s
     // per chip over 2 links (the NKI guide): 2 x 51.5 GB/s each way. No published chip power. GEMM
     // ceiling: Trainium1's measured 0.830 (the same NeuronCore-v2 and clock: the NKI architecture
     // guide describes Trainium and Inferentia2 as one).
     {"Inferentia2", "neuron_v2", {47.5e12, 190e12, 190e12, 190e12, 190e12, 380e12}, 32 * 1073741824.0, 820e9, 0,
-     0, 0.830, 2 * 51.5e9, NodeFabric::nvlink_mesh, 0, 2, 51.5e9, 12, topo::NodeMesh::ring, false},
+     0, 0.830, 2 * 51.5e9, NodeFabric::nvlink_mesh, 0, 2, 51.5e9, 12, topo::NodeMesh::ring, false, 0, net::CollectiveLibrary::neuron_ccom},
 }};
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/network/comm_config.hpp"
 #include "topology/params.hpp"
 #include "workloads/training_plan.hpp"
 
@@ -68,6 +69,10 @@ struct GpuSpec {
   // (0, 1]; 0: not measured (each consumer keeps its own default). Measured for TPUs on a paged
   // attention kernel (gpu_catalog.cpp), so a paged KV read on them needs no further share.
   double hbm_efficiency = 0;
+  // The collectives library the chip's stack runs, whose latencies price every collective on it
+  // (training, serving, the collective workload): NCCL's (the default; RCCL keeps its tuning
+  // model) or AWS Neuron's CCOM on the three Neuron chips (sim/network/neuron_ccom.hpp).
+  net::CollectiveLibrary collective_library = net::CollectiveLibrary::nccl;
 };
 
 std::span<const GpuSpec> gpu_catalog();

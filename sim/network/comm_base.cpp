@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "sim/network/neuron_ccom.hpp"
 #include "topology/direct_layouts.hpp"
 
 namespace cs::net {
@@ -136,7 +137,12 @@ bool CommBase::routed_on_idle(const work::CollectivePlan& plan) const { return r
 const std::vector<ProtocolCosts>& CommBase::protocols(const CollectiveOptions& options) {
   const Protocol p = options.protocol.value_or(config_.protocol);
   auto& table = protocols_[p];
-  if (table.empty()) table = nccl_protocols(p, config_.in_network.nvls_efficiency);
+  if (!table.empty()) return table;
+  // Neuron runs one protocol whatever NCCL protocol is asked for; none stays the wire alone.
+  if (config_.collective_library == CollectiveLibrary::neuron_ccom && p != Protocol::none)
+    table = {{Protocol::simple, neuron_ccom_costs()}};
+  else
+    table = nccl_protocols(p, config_.in_network.nvls_efficiency);
   return table;
 }
 
@@ -190,6 +196,7 @@ CollectiveCosts CommBase::refined_costs(const Group& g, CollectiveOp op, const w
                                        CollectiveAlgorithm algorithm, const ProtocolCosts& protocol) {
   CollectiveCosts c = protocol.costs[algorithm];
   if (algorithm == CollectiveAlgorithm::in_network) return c;  // NVLS and SHARP: Simple, their own efficiency
+  if (config_.collective_library != CollectiveLibrary::nccl) return c;  // NCCL's refinements are NCCL's
   c.bandwidth_efficiency = nccl_efficiency(algorithm, protocol.protocol, g.spans.first, c.bandwidth_efficiency);
   // Staged through host memory, the transfers inside a node set the pace. (A group of one rank
   // per node is left as it is: GPUDirect RDMA's absence without P2P is not modelled.)

@@ -53,6 +53,11 @@ inline constexpr auto kGranularityNames = std::to_array<EnumName<Granularity>>({
 });
 static_assert(names_every_value<kGranularityNames>());
 
+// The collectives library an accelerator runs (compute::GpuSpec::collective_library), which
+// sets the software latency of its collectives: NCCL's tuning model (nccl_tuning.hpp), or AWS
+// Neuron's collectives library (CCOM) on NeuronLink and EFA (neuron_ccom.hpp).
+enum class CollectiveLibrary : uint8_t { nccl, neuron_ccom };
+
 struct CommConfig {
   NetworkModel model = NetworkModel::flow;
   Granularity granularity = Granularity::pipeline;
@@ -60,6 +65,9 @@ struct CommConfig {
   InNetworkReduction in_network;
   // GPU architecture ("hopper", ...): keys NCCL's per-generation tables (LL's ceiling).
   std::string gpu_arch = "hopper";
+  // Whose latencies price the collectives. neuron_ccom: Neuron's, one protocol (LL and LL128
+  // are NCCL's) under every network.protocol but none, and none of NCCL's refinements.
+  CollectiveLibrary collective_library = CollectiveLibrary::nccl;
   // GPUs of one node reach each other only through host memory (PCIe without peer-to-peer:
   // NCCL's SHM transport): a collective whose group has two or more ranks on one node runs at
   // nccl_shm_efficiency() of its bandwidth. The routes are the same (GPU -> host -> GPU).

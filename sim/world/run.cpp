@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "sim/compute/gpu_catalog.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/fleet/replications.hpp"
 #include "sim/network/comm_base.hpp"
@@ -65,6 +66,7 @@ Fabric build_fabric(const Config& config, engine::Simulator& sim, const topo::To
   c.granularity = config.network.granularity;
   c.protocol = config.network.protocol;
   c.gpu_arch = config.gpu.arch;
+  if (const compute::GpuSpec* spec = compute::find_gpu(config.gpu.name)) c.collective_library = spec->collective_library;
   c.host_staged = config.topology.node.fabric == topo::NodeFabric::pcie && !config.topology.node.gpu_p2p;
   c.in_network = {config.in_network.nvls, config.in_network.sharp,
                   config.in_network.nvls ? net::nccl_nvls_efficiency(config.gpu.arch) : 1.0};

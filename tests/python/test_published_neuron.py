@@ -4,9 +4,11 @@ replays them): one request at a time on a trn1.32xlarge's 16 Trainium chips or a
 them.
 
 The bounds are the errors the model reaches now (simulated / measured - 1), so a change that
-widens them fails here. The engine is faster than Neuron on every figure (its HBM share, 0.7, and
-iteration overhead, 0.5 ms, are the GPU and vLLM defaults: AWS publishes no achieved HBM read rate
-of its chips and no per-step runtime cost of transformers-neuronx), which docs/serving.md states.
+widens them fails here. Each tensor-parallel all-reduce pays Neuron's collective latencies (AWS's
+nccom-test floors: sim/network/neuron_ccom.cpp), so decode is now slower than Neuron's by 0-25%
+(TPOT), while the prefill stays faster than it on every figure (its HBM share, 0.7, and iteration
+overhead, 0.5 ms, are the GPU and vLLM defaults: AWS publishes no achieved HBM read rate of its
+chips and no per-step runtime cost of transformers-neuronx), which docs/serving.md states.
 """
 import json
 import subprocess
@@ -23,17 +25,17 @@ import validation_serving as vs  # noqa: E402
 
 # (chip, model, input, output) -> (largest |TTFT ratio - 1|, largest |TPOT ratio - 1|) measured now
 BOUNDS = {
-    ("Trainium1", "llama3-70b", 128, 128): (0.22, 0.28),
-    ("Trainium1", "llama3-70b", 128, 1024): (0.23, 0.22),
-    ("Trainium1", "llama3-70b", 2048, 2048): (0.31, 0.26),
-    ("Trainium1", "llama2-7b", 128, 8064): (0.43, 0.54),
-    ("Inferentia2", "llama3-70b", 128, 128): (0.44, 0.24),
-    ("Inferentia2", "llama3-70b", 1024, 2048): (0.30, 0.27),
-    ("Inferentia2", "llama3-70b", 2048, 2048): (0.43, 0.28),
-    ("Inferentia2", "llama2-70b", 128, 128): (0.44, 0.27),
-    ("Inferentia2", "llama2-70b", 1024, 2048): (0.21, 0.30),
-    ("Inferentia2", "llama2-7b", 128, 3968): (0.69, 0.40),
-    ("Inferentia2", "llama2-13b", 128, 3968): (0.50, 0.35),
+    ("Trainium1", "llama3-70b", 128, 128): (0.14, 0.11),
+    ("Trainium1", "llama3-70b", 128, 1024): (0.15, 0.21),
+    ("Trainium1", "llama3-70b", 2048, 2048): (0.30, 0.14),
+    ("Trainium1", "llama2-7b", 128, 8064): (0.23, 0.09),
+    ("Inferentia2", "llama3-70b", 128, 128): (0.32, 0.08),
+    ("Inferentia2", "llama3-70b", 1024, 2048): (0.28, 0.04),
+    ("Inferentia2", "llama3-70b", 2048, 2048): (0.42, 0.02),
+    ("Inferentia2", "llama2-70b", 128, 128): (0.31, 0.05),
+    ("Inferentia2", "llama2-70b", 1024, 2048): (0.19, 0.01),
+    ("Inferentia2", "llama2-7b", 128, 3968): (0.58, 0.25),
+    ("Inferentia2", "llama2-13b", 128, 3968): (0.35, 0.22),
 }
 
 
@@ -51,21 +53,24 @@ def test_published_neuron_runs(results):
     for r in results:
         ttft_bound, tpot_bound = BOUNDS[key(r["run"])]
         bound = ttft_bound if r["metric"] == "P50 TTFT" else tpot_bound
-        assert r["simulated"] < r["measured"], r
+        if r["metric"] == "P50 TTFT":
+            assert r["simulated"] < r["measured"], r
         assert abs(r["ratio"] - 1) <= bound, r
 
 
 def test_a_70b_decode_step_reads_every_chips_weights_at_the_achievable_hbm_rate():
     # Llama 3 70B's 70.55e9 BF16 parameters over 16 chips, each read at 820 GB/s x 0.7 per token,
     # plus the copies of its 8 KV heads that the 32 NeuronCores hold, one each (K and V weights of
-    # 24 more heads of 128 over 80 layers of 8,192): 16.24 ms, the floor of TPOT; the all-reduces
-    # and the iteration overhead come on top.
+    # 24 more heads of 128 over 80 layers of 8,192): 16.24 ms, the floor of TPOT. On top: two
+    # all-reduces a layer, each at least Neuron's 51.7 us base latency (sim/network/neuron_ccom.cpp),
+    # 8.27 ms over 80 layers, and the iteration overhead.
     run = vs.NEURON_RUNS[0]
     assert run.machine.chips * run.machine.cores == 32  # the table's TP degree
     held = 70.55e9 + 24 * 2 * 80 * 8192 * 128
     floor_ms = held * 2 / 16 / (820e9 * 0.7) * 1e3
     tpot = vs.simulate_neuron(cs, run)["tpot_ms"]
-    assert floor_ms < tpot < floor_ms + 5.0, (floor_ms, tpot)
+    collectives_ms = 2 * 80 * 51.7e-3
+    assert floor_ms + collectives_ms < tpot < floor_ms + collectives_ms + 5.0, (floor_ms, tpot)
 
 
 def test_heads_that_do_not_divide_over_the_chips_need_pad_heads(tmp_path):

@@ -158,3 +158,38 @@ TEST_CASE("without P2P a node's all-reduce runs at NCCL's SHM share of the PCIe 
     CHECK(fixed_shm == Approx(fixed_p2p).epsilon(1e-6));
   }
 }
+
+namespace {
+
+// Seconds of a ring all-reduce of 8 bytes over a node of 2 GPUs (the default fabric) under
+// `library` and `protocol`.
+double two_rank_all_reduce_s(net::CollectiveLibrary library, net::Protocol protocol, net::NetworkModel model) {
+  topo::TopologyParams p;
+  p.kind = topo::TopologyKind::single_node;
+  p.node.gpus = 2;
+  net::CommConfig config;
+  config.model = model;
+  config.protocol = protocol;
+  config.collective_library = library;
+  return test::collective_seconds(topo::build_topology(p), topo::RoutingKind::shortest, config,
+                                  work::CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 8);
+}
+
+}  // namespace
+
+TEST_CASE("Neuron's collectives library prices every protocol with its own latencies", "[nccl][neuron]") {
+  // sim/network/neuron_ccom.cpp: 51.7 us once and 3.17 us a step inside an instance; a 2-rank
+  // ring all-reduce takes 2 steps. NCCL's Simple gives 8.4 + 2 x 3.4 us (its figures are above the
+  // node's wire latency, 1.4 us a step here, as Neuron's are).
+  using L = net::CollectiveLibrary;
+  for (net::NetworkModel model : {net::NetworkModel::analytical, net::NetworkModel::flow}) {
+    CAPTURE(static_cast<int>(model));
+    for (net::Protocol protocol : {net::Protocol::ll, net::Protocol::simple, net::Protocol::automatic})
+      CHECK(two_rank_all_reduce_s(L::neuron_ccom, protocol, model) == Approx((51.7 + 2 * 3.17) * 1e-6).epsilon(1e-3));
+    CHECK(two_rank_all_reduce_s(L::nccl, net::Protocol::simple, model) == Approx((8.4 + 2 * 3.4) * 1e-6).epsilon(1e-3));
+    // none is the wire alone under either library.
+    CHECK(two_rank_all_reduce_s(L::neuron_ccom, net::Protocol::none, model) ==
+          Approx(two_rank_all_reduce_s(L::nccl, net::Protocol::none, model)));
+    CHECK(two_rank_all_reduce_s(L::neuron_ccom, net::Protocol::none, model) < 5e-6);
+  }
+}

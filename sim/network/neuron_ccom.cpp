@@ -1,0 +1,34 @@
+// Neuron CCOM's latency terms, derived from AWS's published nccom-test runs on trn1.32xlarge
+// (aws-neuron/aws-neuron-sdk, tools/neuron-sys-tools/nccom-test.rst, as added in Neuron SDK
+// 2.10.0, commit f5d2d79a, 2023-05-01; the figures are still on the page as of SDK 2.32). Its
+// small-message times, flat below 64 KiB, are latency alone:
+//   2-rank all-reduce, 1-64 KiB: 58 us (four sizes);
+//   32-rank all-gather, 1-64 KiB: 151, 149, 150 us;
+//   64-rank all-reduce on two instances, 8-64 B: 520, 520, 523, 525 us.
+// With a ring's steps (all-reduce 2(r-1), all-gather r-1), least squares over the single-instance
+// rows, steps 2 at 58 us and 31 at 150 us: 92 us / 29 steps = 3.17 us a step over NeuronLink and
+// 58 - 2 x 3.17 = 51.7 us once per collective. The two-instance ring of 64 ranks takes 126 steps of
+// which a ring's 2 edges in 64 cross EFA (collective_costs.hpp: a pipeline's step costs the mean
+// over its edges): 522 - 51.7 = 470.3 us = 126 x (62 x 3.17 + 2 x h_net) / 64 gives h_net = 21.1 us.
+// These are the vendor's microbenchmark, not a fit to any validation row. Later SDK releases
+// add examples of unstated instance types whose floors range from 6 to 300 us (docs/network.md).
+#include "sim/network/neuron_ccom.hpp"
+
+namespace cs::net {
+
+CollectiveCostTable neuron_ccom_costs() {
+  constexpr double us = 1e-6;
+  constexpr double kBaseLatency = 51.7 * us;   // once per collective
+  constexpr double kNeuronLinkStep = 3.17 * us;  // a step inside an instance
+  constexpr double kEfaStep = 21.1 * us;       // a step between instances
+  CollectiveCosts c;
+  c.base_latency_s = kBaseLatency;
+  c.step_latency_s[static_cast<std::size_t>(TransferClass::nvlink)] = kNeuronLinkStep;
+  c.step_latency_s[static_cast<std::size_t>(TransferClass::pcie)] = kNeuronLinkStep;
+  c.step_latency_s[static_cast<std::size_t>(TransferClass::net)] = kEfaStep;
+  CollectiveCostTable table;
+  table.by_algorithm.fill(c);
+  return table;
+}
+
+}  // namespace cs::net
