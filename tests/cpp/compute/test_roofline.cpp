@@ -84,6 +84,37 @@ TEST_CASE("NeuronCore-v2's GEMM ceiling is the NKI tutorial's measured matmul", 
   CHECK(find_gpu("Trainium2")->max_gemm_efficiency == 0.80);
 }
 
+TEST_CASE("every catalog entry's stack fields: TPUs, Neuron chips and GPUs each their own", "[catalog]") {
+  // The catalog is positional: a field added at the struct's end must reach each family as
+  // intended. TPUs: tp overlap, the measured 0.86 HBM share, NCCL's costs; Neuron: no tp
+  // overlap, no measured share, CCOM's costs; every GPU: the struct's defaults.
+  int tpus = 0, neuron = 0, gpus = 0;
+  for (const GpuSpec& g : gpu_catalog()) {
+    INFO(g.name);
+    const std::string_view arch = g.arch;
+    if (arch.starts_with("tpu_")) {
+      ++tpus;
+      CHECK(g.overlaps_tp_comm);
+      CHECK(g.hbm_efficiency == 0.86);
+      CHECK(g.collective_library == net::CollectiveLibrary::nccl);
+    } else if (arch.starts_with("neuron_")) {
+      ++neuron;
+      CHECK_FALSE(g.overlaps_tp_comm);
+      CHECK(g.hbm_efficiency == 0);
+      CHECK(g.collective_library == net::CollectiveLibrary::neuron_ccom);
+    } else {
+      ++gpus;
+      CHECK(g.overlaps_tp_comm);
+      CHECK(g.hbm_efficiency == 0);
+      CHECK(g.collective_library == net::CollectiveLibrary::nccl);
+      CHECK(g.mesh == topo::NodeMesh::full);
+    }
+  }
+  CHECK(tpus == 4);
+  CHECK(neuron == 3);
+  CHECK(gpus == 16);
+}
+
 work::Op gemm(double m, double n, double k) {
   work::Op op;
   op.name = "g";
