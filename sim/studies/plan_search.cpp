@@ -222,10 +222,18 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
   space.only_fitting = false;
   const int gpus = config.topology.nodes * config.topology.node.gpus;
   const compute::GpuSpec gpu = scenario::detail::gpu_spec(config.gpu);
-  const auto candidates =
+  auto candidates =
       work::enumerate_plans(t.workload.model, work::global_batch(t.workload),
                             {gpus, config.topology.node.gpus, t.allow_tp_across_nodes}, gpu.memory_bytes, space,
                             t.step.memory);
+  // The overlaps are the training stack's, not the plan's: every plan runs the file's (where the
+  // file is silent, the chip's: AWS Neuron cannot overlap tensor-parallel collectives), as
+  // `clustersim run` runs the plan chosen.
+  for (auto& c : candidates) {
+    c.workload.parallel.tp_comm_overlap = t.workload.parallel.tp_comm_overlap;
+    c.workload.parallel.overlap_grad_reduce = t.workload.parallel.overlap_grad_reduce;
+    c.workload.parallel.overlap_p2p = t.workload.parallel.overlap_p2p;
+  }
   std::vector<const work::TrainingWorkload*> fitting;
   PlanSearch out;
   for (const auto& c : candidates) {

@@ -163,6 +163,47 @@ TEST_CASE("plan search's top ten are an exhaustive network simulation's top ten"
   }
 }
 
+TEST_CASE("plan search runs every plan with the file's overlaps, as run does", "[training][plan]") {
+  // Overlaps belong to the training stack, not to a plan: a file (or a chip, AWS Neuron) that
+  // cannot overlap tensor-parallel collectives has every searched plan run without it.
+  json doc = small_search();
+  doc["workload"]["parallel"]["tp_comm_overlap"] = false;
+  PlanSearchOptions options;
+  options.refine = 1;
+  options.space = plan_space({"schedule=1f1b", "zero=1", "recompute=selective", "micro=1"});
+  const PlanSearch overlapped = search_plans(parse_config(small_search()), options);
+  const PlanSearch exposed = search_plans(parse_config(doc), options);
+  REQUIRE(exposed.rows.size() == overlapped.rows.size());
+  int moved = 0;
+  for (const json& r : exposed.rows) {
+    if (r["tp"] == 1 || r["sequence_parallel"] == false) continue;
+    const auto same = std::find_if(overlapped.rows.begin(), overlapped.rows.end(), [&](const json& x) {
+      for (const char* k : {"tp", "pp", "dp", "cp", "ep", "sequence_parallel"})
+        if (x[k] != r[k]) return false;
+      return true;
+    });
+    REQUIRE(same != overlapped.rows.end());
+    INFO(r.dump());
+    // Compared where both rows were simulated the same way (screened or refined): the gathers
+    // and scatters between the blocks move the step (either way: pipelined chunks cost too).
+    if ((*same)["simulation"] != r["simulation"]) continue;
+    CHECK(r["tokens_per_s"] != (*same)["tokens_per_s"]);
+    ++moved;
+  }
+  CHECK(moved > 0);
+  // The best plan, run as a scenario with the file's overlaps, gives the same step.
+  const json& best = exposed.rows[0];
+  REQUIRE(best["simulation"] == "network");
+  doc["workload"]["parallel"] = {{"tp", best["tp"]}, {"pp", best["pp"]}, {"dp", best["dp"]}, {"cp", best["cp"]},
+                                 {"zero", best["zero"]}, {"sequence_parallel", best["sequence_parallel"]},
+                                 {"schedule", best["schedule"]}, {"virtual_stages", best["virtual_stages"]},
+                                 {"tp_comm_overlap", false}};
+  doc["workload"]["batch"]["micro"] = best["micro_batch"];
+  doc["workload"]["recompute"] = best["recompute"];
+  CHECK(run_summary(doc)["training"]["tokens_per_s"].get<double>() ==
+        Approx(best["tokens_per_s"].get<double>()).epsilon(1e-12));
+}
+
 TEST_CASE("plan search needs a training scenario", "[training][plan]") {
   json doc = free_node(8);
   doc["workload"] = {{"kind", "collective"}};
