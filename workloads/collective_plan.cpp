@@ -249,8 +249,9 @@ std::vector<CollectiveAlgorithm> algorithms_for(CollectiveOp op) {
 
 std::vector<CollectiveAlgorithm> tuned_algorithms_for(CollectiveOp op) {
   using A = CollectiveAlgorithm;
-  // NCCL 2.20.3 src/graph/tuning.cc: tree, CollNet and NVLS only for all-reduce; broadcast and
-  // reduce only ring; all-to-all and send/recv are point-to-point sends, never tuned.
+  // NCCL 2.20.3 src/graph/tuning.cc: tree only for all-reduce; NVLS and CollNet also for
+  // reduce-scatter and all-gather, which in_network has no plan for here (all-reduce only);
+  // broadcast and reduce only ring; all-to-all and send/recv are point-to-point sends, never tuned.
   switch (op) {
     case CollectiveOp::all_reduce: return {A::ring, A::tree, A::in_network, A::torus};
     case CollectiveOp::reduce_scatter:
