@@ -150,6 +150,11 @@ uint32_t GraphBuilder::chunk_item(const std::vector<Block>& blocks, Phase phase,
       // gradients, the reduction dimension (k) for weight gradients.
       (phase == Phase::backward_weight ? op.k : op.m) *= share;
       op.flops *= share, op.work_flops *= share, op.bytes *= share, op.share *= share;
+      // Userbuffers cuts only the GEMMs into chunks, each its own launch (the middle item is
+      // parts of them); the attention kernels (a ring step each under context parallelism),
+      // norms, activations and residual adds run once over all the tokens: their work is spread
+      // over the chunks here for the pipeline's shape, their launches counted once in all.
+      op.kernels *= op.kind == OpKind::gemm ? parts : share;
       item.ops.push_back(op);
     }
   graph_.compute_items.push_back(std::move(item));

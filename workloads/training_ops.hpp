@@ -73,7 +73,8 @@ struct Op {
   // flash attention's rate depends on it (sim/compute/roofline.hpp). 0: not known (long).
   double seq_len = 0;
   // GPU kernels the op launches, each paying the launch gap (sim/compute/roofline.hpp): 1 but
-  // for context parallelism's ring attention, one kernel per ring step, and its merges.
+  // for context parallelism's ring attention, one kernel per ring step, and its merges. In a
+  // tensor-parallel overlap chunk: a GEMM's chunks each launch; other ops' launches are shared.
   double kernels = 1;
   // A GEMM whose operands are 16-bit: in fp8 runs, one left in 16 bits (the LM head:
   // Megatron-Core's output layer is a plain ColumnParallelLinear, outside Transformer Engine's

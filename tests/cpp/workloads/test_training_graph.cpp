@@ -209,6 +209,27 @@ TEST_CASE("tensor parallelism: two all-reduces a layer each way, or gathers and 
     }
 }
 
+TEST_CASE("overlap chunks launch each GEMM chunk, and the other kernels once", "[training][graph]") {
+  // Userbuffers cuts the GEMMs next to a gather or scatter into tp chunks; the attention ring's
+  // kernels, norms and residual adds are not cut: overlap adds (tp - 1) launches for each of
+  // qkv, proj, fc1 and fc2 forward and for their input gradients, and no other launch.
+  auto w = plan(4, 1, 1, Schedule::one_f_one_b, true);
+  w.parallel.cp = 2;
+  w.batch = {8, 2};
+  std::map<bool, std::pair<double, double>> launches;  // overlap: {GEMM, other} of one layer
+  for (bool overlap : {false, true}) {
+    w.parallel.tp_comm_overlap = overlap;
+    const TaskGraph g = build_training_graph(w);
+    for (const auto& t : g.tasks)
+      if (g.is_compute(t) && t.layer == 3 && t.micro == 1 && t.worker == 0)
+        for (const auto& op : g.compute_items[t.item].ops)
+          (op.kind == OpKind::gemm ? launches[overlap].first : launches[overlap].second) += op.kernels;
+  }
+  CHECK(launches[true].first == launches[false].first + 8 * (4 - 1));
+  CHECK(launches[true].second == Approx(launches[false].second).epsilon(1e-12));
+  CHECK(launches[false].second > 2 * 2);  // the ring's kernels (cp 2) are in it
+}
+
 TEST_CASE("data-parallel buckets reduce every gradient once; ZeRO-3 gathers every layer twice a micro-batch",
           "[training][graph]") {
   for (int zero : {0, 1, 2, 3}) {
