@@ -148,6 +148,7 @@ def validation(cs, out: Path) -> str:
     sys.path.insert(0, str(ROOT / "scripts"))
     from validation_serving import jetstream_section, neuron_section, serving_section, vllm_tpu_section
     from validation_layer_time import layer_section
+    from validation_nccl import nccl_section
     from validation_training import training_section
 
     return f"""# Validation against public measurements
@@ -157,6 +158,8 @@ configuration as published, no per-case fitting; the ratio is simulated over mea
 
 {training_section(cs)}
 {layer_section(cs)}
+
+{nccl_section(cs)}
 
 {serving_section(cs)}
 {neuron_section(cs)}
