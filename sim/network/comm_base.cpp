@@ -163,7 +163,7 @@ CommBase::Pick& CommBase::pick(GroupId group, CollectiveOp op, double bytes, con
   if (!any_algorithm && protos.size() == 1) {  // nothing to choose: no estimate
     best.plan = &plan(group, op, options.algorithm);
     best.choice = {options.algorithm, protos.front().protocol};
-    best.costs = refined_costs(g, op, *best.plan, options.algorithm, protos.front());
+    best.costs = refined_costs(g, op, *best.plan, options.algorithm, protos.front(), bytes);
   } else {
     const std::vector<CollectiveAlgorithm> algorithms =
         any_algorithm ? candidates(group, op) : std::vector{options.algorithm};
@@ -173,7 +173,7 @@ CommBase::Pick& CommBase::pick(GroupId group, CollectiveOp op, double bytes, con
     for (CollectiveAlgorithm a : algorithms) {
       const work::CollectivePlan& p = plan(group, op, a);
       for (const ProtocolCosts& proto : protos) {
-        const CollectiveCosts costs = refined_costs(g, op, p, a, proto);
+        const CollectiveCosts costs = refined_costs(g, op, p, a, proto, bytes);
         const double t = AnalyticalModel::time_s(routed(p), bytes, costs);
         if (t < best_t || best.plan == nullptr) {
           best_t = t;
@@ -193,10 +193,18 @@ CommBase::Pick& CommBase::pick(GroupId group, CollectiveOp op, double bytes, con
 }
 
 CollectiveCosts CommBase::refined_costs(const Group& g, CollectiveOp op, const work::CollectivePlan& plan,
-                                       CollectiveAlgorithm algorithm, const ProtocolCosts& protocol) {
+                                       CollectiveAlgorithm algorithm, const ProtocolCosts& protocol, double bytes) {
   CollectiveCosts c = protocol.costs[algorithm];
-  if (algorithm == CollectiveAlgorithm::in_network) return c;  // NVLS and SHARP: Simple, their own efficiency
   if (config_.collective_library != CollectiveLibrary::nccl) return c;  // NCCL's refinements are NCCL's
+  if (algorithm == CollectiveAlgorithm::in_network) {  // NVLS and SHARP: Simple, their own efficiency
+    // Inside one node (NVLS) NCCL's kernel is a pipeline of stages on their own warps, each at
+    // the pace of the whole, so filling and draining it costs stage times: a share of the
+    // bandwidth time, large at mid sizes where NCCL's chunks leave few loops. NVLS across nodes
+    // and SHARP run other kernels (not modelled); no protocol is the wire alone.
+    if (!g.spans.first && g.spans.second && protocol.protocol != Protocol::none)
+      c.bandwidth_efficiency *= nccl_nvls_pipeline_share(bytes, static_cast<int>(g.members.size()));
+    return c;
+  }
   c.bandwidth_efficiency = nccl_efficiency(algorithm, protocol.protocol, g.spans.first, c.bandwidth_efficiency);
   // Staged through host memory, the transfers inside a node set the pace. (A group of one rank
   // per node is left as it is: GPUDirect RDMA's absence without P2P is not modelled.)

@@ -133,10 +133,11 @@ class CommBase : public Comm {
     const work::CollectivePlan* plan = nullptr;
     CollectiveRunner* runner = nullptr;  // runner(*plan), kept at the first run
   };
-  // The costs `algorithm` runs `plan` with under `protocol`: NCCL's bandwidth factors for its
-  // algorithms, and LL's ceiling as a lower efficiency (exact for the collective alone).
+  // The costs `algorithm` runs `plan` with under `protocol` for `bytes`: NCCL's bandwidth factors
+  // for its algorithms, LL's ceiling as a lower efficiency (exact for the collective alone), and
+  // the fill and drain of NVLS's pipeline inside one node as a lower efficiency at that size.
   CollectiveCosts refined_costs(const Group& g, work::CollectiveOp op, const work::CollectivePlan& plan,
-                                work::CollectiveAlgorithm algorithm, const ProtocolCosts& protocol);
+                                work::CollectiveAlgorithm algorithm, const ProtocolCosts& protocol, double bytes);
   // The reference holds until the next pick on the same group.
   Pick& pick(GroupId group, work::CollectiveOp op, double bytes, const CollectiveOptions& options);
   const std::vector<ProtocolCosts>& protocols(const CollectiveOptions& options);

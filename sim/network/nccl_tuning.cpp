@@ -2,6 +2,8 @@
 // malformed entry is a bug: nlohmann's exceptions (missing key, wrong type) are not caught.
 #include "sim/network/nccl_tuning.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -62,6 +64,23 @@ double nccl_nvls_efficiency(std::string_view arch) {
   const json& table_of = table().at("nvls_efficiency");
   const auto it = table_of.find(std::string(arch));
   return it != table_of.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+int nccl_nvls_loops(double bytes, int ranks) {
+  if (ranks < 1) throw std::invalid_argument("nccl_nvls_loops: ranks must be >= 1");
+  const json& p = table().at("nvls_pipeline");
+  const double concurrent = p.at("channels").get<double>() * ranks;  // chunks in flight a loop
+  double chunk = p.at("max_chunk_bytes").get<double>();
+  for (const json& rule : p.at("chunk_rules").at("rules")) {
+    const double smaller = rule.at("chunk_bytes").get<double>();
+    if (bytes < rule.at("below_loops").get<double>() * concurrent * chunk && chunk > smaller) chunk = smaller;
+  }
+  return std::max(1, static_cast<int>(std::ceil(bytes / (concurrent * chunk))));
+}
+
+double nccl_nvls_pipeline_share(double bytes, int ranks) {
+  const double loops = nccl_nvls_loops(bytes, ranks);
+  return loops / (loops + table().at("nvls_pipeline").at("stages").get<double>() - 1);
 }
 
 double nccl_shm_efficiency() {

@@ -210,3 +210,54 @@ TEST_CASE("Neuron's collectives library prices every protocol with its own laten
     CHECK(two_rank_all_reduce_s(L::neuron_ccom, net::Protocol::none, model) < 5e-6);
   }
 }
+
+TEST_CASE("NVLS's loops and pipeline share follow NCCL's chunk rules", "[nccl][nvls]") {
+  // enqueue.cc (2.18.3, 2.20.3): chunk 128 KiB, shrunk to 64 KiB below 64 loops' worth, 32 KiB
+  // below 8, 16 KiB below 2, a loop being 16 channels x 8 heads x chunk; 3 pipeline stages.
+  CHECK(net::nccl_nvls_loops(1 << 30, 8) == 64);        // 128 KiB chunks: 1 GiB / 16 MiB a loop
+  CHECK(net::nccl_nvls_loops(256 << 20, 8) == 32);      // 64 KiB: 256 MiB / 8 MiB
+  CHECK(net::nccl_nvls_loops(64 << 20, 8) == 8);        // 64 KiB (64 MiB is not below 8 loops of 64 KiB)
+  CHECK(net::nccl_nvls_loops(32 << 20, 8) == 8);        // 32 KiB: 32 MiB / 4 MiB
+  CHECK(net::nccl_nvls_loops(16 << 20, 8) == 4);        // 32 KiB: 16 MiB / 4 MiB
+  CHECK(net::nccl_nvls_loops(8 << 20, 8) == 2);         // 32 KiB (8 MiB is not below 2 loops of 32 KiB)
+  CHECK(net::nccl_nvls_loops(4 << 20, 8) == 2);         // 16 KiB: 4 MiB / 2 MiB
+  CHECK(net::nccl_nvls_loops(1024, 8) == 1);            // a partial loop is one
+  CHECK(net::nccl_nvls_loops(16 << 20, 4) == 8);        // 4 heads: 32 KiB chunks, 2 MiB a loop
+  CHECK(net::nccl_nvls_pipeline_share(16 << 20, 8) == Approx(4.0 / 6.0));
+  CHECK(net::nccl_nvls_pipeline_share(1 << 30, 8) == Approx(64.0 / 66.0));
+  CHECK(net::nccl_nvls_pipeline_share(1024, 8) == Approx(1.0 / 3.0));
+  CHECK_THROWS_AS(net::nccl_nvls_loops(1024, 0), std::invalid_argument);
+}
+
+namespace {
+
+// Seconds of an NVLS all-reduce of `bytes` over one NVSwitch node of 8 GPUs under `protocol`.
+double nvls_all_reduce_s(double bytes, net::Protocol protocol, net::NetworkModel model) {
+  topo::TopologyParams p;
+  p.kind = topo::TopologyKind::single_node;
+  p.node.gpus = 8;
+  net::CommConfig config;
+  config.model = model;
+  config.protocol = protocol;
+  config.in_network.nvls = true;
+  return test::collective_seconds(topo::build_topology(p), topo::RoutingKind::shortest, config,
+                                  work::CollectiveOp::all_reduce, CollectiveAlgorithm::in_network, bytes);
+}
+
+}  // namespace
+
+TEST_CASE("an NVLS all-reduce in one node pays its pipeline's fill and drain", "[nccl][nvls]") {
+  for (net::NetworkModel model : {net::NetworkModel::analytical, net::NetworkModel::flow}) {
+    CAPTURE(static_cast<int>(model));
+    // The wire alone (no protocol) keeps the closed form: the bandwidth time doubles from 16
+    // to 32 MiB. Under NCCL's Simple the 16 MiB collective runs 4 loops (6 stage times for 4)
+    // and the 32 MiB one 8 loops (10 for 8): the bandwidth parts are 6/4 and 10/8 of the wire's.
+    const double wire16 = nvls_all_reduce_s(16 << 20, net::Protocol::none, model);
+    const double wire32 = nvls_all_reduce_s(32 << 20, net::Protocol::none, model);
+    const double per_byte = (wire32 - wire16) / (16 << 20);
+    const double fixed = nvls_all_reduce_s(16 << 20, net::Protocol::simple, model) - 1.5 * per_byte * (16 << 20);
+    CHECK(nvls_all_reduce_s(32 << 20, net::Protocol::simple, model) - fixed ==
+          Approx(1.25 * per_byte * (32 << 20)).epsilon(1e-9));
+    CHECK(fixed == Approx(23e-6).epsilon(0.05));  // NCCL's NVLS latency (and the wire's)
+  }
+}
