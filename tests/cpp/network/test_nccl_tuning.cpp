@@ -178,18 +178,23 @@ TEST_CASE("without P2P a node's all-reduce runs at NCCL's SHM share of the PCIe 
 
 namespace {
 
-// Seconds of a ring all-reduce of 8 bytes over a node of 2 GPUs (the default fabric) under
-// `library` and `protocol`.
-double two_rank_all_reduce_s(net::CollectiveLibrary library, net::Protocol protocol, net::NetworkModel model) {
+// Seconds of an all-reduce of `bytes` by `algorithm` over one node of `gpus` GPUs (the default
+// fabric, NVSwitch) under `config`.
+double nccl_node_all_reduce_s(int gpus, const net::CommConfig& config, CollectiveAlgorithm algorithm, double bytes) {
   topo::TopologyParams p;
   p.kind = topo::TopologyKind::single_node;
-  p.node.gpus = 2;
+  p.node.gpus = gpus;
+  return test::collective_seconds(topo::build_topology(p), topo::RoutingKind::shortest, config,
+                                  work::CollectiveOp::all_reduce, algorithm, bytes);
+}
+
+// Seconds of a ring all-reduce of 8 bytes over a node of 2 GPUs under `library` and `protocol`.
+double two_rank_all_reduce_s(net::CollectiveLibrary library, net::Protocol protocol, net::NetworkModel model) {
   net::CommConfig config;
   config.model = model;
   config.protocol = protocol;
   config.collective_library = library;
-  return test::collective_seconds(topo::build_topology(p), topo::RoutingKind::shortest, config,
-                                  work::CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 8);
+  return nccl_node_all_reduce_s(2, config, CollectiveAlgorithm::ring, 8);
 }
 
 }  // namespace
@@ -233,15 +238,11 @@ namespace {
 
 // Seconds of an NVLS all-reduce of `bytes` over one NVSwitch node of 8 GPUs under `protocol`.
 double nvls_all_reduce_s(double bytes, net::Protocol protocol, net::NetworkModel model) {
-  topo::TopologyParams p;
-  p.kind = topo::TopologyKind::single_node;
-  p.node.gpus = 8;
   net::CommConfig config;
   config.model = model;
   config.protocol = protocol;
   config.in_network.nvls = true;
-  return test::collective_seconds(topo::build_topology(p), topo::RoutingKind::shortest, config,
-                                  work::CollectiveOp::all_reduce, CollectiveAlgorithm::in_network, bytes);
+  return nccl_node_all_reduce_s(8, config, CollectiveAlgorithm::in_network, bytes);
 }
 
 }  // namespace
