@@ -376,6 +376,8 @@ TEST_CASE("The release index walks holders by (release time, id) through inserts
   std::vector<std::pair<double, int64_t>> kept;
   for (std::size_t i = 0; i < expected.size(); ++i) {
     if (i < 500 || i % 3 == 0) {
+      // The earliest first, as releases come: first() names it before it goes.
+      if (i < 500) CHECK(std::pair{index.first()->release_s, index.first()->id} == expected[i]);
       CHECK(index.erase(expected[i].first, expected[i].second));
     } else {
       kept.push_back(expected[i]);
@@ -390,8 +392,13 @@ TEST_CASE("The release index walks holders by (release time, id) through inserts
   int visited = 0;
   index.walk([&](const ReleaseIndex::Entry&) { return ++visited < 3; });
   CHECK(visited == 3);
-  for (const auto& [release, id] : kept) CHECK(index.erase(release, id));
+  // The latest first this time: each goes from the front of the last block.
+  for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
+    CHECK(index.erase(it->first, it->second));
+    if (index.size() % 97 == 0) index.check();
+  }
   CHECK(index.empty());
+  CHECK(index.first() == nullptr);
   index.check();
   // Emptied (its last block dropped), it takes entries again: into a new block, in order.
   index.insert({4.0, 2, 2, 3});
