@@ -178,7 +178,7 @@ void JobCluster::hold(Slot s, double release_s) {
   j.event = sim_.schedule_at(release_s, *this, tag(Tag::release, static_cast<uint64_t>(s)));
 }
 
-void JobCluster::start(Slot s, Allocation allocation) {
+void JobCluster::start(Slot s, const Allocation& allocation) {
   Job& j = book_.at(s);
   const double now = sim_.now();
   book_.dequeue(s);
@@ -193,7 +193,7 @@ void JobCluster::start(Slot s, Allocation allocation) {
   j.nodes = ClusterState::node_count(allocation);
   j.run = plan_run(j, allocation, j.slowdown);
   if (std::isnan(j.first_start_s)) j.first_start_s = now;
-  j.allocation = std::move(allocation);
+  j.allocation.assign(allocation.begin(), allocation.end());  // into the slot's buffer
   j.phase = JobPhase::running;
   hold(s, j.run.end_s());
   set_held(j.queue);
