@@ -39,6 +39,12 @@ class ReleaseIndex {
   bool empty() const { return size_ == 0; }
   // The earliest entry; nullptr when empty.
   const Entry* first() const { return blocks_.empty() ? nullptr : &blocks_.front().back(); }
+  // The entry after the earliest; nullptr when there are fewer than two.
+  const Entry* second() const {
+    if (blocks_.empty()) return nullptr;
+    if (blocks_.front().size() > 1) return &blocks_.front().end()[-2];
+    return blocks_.size() > 1 ? &blocks_[1].back() : nullptr;
+  }
 
   // Calls f(entry) on the entries from the earliest release on while f returns true.
   template <class F>

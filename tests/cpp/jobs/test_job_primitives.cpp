@@ -378,6 +378,7 @@ TEST_CASE("The release index walks holders by (release time, id) through inserts
     if (i < 500 || i % 3 == 0) {
       // The earliest first, as releases come: first() names it before it goes.
       if (i < 500) CHECK(std::pair{index.first()->release_s, index.first()->id} == expected[i]);
+      if (i < 499) CHECK(std::pair{index.second()->release_s, index.second()->id} == expected[i + 1]);
       CHECK(index.erase(expected[i].first, expected[i].second));
     } else {
       kept.push_back(expected[i]);
@@ -399,6 +400,7 @@ TEST_CASE("The release index walks holders by (release time, id) through inserts
   }
   CHECK(index.empty());
   CHECK(index.first() == nullptr);
+  CHECK(index.second() == nullptr);
   index.check();
   // Emptied (its last block dropped), it takes entries again: into a new block, in order.
   index.insert({4.0, 2, 2, 3});
