@@ -175,19 +175,19 @@ TEST_CASE("The step-time cache answers many shapes, recent or not, as the model 
   int calls = 0;
   StepTimeCache cache(std::make_unique<CountingStepTimeModel>(calls));
   const Allocation none;
-  // 2 classes x 300 GPU counts x 2 domain counts: more shapes than the cache's recent answers
-  // hold, so that some collide there and are found again in the map.
+  // 2 classes x 1,100 GPU counts x 2 domain counts: more shapes than the cache's 4,096 recent
+  // answers hold, so that some collide there and are found again in the map.
   for (int round = 0; round < 2; ++round)
     for (int job_class = -1; job_class <= 0; ++job_class)
-      for (int gpus = 1; gpus <= 300; ++gpus)
+      for (int gpus = 1; gpus <= 1100; ++gpus)
         for (int domains = 1; domains <= 2; ++domains) {
           const PlacementShape shape{gpus, 1 + gpus / 8, domains, 1};
           CHECK(cache.slowdown(job_class, shape, none) ==
                 1.0 + gpus + 1e-3 * shape.nodes + 1e-6 * domains + 1e-9 * (job_class + 1));
         }
-  CHECK(calls == 1200);
-  CHECK(cache.distinct_shapes() == 1200);
-  CHECK(cache.queries() == 2400);
+  CHECK(calls == 4400);
+  CHECK(cache.distinct_shapes() == 4400);
+  CHECK(cache.queries() == 8800);
 }
 
 namespace {
