@@ -34,6 +34,10 @@ double FairShare::accrued(double gpus, double dt) const {
 double FairShare::usage(int queue, double now_s) const {
   const auto q = static_cast<std::size_t>(queue);
   const double dt = now_s - since_[q];
+  // Asked again at the instant it was set (another start or end in the queue at that instant,
+  // the pass after it): the formula's value is exactly usage_[q] (d = 2^-0 = 1, and the
+  // accrual's expm1(-0) = -0 adds +0), without its two exponentials.
+  if (dt == 0.0) return usage_[q];
   return usage_[q] * decay(dt) + accrued(held_[q], dt);
 }
 

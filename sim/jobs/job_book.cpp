@@ -18,7 +18,12 @@ Slot JobBook::add(Job job) {
   if (!free_.empty()) {
     s = free_.back();
     free_.pop_back();
-    jobs_[static_cast<std::size_t>(s)] = std::move(job);
+    // The slot's allocation buffer stays with the slot, for the new job's runs (a start copies
+    // its placement into it: no allocation per job).
+    Job& slot = jobs_[static_cast<std::size_t>(s)];
+    Allocation buffer = std::move(slot.allocation);
+    slot = std::move(job);
+    if (slot.allocation.empty()) slot.allocation = std::move(buffer);
     live_[static_cast<std::size_t>(s)] = 1;
   } else {
     s = static_cast<Slot>(jobs_.size());
@@ -31,8 +36,7 @@ Slot JobBook::add(Job job) {
 void JobBook::remove(Slot s) {
   live_[static_cast<std::size_t>(s)] = 0;
   Job& j = at(s);
-  j.allocation.clear();
-  j.allocation.shrink_to_fit();
+  j.allocation.clear();  // its capacity kept for the slot's next job
   free_.push_back(s);
 }
 

@@ -36,6 +36,9 @@ class JobBook {
     const char* p = reinterpret_cast<const char*>(&jobs_[static_cast<std::size_t>(s)]);
     for (std::size_t line = 0; line < sizeof(Job); line += 64) __builtin_prefetch(p + line);
   }
+  // Starts fetching the nodes of job s's allocation (reads its record: a miss unless it was
+  // prefetched a while ago).
+  void prefetch_allocation(Slot s) const { __builtin_prefetch(jobs_[static_cast<std::size_t>(s)].allocation.data()); }
   // Forgets a done job (its slot is reused); it must hold nothing and be in no index.
   void remove(Slot s);
   std::size_t size() const { return jobs_.size() - free_.size(); }

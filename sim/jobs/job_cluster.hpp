@@ -93,7 +93,7 @@ class JobCluster final : public engine::EventTarget,
 
   // SchedulerHost
   double release_if_started(Slot s, const Allocation& allocation) override;
-  void start(Slot s, Allocation allocation) override;
+  void start(Slot s, const Allocation& allocation) override;
   void preempt(Slot s) override;
   void pass_at(double t) override;
 

@@ -117,8 +117,12 @@ int JobScheduler::pass(double now_s) {
         // Backfilling: no placement runs faster than a compact one, so a job whose remaining
         // work alone outlasts the shadow time needs the extra GPUs.
         if (head && entry.gpus > head->extra_gpus && now_s + entry.remaining_s > head->shadow_s) continue;
+        // The job's record is at a random place in the book: start fetching it, and place by
+        // the entry's GPU count (the job's) meanwhile (the read stalled the pass: a third of it).
+        book_.prefetch(entry.slot);
+        Allocation& a = placement_;
+        place(cluster_, entry.gpus, config_.placement, a);
         Job& job = book_.at(entry.slot);
-        Allocation a = place(cluster_, job.gpus, config_.placement);
         if (waits_for_switches(job, a, now_s)) continue;
         if (head) {
           const double release = host_.release_if_started(entry.slot, a);
@@ -129,7 +133,7 @@ int JobScheduler::pass(double now_s) {
             continue;
           if (!admit_backfill(*head, job.gpus, release)) continue;
         }
-        host_.start(entry.slot, std::move(a));
+        host_.start(entry.slot, a);
         ++started;
         if (nothing_more()) return started;
         continue;
@@ -139,7 +143,8 @@ int JobScheduler::pass(double now_s) {
         const std::vector<Slot> victims = choose_victims(q, job.gpus, queues, book_, cluster_);
         if (!victims.empty()) {
           for (const Slot v : victims) host_.preempt(v);
-          host_.start(entry.slot, place(cluster_, job.gpus, config_.placement));
+          place(cluster_, job.gpus, config_.placement, placement_);
+          host_.start(entry.slot, placement_);
           ++started;
           continue;
         }

@@ -39,8 +39,9 @@ class SchedulerHost {
   virtual ~SchedulerHost() = default;
   // When job s would release `allocation` if it started on it now (its run's end).
   virtual double release_if_started(Slot s, const Allocation& allocation) = 0;
-  // Starts pending job s on `allocation` (all of its GPUs, free now).
-  virtual void start(Slot s, Allocation allocation) = 0;
+  // Starts pending job s on `allocation` (all of its GPUs, free now; copied: the pass reuses
+  // its buffer).
+  virtual void start(Slot s, const Allocation& allocation) = 0;
   // Preempts running job s: it loses its work since its last checkpoint and is requeued.
   virtual void preempt(Slot s) = 0;
   // Asks for a pass at time t (later than now).
@@ -74,6 +75,7 @@ class JobScheduler {
   // A pass's per-queue state, kept between passes so that a pass allocates nothing.
   std::vector<char> blocked_;
   std::vector<PendingQueue::Cursor> cursor_;
+  Allocation placement_;  // the placement being tried
   uint64_t passes_ = 0;
   uint64_t examined_ = 0;
 };

@@ -1,6 +1,7 @@
 #include "sim/jobs/placement.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -16,7 +17,12 @@ namespace {
 // the nodes already taken from the front of bucket k.
 void pack(const ClusterState& c, int d, int need, Allocation& out) {
   const int g = c.gpus_per_node();
-  std::vector<int> used(static_cast<std::size_t>(g) + 1, 0);
+  // The counts on the stack for nodes of up to 16 GPUs, on the heap past that: every start
+  // packs, and this buffer was half of a run's allocations.
+  std::array<int, 17> on_stack{};
+  std::vector<int> on_heap;
+  if (static_cast<std::size_t>(g) >= on_stack.size()) on_heap.assign(static_cast<std::size_t>(g) + 1, 0);
+  int* const used = on_heap.empty() ? on_stack.data() : on_heap.data();
   const auto take = [&](int k, int gpus) {
     const int node = c.nodes_with_free(d, k)[static_cast<std::size_t>(used[static_cast<std::size_t>(k)]++)];
     out.push_back({node, gpus});
@@ -82,16 +88,21 @@ void topology_aware(const ClusterState& c, int need, Allocation& out) {
 
 }  // namespace
 
-Allocation place(const ClusterState& cluster, int gpus, PlacementPolicy policy) {
+void place(const ClusterState& cluster, int gpus, PlacementPolicy policy, Allocation& out) {
   if (gpus < 1 || gpus > cluster.free_gpus())
     throw std::logic_error("place: asked for " + std::to_string(gpus) + " GPUs with " +
                            std::to_string(cluster.free_gpus()) + " free");
-  Allocation out;
+  out.clear();
   switch (policy) {
     case PlacementPolicy::any: first_fit(cluster, gpus, out); break;
     case PlacementPolicy::pack: pack(cluster, -1, gpus, out); break;
     case PlacementPolicy::topology: topology_aware(cluster, gpus, out); break;
   }
+}
+
+Allocation place(const ClusterState& cluster, int gpus, PlacementPolicy policy) {
+  Allocation out;
+  place(cluster, gpus, policy, out);
   return out;
 }
 

@@ -13,5 +13,8 @@ namespace cs::jobs {
 // Precondition: 1 <= gpus <= cluster.free_gpus(). Postcondition: the shares sum to gpus, each
 // on an available node with that many free GPUs, nodes in the order they were chosen.
 Allocation place(const ClusterState& cluster, int gpus, PlacementPolicy policy);
+// The same into `out` (its previous contents dropped, its capacity reused: a scheduling pass
+// places into one buffer rather than allocating one per start).
+void place(const ClusterState& cluster, int gpus, PlacementPolicy policy, Allocation& out);
 
 }  // namespace cs::jobs

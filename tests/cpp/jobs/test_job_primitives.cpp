@@ -175,19 +175,19 @@ TEST_CASE("The step-time cache answers many shapes, recent or not, as the model 
   int calls = 0;
   StepTimeCache cache(std::make_unique<CountingStepTimeModel>(calls));
   const Allocation none;
-  // 2 classes x 300 GPU counts x 2 domain counts: more shapes than the cache's recent answers
-  // hold, so that some collide there and are found again in the map.
+  // 2 classes x 1,100 GPU counts x 2 domain counts: more shapes than the cache's 4,096 recent
+  // answers hold, so that some collide there and are found again in the map.
   for (int round = 0; round < 2; ++round)
     for (int job_class = -1; job_class <= 0; ++job_class)
-      for (int gpus = 1; gpus <= 300; ++gpus)
+      for (int gpus = 1; gpus <= 1100; ++gpus)
         for (int domains = 1; domains <= 2; ++domains) {
           const PlacementShape shape{gpus, 1 + gpus / 8, domains, 1};
           CHECK(cache.slowdown(job_class, shape, none) ==
                 1.0 + gpus + 1e-3 * shape.nodes + 1e-6 * domains + 1e-9 * (job_class + 1));
         }
-  CHECK(calls == 1200);
-  CHECK(cache.distinct_shapes() == 1200);
-  CHECK(cache.queries() == 2400);
+  CHECK(calls == 4400);
+  CHECK(cache.distinct_shapes() == 4400);
+  CHECK(cache.queries() == 8800);
 }
 
 namespace {
@@ -376,6 +376,9 @@ TEST_CASE("The release index walks holders by (release time, id) through inserts
   std::vector<std::pair<double, int64_t>> kept;
   for (std::size_t i = 0; i < expected.size(); ++i) {
     if (i < 500 || i % 3 == 0) {
+      // The earliest first, as releases come: first() names it before it goes.
+      if (i < 500) CHECK(std::pair{index.first()->release_s, index.first()->id} == expected[i]);
+      if (i < 499) CHECK(std::pair{index.second()->release_s, index.second()->id} == expected[i + 1]);
       CHECK(index.erase(expected[i].first, expected[i].second));
     } else {
       kept.push_back(expected[i]);
@@ -390,8 +393,14 @@ TEST_CASE("The release index walks holders by (release time, id) through inserts
   int visited = 0;
   index.walk([&](const ReleaseIndex::Entry&) { return ++visited < 3; });
   CHECK(visited == 3);
-  for (const auto& [release, id] : kept) CHECK(index.erase(release, id));
+  // The latest first this time: each goes from the front of the last block.
+  for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
+    CHECK(index.erase(it->first, it->second));
+    if (index.size() % 97 == 0) index.check();
+  }
   CHECK(index.empty());
+  CHECK(index.first() == nullptr);
+  CHECK(index.second() == nullptr);
   index.check();
   // Emptied (its last block dropped), it takes entries again: into a new block, in order.
   index.insert({4.0, 2, 2, 3});
