@@ -43,6 +43,7 @@ struct Elementwise {
   std::string_view name;
   double forward_bytes;
   double backward_bytes;
+  MemoryKernel kernel = MemoryKernel::streaming;
 };
 
 struct Shapes {
@@ -115,10 +116,13 @@ void add_elementwise(std::vector<Op>& ops, const Elementwise& e, Phase phase) {
   op.kind = OpKind::elementwise;
   op.phase = phase;
   op.bytes = phase == Phase::forward ? e.forward_bytes : e.backward_bytes;
+  op.memory_kernel = e.kernel;
   ops.push_back(op);
 }
 
-Elementwise elementwise(std::string_view name, double forward_bytes) { return {name, forward_bytes, 2 * forward_bytes}; }
+Elementwise elementwise(std::string_view name, double forward_bytes, MemoryKernel kernel = MemoryKernel::streaming) {
+  return {name, forward_bytes, 2 * forward_bytes, kernel};
+}
 
 // Flash attention over the local queries (n) and the whole sequence's keys (b x s).
 Op attention_op(const Shapes& s, Phase phase, std::string_view name) {
@@ -208,7 +212,7 @@ void add_mlp(std::vector<Op>& ops, const TrainingWorkload& w, const Shapes& s, d
   const bool swiglu = w.model.mlp == MlpKind::swiglu;
   const double f_in = swiglu ? 2 * f : f;  // SwiGLU's gate and up projections run as one GEMM
   add_gemm(ops, {fc1, s.n, s.h, f_in / s.t}, phase, s.operand_bytes, s.fp8_recipe);
-  add_elementwise(ops, elementwise(act, (swiglu ? 6 : 4) * s.n * f / s.t), phase);
+  add_elementwise(ops, elementwise(act, (swiglu ? 6 : 4) * s.n * f / s.t, MemoryKernel::activation), phase);
   add_gemm(ops, {fc2, s.n, f / s.t, s.h}, phase, s.operand_bytes, s.fp8_recipe);
 }
 
@@ -224,7 +228,8 @@ void add_moe_experts(std::vector<Op>& ops, const TrainingWorkload& w, const Shap
   const double model_rows = s.n * ep * moe.top_k / moe.experts;
   const double rows = model_rows * moe.capacity_factor;
   add_gemm(ops, {"expert_fc1", rows, s.h, f_in / s.t, local_experts, model_rows}, phase, s.operand_bytes, s.fp8_recipe);
-  add_elementwise(ops, elementwise("expert_act", (swiglu ? 6 : 4) * rows * local_experts * f / s.t), phase);
+  add_elementwise(ops, elementwise("expert_act", (swiglu ? 6 : 4) * rows * local_experts * f / s.t, MemoryKernel::activation),
+                  phase);
   add_gemm(ops, {"expert_fc2", rows, f / s.t, s.h, local_experts, model_rows}, phase, s.operand_bytes, s.fp8_recipe);
   if (moe.shared_experts > 0) add_mlp(ops, w, s, moe.shared_experts * f, phase, "shared_fc1", "shared_act", "shared_fc2");
   add_elementwise(ops, elementwise("unpermute", 4 * s.n_sp * moe.top_k * s.h), phase);
@@ -287,7 +292,7 @@ std::vector<Op> block_ops(const TrainingWorkload& w, Block block, Phase phase) {
       // module, so fp8 autocast leaves it alone.
       add_gemm(ops, {"lm_head", s.n, s.h, v}, phase, kActivationBytes, s.fp8_recipe);
       // fp32 logits: softmax and loss read and write them; the backward writes their gradient.
-      add_elementwise(ops, {"loss", 12 * s.n * v, 8 * s.n * v}, phase);
+      add_elementwise(ops, {"loss", 12 * s.n * v, 8 * s.n * v, MemoryKernel::loss}, phase);
       break;
     }
   }

@@ -46,6 +46,11 @@ namespace cs::work {
 // optimizer step streaming the host's DRAM), in the host phase.
 enum class OpKind : uint8_t { gemm, attention, elementwise, pcie, host_memory };
 enum class Phase : uint8_t { forward, backward_input, backward_weight, optimizer, host };
+// Which kind of memory-bound kernel an element-wise op is, for the share of HBM bandwidth it
+// reaches (sim/compute/roofline.hpp): a streaming pass (norms, residual adds, casts, copies,
+// the optimizer), the MLP's activation (GeLU, SwiGLU: Megatron's fused bias-activation
+// kernels), or the loss over the vocabulary (Megatron's fused cross-entropy).
+enum class MemoryKernel : uint8_t { streaming, activation, loss };
 // The phases as workload.measured's keys ("<phase>/<op>") and the reports name them.
 inline constexpr auto kPhaseNames = std::to_array<EnumName<Phase>>({
     {"forward", Phase::forward, "the forward pass"},
@@ -80,6 +85,7 @@ struct Op {
   // Megatron-Core's output layer is a plain ColumnParallelLinear, outside Transformer Engine's
   // fp8 autocast), timed at the 16-bit peak and ceiling.
   bool sixteen_bit = false;
+  MemoryKernel memory_kernel = MemoryKernel::streaming;  // element-wise ops: their kernel's kind
 };
 
 // Where a layer is cut.

@@ -35,6 +35,10 @@ double attention_length_share(double seq_len) {
   const double f = at - double(i);
   return ((1 - f) * kAttentionLengthRate[i] + f * kAttentionLengthRate[i + 1]) / kAttentionLengthRate.back();
 }
+// Megatron's fused activation and cross-entropy kernels on H100 SXM, forward and backward
+// (roofline.hpp: Liger-Kernel's benchmarks of them).
+constexpr double kActivationForwardShare = 0.55, kActivationBackwardShare = 0.23;
+constexpr double kLossForwardShare = 0.33, kLossBackwardShare = 0.40;
 // H100 SXM: fp8 ceiling 0.709 over bf16 0.801, both Bekman's MAMF (cuBLAS through torch).
 constexpr double kFp8CeilingRatio = 0.709 / 0.801;
 
@@ -115,8 +119,25 @@ double Roofline::op_seconds(const work::Op& op) const {
   }
   if (op.kind == work::OpKind::attention) flops_eff = attention_efficiency(op.phase, op.seq_len), peak = sixteen_bit_peak_flops_;
   const double compute_s = op.work_flops > 0 ? op.work_flops / (peak * flops_eff) : 0;
-  const double memory_s = op.bytes / (gpu_.hbm_bandwidth_Bps * efficiency_.memory);
+  const double memory_s = op.bytes / (gpu_.hbm_bandwidth_Bps * memory_efficiency(op));
   return efficiency_.kernel_overhead_s * op.kernels + std::max(compute_s, memory_s);
+}
+
+double Roofline::memory_efficiency(const work::Op& op) const {
+  // The measured shares are Megatron-Core's kernels, which GPUs run (the catalog's entries
+  // with SMs); TPUs and Neuron cores run their compilers' fusions, not measured: streaming.
+  if (op.kind != work::OpKind::elementwise || gpu_.sms <= 0) return efficiency_.memory;
+  const bool forward = op.phase == work::Phase::forward;
+  switch (op.memory_kernel) {
+    case work::MemoryKernel::activation:
+      if (efficiency_.activation_memory > 0) return efficiency_.activation_memory;
+      return forward ? kActivationForwardShare : kActivationBackwardShare;
+    case work::MemoryKernel::loss:
+      if (efficiency_.loss_memory > 0) return efficiency_.loss_memory;
+      return forward ? kLossForwardShare : kLossBackwardShare;
+    case work::MemoryKernel::streaming: break;
+  }
+  return efficiency_.memory;
 }
 
 double Roofline::ops_seconds(const std::vector<work::Op>& ops) const {

@@ -34,7 +34,23 @@
 //   FlashAttention-2's backward likewise runs at ~0.8 of its forward rate). Under fp8 the
 //   attention core still runs at the 16-bit peak (Transformer Engine's recipe).
 // - Element-wise and other memory-bound work: 0.85 of HBM bandwidth (large device copies
-//   reach ~90% of H100's datasheet bandwidth; fused element-wise kernels a little less).
+//   reach ~90% of H100's datasheet bandwidth; fused element-wise kernels a little less), but
+//   for two kernels measured as Megatron-Core runs them, on H100 SXM (3.35 TB/s), bf16, 8,192
+//   tokens (linkedin/Liger-Kernel, benchmark/data/all_benchmark_data.csv, its "megatron"
+//   providers, triton.testing.do_bench medians; backward timed as forward + backward, less
+//   the forward):
+//   - the MLP's activation (work::MemoryKernel::activation): Megatron's fused bias-SwiGLU
+//     (bias_swiglu_impl, TorchScript-fused) at 0.546, 0.555, 0.560 of HBM bandwidth forward
+//     (6 bytes per gate-up pair: read both, write the product) for 8K, 16K and 32K local FFN
+//     columns: 0.55; backward 0.225-0.228 of it on 12 bytes per pair (the harness's sum of the
+//     output inside): 0.23. GeLU (Megatron's bias_gelu_impl, the same TorchScript fusion) takes
+//     the same shares: no measurement of it was found.
+//   - the loss over the vocabulary (work::MemoryKernel::loss): Megatron's fused vocab-parallel
+//     cross-entropy (fused_vocab_parallel_cross_entropy, cross_entropy_loss_fusion) at 0.340,
+//     0.334, 0.326 forward on the model's 12 bytes per logit for 32K, 64K and 128K vocabularies:
+//     0.33; backward 0.396-0.399 on 8 bytes per logit: 0.40.
+//   Both on GPUs only (entries with SMs): TPUs and Neuron cores fuse these ops by their own
+//   compilers, whose shares were not measured; their activation and loss stream at `memory`.
 // - Every GPU kernel pays a launch gap of 1 us: back-to-back kernels on one stream run ~0.9 us
 //   apart beyond their own time (NVIDIA developer blog, A. Gray, "Getting Started with CUDA
 //   Graphs", 2019: 3.8 us per kernel of 2.9 us when launched in a stream). Each op is one
@@ -61,6 +77,10 @@ struct Efficiency {
   // defaults above (forward 0.75 x the 16-bit GEMM ceiling, backward 0.8 x that).
   double attention = 0;
   double memory = 0.85;          // share of HBM bandwidth memory-bound kernels reach
+  // Shares of HBM bandwidth the activation and the loss kernels reach, both phases alike; 0:
+  // the measured defaults above, by phase.
+  double activation_memory = 0;
+  double loss_memory = 0;
   double kernel_overhead_s = 1e-6;  // per GPU kernel (op): the launch gap, seconds
   // Measured times replacing the roofline, per op and micro-batch on one rank, keyed
   // "<phase>/<op name>" ("forward/qkv", "backward_input/attention", "optimizer/adam",
@@ -81,6 +101,8 @@ class Roofline {
   // Share of the dense peak a GEMM C[m x n] = A[m x k] B[k x n] at the run's precision reaches.
   double gemm_efficiency(double m, double n, double k) const;
   double op_seconds(const work::Op& op) const;
+  // Share of HBM bandwidth an op's bytes move at: its memory kernel's in its phase.
+  double memory_efficiency(const work::Op& op) const;
   double ops_seconds(const std::vector<work::Op>& ops) const;
 
  private:

@@ -319,6 +319,47 @@ TEST_CASE("context parallelism: ring attention's kernels per step and its merges
   CHECK(ring_flops == Approx(4 * tokens * 8192 * 4096 * 0.5));
 }
 
+TEST_CASE("the activation and the loss stream at Megatron's measured kernels' shares", "[roofline]") {
+  // Megatron's fused bias-SwiGLU and fused cross-entropy on H100 SXM (Liger-Kernel's benchmark
+  // data): 0.55 and 0.23 of HBM bandwidth (forward, backward), 0.33 and 0.40; other
+  // element-wise kernels 0.85.
+  work::TrainingWorkload w;
+  w.model.layers = 2, w.model.hidden = 4096, w.model.heads = 32, w.model.kv_heads = 8, w.model.vocab = 32000;
+  w.model.ffn_hidden = 14336, w.model.mlp = work::MlpKind::swiglu, w.model.seq_len = 4096;
+  auto find = [&](work::Block block, work::Phase phase, std::string_view name) {
+    for (const auto& op : work::block_ops(w, block, phase))
+      if (op.name == name) return op;
+    FAIL("no op " << name);
+    return work::Op{};
+  };
+  const GpuSpec& h100 = *find_gpu("H100-SXM");
+  const Roofline r(h100, work::Precision::bf16);
+  const auto act = find(work::Block::mlp, work::Phase::forward, "act");
+  CHECK(act.memory_kernel == work::MemoryKernel::activation);
+  CHECK(act.bytes == Approx(6 * 4096.0 * 14336));  // read the gate and up halves, write the product
+  CHECK(r.op_seconds(act) == Approx(1e-6 + act.bytes / (3.35e12 * 0.55)));
+  const auto act_back = find(work::Block::mlp, work::Phase::backward_input, "act");
+  CHECK(r.op_seconds(act_back) == Approx(1e-6 + act_back.bytes / (3.35e12 * 0.23)));
+  const auto loss = find(work::Block::head, work::Phase::forward, "loss");
+  CHECK(loss.memory_kernel == work::MemoryKernel::loss);
+  CHECK(r.op_seconds(loss) == Approx(1e-6 + 12 * 4096.0 * 32000 / (3.35e12 * 0.33)));
+  const auto loss_back = find(work::Block::head, work::Phase::backward_input, "loss");
+  CHECK(r.op_seconds(loss_back) == Approx(1e-6 + 8 * 4096.0 * 32000 / (3.35e12 * 0.40)));
+  const auto norm = find(work::Block::mlp, work::Phase::forward, "norm");
+  CHECK(norm.memory_kernel == work::MemoryKernel::streaming);
+  CHECK(r.op_seconds(norm) == Approx(1e-6 + norm.bytes / (3.35e12 * 0.85)));
+  // Overrides: one share for both phases.
+  Efficiency given;
+  given.activation_memory = 0.7, given.loss_memory = 0.6;
+  const Roofline o(h100, work::Precision::bf16, given);
+  CHECK(o.op_seconds(act_back) == Approx(1e-6 + act_back.bytes / (3.35e12 * 0.7)));
+  CHECK(o.op_seconds(loss) == Approx(1e-6 + loss.bytes / (3.35e12 * 0.6)));
+  // A TPU runs XLA's fusions, not Megatron's kernels: its activation streams at `memory`.
+  const GpuSpec& tpu = *find_gpu("TPU-v5p");
+  CHECK(Roofline(tpu, work::Precision::bf16).op_seconds(act) ==
+        Approx(1e-6 + act.bytes / (tpu.hbm_bandwidth_Bps * 0.85)));
+}
+
 TEST_CASE("the optimizer step: Adam, the clipping norm's read and fp16's unscaling", "[roofline]") {
   // Adam reads the gradient and the fp32 master, momentum and variance and writes them and the
   // 16-bit weights (2 + 12 + 12 + 2 bytes with 2-byte gradients); the clipping norm reads the
