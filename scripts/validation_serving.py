@@ -342,7 +342,12 @@ def neuron_section(cs) -> str:
         "the engine's 0.6 of peak, under the 0.830 AWS's NKI matmul reaches on these cores "
         "([hardware](../docs/hardware.md)). The heads are split over the table's TP degree, the "
         "instance's NeuronCores (two a chip: `ranks_per_gpu` 2), the query heads padded up to a multiple "
-        "of it and the KV heads replicated over it (`pad_heads`), as transformers-neuronx does. Not replayed: the int8-weight "
+        "of it and the KV heads replicated over it (`pad_heads`), as transformers-neuronx does. Each "
+        "tensor-parallel all-reduce pays Neuron's collective latencies over the faster of the ring and "
+        "the all-to-all the Neuron runtime runs since 2.14.8 (two steps: 58.0 us for a decode step's; "
+        "[network](../docs/network.md#aws-neurons-collectives-ccom)). The prefill (TTFT) stays faster "
+        "than published on every row: its cost per prompt token grows with the prompt in AWS's tables "
+        "and not in the model ([serving](../docs/serving.md)). Not replayed: the int8-weight "
         "rows, Mistral 7B and CodeLlama 13B.\n\n" + "\n".join(table) +
         f"\n\nMean absolute error over these {len(results)} figures: {error(results):.1f}% ({by_chip}); "
         f"largest {100 * max(abs(r['ratio'] - 1) for r in results):.1f}%.\n")

@@ -14,6 +14,8 @@
 // add examples of unstated instance types whose floors range from 6 to 300 us (docs/network.md).
 #include "sim/network/neuron_ccom.hpp"
 
+#include <array>
+
 namespace cs::net {
 
 CollectiveCostTable neuron_ccom_costs() {
@@ -29,6 +31,24 @@ CollectiveCostTable neuron_ccom_costs() {
   CollectiveCostTable table;
   table.by_algorithm.fill(c);
   return table;
+}
+
+// The all-to-all all-reduce: aws-neuron/aws-neuron-sdk, release-notes/runtime/
+// aws-neuronx-runtime-lib/index.rst, Neuron Runtime Library 2.14.8.0 (6/14/2023): "Added
+// All-to-All All-Reduce support for Neuron Collective operations, which is expected to improve
+// All-Reduce performance by 3-7x in most cases"; 2.15.11.0 (7/19/2023): "AllReduce with
+// All-to-all communication pattern enabled for 16 ranks on TRN1/TRN1N within the instance". Both
+// precede SDK 2.18, whose serving latencies results/validation.md replays; the nccom-test tables
+// (SDK 2.10) predate them, so their 2-step floor is the ring's and the base and step latencies
+// above price the all-to-all's two steps as well. The runtime's later documentation
+// (neuron-runtime/explore/intranode-collective-comm.rst) names the same pattern Mesh, "O(1)
+// latency", and its own choice Mesh below 1 MB.
+std::span<const work::CollectiveAlgorithm> node_tp_algorithms(CollectiveLibrary library) {
+  using work::CollectiveAlgorithm;
+  static constexpr std::array<CollectiveAlgorithm, 2> kNccl{CollectiveAlgorithm::ring, CollectiveAlgorithm::tree};
+  static constexpr std::array<CollectiveAlgorithm, 2> kNeuron{CollectiveAlgorithm::ring, CollectiveAlgorithm::direct};
+  return library == CollectiveLibrary::neuron_ccom ? std::span<const CollectiveAlgorithm>(kNeuron)
+                                                   : std::span<const CollectiveAlgorithm>(kNccl);
 }
 
 }  // namespace cs::net

@@ -2,9 +2,12 @@
 
 #include <numeric>
 #include <optional>
+#include <span>
 #include <vector>
 
+#include "sim/compute/gpu_catalog.hpp"
 #include "sim/network/comm_base.hpp"
+#include "sim/network/neuron_ccom.hpp"
 #include "sim/world/run.hpp"
 
 namespace cs::world::detail {
@@ -34,11 +37,15 @@ void time_tp_collectives(const Config& config, serving::LlmTimingSpec& timing) {
   std::vector<std::optional<net::Protocol>> protocols{std::nullopt};  // network.protocol's own
   if (config.network.protocol == net::Protocol::automatic)
     protocols = {net::Protocol::ll, net::Protocol::ll128, net::Protocol::simple};
-  // Each choice's time alone is affine in the bytes: two sizes give it.
+  // The algorithms the chip's collectives library picks among (NCCL's ring and tree, Neuron's
+  // ring and all-to-all). Each choice's time alone is affine in the bytes: two sizes give it.
+  const compute::GpuSpec* chip = compute::find_gpu(config.gpu.name);
+  const std::span<const work::CollectiveAlgorithm> algorithms =
+      net::node_tp_algorithms(chip ? chip->collective_library : net::CollectiveLibrary::nccl);
   const auto cost_of = [&](work::CollectiveOp op) {
     constexpr double kSmall = 1 << 20, kLarge = 2 << 20;
     serving::AllReduceCost cost;
-    for (const work::CollectiveAlgorithm algorithm : {work::CollectiveAlgorithm::ring, work::CollectiveAlgorithm::tree}) {
+    for (const work::CollectiveAlgorithm algorithm : algorithms) {
       for (const std::optional<net::Protocol>& protocol : protocols) {
         net::CollectiveOptions options;
         options.algorithm = algorithm;

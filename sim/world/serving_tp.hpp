@@ -1,8 +1,9 @@
 #pragma once
 // The tensor-parallel collectives of LLM replicas (the layers' all-reduces and the logits'
-// all-gather), timed by the communication layer's NCCL model (sim/network: per-algorithm and
-// per-protocol base and per-step latencies of data/nccl_tuning.json, payload efficiencies,
-// LL's bandwidth ceiling, host staging without P2P) on one node of the scenario's hardware:
+// all-gather), timed by the communication layer's model of the chip's collectives library
+// (sim/network: NCCL's per-algorithm and per-protocol base and per-step latencies of
+// data/nccl_tuning.json, payload efficiencies, LL's bandwidth ceiling, host staging without P2P;
+// Neuron CCOM's latencies on Trainium and Inferentia) on one node of the scenario's hardware:
 // hardware.node's fabric (NVSwitch, NVLink mesh or PCIe), its bandwidths and latencies, or the
 // replica's tp_allreduce_bandwidth in place of the fabric's per-GPU rate.
 #include "sim/scenario/config.hpp"
@@ -11,7 +12,8 @@
 namespace cs::world::detail {
 
 // Fills timing.tp_allreduce and timing.tp_allgather for `timing.gpus` GPUs of a node (left
-// empty when gpus == 1): for each algorithm NCCL can run in a node (ring, tree) and each
+// empty when gpus == 1): for each algorithm the chip's collectives library runs in a node
+// (net::node_tp_algorithms: NCCL's ring and tree, Neuron's ring and all-to-all) and each
 // protocol network.protocol allows, the affine cost the analytical model gives it alone on
 // the idle node.
 void time_tp_collectives(const scenario::Config& config, serving::LlmTimingSpec& timing);

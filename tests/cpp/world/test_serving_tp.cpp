@@ -1,0 +1,54 @@
+// An LLM replica's tensor-parallel collectives, priced with the algorithms the chip's collectives
+// library runs (sim/network/neuron_ccom.hpp, node_tp_algorithms): NCCL's ring and tree on GPUs,
+// Neuron's ring and all-to-all on Trainium and Inferentia2.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/scenario/load.hpp"
+#include "sim/serving/llm_timing.hpp"
+#include "sim/world/serving_tp.hpp"
+
+using cs::serving::LlmTimingSpec;
+
+namespace {
+
+LlmTimingSpec tp_costs_on(const char* chip, int gpus, const char* protocol = "auto") {
+  const cs::scenario::Config config = cs::scenario::parse_config(
+      nlohmann::json{{"hardware", {{"gpu", chip}}}, {"network", {{"protocol", protocol}}},
+                     {"workload", {{"kind", "collective"}, {"op", "all_reduce"}, {"sizes", {1024}}}}});
+  LlmTimingSpec timing;
+  timing.gpus = gpus;
+  cs::world::detail::time_tp_collectives(config, timing);
+  return timing;
+}
+
+}  // namespace
+
+TEST_CASE("a Neuron replica's small all-reduce is the all-to-all's two steps, whatever the chip count",
+          "[serving][neuron]") {
+  // sim/network/neuron_ccom.cpp: 51.7 us once, 3.17 us a NeuronLink step; the all-to-all
+  // all-reduce (Neuron Runtime 2.14.8) is a reduce-scatter and an all-gather of one step each:
+  // 58.04 us plus its bytes, where the ring of 12 chips takes 2 x 11 steps (121.4 us).
+  constexpr double kTwoSteps = (51.7 + 2 * 3.17) * 1e-6;
+  for (const auto& [chip, chips] : {std::pair{"Inferentia2", 12}, std::pair{"Trainium1", 16}}) {
+    const LlmTimingSpec t = tp_costs_on(chip, chips, "simple");  // Neuron has the one
+    REQUIRE(t.tp_allreduce.pieces.size() == 2);  // ring and all-to-all
+    INFO(chip);
+    const double one_token = 8192 * 2;  // Llama 3 70B's hidden state in BF16
+    CHECK(t.tp_allreduce.seconds(0) == Approx(kTwoSteps).epsilon(1e-3));
+    CHECK(t.tp_allreduce.seconds(one_token) > kTwoSteps);
+    CHECK(t.tp_allreduce.seconds(one_token) < kTwoSteps + 2e-6);
+    // The ring's latency alone: 2 (chips - 1) steps.
+    const double ring_fixed = std::max(t.tp_allreduce.pieces[0].fixed_s, t.tp_allreduce.pieces[1].fixed_s);
+    CHECK(ring_fixed == Approx((51.7 + 2 * (chips - 1) * 3.17) * 1e-6).epsilon(1e-3));
+  }
+}
+
+TEST_CASE("a GPU replica's all-reduce keeps NCCL's ring and tree", "[serving]") {
+  CHECK(tp_costs_on("H100-SXM", 8, "simple").tp_allreduce.pieces.size() == 2);  // ring and tree
+  CHECK(tp_costs_on("H100-SXM", 8).tp_allreduce.pieces.size() == 2 * 3);     // each of LL, LL128, Simple
+}
