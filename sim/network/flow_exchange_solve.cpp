@@ -12,6 +12,10 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include "sim/network/flow_exchange.hpp"
 #include "sim/network/min_heap.hpp"
 
@@ -28,6 +32,24 @@ constexpr std::size_t kRouteBlock = 1024;
 // Pairs routed per batch: their routes are held until read (a few MB; a route of many lanes,
 // valiant_packet's, a few hundred entries).
 constexpr std::size_t kBatchPairs = std::size_t{1} << 16;
+
+// Asks the kernel to back [data, data + bytes) with huge pages where it can (Linux's
+// transparent huge pages in "madvise" mode, the Debian default), before it is first written.
+// The pairs' levels are read and written at random (a destination leg's pairs lie a row of
+// the pair matrix apart): 1 GiB over 16,384 GPUs is 262,144 pages of 4 KiB, so with small
+// pages nearly every access also misses the TLB; in 2 MiB pages 512 entries cover it. Only
+// a hint: nothing changes but the speed.
+void advise_huge_pages(void* data, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(kHuge - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
 
 // The routes of a batch of pairs, computed on every core and read back in the batch's order:
 // the same whatever the number of threads.
@@ -73,14 +95,23 @@ class RouteBatch {
   std::size_t used_ = 0;
 };
 
-// The filling's state: per link the capacity not yet given to fixed flows and its crossings
-// by flows not fixed; per pair its level (kUnfixedPair: not fixed yet).
+// A link's state in the filling, all of it in one cache line: a fix reads and writes every
+// field of each link its flows cross, and over 16,384 GPUs a fix crosses some 40,000 links
+// (every destination's leg), so in separate arrays each field was a cache miss of its own.
+struct alignas(32) LinkFill {
+  double residual = 0;          // capacity not yet given to fixed flows
+  uint32_t unfixed = 0;         // crossings by flows not fixed
+  uint32_t crossed = 0;         // crossings of the flows being fixed now
+  uint32_t open_level = 0;      // the level whose crossings open_count counts
+  uint32_t open_count = 0;
+};
+
+// The filling's state: per link its LinkFill; per pair its level (kUnfixedPair: not fixed yet).
 struct FillState {
   std::span<const uint32_t> level_of;
-  std::vector<double> residual;
-  std::vector<uint64_t> unfixed;
+  std::vector<LinkFill> link;
   std::vector<uint32_t> used;  // links with crossings, ascending
-  double share(uint32_t l) const { return residual[l] / static_cast<double>(unfixed[l]); }
+  double share(uint32_t l) const { return link[l].residual / static_cast<double>(link[l].unfixed); }
 };
 
 // The unfixed flows crossing some links (one entry per crossing, pairs ascending), gathered in
@@ -118,15 +149,15 @@ void SaturationLists::gather(uint32_t needed, const FillState& state, std::size_
   const auto list = [&](uint32_t l) {
     slot_[l] = static_cast<uint32_t>(listed_.size());
     listed_.push_back(l);
-    first_.push_back(first_.back() + state.unfixed[l]);
+    first_.push_back(first_.back() + state.link[l].unfixed);
   };
   list(needed);
   by_share_.clear();
   for (const uint32_t l : state.used)
-    if (state.unfixed[l] && l != needed) by_share_.push_back({state.share(l), l});
+    if (state.link[l].unfixed && l != needed) by_share_.push_back({state.share(l), l});
   std::sort(by_share_.begin(), by_share_.end());
   for (const auto& [share, l] : by_share_) {
-    if (first_.back() + state.unfixed[l] > budget) break;
+    if (first_.back() + state.link[l].unfixed > budget) break;
     list(l);
   }
   entries_.resize(first_.back());
@@ -190,17 +221,21 @@ void PairExchange::solve(const PairSource& source, std::span<const double> capac
   }
   FillState state;
   state.level_of = level_of_;
-  state.residual.assign(capacity_Bps.begin(), capacity_Bps.end());
-  state.unfixed = crossings;  // `crossings` stays: whether a source's own list is whole
+  state.link.resize(num_links);  // `crossings` stays: whether a source's own list is whole
   for (std::size_t l = 0; l < num_links; ++l) {
-    if (state.unfixed[l] > std::numeric_limits<uint32_t>::max())
+    if (crossings[l] > std::numeric_limits<uint32_t>::max())
       throw std::length_error("PairExchange: more than 2^32 - 1 crossings of one link");
-    if (state.unfixed[l]) state.used.push_back(static_cast<uint32_t>(l));
+    state.link[l].residual = capacity_Bps[l];
+    state.link[l].unfixed = static_cast<uint32_t>(crossings[l]);
+    state.link[l].open_level = kUnfixedPair;
+    if (crossings[l]) state.used.push_back(static_cast<uint32_t>(l));
   }
   // 2. Progressive filling (as FlowModel::solve_component): the link whose capacity left per
   // unfixed crossing is smallest saturates next and fixes its flows at that share. A lazy
   // min-heap of (share, link), ties to the lower link: a link's share only grows as flows
   // elsewhere are fixed.
+  level_of_.reserve(n);
+  advise_huge_pages(level_of_.data(), n * sizeof(uint32_t));
   level_of_.assign(n, kUnfixedPair);
   state.level_of = level_of_;
   std::vector<std::pair<double, uint32_t>> heap;
@@ -209,30 +244,28 @@ void PairExchange::solve(const PairSource& source, std::span<const double> capac
   const auto rebuild = [&] {
     heap.clear();
     for (uint32_t l : state.used)
-      if (state.unfixed[l]) heap.push_back({state.share(l), l});
+      if (state.link[l].unfixed) heap.push_back({state.share(l), l});
     std::make_heap(heap.begin(), heap.end(), kLater);
   };
   rebuild();
   auto lists = std::make_unique<SaturationLists>(num_links);
   auto batch = std::make_unique<RouteBatch>();
   // Per link, its crossings by level, levels ascending (they are fixed in that order): the
-  // level being counted in flat arrays (read at every crossing: they stay in cache), the ones
-  // before in a list per link.
+  // level being counted in its LinkFill, the ones before in a list per link.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> by_level(num_links);
-  std::vector<uint32_t> open_level(num_links, kUnfixedPair), open_count(num_links, 0);
   const auto close_level = [&](uint32_t o) {
-    if (open_count[o]) by_level[o].push_back({open_level[o], open_count[o]});
-    open_count[o] = 0;
+    LinkFill& f = state.link[o];
+    if (f.open_count) by_level[o].push_back({f.open_level, f.open_count});
+    f.open_count = 0;
   };
   std::vector<uint32_t> touched, todo, own;
-  std::vector<uint8_t> is_touched(num_links, 0);
   double level = 0;
   std::size_t fixed = 0;
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), kLater);
     const auto [share, l] = heap.back();
     heap.pop_back();
-    if (state.unfixed[l] == 0 || share != state.share(l)) continue;
+    if (state.link[l].unfixed == 0 || share != state.share(l)) continue;
     if (levels_.empty() || share > level) {  // the water level never goes down
       level = share;
       levels_.push_back(level);
@@ -254,35 +287,43 @@ void PairExchange::solve(const PairSource& source, std::span<const double> capac
     // fixed in changes nothing (each subtracts the same level).
     todo.clear();
     const std::span<const uint32_t> listed = owned ? std::span<const uint32_t>(own) : lists->of(l);
-    uint64_t need = state.unfixed[l];
+    uint64_t need = state.link[l].unfixed;
     for (auto it = listed.rbegin(); need > 0 && it != listed.rend(); ++it)
       if (level_of_[*it] == kUnfixedPair) {
         --need;
         if (todo.empty() || todo.back() != *it) todo.push_back(*it);
       }
+    // The fixed flows' crossings are counted per link first, then each link crossed takes them
+    // at once: one counter per crossing instead of five arrays, read at random. The residual
+    // still takes the level once per crossing, in turn, as a flow by flow fix subtracts it
+    // (the same bits), and the order links take theirs in changes nothing (each link's state
+    // is its own; the heap orders its entries by (share, link)).
     for (std::size_t begin = 0; begin < todo.size(); begin += kBatchPairs) {
       const std::span<const uint32_t> chunk(todo.data() + begin, std::min(kBatchPairs, todo.size() - begin));
       poll();
       batch->compute(source, chunk, num_links);
       batch->for_each([&](std::size_t k, std::span<const uint32_t> links) {
         level_of_[chunk[k]] = index;
-        ++pairs_at_[index];
-        ++fixed;
-        for (const uint32_t o : links) {
-          state.residual[o] = std::max(0.0, state.residual[o] - level);
-          --state.unfixed[o];
-          if (!is_touched[o]) is_touched[o] = 1, touched.push_back(o);
-          if (open_level[o] != index) {
-            close_level(o);
-            open_level[o] = index;
-          }
-          ++open_count[o];
-        }
+        for (const uint32_t o : links)
+          if (state.link[o].crossed++ == 0) touched.push_back(o);
       });
     }
+    pairs_at_[index] += todo.size();
+    fixed += todo.size();
     for (uint32_t o : touched) {
-      is_touched[o] = 0;
-      if (o != l && state.unfixed[o]) {
+      LinkFill& f = state.link[o];
+      const uint32_t c = f.crossed;
+      f.crossed = 0;
+      double residual = f.residual;
+      for (uint32_t k = 0; k < c; ++k) residual = std::max(0.0, residual - level);
+      f.residual = residual;
+      f.unfixed -= c;
+      if (f.open_level != index) {
+        close_level(o);
+        f.open_level = index;
+      }
+      f.open_count += c;
+      if (o != l && f.unfixed) {
         heap.push_back({state.share(o), o});
         std::push_heap(heap.begin(), heap.end(), kLater);
       }
