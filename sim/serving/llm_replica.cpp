@@ -471,7 +471,10 @@ void LlmReplica::finish_iteration() {
     prefilling_.pop_front();
     ++q.generated;
     ++stats_.tokens_out;
-    if (q.request.first_token_s < 0) q.request.first_token_s = sim_.now();
+    if (q.request.first_token_s < 0) {
+      q.request.first_token_s = sim_.now();
+      first_token(q.request);
+    }
     if (role_ == LlmRole::prefill || q.generated >= q.request.output_tokens) {
       finish_request(c.seq);
     } else {

@@ -23,9 +23,11 @@ class Collector final : public ReplicaListener {
  public:
   explicit Collector(Simulator& sim) : sim_(sim) {}
   void on_complete(Replica&, const Request& r) override { done.push_back({r, sim_.now()}); }
+  void on_first_token(Replica&, const Request& r) override { first_tokens.push_back({r, sim_.now()}); }
   void on_slot_free(Replica&) override {}
   void on_drained(Replica&) override { drained = true; }
   std::vector<Done> done;
+  std::vector<Done> first_tokens;  // each first token as the listener heard of it
   bool drained = false;
 
  private:
@@ -342,6 +344,21 @@ TEST_CASE("A prefill replica completes a request at its first token", "[serving]
   REQUIRE(sink.done.size() == 1);
   CHECK(sink.done[0].time_s == Approx(0.010));
   CHECK(sink.done[0].request.first_token_s == Approx(0.010));
+}
+
+TEST_CASE("The listener hears of a request's first token once, when the prefill ends", "[serving][llm]") {
+  // 10 ms iterations: the prefill's iteration ends at 10 ms with the first token, then four
+  // decode iterations give the other four tokens (done at 50 ms).
+  Simulator sim;
+  Collector sink(sim);
+  LlmReplica replica(sim, sink, 0, ten_ms_iterations());
+  replica.submit(make_request(1, 0, 100, 5));
+  sim.run();
+  REQUIRE(sink.first_tokens.size() == 1);
+  CHECK(sink.first_tokens[0].time_s == Approx(0.010));
+  CHECK(sink.first_tokens[0].request.first_token_s == Approx(0.010));
+  REQUIRE(sink.done.size() == 1);
+  CHECK(sink.done[0].time_s == Approx(0.050));
 }
 
 TEST_CASE("Tensor parallelism, the KV-capacity rule, and admissibility", "[serving][llm]") {
