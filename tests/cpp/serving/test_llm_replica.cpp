@@ -44,6 +44,17 @@ Request make_request(uint64_t id, double arrival, int prompt, int output) {
   return r;
 }
 
+// `request` alone on a replica of `spec`, run to the end: the completion.
+Done run_alone(const LlmReplicaSpec& spec, const Request& request) {
+  Simulator sim;
+  Collector sink(sim);
+  LlmReplica replica(sim, sink, 0, spec);
+  replica.submit(request);
+  sim.run();
+  REQUIRE(sink.done.size() == 1);
+  return sink.done[0];
+}
+
 // Every iteration takes 10 ms, whatever it does: schedules are then easy to follow by hand.
 LlmReplicaSpec ten_ms_iterations() {
   LlmReplicaSpec spec;
@@ -173,13 +184,7 @@ TEST_CASE("vLLM for TPU's padding: a step's GEMMs run on its tokens padded to a 
     LlmReplicaSpec spec;
     spec.timing.iteration_overhead_s = 0;
     spec.batching.step_padding = padding;
-    Simulator sim;
-    Collector sink(sim);
-    LlmReplica replica(sim, sink, 0, spec);
-    replica.submit(make_request(1, 0, 3000, 1));
-    sim.run();
-    REQUIRE(sink.done.size() == 1);
-    return std::pair{sink.done[0].request.first_token_s, spec};
+    return std::pair{run_alone(spec, make_request(1, 0, 3000, 1)).request.first_token_s, spec};
   };
   const auto [plain_s, spec] = first_token_s(StepPadding::none);
   const auto [padded_s, padded_spec] = first_token_s(StepPadding::power_of_two);
@@ -659,16 +664,11 @@ TEST_CASE("A dense slot of 2^30 tokens costs no memory per token of the slot", "
   spec.timing.dense_slot_tokens = int64_t{1} << 30;
   spec.batching.max_num_seqs = 1;
   spec.batching.prefix_caching = false;
-  Simulator sim;
-  Collector sink(sim);
-  LlmReplica replica(sim, sink, 0, spec);
-  replica.submit(make_request(1, 0, 100, 3));
-  sim.run();
-  REQUIRE(sink.done.size() == 1);
+  const Done done = run_alone(spec, make_request(1, 0, 100, 3));
   // Two decode steps after the first token, each reading the whole slot at B.
   const GpuSpec& g = spec.timing.gpu;
   const double slot_read_s = 4.0 * (int64_t{1} << 30) / (g.hbm_bandwidth_Bps * g.memory_efficiency);
-  CHECK(sink.done[0].time_s - sink.done[0].request.first_token_s >= 2 * slot_read_s);
+  CHECK(done.time_s - done.request.first_token_s >= 2 * slot_read_s);
 }
 
 TEST_CASE("JetStream prefills one prompt at a time, padded to its bucket", "[serving][llm]") {
