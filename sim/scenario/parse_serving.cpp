@@ -54,7 +54,7 @@ constexpr std::initializer_list<const char*> kLlmReplicaKeys = {
     "max_num_seqs", "max_num_batched_tokens", "block_size", "scheduler", "gpu_memory_utilization",
     "activation_reserve", "kv_cache", "compute_efficiency", "memory_efficiency", "paged_kv_efficiency", "iteration_overhead",
     "tp_allreduce_bandwidth", "kv_bytes_per_element", "measured", "prefix_caching", "pad_heads", "ranks_per_gpu",
-    "kv_layout", "dense_slot_tokens"};
+    "kv_layout", "dense_slot_tokens", "step_padding"};
 
 // The GPU of an LLM replica: hardware.gpu at the workload's precision.
 serving::GpuSpec gpu_at_precision(const Config& config, work::Precision precision, const std::string& at) {
@@ -153,6 +153,10 @@ void parse_llm_replica(const json& r, const std::string& path, const Config& con
     throw InputError(join_path(path, "prefix_caching"), "false with kv_layout \"dense_slots\": dense slots hold no shared block",
                      "remove prefix_caching, or use kv_layout \"paged\"");
   if (b.scheduler == serving::SchedulerMode::jetstream) check_jetstream_prefill_length(b.max_num_batched_tokens, path);
+  b.step_padding = get_choice(r, "step_padding", path, serving::kStepPaddingNames, b.step_padding);
+  if (b.step_padding != serving::StepPadding::none && b.scheduler == serving::SchedulerMode::jetstream)
+    throw InputError(join_path(path, "step_padding"), "\"none\" with scheduler \"jetstream\": JetStream pads each prefill to its bucket itself",
+                     "remove step_padding (it models vLLM for TPU), or use scheduler \"chunked_prefill\"");
   if (b.scheduler == serving::SchedulerMode::chunked_prefill && b.max_num_batched_tokens < b.max_num_seqs)
     throw InputError(join_path(path, "max_num_batched_tokens"),
                      "expected at least max_num_seqs (" + std::to_string(b.max_num_seqs) +

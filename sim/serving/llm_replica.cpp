@@ -388,6 +388,8 @@ void LlmReplica::start_iteration() {
     if (seqs_[c.seq].computed + c.tokens >= seqs_[c.seq].prefill_target) ++work.prompts_completed;
   }
   for (const Chunk& c : chunks_) stats_.prefill_tokens += static_cast<uint64_t>(c.tokens);
+  if (spec_.batching.step_padding == StepPadding::power_of_two)
+    pad_to_compiled_shapes(work, work.decode_sequences + static_cast<int64_t>(chunks_.size()), spec_.batching.max_num_seqs);
   busy_ = true;
   iteration_start_s_ = sim_.now();
   run_.clear();
@@ -471,7 +473,10 @@ void LlmReplica::finish_iteration() {
     prefilling_.pop_front();
     ++q.generated;
     ++stats_.tokens_out;
-    if (q.request.first_token_s < 0) q.request.first_token_s = sim_.now();
+    if (q.request.first_token_s < 0) {
+      q.request.first_token_s = sim_.now();
+      first_token(q.request);
+    }
     if (role_ == LlmRole::prefill || q.generated >= q.request.output_tokens) {
       finish_request(c.seq);
     } else {

@@ -88,6 +88,24 @@ inline constexpr auto kSchedulerModeNames = std::to_array<EnumName<SchedulerMode
     {"jetstream", SchedulerMode::jetstream, "JetStream: one padded prompt per prefill while a slot is free, else decode"},
 });
 static_assert(names_every_value<kSchedulerModeNames>());
+// workload.replica.step_padding: the shapes a step's model runs at.
+//   none          the tokens and sequences scheduled (CUDA graphs pad decode batches a little;
+//                 not modelled)
+//   power_of_two  vLLM for TPU, which compiles one XLA graph per shape: a step's tokens padded
+//                 to the next power of two from 16 and its sampled requests to the next power of
+//                 two from 8, at most max(max_num_seqs, 8) (vllm/v1/worker/tpu_model_runner.py
+//                 at 002f349: _get_token_paddings with VLLM_TPU_BUCKET_PADDING_GAP 0,
+//                 _get_padded_token_len, _get_padded_num_reqs_with_upper_limit; tpu-inference's
+//                 runner keeps the rule). The GEMMs and all-reduces run on the padded tokens, the
+//                 LM head's logits on the padded requests; attention reads the real sequences
+//                 (its ragged kernel takes their lengths).
+enum class StepPadding : uint8_t { none, power_of_two };
+inline constexpr auto kStepPaddingNames = std::to_array<EnumName<StepPadding>>({
+    {"none", StepPadding::none, "the step runs at the tokens and sequences scheduled"},
+    {"power_of_two", StepPadding::power_of_two,
+     "vLLM for TPU: tokens padded to a power of two from 16, sampled requests from 8"},
+});
+static_assert(names_every_value<kStepPaddingNames>());
 enum class LlmRole : uint8_t { unified, prefill, decode };
 
 struct BatchingSpec {
@@ -99,6 +117,7 @@ struct BatchingSpec {
   // vLLM v1's automatic prefix caching (--enable-prefix-caching, on by default in v1): a
   // preempted sequence's blocks stay cached and are taken back when it runs again.
   bool prefix_caching = true;
+  StepPadding step_padding = StepPadding::none;
   // Simulate a run of decode-only iterations in which nothing can change (no request joins,
   // none finishes, the KV growth fits) with one engine event instead of one per iteration.
   // An arrival in the middle cuts the run at the iteration in progress. Times and results are

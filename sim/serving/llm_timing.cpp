@@ -1,6 +1,7 @@
 #include "sim/serving/llm_timing.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -40,6 +41,14 @@ IterationCost::IterationCost(const LlmTimingSpec& spec)
     logits_bytes_ = model.vocab * model.activation_bytes_per_element;
   }
   overhead_s_ = spec.iteration_overhead_s;
+}
+
+void pad_to_compiled_shapes(IterationWork& work, int64_t requests, int64_t max_num_seqs) {
+  const auto pow2_at_least = [](int64_t n, int64_t least) {
+    return static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::max(n, least))));
+  };
+  work.padded_tokens = pow2_at_least(work.decode_sequences + work.prefill_tokens, 16);
+  work.padded_sampled = std::min(pow2_at_least(requests, 8), std::max<int64_t>(max_num_seqs, 8));
 }
 
 double iteration_time_s(const LlmTimingSpec& spec, const IterationWork& work) {

@@ -59,6 +59,7 @@
 // 0.29 ms at 256 (vllm-project/vllm pull request 46112, micro-benchmark), and schedule() and
 // the model runner's input preparation are of the same order (pull request 17866 cut ~10% of
 // a 2.7 ms TPOT of Llama 3.2 1B by a faster decode input preparation alone).
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -161,7 +162,18 @@ struct IterationWork {
   double prefill_attended = 0;       // sum over prefill tokens of the positions each attends to
   double prefill_context_tokens = 0; // KV tokens of earlier chunks that the chunks re-read
   int64_t prompts_completed = 0;     // prefill chunks that end their prompt (sampled, as decodes are)
+  // Padded shapes (vLLM for TPU's compiled graphs; 0: none): the token rows the GEMMs and
+  // all-reduces run on, and the rows whose logits are computed and gathered, when more than
+  // the counts above.
+  int64_t padded_tokens = 0;
+  int64_t padded_sampled = 0;
 };
+
+// vLLM for TPU's compiled shapes (step_padding power_of_two, llm_replica.hpp): padded_tokens =
+// the step's tokens (decodes + prefill) up to a power of two >= 16; padded_sampled = its
+// `requests` (every scheduled one is sampled, a partial prompt's token then dropped) up to a
+// power of two >= 8, at most max(max_num_seqs, 8).
+void pad_to_compiled_shapes(IterationWork& work, int64_t requests, int64_t max_num_seqs);
 
 struct LlmTimingSpec {
   int gpus = 1;  // tensor-parallel GPUs per replica, >= 1
@@ -216,11 +228,11 @@ class IterationCost {
                    m_.per_decode_sequence_s * static_cast<double>(work.decode_sequences);
       return t;
     }
-    const double tokens = static_cast<double>(work.decode_sequences + work.prefill_tokens);
+    const double tokens = static_cast<double>(std::max(work.decode_sequences + work.prefill_tokens, work.padded_tokens));
     const double gemm_s = per_token_compute_s_ * tokens;
     t.linear_s = gemm_s > weights_s_ ? gemm_s : weights_s_;
     t.comm_s = tp_.pieces.empty() ? 0 : allreduces_ * tp_.seconds(tokens * activation_bytes_);
-    const double sampled = static_cast<double>(work.decode_sequences + work.prompts_completed);
+    const double sampled = static_cast<double>(std::max(work.decode_sequences + work.prompts_completed, work.padded_sampled));
     t.gather_s = gather_.pieces.empty() || sampled == 0 ? 0 : gather_.seconds(sampled * logits_bytes_);
     return t;
   }

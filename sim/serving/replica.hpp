@@ -30,6 +30,8 @@ class ReplicaListener {
   virtual ~ReplicaListener() = default;
   // `request` finished on `replica` at sim.now() (its start_s and first_token_s are set).
   virtual void on_complete(Replica& replica, const Request& request) = 0;
+  // An LLM replica produced `request`'s first token at sim.now() (its first_token_s is set).
+  virtual void on_first_token(Replica& /*replica*/, const Request& /*request*/) {}
   // A slot freed up and nothing was queued locally (a central queue may dispatch now).
   virtual void on_slot_free(Replica& replica) = 0;
   // A draining replica has no work left.
@@ -87,6 +89,7 @@ class Replica : public engine::EventTarget {
   void set_kv_usage(double share);  // in [0, 1]
   void count_arrival() { ++arrivals_; }
   void complete(const Request& request);  // notifies the listener, counts
+  void first_token(const Request& request) { listener_.on_first_token(*this, request); }
   void slot_freed() {
     if (!draining_) listener_.on_slot_free(*this);
   }

@@ -98,6 +98,8 @@ class RequestSink {
   // `replica`: the id, in its pool, of the replica that served it.
   virtual void on_complete(const Request& request, uint32_t replica) = 0;
   virtual void on_dropped(const Request& request, DropReason reason) = 0;
+  // A replica produced the request's first token at sim.now().
+  virtual void on_first_token(const Request& /*request*/) {}
 };
 
 using ReplicaFactory = std::function<std::unique_ptr<Replica>(ReplicaListener&, uint32_t id)>;
@@ -174,6 +176,7 @@ class ReplicaPool final : public ReplicaListener,
 
   // ReplicaListener
   void on_complete(Replica& replica, const Request& request) override;
+  void on_first_token(Replica&, const Request& request) override { sink_.on_first_token(request); }
   void on_slot_free(Replica& replica) override;
   void on_drained(Replica& replica) override;
   // EventTarget: cold starts ending.

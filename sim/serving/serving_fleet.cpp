@@ -159,6 +159,10 @@ void ServingFleet::on_dropped(const Request& request, DropReason reason) {
   stats_.on_dropped(request, reason);
 }
 
+void ServingFleet::on_first_token(const Request& request) { stats_.on_first_token(request); }
+
+void ServingFleet::PrefillSink::on_first_token(const Request& request) { fleet_.stats_.on_first_token(request); }
+
 void ServingFleet::PrefillSink::on_complete(const Request& request, uint32_t replica) {
   ServingFleet& f = fleet_;
   if (request.output_tokens <= 1) {  // the prefill produced every token

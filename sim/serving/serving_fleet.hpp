@@ -75,6 +75,7 @@ class ServingFleet final : public engine::EventTarget,
     explicit PrefillSink(ServingFleet& fleet) : fleet_(fleet) {}
     void on_complete(const Request& request, uint32_t replica) override;
     void on_dropped(const Request& request, DropReason reason) override;
+    void on_first_token(const Request& request) override;
 
    private:
     ServingFleet& fleet_;
@@ -82,6 +83,7 @@ class ServingFleet final : public engine::EventTarget,
 
   void on_complete(const Request& request, uint32_t replica) override;
   void on_dropped(const Request& request, DropReason reason) override;
+  void on_first_token(const Request& request) override;
   void on_kv_delivered(uint64_t tag) override;
   void arrive();
   void sample_timeseries();

@@ -70,7 +70,8 @@ struct ServingResult {
   int64_t peak_hour = -1;           // the hour with the most arrivals (the first of equals); -1: none
   double slo_attainment_peak_hour = 0;  // NaN when there was no arrival
   uint64_t in_flight = 0;           // arrived, neither completed nor dropped at the end
-  uint64_t missed_unfinished = 0;   // of those, past their latency deadline (arrival + bound) at the end
+  uint64_t missed_unfinished = 0;   // of those, already past some bound at the end (docs/serving.md)
+  uint64_t undecided_unfinished = 0;  // of those, within every bound so far: not judged
   uint64_t dropped_queue_full = 0, dropped_timeout = 0, dropped_lost = 0, dropped_too_large = 0;
   uint64_t retries = 0;             // completed requests that were lost once and sent again
   bool percentiles_exact = true;

@@ -36,7 +36,12 @@ void ServingStats::on_arrival(const Request& request) {
   if (!counted(request)) return;
   ++arrivals_;
   add_at(arrivals_by_hour_, hour_of(request));
-  unfinished_.emplace(request.id, request.arrival_s);
+  unfinished_.emplace(request.id, Unfinished{request.arrival_s, -1, request.output_tokens});
+}
+
+void ServingStats::on_first_token(const Request& request) {
+  const auto it = unfinished_.find(request.id);
+  if (it != unfinished_.end() && it->second.first_token_s < 0) it->second.first_token_s = request.first_token_s;
 }
 
 bool ServingStats::within_every_bound(double latency_s, double ttft_s, double tpot_s) const {
@@ -95,23 +100,54 @@ LatencySummary ServingStats::summarize(const QuantileSketch& s) {
   return out;
 }
 
-SloBoundResult ServingStats::judge(double bound_s, const QuantileSketch& observed) const {
+SloBoundResult ServingStats::judge(double bound_s, const QuantileSketch& observed,
+                                   std::vector<double> certain_misses) const {
   SloBoundResult b;
   b.given = std::isfinite(bound_s);
   b.bound_s = bound_s;
-  b.observed_s = observed.count() ? observed.quantile(slo_.percentile) : kNan;
-  b.met = observed.count() == 0 || b.observed_s <= bound_s;
+  const QuantileSketch* all = &observed;
+  QuantileSketch with_misses = observed;  // the lower bounds enter the judgment, not the latency summaries
+  if (!certain_misses.empty()) {
+    std::sort(certain_misses.begin(), certain_misses.end());  // the same sketch whatever the map's order
+    for (const double x : certain_misses) with_misses.add(x);
+    all = &with_misses;
+  }
+  b.observed_s = all->count() ? all->quantile(slo_.percentile) : kNan;
+  b.met = all->count() == 0 || b.observed_s <= bound_s;
   return b;
 }
 
-std::vector<uint64_t> ServingStats::missed_unfinished_by_hour(double end_s) const {
-  // The latency bound is the one deadline an unfinished request is known to have missed:
-  // its latency will exceed end - arrival. (Whether its first token came in time is not
-  // followed to the end; TTFT and TPOT are judged on completed requests alone.)
-  std::vector<uint64_t> by_hour;
-  for (const auto& [id, arrival_s] : unfinished_)
-    if (arrival_s + slo_.latency_s <= end_s) add_at(by_hour, hour_of(arrival_s));
-  return by_hour;
+ServingStats::UnfinishedMisses ServingStats::unfinished_misses(double end_s) const {
+  // A bound is certainly missed once its value's lower bound at the end exceeds it: the latency
+  // is more than end - arrival; the TTFT is first token - arrival, or more than end - arrival
+  // before the first token; the TPOT of n tokens is more than (end - first token) / (n - 1),
+  // since the last token comes after the end. A request none of whose bounds is missed yet is
+  // undecided (docs/serving.md).
+  UnfinishedMisses out;
+  for (const auto& [id, u] : unfinished_) {
+    bool missed = false;
+    if (u.arrival_s + slo_.latency_s <= end_s) {
+      out.latency_s.push_back(end_s - u.arrival_s);
+      missed = true;
+    }
+    if (llm_) {
+      const bool token = u.first_token_s >= 0;
+      if (token ? u.first_token_s - u.arrival_s > slo_.ttft_s : u.arrival_s + slo_.ttft_s <= end_s) {
+        out.ttft_s.push_back((token ? u.first_token_s : end_s) - u.arrival_s);
+        missed = true;
+      }
+      const double decoded_tokens = u.output_tokens - 1;
+      if (token && decoded_tokens > 0 && u.first_token_s + slo_.tpot_s * decoded_tokens <= end_s) {
+        out.tpot_s.push_back((end_s - u.first_token_s) / decoded_tokens);
+        missed = true;
+      }
+    }
+    if (missed) {
+      add_at(out.by_hour, hour_of(u.arrival_s));
+      ++out.count;
+    }
+  }
+  return out;
 }
 
 void ServingStats::fill_hours(ServingResult& out, double elapsed_s, const std::vector<uint64_t>& missed_by_hour) const {
@@ -149,21 +185,21 @@ void ServingStats::fill(ServingResult& out, double elapsed_s) const {
   out.latency_p99_s = out.latency.p99_s;
   out.wait_mean_s = completed_ ? wait_sum_ / static_cast<double>(completed_) : 0.0;
   // The SLO share: completed requests within every bound over every request whose outcome is
-  // known at the end (docs/serving.md): completed, dropped, and unfinished past their deadline.
-  const std::vector<uint64_t> missed_by_hour = missed_unfinished_by_hour(elapsed_s);
-  out.missed_unfinished = 0;
-  for (const uint64_t n : missed_by_hour) out.missed_unfinished += n;
+  // known at the end (docs/serving.md): completed, dropped, and unfinished past some bound.
+  UnfinishedMisses missed = unfinished_misses(elapsed_s);
+  out.missed_unfinished = missed.count;
+  out.undecided_unfinished = out.in_flight >= missed.count ? out.in_flight - missed.count : 0;
   const uint64_t judged = completed_ + out.dropped + out.missed_unfinished;
   out.slo_attainment = judged ? static_cast<double>(met_slo_) / static_cast<double>(judged) : 0.0;
-  out.latency_at_slo_percentile_s = latency_.quantile(slo_.percentile);
-  out.slo_latency = judge(slo_.latency_s, latency_);
+  out.slo_latency = judge(slo_.latency_s, latency_, std::move(missed.latency_s));
+  out.latency_at_slo_percentile_s = out.slo_latency.observed_s;
   out.slo_met = completed_ > 0 && out.slo_latency.met;
   if (llm_) {
-    out.slo_ttft = judge(slo_.ttft_s, ttft_);
-    out.slo_tpot = judge(slo_.tpot_s, tpot_);
+    out.slo_ttft = judge(slo_.ttft_s, ttft_, std::move(missed.ttft_s));
+    out.slo_tpot = judge(slo_.tpot_s, tpot_, std::move(missed.tpot_s));
     out.slo_met = out.slo_met && out.slo_ttft.met && out.slo_tpot.met;
   }
-  fill_hours(out, elapsed_s, missed_by_hour);
+  fill_hours(out, elapsed_s, missed.by_hour);
   out.percentiles_exact = latency_.exact();
   out.llm = llm_;
   if (llm_) {

@@ -22,6 +22,8 @@ class ServingStats {
   void on_arrival(const Request& request);
   void on_complete(const Request& request, double now_s);
   void on_dropped(const Request& request, DropReason reason);
+  // A counted request's first token came at request.first_token_s (LLM; the first call counts).
+  void on_first_token(const Request& request);
 
   // Fills the request-level fields of `out` (counts, latencies, SLO, TTFT, TPOT).
   void fill(ServingResult& out, double elapsed_s) const;
@@ -37,12 +39,25 @@ class ServingStats {
  private:
   bool counted(const Request& r) const { return r.arrival_s >= stats_start_s_; }
   static LatencySummary summarize(const QuantileSketch& s);
-  SloBoundResult judge(double bound_s, const QuantileSketch& observed) const;
+  // A bound judged at the percentile over the completed requests' `observed` values and
+  // `certain_misses`: lower bounds, each above the bound, of unfinished requests' values.
+  SloBoundResult judge(double bound_s, const QuantileSketch& observed, std::vector<double> certain_misses) const;
   // Whether a completed request was within every bound (those not given hold).
   bool within_every_bound(double latency_s, double ttft_s, double tpot_s) const;
-  // Counted requests still unfinished at `end_s` whose latency deadline (arrival + the latency
-  // bound) has passed, by the hour of their arrival: outside the SLO, whatever comes next.
-  std::vector<uint64_t> missed_unfinished_by_hour(double end_s) const;
+  // A counted request not completed nor dropped yet.
+  struct Unfinished {
+    double arrival_s = 0;
+    double first_token_s = -1;  // -1: no token yet
+    int32_t output_tokens = 1;
+  };
+  // The unfinished requests at `end_s` already certain to miss a bound, whatever comes next.
+  struct UnfinishedMisses {
+    std::vector<uint64_t> by_hour;  // by the hour of arrival
+    uint64_t count = 0;
+    // Per bound, the lower bound of each missing request's value (latency, TTFT, TPOT; s).
+    std::vector<double> latency_s, ttft_s, tpot_s;
+  };
+  UnfinishedMisses unfinished_misses(double end_s) const;
   void fill_hours(ServingResult& out, double elapsed_s, const std::vector<uint64_t>& missed_by_hour) const;
 
   SloSpec slo_;
@@ -58,7 +73,7 @@ class ServingStats {
   uint64_t window_arrivals_ = 0;
   // By the hour of arrival: arrivals, completed or dropped, and completed within every bound.
   std::vector<uint64_t> arrivals_by_hour_, finished_by_hour_, met_by_hour_;
-  std::unordered_map<uint64_t, double> unfinished_;  // counted requests in flight: id -> arrival (s)
+  std::unordered_map<uint64_t, Unfinished> unfinished_;  // counted requests in flight, by id
 };
 
 }  // namespace cs::serving

@@ -110,7 +110,7 @@ json serving_block(const serving::ServingResult& r, const serving::ServingConfig
                 {"preemptions", r.preemptions}};
   }
   b["latency"]["exact"] = r.percentiles_exact ? 1 : 0;
-  b["request_counts"] = {{"in_flight", r.in_flight}, {"missed_unfinished", r.missed_unfinished}, {"retries", r.retries}};
+  b["request_counts"] = {{"in_flight", r.in_flight}, {"missed_unfinished", r.missed_unfinished}, {"undecided", r.undecided_unfinished}, {"retries", r.retries}};
   const auto drops = [](serving::DropReason d) { return std::string(serving::to_string(d)); };
   b["drops"] = {{drops(serving::DropReason::queue_full), r.dropped_queue_full},
                 {drops(serving::DropReason::timeout), r.dropped_timeout},

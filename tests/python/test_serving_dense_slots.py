@@ -23,6 +23,10 @@ DIURNAL_HPA = ROOT / "scenarios" / "serving_llm_diurnal_hpa.json"
     # JetStream looks the longest prefill up among its power-of-two buckets: 1,000 is not one.
     (['workload.replica.scheduler="jetstream"', "workload.replica.max_num_batched_tokens=1000"],
      "workload.replica.max_num_batched_tokens", "nearest bucket is 1024"),
+    # vLLM for TPU's padding is not JetStream's: JetStream pads its prefills to its buckets itself.
+    (['workload.replica.scheduler="jetstream"', "workload.replica.max_num_batched_tokens=1024",
+      'workload.replica.step_padding="power_of_two"'], "workload.replica.step_padding", "jetstream"),
+    (['workload.replica.step_padding="pow2"'], "workload.replica.step_padding", "power_of_two"),
 ])
 def test_bad_dense_slot_options_name_their_path(sets, path, expected):
     args = [a for s in sets for a in ("--set", s)]

@@ -122,6 +122,8 @@ std::vector<EnumerationKey> enumeration_keys() {
       {workload + "disaggregated/properties/prefill_replica/properties/scheduler", names(serving::kSchedulerModeNames)},
       {workload + "replica/properties/kv_layout", names(serving::kKvLayoutNames)},
       {workload + "disaggregated/properties/prefill_replica/properties/kv_layout", names(serving::kKvLayoutNames)},
+      {workload + "replica/properties/step_padding", names(serving::kStepPaddingNames)},
+      {workload + "disaggregated/properties/prefill_replica/properties/step_padding", names(serving::kStepPaddingNames)},
       {background + "kind", background_kinds},
       {background + "pattern", names(work::kTrafficPatternNames)},
       {background + "op", names(work::kCollectiveOpNames)},

@@ -157,3 +157,32 @@ TEST_CASE("Requests too large for a replica's KV cache are dropped, not stuck",
   CHECK(r.dropped == r.dropped_too_large);
   CHECK(r.completed > 0);
 }
+
+TEST_CASE("Requests still decoding at the end whose TPOT is already missed count as missed, unified or disaggregated",
+          "[serving][fleet][slo]") {
+  // 2,000-token outputs at a few ms a step on one replica, for 20 s: most requests are still
+  // decoding at the end. Under a 1 ms TPOT bound, one whose first token came more than
+  // 1 ms x 1,999 = 2 s before the end has missed it, which the fleet knows only from the
+  // replica's first-token notice (the prefill pool's, disaggregated).
+  for (const bool disaggregated : {false, true}) {
+    ServingConfig c = llm_fleet(2, 20);
+    c.request.prompt_tokens = work::Distribution::constant(100);
+    c.request.output_tokens = work::Distribution::constant(2000);
+    c.fleet.autoscaler.policy = ScalingPolicy::fixed;
+    c.fleet.autoscaler.replicas = 1;
+    c.slo = SloSpec{.percentile = 0.5, .tpot_s = 1e-3};
+    if (disaggregated) {
+      c.disaggregated.enabled = true;
+      c.disaggregated.prefill.autoscaler = c.fleet.autoscaler;
+      c.disaggregated.decode.autoscaler = c.fleet.autoscaler;
+      c.disaggregated.link.bandwidth_Bps = 10e9;
+    }
+    const ServingResult r = run_serving(c, 1);
+    INFO("disaggregated " << disaggregated);
+    REQUIRE(r.in_flight > 10);
+    CHECK(r.missed_unfinished > 0);
+    CHECK(r.missed_unfinished + r.undecided_unfinished == r.in_flight);
+    CHECK(r.slo_attainment == 0.0);  // the completed ones miss too
+    CHECK_FALSE(r.slo_tpot.met);
+  }
+}

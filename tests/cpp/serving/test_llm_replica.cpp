@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "sim/serving/llm_replica.hpp"
@@ -23,9 +24,11 @@ class Collector final : public ReplicaListener {
  public:
   explicit Collector(Simulator& sim) : sim_(sim) {}
   void on_complete(Replica&, const Request& r) override { done.push_back({r, sim_.now()}); }
+  void on_first_token(Replica&, const Request& r) override { first_tokens.push_back({r, sim_.now()}); }
   void on_slot_free(Replica&) override {}
   void on_drained(Replica&) override { drained = true; }
   std::vector<Done> done;
+  std::vector<Done> first_tokens;  // each first token as the listener heard of it
   bool drained = false;
 
  private:
@@ -39,6 +42,17 @@ Request make_request(uint64_t id, double arrival, int prompt, int output) {
   r.prompt_tokens = prompt;
   r.output_tokens = output;
   return r;
+}
+
+// `request` alone on a replica of `spec`, run to the end: the completion.
+Done run_alone(const LlmReplicaSpec& spec, const Request& request) {
+  Simulator sim;
+  Collector sink(sim);
+  LlmReplica replica(sim, sink, 0, spec);
+  replica.submit(request);
+  sim.run();
+  REQUIRE(sink.done.size() == 1);
+  return sink.done[0];
 }
 
 // Every iteration takes 10 ms, whatever it does: schedules are then easy to follow by hand.
@@ -161,6 +175,62 @@ TEST_CASE("A long prefill is compute-bound", "[serving][llm]") {
   CHECK(compute_s > 10 * memory_s);
   CHECK(sink.done[0].request.first_token_s == Approx(compute_s).epsilon(1e-12));
   CHECK(sink.done[0].time_s == sink.done[0].request.first_token_s);  // one output token
+}
+
+TEST_CASE("vLLM for TPU's padding: a step's GEMMs run on its tokens padded to a power of two", "[serving][llm]") {
+  // One 3,000-token prompt, compute-bound: with step_padding power_of_two its GEMMs run on 4,096
+  // tokens (the attention on its 3,000), so its prefill takes 2 x params x 1,096 FLOPs longer.
+  const auto first_token_s = [](StepPadding padding) {
+    LlmReplicaSpec spec;
+    spec.timing.iteration_overhead_s = 0;
+    spec.batching.step_padding = padding;
+    return std::pair{run_alone(spec, make_request(1, 0, 3000, 1)).request.first_token_s, spec};
+  };
+  const auto [plain_s, spec] = first_token_s(StepPadding::none);
+  const auto [padded_s, padded_spec] = first_token_s(StepPadding::power_of_two);
+  const LlmModelSpec& m = spec.timing.model;
+  const double extra_s = 2 * m.params * (4096 - 3000) / (spec.timing.gpu.peak_flops * spec.timing.gpu.compute_efficiency);
+  CHECK(padded_s - plain_s == Approx(extra_s).epsilon(1e-9));
+}
+
+TEST_CASE("vLLM for TPU's padded shapes: tokens from 16, sampled requests from 8 up to max_num_seqs", "[serving][llm]") {
+  // The shapes are those of vllm/v1/worker/tpu_model_runner.py's paddings (llm_replica.hpp).
+  LlmTimingSpec t;
+  t.gpus = 2;  // a tensor-parallel replica: the logits are gathered
+  t.iteration_overhead_s = 0;
+  t.tp_allreduce.pieces = {{1e-5, 1e-10}};
+  t.tp_allgather.pieces = {{1e-5, 1e-10}};
+  const IterationCost cost(t);
+  IterationWork decode;  // 5 decodes: 16 token rows, 8 logits rows
+  decode.decode_sequences = 5;
+  decode.decode_context_tokens = 5000;
+  IterationWork padded = decode;
+  padded.padded_tokens = 16;
+  padded.padded_sampled = 8;
+  IterationWork as_if = decode;  // the same shapes, as real work
+  as_if.decode_sequences = 16;
+  const IterationCost::TokenTerms p = cost.token_terms(padded), a = cost.token_terms(as_if), d = cost.token_terms(decode);
+  CHECK(p.comm_s == a.comm_s);   // the all-reduces of 16 tokens
+  CHECK(p.comm_s > d.comm_s);
+  CHECK(p.linear_s == a.linear_s);
+  IterationWork eight = decode;
+  eight.decode_sequences = 8;
+  CHECK(p.gather_s == cost.token_terms(eight).gather_s);  // the logits of 8 rows
+  CHECK(p.gather_s > d.gather_s);
+  // The shapes: (decodes, prefill tokens, requests, max_num_seqs) -> (tokens, sampled rows).
+  const auto shapes = [](int64_t decodes, int64_t prefill, int64_t requests, int64_t max_seqs) {
+    IterationWork w;
+    w.decode_sequences = decodes;
+    w.prefill_tokens = prefill;
+    pad_to_compiled_shapes(w, requests, max_seqs);
+    return std::pair{w.padded_tokens, w.padded_sampled};
+  };
+  CHECK(shapes(5, 0, 5, 256) == std::pair<int64_t, int64_t>{16, 8});
+  CHECK(shapes(3, 100, 4, 256) == std::pair<int64_t, int64_t>{128, 8});
+  CHECK(shapes(63, 449, 64, 64) == std::pair<int64_t, int64_t>{512, 64});  // a full 512-token step
+  CHECK(shapes(63, 102, 64, 64) == std::pair<int64_t, int64_t>{256, 64});
+  CHECK(shapes(19, 494, 20, 16) == std::pair<int64_t, int64_t>{1024, 16});  // capped at max_num_seqs
+  CHECK(shapes(3, 0, 3, 4) == std::pair<int64_t, int64_t>{16, 8});         // never below 8 rows
 }
 
 TEST_CASE("A full KV cache makes requests wait", "[serving][llm]") {
@@ -342,6 +412,21 @@ TEST_CASE("A prefill replica completes a request at its first token", "[serving]
   REQUIRE(sink.done.size() == 1);
   CHECK(sink.done[0].time_s == Approx(0.010));
   CHECK(sink.done[0].request.first_token_s == Approx(0.010));
+}
+
+TEST_CASE("The listener hears of a request's first token once, when the prefill ends", "[serving][llm]") {
+  // 10 ms iterations: the prefill's iteration ends at 10 ms with the first token, then four
+  // decode iterations give the other four tokens (done at 50 ms).
+  Simulator sim;
+  Collector sink(sim);
+  LlmReplica replica(sim, sink, 0, ten_ms_iterations());
+  replica.submit(make_request(1, 0, 100, 5));
+  sim.run();
+  REQUIRE(sink.first_tokens.size() == 1);
+  CHECK(sink.first_tokens[0].time_s == Approx(0.010));
+  CHECK(sink.first_tokens[0].request.first_token_s == Approx(0.010));
+  REQUIRE(sink.done.size() == 1);
+  CHECK(sink.done[0].time_s == Approx(0.050));
 }
 
 TEST_CASE("Tensor parallelism, the KV-capacity rule, and admissibility", "[serving][llm]") {
@@ -579,16 +664,11 @@ TEST_CASE("A dense slot of 2^30 tokens costs no memory per token of the slot", "
   spec.timing.dense_slot_tokens = int64_t{1} << 30;
   spec.batching.max_num_seqs = 1;
   spec.batching.prefix_caching = false;
-  Simulator sim;
-  Collector sink(sim);
-  LlmReplica replica(sim, sink, 0, spec);
-  replica.submit(make_request(1, 0, 100, 3));
-  sim.run();
-  REQUIRE(sink.done.size() == 1);
+  const Done done = run_alone(spec, make_request(1, 0, 100, 3));
   // Two decode steps after the first token, each reading the whole slot at B.
   const GpuSpec& g = spec.timing.gpu;
   const double slot_read_s = 4.0 * (int64_t{1} << 30) / (g.hbm_bandwidth_Bps * g.memory_efficiency);
-  CHECK(sink.done[0].time_s - sink.done[0].request.first_token_s >= 2 * slot_read_s);
+  CHECK(done.time_s - done.request.first_token_s >= 2 * slot_read_s);
 }
 
 TEST_CASE("JetStream prefills one prompt at a time, padded to its bucket", "[serving][llm]") {

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "sim/serving/serving_stats.hpp"
 
@@ -191,4 +192,60 @@ TEST_CASE("attainment counts a request unfinished past its latency deadline at t
   const ServingResult unbounded = judged_at_end(SloSpec{});
   CHECK(unbounded.missed_unfinished == 0);
   CHECK(unbounded.slo_attainment == Approx(1.0 / 2));
+}
+
+TEST_CASE("unfinished requests past a TTFT or TPOT bound are misses, the others undecided", "[serving][slo]") {
+  // TTFT 1 s and TPOT 100 ms at the median, no latency bound; the run ends at 100 s. One request
+  // completed within both (TTFT 0.5 s, TPOT 0.05 s); five still unfinished:
+  //   b: since 90 s, no first token: TTFT already above 10 s, a miss;
+  //   c: since 99.5 s, no first token: 0.5 s so far, undecided;
+  //   d: first token in time (50.5 s) of 101: 100 tokens at 100 ms were due by 60.5 s, a TPOT
+  //      miss, above (100 - 50.5) / 100 = 0.495 s;
+  //   e: first token at 95.2 s of 1001: 100 s allowed, undecided;
+  //   f: first token at 82 s (TTFT 2 s, a miss) of 2: its second was due by 82.1 s (TPOT above 18 s).
+  const SloSpec slo{.percentile = 0.5, .ttft_s = 1.0, .tpot_s = 0.1};
+  const auto at_end = [](const SloSpec& judged_by) {
+    ServingStats stats(judged_by, QuantileSketch::Options{}, 0.0, true);
+    const CompletedRequest a = llm_request(0, 1.0, 0.5, 11);
+    stats.on_arrival(a.request);
+    stats.on_first_token(a.request);
+    stats.on_complete(a.request, a.done_s);
+    // (id, arrival, first token or -1, output tokens)
+    const std::tuple<uint64_t, double, double, int> unfinished[] = {
+        {2, 90, -1, 10}, {3, 99.5, -1, 10}, {4, 50, 50.5, 101}, {5, 95, 95.2, 1001}, {6, 80, 82, 2}};
+    for (const auto& [id, arrival, first_token, tokens] : unfinished) {
+      Request r;
+      r.id = id, r.arrival_s = arrival, r.output_tokens = tokens;
+      stats.on_arrival(r);
+      r.first_token_s = first_token;
+      if (first_token >= 0) stats.on_first_token(r);
+    }
+    ServingResult r;
+    stats.fill(r, 100.0);
+    return r;
+  };
+  const ServingResult r = at_end(slo);
+  CHECK(r.in_flight == 5);
+  CHECK(r.missed_unfinished == 3);     // b, d, f
+  CHECK(r.undecided_unfinished == 2);  // c, e
+  CHECK(r.slo_attainment == Approx(1.0 / 4));
+  REQUIRE(r.slo_attainment_by_hour.size() == 1);
+  CHECK(r.slo_attainment_by_hour[0] == Approx(1.0 / 4));
+  // The medians: TTFT of {0.5, 2 (f), > 10 (b)} is f's 2 s; TPOT of {0.05, > 0.495 (d), > 18 (f)}
+  // is at least d's 0.495 s. Both miss, though the one completed request is within both.
+  CHECK_FALSE(r.slo_ttft.met);
+  CHECK(r.slo_ttft.observed_s == Approx(2.0));
+  CHECK_FALSE(r.slo_tpot.met);
+  CHECK(r.slo_tpot.observed_s == Approx(0.495));
+  CHECK(r.slo_latency.met);  // not given
+  CHECK_FALSE(r.slo_met);
+  // The latency summaries hold the completed request alone.
+  CHECK(r.ttft.count == 1);
+  CHECK(r.tpot.count == 1);
+  // With no bound, nothing unfinished is judged.
+  const ServingResult unbounded = at_end(SloSpec{});
+  CHECK(unbounded.missed_unfinished == 0);
+  CHECK(unbounded.undecided_unfinished == 5);
+  CHECK(unbounded.slo_attainment == 1.0);
+  CHECK(unbounded.slo_met);
 }
