@@ -31,10 +31,10 @@ class JobBook {
   Slot add(Job job);
   Job& at(Slot s) { return jobs_[static_cast<std::size_t>(s)]; }
   const Job& at(Slot s) const { return jobs_[static_cast<std::size_t>(s)]; }
-  // Starts fetching job s's record and its allocation into the cache (a hint; reads nothing).
+  // Starts fetching the hot lines of job s's record (job.hpp) into the cache (a hint; reads nothing).
   void prefetch(Slot s) const {
     const char* p = reinterpret_cast<const char*>(&jobs_[static_cast<std::size_t>(s)]);
-    for (std::size_t line = 0; line < sizeof(Job); line += 64) __builtin_prefetch(p + line);
+    for (std::size_t line = 0; line < kJobHotBytes; line += 64) __builtin_prefetch(p + line);
   }
   // Starts fetching the nodes of job s's allocation (reads its record: a miss unless it was
   // prefetched a while ago).

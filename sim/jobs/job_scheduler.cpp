@@ -138,12 +138,12 @@ int JobScheduler::pass(double now_s) {
         if (nothing_more()) return started;
         continue;
       }
-      Job& job = book_.at(entry.slot);
+      // The entry's GPU count is the job's: the record is read only to note its reservation.
       if (!head && config_.preemption) {
-        const std::vector<Slot> victims = choose_victims(q, job.gpus, queues, book_, cluster_);
+        const std::vector<Slot> victims = choose_victims(q, entry.gpus, queues, book_, cluster_);
         if (!victims.empty()) {
           for (const Slot v : victims) host_.preempt(v);
-          place(cluster_, job.gpus, config_.placement, placement_);
+          place(cluster_, entry.gpus, config_.placement, placement_);
           host_.start(entry.slot, placement_);
           ++started;
           continue;
@@ -151,9 +151,13 @@ int JobScheduler::pass(double now_s) {
       }
       if (config_.backfilling()) {
         if (!head) {
-          head = reserve(job.gpus, cluster_, book_);
+          // The record's reservation field is a miss (a cold line, job.hpp): fetch it while
+          // the reservation walks the release index.
+          Job& job = book_.at(entry.slot);
+          __builtin_prefetch(&job.reserved_start_s, 1);
+          head = reserve(entry.gpus, cluster_, book_);
           head_queue = q;
-          head_gpus = job.gpus;
+          head_gpus = entry.gpus;
           if (std::isnan(job.reserved_start_s)) job.reserved_start_s = head->shadow_s;
           if (nothing_more()) return started;
         }
