@@ -75,7 +75,11 @@ int nccl_nvls_loops(double bytes, int ranks) {
     const double smaller = rule.at("chunk_bytes").get<double>();
     if (bytes < rule.at("below_loops").get<double>() * concurrent * chunk && chunk > smaller) chunk = smaller;
   }
-  return std::max(1, static_cast<int>(std::ceil(bytes / (concurrent * chunk))));
+  // Clamped before the cast: past 2^31 - 1 loops (some 36 PB on 8 GPUs) the cast overflows an
+  // int (undefined; on x86 it gave INT_MIN, so one loop and a third of the bandwidth).
+  const double loops = std::ceil(bytes / (concurrent * chunk));
+  if (!(loops < std::numeric_limits<int>::max())) return std::numeric_limits<int>::max();
+  return std::max(1, static_cast<int>(loops));
 }
 
 double nccl_nvls_pipeline_share(double bytes, int ranks) {

@@ -1,5 +1,6 @@
 // NCCL's tuning constants: the compiled-in table is data/nccl_tuning.json, in seconds.
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 
 #include <catch2/catch.hpp>
@@ -232,6 +233,10 @@ TEST_CASE("NVLS's loops and pipeline share follow NCCL's chunk rules", "[nccl][n
   CHECK(net::nccl_nvls_pipeline_share(1 << 30, 8) == Approx(64.0 / 66.0));
   CHECK(net::nccl_nvls_pipeline_share(1024, 8) == Approx(1.0 / 3.0));
   CHECK_THROWS_AS(net::nccl_nvls_loops(1024, 0), std::invalid_argument);
+  // Past 2^31 - 1 loops (1000 PB: 6e10 loops) the count stops there rather than overflowing an
+  // int, and the pipeline costs nothing measurable.
+  CHECK(net::nccl_nvls_loops(1e18, 8) == std::numeric_limits<int>::max());
+  CHECK(net::nccl_nvls_pipeline_share(1e18, 8) == Approx(1.0).epsilon(1e-9));
 }
 
 namespace {
