@@ -15,14 +15,21 @@
 #include "sim/network/neuron_ccom.hpp"
 
 #include <array>
+#include <numeric>
+#include <vector>
+
+#include "workloads/collective_plan.hpp"
 
 namespace cs::net {
 
+namespace {
+constexpr double kMicrosecond = 1e-6;
+constexpr double kNeuronLinkStep = 3.17 * kMicrosecond;  // a step inside an instance
+}  // namespace
+
 CollectiveCostTable neuron_ccom_costs() {
-  constexpr double us = 1e-6;
-  constexpr double kBaseLatency = 51.7 * us;   // once per collective
-  constexpr double kNeuronLinkStep = 3.17 * us;  // a step inside an instance
-  constexpr double kEfaStep = 21.1 * us;       // a step between instances
+  constexpr double kBaseLatency = 51.7 * kMicrosecond;  // once per collective
+  constexpr double kEfaStep = 21.1 * kMicrosecond;      // a step between instances
   CollectiveCosts c;
   c.base_latency_s = kBaseLatency;
   c.step_latency_s[static_cast<std::size_t>(TransferClass::nvlink)] = kNeuronLinkStep;
@@ -49,6 +56,35 @@ std::span<const work::CollectiveAlgorithm> node_tp_algorithms(CollectiveLibrary 
   static constexpr std::array<CollectiveAlgorithm, 2> kNeuron{CollectiveAlgorithm::ring, CollectiveAlgorithm::direct};
   return library == CollectiveLibrary::neuron_ccom ? std::span<const CollectiveAlgorithm>(kNeuron)
                                                    : std::span<const CollectiveAlgorithm>(kNccl);
+}
+
+// Ranks are NeuronCores: the runtime's documentation ("What is Neuron Collective Communication?",
+// neuron-runtime/about/collectives.rst: "each rank can be represented by a physical or logical
+// Neuron Core"); Neuron Runtime 2.15.11's all-to-all all-reduce "enabled for 16 ranks ... limited
+// to NeuronCores 0-15 or 16-31" of a trn1; nccom-test's 32 ranks on one trn1.32xlarge (16 chips).
+// The ring over them (neuron-runtime/explore/intranode-collective-comm.rst): "all the ranks are
+// connected in a directed cycle ... O(N) per-hop latency where N is the number of ranks"; its
+// Mesh sends "directly ... to all other ranks in one step", the ranks of a chip reducing their
+// chunks on the chip before they cross ("reads 4 on-chip chunks, one from each NeuronCore ...
+// reduces them, and writes the result over via routing"), so the mesh's steps and its bytes
+// between chips are the chips'. The same page's KangaRing, a cycle of one rank a chip, is its
+// choice above 56 MB only, beyond an LLM replica's all-reduces, and not modelled. The wire time
+// stays the chips' ring: a ring of n x k cores puts k - 1 of every k hops on a chip and moves
+// 2(nk-1)/(nk) of the bytes between chips, within 5% of the chips' 2(n-1)/n for n >= 12.
+double neuron_core_ranks_latency_s(work::CollectiveOp op, work::CollectiveAlgorithm algorithm, int chips,
+                                   int ranks_per_chip) {
+  if (algorithm != work::CollectiveAlgorithm::ring || ranks_per_chip <= 1 || chips < 1) return 0;
+  const auto ring_steps = [op](int ranks) {
+    work::GroupLayout group;
+    group.ranks.resize(static_cast<std::size_t>(ranks));
+    std::iota(group.ranks.begin(), group.ranks.end(), 0);
+    group.node_of.assign(group.ranks.size(), 0);
+    const work::CollectivePlan plan = work::make_plan(op, work::CollectiveAlgorithm::ring, group);
+    int steps = 0;
+    for (const work::Stage& stage : plan.stages) steps += stage.steps;
+    return steps;
+  };
+  return (ring_steps(chips * ranks_per_chip) - (chips > 1 ? ring_steps(chips) : 0)) * kNeuronLinkStep;
 }
 
 }  // namespace cs::net

@@ -25,4 +25,16 @@ CollectiveCostTable neuron_ccom_costs();
 // 16 ranks on trn1 within the instance (neuron_ccom.cpp cites the release notes).
 std::span<const work::CollectiveAlgorithm> node_tp_algorithms(CollectiveLibrary library);
 
+// The latency (seconds, >= 0) `algorithm`'s `op` pays, inside one instance, for running over
+// `ranks_per_chip` NeuronCores of each of `chips` chips (the runtime's ranks, as nccom-test and
+// transformers-neuronx's tp_degree count them) rather than over the chips: the ring's extra
+// steps at CCOM's NeuronLink step (the ring joins every rank in one cycle, so 2(n-1) steps over n
+// cores for an all-reduce, 46 on an inf2.48xlarge's 24 cores where its 12 chips take 22; the
+// constants' own 2- and 32-rank rows counted cores the same way), and nothing for the
+// all-to-all (`direct`: Neuron's mesh, which reduces a chip's cores' chunks on the chip and
+// crosses between chips in one step whatever the rank count). neuron_ccom.cpp cites the
+// runtime's documentation. 0 for ranks_per_chip 1 and for every other algorithm.
+double neuron_core_ranks_latency_s(work::CollectiveOp op, work::CollectiveAlgorithm algorithm, int chips,
+                                   int ranks_per_chip);
+
 }  // namespace cs::net

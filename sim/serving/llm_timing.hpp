@@ -180,7 +180,7 @@ struct LlmTimingSpec {
   // Tensor-parallel ranks on each GPU, >= 1: the heads are split over gpus x ranks_per_gpu ranks.
   // AWS Neuron runs a rank per NeuronCore (2 per Trainium1 or Inferentia2 chip) and
   // transformers-neuronx pads the query heads and replicates the KV heads over that degree (its
-  // tp_degree); the ranks of a GPU share its rates and memory, and the all-reduces are the GPUs'.
+  // tp_degree); the ranks of a GPU share its rates and memory (sim/world prices the all-reduces).
   int ranks_per_gpu = 1;
   // Whether a degree that does not divide the query heads is allowed (held_model pads them, as
   // AWS Neuron does); vLLM refuses it.

@@ -40,8 +40,15 @@ void time_tp_collectives(const Config& config, serving::LlmTimingSpec& timing) {
   // The algorithms the chip's collectives library picks among (NCCL's ring and tree, Neuron's
   // ring and all-to-all). Each choice's time alone is affine in the bytes: two sizes give it.
   const compute::GpuSpec* chip = compute::find_gpu(config.gpu.name);
-  const std::span<const work::CollectiveAlgorithm> algorithms =
-      net::node_tp_algorithms(chip ? chip->collective_library : net::CollectiveLibrary::nccl);
+  const net::CollectiveLibrary library = chip ? chip->collective_library : net::CollectiveLibrary::nccl;
+  const std::span<const work::CollectiveAlgorithm> algorithms = net::node_tp_algorithms(library);
+  // Neuron's ranks are the NeuronCores (ranks_per_gpu of each chip), the node's devices the chips:
+  // the wire is the chips', the latency counts the cores' steps.
+  const auto core_ranks_latency_s = [&](work::CollectiveOp op, work::CollectiveAlgorithm algorithm) {
+    return library == net::CollectiveLibrary::neuron_ccom
+               ? net::neuron_core_ranks_latency_s(op, algorithm, timing.gpus, timing.ranks_per_gpu)
+               : 0.0;
+  };
   const auto cost_of = [&](work::CollectiveOp op) {
     constexpr double kSmall = 1 << 20, kLarge = 2 << 20;
     serving::AllReduceCost cost;
@@ -58,7 +65,8 @@ void time_tp_collectives(const Config& config, serving::LlmTimingSpec& timing) {
           continue;  // no plan of this algorithm for the group and op
         }
         const double per_byte_s = (large_s - small_s) / (kLarge - kSmall);
-        cost.pieces.push_back({std::max(0.0, small_s - per_byte_s * kSmall), std::max(0.0, per_byte_s)});
+        const double latency_s = std::max(0.0, small_s - per_byte_s * kSmall) + core_ranks_latency_s(op, algorithm);
+        cost.pieces.push_back({latency_s, std::max(0.0, per_byte_s)});
       }
     }
     return cost;

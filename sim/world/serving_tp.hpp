@@ -15,7 +15,8 @@ namespace cs::world::detail {
 // empty when gpus == 1): for each algorithm the chip's collectives library runs in a node
 // (net::node_tp_algorithms: NCCL's ring and tree, Neuron's ring and all-to-all) and each
 // protocol network.protocol allows, the affine cost the analytical model gives it alone on
-// the idle node.
+// the idle node; on Neuron's chips with ranks_per_gpu > 1 the ring's latency counts the
+// NeuronCores' steps (net::neuron_core_ranks_latency_s: the runtime's ranks are the cores).
 void time_tp_collectives(const scenario::Config& config, serving::LlmTimingSpec& timing);
 
 // The same for every LLM replica of `serving` (the unified or decode replica and the prefill

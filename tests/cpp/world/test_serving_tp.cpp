@@ -16,12 +16,13 @@ using cs::serving::LlmTimingSpec;
 
 namespace {
 
-LlmTimingSpec tp_costs_on(const char* chip, int gpus, const char* protocol = "auto") {
+LlmTimingSpec tp_costs_on(const char* chip, int gpus, const char* protocol = "auto", int ranks_per_gpu = 1) {
   const cs::scenario::Config config = cs::scenario::parse_config(
       nlohmann::json{{"hardware", {{"gpu", chip}}}, {"network", {{"protocol", protocol}}},
                      {"workload", {{"kind", "collective"}, {"op", "all_reduce"}, {"sizes", {1024}}}}});
   LlmTimingSpec timing;
   timing.gpus = gpus;
+  timing.ranks_per_gpu = ranks_per_gpu;
   cs::world::detail::time_tp_collectives(config, timing);
   return timing;
 }
@@ -46,6 +47,31 @@ TEST_CASE("a Neuron replica's small all-reduce is the all-to-all's two steps, wh
     const double ring_fixed = std::max(t.tp_allreduce.pieces[0].fixed_s, t.tp_allreduce.pieces[1].fixed_s);
     CHECK(ring_fixed == Approx((51.7 + 2 * (chips - 1) * 3.17) * 1e-6).epsilon(1e-3));
   }
+}
+
+TEST_CASE("a Neuron replica's ring runs over its NeuronCores, its all-to-all over its chips",
+          "[serving][neuron]") {
+  // Two ranks a chip (ranks_per_gpu 2, transformers-neuronx's tp_degree): the ring's steps are
+  // 2 (2 chips - 1) for an all-reduce, 2 chips - 1 for an all-gather, at 3.17 us each; the
+  // all-to-all keeps its two steps; the bytes' cost is the chips' either way.
+  for (const auto& [chip, chips] : {std::pair{"Inferentia2", 12}, std::pair{"Trainium1", 16}}) {
+    INFO(chip);
+    const LlmTimingSpec per_chip = tp_costs_on(chip, chips, "simple");
+    const LlmTimingSpec per_core = tp_costs_on(chip, chips, "simple", 2);
+    const int cores = 2 * chips;
+    REQUIRE(per_core.tp_allreduce.pieces.size() == 2);
+    const auto& ring = per_core.tp_allreduce.pieces[0];
+    const auto& all_to_all = per_core.tp_allreduce.pieces[1];
+    CHECK(ring.fixed_s == Approx((51.7 + 2 * (cores - 1) * 3.17) * 1e-6).epsilon(1e-3));  // 194.3 us on 24 cores
+    CHECK(ring.per_byte_s == Approx(per_chip.tp_allreduce.pieces[0].per_byte_s));
+    CHECK(all_to_all.fixed_s == Approx(per_chip.tp_allreduce.pieces[1].fixed_s));
+    CHECK(all_to_all.per_byte_s == Approx(per_chip.tp_allreduce.pieces[1].per_byte_s));
+    CHECK(per_core.tp_allgather.pieces[0].fixed_s - per_chip.tp_allgather.pieces[0].fixed_s ==
+          Approx(chips * 3.17e-6).epsilon(1e-3));  // (cores - 1) - (chips - 1) more steps
+  }
+  // GPUs' ranks are the GPUs: NCCL's costs ignore ranks_per_gpu.
+  CHECK(tp_costs_on("H100-SXM", 8, "simple", 2).tp_allreduce.pieces[0].fixed_s ==
+        Approx(tp_costs_on("H100-SXM", 8, "simple").tp_allreduce.pieces[0].fixed_s));
 }
 
 TEST_CASE("a GPU replica's all-reduce keeps NCCL's ring and tree", "[serving]") {
