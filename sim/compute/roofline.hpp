@@ -36,9 +36,9 @@
 // - Element-wise and other memory-bound work: 0.85 of HBM bandwidth (large device copies
 //   reach ~90% of H100's datasheet bandwidth; fused element-wise kernels a little less), but
 //   for two kernels measured as Megatron-Core runs them, on H100 SXM (3.35 TB/s), bf16, 8,192
-//   tokens (linkedin/Liger-Kernel, benchmark/data/all_benchmark_data.csv, its "megatron"
-//   providers, triton.testing.do_bench medians; backward timed as forward + backward, less
-//   the forward):
+//   tokens (linkedin/Liger-Kernel, benchmark/data/all_benchmark_data.csv, providers "megatron",
+//   "megatron-fused"; medians of do_bench, of 5 loops of 50 for the loss; backward timed as
+//   forward + backward, less the forward):
 //   - the MLP's activation (work::MemoryKernel::activation): Megatron's fused bias-SwiGLU
 //     (bias_swiglu_impl, TorchScript-fused) at 0.546, 0.555, 0.560 of HBM bandwidth forward
 //     (6 bytes per gate-up pair: read both, write the product) for 8K, 16K and 32K local FFN
