@@ -124,17 +124,20 @@ double Roofline::op_seconds(const work::Op& op) const {
 }
 
 double Roofline::memory_efficiency(const work::Op& op) const {
-  // The measured shares are Megatron-Core's kernels, which GPUs run (the catalog's entries
-  // with SMs); TPUs and Neuron cores run their compilers' fusions, not measured: streaming.
-  if (op.kind != work::OpKind::elementwise || gpu_.sms <= 0) return efficiency_.memory;
-  const bool forward = op.phase == work::Phase::forward;
+  // A share the scenario gives holds on any chip. The measured defaults are Megatron-Core's
+  // kernels, which GPUs run (the catalog's entries with SMs); TPUs and Neuron cores run their
+  // compilers' fusions, not measured: streaming.
+  if (op.kind != work::OpKind::elementwise) return efficiency_.memory;
+  const bool forward = op.phase == work::Phase::forward, gpu = gpu_.sms > 0;
   switch (op.memory_kernel) {
     case work::MemoryKernel::activation:
       if (efficiency_.activation_memory > 0) return efficiency_.activation_memory;
-      return forward ? kActivationForwardShare : kActivationBackwardShare;
+      if (gpu) return forward ? kActivationForwardShare : kActivationBackwardShare;
+      break;
     case work::MemoryKernel::loss:
       if (efficiency_.loss_memory > 0) return efficiency_.loss_memory;
-      return forward ? kLossForwardShare : kLossBackwardShare;
+      if (gpu) return forward ? kLossForwardShare : kLossBackwardShare;
+      break;
     case work::MemoryKernel::streaming: break;
   }
   return efficiency_.memory;

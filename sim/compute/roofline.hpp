@@ -36,9 +36,9 @@
 // - Element-wise and other memory-bound work: 0.85 of HBM bandwidth (large device copies
 //   reach ~90% of H100's datasheet bandwidth; fused element-wise kernels a little less), but
 //   for two kernels measured as Megatron-Core runs them, on H100 SXM (3.35 TB/s), bf16, 8,192
-//   tokens (linkedin/Liger-Kernel, benchmark/data/all_benchmark_data.csv, its "megatron"
-//   providers, triton.testing.do_bench medians; backward timed as forward + backward, less
-//   the forward):
+//   tokens (linkedin/Liger-Kernel, benchmark/data/all_benchmark_data.csv, providers "megatron",
+//   "megatron-fused"; medians of do_bench, of 5 loops of 50 for the loss; backward timed as
+//   forward + backward, less the forward):
 //   - the MLP's activation (work::MemoryKernel::activation): Megatron's fused bias-SwiGLU
 //     (bias_swiglu_impl, TorchScript-fused) at 0.546, 0.555, 0.560 of HBM bandwidth forward
 //     (6 bytes per gate-up pair: read both, write the product) for 8K, 16K and 32K local FFN
@@ -49,8 +49,8 @@
 //     cross-entropy (fused_vocab_parallel_cross_entropy, cross_entropy_loss_fusion) at 0.340,
 //     0.334, 0.326 forward on the model's 12 bytes per logit for 32K, 64K and 128K vocabularies:
 //     0.33; backward 0.396-0.399 on 8 bytes per logit: 0.40.
-//   Both on GPUs only (entries with SMs): TPUs and Neuron cores fuse these ops by their own
-//   compilers, whose shares were not measured; their activation and loss stream at `memory`.
+//   Both on every GPU at H100's shares (none measured on another GPU was found); TPUs and Neuron
+//   cores fuse these ops by their own compilers, not measured: `memory`, unless the scenario's.
 // - Every GPU kernel pays a launch gap of 1 us: back-to-back kernels on one stream run ~0.9 us
 //   apart beyond their own time (NVIDIA developer blog, A. Gray, "Getting Started with CUDA
 //   Graphs", 2019: 3.8 us per kernel of 2.9 us when launched in a stream). Each op is one
@@ -77,8 +77,8 @@ struct Efficiency {
   // defaults above (forward 0.75 x the 16-bit GEMM ceiling, backward 0.8 x that).
   double attention = 0;
   double memory = 0.85;          // share of HBM bandwidth memory-bound kernels reach
-  // Shares of HBM bandwidth the activation and the loss kernels reach, both phases alike; 0:
-  // the measured defaults above, by phase.
+  // Shares of HBM bandwidth the activation and the loss kernels reach, both phases alike, on
+  // any chip; 0: the measured defaults above, by phase, on GPUs (`memory` on other chips).
   double activation_memory = 0;
   double loss_memory = 0;
   double kernel_overhead_s = 1e-6;  // per GPU kernel (op): the launch gap, seconds

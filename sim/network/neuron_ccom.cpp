@@ -44,7 +44,9 @@ CollectiveCostTable neuron_ccom_costs() {
 // aws-neuronx-runtime-lib/index.rst, Neuron Runtime Library 2.14.8.0 (6/14/2023): "Added
 // All-to-All All-Reduce support for Neuron Collective operations, which is expected to improve
 // All-Reduce performance by 3-7x in most cases"; 2.15.11.0 (7/19/2023): "AllReduce with
-// All-to-all communication pattern enabled for 16 ranks on TRN1/TRN1N within the instance". Both
+// All-to-all communication pattern enabled for 16 ranks on TRN1/TRN1N within the instance", the
+// ranks "limited to NeuronCores 0-15 or 16-31": nothing in the notes covers 32 ranks on trn1 or
+// inf2's 24, which AWS's serving tables run and this choice assumes the pattern serves. Both
 // precede SDK 2.18, whose serving latencies results/validation.md replays; the nccom-test tables
 // (SDK 2.10) predate them, so their 2-step floor is the ring's and the base and step latencies
 // above price the all-to-all's two steps as well. The runtime's later documentation
