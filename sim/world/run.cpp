@@ -52,6 +52,11 @@ Fabric::Fabric(Fabric&&) noexcept = default;
 Fabric& Fabric::operator=(Fabric&&) noexcept = default;
 Fabric::~Fabric() = default;
 
+net::CollectiveLibrary collective_library(const Config& config) {
+  const compute::GpuSpec* spec = compute::find_gpu(config.gpu.name);
+  return spec ? spec->collective_library : net::CollectiveLibrary::nccl;
+}
+
 Fabric build_fabric(const Config& config, engine::Simulator& sim, const topo::Topology& topology,
                     net::Placement placement) {
   Fabric f;
@@ -66,7 +71,7 @@ Fabric build_fabric(const Config& config, engine::Simulator& sim, const topo::To
   c.granularity = config.network.granularity;
   c.protocol = config.network.protocol;
   c.gpu_arch = config.gpu.arch;
-  if (const compute::GpuSpec* spec = compute::find_gpu(config.gpu.name)) c.collective_library = spec->collective_library;
+  c.collective_library = collective_library(config);
   c.host_staged = config.topology.node.fabric == topo::NodeFabric::pcie && !config.topology.node.gpu_p2p;
   c.in_network = {config.in_network.nvls, config.in_network.sharp,
                   config.in_network.nvls ? net::nccl_nvls_efficiency(config.gpu.arch) : 1.0};

@@ -77,6 +77,10 @@ struct Fabric {
 Fabric build_fabric(const scenario::Config& config, engine::Simulator& sim, const topo::Topology& topology,
                     net::Placement placement);
 
+// The collectives library the file's accelerator runs (its catalog entry's; NCCL for a chip not in
+// the catalog): what build_fabric's communication layer prices and serving's tp collectives pick among.
+net::CollectiveLibrary collective_library(const scenario::Config& config);
+
 // What `validate` checks beyond parse_config: the run's estimated cost fits run.max_memory,
 // and, on fabrics small enough to build quickly (run_budget.hpp), the topology builds, the
 // routing applies, the workload's pairs are connected and its plans exist. Fast at any size:

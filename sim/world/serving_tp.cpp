@@ -5,7 +5,6 @@
 #include <span>
 #include <vector>
 
-#include "sim/compute/gpu_catalog.hpp"
 #include "sim/network/comm_base.hpp"
 #include "sim/network/neuron_ccom.hpp"
 #include "sim/world/run.hpp"
@@ -39,8 +38,7 @@ void time_tp_collectives(const Config& config, serving::LlmTimingSpec& timing) {
     protocols = {net::Protocol::ll, net::Protocol::ll128, net::Protocol::simple};
   // The algorithms the chip's collectives library picks among (NCCL's ring and tree, Neuron's
   // ring and all-to-all). Each choice's time alone is affine in the bytes: two sizes give it.
-  const compute::GpuSpec* chip = compute::find_gpu(config.gpu.name);
-  const net::CollectiveLibrary library = chip ? chip->collective_library : net::CollectiveLibrary::nccl;
+  const net::CollectiveLibrary library = collective_library(config);
   const std::span<const work::CollectiveAlgorithm> algorithms = net::node_tp_algorithms(library);
   // Neuron's ranks are the NeuronCores (ranks_per_gpu of each chip), the node's devices the chips:
   // the wire is the chips', the latency counts the cores' steps.
