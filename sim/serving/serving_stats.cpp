@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace cs::serving {
 
@@ -106,11 +107,12 @@ SloBoundResult ServingStats::judge(double bound_s, const QuantileSketch& observe
   b.given = std::isfinite(bound_s);
   b.bound_s = bound_s;
   const QuantileSketch* all = &observed;
-  QuantileSketch with_misses = observed;  // the lower bounds enter the judgment, not the latency summaries
-  if (!certain_misses.empty()) {
+  std::optional<QuantileSketch> with_misses;  // the lower bounds enter the judgment, not the latency summaries
+  if (!certain_misses.empty()) {              // (copied only then: an exact sketch holds every sample)
     std::sort(certain_misses.begin(), certain_misses.end());  // the same sketch whatever the map's order
-    for (const double x : certain_misses) with_misses.add(x);
-    all = &with_misses;
+    with_misses.emplace(observed);
+    for (const double x : certain_misses) with_misses->add(x);
+    all = &*with_misses;
   }
   b.observed_s = all->count() ? all->quantile(slo_.percentile) : kNan;
   b.met = all->count() == 0 || b.observed_s <= bound_s;
