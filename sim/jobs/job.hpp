@@ -35,7 +35,7 @@ struct alignas(64) Job {
   JobPhase phase = JobPhase::pending;
   int nodes = 0;                  // nodes of the current (last) allocation
   int spread = 0;                 // domains of the current (last) allocation
-  engine::EventId event;          // the release event
+  uint64_t hold_seq = 0;          // the cluster's count of holds when it last held: ties of release_s
   // A reclaim notice's emergency checkpoint, started as late as it can be written before the
   // nodes go (the job trains until then); its instant is leave_s.
   engine::EventId notice_event;

@@ -64,11 +64,9 @@ JobCluster::JobCluster(engine::Simulator& sim, JobsConfig config, std::unique_pt
 }
 
 JobCluster::~JobCluster() {
-  for (engine::EventId* id : {&arrival_event_, &pass_event_, &later_pass_event_, &sample_event_}) sim_.cancel(*id);
-  book_.for_each([&](const Job& j) {
-    sim_.cancel(j.event);
-    sim_.cancel(j.notice_event);
-  });
+  for (engine::EventId* id : {&arrival_event_, &pass_event_, &later_pass_event_, &sample_event_, &release_event_})
+    sim_.cancel(*id);
+  book_.for_each([&](const Job& j) { sim_.cancel(j.notice_event); });
   for (auto& p : pools_) p->release_all();
 }
 
@@ -171,11 +169,52 @@ void JobCluster::set_held(int queue) {
 }
 
 void JobCluster::hold(Slot s, double release_s) {
+  if (!(release_s >= sim_.now()) || !std::isfinite(release_s))
+    throw std::logic_error("JobCluster: a release at t=" + std::to_string(release_s) + " s, now " +
+                           std::to_string(sim_.now()) + " s");
   Job& j = book_.at(s);
   j.release_s = release_s;
+  j.hold_seq = ++holds_;
   book_.hold(s);
-  sim_.cancel(j.event);
-  j.event = sim_.schedule_at(release_s, *this, tag(Tag::release, static_cast<uint64_t>(s)));
+  schedule_next_release();
+}
+
+void JobCluster::unhold(Slot s) {
+  book_.unhold(s);
+  schedule_next_release();
+}
+
+void JobCluster::schedule_next_release() {
+  const ReleaseIndex& index = book_.by_release();
+  const ReleaseIndex::Entry* first = index.first();
+  Slot next = -1;
+  double at = 0.0;
+  if (first != nullptr) {
+    next = first->slot;
+    at = first->release_s;
+    // Holders releasing at the same instant go in the order of their holds, as their events
+    // would have (the index orders them by id): placement reads the free-GPU buckets, whose
+    // order follows the order of releases.
+    const ReleaseIndex::Entry* second = index.second();
+    if (second != nullptr && second->release_s == at) {
+      uint64_t earliest = book_.at(next).hold_seq;
+      index.walk([&](const ReleaseIndex::Entry& e) {
+        if (e.release_s != at) return false;
+        const uint64_t seq = book_.at(e.slot).hold_seq;
+        if (seq < earliest) {
+          earliest = seq;
+          next = e.slot;
+        }
+        return true;
+      });
+    }
+  }
+  if (release_event_.valid() && next == release_slot_ && at == release_event_s_) return;
+  sim_.cancel(release_event_);
+  release_event_ = {};
+  release_slot_ = next;
+  release_event_s_ = at;
+  if (next >= 0) release_event_ = sim_.schedule_at(at, *this, tag(Tag::release, static_cast<uint64_t>(next)));
 }
 
 void JobCluster::start(Slot s, const Allocation& allocation) {
@@ -220,9 +259,7 @@ double JobCluster::close_segment(Job& j) {
 
 void JobCluster::release_and_requeue(Slot s) {
   Job& j = book_.at(s);
-  sim_.cancel(j.event);
-  j.event = {};
-  book_.unhold(s);
+  unhold(s);
   cluster_.release(j.allocation);
   available_.set(sim_.now(), cluster_.in_service_gpus());  // a leaving node's GPUs go with the job
   j.allocation.clear();
@@ -238,10 +275,9 @@ void JobCluster::release_and_requeue(Slot s) {
 void JobCluster::complete(Slot s) {
   Job& j = book_.at(s);
   close_segment(j);
-  book_.unhold(s);
+  unhold(s);
   cluster_.release(j.allocation);
   available_.set(sim_.now(), cluster_.in_service_gpus());  // a leaving node's GPUs go with the job
-  j.event = {};
   j.phase = JobPhase::done;
   j.end_s = sim_.now();
   j.committed_s = j.work_s;
@@ -291,7 +327,7 @@ void JobCluster::interrupt(Slot s, Cause cause) {
   }
   // The job hangs on its GPUs until the failure is detected.
   stalled_gpu_s_ += config_.restore.detection_s * j.gpus;
-  book_.unhold(s);
+  unhold(s);
   j.phase = JobPhase::stopping;
   hold(s, now + config_.restore.detection_s);
 }
@@ -327,7 +363,7 @@ void JobCluster::emergency_checkpoint(Slot s) {
   const double work = close_segment(j);
   ++emergency_;
   stalled_gpu_s_ += (j.leave_s - sim_.now()) * j.gpus;
-  book_.unhold(s);
+  unhold(s);
   j.phase = JobPhase::stopping;
   j.commit_at_release_s = work;
   hold(s, j.leave_s);  // durable as the nodes go, exactly
@@ -375,8 +411,9 @@ void JobCluster::on_event(uint64_t t) {
       break;
     }
     case Tag::release: {
-      Job& j = book_.at(payload);
-      j.event = {};
+      release_event_ = {};
+      release_slot_ = -1;
+      const Job& j = book_.at(payload);
       if (j.phase == JobPhase::running) complete(payload);
       else release_and_requeue(payload);
       // The next releases are most likely the index's first two: their jobs' records are read
