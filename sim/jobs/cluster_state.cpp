@@ -23,9 +23,7 @@ ClusterState::ClusterState(int nodes, int gpus_per_node, std::vector<int> node_d
       allocated_(static_cast<std::size_t>(nodes), 0),
       available_(static_cast<std::size_t>(nodes), 1),
       stride_(static_cast<std::size_t>(gpus_per_node) + 1),
-      pos_domain_(static_cast<std::size_t>(nodes), -1),
-      pos_cluster_(static_cast<std::size_t>(nodes), -1),
-      bucketed_free_(static_cast<std::size_t>(nodes), -1) {
+      node_buckets_(static_cast<std::size_t>(std::max(nodes, 0))) {
   if (nodes < 1 || gpus_per_node < 1) throw std::invalid_argument("ClusterState: need nodes and GPUs >= 1");
   if (node_domain_.empty()) node_domain_.assign(static_cast<std::size_t>(nodes), 0);
   if (node_domain_.size() != static_cast<std::size_t>(nodes))
@@ -39,6 +37,16 @@ ClusterState::ClusterState(int nodes, int gpus_per_node, std::vector<int> node_d
   for (int n = 0; n < nodes; ++n) domain_nodes_[static_cast<std::size_t>(node_domain_[static_cast<std::size_t>(n)])].push_back(n);
   domain_free_.assign(static_cast<std::size_t>(domains), 0);
   buckets_.resize((static_cast<std::size_t>(domains) + 1) * stride_);
+  std::size_t at = 0;
+  for (int d = -1; d < domains; ++d) {
+    const std::size_t room = d < 0 ? static_cast<std::size_t>(nodes) : nodes_of_domain(d).size();
+    for (int k = 0; k <= gpus_per_node; ++k) {
+      buckets_[bucket_index(d, k)].begin = at;
+      at += room;
+    }
+  }
+  bucket_nodes_.assign(at, -1);
+  for (int n = 0; n < nodes; ++n) node_buckets_[static_cast<std::size_t>(n)].domain = domain_of(n);
   for (int n = 0; n < nodes; ++n) {
     domain_free_[static_cast<std::size_t>(domain_of(n))] += gpus_per_node_;
     rebucket(n);
@@ -50,33 +58,30 @@ ClusterState::ClusterState(int nodes, int gpus_per_node, std::vector<int> node_d
 }
 
 void ClusterState::unbucket(int node) {
-  const auto n = static_cast<std::size_t>(node);
-  const int k = bucketed_free_[n];
-  if (k < 0) return;
-  const auto erase = [&](Bucket& b, std::vector<int>& pos) {
-    const int at = pos[n];
-    const int last = b.nodes.back();
-    b.nodes[static_cast<std::size_t>(at)] = last;
-    pos[static_cast<std::size_t>(last)] = at;
-    b.nodes.pop_back();
-    pos[n] = -1;
+  NodeBuckets& nb = node_buckets_[static_cast<std::size_t>(node)];
+  if (nb.free < 0) return;
+  const auto erase = [&](Bucket& b, int NodeBuckets::*pos) {
+    const int last = bucket_nodes_[b.begin + --b.size];
+    bucket_nodes_[b.begin + static_cast<std::size_t>(nb.*pos)] = last;
+    node_buckets_[static_cast<std::size_t>(last)].*pos = nb.*pos;
+    nb.*pos = -1;
   };
-  erase(bucket(domain_of(node), k), pos_domain_);
-  erase(bucket(-1, k), pos_cluster_);
-  bucketed_free_[n] = -1;
+  erase(buckets_[bucket_index(nb.domain, nb.free)], &NodeBuckets::pos_domain);
+  erase(buckets_[bucket_index(-1, nb.free)], &NodeBuckets::pos_cluster);
+  nb.free = -1;
 }
 
 void ClusterState::rebucket(int node) {
-  const auto n = static_cast<std::size_t>(node);
   if (!available(node)) return;
+  NodeBuckets& nb = node_buckets_[static_cast<std::size_t>(node)];
   const int k = free_on(node);
-  const auto insert = [&](Bucket& b, std::vector<int>& pos) {
-    pos[n] = static_cast<int>(b.nodes.size());
-    b.nodes.push_back(node);
+  const auto insert = [&](Bucket& b, int NodeBuckets::*pos) {
+    nb.*pos = static_cast<int>(b.size);
+    bucket_nodes_[b.begin + b.size++] = node;
   };
-  insert(bucket(domain_of(node), k), pos_domain_);
-  insert(bucket(-1, k), pos_cluster_);
-  bucketed_free_[n] = k;
+  insert(buckets_[bucket_index(nb.domain, k)], &NodeBuckets::pos_domain);
+  insert(buckets_[bucket_index(-1, k)], &NodeBuckets::pos_cluster);
+  nb.free = k;
 }
 
 void ClusterState::set_available(int node, bool on) {
@@ -154,7 +159,7 @@ void ClusterState::check() const {
     available += this->available(n) ? 1 : 0;
     if (!this->available(n)) allocated_unavailable += allocated_[static_cast<std::size_t>(n)];
     domain_free[static_cast<std::size_t>(domain_of(n))] += free_on(n);
-    const int k = bucketed_free_[static_cast<std::size_t>(n)];
+    const int k = node_buckets_[static_cast<std::size_t>(n)].free;
     logic_check(this->available(n) ? k == free_on(n) : k == -1, [&] { return "node " + std::to_string(n) + " in the wrong bucket"; });
   }
   logic_check(free == free_ && allocated == allocated_total_ && available == available_nodes_ &&

@@ -43,6 +43,8 @@ class ClusterState {
     return available(node) ? gpus_per_node_ - allocated(node) : 0;
   }
   int free_in_domain(int d) const { return domain_free_[static_cast<std::size_t>(d)]; }
+  // Free GPUs of every domain, by domain index.
+  std::span<const int> free_by_domain() const { return domain_free_; }
   int free_gpus() const { return free_; }
   int allocated_gpus() const { return allocated_total_; }
   int available_gpus() const { return available_nodes_ * gpus_per_node_; }
@@ -57,7 +59,8 @@ class ClusterState {
   // Available nodes of domain d (d = -1: of the cluster) with exactly k free GPUs. (Inline:
   // a placement asks for several buckets per domain it packs.)
   std::span<const int> nodes_with_free(int d, int k) const {
-    return buckets_[(static_cast<std::size_t>(d) + 1) * stride_ + static_cast<std::size_t>(k)].nodes;
+    const Bucket& b = buckets_[bucket_index(d, k)];
+    return {bucket_nodes_.data() + b.begin, b.size};
   }
 
   void set_available(int node, bool available);
@@ -76,12 +79,24 @@ class ClusterState {
   void check() const;
 
  private:
-  // An indexed set of nodes: O(1) insert and erase (swap with the last).
+  // An indexed set of nodes, bucket_nodes_[begin, begin + size): O(1) insert (at the end) and
+  // erase (the last takes the hole). Every bucket has room for all its domain's nodes (the
+  // cluster's for all nodes), so the buckets share one flat table and never reallocate.
   struct Bucket {
-    std::vector<int> nodes;
+    std::size_t begin = 0;
+    std::size_t size = 0;
   };
-  Bucket& bucket(int d, int k) {
-    return buckets_[(static_cast<std::size_t>(d) + 1) * stride_ + static_cast<std::size_t>(k)];
+  // Where a node is bucketed: its bucket's free count (-1: none) and its positions in its
+  // domain's bucket and the cluster's; with its domain, one 16-byte record per node (a change
+  // of a node's free GPUs reads and writes it whole).
+  struct NodeBuckets {
+    int domain = 0;
+    int free = -1;
+    int pos_domain = -1;
+    int pos_cluster = -1;
+  };
+  std::size_t bucket_index(int d, int k) const {
+    return (static_cast<std::size_t>(d) + 1) * stride_ + static_cast<std::size_t>(k);
   }
   void unbucket(int node);
   void rebucket(int node);
@@ -100,9 +115,8 @@ class ClusterState {
   // buckets_[(d + 1) * stride_ + k]: d = -1 is the whole cluster; stride_ = gpus_per_node + 1.
   std::size_t stride_;
   std::vector<Bucket> buckets_;
-  // Each node's position in its two buckets (domain, cluster); -1 while unavailable.
-  std::vector<int> pos_domain_, pos_cluster_;
-  std::vector<int> bucketed_free_;  // the k each node is bucketed under (-1: none)
+  std::vector<int> bucket_nodes_;
+  std::vector<NodeBuckets> node_buckets_;
   std::vector<int> domains_by_size_;  // domain capacities, largest first (min_spread)
 };
 
