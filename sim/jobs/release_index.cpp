@@ -8,44 +8,27 @@
 namespace cs::jobs {
 namespace {
 
-// (a.release_s, a.id) < (release_s, id). Without branches (`|`, `&`): the searches below
-// use it as data.
+// (a.release_s, a.id) < (release_s, id).
 template <class A>
 bool release_before(const A& a, double release_s, int64_t id) {
-  return (a.release_s < release_s) | ((a.release_s == release_s) & (a.id < id));
-}
-
-// The first of [first, first + n) for which `before` is false, `before` being true on a prefix
-// (std::partition_point's answer). Branch-free: each halving is a select, where a branch per
-// probe on the comparison of random keys mispredicts half the time (the searches of an insert
-// were most of its time in perf).
-template <class T, class Before>
-std::size_t partition_point_of(const T* first, std::size_t n, Before before) {
-  if (n == 0) return 0;
-  const T* base = first;
-  while (n > 1) {
-    const std::size_t half = n / 2;
-    base = before(base[half - 1]) ? base + half : base;
-    n -= half;
-  }
-  return static_cast<std::size_t>(base - first) + (before(*base) ? 1 : 0);
+  return a.release_s < release_s || (a.release_s == release_s && a.id < id);
 }
 
 // The first entry of a descending block that is not after (release_s, id): where an entry of
 // that key is, or goes.
 std::vector<ReleaseIndex::Entry>::iterator position_in(std::vector<ReleaseIndex::Entry>& block, double release_s,
                                                        int64_t id) {
-  const std::size_t at = partition_point_of(block.data(), block.size(), [&](const ReleaseIndex::Entry& x) {
-    return (release_s < x.release_s) | ((release_s == x.release_s) & (id < x.id));
+  return std::partition_point(block.begin(), block.end(), [&](const ReleaseIndex::Entry& x) {
+    return release_s < x.release_s || (release_s == x.release_s && id < x.id);
   });
-  return block.begin() + static_cast<std::ptrdiff_t>(at);
 }
 
 }  // namespace
 
 std::size_t ReleaseIndex::block_of(double release_s, int64_t id) const {
-  return partition_point_of(latest_.data(), latest_.size(),
-                            [&](const Key& k) { return release_before(k, release_s, id); });
+  const auto it = std::partition_point(latest_.begin(), latest_.end(),
+                                       [&](const Key& k) { return release_before(k, release_s, id); });
+  return static_cast<std::size_t>(it - latest_.begin());
 }
 
 std::vector<ReleaseIndex::Entry> ReleaseIndex::take_spare() {
