@@ -222,6 +222,15 @@ def serving_section(cs) -> str:
 # do not divide the degree to REPLICATED_HEADS): the replica's `ranks_per_gpu` (2, a rank per
 # NeuronCore) and `pad_heads` (Llama 3 70B on inf2: 64 query heads padded to 72, 8 KV heads held
 # as 24; on trn1 as 32; Llama 2 7B's 32 heads on inf2 as 48).
+# The prompt runs as one context-encoding pass with its attention unfused (`flash_attention`
+# false): transformers-neuronx 0.10 (the Neuron 2.18 release, aws-neuron/transformers-neuronx at
+# 0623de2) builds the context graph's attention as separate HLO ops, the scores of Q K^T masked,
+# softmaxed and multiplied by V (llama/hlo.py, "Multi-Token Context Encoding"; layers/attention.py,
+# score, mask, context_combined); its NKI flash attention arrived with the next release (c8d6bdc).
+# The prompt is not padded: with the samples' settings (aws-neuron-samples, the Scripts column's
+# notebooks at 22c6cac: no context_length_estimate) the context buckets are half the token
+# buckets, powers of two from 64 (bucket.py, context_sizes and token_sizes), so the tables'
+# 128-, 1,024- and 2,048-token prompts each fill a bucket exactly.
 # Left out: the rows storing weights in int8 (Llama 3 8B), which the serving engine does not
 # model, and Mistral 7B and CodeLlama 13B (no preset; a sliding-window or 16k-context variant).
 NEURON_CSV = ("https://github.com/aws-neuron/aws-neuron-sdk/blob/78169c6c6418b62e1853c29800eb8aadfc17f367/"
@@ -283,9 +292,10 @@ def neuron_scenario(run: NeuronRun, trace: Path) -> dict:
             "arrivals": {"process": "trace", "trace": str(trace)},
             # Batch 1, the whole prompt in one context-encoding pass (Neuron compiles for the
             # table's sequence length), as the published configuration runs; heads padded and KV
-            # heads copied over the NeuronCores as transformers-neuronx does.
+            # heads copied over the NeuronCores, the prompt's attention unfused, as
+            # transformers-neuronx 0.10 does.
             "replica": {"gpus": run.machine.chips, "ranks_per_gpu": run.machine.cores, "max_num_seqs": 1,
-                        "max_num_batched_tokens": 4096, "pad_heads": True},
+                        "max_num_batched_tokens": 4096, "pad_heads": True, "flash_attention": False},
         },
         "fleet": {"autoscaler": {"policy": "fixed", "replicas": 1}, "instance": run.machine.instance},
         "run": {"until": "1h"},
@@ -347,9 +357,13 @@ def neuron_section(cs) -> str:
         "steps are the NeuronCores' (the runtime's ranks: 46 on 24 cores, 62 on 32), and the all-to-all "
         "the Neuron runtime runs since 2.14.8 (two steps: 58.0 us for a decode step's; its release notes "
         "enable it for 16 NeuronCores of a trn1, and that it serves these tables' 32 and 24 is assumed; "
-        "[network](../docs/network.md#aws-neurons-collectives-ccom)). The prefill (TTFT) stays faster "
-        "than published on every row: its cost per prompt token grows with the prompt in AWS's tables "
-        "and not in the model ([serving](../docs/serving.md)). Not replayed: the int8-weight "
+        "[network](../docs/network.md#aws-neurons-collectives-ccom)). The prompt's attention is unfused "
+        "(`flash_attention` false), as transformers-neuronx 0.10 builds its context-encoding graph: "
+        "every score matrix computed whole and moved through HBM, 8 bytes a score; the prompts are not "
+        "padded (with the samples' settings the context buckets are powers of two, which the tables' "
+        "128-, 1,024- and 2,048-token prompts fill exactly). The prefill (TTFT) stays faster than "
+        "published on every row, most at 128 tokens on inf2, which no published setting explains "
+        "([serving](../docs/serving.md)). Not replayed: the int8-weight "
         "rows, Mistral 7B and CodeLlama 13B.\n\n" + "\n".join(table) +
         f"\n\nMean absolute error over these {len(results)} figures: {error(results):.1f}% ({by_chip}); "
         f"largest {100 * max(abs(r['ratio'] - 1) for r in results):.1f}%.\n")

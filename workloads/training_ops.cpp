@@ -2,6 +2,8 @@
 
 #include <numeric>
 
+#include "workloads/unfused_attention.hpp"
+
 namespace cs::work {
 namespace {
 
@@ -152,9 +154,9 @@ Op attention_op(const Shapes& s, Phase phase, std::string_view name) {
 // Attention without flash attention (Megatron-LM before FlashAttention): per (sequence, local
 // head) Q K^T and then the probabilities times V as batched GEMMs over the whole s x s matrix
 // (the causal mask is applied to it, not skipped), and between them the scaled, masked softmax
-// and the attention dropout reading and writing the s x s matrix in HBM: forward 2 + 2 bytes
-// per element (softmax) + 2 + 2 + 1 (dropout and its mask), backward 2 + 1 + 2 (dropout) +
-// 2 + 2 + 2 (softmax). The backward runs two GEMMs per forward GEMM.
+// and the attention dropout reading and writing the s x s matrix in HBM (bytes per element:
+// workloads/unfused_attention.hpp, which serving's unfused prefill shares). The backward runs
+// two GEMMs per forward GEMM.
 void add_unfused_attention(std::vector<Op>& ops, const TrainingWorkload& w, const Shapes& s, Phase phase) {
   const double instances = s.b * w.model.heads / s.t;
   const double queries = s.n / s.b, keys = s.s, d = w.model.head_dim();
@@ -174,7 +176,11 @@ void add_unfused_attention(std::vector<Op>& ops, const TrainingWorkload& w, cons
     ops.push_back(op);
   };
   batched("attention_scores", queries, keys, d);
-  add_elementwise(ops, {"softmax_dropout", 9 * elements, 11 * elements}, phase);
+  namespace ua = unfused_attention;
+  add_elementwise(ops,
+                  {"softmax_dropout", (ua::kSoftmaxBytes + ua::kDropoutBytes) * elements,
+                   (ua::kDropoutBytes + ua::kSoftmaxBackwardBytes) * elements},
+                  phase);
   batched("attention_values", queries, d, keys);
 }
 

@@ -54,7 +54,7 @@ constexpr std::initializer_list<const char*> kLlmReplicaKeys = {
     "max_num_seqs", "max_num_batched_tokens", "block_size", "scheduler", "gpu_memory_utilization",
     "activation_reserve", "kv_cache", "compute_efficiency", "memory_efficiency", "paged_kv_efficiency", "iteration_overhead",
     "tp_allreduce_bandwidth", "kv_bytes_per_element", "measured", "prefix_caching", "pad_heads", "ranks_per_gpu",
-    "kv_layout", "dense_slot_tokens", "step_padding"};
+    "kv_layout", "dense_slot_tokens", "step_padding", "flash_attention"};
 
 // The GPU of an LLM replica: hardware.gpu at the workload's precision.
 serving::GpuSpec gpu_at_precision(const Config& config, work::Precision precision, const std::string& at) {
@@ -188,6 +188,7 @@ void parse_llm_replica(const json& r, const std::string& path, const Config& con
       throw InputError(mp, "an iteration must take time: give base, per_prefill_token or per_decode_sequence > 0");
   }
   t.pad_heads = get_bool(r, "pad_heads", path, t.pad_heads);
+  t.flash_attention = get_bool(r, "flash_attention", path, t.flash_attention);
   t.ranks_per_gpu = static_cast<int>(get_int(r, "ranks_per_gpu", path, t.ranks_per_gpu, 1, 64));
   check_replica_fits(spec.timing, path, node_gpus, heads);
   if (dense && dense_kv_bytes_exceed(spec))

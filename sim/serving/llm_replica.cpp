@@ -384,6 +384,7 @@ void LlmReplica::start_iteration() {
     const auto n = static_cast<double>(timed);
     work.prefill_tokens += timed;
     work.prefill_attended += n * start + n * (n + 1) / 2;
+    work.prefill_scores += n * (start + n);
     work.prefill_context_tokens += start;
     if (seqs_[c.seq].computed + c.tokens >= seqs_[c.seq].prefill_target) ++work.prompts_completed;
   }

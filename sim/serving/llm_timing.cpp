@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "workloads/unfused_attention.hpp"
+
 namespace cs::serving {
 
 LlmModelSpec LlmModelSpec::held_by(int tp) const {
@@ -32,6 +34,13 @@ IterationCost::IterationCost(const LlmTimingSpec& spec)
   // A dense cache is streamed as one array: no block-table gather.
   const double kv_share = spec.kv_layout == KvLayout::dense_slots ? 1.0 : spec.gpu.paged_kv_efficiency;
   per_kv_token_s_ = model.kv_bytes_per_token() / (bytes_per_s * kv_share);
+  if (!spec.flash_attention) {
+    namespace ua = work::unfused_attention;
+    unfused_ = true;
+    const double score_elements = static_cast<double>(model.layers) * model.heads;  // per score position
+    per_score_traffic_s_ = score_elements * ua::kGemmTrafficBytes / bytes_per_s;
+    per_score_softmax_s_ = score_elements * ua::kSoftmaxBytes / bytes_per_s;
+  }
   if (spec.gpus > 1) {
     // Megatron-style tensor parallelism: one all-reduce after attention, one after the MLP.
     tp_ = spec.tp_allreduce;

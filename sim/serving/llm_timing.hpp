@@ -17,6 +17,11 @@
 //   or B_kv = B with kv_layout dense_slots (one dense array; the replica then counts a decode
 //   step as every slot, busy or not, reading its whole slot: llm_replica.hpp)
 //   time  = linear + attention
+//         + unfused prefill attention only (flash_attention false): the softmax's pass over the
+//           score matrix, prefill_scores x layers x heads x kSoftmaxBytes / B; the attention's
+//           FLOPs then count the whole matrix (prefill_scores, not prefill_attended) and its
+//           bytes the scores written and read back by the two GEMMs (kGemmTrafficBytes per
+//           element: workloads/unfused_attention.hpp, the same counts as training's)
 //         + tensor-parallel all-reduces: 2 per layer of tokens * hidden * activation bytes,
 //           each tp_allreduce.seconds(bytes) (NCCL's cost on the node's fabric, with its
 //           latency terms; filled in by whoever knows the fabric: sim/world; empty: free)
@@ -161,6 +166,9 @@ struct IterationWork {
   int64_t prefill_tokens = 0;        // prompt tokens computed
   double prefill_attended = 0;       // sum over prefill tokens of the positions each attends to
   double prefill_context_tokens = 0; // KV tokens of earlier chunks that the chunks re-read
+  // Sum over prefill chunks of the chunk's tokens x the positions up to its end (earlier chunks
+  // and its own): the score matrix per layer and head that an unfused attention computes whole.
+  double prefill_scores = 0;
   int64_t prompts_completed = 0;     // prefill chunks that end their prompt (sampled, as decodes are)
   // Padded shapes (vLLM for TPU's compiled graphs; 0: none): the token rows the GEMMs and
   // all-reduces run on, and the rows whose logits are computed and gathered, when more than
@@ -185,6 +193,15 @@ struct LlmTimingSpec {
   // Whether a degree that does not divide the query heads is allowed (held_model pads them, as
   // AWS Neuron does); vLLM refuses it.
   bool pad_heads = false;
+  // The prefill's attention as one fused kernel (flash attention: the causal half computed, the
+  // scores kept on chip), as vLLM runs it; false: unfused, its score matrices through device
+  // memory (workloads/unfused_attention.hpp), as transformers-neuronx builds its
+  // context-encoding graph up to Neuron SDK 2.18 (layers/attention.py at 0623de2: score,
+  // mask, context_combined's softmax, then the probabilities times V, as separate HLO ops; its
+  // NKI flash attention came in the next release). Decode steps are priced alike either way:
+  // a decode's score row is 2 bytes per key per query head against the K and V rows it reads
+  // (4 x head_dim bytes per KV head).
+  bool flash_attention = true;
   GpuSpec gpu;
   LlmModelSpec model;
   double gpu_memory_utilization = 0.9;   // vLLM's --gpu-memory-utilization
@@ -240,10 +257,16 @@ class IterationCost {
   // order as seconds(work), so the two agree to the bit.
   double seconds(const IterationWork& work, const TokenTerms& t) const {
     if (measured_) return t.linear_s + m_.per_context_token_s * (work.decode_context_tokens + work.prefill_context_tokens);
-    const double attention_flops_s =
-        per_attended_compute_s_ * (work.decode_context_tokens + work.prefill_attended);
     const double kv_s = per_kv_token_s_ * (work.decode_context_tokens + work.prefill_context_tokens +
                                            static_cast<double>(work.prefill_tokens));
+    if (unfused_) {
+      const double flops_s = per_attended_compute_s_ * (work.decode_context_tokens + work.prefill_scores);
+      const double bytes_s = kv_s + per_score_traffic_s_ * work.prefill_scores;
+      const double attention_s = flops_s > bytes_s ? flops_s : bytes_s;
+      return t.linear_s + attention_s + per_score_softmax_s_ * work.prefill_scores + t.comm_s + t.gather_s + overhead_s_;
+    }
+    const double attention_flops_s =
+        per_attended_compute_s_ * (work.decode_context_tokens + work.prefill_attended);
     const double attention_s = attention_flops_s > kv_s ? attention_flops_s : kv_s;
     return t.linear_s + attention_s + t.comm_s + t.gather_s + overhead_s_;
   }
@@ -256,6 +279,9 @@ class IterationCost {
   double per_attended_compute_s_ = 0; // 4 layers hidden FLOPs
   double weights_s_ = 0;              // reading the weights
   double per_kv_token_s_ = 0;         // reading or writing one token's KV
+  bool unfused_ = false;              // the prefill's attention unfused (flash_attention false)
+  double per_score_traffic_s_ = 0;    // per prefill score position: the GEMMs' score bytes, all layers and heads
+  double per_score_softmax_s_ = 0;    // per prefill score position: the softmax's pass
   AllReduceCost tp_;                  // one tensor-parallel all-reduce (gpus > 1)
   AllReduceCost gather_;              // the logits' all-gather (gpus > 1)
   double logits_bytes_ = 0;           // per sampled sequence: vocab * bytes per element

@@ -1,7 +1,7 @@
 """LLM serving against AWS's published Neuron runs (scripts/validation_serving.py's Neuron section
 replays them): one request at a time on a trn1.32xlarge's 16 Trainium chips or an inf2.48xlarge's
 12 Inferentia2 chips, the latter with its heads padded (`pad_heads`) as transformers-neuronx pads
-them.
+them, the prompt's attention unfused (`flash_attention` false) as its context encoding runs it.
 
 The bounds are the errors the model reaches now (simulated / measured - 1), so a change that
 widens them fails here. Each tensor-parallel all-reduce pays Neuron's collective latencies (AWS's
@@ -28,13 +28,13 @@ import validation_serving as vs  # noqa: E402
 BOUNDS = {
     ("Trainium1", "llama3-70b", 128, 128): (0.18, 0.01),
     ("Trainium1", "llama3-70b", 128, 1024): (0.19, 0.08),
-    ("Trainium1", "llama3-70b", 2048, 2048): (0.27, 0.02),
+    ("Trainium1", "llama3-70b", 2048, 2048): (0.24, 0.02),
     ("Trainium1", "llama2-7b", 128, 8064): (0.32, 0.11),
     ("Inferentia2", "llama3-70b", 128, 128): (0.32, 0.02),
-    ("Inferentia2", "llama3-70b", 1024, 2048): (0.24, 0.06),
-    ("Inferentia2", "llama3-70b", 2048, 2048): (0.40, 0.08),
+    ("Inferentia2", "llama3-70b", 1024, 2048): (0.22, 0.06),
+    ("Inferentia2", "llama3-70b", 2048, 2048): (0.37, 0.08),
     ("Inferentia2", "llama2-70b", 128, 128): (0.30, 0.06),
-    ("Inferentia2", "llama2-70b", 1024, 2048): (0.14, 0.10),
+    ("Inferentia2", "llama2-70b", 1024, 2048): (0.12, 0.10),
     ("Inferentia2", "llama2-7b", 128, 3968): (0.60, 0.06),
     ("Inferentia2", "llama2-13b", 128, 3968): (0.37, 0.05),
 }
@@ -95,3 +95,40 @@ def test_the_section_lists_every_run_with_its_source(results):
     assert section.count(vs.TRN1.url) == 2 * sum(r.machine == vs.TRN1 for r in vs.NEURON_RUNS)
     assert section.count(vs.INF2.url) == 2 * sum(r.machine == vs.INF2 for r in vs.NEURON_RUNS)
     assert f"Mean absolute error over these {2 * len(vs.NEURON_RUNS)} figures" in section
+
+
+def _ttft_ms(doc):
+    return cs.run(doc).summary["serving"]["ttft"]["mean_s"] * 1e3
+
+
+def test_the_unfused_context_encoding_pays_for_its_whole_score_matrix(tmp_path):
+    # Llama 3 70B's 2,048-token prompt on an inf2.48xlarge, 72 query heads held over 80 layers:
+    # 2,048 x 2,048 scores a head, each 4 bytes through the two GEMMs and 4 through the softmax at
+    # 12 x 820 GB/s x 0.7, where fused attention's causal half of the FLOPs ran at 12 x 190
+    # TFLOP/s x 0.6 (the attention's KV bytes, 24 KV heads held, under either).
+    run = vs.NeuronRun(vs.INF2, "llama3-70b", 2048, 1, 0, 0)
+    trace = tmp_path / "one.csv"
+    trace.write_text("timestamp,prompt_tokens,output_tokens\n0,2048,1\n")
+    doc = vs.neuron_scenario(run, trace)
+    assert doc["workload"]["replica"]["flash_attention"] is False
+    unfused = _ttft_ms(doc)
+    doc["workload"]["replica"]["flash_attention"] = True
+    fused = _ttft_ms(doc)
+    n, scores = 2048, 80 * 72 * 2048 * 2048
+    bytes_per_s, flops_per_s = 12 * 820e9 * 0.7, 12 * 190e12 * 0.6
+    kv_s = 2 * 80 * 24 * 128 * 2 * n / (bytes_per_s * 0.9)
+    fused_attention_s = max(4 * 128 * 80 * 72 * n * (n + 1) / 2 / flops_per_s, kv_s)
+    unfused_attention_s = max(4 * 128 * scores / flops_per_s, kv_s + 4 * scores / bytes_per_s) + 4 * scores / bytes_per_s
+    assert unfused - fused == pytest.approx((unfused_attention_s - fused_attention_s) * 1e3, rel=1e-6)
+    assert 23 < unfused - fused < 24
+
+
+def test_flash_attention_must_be_a_boolean(tmp_path):
+    run = vs.NeuronRun(vs.INF2, "llama2-7b", 128, 4, 0, 0)
+    doc = vs.neuron_scenario(run, tmp_path / "one.csv")
+    doc["workload"]["replica"]["flash_attention"] = "no"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc))
+    proc = subprocess.run([str(ROOT / "build" / "clustersim"), "validate", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert "workload.replica.flash_attention" in proc.stderr and "true or false" in proc.stderr, proc.stderr
