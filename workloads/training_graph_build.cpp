@@ -149,7 +149,7 @@ uint32_t GraphBuilder::chunk_item(const std::vector<Block>& blocks, Phase phase,
       // A chunk's GEMMs have a share of the tokens: rows (m) forward and for input
       // gradients, the reduction dimension (k) for weight gradients.
       (phase == Phase::backward_weight ? op.k : op.m) *= share;
-      op.flops *= share, op.work_flops *= share, op.bytes *= share, op.share *= share;
+      op.flops *= share, op.work_flops *= share, op.bytes *= share, op.share *= share, op.accumulated *= share;
       // Userbuffers cuts only the GEMMs into chunks, each its own launch (the middle item is
       // parts of them); the attention kernels (a ring step each under context parallelism),
       // norms, activations and residual adds run once over all the tokens: their work is spread

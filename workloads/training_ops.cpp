@@ -107,7 +107,9 @@ void add_gemm(std::vector<Op>& ops, const Gemm& g, Phase phase, double operand_b
   const double model_rows = g.model_rows > 0 ? g.model_rows : g.rows;
   op.flops = 2 * model_rows * g.in * g.out * g.count;
   op.work_flops = 2 * g.rows * g.in * g.out * g.count;
-  op.bytes = g.count * ((op.m * op.k + op.k * op.n) * operand_bytes + op.m * op.n * kActivationBytes);
+  op.bytes = g.count * (op.m * op.k + op.k * op.n) * operand_bytes;
+  if (phase == Phase::backward_weight) op.accumulated = g.count * op.m * op.n;  // into the gradient buffer
+  else op.bytes += g.count * op.m * op.n * kActivationBytes;                   // the 16-bit output
   ops.push_back(op);
 }
 

@@ -86,6 +86,11 @@ struct Op {
   // fp8 autocast), timed at the 16-bit peak and ceiling.
   bool sixteen_bit = false;
   MemoryKernel memory_kernel = MemoryKernel::streaming;  // element-wise ops: their kernel's kind
+  // A weight-gradient GEMM: the elements of the weight gradient it adds into the gradient
+  // buffer (count x m x n; its share of them in a tensor-parallel overlap chunk). `bytes`
+  // holds its operands alone; the roofline times the buffer's read and write
+  // (sim/compute/roofline.hpp).
+  double accumulated = 0;
 };
 
 // Where a layer is cut.

@@ -12,6 +12,7 @@ namespace {
 
 constexpr double kTile = 128;            // output tile edge (cuBLAS's common 128 x 128)
 constexpr double kSplitKChunk = 512;     // split-K never cuts K below this many elements
+constexpr double kSixteenBitBytes = 2;   // a GEMM's bf16 / fp16 output, bytes per element
 // Flash attention's forward at long sequences, of the 16-bit GEMM ceiling: cuDNN's fused
 // attention (Transformer Engine's backend on Hopper) at 16K, causal, head dimension 128, 539 of
 // H100 SXM's 989 TFLOP/s (Shah et al. 2024, FlashAttention-3, Figure 5), over the H100's 0.801.
@@ -119,8 +120,14 @@ double Roofline::op_seconds(const work::Op& op) const {
   }
   if (op.kind == work::OpKind::attention) flops_eff = attention_efficiency(op.phase, op.seq_len), peak = sixteen_bit_peak_flops_;
   const double compute_s = op.work_flops > 0 ? op.work_flops / (peak * flops_eff) : 0;
-  const double memory_s = op.bytes / (gpu_.hbm_bandwidth_Bps * memory_efficiency(op));
-  return efficiency_.kernel_overhead_s * op.kernels + std::max(compute_s, memory_s);
+  const double bandwidth = gpu_.hbm_bandwidth_Bps * memory_efficiency(op);
+  // A weight gradient added into the gradient buffer (GPUs): the buffer's read and write after
+  // the GEMM, as DeepGEMM's accumulating kernels measure; elsewhere its 16-bit output beside it.
+  const bool accumulates = op.accumulated > 0 && gpu_.sms > 0;
+  const double output_bytes = accumulates ? 0 : op.accumulated * kSixteenBitBytes;
+  const double accumulate_s = accumulates ? op.accumulated * 2 * efficiency_.gradient_bytes / bandwidth : 0;
+  const double memory_s = (op.bytes + output_bytes) / bandwidth;
+  return efficiency_.kernel_overhead_s * op.kernels + std::max(compute_s, memory_s) + accumulate_s;
 }
 
 double Roofline::memory_efficiency(const work::Op& op) const {

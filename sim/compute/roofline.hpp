@@ -51,6 +51,17 @@
 //     0.33; backward 0.396-0.399 on 8 bytes per logit: 0.40.
 //   Both on every GPU at H100's shares (none measured on another GPU was found); TPUs and Neuron
 //   cores fuse these ops by their own compilers, not measured: `memory`, unless the scenario's.
+// - Weight-gradient GEMMs on GPUs add into the gradient buffer (Megatron-Core's and Transformer
+//   Engine's fused accumulation into main_grad, gradient_accumulation_fusion: beta = 1): the
+//   buffer's read and write, 2 x gradient_bytes per element at `memory` of HBM bandwidth, come
+//   after the GEMM's own time, not inside the roofline's max. DeepGEMM's fp8 weight-gradient
+//   kernels, which accumulate into fp32 (deepseek-ai/DeepGEMM pull request 95, its benchmark
+//   GPU the H800 SXM5, whose tensor cores and 3.35 TB/s HBM3 are H100 SXM's), run at 878-994
+//   TFLOP/s at K = 4,096 and 1,014-1,092 at K = 8,192 (nine shapes); the fp8 ceiling's time plus
+//   8 bytes per output element so gives 947 and 1,131, where the max would give the ceiling's
+//   1,403. The time it adds per micro-batch is the weights', whatever the tokens: a small
+//   micro-batch pays it on less work. TPUs and Neuron cores (their compilers' gradients, not
+//   measured): the GEMM's 16-bit output inside the max.
 // - Every GPU kernel pays a launch gap of 1 us: back-to-back kernels on one stream run ~0.9 us
 //   apart beyond their own time (NVIDIA developer blog, A. Gray, "Getting Started with CUDA
 //   Graphs", 2019: 3.8 us per kernel of 2.9 us when launched in a stream). Each op is one
@@ -82,6 +93,9 @@ struct Efficiency {
   double activation_memory = 0;
   double loss_memory = 0;
   double kernel_overhead_s = 1e-6;  // per GPU kernel (op): the launch gap, seconds
+  // Bytes per element of the gradient buffer weight-gradient GEMMs accumulate into
+  // (workload.gradient_bytes; Megatron's fp32 main grads: 4).
+  double gradient_bytes = 2;
   // Measured times replacing the roofline, per op and micro-batch on one rank, keyed
   // "<phase>/<op name>" ("forward/qkv", "backward_input/attention", "optimizer/adam",
   // "host/adam"); phases forward, backward_input, backward_weight, optimizer, host.

@@ -153,6 +153,7 @@ void parse_simulation(const json& w, const std::string& at, TrainingConfig& t) {
   o.executor.comm_compute_share = get_number(w, "comm_compute_share", at, compute::kMeasuredCommComputeShare, 0, 0.99);
   o.graph.gradient_bytes = get_number(w, "gradient_bytes", at, 2, 1, 8);
   o.memory.gradient_bytes = o.graph.gradient_bytes;
+  t.step.efficiency.gradient_bytes = o.graph.gradient_bytes;  // what weight-gradient GEMMs accumulate into
   o.graph.bucket_params = get_number(w, "bucket_size", at, 0, 1, 1e15);
   o.graph.overlap_param_gather = get_bool(w, "overlap_param_gather", at, o.graph.overlap_param_gather);
   o.graph.grad_norm_sync = get_bool(w, "grad_norm_sync", at, true);

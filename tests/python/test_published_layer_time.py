@@ -12,10 +12,10 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "scripts"))
 import validation_layer_time  # noqa: E402
 
-# Measured over simulated: forward x1.11 to x1.12, backward x1.11 (full recomputation) to x1.14
-# (selective recomputation with sequence parallelism); x1.17 before the GeLU ran at the share
-# Megatron's fused activation was measured at (roofline.hpp).
-LAYER_ERROR = 0.140
+# Measured over simulated: forward x1.11 to x1.12, backward x1.10 (full recomputation) to x1.12;
+# backward x1.14 at most before weight-gradient GEMMs paid for the gradient buffer they add into,
+# x1.17 before the GeLU ran at the share Megatron's fused activation was measured at (roofline.hpp).
+LAYER_ERROR = 0.125
 
 
 @pytest.fixture(scope="module")
