@@ -69,8 +69,11 @@ class RouteByRoute final : public AllPairsCounter {
 class LegCounter final : public AllPairsCounter {
  public:
   using Fabric = std::function<void(std::size_t, std::size_t, detail::HopSink&)>;
-  LegCounter(const Topology& t, const std::vector<LinkId>& nic_up, std::span<const int> ranks, Fabric fabric)
-      : t_(t), ranks_(ranks), fabric_(std::move(fabric)) {
+  LegCounter(const Topology& t, const std::vector<LinkId>& nic_up, std::span<const int> ranks, Fabric fabric,
+             std::vector<uint32_t> source_class)
+      : t_(t), ranks_(ranks), fabric_(std::move(fabric)), class_(std::move(source_class)) {
+    if (!class_.empty() && class_.size() != ranks.size())
+      throw std::invalid_argument("all-pairs count: one source class per member");
     for (int rank : ranks)
       if (rank < 0 || rank >= t.ranks())
         throw std::out_of_range("all-pairs count: rank " + std::to_string(rank) + " out of range (ranks: " +
@@ -104,9 +107,21 @@ class LegCounter final : public AllPairsCounter {
       for (uint32_t k = leg.down_begin; k < leg.down_end; ++k) leg_links_.push_back({down_[k], member << 1 | 1});
     }
     std::sort(leg_links_.begin(), leg_links_.end());
+    // Each node's members, ascending (the pairs inside a node, and the pairs between nodes
+    // each member has).
+    node_first_.assign(static_cast<std::size_t>(t.nodes()) + 1, 0);
+    for (const Leg& leg : legs_) ++node_first_[static_cast<std::size_t>(leg.node) + 1];
+    for (std::size_t k = 1; k < node_first_.size(); ++k) node_first_[k] += node_first_[k - 1];
+    node_members_.resize(ranks.size());
+    std::vector<uint32_t> cursor(node_first_.begin(), node_first_.end() - 1);
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+      node_members_[cursor[static_cast<std::size_t>(legs_[i].node)]++] = static_cast<uint32_t>(i);
   }
 
+  std::span<const uint32_t> source_classes() const override { return class_; }
+
   void add_sources(std::size_t first, std::size_t last, PairLoads& into) const override {
+    if (!class_.empty()) return add_by_class(first, last, into);
     std::vector<uint64_t> down_pairs(ranks_.size(), 0);  // per destination: its pairs between nodes
     std::vector<LinkId> scratch;
     detail::HopSink sink{t_, into.crossings, nullptr, 0, scratch};
@@ -150,6 +165,66 @@ class LegCounter final : public AllPairsCounter {
     out.insert(out.end(), down_.begin() + b.down_begin, down_.begin() + b.down_end);
   }
 
+  // add_sources where a class's sources share their fabric walks: the legs and the pairs in
+  // a node source by source, and the fabric once per (class, destination) for the piece's
+  // sources of the class outside the destination's node, weighted by their number. The
+  // slowest route of such a walk is the one from the source of the slowest up-leg among them:
+  // rounded sums are monotone in each term, so the maximum over the sources is the sum from
+  // the largest first term, to the bit.
+  void add_by_class(std::size_t first, std::size_t last, PairLoads& into) const {
+    const std::size_t n = ranks_.size();
+    std::vector<uint64_t> in_node(static_cast<std::size_t>(t_.nodes()), 0);  // the piece's sources per node
+    Route same_node;
+    for (std::size_t i = first; i < last; ++i) {
+      const Leg& a = legs_[i];
+      const auto node = static_cast<std::size_t>(a.node);
+      for (uint32_t k = node_first_[node]; k < node_first_[node + 1]; ++k) {
+        const uint32_t j = node_members_[k];
+        if (j == i) continue;
+        same_node.links.clear();
+        detail::append_same_node(t_, ranks_[i], ranks_[j], same_node.links);
+        detail::finish(t_, same_node);
+        count_route(t_, same_node, into.crossings);
+        into.max_latency_same_node_s = std::max(into.max_latency_same_node_s, same_node.latency_s);
+      }
+      const uint64_t across = n - (node_first_[node + 1] - node_first_[node]);
+      for (uint32_t k = a.up_begin; k < a.up_end; ++k) into.crossings[up_[k]] += across;
+      ++in_node[node];
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      const uint64_t sources = (last - first) - in_node[static_cast<std::size_t>(legs_[j].node)];
+      for (uint32_t k = legs_[j].down_begin; k < legs_[j].down_end; ++k) into.crossings[down_[k]] += sources;
+    }
+    // The piece's sources by class, the slowest up-leg first in each.
+    std::vector<uint32_t> order(last - first);
+    for (std::size_t i = first; i < last; ++i) order[i - first] = static_cast<uint32_t>(i);
+    std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+      if (class_[x] != class_[y]) return class_[x] < class_[y];
+      if (legs_[x].up_latency_s != legs_[y].up_latency_s) return legs_[x].up_latency_s > legs_[y].up_latency_s;
+      return x < y;
+    });
+    std::vector<LinkId> scratch;
+    detail::HopSink sink{t_, into.crossings, nullptr, 0, scratch};
+    std::fill(in_node.begin(), in_node.end(), 0);  // now: the class's sources per node
+    for (std::size_t begin = 0, end = 0; begin < order.size(); begin = end) {
+      while (end < order.size() && class_[order[end]] == class_[order[begin]]) ++end;
+      for (std::size_t k = begin; k < end; ++k) ++in_node[static_cast<std::size_t>(legs_[order[k]].node)];
+      for (std::size_t j = 0; j < n; ++j) {
+        const Leg& b = legs_[j];
+        const uint64_t sources = (end - begin) - in_node[static_cast<std::size_t>(b.node)];
+        if (sources == 0) continue;
+        std::size_t slowest = begin;  // the first source outside j's node
+        while (legs_[order[slowest]].node == b.node) ++slowest;
+        sink.weight = sources;
+        sink.latency_s = legs_[order[slowest]].up_latency_s;
+        fabric_(order[slowest], j, sink);
+        for (uint32_t k = b.down_begin; k < b.down_end; ++k) sink.latency_s += t_.link(down_[k]).latency_s;
+        into.max_latency_across_s = std::max(into.max_latency_across_s, sink.latency_s);
+      }
+      for (std::size_t k = begin; k < end; ++k) in_node[static_cast<std::size_t>(legs_[order[k]].node)] = 0;
+    }
+  }
+
   bool append_leg_pairs(uint32_t link, std::vector<std::pair<uint32_t, uint32_t>>& out) const override {
     const auto first = std::lower_bound(leg_links_.begin(), leg_links_.end(), std::pair<uint32_t, uint32_t>{link, 0});
     const std::size_t begin = out.size();
@@ -185,13 +260,17 @@ class LegCounter final : public AllPairsCounter {
   std::vector<LinkId> up_, down_;
   // (model link, member << 1 | 1 for a down leg): each leg's links, by link.
   std::vector<std::pair<uint32_t, uint32_t>> leg_links_;
+  std::vector<uint32_t> class_;  // per member: its source class (empty: none)
+  // node k's members: node_members_[node_first_[k], node_first_[k + 1]), ascending.
+  std::vector<uint32_t> node_first_, node_members_;
 };
 
 }  // namespace
 
 std::unique_ptr<AllPairsCounter> detail::make_leg_counter(const Topology& t, const std::vector<LinkId>& nic_up,
-                                                          std::span<const int> ranks, LegCounter::Fabric fabric) {
-  return std::make_unique<LegCounter>(t, nic_up, ranks, std::move(fabric));
+                                                          std::span<const int> ranks, LegCounter::Fabric fabric,
+                                                          std::vector<uint32_t> source_class) {
+  return std::make_unique<LegCounter>(t, nic_up, ranks, std::move(fabric), std::move(source_class));
 }
 
 std::unique_ptr<AllPairsCounter> count_by_routes(const Topology& topology, std::span<const int> ranks,

@@ -48,6 +48,12 @@ class AllPairsCounter {
   virtual bool append_leg_pairs(uint32_t /*link*/, std::vector<std::pair<uint32_t, uint32_t>>& /*out*/) const {
     return false;
   }
+  // Per member, its source class, where the router's hops between two nodes' switches depend
+  // only on the source's class and the destination (a fat-tree's D-mod-K and spray: classes
+  // are leaves): pairs (i, j) and (i', j), i and i' of one class, cross the same fabric links,
+  // and the counter walks them once. Empty (the default): each pair's hops are its own (ECMP
+  // hashes the source's NIC, a dragonfly's minimal routing its index in the group).
+  virtual std::span<const uint32_t> source_classes() const { return {}; }
 };
 
 // The generic counter: each pair's route from route_into(a, b, out), each hop counted on its

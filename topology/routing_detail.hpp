@@ -79,12 +79,14 @@ inline void clear_route(Route& r) {
 // Where a leg counter's fabric walk puts a pair's hops, in route order: counting, each on its
 // model link (a sprayed hop on its bundle) with its latency added to the route's; listing
 // (`links` set), its model link appended there, nothing else read.
+// `weight`: the pairs the walk stands for (counting a walk shared by a source class's pairs).
 struct HopSink {
   const Topology& t;
   std::span<uint64_t> crossings;
   std::vector<uint32_t>* links = nullptr;
   double latency_s = 0;
   std::vector<LinkId>& scratch;  // for the walk's own use
+  uint64_t weight = 1;
   void hop(LinkId link, uint32_t bundle = kNoBundle) {
     const uint32_t model = bundle == kNoBundle ? link : static_cast<uint32_t>(t.num_links() + bundle);
     if (links) {
@@ -92,7 +94,7 @@ struct HopSink {
       return;
     }
     latency_s += t.link(link).latency_s;
-    ++crossings[model];
+    crossings[model] += weight;
   }
 };
 
@@ -106,9 +108,16 @@ struct HopSink {
 // their route whole. Its append_links walks the same legs and fabric: a pair's model links
 // from the legs' tables and the walk, with no Route, find_link or latency sum. Keeps the
 // router's references: it must outlive the counter.
+// `source_class` (per member, or empty): where the router's fabric hops of a pair depend only
+// on its source's class (a fat-tree's D-mod-K and spray: the source's leaf) and its
+// destination, the count walks one pair per (class, destination) for the class's sources of
+// a piece, its hops weighted by those between nodes (a 16,384-GPU all-to-all: 512 leaves x
+// 16,384 destinations walked, not 268 M pairs). Empty: every pair walks (ECMP hashes the
+// source's NIC).
 std::unique_ptr<AllPairsCounter> make_leg_counter(
     const Topology& t, const std::vector<LinkId>& nic_up, std::span<const int> ranks,
-    std::function<void(std::size_t i, std::size_t j, HopSink& sink)> fabric);
+    std::function<void(std::size_t i, std::size_t j, HopSink& sink)> fabric,
+    std::vector<uint32_t> source_class = {});
 
 // Route cache shared by the routers. std::unordered_map is node-based, so references to
 // cached routes survive rehashing.

@@ -53,6 +53,9 @@ class FatTreeRouter final : public CachedRouter {
     // sprayed hop counts on its bundle. The walk is route()'s, from tables made once for the
     // count (PairTables): no division per pair, where choose() and climb() take some 16.
     auto tables = std::make_shared<const PairTables>(*this, ranks);
+    std::vector<uint32_t> leaf_of;  // the source classes, where hops depend on the leaf alone
+    if (hops_by_source_leaf())
+      for (const std::size_t nic : tables->nic) leaf_of.push_back(static_cast<uint32_t>(f_.nic_leaf[nic]));
     return make_leg_counter(t_, f_.nic_up, ranks, [this, tables](std::size_t i, std::size_t j, HopSink& sink) {
       const PairTables& p = *tables;
       const std::size_t gs = p.nic[i], gd = p.nic[j];
@@ -65,7 +68,7 @@ class FatTreeRouter final : public CachedRouter {
         ports(gs, gd, top, 0, [&](int l, uint32_t q) { port[l] = q; });
       }
       walk(p, gs, gd, top, port, sink, nullptr);
-    });
+    }, std::move(leaf_of));
   }
 
   // Adaptive's all-pairs stage, pair after pair in the order StagePlacement places them, each
@@ -178,6 +181,13 @@ class FatTreeRouter final : public CachedRouter {
   };
 
   const FatTreeTier& tier(int t) const { return f_.tier[static_cast<std::size_t>(t - 1)]; }
+
+  // Whether a pair's hops between the leaves depend only on the source's leaf and the
+  // destination (AllPairsCounter::source_classes): D-mod-K's ports come from the destination's
+  // key and spray's bundles from the two leaves, where ECMP hashes the source's NIC and
+  // adaptive's choice reads the loads. On an intact fabric (a degraded one counts route by
+  // route).
+  bool hops_by_source_leaf() const { return kind_ == RoutingKind::dmodk || kind_ == RoutingKind::spray; }
 
   int common_tier(int leaf_s, int leaf_d) const {
     if (leaf_s == leaf_d) return 1;

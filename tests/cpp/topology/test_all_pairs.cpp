@@ -217,3 +217,49 @@ TEST_CASE("route_into gives route()'s route without caching it", "[all_pairs]") 
   Route r;
   CHECK_THROWS_AS(router->route_into(0, t.ranks(), 0, r), std::out_of_range);
 }
+
+TEST_CASE("D-mod-K and spray walk a leaf's sources once per destination, ECMP each pair", "[all_pairs]") {
+  // Rails (a node's members on different leaves) and not (all on one leaf: a class's sources
+  // in the destination's node are left out of its walk's weight), 2 and 3 tiers.
+  for (const TopologyParams& p : {fat_tree(8, 4, 4, 8, 1.0, true), fat_tree_tiers(3, 16, 2, 2, 8),
+                                  fat_tree_tiers(3, 24, 2, 1, 8, 3.0, false, {2.0})}) {
+    const Topology t = build_topology(p);
+    for (const std::vector<int>& ranks : groups_of(t)) {
+      for (RoutingKind kind : {RoutingKind::dmodk, RoutingKind::spray, RoutingKind::ecmp}) {
+        CAPTURE(std::string(to_string(kind)), ranks.size());
+        const auto router = make_router(t, kind, 7);
+        const auto counter = router->all_pairs_counter(ranks);
+        REQUIRE(counter != nullptr);
+        const std::span<const uint32_t> classes = counter->source_classes();
+        if (kind == RoutingKind::ecmp) {
+          CHECK(classes.empty());
+          continue;
+        }
+        // The classes are the sources' leaves.
+        REQUIRE(classes.size() == ranks.size());
+        const FatTreeLayout& f = *t.fat_tree();
+        for (std::size_t i = 0; i < ranks.size(); ++i)
+          CHECK(classes[i] == static_cast<uint32_t>(f.nic_leaf[static_cast<std::size_t>(t.nic_index_of_rank(ranks[i]))]));
+        // Pieces of one source, of 5 and the rest: every piece's classes split differently, the
+        // sum route()'s count.
+        PairLoads got;
+        got.crossings.assign(model_links(t, *router), 0);
+        for (std::size_t i = 0; i < ranks.size();) {
+          const std::size_t piece = i < 3 ? 1 : std::min<std::size_t>(5, ranks.size() - i);
+          counter->add_sources(i, i + piece, got);
+          i += piece;
+        }
+        const PairLoads want = by_route(t, *router, ranks);
+        CHECK(got.crossings == want.crossings);
+        CHECK(got.max_latency_same_node_s == want.max_latency_same_node_s);
+        CHECK(got.max_latency_across_s == want.max_latency_across_s);
+      }
+    }
+  }
+  // A degraded fabric counts route by route.
+  TopologyParams degraded = fat_tree(8, 4, 4, 8);
+  degraded.failed.links = {{"leaf0", "spine2", 0}};
+  const Topology t = build_topology(degraded);
+  const std::vector<int> ranks{0, 5, 9, 17, 30};
+  CHECK(make_router(t, RoutingKind::dmodk, 1)->all_pairs_counter(ranks)->source_classes().empty());
+}
