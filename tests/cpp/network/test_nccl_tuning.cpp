@@ -2,6 +2,8 @@
 #include <fstream>
 #include <limits>
 #include <stdexcept>
+#include <tuple>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -117,6 +119,32 @@ TEST_CASE("a small tree all-reduce across nodes takes NCCL's tree latency", "[nc
     const double formula = (6.8 + 2 * (7 * 0.6 + levels * 5.0)) * 1e-6;
     CHECK(tree_all_reduce_s(nodes, net::NetworkModel::analytical) == Approx(formula).epsilon(1e-3));
     if (nodes <= 64) CHECK(tree_all_reduce_s(nodes, net::NetworkModel::flow) == Approx(formula).epsilon(1e-3));
+  }
+}
+
+TEST_CASE("a small tree all-reduce on one node takes NCCL's chain latency", "[nccl][tree]") {
+  // NCCL's tree inside a node is a chain through its GPUs (src/graph/connect.cc, ncclTopoPreset),
+  // and the tuner prices it so (src/graph/tuning.cc, 2.16-2.20: baseLat + 2 x ((ranks per node
+  // - 1) x intra + log2(1) x inter)): LL 6.8 + 2 x 7 x 0.6 = 15.2 us on 8 NVLink GPUs, LL128
+  // 14 + 2 x 7 x 1.25 = 31.5 us. A binary tree over the node (2 log2 8 steps) gave 10.4 us.
+  topo::TopologyParams p;
+  p.kind = topo::TopologyKind::single_node;
+  p.node.gpu_latency_s = 0.2e-6;  // within NCCL's per-step figures, which then price every step
+  for (int gpus : {2, 4, 8}) {
+    p.node.gpus = gpus;
+    const topo::Topology node = topo::build_topology(p);
+    for (net::NetworkModel model : {net::NetworkModel::analytical, net::NetworkModel::flow}) {
+      CAPTURE(gpus, static_cast<int>(model));
+      net::CommConfig config;
+      config.model = model;
+      for (const auto& [protocol, base_us, step_us] :
+           {std::tuple{net::Protocol::ll, 6.8, 0.6}, std::tuple{net::Protocol::ll128, 14.0, 1.25}}) {
+        config.protocol = protocol;
+        const double seconds = test::collective_seconds(node, topo::RoutingKind::shortest, config,
+                                                        work::CollectiveOp::all_reduce, CollectiveAlgorithm::tree, 8);
+        CHECK(seconds == Approx((base_us + 2 * (gpus - 1) * step_us) * 1e-6).epsilon(1e-3));
+      }
+    }
   }
 }
 
