@@ -73,6 +73,24 @@ TEST_CASE("nccl_costs fills every algorithm as the file maps it", "[nccl]") {
   CHECK(net::nccl_costs("ll")[CollectiveAlgorithm::tree].step_latency_s[kNet] == Approx(5e-6));
 }
 
+TEST_CASE("NCCL's tree factors apply its 0.92 under every protocol", "[nccl][tree]") {
+  // src/graph/tuning.cc (2.18.3, 2.20.3): the tree's bus bandwidth x 0.92, then LL x 1/3.8 and
+  // LL128 x 120/128 across nodes or 7/9 inside one; the ring's LL128 x 0.92 alone.
+  using net::Protocol;
+  const auto tree = [](Protocol p, bool multi_node, double base) {
+    return net::nccl_efficiency(CollectiveAlgorithm::tree, p, multi_node, base);
+  };
+  for (bool multi_node : {false, true}) {
+    CHECK(tree(Protocol::simple, multi_node, 1.0) == Approx(0.92));
+    CHECK(tree(Protocol::ll, multi_node, 0.5) == Approx(0.92 / 3.8));
+  }
+  CHECK(tree(Protocol::ll128, true, 120.0 / 128) == Approx(0.92 * 120.0 / 128));
+  CHECK(tree(Protocol::ll128, false, 120.0 / 128) == Approx(0.92 * 7.0 / 9));
+  CHECK(net::nccl_efficiency(CollectiveAlgorithm::ring, Protocol::ll128, true, 120.0 / 128) == Approx(0.92));
+  CHECK(net::nccl_efficiency(CollectiveAlgorithm::ring, Protocol::simple, true, 1.0) == 1.0);
+  CHECK(net::nccl_efficiency(CollectiveAlgorithm::tree, Protocol::none, true, 1.0) == 1.0);
+}
+
 TEST_CASE("nccl_costs rejects an unknown protocol", "[nccl]") {
   CHECK_THROWS_AS(net::nccl_costs("bogus"), std::invalid_argument);
   CHECK_THROWS_AS(net::nccl_costs("none"), std::invalid_argument);
