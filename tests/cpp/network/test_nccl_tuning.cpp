@@ -298,6 +298,22 @@ double nvls_all_reduce_s(double bytes, net::Protocol protocol, net::NetworkModel
 
 }  // namespace
 
+TEST_CASE("auto offers NVLS to groups of more than two GPUs of a node", "[nccl][nvls]") {
+  // NCCL 2.18.3 and 2.20.3 leave NVLS off for two GPUs (src/transport/nvls.cc, ncclNvlsInit:
+  // gpuCount <= 2); an explicit request still runs it.
+  test::Fabric fabric(test::nvswitch_node());
+  net::CommConfig config;
+  config.in_network.nvls = true;
+  auto comm = net::make_comm(fabric.network, net::Placement::identity(8), config);
+  using A = CollectiveAlgorithm;
+  for (const std::vector<int>& ranks : {std::vector{0, 1}, std::vector{2, 5}})
+    CHECK(comm->candidates(comm->group(ranks), work::CollectiveOp::all_reduce) == std::vector{A::ring, A::tree});
+  for (const std::vector<int>& ranks : {std::vector{0, 1, 2}, test::first_ranks(4), test::first_ranks(8)})
+    CHECK(comm->candidates(comm->group(ranks), work::CollectiveOp::all_reduce) ==
+          std::vector{A::ring, A::tree, A::in_network});
+  CHECK_NOTHROW(comm->plan(comm->group(std::vector{0, 1}), work::CollectiveOp::all_reduce, A::in_network));
+}
+
 TEST_CASE("an NVLS all-reduce in one node pays its pipeline's fill and drain", "[nccl][nvls]") {
   for (net::NetworkModel model : {net::NetworkModel::analytical, net::NetworkModel::flow}) {
     CAPTURE(static_cast<int>(model));
