@@ -2,8 +2,9 @@
 // Inside the collective plans (not for callers: they use collective_plan.hpp): the building
 // blocks every algorithm shares, and one plan function per algorithm family, each in its own
 // file: collective_plan.cpp (blocks, halving_doubling, direct, checks), collective_plan_rings.cpp
-// (rings and NCCL channels, hierarchical, in_network), collective_plan_tree.cpp (the double
-// binary tree), collective_plan_torus.cpp (XLA's per-dimension rings on a torus).
+// (rings and NCCL channels, hierarchical, in_network), collective_plan_tree.cpp (NCCL's tree:
+// chains in nodes, binary trees between them), collective_plan_torus.cpp (XLA's per-dimension
+// rings on a torus).
 #include <cstddef>
 #include <cstdint>
 #include <string>

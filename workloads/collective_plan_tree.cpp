@@ -1,4 +1,5 @@
-// NCCL's double binary tree: all_reduce on one node and across nodes, rooted broadcast and reduce.
+// NCCL's tree all_reduce (a chain through each node's GPUs, a double binary tree between the
+// nodes), the double binary tree over ranks with no layout, rooted broadcast and reduce.
 #include <algorithm>
 #include <cstddef>
 #include <utility>
@@ -76,14 +77,17 @@ Transfers both_ways(const TreeShape& tree, const Members& at, double share, int3
 
 // --- plans -----------------------------------------------------------------------------------
 
-// NCCL's tree across nodes: in each channel a chain through the node's GPUs from its head
-// (the channel's rail) and a binary tree between the nodes' heads. NCCL duplicates every
+// NCCL's tree: in each channel a chain through the node's GPUs from its head (the channel's
+// rail) and a binary tree between the nodes' heads. On one node it is the chain alone (NCCL
+// 2.16-2.20 src/graph/connect.cc, ncclTopoPreset: a GPU's tree parent and child inside its
+// node are the previous and next GPU of the channel's order), not a binary tree over the
+// node's GPUs: 2 (n - 1) steps where that would take 2 log2 n. NCCL duplicates every
 // channel, one copy per tree of the double binary tree, so each rail carries both trees: a
 // head NIC that relays in one tree is a leaf in the other, as on one node. Each of the 2c
 // pipelines reduces up its chains and tree and broadcasts back down, with 1/(2c) of the data.
 // Nodes may hold different numbers of members: each node's chains start on rails spread over
 // its members (rail_member), and the longest chain sets the latency.
-std::vector<Stage> multi_node_tree_all_reduce(const GroupLayout& group, const std::vector<Members>& nodes) {
+std::vector<Stage> chains_and_tree_all_reduce(const GroupLayout& group, const std::vector<Members>& nodes) {
   const std::size_t channels = channel_count(group, nodes), pipelines = 2 * channels;
   const TreeShape tree = tree_shape(static_cast<int>(nodes.size()));
   const double share = 1.0 / static_cast<double>(pipelines);
@@ -111,7 +115,8 @@ std::vector<Stage> multi_node_tree_all_reduce(const GroupLayout& group, const st
   // The critical path: up a chain and the tree, and back down. NCCL's tuner prices it the same
   // way (src/graph/tuning.cc: 2 x ((ranks per node - 1) x intra + log2(nodes) x inter)).
   const int steps = 2 * (static_cast<int>(longest) - 1 + tree.levels - 1);
-  Stage s = stage("tree all_reduce (chains in nodes, trees between)", std::move(edges), std::max(steps, 1));
+  Stage s = stage(nodes.size() > 1 ? "tree all_reduce (chains in nodes, trees between)" : "tree all_reduce (a chain)",
+                  std::move(edges), std::max(steps, 1));
   s.inter_node_steps = std::min(2 * (tree.levels - 1), s.steps);
   return {std::move(s)};
 }
@@ -123,9 +128,11 @@ std::vector<Stage> tree_plan(CollectiveOp op, const GroupLayout& group) {
   const TreeShape tree = tree_shape(static_cast<int>(m.size()));
   const int depth_steps = tree.levels - 1;
   if (op == CollectiveOp::all_reduce) {
+    // Where the layout places the ranks (one node or several), NCCL's chains; without one, the
+    // double binary tree over the ranks, each tree reducing up and broadcasting down half the
+    // data as one pipeline.
     const std::vector<Members> nodes = members_by_node(group);
-    if (nodes.size() >= 2) return multi_node_tree_all_reduce(group, nodes);
-    // Each tree reduces up and broadcasts down half the data as one pipeline.
+    if (!nodes.empty()) return chains_and_tree_all_reduce(group, nodes);
     const auto half_each = [&tree](const Members& at, int32_t chain) { return both_ways(tree, at, 0.5, chain); };
     return {stage("tree all_reduce", per_group({m, second_tree(m)}, half_each), 2 * depth_steps)};
   }

@@ -68,7 +68,10 @@ GroupId CommBase::group(std::span<const int> ranks, int channels) {
   }
   g.spans.first = per_node.size() > 1;
   g.nodes = static_cast<int>(per_node.size());
-  for (const auto& [node, count] : per_node) g.spans.second |= count > 1;
+  for (const auto& [node, count] : per_node) {
+    g.spans.second |= count > 1;
+    g.most_on_a_node = std::max(g.most_on_a_node, count);
+  }
   const auto id = static_cast<GroupId>(groups_.size());
   groups_.push_back(std::move(g));
   group_ids_.emplace(key, id);
@@ -109,7 +112,11 @@ const work::CollectivePlan& CommBase::plan(GroupId group, CollectiveOp op, Colle
 std::vector<CollectiveAlgorithm> CommBase::candidates(GroupId group, CollectiveOp op) {
   const Group& g = groups_.at(group);
   const auto [several_nodes, shared_node] = g.spans;
-  const bool reduces = (!shared_node || config_.in_network.nvls) && (!several_nodes || config_.in_network.sharp);
+  // NVLS needs more than two GPUs of the group on a node: NCCL 2.18.3 and 2.20.3 leave it off
+  // for two (src/transport/nvls.cc, ncclNvlsInit: gpuCount <= 2), where NVLink's direct copies
+  // are as fast. A group of one rank per node reduces in the switches (SHARP) alone.
+  const bool nvls = config_.in_network.nvls && g.most_on_a_node > 2;
+  const bool reduces = (!shared_node || nvls) && (!several_nodes || config_.in_network.sharp);
   std::vector<CollectiveAlgorithm> out;
   for (CollectiveAlgorithm a : work::tuned_algorithms_for(op)) {
     if (a == CollectiveAlgorithm::in_network && !reduces) continue;

@@ -9,7 +9,9 @@
 // its model: when the algorithm is auto, among the algorithms NCCL runs for the op
 // (work::tuned_algorithms_for: all_reduce ring, tree, in_network where the fabric reduces, torus
 // on a torus fabric with one rank per node; all_gather and reduce_scatter ring, torus;
-// broadcast and reduce ring; all_to_all and send_recv direct) that have a plan for the group,
+// broadcast and reduce ring; all_to_all and send_recv direct) that have a plan for the group
+// (in_network not where ranks share a node two at most: NCCL 2.18-2.20 turn NVLS off for two
+// GPUs, src/transport/nvls.cc ncclNvlsInit: gpuCount <= 2),
 // and among LL, LL128 and Simple when the protocol is auto. Ties go to the first, in that order
 // and LL, LL128, Simple. A choice is remembered
 // per (group, op, bytes, request): a training step repeats the same collectives.
@@ -120,6 +122,7 @@ class CommBase : public Comm {
     std::map<std::pair<work::CollectiveOp, work::CollectiveAlgorithm>, std::unique_ptr<work::CollectivePlan>> plans;
     std::pair<bool, bool> spans{false, false};  // (spans several nodes, has ranks sharing a node)
     int nodes = 1;                              // nodes its ranks are on
+    int most_on_a_node = 1;                     // the most of its ranks on one node
   };
   // The tuner's choice for one request (op, requested algorithm and protocol, bytes) on a
   // group, and the runner of its plan once a run asked for it.

@@ -101,10 +101,13 @@ double nccl_efficiency(work::CollectiveAlgorithm algorithm, Protocol protocol, b
                                                                               : nullptr;
   if (!nccl_algorithm || protocol == Protocol::none || protocol == Protocol::automatic) return base;
   const json& by_algorithm = table().at("bandwidth_refinements").at("efficiency").at(nccl_algorithm);
+  // NCCL's factor for the algorithm under every protocol, then the protocol's own in place of
+  // its payload efficiency (tree LL: 0.92 x 1/3.8).
+  const double every = by_algorithm.value("every_protocol", 1.0);
   const auto it = by_algorithm.find(std::string(to_string(protocol)));
-  if (it == by_algorithm.end()) return base;
-  if (it->is_object()) return it->at(multi_node ? "multi_node" : "single_node").get<double>();
-  return it->get<double>();
+  if (it == by_algorithm.end()) return every * base;
+  if (it->is_object()) return every * it->at(multi_node ? "multi_node" : "single_node").get<double>();
+  return every * it->get<double>();
 }
 
 double nccl_busbw_ceiling_Bps(Protocol protocol, std::string_view arch, int nodes) {

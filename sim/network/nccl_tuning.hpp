@@ -42,8 +42,9 @@ std::vector<ProtocolCosts> nccl_protocols(Protocol requested, double nvls_effici
 Protocol nccl_protocol_run(work::CollectiveAlgorithm algorithm, Protocol chosen);
 
 // NCCL's bus bandwidth factor for `algorithm` run with `protocol` where NCCL refines it
-// (bandwidth_refinements.efficiency: ring LL128 0.92; tree Simple 0.92, LL 1/3.8, LL128 120/128
-// across nodes and 7/9 in one node), else the protocol's payload efficiency (`base`).
+// (bandwidth_refinements.efficiency: ring LL128 0.92; tree 0.92 under every protocol, times
+// 1/3.8 for LL and for LL128 120/128 across nodes or 7/9 in one node), else the protocol's
+// payload efficiency (`base`).
 // `multi_node`: the group spans nodes.
 double nccl_efficiency(work::CollectiveAlgorithm algorithm, Protocol protocol, bool multi_node, double base);
 // LL's ceiling on bus bandwidth (bytes/s) for a group on `nodes` nodes of `arch` GPUs

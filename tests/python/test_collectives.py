@@ -69,10 +69,10 @@ S = 64 * 2**20
     ("all_gather", "ring", lambda n: (n - 1) * (ALPHA + S / (n * B))),
     ("broadcast", "ring", lambda n: (n - 1) * ALPHA + S / B),
     ("reduce", "ring", lambda n: (n - 1) * ALPHA + S / B),
-    # NCCL's double binary tree: ceil(log2 n) + 1 levels, up and down; every rank relays in one
-    # tree at most, so the busiest GPU port sends S/2 up + 2 x S/2 down in one tree and S/2 up
-    # in the other: 2S.
-    ("all_reduce", "tree", lambda n: 2 * math.ceil(math.log2(n)) * ALPHA + 2 * S / B),
+    # NCCL's tree on one node: a chain through the GPUs, up and down, for each of its two trees
+    # (the same chain, S/2 each): 2(n-1) steps; a GPU inside the chain sends S/2 up and S/2
+    # down in each: 2S.
+    ("all_reduce", "tree", lambda n: 2 * (n - 1) * ALPHA + 2 * S / B),
     ("all_reduce", "halving_doubling",
      lambda n: 2 * math.log2(n) * ALPHA + 2 * (n - 1) / n * S / B),
     ("all_gather", "halving_doubling", lambda n: math.log2(n) * ALPHA + (n - 1) / n * S / B),
@@ -87,31 +87,28 @@ def test_closed_form_on_one_node(op, algorithm, expected, model):
     assert times(sc)[0] == pytest.approx(expected(ranks), rel=1e-9)
 
 
-def test_tree_latency_is_2_depth_steps_and_its_bandwidth_term_is_linear():
-    # Double binary tree, pipelined up and down: latency 2(depth-1) steps with
-    # depth = ceil(log2 n) + 1 (NCCL's root has a single child); time is affine in S
-    # (extrapolate two sizes to S = 0).
+def test_tree_latency_is_2_chain_steps_on_one_node_and_its_bandwidth_term_is_linear():
+    # NCCL's tree on one node is a chain (src/graph/connect.cc), pipelined up and down: latency
+    # 2(n-1) steps; time is affine in S (extrapolate two sizes to S = 0).
     for n in (4, 6, 8, 12, 16, 32):
         t1, t2, t3 = times(node(n=n, op="all_reduce", algorithm="tree", sizes=[2**20, 2**21, 2**22]))
         latency = 2 * t1 - t2
-        depth = math.ceil(math.log2(n)) + 1
-        assert latency == pytest.approx(2 * (depth - 1) * ALPHA, rel=1e-6)
+        assert latency == pytest.approx(2 * (n - 1) * ALPHA, rel=1e-6)
         assert t3 - t2 == pytest.approx(2 * (t2 - t1), rel=1e-6)
-        # Bandwidth: each tree moves S/2 up and S/2 down, every edge of a tree at one rate. The
-        # trees are complementary: a rank with two children in one tree (S/2 up, 2 x S/2 down)
-        # is a leaf (S/2 up) or the root in the other, so no GPU port carries more than 2S and
-        # some carry exactly that: both trees run at B/4, S/2 each.
+        # Bandwidth: each of the two trees moves S/2 up and S/2 down the same chain, every edge
+        # at one rate: a GPU inside the chain sends four such streams, so each runs at B/4.
         per_byte = (t2 - t1) / 2**20
         assert per_byte == pytest.approx(2 / B, rel=1e-9)
 
 
-def test_tiny_messages_cost_latency_n_for_ring_log_n_for_tree_and_hd():
+def test_tiny_messages_cost_latency_n_for_ring_and_one_nodes_tree_log_n_for_hd():
     ring = {n: times(node(n=n, op="all_reduce", algorithm="ring", sizes=[8]))[0] for n in (8, 64)}
     hd = {n: times(node(n=n, op="all_reduce", algorithm="halving_doubling", sizes=[8]))[0] for n in (8, 64)}
     assert ring[64] / ring[8] == pytest.approx(63 / 7, rel=1e-3)   # 2(n-1) steps
     assert hd[64] / hd[8] == pytest.approx(6 / 3, rel=1e-3)        # 2 log2 n steps
+    # NCCL's tree inside one node is a chain: 2(n-1) steps, as many as the ring's.
     tree64 = times(node(n=64, op="all_reduce", algorithm="tree", sizes=[8]))[0]
-    assert tree64 < ring[64] / 5
+    assert tree64 == pytest.approx(ring[64], rel=1e-3)
 
 
 @pytest.mark.parametrize("op,algorithm", [

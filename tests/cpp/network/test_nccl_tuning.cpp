@@ -2,6 +2,8 @@
 #include <fstream>
 #include <limits>
 #include <stdexcept>
+#include <tuple>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -71,6 +73,24 @@ TEST_CASE("nccl_costs fills every algorithm as the file maps it", "[nccl]") {
   CHECK(net::nccl_costs("ll")[CollectiveAlgorithm::tree].step_latency_s[kNet] == Approx(5e-6));
 }
 
+TEST_CASE("NCCL's tree factors apply its 0.92 under every protocol", "[nccl][tree]") {
+  // src/graph/tuning.cc (2.18.3, 2.20.3): the tree's bus bandwidth x 0.92, then LL x 1/3.8 and
+  // LL128 x 120/128 across nodes or 7/9 inside one; the ring's LL128 x 0.92 alone.
+  using net::Protocol;
+  const auto tree = [](Protocol p, bool multi_node, double base) {
+    return net::nccl_efficiency(CollectiveAlgorithm::tree, p, multi_node, base);
+  };
+  for (bool multi_node : {false, true}) {
+    CHECK(tree(Protocol::simple, multi_node, 1.0) == Approx(0.92));
+    CHECK(tree(Protocol::ll, multi_node, 0.5) == Approx(0.92 / 3.8));
+  }
+  CHECK(tree(Protocol::ll128, true, 120.0 / 128) == Approx(0.92 * 120.0 / 128));
+  CHECK(tree(Protocol::ll128, false, 120.0 / 128) == Approx(0.92 * 7.0 / 9));
+  CHECK(net::nccl_efficiency(CollectiveAlgorithm::ring, Protocol::ll128, true, 120.0 / 128) == Approx(0.92));
+  CHECK(net::nccl_efficiency(CollectiveAlgorithm::ring, Protocol::simple, true, 1.0) == 1.0);
+  CHECK(net::nccl_efficiency(CollectiveAlgorithm::tree, Protocol::none, true, 1.0) == 1.0);
+}
+
 TEST_CASE("nccl_costs rejects an unknown protocol", "[nccl]") {
   CHECK_THROWS_AS(net::nccl_costs("bogus"), std::invalid_argument);
   CHECK_THROWS_AS(net::nccl_costs("none"), std::invalid_argument);
@@ -117,6 +137,32 @@ TEST_CASE("a small tree all-reduce across nodes takes NCCL's tree latency", "[nc
     const double formula = (6.8 + 2 * (7 * 0.6 + levels * 5.0)) * 1e-6;
     CHECK(tree_all_reduce_s(nodes, net::NetworkModel::analytical) == Approx(formula).epsilon(1e-3));
     if (nodes <= 64) CHECK(tree_all_reduce_s(nodes, net::NetworkModel::flow) == Approx(formula).epsilon(1e-3));
+  }
+}
+
+TEST_CASE("a small tree all-reduce on one node takes NCCL's chain latency", "[nccl][tree]") {
+  // NCCL's tree inside a node is a chain through its GPUs (src/graph/connect.cc, ncclTopoPreset),
+  // and the tuner prices it so (src/graph/tuning.cc, 2.16-2.20: baseLat + 2 x ((ranks per node
+  // - 1) x intra + log2(1) x inter)): LL 6.8 + 2 x 7 x 0.6 = 15.2 us on 8 NVLink GPUs, LL128
+  // 14 + 2 x 7 x 1.25 = 31.5 us. A binary tree over the node (2 log2 8 steps) gave 10.4 us.
+  topo::TopologyParams p;
+  p.kind = topo::TopologyKind::single_node;
+  p.node.gpu_latency_s = 0.2e-6;  // within NCCL's per-step figures, which then price every step
+  for (int gpus : {2, 4, 8}) {
+    p.node.gpus = gpus;
+    const topo::Topology node = topo::build_topology(p);
+    for (net::NetworkModel model : {net::NetworkModel::analytical, net::NetworkModel::flow}) {
+      CAPTURE(gpus, static_cast<int>(model));
+      net::CommConfig config;
+      config.model = model;
+      for (const auto& [protocol, base_us, step_us] :
+           {std::tuple{net::Protocol::ll, 6.8, 0.6}, std::tuple{net::Protocol::ll128, 14.0, 1.25}}) {
+        config.protocol = protocol;
+        const double seconds = test::collective_seconds(node, topo::RoutingKind::shortest, config,
+                                                        work::CollectiveOp::all_reduce, CollectiveAlgorithm::tree, 8);
+        CHECK(seconds == Approx((base_us + 2 * (gpus - 1) * step_us) * 1e-6).epsilon(1e-3));
+      }
+    }
   }
 }
 
@@ -251,6 +297,22 @@ double nvls_all_reduce_s(double bytes, net::Protocol protocol, net::NetworkModel
 }
 
 }  // namespace
+
+TEST_CASE("auto offers NVLS to groups of more than two GPUs of a node", "[nccl][nvls]") {
+  // NCCL 2.18.3 and 2.20.3 leave NVLS off for two GPUs (src/transport/nvls.cc, ncclNvlsInit:
+  // gpuCount <= 2); an explicit request still runs it.
+  test::Fabric fabric(test::nvswitch_node());
+  net::CommConfig config;
+  config.in_network.nvls = true;
+  auto comm = net::make_comm(fabric.network, net::Placement::identity(8), config);
+  using A = CollectiveAlgorithm;
+  for (const std::vector<int>& ranks : {std::vector{0, 1}, std::vector{2, 5}})
+    CHECK(comm->candidates(comm->group(ranks), work::CollectiveOp::all_reduce) == std::vector{A::ring, A::tree});
+  for (const std::vector<int>& ranks : {std::vector{0, 1, 2}, test::first_ranks(4), test::first_ranks(8)})
+    CHECK(comm->candidates(comm->group(ranks), work::CollectiveOp::all_reduce) ==
+          std::vector{A::ring, A::tree, A::in_network});
+  CHECK_NOTHROW(comm->plan(comm->group(std::vector{0, 1}), work::CollectiveOp::all_reduce, A::in_network));
+}
 
 TEST_CASE("an NVLS all-reduce in one node pays its pipeline's fill and drain", "[nccl][nvls]") {
   for (net::NetworkModel model : {net::NetworkModel::analytical, net::NetworkModel::flow}) {

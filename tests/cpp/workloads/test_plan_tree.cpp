@@ -1,7 +1,9 @@
-// Tree plans: NCCL's double binary tree on one node (shape, complementarity, per-rank bytes),
-// rooted broadcast and reduce, and the multi-node tree (chains in nodes, trees between heads).
+// Tree plans: the double binary tree over ranks with no layout (shape, complementarity, per-rank
+// bytes), rooted broadcast and reduce, NCCL's chain on one node, and the multi-node tree (chains
+// in nodes, trees between heads).
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <utility>
@@ -147,6 +149,29 @@ TEST_CASE("Tree broadcast and reduce: tree A rooted at ranks[0], ceil(log2 n) + 
     for (const Transfer& t : down) a.emplace(t.src, t.dst);
     for (const Transfer& t : up) b.emplace(t.src, t.dst);
     REQUIRE(a == b);
+  }
+}
+
+TEST_CASE("tree all_reduce on one node: NCCL's chain through its ranks, both trees", "[plan]") {
+  // NCCL's tree inside a node is a chain (src/graph/connect.cc, ncclTopoPreset), duplicated for
+  // its two trees: 2 pipelines of 1/2, each the n-1 chain edges up and down; 2(n-1) steps, none
+  // across nodes. Every rank sends at most 2S, as in the double binary tree.
+  for (int n : {2, 3, 4, 8}) {
+    CAPTURE(n);
+    const auto plan = plan_of(Op::all_reduce, Alg::tree, nodes(1, n));
+    REQUIRE(plan.stages.size() == 1);
+    const Stage& s = plan.stages[0];
+    CHECK(s.steps == 2 * (n - 1));
+    CHECK(s.inter_node_steps == 0);
+    for (int32_t chain : {0, 1}) {
+      const std::vector<Transfer> edges = of_chain(s, chain);
+      REQUIRE(edges.size() == static_cast<std::size_t>(2 * (n - 1)));
+      for (const Transfer& t : edges) {
+        CHECK(t.share == 0.5);
+        CHECK(std::abs(t.src - t.dst) == 1);  // neighbours in the node's order
+      }
+    }
+    for (int r = 500; r < 500 + n; ++r) CHECK(bytes_sent_share(plan, r) <= 2.0 + 1e-12);
   }
 }
 
