@@ -164,3 +164,9 @@ def test_narayanan_rows_replay_the_papers_scripts():
         local_ddp = "--DDP-impl local" in row["recipe"]
         assert local_ddp == (row["pp"] > 1), row["name"]
         assert parallel["overlap_grad_reduce"] is not local_ddp, row["name"]
+
+
+def test_a_rows_gradient_dtype_reaches_the_replay():
+    # 2 bytes (the workload's default) is left to the default; any other width is passed on.
+    row = dict(validation_training.load_rows()[0], gradient_bytes=4)
+    assert validation_training.scenario_doc(row)["workload"]["gradient_bytes"] == 4
