@@ -70,6 +70,8 @@ def scenario_doc(row: dict) -> dict:
     workload_extra = {} if row.get("flash_attention", True) else {"flash_attention": False}
     if "fp8_recipe" in row:
         workload_extra["fp8_recipe"] = row["fp8_recipe"]
+    if row.get("gradient_bytes", 2) != 2:  # the published run's gradient dtype (accumulation buffer and reduction)
+        workload_extra["gradient_bytes"] = row["gradient_bytes"]
     return {"name": "published", "seed": 1, "hardware": hardware, "topology": topology,
             "network": {"model": "analytical"},
             "workload": {"kind": "training", "model": model, "parallel": parallel,

@@ -16,15 +16,17 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "scripts"))
 import validation_training  # noqa: E402
 
-MEAN_ABSOLUTE_ERROR = 0.103  # over the headline rows (all but SEPARATE_GROUPS): 10.1% measured over 46 (results/validation.md)
-# 8.6% over the 26 H100 rows (BF16 11.8% over 6, FP8 7.7% over 20), 12.2% over the 12 A100 rows (Narayanan et
-# al. 2021's 8: 12.0%; Korthikanti et al. 2022's 4: x1.18 22B, x1.13 175B, x1.13 530B, x1.06 1T); 13.3%, 13.1%
-# and 15.1% before weight-gradient GEMMs paid for the gradient buffer they add into;
+MEAN_ABSOLUTE_ERROR = 0.117  # over the headline rows (all but SEPARATE_GROUPS): 11.5% measured over 46 (results/validation.md)
+# 8.6% over the 26 H100 rows (BF16 11.8% over 6, FP8 7.7% over 20), 17.6% over the 12 A100 rows (Narayanan et
+# al. 2021's 8: 20.1%, x1.16 to x1.26, replayed as the paper's scripts ran them; 12.0% (x1.06 to x1.20) when they
+# were replayed with one sequence per micro-batch, no interleaving and no overlapped gradient all-reduce;
+# Korthikanti et al. 2022's 4: x1.18 22B, x1.13 175B, x1.13 530B, x1.06 1T); 10.1% over all and 12.2% over the
+# A100 rows before that; 13.3%, 13.1% and 15.1% before weight-gradient GEMMs paid for the gradient buffer they add into;
 # 15.2% over the 3 TPU v6e slices' rows (x1.12 v6e-8, x1.15 v6e-32, x1.18 Llama 2 70B on v6e-256), 5.5% over the 3 v5p rows (x0.86 Llama 2
 # 70B on a v5p-512, x1.00 MaxText's 32B on a v5p-128, x1.02 on two, hybrid sharding), 15.7% over the 2
 # v5e rows (x0.83 32B on a v5e-256, x0.86 on two, hybrid sharding)
-GROUP_ERROR = {"H100-SXM": 0.088, "A100-80GB": 0.124, "TPU-v6e": 0.157, "TPU-v5p": 0.060, "TPU-v5e": 0.165}
-ROW_ERROR = 0.205           # any single row: 20.1% the largest measured (GPT 76.1B on 1,024 A100s)
+GROUP_ERROR = {"H100-SXM": 0.088, "A100-80GB": 0.178, "TPU-v6e": 0.157, "TPU-v5p": 0.060, "TPU-v5e": 0.165}
+ROW_ERROR = 0.262           # any single row: 26.0% the largest measured (GPT 76.1B on 1,024 A100s)
 # Trainium1 (AWS Neuron's trn1 tables), reported apart from the headline (SEPARATE_GROUPS): 14.6%
 # measured over its 5 rows (x0.97 Llama 2 7B, x1.20 13B, x1.08 70B at Neuron 2.17; x1.25 Llama 3.1
 # 8B, x1.18 70B at 2.24), tensor-parallel collectives and the ZeRO-1 gradient reduction not
@@ -58,6 +60,9 @@ def test_every_row_names_its_source_and_configuration():
             assert has or key not in doc["workload"]["parallel"], (row["name"], key)
             if key in row:
                 assert "overlap" in row["overlaps"], row["name"]
+        # A row that records its run's gradient dtype replays with it, and cites where it comes from.
+        assert doc["workload"].get("gradient_bytes", 2) == row.get("gradient_bytes", 2), row["name"]
+        assert "gradient_bytes" not in row or "gradient" in row["recipe"], row["name"]
         # A run published as FP8 current scaling replays with that recipe's amax pass.
         current = "current scaling" in row["source"]
         assert doc["workload"].get("fp8_recipe", "delayed") == ("current" if current else "delayed"), row["name"]
@@ -141,3 +146,27 @@ def test_korthikanti_rows_give_the_papers_mfu():
                / row["gpus"] / 312e12)
         assert abs(mfu - row["measured"]["model_flops_utilization"]) < 0.003, (row["name"], mfu)
         assert row["recompute"] == "selective" and row["sequence_parallel"] and not row["flash_attention"]
+
+
+def test_narayanan_rows_replay_the_papers_scripts():
+    # Table 1 as Megatron-LM's examples/sc21/run_table_1.sh ran it: the script's micro-batch and
+    # interleaved chunks (--num-layers-per-virtual-pipeline-stage dividing the stage's layers) reach
+    # the replayed plan; torch DDP (pp 1) overlaps the gradient all-reduce, local DDP does not.
+    rows = [r for r in validation_training.load_rows() if r["source"].startswith("Narayanan")]
+    assert len(rows) == 8
+    for row in rows:
+        assert "examples/sc21/run_table_1.sh" in row["recipe"], row["name"]
+        assert (row["model"]["layers"] // row["pp"]) % row["vp"] == 0, row["name"]
+        parallel = validation_training.scenario_doc(row)["workload"]["parallel"]
+        assert parallel["schedule"] == ("interleaved" if row["vp"] > 1 else "1f1b"), row["name"]
+        assert parallel.get("virtual_stages", 1) == row["vp"]
+        assert validation_training.scenario_doc(row)["workload"]["batch"]["micro"] == row["micro"]
+        local_ddp = "--DDP-impl local" in row["recipe"]
+        assert local_ddp == (row["pp"] > 1), row["name"]
+        assert parallel["overlap_grad_reduce"] is not local_ddp, row["name"]
+
+
+def test_a_rows_gradient_dtype_reaches_the_replay():
+    # 2 bytes (the workload's default) is left to the default; any other width is passed on.
+    row = dict(validation_training.load_rows()[0], gradient_bytes=4)
+    assert validation_training.scenario_doc(row)["workload"]["gradient_bytes"] == 4
