@@ -16,6 +16,11 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "scripts"))
 import validation_training  # noqa: E402
 
+# The replay is the suite's costliest fixture: under `--dist loadgroup` (the Makefile's) this module
+# and the validation report's test run on one worker, which computes it once for both
+# (scripts/replay_cache.py), while the other worker runs the rest.
+pytestmark = pytest.mark.xdist_group("training_replay")
+
 MEAN_ABSOLUTE_ERROR = 0.135  # over the headline rows (all but SEPARATE_GROUPS): 13.3% measured over 46 (results/validation.md)
 # 13.1% over the 26 H100 rows (BF16 15.8% over 6, FP8 12.2% over 20), 15.1% over the 12 A100 rows (Narayanan et
 # al. 2021's 8: 14.6%; Korthikanti et al. 2022's 4: x1.19 22B, x1.17 175B, x1.18 530B, x1.11 1T),
