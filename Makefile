@@ -36,7 +36,8 @@ demo: build
 	$(BUILD)/clustersim run $(FLAGSHIP)
 
 # Set-up + every test: the include edges against docs/dependencies.md, C++ (ctest), Python
-# (pytest on $(JOBS) workers, pytest-xdist: CLI, scenarios, notebooks), then the sanitizer
+# (pytest on $(JOBS) workers, pytest-xdist: CLI, scenarios, notebooks; --dist loadgroup keeps
+# the tests sharing the training validation replay on one worker), then the sanitizer
 # build of the C++ tests and a short fuzzing run of the scenario loader.
 test: build
 	$(MAKE) --no-print-directory check-includes test-cpp test-python sanitize fuzz
@@ -48,7 +49,7 @@ test-cpp:
 	$(MEMLIMIT) ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 test-python:
-	CLUSTERSIM_REQUIRE_PEERS=1 PYTHONPATH=$(BUILD)/python CLUSTERSIM_BUILD=$(abspath $(BUILD)) $(MEMLIMIT) $(PYTHON) -m pytest -q -p no:cacheprovider -n $(JOBS) tests/python
+	CLUSTERSIM_REQUIRE_PEERS=1 PYTHONPATH=$(BUILD)/python CLUSTERSIM_BUILD=$(abspath $(BUILD)) $(MEMLIMIT) $(PYTHON) -m pytest -q -p no:cacheprovider -n $(JOBS) --dist loadgroup tests/python
 
 # ASan + UBSan build of the C++ tests (clang, which also builds the libFuzzer target).
 sanitize: setup

@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from replay_cache import replay
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data" / "published_training.json"
 
@@ -113,6 +115,7 @@ def _maxtext_flops_per_step(row: dict) -> float:
     return row["global"] * (6 * _maxtext_parameters(m) * s + attention)
 
 
+@replay("training_rows")  # the costliest replay: its tests and results/validation.md share it
 def training_rows(cs) -> list[dict]:
     out = []
     # Rows of one configuration published by two sources (NeMo 24.12 and 25.02's GPT-3 175B on 512

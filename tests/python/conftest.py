@@ -10,6 +10,9 @@ ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("CLUSTERSIM_BUILD", ROOT / "build"))
 CLI = BUILD / "clustersim"
 sys.path.insert(0, str(BUILD / "python"))
+# The validation replays computed once for the session's workers and the processes they start
+# (scripts/replay_cache.py: keyed by the build's, data/'s and the scripts' contents).
+os.environ.setdefault("CLUSTERSIM_REPLAY_CACHE", str(BUILD / "replay-cache"))
 
 
 def require(module, why):

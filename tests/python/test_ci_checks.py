@@ -66,3 +66,18 @@ def test_a_missing_peer_fails_under_make_test_and_skips_elsewhere(tmp_path):
         r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)],
                            capture_output=True, text=True, cwd=tmp_path, env=env)
         assert outcome in r.stdout, r.stdout + r.stderr
+
+
+def test_ctest_runs_every_catch2_test_case():
+    """ctest has one entry per tests/cpp/<area>/test_<subject>.cpp (Catch2's file-name tag) for each
+    area tests/CMakeLists.txt adds: a test case in any other file (a helper header), or in an area
+    the list lacks, would be compiled and run by no entry."""
+    import re
+    areas = set(re.findall(r"^cs_add_test_area\((\w+)", (ROOT / "tests" / "CMakeLists.txt").read_text(), re.M))
+    case = re.compile(r"^\s*(TEST_CASE|TEST_CASE_METHOD|TEMPLATE_TEST_CASE|SCENARIO)\s*\(", re.M)
+    files = [p for p in (ROOT / "tests" / "cpp").rglob("*") if p.suffix in (".cpp", ".hpp")]
+    holding = [p.relative_to(ROOT / "tests" / "cpp") for p in files if case.search(p.read_text())]
+    assert holding
+    outside = [str(p) for p in holding if len(p.parts) != 2 or p.parts[0] not in areas
+               or not (p.name.startswith("test_") and p.suffix == ".cpp")]
+    assert not outside, f"test cases no ctest entry runs: {outside}"

@@ -16,6 +16,11 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "scripts"))
 import validation_training  # noqa: E402
 
+# The replay is the suite's costliest fixture: under `--dist loadgroup` (the Makefile's) this module
+# and the validation report's test run on one worker, which computes it once for both
+# (scripts/replay_cache.py), while the other worker runs the rest.
+pytestmark = pytest.mark.xdist_group("training_replay")
+
 MEAN_ABSOLUTE_ERROR = 0.117  # over the headline rows (all but SEPARATE_GROUPS): 11.5% measured over 46 (results/validation.md)
 # 8.6% over the 26 H100 rows (BF16 11.8% over 6, FP8 7.7% over 20), 17.6% over the 12 A100 rows (Narayanan et
 # al. 2021's 8: 20.1%, x1.16 to x1.26, replayed as the paper's scripts ran them; 12.0% (x1.06 to x1.20) when they
