@@ -113,6 +113,9 @@ constexpr std::array<GpuSpec, 23> kCatalog{{
     // has 4 chips, a v5e/v6e host 8 (Google Cloud's pages), cabled here as a full mesh (the
     // slice's torus is topology.kind "tpu_slice"); trn1/trn2 16 chips on a 4 x 4 torus, inf2 12
     // on a ring (the AWS pages below).
+    // The TPUs run XLA's collectives (collective_library xla: no NCCL protocol, latency or
+    // refinement); an LLM replica's tensor-parallel ones run on its chips as the host's ICI grid
+    // (sim/compute/tpu_slice.hpp), not on this full mesh.
     //
     // Per-link ICI rates (one direction): J. Austin et al., "How to Scale Your Model" (Google
     // DeepMind, 2025), part 2 "How to Think About TPUs", the ICI table: v4p 4.5e10, v5p 1e11, v5e
@@ -132,20 +135,20 @@ constexpr std::array<GpuSpec, 23> kCatalog{{
     // Google Cloud TPU documentation, "TPU v4": peak 275 TFLOPS (bf16 or int8); HBM2 32 GiB at
     // 1,200 GBps; measured min/mean/max power 90/170/192 W (the max here); 3D torus, 6 ICI ports.
     {"TPU-v4", "tpu_v4", {0, 0, 275e12, 0, 0, 275e12}, 32 * 1073741824.0, 1200e9, 192, 0, 0.80, 6 * 45e9,
-     NodeFabric::nvlink_mesh, 0, 6, 45e9, 4, topo::NodeMesh::full, true, 0.86},
+     NodeFabric::nvlink_mesh, 0, 6, 45e9, 4, topo::NodeMesh::full, true, 0.86, net::CollectiveLibrary::xla},
     // "TPU v5e": bf16 197 TFLOPS, int8 393 TOPS; HBM2 16 GB at 819 GBps; 2D torus, 4 ICI ports,
     // 400 GBps bidirectional per chip. No power figure published: 0 (no power-derived default).
     {"TPU-v5e", "tpu_v5e", {0, 0, 197e12, 0, 0, 393e12}, 16e9, 819e9, 0, 0, 0.80, 4 * 50e9,
-     NodeFabric::nvlink_mesh, 0, 4, 50e9, 8, topo::NodeMesh::full, true, 0.86},
+     NodeFabric::nvlink_mesh, 0, 4, 50e9, 8, topo::NodeMesh::full, true, 0.86, net::CollectiveLibrary::xla},
     // "TPU v5p": bf16 459 TFLOPS, fp8 459; HBM2e 95 GB at 2,765 GBps; 3D torus, 1,200 GBps ICI
     // bidirectional per chip (6 ports); int8 918 TOPS ("How to Scale Your Model"'s table). No
     // power figure published.
     {"TPU-v5p", "tpu_v5p", {0, 0, 459e12, 0, 459e12, 918e12}, 95e9, 2765e9, 0, 0, 0.80, 6 * 100e9,
-     NodeFabric::nvlink_mesh, 0, 6, 100e9, 4, topo::NodeMesh::full, true, 0.86},
+     NodeFabric::nvlink_mesh, 0, 6, 100e9, 4, topo::NodeMesh::full, true, 0.86, net::CollectiveLibrary::xla},
     // "TPU v6e" (Trillium): bf16 918 TFLOPS, int8 1,836 TOPS; HBM 32 GB at 1,638 GBps; 2D torus,
     // 4 ICI ports, 800 GBps bidirectional per chip. No power figure published.
     {"TPU-v6e", "tpu_v6e", {0, 0, 918e12, 0, 0, 1836e12}, 32e9, 1638e9, 0, 0, 0.80, 4 * 100e9,
-     NodeFabric::nvlink_mesh, 0, 4, 100e9, 8, topo::NodeMesh::full, true, 0.86},
+     NodeFabric::nvlink_mesh, 0, 4, 100e9, 8, topo::NodeMesh::full, true, 0.86, net::CollectiveLibrary::xla},
     // AWS Neuron documentation, "Trainium Architecture": two NeuronCore-v2, 190 FP16/BF16/cFP8/
     // TF32 TFLOPS, 47.5 FP32, 380 INT8 TOPS; 32 GiB at 820 GiB/s (decimal here, as the Trainium2
     // page's comparison table gives it, 0.8 TB/s). "Trn1/Trn1n Architecture": 16 chips per

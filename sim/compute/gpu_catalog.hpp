@@ -71,7 +71,8 @@ struct GpuSpec {
   double hbm_efficiency = 0;
   // The collectives library the chip's stack runs, whose latencies price every collective on it
   // (training, serving, the collective workload): NCCL's (the default; RCCL keeps its tuning
-  // model) or AWS Neuron's CCOM on the three Neuron chips (sim/network/neuron_ccom.hpp).
+  // model), AWS Neuron's CCOM on the three Neuron chips (sim/network/neuron_ccom.hpp) or XLA's
+  // on the four TPUs (net::CollectiveLibrary::xla).
   net::CollectiveLibrary collective_library = net::CollectiveLibrary::nccl;
 };
 

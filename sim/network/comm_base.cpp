@@ -146,7 +146,10 @@ const std::vector<ProtocolCosts>& CommBase::protocols(const CollectiveOptions& o
   auto& table = protocols_[p];
   if (!table.empty()) return table;
   // Neuron runs one protocol whatever NCCL protocol is asked for; none stays the wire alone.
-  if (config_.collective_library == CollectiveLibrary::neuron_ccom && p != Protocol::none)
+  // XLA runs none of NCCL's protocols: its collectives are the wire alone whatever is asked.
+  if (config_.collective_library == CollectiveLibrary::xla)
+    table = nccl_protocols(Protocol::none, config_.in_network.nvls_efficiency);
+  else if (config_.collective_library == CollectiveLibrary::neuron_ccom && p != Protocol::none)
     table = {{Protocol::simple, neuron_ccom_costs()}};
   else
     table = nccl_protocols(p, config_.in_network.nvls_efficiency);

@@ -54,9 +54,11 @@ inline constexpr auto kGranularityNames = std::to_array<EnumName<Granularity>>({
 static_assert(names_every_value<kGranularityNames>());
 
 // The collectives library an accelerator runs (compute::GpuSpec::collective_library), which
-// sets the software latency of its collectives: NCCL's tuning model (nccl_tuning.hpp), or AWS
-// Neuron's collectives library (CCOM) on NeuronLink and EFA (neuron_ccom.hpp).
-enum class CollectiveLibrary : uint8_t { nccl, neuron_ccom };
+// sets the software latency of its collectives: NCCL's tuning model (nccl_tuning.hpp), AWS
+// Neuron's collectives library (CCOM) on NeuronLink and EFA (neuron_ccom.hpp), or XLA's
+// collectives on a TPU's ICI (no protocol, no software latency: the wire alone, each step the
+// route's own ICI latency; no published measurement of XLA's per-collective overhead).
+enum class CollectiveLibrary : uint8_t { nccl, neuron_ccom, xla };
 
 struct CommConfig {
   NetworkModel model = NetworkModel::flow;
@@ -66,7 +68,8 @@ struct CommConfig {
   // GPU architecture ("hopper", ...): keys NCCL's per-generation tables (LL's ceiling).
   std::string gpu_arch = "hopper";
   // Whose latencies price the collectives. neuron_ccom: Neuron's, one protocol (LL and LL128
-  // are NCCL's) under every network.protocol but none, and none of NCCL's refinements.
+  // are NCCL's) under every network.protocol but none, and none of NCCL's refinements. xla: the
+  // wire alone (protocol none) under every network.protocol, none of NCCL's refinements.
   CollectiveLibrary collective_library = CollectiveLibrary::nccl;
   // GPUs of one node reach each other only through host memory (PCIe without peer-to-peer:
   // NCCL's SHM transport): a collective whose group has two or more ranks on one node runs at

@@ -56,8 +56,13 @@ std::span<const work::CollectiveAlgorithm> node_tp_algorithms(CollectiveLibrary 
   using work::CollectiveAlgorithm;
   static constexpr std::array<CollectiveAlgorithm, 2> kNccl{CollectiveAlgorithm::ring, CollectiveAlgorithm::tree};
   static constexpr std::array<CollectiveAlgorithm, 2> kNeuron{CollectiveAlgorithm::ring, CollectiveAlgorithm::direct};
-  return library == CollectiveLibrary::neuron_ccom ? std::span<const CollectiveAlgorithm>(kNeuron)
-                                                   : std::span<const CollectiveAlgorithm>(kNccl);
+  static constexpr std::array<CollectiveAlgorithm, 1> kXla{CollectiveAlgorithm::torus};
+  switch (library) {
+    case CollectiveLibrary::neuron_ccom: return kNeuron;
+    case CollectiveLibrary::xla: return kXla;
+    case CollectiveLibrary::nccl: break;
+  }
+  return kNccl;
 }
 
 // Ranks are NeuronCores: the runtime's documentation ("What is Neuron Collective Communication?",

@@ -22,7 +22,8 @@ CollectiveCostTable neuron_ccom_costs();
 // tables the costs come from) and the all-to-all (`direct`: a reduce-scatter and an all-gather
 // each in one all-pairs step), which Neuron Runtime 2.14.8 (June 2023) added for all-reduce,
 // "expected to improve All-Reduce performance by 3-7x in most cases", and 2.15.11 enabled for
-// 16 ranks on trn1 within the instance (neuron_ccom.cpp cites the release notes).
+// 16 ranks on trn1 within the instance (neuron_ccom.cpp cites the release notes). XLA: its
+// multi-dimensional all-reduce over the host's ICI torus (the `torus` plan), alone.
 std::span<const work::CollectiveAlgorithm> node_tp_algorithms(CollectiveLibrary library);
 
 // The latency (seconds, >= 0) `algorithm`'s `op` pays, inside one instance, for running over

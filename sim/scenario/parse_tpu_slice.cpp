@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/compute/gpu_catalog.hpp"
+#include "sim/compute/tpu_slice.hpp"
 #include "sim/scenario/parse_sections.hpp"
 #include "sim/scenario/parse_util.hpp"
 #include "sim/scenario/quantity_range.hpp"
@@ -133,22 +134,10 @@ void parse_tpu_slice(const json& doc, const json& t, Config& config) {
       throw InputError(join_path("hardware.node", key), "a tpu_slice holds one chip per torus position",
                        "remove hardware.node." + std::string(key));
   topo::TopologyParams& p = config.topology;
-  p.kind = topo::TopologyKind::torus;
-  p.dims = shape;
-  p.nodes = static_cast<int>(chips_of(shape));
-  p.node.gpus = 1;
-  p.node.nics = 1;
-  p.node.fabric = topo::NodeFabric::nvlink_mesh;
-  p.node.mesh = topo::NodeMesh::full;
+  compute::set_tpu_slice_topology(spec, shape, p);
   config.in_network.nvls = false;
-  // The chip reaches its ICI ports at their sum; the host's PCIe is not on the path (a chip
-  // sends over ICI directly), so the node's pcie cable carries the same rate.
-  const double ports_Bps = spec.ici_links * spec.ici_link_Bps;
-  p.node.nic_bandwidth_Bps = ports_Bps;
-  p.node.pcie_bandwidth_Bps = ports_Bps;
   p.link_bandwidth_Bps = get_ranged(t, "link_bandwidth", kTopology, "link_bandwidth", spec.ici_link_Bps);
-  // Per ICI hop: 0.5 us ("How to Scale Your Model", part 2, worked problem 5: TPU v5e).
-  p.link_latency_s = get_ranged(t, "link_latency", kTopology, "latency", 0.5e-6);
+  p.link_latency_s = get_ranged(t, "link_latency", kTopology, "latency", compute::kIciHopLatency_s);
   p.slices = static_cast<int>(get_int(t, "slices", kTopology, 1, 1, 4096));
   if (p.slices > 1) {
     const std::optional<double> dcn = dcn_per_chip_Bps(chip);

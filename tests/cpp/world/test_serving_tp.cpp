@@ -1,6 +1,6 @@
 // An LLM replica's tensor-parallel collectives, priced with the algorithms the chip's collectives
 // library runs (sim/network/neuron_ccom.hpp, node_tp_algorithms): NCCL's ring and tree on GPUs,
-// Neuron's ring and all-to-all on Trainium and Inferentia2.
+// Neuron's ring and all-to-all on Trainium and Inferentia2, XLA's torus on TPUs.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -26,6 +26,10 @@ LlmTimingSpec tp_costs_on(const char* chip, int gpus, const char* protocol = "au
   cs::world::detail::time_tp_collectives(config, timing);
   return timing;
 }
+
+// A neighbour step on a tpu_slice's torus crosses the chip's PCIe, NIC, torus, NIC and PCIe
+// cables at 0.5 us each way (sim/compute/tpu_slice.hpp).
+constexpr double kIciStep = 5 * 0.5e-6;
 
 }  // namespace
 
@@ -77,4 +81,33 @@ TEST_CASE("a Neuron replica's ring runs over its NeuronCores, its all-to-all ove
 TEST_CASE("a GPU replica's all-reduce keeps NCCL's ring and tree", "[serving]") {
   CHECK(tp_costs_on("H100-SXM", 8, "simple").tp_allreduce.pieces.size() == 2);  // ring and tree
   CHECK(tp_costs_on("H100-SXM", 8).tp_allreduce.pieces.size() == 2 * 3);     // each of LL, LL128, Simple
+}
+
+TEST_CASE("a TPU replica's all-reduce is XLA's torus plan on the host's 2x4 ICI grid", "[serving][tpu]") {
+  // The torus plan (workloads/collective_plan_torus.cpp) on 2x4, the size-2 side first: its
+  // reduce-scatter moves 1/2 of S over the side's one link each way (both halves of its
+  // bidirectional ring share it: 2 x 1/4), then 3/4 of the 1/2 left, half each way round the
+  // ring of 4 (3/16 a link); the all-gather the same again: 2 x (1/2 + 3/16) = 11/8 S / B on links
+  // of B per direction (v6e 100 GB/s, v5e 50 GB/s). Latency: 2 x (1 + 3) steps, each the route's
+  // own ICI latency, no software latency (no protocol: XLA is not NCCL).
+  for (const auto& [chip, link_Bps] : {std::pair{"TPU-v6e", 100e9}, std::pair{"TPU-v5e", 50e9}}) {
+    INFO(chip);
+    const LlmTimingSpec t = tp_costs_on(chip, 8);
+    REQUIRE(t.tp_allreduce.pieces.size() == 1);  // the torus alone, under network.protocol auto
+    CHECK(t.tp_allreduce.pieces[0].per_byte_s == Approx(11.0 / 8 / link_Bps).epsilon(1e-9));
+    CHECK(t.tp_allreduce.pieces[0].fixed_s == Approx(8 * kIciStep).epsilon(1e-9));
+    // The all-gather: the all-reduce's second half.
+    REQUIRE(t.tp_allgather.pieces.size() == 1);
+    CHECK(t.tp_allgather.pieces[0].per_byte_s == Approx(11.0 / 16 / link_Bps).epsilon(1e-9));
+    CHECK(t.tp_allgather.pieces[0].fixed_s == Approx(4 * kIciStep).epsilon(1e-9));
+    // Whatever protocol the file names: none of NCCL's applies.
+    const LlmTimingSpec ll = tp_costs_on(chip, 8, "ll");
+    CHECK(ll.tp_allreduce.pieces[0].fixed_s == t.tp_allreduce.pieces[0].fixed_s);
+    CHECK(ll.tp_allreduce.pieces[0].per_byte_s == t.tp_allreduce.pieces[0].per_byte_s);
+  }
+  // A v5e-4: 2x2, one step a side each way.
+  const LlmTimingSpec four = tp_costs_on("TPU-v5e", 4);
+  REQUIRE(four.tp_allreduce.pieces.size() == 1);
+  CHECK(four.tp_allreduce.pieces[0].per_byte_s == Approx(2 * (0.5 + 0.25) / 50e9).epsilon(1e-9));
+  CHECK(four.tp_allreduce.pieces[0].fixed_s == Approx(4 * kIciStep).epsilon(1e-9));
 }
