@@ -57,8 +57,8 @@ def nccl_tests(cs, out: Path) -> str:
     return f"""# all_reduce on one 8 x H100 node
 
 `clustersim run scenarios/nccl_tests_sweep.json`: nccl-tests' all_reduce_perf from 8 B to 8 GiB
-for the ring, the double binary tree, NVLS and NCCL's own choice (`auto`), each size at the
-protocol NCCL's tuner would pick.
+for the ring, NCCL's tree (on one node a chain through its GPUs), NVLS and NCCL's own choice
+(`auto`), each size at the protocol NCCL's tuner would pick.
 
 ![busbw against size]({plot})
 

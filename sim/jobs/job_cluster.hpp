@@ -148,7 +148,12 @@ class JobCluster final : public engine::EventTarget,
   // the order of their holds), the order in which one event per holder, each scheduled at its
   // hold, would run. (The engine's heap held one event per running job, ~1,400 in a shared
   // cluster's year at 85%, and sifting them was a tenth of the run; the book keeps the holders
-  // sorted anyway.)
+  // sorted anyway.) Against another event of the same instant and priority (a submission, a
+  // fleet event) the order is not always that one: the event is scheduled when its holder
+  // becomes the next release (at its hold, or at the release or unhold before it), so an event
+  // for the same instant scheduled after the hold and before that runs first, where a holder's
+  // own event would have run after it. Such ties need times equal to the bit (a trace in whole
+  // seconds with no checkpoint cost can give them); the order stays deterministic.
   engine::EventId release_event_;
   Slot release_slot_ = -1;
   double release_event_s_ = 0.0;

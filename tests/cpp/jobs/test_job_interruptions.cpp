@@ -4,7 +4,10 @@
 // hold jobs back without blocking others, and trace jobs too large for their queue are refused.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 #include "tests/cpp/jobs/jobs_test_support.hpp"
 
@@ -72,6 +75,43 @@ TEST_CASE("Preemption takes the youngest jobs of the lowest-priority queue first
   CHECK(r.jobs[0].preemptions == 0);
   CHECK(r.jobs[1].preemptions == 1);  // started at 100: the younger
   CHECK(r.jobs[2].start_s == 200.0);
+}
+
+TEST_CASE("Jobs releasing at one instant release in the order of their holds, not of their ids",
+          "[jobs][interruptions]") {
+  // Queues low, mid and high on one node of 8 GPUs, no checkpoints. Job 0 (low) and job 1 (mid)
+  // start at 0; at 100 the high job preempts job 0, which starts again from scratch when the
+  // high job ends at 150 and then releases at 150 + 1,000: the instant job 1, held since 0,
+  // releases. The release index orders the two by id (0 first); the holds put job 1 first, as
+  // one release event per holder, each scheduled at its hold, ran them.
+  JobsConfig c = preemptible(write_trace("hold_order", {"0,4,1000,low", "0,4,1150,mid", "100,4,50,high"}));
+  c.scheduler.queues = {queue("low"), queue("mid", 5), queue("high", 10)};
+  c.checkpoint.reset();
+  cs::engine::Simulator sim(1);
+  JobCluster cluster(sim, c);
+  cluster.start();
+  std::vector<int64_t> held, released;
+  std::vector<double> when;
+  while (!cluster.done() && sim.step()) {
+    std::vector<int64_t> now_held;
+    cluster.book().by_release().walk([&](const ReleaseIndex::Entry& e) {
+      now_held.push_back(cluster.book().at(e.slot).id);
+      return true;
+    });
+    for (const int64_t id : held)
+      if (std::find(now_held.begin(), now_held.end(), id) == now_held.end()) {
+        released.push_back(id);
+        when.push_back(sim.now());
+      }
+    held = now_held;
+  }
+  // Job 0 stops at 100 (preempted), the high job ends at 150, then jobs 1 and 0 at 1,150.
+  CHECK(released == std::vector<int64_t>{0, 2, 1, 0});
+  CHECK(when == std::vector<double>{100.0, 150.0, 1150.0, 1150.0});
+  const JobsResult r = cluster.result();
+  CHECK(r.jobs[0].preemptions == 1);
+  CHECK(r.jobs[0].end_s == 1150.0);
+  CHECK(r.jobs[1].end_s == 1150.0);
 }
 
 TEST_CASE("A node failure stops the job until detected, then requeues it", "[jobs][interruptions]") {
