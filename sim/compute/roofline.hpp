@@ -59,7 +59,15 @@
 //   GPU the H800 SXM5, whose tensor cores and 3.35 TB/s HBM3 are H100 SXM's), run at 878-994
 //   TFLOP/s at K = 4,096 and 1,014-1,092 at K = 8,192 (nine shapes); the fp8 ceiling's time plus
 //   8 bytes per output element so gives 947 and 1,131, where the max would give the ceiling's
-//   1,403. The time it adds per micro-batch is the weights', whatever the tokens: a small
+//   1,403. That agreement does not show the pass is wholly exposed: DeepGEMM's own
+//   non-accumulating fp8 GEMMs on the same GPU run below that ceiling (its README as first
+//   published, February 2025, "Normal GEMMs for dense models", H800, M = 4,096:
+//   1,025 TFLOP/s at N 7,168 K 2,048, 1,304 at N 4,096 K 7,168), and against those rates the
+//   accumulating kernels' extra time is some 10-85% of the pass (7168 x 4096 and 16384 x 7168
+//   at K = 4,096). Warp-specialized Hopper kernels can load C during the main loop and store
+//   while other tiles compute; no measurement of a bf16 cuBLAS GEMM with beta = 1 was found.
+//   So the whole pass after the GEMM is an upper bound of the cost, not a measured figure.
+//   The time it adds per micro-batch is the weights', whatever the tokens: a small
 //   micro-batch pays it on less work. TPUs and Neuron cores (their compilers' gradients, not
 //   measured): the GEMM's 16-bit output inside the max.
 // - Every GPU kernel pays a launch gap of 1 us: back-to-back kernels on one stream run ~0.9 us

@@ -29,7 +29,9 @@ IterationCost::IterationCost(const LlmTimingSpec& spec)
   const double flops_per_s = g * spec.gpu.peak_flops * spec.gpu.compute_efficiency;
   const double bytes_per_s = g * spec.gpu.hbm_bandwidth_Bps * spec.gpu.memory_efficiency;
   per_token_compute_s_ = 2.0 * model.flop_params() / flops_per_s;
-  per_attended_compute_s_ = 4.0 * model.layers * model.heads * model.head_dim / flops_per_s;
+  // Q K^T and P V per attended position, fused or not (integers: the product is exact in any order).
+  per_attended_compute_s_ =
+      work::unfused_attention::flops_per_score(model.head_dim) * model.layers * model.heads / flops_per_s;
   weights_s_ = model.weight_bytes() / bytes_per_s;
   // A dense cache is streamed as one array: no block-table gather.
   const double kv_share = spec.kv_layout == KvLayout::dense_slots ? 1.0 : spec.gpu.paged_kv_efficiency;
