@@ -87,7 +87,7 @@ TEST_CASE("NeuronCore-v2's GEMM ceiling is the NKI tutorial's measured matmul", 
 
 TEST_CASE("every catalog entry's stack fields: TPUs, Neuron chips and GPUs each their own", "[catalog]") {
   // The catalog is positional: a field added at the struct's end must reach each family as
-  // intended. TPUs: tp overlap, the measured 0.86 HBM share, NCCL's costs; Neuron: no tp
+  // intended. TPUs: tp overlap, the measured 0.86 HBM share, XLA's collectives; Neuron: no tp
   // overlap, no measured share, CCOM's costs; every GPU: the struct's defaults.
   int tpus = 0, neuron = 0, gpus = 0;
   for (const GpuSpec& g : gpu_catalog()) {
@@ -97,7 +97,7 @@ TEST_CASE("every catalog entry's stack fields: TPUs, Neuron chips and GPUs each 
       ++tpus;
       CHECK(g.overlaps_tp_comm);
       CHECK(g.hbm_efficiency == 0.86);
-      CHECK(g.collective_library == net::CollectiveLibrary::nccl);
+      CHECK(g.collective_library == net::CollectiveLibrary::xla);
     } else if (arch.starts_with("neuron_")) {
       ++neuron;
       CHECK_FALSE(g.overlaps_tp_comm);
