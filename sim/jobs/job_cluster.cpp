@@ -106,7 +106,8 @@ void JobCluster::submit(const JobRequest& r) {
   const double held = static_cast<double>(book_.size() + records_.size()) + config_.held_per_wait * waits;
   if (held >= static_cast<double>(config_.max_held_jobs))
     throw HeldJobsLimitError(static_cast<uint64_t>(held) + 1, sim_.now());
-  Job j;
+  const Slot s = book_.add();
+  Job& j = book_.at(s);
   j.id = stream_.generated() - 1;
   j.job_class = r.job_class;
   j.queue = r.queue;
@@ -115,7 +116,7 @@ void JobCluster::submit(const JobRequest& r) {
   j.work_s = r.duration_s;
   j.pending_since_s = sim_.now();
   ++submitted_[static_cast<std::size_t>(r.queue)];
-  book_.enqueue(book_.add(std::move(j)));
+  book_.enqueue(s);
   request_pass();
 }
 
