@@ -210,7 +210,8 @@ void JobCluster::schedule_next_release() {
     }
   }
   if (release_event_.valid() && next == release_slot_ && at == release_event_s_) return;
-  sim_.cancel(release_event_);
+  // (No event to cancel after its release ran: the engine's cancel of no event is a call.)
+  if (release_event_.valid()) sim_.cancel(release_event_);
   release_event_ = {};
   release_slot_ = next;
   release_event_s_ = at;
@@ -243,7 +244,7 @@ void JobCluster::start(Slot s, const Allocation& allocation) {
 
 double JobCluster::close_segment(Job& j) {
   const double now = sim_.now();
-  sim_.cancel(j.notice_event);  // the segment's emergency checkpoint goes with it
+  if (j.notice_event.valid()) sim_.cancel(j.notice_event);  // the segment's emergency checkpoint goes with it
   j.notice_event = {};
   const RunSegment& r = j.run;
   const double elapsed = now - r.start_s;
