@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <limits>
-#include <span>
 #include <stdexcept>
 #include <vector>
 
