@@ -1,6 +1,9 @@
 #include "sim/jobs/cluster_state.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <limits>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -55,19 +58,82 @@ ClusterState::ClusterState(int nodes, int gpus_per_node, std::vector<int> node_d
   available_nodes_ = nodes;
   for (int d = 0; d < domains; ++d) domains_by_size_.push_back(domain_capacity(d));
   std::sort(domains_by_size_.begin(), domains_by_size_.end(), std::greater<>());
+  const int largest = domains_by_size_.front();
+  if (domains <= 64 && largest <= kMaxIndexedFree) {
+    domains_with_free_.assign(static_cast<std::size_t>(largest) + 1, 0);
+    free_counts_.assign(static_cast<std::size_t>(largest) / 64 + 1, 0);
+    for (int d = 0; d < domains; ++d) {
+      const int f = domain_free_[static_cast<std::size_t>(d)];
+      domains_with_free_[static_cast<std::size_t>(f)] |= uint64_t{1} << d;
+      free_counts_[static_cast<std::size_t>(f) / 64] |= uint64_t{1} << (f % 64);
+    }
+  }
+}
+
+[[gnu::always_inline]] inline void ClusterState::add_domain_free(int d, int delta) {
+  int& f = domain_free_[static_cast<std::size_t>(d)];
+  if (delta != 0 && !domains_with_free_.empty()) {
+    const uint64_t bit = uint64_t{1} << d;
+    uint64_t& from = domains_with_free_[static_cast<std::size_t>(f)];
+    from &= ~bit;
+    if (from == 0) free_counts_[static_cast<std::size_t>(f) / 64] &= ~(uint64_t{1} << (f % 64));
+    const int to = f + delta;
+    domains_with_free_[static_cast<std::size_t>(to)] |= bit;
+    free_counts_[static_cast<std::size_t>(to) / 64] |= uint64_t{1} << (to % 64);
+  }
+  f += delta;
+}
+
+int ClusterState::best_fit_domain(int gpus) const {
+  if (domains_with_free_.empty()) return best_fit_by_scan(gpus);
+  // The first free count >= gpus that some domain has, then that count's first domain.
+  if (gpus >= static_cast<int>(domains_with_free_.size())) return -1;
+  std::size_t word = static_cast<std::size_t>(gpus) / 64;
+  uint64_t counts = free_counts_[word] & (~uint64_t{0} << (gpus % 64));
+  while (counts == 0) {
+    if (++word == free_counts_.size()) return -1;
+    counts = free_counts_[word];
+  }
+  const std::size_t v = word * 64 + static_cast<std::size_t>(std::countr_zero(counts));
+  return std::countr_zero(domains_with_free_[v]);
+}
+
+int ClusterState::best_fit_by_scan(int gpus) const {
+  // The least free count among the domains that hold it, then the first domain with that
+  // count: as a minimum kept in four independent lanes, the scan is four short chains of
+  // selects (a running best index and count made one chain of dependent steps, two selects
+  // per domain).
+  const std::span<const int> free = domain_free_;
+  constexpr int kNone = std::numeric_limits<int>::max();
+  const auto fitting = [&](int f) { return f >= gpus ? f : kNone; };
+  std::array<int, 4> lane{kNone, kNone, kNone, kNone};
+  std::size_t i = 0;
+  for (; i + lane.size() <= free.size(); i += lane.size())
+    for (std::size_t l = 0; l < lane.size(); ++l) lane[l] = std::min(lane[l], fitting(free[i + l]));
+  for (; i < free.size(); ++i) lane[0] = std::min(lane[0], fitting(free[i]));
+  const int best_free = std::min(std::min(lane[0], lane[1]), std::min(lane[2], lane[3]));
+  if (best_free == kNone) return -1;
+  return static_cast<int>(std::find(free.begin(), free.end(), best_free) - free.begin());
+}
+
+[[gnu::always_inline]] inline void ClusterState::take_out(Bucket& b, int node, int NodeBuckets::*pos) {
+  NodeBuckets& nb = node_buckets_[static_cast<std::size_t>(node)];
+  const int last = bucket_nodes_[b.begin + --b.size];
+  bucket_nodes_[b.begin + static_cast<std::size_t>(nb.*pos)] = last;
+  node_buckets_[static_cast<std::size_t>(last)].*pos = nb.*pos;
+  nb.*pos = -1;
+}
+
+[[gnu::always_inline]] inline void ClusterState::put_in(Bucket& b, int node, int NodeBuckets::*pos) {
+  node_buckets_[static_cast<std::size_t>(node)].*pos = static_cast<int>(b.size);
+  bucket_nodes_[b.begin + b.size++] = node;
 }
 
 void ClusterState::unbucket(int node) {
   NodeBuckets& nb = node_buckets_[static_cast<std::size_t>(node)];
   if (nb.free < 0) return;
-  const auto erase = [&](Bucket& b, int NodeBuckets::*pos) {
-    const int last = bucket_nodes_[b.begin + --b.size];
-    bucket_nodes_[b.begin + static_cast<std::size_t>(nb.*pos)] = last;
-    node_buckets_[static_cast<std::size_t>(last)].*pos = nb.*pos;
-    nb.*pos = -1;
-  };
-  erase(buckets_[bucket_index(nb.domain, nb.free)], &NodeBuckets::pos_domain);
-  erase(buckets_[bucket_index(-1, nb.free)], &NodeBuckets::pos_cluster);
+  take_out(buckets_[bucket_index(nb.domain, nb.free)], node, &NodeBuckets::pos_domain);
+  take_out(buckets_[bucket_index(-1, nb.free)], node, &NodeBuckets::pos_cluster);
   nb.free = -1;
 }
 
@@ -75,12 +141,8 @@ void ClusterState::rebucket(int node) {
   if (!available(node)) return;
   NodeBuckets& nb = node_buckets_[static_cast<std::size_t>(node)];
   const int k = free_on(node);
-  const auto insert = [&](Bucket& b, int NodeBuckets::*pos) {
-    nb.*pos = static_cast<int>(b.size);
-    bucket_nodes_[b.begin + b.size++] = node;
-  };
-  insert(buckets_[bucket_index(nb.domain, k)], &NodeBuckets::pos_domain);
-  insert(buckets_[bucket_index(-1, k)], &NodeBuckets::pos_cluster);
+  put_in(buckets_[bucket_index(nb.domain, k)], node, &NodeBuckets::pos_domain);
+  put_in(buckets_[bucket_index(-1, k)], node, &NodeBuckets::pos_cluster);
   nb.free = k;
 }
 
@@ -92,25 +154,35 @@ void ClusterState::set_available(int node, bool on) {
   allocated_unavailable_ += on ? -allocated(node) : allocated(node);
   const int delta = free_on(node) - free_before;
   free_ += delta;
-  domain_free_[static_cast<std::size_t>(domain_of(node))] += delta;
+  add_domain_free(domain_of(node), delta);
   available_nodes_ += on ? 1 : -1;
   rebucket(node);
 }
 
 void ClusterState::change(int node, int delta_allocated) {
-  const int now = allocated(node) + delta_allocated;
   logic_check(node >= 0 && node < nodes(), [&] { return "no node " + std::to_string(node); });
+  const auto n = static_cast<std::size_t>(node);
+  const int now = allocated_[n] + delta_allocated;
   logic_check(now >= 0 && now <= gpus_per_node_,
               [&] { return "node " + std::to_string(node) + " would hold " + std::to_string(now) + " allocated GPUs"; });
-  const int free_before = free_on(node);
-  unbucket(node);
-  allocated_[static_cast<std::size_t>(node)] = now;
+  allocated_[n] = now;
   allocated_total_ += delta_allocated;
-  if (!available(node)) allocated_unavailable_ += delta_allocated;
-  const int delta_free = free_on(node) - free_before;
-  free_ += delta_free;
-  domain_free_[static_cast<std::size_t>(domain_of(node))] += delta_free;
-  rebucket(node);
+  if (!available(node)) {  // no free GPUs and in no bucket, before and after
+    allocated_unavailable_ += delta_allocated;
+    return;
+  }
+  // Its free GPUs go from nb.free to `to`: it moves from bucket to bucket, in its domain and in
+  // the cluster (what unbucket and rebucket do, each bucket's order the same, without the
+  // checks: every start and release changes a node or two).
+  NodeBuckets& nb = node_buckets_[n];
+  const int to = gpus_per_node_ - now;
+  take_out(buckets_[bucket_index(nb.domain, nb.free)], node, &NodeBuckets::pos_domain);
+  put_in(buckets_[bucket_index(nb.domain, to)], node, &NodeBuckets::pos_domain);
+  take_out(buckets_[bucket_index(-1, nb.free)], node, &NodeBuckets::pos_cluster);
+  put_in(buckets_[bucket_index(-1, to)], node, &NodeBuckets::pos_cluster);
+  nb.free = to;
+  free_ -= delta_allocated;
+  add_domain_free(nb.domain, -delta_allocated);
 }
 
 void ClusterState::allocate(const Allocation& a) {
@@ -166,6 +238,14 @@ void ClusterState::check() const {
                   allocated_unavailable == allocated_unavailable_,
               [] { return "cluster totals disagree with the nodes"; });
   logic_check(domain_free == domain_free_, [] { return "domain totals disagree with the nodes"; });
+  for (std::size_t v = 0; v < domains_with_free_.size(); ++v) {
+    uint64_t expected = 0;
+    for (std::size_t d = 0; d < domain_free_.size(); ++d)
+      if (domain_free_[d] == static_cast<int>(v)) expected |= uint64_t{1} << d;
+    const bool counted = (free_counts_[v / 64] >> (v % 64) & 1) != 0;
+    logic_check(domains_with_free_[v] == expected && counted == (expected != 0),
+                [] { return "the free-count index disagrees with the domains"; });
+  }
 }
 
 }  // namespace cs::jobs

@@ -45,6 +45,12 @@ class ClusterState {
   int free_in_domain(int d) const { return domain_free_[static_cast<std::size_t>(d)]; }
   // Free GPUs of every domain, by domain index.
   std::span<const int> free_by_domain() const { return domain_free_; }
+  // The fullest domain that holds `gpus` free GPUs (gpus >= 1): the fewest free GPUs among the
+  // domains with at least that many, the lowest index on a tie; -1 when no domain has them.
+  // Topology placement's best fit, asked at every start: with at most 64 domains of at most
+  // kMaxIndexedFree GPUs it is two bit scans (domains indexed by their free count), else a
+  // scan of the domains.
+  int best_fit_domain(int gpus) const;
   int free_gpus() const { return free_; }
   int allocated_gpus() const { return allocated_total_; }
   int available_gpus() const { return available_nodes_ * gpus_per_node_; }
@@ -98,9 +104,16 @@ class ClusterState {
   std::size_t bucket_index(int d, int k) const {
     return (static_cast<std::size_t>(d) + 1) * stride_ + static_cast<std::size_t>(k);
   }
+  // Node `node` leaves bucket b (the last node of b takes its place) or joins it at the end;
+  // `pos`: which of its positions (in its domain's bucket or the cluster's).
+  void take_out(Bucket& b, int node, int NodeBuckets::*pos);
+  void put_in(Bucket& b, int node, int NodeBuckets::*pos);
   void unbucket(int node);
   void rebucket(int node);
   void change(int node, int delta_allocated);
+  // Domain d's free GPUs change by delta (its total and its place in the free-count index).
+  void add_domain_free(int d, int delta);
+  int best_fit_by_scan(int gpus) const;
 
   int gpus_per_node_;
   std::vector<int> node_domain_;
@@ -118,6 +131,12 @@ class ClusterState {
   std::vector<int> bucket_nodes_;
   std::vector<NodeBuckets> node_buckets_;
   std::vector<int> domains_by_size_;  // domain capacities, largest first (min_spread)
+  // The free-count index (empty past 64 domains or kMaxIndexedFree GPUs in a domain):
+  // domains_with_free_[v] has bit d set when domain d has v free GPUs, and free_counts_ has
+  // bit v set when some domain has v free GPUs.
+  static constexpr int kMaxIndexedFree = 1023;
+  std::vector<uint64_t> domains_with_free_;
+  std::vector<uint64_t> free_counts_;
 };
 
 }  // namespace cs::jobs

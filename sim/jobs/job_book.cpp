@@ -13,7 +13,7 @@ JobBook::JobBook(int queues, int nodes, int gpus_per_node, bool track_running)
       on_node_stride_(static_cast<std::size_t>(gpus_per_node) + 1),
       on_node_(static_cast<std::size_t>(nodes) * on_node_stride_, 0) {}
 
-Slot JobBook::add(Job job) {
+Slot JobBook::add() {
   Slot s;
   if (!free_.empty()) {
     s = free_.back();
@@ -22,12 +22,12 @@ Slot JobBook::add(Job job) {
     // its placement into it: no allocation per job).
     Job& slot = jobs_[static_cast<std::size_t>(s)];
     Allocation buffer = std::move(slot.allocation);
-    slot = std::move(job);
-    if (slot.allocation.empty()) slot.allocation = std::move(buffer);
+    slot = Job{};
+    slot.allocation = std::move(buffer);
     live_[static_cast<std::size_t>(s)] = 1;
   } else {
     s = static_cast<Slot>(jobs_.size());
-    jobs_.push_back(std::move(job));
+    jobs_.emplace_back();
     live_.push_back(1);
   }
   return s;

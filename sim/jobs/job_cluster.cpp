@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "sim/engine/priority.hpp"
-#include "sim/engine/statistics.hpp"
 #include "sim/fleet/run_until_done.hpp"
 
 namespace cs::jobs {
@@ -107,7 +106,8 @@ void JobCluster::submit(const JobRequest& r) {
   const double held = static_cast<double>(book_.size() + records_.size()) + config_.held_per_wait * waits;
   if (held >= static_cast<double>(config_.max_held_jobs))
     throw HeldJobsLimitError(static_cast<uint64_t>(held) + 1, sim_.now());
-  Job j;
+  const Slot s = book_.add();
+  Job& j = book_.at(s);
   j.id = stream_.generated() - 1;
   j.job_class = r.job_class;
   j.queue = r.queue;
@@ -116,7 +116,7 @@ void JobCluster::submit(const JobRequest& r) {
   j.work_s = r.duration_s;
   j.pending_since_s = sim_.now();
   ++submitted_[static_cast<std::size_t>(r.queue)];
-  book_.enqueue(book_.add(std::move(j)));
+  book_.enqueue(s);
   request_pass();
 }
 
@@ -210,7 +210,8 @@ void JobCluster::schedule_next_release() {
     }
   }
   if (release_event_.valid() && next == release_slot_ && at == release_event_s_) return;
-  sim_.cancel(release_event_);
+  // (No event to cancel after its release ran: the engine's cancel of no event is a call.)
+  if (release_event_.valid()) sim_.cancel(release_event_);
   release_event_ = {};
   release_slot_ = next;
   release_event_s_ = at;
@@ -243,7 +244,7 @@ void JobCluster::start(Slot s, const Allocation& allocation) {
 
 double JobCluster::close_segment(Job& j) {
   const double now = sim_.now();
-  sim_.cancel(j.notice_event);  // the segment's emergency checkpoint goes with it
+  if (j.notice_event.valid()) sim_.cancel(j.notice_event);  // the segment's emergency checkpoint goes with it
   j.notice_event = {};
   const RunSegment& r = j.run;
   const double elapsed = now - r.start_s;
@@ -294,45 +295,7 @@ void JobCluster::complete(Slot s) {
   check_done();
 }
 
-void JobCluster::interrupt(Slot s, Cause cause) {
-  Job& j = book_.at(s);
-  if (j.phase == JobPhase::stopping && j.commit_at_release_s >= 0.0 && j.release_s <= sim_.now()) {
-    // Its emergency checkpoint is durable as the nodes go (the reclaim, noticed first, runs
-    // first at that instant): it leaves with its work saved, not interrupted.
-    release_and_requeue(s);
-    return;
-  }
-  if (cause == Cause::preemption) {
-    ++j.preemptions;
-    ++preempted_[static_cast<std::size_t>(j.queue)];
-  } else {
-    ++j.interruptions;
-    ++interruptions_;
-  }
-  if (j.phase == JobPhase::stopping) {
-    // Already leaving; an emergency checkpoint being written dies with its node.
-    j.commit_at_release_s = -1.0;
-    if (cause != Cause::failure) release_and_requeue(s);
-    return;
-  }
-  const double now = sim_.now();
-  const double work = close_segment(j);
-  const double committed = j.run.committed_at(now);
-  j.lost_work_s += work - committed;
-  lost_gpu_s_ += (work - committed) / j.run.rate * j.gpus;
-  j.committed_s = committed;
-  if (cause != Cause::failure) {
-    release_and_requeue(s);
-    return;
-  }
-  // The job hangs on its GPUs until the failure is detected.
-  stalled_gpu_s_ += config_.restore.detection_s * j.gpus;
-  unhold(s);
-  j.phase = JobPhase::stopping;
-  hold(s, now + config_.restore.detection_s);
-}
-
-void JobCluster::preempt(Slot s) { interrupt(s, Cause::preemption); }
+// ---- Interruptions (preemption, the fleet's failures and reclaims): job_cluster_interruptions.cpp
 
 // One pending later pass, at the earliest time asked for: that pass asks again for the jobs
 // still waiting.
@@ -341,32 +304,6 @@ void JobCluster::pass_at(double t) {
   sim_.cancel(later_pass_event_);
   later_pass_s_ = t;
   later_pass_event_ = sim_.schedule_at(t, *this, tag(Tag::later_pass));
-}
-
-// The job trains on through the notice; its checkpoint starts as late as it can be durable
-// when the nodes go. A notice shorter than the write saves nothing: it runs on and loses its
-// work at the reclaim. Of several notices on its nodes the first to end counts.
-void JobCluster::plan_emergency_checkpoint(Slot s, double leave_s) {
-  Job& j = book_.at(s);
-  if (j.phase != JobPhase::running || !config_.checkpoint || !config_.checkpoint->emergency_on_notice) return;
-  if (j.notice_event.valid() && j.leave_s <= leave_s) return;
-  const double start = leave_s - config_.checkpoint->durable_s(ClusterState::node_count(j.allocation));
-  if (start < sim_.now() || start >= j.run.end_s()) return;  // no time to write it, or no need
-  sim_.cancel(j.notice_event);
-  j.leave_s = leave_s;
-  j.notice_event = sim_.schedule_at(start, *this, tag(Tag::emergency_checkpoint, static_cast<uint64_t>(s)));
-}
-
-void JobCluster::emergency_checkpoint(Slot s) {
-  Job& j = book_.at(s);
-  j.notice_event = {};
-  const double work = close_segment(j);
-  ++emergency_;
-  stalled_gpu_s_ += (j.leave_s - sim_.now()) * j.gpus;
-  unhold(s);
-  j.phase = JobPhase::stopping;
-  j.commit_at_release_s = work;
-  hold(s, j.leave_s);  // durable as the nodes go, exactly
 }
 
 // ---- Scheduling and sampling -------------------------------------------------------------
@@ -446,50 +383,7 @@ void JobCluster::on_event(uint64_t t) {
   }
 }
 
-// ---- The fleet ---------------------------------------------------------------------------
-
-std::vector<int> JobCluster::nodes_of(const fleet::InstancePool& pool, std::span<const int> ids) const {
-  std::vector<int> nodes;
-  for (const int id : ids) nodes.push_back(first_node_[pool.market()] + id);
-  return nodes;
-}
-
-std::vector<Slot> JobCluster::jobs_on(const std::vector<int>& nodes) const {
-  std::vector<Slot> slots;
-  for (const int n : nodes)
-    for (const Slot s : book_.jobs_on(n))
-      if (std::find(slots.begin(), slots.end(), s) == slots.end()) slots.push_back(s);
-  return slots;
-}
-
-void JobCluster::on_reclaim_notice(fleet::InstancePool& pool, std::span<const int> ids, double warning_s) {
-  if (done_) return;
-  const std::vector<int> nodes = nodes_of(pool, ids);
-  for (const int n : nodes) cluster_.set_available(n, false);  // draining: nothing new lands there
-  available_.set(sim_.now(), cluster_.in_service_gpus());
-  for (const Slot s : jobs_on(nodes)) plan_emergency_checkpoint(s, sim_.now() + warning_s);
-}
-
-void JobCluster::on_interruption(fleet::InstancePool& pool, std::span<const int> ids,
-                                 const fleet::Interruption& event) {
-  if (done_) return;
-  const std::vector<int> nodes = nodes_of(pool, ids);
-  if (event.instances_lost) {
-    for (const int n : nodes) cluster_.set_available(n, false);
-    available_.set(sim_.now(), cluster_.in_service_gpus());
-  }
-  const Cause cause = event.kind == fleet::LossKind::spot_reclaim ? Cause::reclaim : Cause::failure;
-  for (const Slot s : jobs_on(nodes)) interrupt(s, cause);
-}
-
-void JobCluster::on_ready(fleet::InstancePool& pool, std::span<const int> ids) {
-  if (done_) return;
-  for (const int n : nodes_of(pool, ids)) cluster_.set_available(n, true);
-  available_.set(sim_.now(), cluster_.in_service_gpus());
-  request_pass();
-}
-
-// ---- The end and the result --------------------------------------------------------------
+// ---- The end (the result: job_cluster_result.cpp) ----------------------------------------
 
 void JobCluster::check_done() {
   if (!done_ && started_ && stream_done_ && book_.size() == 0) finish();
@@ -507,100 +401,6 @@ void JobCluster::finish() {
     p->release_all();
     ledger_.set_committed(p->account(), end_s_, 0);  // the commitment ends with the run
   }
-}
-
-JobRecord JobCluster::record_of(const Job& j) const {
-  JobRecord r;
-  r.id = j.id;
-  r.job_class = j.job_class;
-  r.queue = j.queue;
-  r.submit_s = j.submit_s;
-  r.start_s = j.first_start_s;
-  r.end_s = j.end_s;
-  r.gpus = j.gpus;
-  r.nodes = j.nodes;
-  r.spread = j.spread;
-  r.slowdown = j.slowdown;
-  r.preemptions = j.preemptions;
-  r.interruptions = j.interruptions;
-  r.wait_s = j.wait_s + (j.phase == JobPhase::pending ? sim_.now() - j.pending_since_s : 0.0);
-  r.lost_work_s = j.lost_work_s;
-  r.reserved_start_s = j.reserved_start_s;
-  r.completed = j.phase == JobPhase::done;
-  return r;
-}
-
-JobsResult JobCluster::result() const {
-  JobsResult r;
-  const double now = done_ ? end_s_ : sim_.now();
-  r.horizon_s = now;
-  double busy_gpu_s = 0.0;
-  std::vector<double> all_waits;
-  for (std::size_t q = 0; q < config_.scheduler.queues.size(); ++q) {
-    QueueResult qr;
-    qr.name = config_.scheduler.queues[q].name;
-    qr.submitted = submitted_[q];
-    qr.completed = completed_[q];
-    qr.wait_mean_s = engine::mean(waits_[q]);
-    qr.wait_p95_s = engine::percentile(waits_[q], 95);
-    qr.busy_gpu_hours = busy_[q].integral(now) / 3600.0;
-    qr.preemptions = preempted_[q];
-    busy_gpu_s += busy_[q].integral(now);
-    all_waits.insert(all_waits.end(), waits_[q].begin(), waits_[q].end());
-    r.submitted += qr.submitted;
-    r.completed += qr.completed;
-    r.preemptions += qr.preemptions;
-    r.queues.push_back(std::move(qr));
-  }
-  const auto waits_of = [](std::string name, const std::vector<double>& waits) {
-    return WaitGroup{std::move(name), static_cast<int64_t>(waits.size()), engine::mean(waits),
-                     engine::percentile(waits, 95)};
-  };
-  for (std::size_t k = 0; k < config_.classes.size(); ++k) r.classes.push_back(waits_of(config_.classes[k].name, class_waits_[k]));
-  for (std::size_t b = 0; b < std::size(kSizeBuckets); ++b) r.sizes.push_back(waits_of(kSizeBuckets[b].name, size_waits_[b]));
-  r.wait_mean_s = engine::mean(all_waits);
-  r.wait_p95_s = engine::percentile(std::move(all_waits), 95);
-  r.utilization = now > 0.0 ? busy_gpu_s / (cluster_.total_gpus() * now) : 0.0;
-  r.busy_gpu_hours = busy_gpu_s / 3600.0;
-  r.gpu_hours_available = available_.integral(now) / 3600.0;
-  r.lost_gpu_hours = lost_gpu_s_ / 3600.0;
-  r.restore_gpu_hours = restore_gpu_s_ / 3600.0;
-  r.checkpoint_gpu_hours = checkpoint_gpu_s_ / 3600.0;
-  r.stalled_gpu_hours = stalled_gpu_s_ / 3600.0;
-  r.slowdown_gpu_hours = slowdown_gpu_s_ / 3600.0;
-  r.rejected = rejected_;
-  r.interruptions = interruptions_;
-  r.checkpoints = checkpoints_;
-  r.emergency_checkpoints = emergency_;
-  r.pending_at_end = static_cast<int64_t>(book_.pending_total());
-  r.running_at_end = static_cast<int64_t>(book_.size()) - r.pending_at_end;
-  r.mean_spread = runs_ > 0 ? spread_sum_ / static_cast<double>(runs_) : 0.0;
-  r.mean_slowdown = runs_ > 0 ? slowdown_sum_ / static_cast<double>(runs_) : 1.0;
-  r.placement_shapes = step_time_.distinct_shapes();
-  r.runtime_mean_s = r.completed > 0 ? runtime_sum_ / static_cast<double>(r.completed) : 0.0;
-  r.money = fleet::money(ledger_, now, config_.fleet.owned_billing(), now / 3600.0);  // the run starts at 0
-  r.cost_usd_by_market = r.money.usd_by_market;
-  r.node_hours_by_market = ledger_.instance_hours_by_market(now);
-  r.cost_usd = r.money.cost_usd;
-  const double in_service_gpu_s = available_.integral(now);
-  for (std::size_t q = 0; q < r.queues.size(); ++q) {
-    QueueResult& qr = r.queues[q];
-    qr.gpu_share = busy_gpu_s > 0.0 ? qr.busy_gpu_hours * 3600.0 / busy_gpu_s : 0.0;
-    qr.cluster_share = in_service_gpu_s > 0.0 ? qr.busy_gpu_hours * 3600.0 / in_service_gpu_s : 0.0;
-    qr.quota = config_.scheduler.queues[q].quota.value_or(std::nan(""));
-    qr.cost_usd = r.cost_usd * qr.gpu_share;
-  }
-  for (const auto& p : pools_) {
-    r.node_failures += p->stats().failures;
-    r.reclaims += p->stats().reclaims;
-  }
-  r.events = sim_.events_processed();
-  if (config_.record_jobs) {
-    r.jobs = records_;
-    book_.for_each([&](const Job& j) { r.jobs.push_back(record_of(j)); });
-    std::sort(r.jobs.begin(), r.jobs.end(), [](const JobRecord& a, const JobRecord& b) { return a.id < b.id; });
-  }
-  return r;
 }
 
 void run_until_done(engine::Simulator& sim, const JobCluster& cluster, double until) {

@@ -27,6 +27,9 @@
 // "<prefix>.queue_length.<queue>", "<prefix>.busy_gpus.<queue>", "<prefix>.wait_mean_s.<queue>"
 // (mean wait of the jobs that started in the last interval; no sample when none did),
 // "<prefix>.pending", "<prefix>.busy_gpus", "<prefix>.free_gpus", "<prefix>.down_gpus".
+//
+// Sources: job_cluster.cpp (the stream, starts, releases, events), job_cluster_interruptions.cpp
+// (preemption and the fleet's failures and reclaims), job_cluster_result.cpp (the result).
 #include <array>
 #include <memory>
 #include <optional>

@@ -113,8 +113,9 @@ class PendingQueue {
     c.layout_ = layout_;
   }
   void compact();
-  // The summaries, exact, from the entries (after entries moved).
-  void rebuild_blocks();
+  // The summaries of the blocks from `first` on, exact, from the entries (after entries moved
+  // from that block on); those before are kept.
+  void rebuild_blocks(std::size_t first = 0);
   // Entry i (live) joins its block's summary.
   void add_to_block(std::size_t i);
 

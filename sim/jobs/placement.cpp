@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <limits>
-#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -59,22 +57,9 @@ void first_fit(const ClusterState& c, int need, Allocation& out) {
 }
 
 void topology_aware(const ClusterState& c, int need, Allocation& out) {
-  // The fullest domain that holds the whole job (best fit, lowest index on a tie): the least
-  // free count among the domains that hold it, then the first domain with that count. Every
-  // start scans all the domains: as a minimum kept in four independent lanes, the scan is four
-  // short chains of selects (a running best index and count made one chain of dependent
-  // steps, two selects per domain: most of placement's time).
-  const std::span<const int> free = c.free_by_domain();
-  constexpr int kNone = std::numeric_limits<int>::max();
-  const auto fitting = [&](int f) { return f >= need ? f : kNone; };
-  std::array<int, 4> lane{kNone, kNone, kNone, kNone};
-  std::size_t i = 0;
-  for (; i + lane.size() <= free.size(); i += lane.size())
-    for (std::size_t l = 0; l < lane.size(); ++l) lane[l] = std::min(lane[l], fitting(free[i + l]));
-  for (; i < free.size(); ++i) lane[0] = std::min(lane[0], fitting(free[i]));
-  const int best_free = std::min(std::min(lane[0], lane[1]), std::min(lane[2], lane[3]));
-  if (best_free != kNone) {
-    const int best = static_cast<int>(std::find(free.begin(), free.end(), best_free) - free.begin());
+  // The fullest domain that holds the whole job (best fit, lowest index on a tie).
+  const int best = c.best_fit_domain(need);
+  if (best >= 0) {
     pack(c, best, need, out);
     return;
   }

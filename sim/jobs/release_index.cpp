@@ -81,7 +81,12 @@ void ReleaseIndex::insert(const Entry& e) {
 }
 
 bool ReleaseIndex::erase(double release_s, int64_t id) {
-  const std::size_t b = block_of(release_s, id);
+  // The earliest of all, as a release nearly always is, is the first block's: no search (the
+  // search over the blocks' keys was a fifth of the index's time).
+  const Entry* earliest = first();
+  const std::size_t b = earliest != nullptr && earliest->release_s == release_s && earliest->id == id
+                            ? 0
+                            : block_of(release_s, id);
   if (b == blocks_.size()) return false;
   std::vector<Entry>& block = blocks_[b];
   // The earliest of the block, as a release is nearly always: a pop.
