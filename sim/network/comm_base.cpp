@@ -215,7 +215,14 @@ CollectiveCosts CommBase::refined_costs(const Group& g, CollectiveOp op, const w
       c.bandwidth_efficiency *= nccl_nvls_pipeline_share(bytes, static_cast<int>(g.members.size()));
     return c;
   }
-  c.bandwidth_efficiency = nccl_efficiency(algorithm, protocol.protocol, g.spans.first, c.bandwidth_efficiency);
+  const NcclGroupShape shape{op, static_cast<int>(g.members.size()), g.nodes, g.most_on_a_node};
+  c.bandwidth_efficiency = nccl_efficiency(algorithm, protocol.protocol, shape, c.bandwidth_efficiency) *
+                           nccl_size_correction(algorithm, op, protocol.protocol, bytes);
+  // NCCL's ring plateau: its large Simple ring all-reduces across nodes pay more latency.
+  const double plateau = nccl_latency_factor(algorithm, protocol.protocol, shape, bytes, g.layout.channels,
+                                             config_.gpu_arch);
+  c.base_latency_s *= plateau;
+  for (double& step : c.step_latency_s) step *= plateau;
   // Staged through host memory, the transfers inside a node set the pace. (A group of one rank
   // per node is left as it is: GPUDirect RDMA's absence without P2P is not modelled.)
   if (config_.host_staged && g.spans.second) c.bandwidth_efficiency *= nccl_shm_efficiency();

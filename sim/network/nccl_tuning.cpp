@@ -95,19 +95,47 @@ std::string nccl_pinned_protocol(work::CollectiveAlgorithm algorithm) {
   return table().at("algorithms").at(std::string(work::to_string(algorithm))).value("protocol", "");
 }
 
-double nccl_efficiency(work::CollectiveAlgorithm algorithm, Protocol protocol, bool multi_node, double base) {
-  const char* nccl_algorithm = algorithm == work::CollectiveAlgorithm::ring   ? "ring"
-                               : algorithm == work::CollectiveAlgorithm::tree ? "tree"
-                                                                              : nullptr;
-  if (!nccl_algorithm || protocol == Protocol::none || protocol == Protocol::automatic) return base;
-  const json& by_algorithm = table().at("bandwidth_refinements").at("efficiency").at(nccl_algorithm);
+double nccl_efficiency(work::CollectiveAlgorithm algorithm, Protocol protocol, const NcclGroupShape& group,
+                       double base) {
+  using A = work::CollectiveAlgorithm;
+  if ((algorithm != A::ring && algorithm != A::tree) || protocol == Protocol::none || protocol == Protocol::automatic)
+    return base;
+  const json& by_algorithm =
+      table().at("bandwidth_refinements").at("efficiency").at(algorithm == A::ring ? "ring" : "tree");
   // NCCL's factor for the algorithm under every protocol, then the protocol's own in place of
-  // its payload efficiency (tree LL: 0.92 x 1/3.8).
-  const double every = by_algorithm.value("every_protocol", 1.0);
+  // its payload efficiency (tree LL: 0.92 x 1/3.8), then the tree's TREE pattern (a node with
+  // one GPU of the group), in ncclTopoTuneModel's order.
+  double e = by_algorithm.value("every_protocol", 1.0);
   const auto it = by_algorithm.find(std::string(to_string(protocol)));
-  if (it == by_algorithm.end()) return every * base;
-  if (it->is_object()) return every * it->at(multi_node ? "multi_node" : "single_node").get<double>();
-  return every * it->get<double>();
+  if (it == by_algorithm.end()) e *= base;
+  else if (it->is_object()) e *= it->at(group.nodes > 1 ? "multi_node" : "single_node").get<double>();
+  else e *= it->get<double>();
+  if (algorithm == A::tree && group.most_on_a_node == 1) e *= by_algorithm.at("one_rank_per_node").get<double>();
+  return e;
+}
+
+double nccl_size_correction(work::CollectiveAlgorithm algorithm, work::CollectiveOp op, Protocol protocol,
+                            double bytes) {
+  if (algorithm != work::CollectiveAlgorithm::tree || op != work::CollectiveOp::all_reduce ||
+      protocol == Protocol::none || protocol == Protocol::automatic)
+    return 1.0;
+  const json& t = table().at("bandwidth_refinements").at("tree_correction");
+  // NCCL's log2i(nBytes >> 6): the floor of log2, 0 below 128 bytes.
+  const double sixty_fours = std::floor(bytes / 64);
+  const int index = sixty_fours < 2 ? 0 : static_cast<int>(std::floor(std::log2(sixty_fours)));
+  if (index >= t.at("index_limit").get<int>()) return 1.0;
+  return t.at(std::string(to_string(protocol))).at(static_cast<std::size_t>(index)).get<double>();
+}
+
+double nccl_latency_factor(work::CollectiveAlgorithm algorithm, Protocol protocol, const NcclGroupShape& group,
+                           double bytes, int channels, std::string_view arch) {
+  if (algorithm != work::CollectiveAlgorithm::ring || protocol != Protocol::simple ||
+      group.op != work::CollectiveOp::all_reduce || group.nodes < 2)
+    return 1.0;
+  const json& p = table().at("bandwidth_refinements").at("ring_plateau");
+  const double per_rank_and_channel = bytes / (std::max(channels, 1) * static_cast<double>(group.ranks));
+  if (per_rank_and_channel < p.at("min_bytes_per_rank_and_channel").get<double>()) return 1.0;
+  return p.at(arch == "volta" ? "volta" : "other").get<double>();
 }
 
 double nccl_busbw_ceiling_Bps(Protocol protocol, std::string_view arch, int nodes) {

@@ -41,12 +41,33 @@ std::vector<ProtocolCosts> nccl_protocols(Protocol requested, double nvls_effici
 // and SHARP), none stays none, else `chosen`.
 Protocol nccl_protocol_run(work::CollectiveAlgorithm algorithm, Protocol chosen);
 
+// A collective's group as NCCL's tuner sees it (ncclTopoTuneModel's nRanks and nNodes, and its
+// tree graph's pattern, which a node holding one GPU of the group sets).
+struct NcclGroupShape {
+  work::CollectiveOp op = work::CollectiveOp::all_reduce;
+  int ranks = 2;           // the group's ranks, >= 2
+  int nodes = 1;           // nodes holding them, >= 1
+  int most_on_a_node = 1;  // the most ranks one node holds
+};
+
 // NCCL's bus bandwidth factor for `algorithm` run with `protocol` where NCCL refines it
-// (bandwidth_refinements.efficiency: ring LL128 0.92; tree 0.92 under every protocol, times
-// 1/3.8 for LL and for LL128 120/128 across nodes or 7/9 in one node), else the protocol's
-// payload efficiency (`base`).
-// `multi_node`: the group spans nodes.
-double nccl_efficiency(work::CollectiveAlgorithm algorithm, Protocol protocol, bool multi_node, double base);
+// (bandwidth_refinements.efficiency): ring LL 1/2 and LL128 0.92; the tree 0.92 under every
+// protocol, times 1/3.8 for LL and for LL128 120/128 across nodes or 7/9 in one node, and times
+// 0.85 where every node holds one rank of the group (NCCL's TREE pattern). Elsewhere the
+// protocol's payload efficiency (`base`).
+double nccl_efficiency(work::CollectiveAlgorithm algorithm, Protocol protocol, const NcclGroupShape& group,
+                       double base);
+// NCCL's correction of the tree all-reduce's bandwidth by size (bandwidth_refinements.
+// tree_correction, treeCorrectionFactor in its time estimate): for `protocol`, the factor at
+// floor(log2(bytes / 64)), 1 from 512 MiB on; 1 for other algorithms and ops, and for none and
+// automatic. In (0, 1].
+double nccl_size_correction(work::CollectiveAlgorithm algorithm, work::CollectiveOp op, Protocol protocol,
+                            double bytes);
+// NCCL's factor on the latency of a ring all-reduce with Simple across nodes once each rank's
+// share on each of `channels` channels is 64 bytes or more (bandwidth_refinements.ring_plateau,
+// its 'plateau effect of ring'): 1.9 on Volta (`arch` "volta"), 1.4 on later GPUs; else 1.
+double nccl_latency_factor(work::CollectiveAlgorithm algorithm, Protocol protocol, const NcclGroupShape& group,
+                           double bytes, int channels, std::string_view arch);
 // LL's ceiling on bus bandwidth (bytes/s) for a group on `nodes` nodes of `arch` GPUs
 // (bandwidth_refinements.ll_max_busbw_GBps); infinity for other protocols.
 double nccl_busbw_ceiling_Bps(Protocol protocol, std::string_view arch, int nodes);

@@ -16,8 +16,9 @@ FLAGSHIP = ROOT / "scenarios" / "fat_tree_allreduce.json"
 TUNING = json.loads((ROOT / "data" / "nccl_tuning.json").read_text())
 
 
-def nccl_times(n_ranks, n_nodes, size, busbw_Bps):
-    """NCCL's predicted seconds per protocol for a ring all-reduce of `size` bytes."""
+def nccl_times(n_ranks, n_nodes, size, busbw_Bps, channels=8):
+    """NCCL's predicted seconds per protocol for a ring all-reduce of `size` bytes (Hopper, 8 NICs
+    a node: one channel each)."""
     lat = TUNING["nccl_algorithms"]["ring"]
     refine = TUNING["bandwidth_refinements"]
     ceiling = refine["ll_max_busbw_GBps"]
@@ -26,14 +27,18 @@ def nccl_times(n_ranks, n_nodes, size, busbw_Bps):
     nsteps = 2 * (n_ranks - 1)
     inter = 0 if n_nodes == 1 else 2 * (n_nodes - 1)
     intra_class = "nvlink"
+    ring = refine["efficiency"]["ring"]  # LL x 1/2, LL128 x 0.92
     bw = {"simple": busbw_Bps,
-          "ll": min(ll_max, 0.5 * busbw_Bps),
-          "ll128": refine["efficiency"]["ring"]["ll128"] * busbw_Bps}
+          "ll": min(ll_max, ring["ll"] * busbw_Bps),
+          "ll128": ring["ll128"] * busbw_Bps}
     times = {}
     for p, b in bw.items():
         c = lat[p]
         latency = (c["base_latency_us"] + (nsteps - inter) * c["step_latency_us"][intra_class]
                    + inter * c["step_latency_us"]["net"]) * 1e-6
+        plateau = refine["ring_plateau"]  # ncclTopoGetAlgoTime: large Simple rings across nodes
+        if p == "simple" and n_nodes > 1 and size / (channels * n_ranks) >= plateau["min_bytes_per_rank_and_channel"]:
+            latency *= plateau["other"]
         algbw = b * n_ranks / nsteps
         times[p] = latency + size / algbw
     return times

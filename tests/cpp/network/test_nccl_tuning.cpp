@@ -75,20 +75,49 @@ TEST_CASE("nccl_costs fills every algorithm as the file maps it", "[nccl]") {
 
 TEST_CASE("NCCL's tree factors apply its 0.92 under every protocol", "[nccl][tree]") {
   // src/graph/tuning.cc (2.18.3, 2.20.3): the tree's bus bandwidth x 0.92, then LL x 1/3.8 and
-  // LL128 x 120/128 across nodes or 7/9 inside one; the ring's LL128 x 0.92 alone.
+  // LL128 x 120/128 across nodes or 7/9 inside one.
   using net::Protocol;
-  const auto tree = [](Protocol p, bool multi_node, double base) {
-    return net::nccl_efficiency(CollectiveAlgorithm::tree, p, multi_node, base);
+  const auto tree = [](Protocol p, int nodes, double base) {
+    return net::nccl_efficiency(CollectiveAlgorithm::tree, p, {work::CollectiveOp::all_reduce, 8 * nodes, nodes, 8},
+                                base);
   };
-  for (bool multi_node : {false, true}) {
-    CHECK(tree(Protocol::simple, multi_node, 1.0) == Approx(0.92));
-    CHECK(tree(Protocol::ll, multi_node, 0.5) == Approx(0.92 / 3.8));
+  for (int nodes : {1, 2}) {
+    CHECK(tree(Protocol::simple, nodes, 1.0) == Approx(0.92));
+    CHECK(tree(Protocol::ll, nodes, 0.5) == Approx(0.92 / 3.8));
   }
-  CHECK(tree(Protocol::ll128, true, 120.0 / 128) == Approx(0.92 * 120.0 / 128));
-  CHECK(tree(Protocol::ll128, false, 120.0 / 128) == Approx(0.92 * 7.0 / 9));
-  CHECK(net::nccl_efficiency(CollectiveAlgorithm::ring, Protocol::ll128, true, 120.0 / 128) == Approx(0.92));
-  CHECK(net::nccl_efficiency(CollectiveAlgorithm::ring, Protocol::simple, true, 1.0) == 1.0);
-  CHECK(net::nccl_efficiency(CollectiveAlgorithm::tree, Protocol::none, true, 1.0) == 1.0);
+  CHECK(tree(Protocol::ll128, 2, 120.0 / 128) == Approx(0.92 * 120.0 / 128));
+  CHECK(tree(Protocol::ll128, 1, 120.0 / 128) == Approx(0.92 * 7.0 / 9));
+  CHECK(net::nccl_efficiency(CollectiveAlgorithm::tree, Protocol::none, {}, 1.0) == 1.0);
+  CHECK(net::nccl_efficiency(CollectiveAlgorithm::halving_doubling, Protocol::ll, {}, 0.5) == 0.5);
+}
+
+TEST_CASE("NCCL's tree with one rank a node runs at 0.85 of its bandwidth", "[nccl][tree]") {
+  // src/graph/search.cc (2.18.3, 2.20.3, master): a node holding one GPU of the communicator gives
+  // the tree graph the TREE pattern; tuning.cc then multiplies the tree's bus bandwidth by 0.85,
+  // under every protocol, after its other factors.
+  using net::Protocol;
+  const net::NcclGroupShape sparse{work::CollectiveOp::all_reduce, 4, 4, 1};
+  CHECK(net::nccl_efficiency(CollectiveAlgorithm::tree, Protocol::simple, sparse, 1.0) == Approx(0.92 * 0.85));
+  CHECK(net::nccl_efficiency(CollectiveAlgorithm::tree, Protocol::ll, sparse, 0.5) == Approx(0.92 / 3.8 * 0.85));
+  CHECK(net::nccl_efficiency(CollectiveAlgorithm::tree, Protocol::ll128, sparse, 120.0 / 128) ==
+        Approx(0.92 * 120.0 / 128 * 0.85));
+  // Two ranks on one node of three: NCCL's balanced tree, no 0.85.
+  const net::NcclGroupShape mixed{work::CollectiveOp::all_reduce, 4, 3, 2};
+  CHECK(net::nccl_efficiency(CollectiveAlgorithm::tree, Protocol::simple, mixed, 1.0) == Approx(0.92));
+}
+
+TEST_CASE("NCCL's ring LL and LL128 factors are master's whatever the group", "[nccl][ring]") {
+  // src/graph/tuning.cc, master (from 2.21.5 and 2.23.4): ring LL x 0.5 and LL128 x 0.92 for
+  // every op and group. (2.12.12 to 2.20.3: LL x 1/4, x 1/3 for one node's gathers, and LL128 x
+  // 0.7 below two ranks a node; not modelled, data/nccl_tuning.json says why.)
+  using net::Protocol;
+  using Op = work::CollectiveOp;
+  for (const net::NcclGroupShape& g : {net::NcclGroupShape{Op::all_reduce, 8, 1, 8}, net::NcclGroupShape{Op::all_gather, 8, 1, 8},
+                                       net::NcclGroupShape{Op::all_reduce, 4, 4, 1}}) {
+    CHECK(net::nccl_efficiency(CollectiveAlgorithm::ring, Protocol::ll, g, 0.5) == 0.5);
+    CHECK(net::nccl_efficiency(CollectiveAlgorithm::ring, Protocol::ll128, g, 120.0 / 128) == Approx(0.92));
+    CHECK(net::nccl_efficiency(CollectiveAlgorithm::ring, Protocol::simple, g, 1.0) == 1.0);
+  }
 }
 
 TEST_CASE("nccl_costs rejects an unknown protocol", "[nccl]") {
@@ -99,10 +128,11 @@ TEST_CASE("nccl_costs rejects an unknown protocol", "[nccl]") {
 
 namespace {
 
-// Seconds of an 8-byte tree all-reduce under `protocol` over `nodes` rail-optimized nodes of 8
+// Seconds of an all-reduce of `bytes` under `protocol` over `nodes` rail-optimized nodes of 8
 // GPUs and 8 NICs (a 3-tier-capable radix-64 fat-tree, 0.5 us cables, 0.2 us GPU <-> NVSwitch:
 // every wire within NCCL's per-step figures, which then price every step).
-double tree_all_reduce_s(int nodes, net::NetworkModel model, net::Protocol protocol = net::Protocol::ll) {
+double all_reduce_s(int nodes, net::NetworkModel model, net::Protocol protocol, CollectiveAlgorithm algorithm,
+                    double bytes) {
   topo::TopologyParams p;
   p.kind = topo::TopologyKind::fat_tree;
   p.nodes = nodes;
@@ -119,7 +149,11 @@ double tree_all_reduce_s(int nodes, net::NetworkModel model, net::Protocol proto
   config.model = model;
   config.protocol = protocol;
   return test::collective_seconds(topo::build_topology(p), topo::RoutingKind::dmodk, config,
-                                  work::CollectiveOp::all_reduce, CollectiveAlgorithm::tree, 8);
+                                  work::CollectiveOp::all_reduce, algorithm, bytes);
+}
+
+double tree_all_reduce_s(int nodes, net::NetworkModel model, net::Protocol protocol = net::Protocol::ll) {
+  return all_reduce_s(nodes, model, protocol, CollectiveAlgorithm::tree, 8);
 }
 
 }  // namespace
@@ -180,6 +214,62 @@ TEST_CASE("a small Simple tree all-reduce across nodes takes NCCL's tree Simple 
     const double formula = 2 * (7 * 28.0 + levels * 28.0) * 1e-6;
     for (net::NetworkModel model : {net::NetworkModel::analytical, net::NetworkModel::flow})
       CHECK(tree_all_reduce_s(nodes, model, net::Protocol::simple) == Approx(formula).epsilon(1e-3));
+  }
+}
+
+TEST_CASE("NCCL's tree correction by size scales the tree's bandwidth", "[nccl][tree]") {
+  // src/graph/tuning.cc (2.12.12 to 2.20.3 and master), ncclTopoGetAlgoTime: the tree
+  // all-reduce's bandwidth x treeCorrectionFactor[protocol][log2i(bytes >> 6)] below 2^23 x 64
+  // bytes.
+  using net::Protocol;
+  const auto tree = [](Protocol p, double bytes) {
+    return net::nccl_size_correction(CollectiveAlgorithm::tree, work::CollectiveOp::all_reduce, p, bytes);
+  };
+  CHECK(tree(Protocol::simple, 32.0 * (1 << 20)) == 0.7);  // 2^19 sixty-fours
+  CHECK(tree(Protocol::ll128, 32.0 * (1 << 20)) == 0.9);
+  CHECK(tree(Protocol::ll128, 1 << 20) == 0.6);  // 2^14
+  CHECK(tree(Protocol::ll, 65536) == 0.6);       // 2^10
+  CHECK(tree(Protocol::ll, 65535) == 0.7);       // floor: 2^9.99 -> 9
+  CHECK(tree(Protocol::simple, 8) == 0.9);       // below 64 bytes: index 0
+  CHECK(tree(Protocol::simple, 256.0 * (1 << 20)) == 0.9);  // 2^22, the last entry
+  CHECK(tree(Protocol::simple, 512.0 * (1 << 20)) == 1.0);  // 2^23: none
+  CHECK(net::nccl_size_correction(CollectiveAlgorithm::ring, work::CollectiveOp::all_reduce, Protocol::simple, 1 << 20) == 1.0);
+  CHECK(net::nccl_size_correction(CollectiveAlgorithm::tree, work::CollectiveOp::all_reduce, Protocol::none, 1 << 20) == 1.0);
+  CHECK(net::nccl_size_correction(CollectiveAlgorithm::tree, work::CollectiveOp::broadcast, Protocol::simple, 1 << 20) == 1.0);
+  // Through the communication layer: on 2 nodes of 8 the tree's Simple bandwidth time at 32 MiB
+  // is 1/0.7 of its share of the 512 MiB one's, latency (the 8-byte time) aside.
+  for (net::NetworkModel model : {net::NetworkModel::analytical, net::NetworkModel::flow}) {
+    CAPTURE(static_cast<int>(model));
+    const auto t = [model](double b) { return all_reduce_s(2, model, Protocol::simple, CollectiveAlgorithm::tree, b); };
+    const double latency = t(8), mid = 32.0 * (1 << 20), large = 512.0 * (1 << 20);
+    CHECK((t(mid) - latency) / (t(large) - latency) == Approx(mid / large / 0.7).epsilon(2e-3));
+  }
+}
+
+TEST_CASE("NCCL's ring plateau raises a large Simple ring all-reduce's latency across nodes", "[nccl][ring]") {
+  // src/graph/tuning.cc (2.18.3, 2.20.3, master), ncclTopoGetAlgoTime: a Simple ring all-reduce across
+  // nodes pays its latency x 1.4 (x 1.9 below compute capability 8.0) once nBytes / (channels x
+  // ranks) >= 64: on 2 nodes of 8 GPUs and 8 channels from 64 x 8 x 16 = 8 KiB.
+  using net::Protocol;
+  const net::NcclGroupShape two_nodes{work::CollectiveOp::all_reduce, 16, 2, 8};
+  const auto factor = [&](double bytes, std::string_view arch) {
+    return net::nccl_latency_factor(CollectiveAlgorithm::ring, Protocol::simple, two_nodes, bytes, 8, arch);
+  };
+  CHECK(factor(8191, "hopper") == 1.0);
+  CHECK(factor(8192, "hopper") == 1.4);
+  CHECK(factor(8192, "ampere") == 1.4);
+  CHECK(factor(8192, "volta") == 1.9);
+  const net::NcclGroupShape one_node{work::CollectiveOp::all_reduce, 8, 1, 8};
+  const net::NcclGroupShape gather{work::CollectiveOp::all_gather, 16, 2, 8};
+  CHECK(net::nccl_latency_factor(CollectiveAlgorithm::ring, Protocol::simple, one_node, 1e9, 8, "hopper") == 1.0);
+  CHECK(net::nccl_latency_factor(CollectiveAlgorithm::ring, Protocol::simple, gather, 1e9, 8, "hopper") == 1.0);
+  CHECK(net::nccl_latency_factor(CollectiveAlgorithm::ring, Protocol::ll128, two_nodes, 1e9, 8, "hopper") == 1.0);
+  CHECK(net::nccl_latency_factor(CollectiveAlgorithm::tree, Protocol::simple, two_nodes, 1e9, 8, "hopper") == 1.0);
+  // Through the communication layer (Hopper by default): the step at 8 KiB is all latency.
+  for (net::NetworkModel model : {net::NetworkModel::analytical, net::NetworkModel::flow}) {
+    CAPTURE(static_cast<int>(model));
+    const auto t = [model](double b) { return all_reduce_s(2, model, Protocol::simple, CollectiveAlgorithm::ring, b); };
+    CHECK(t(8192) / t(8191) == Approx(1.4).epsilon(2e-3));
   }
 }
 
