@@ -413,7 +413,8 @@ def neuron_section(cs) -> str:
 # the KV cache as dense slots of max_target_length tokens, every decode step computing all 88
 # slots and reading their whole caches (kv_layout dense_slots), and JetStream's interleaved
 # orchestration (scheduler jetstream: one prompt per prefill, padded to its power-of-two bucket,
-# while a slot is free). Everything else is the engine's defaults.
+# while a slot is free; a finished request's slot freed 9 decode steps late, by the detokenize
+# thread). Everything else is the engine's defaults.
 JETSTREAM_SOURCE = ("Google AI-Hypercomputer tpu-recipes, JetStream-MaxText Llama2-7B on TPU v5e-8 (the README's sample run)",
                     "https://github.com/AI-Hypercomputer/tpu-recipes/blob/5ba55c8aff86b98a880389f0e056dc902ce6f3e1/"
                     "inference/v5e/JetStream-Maxtext/Llama2-7B/README.md")
@@ -507,7 +508,9 @@ def jetstream_section(cs) -> str:
         "`scripts/validation_serving.py` on one replica of 8 `TPU-v5e` as MaxText and JetStream ran it "
         "(`kv_layout` dense_slots: 88 slots of max_target_length 2,048 tokens, every decode step reading "
         "every slot's whole cache; `scheduler` jetstream: one prompt per prefill, padded to its "
-        "power-of-two bucket, while a slot is free; [serving](../docs/serving.md#jetstream-and-maxtext-on-tpu)), "
+        "power-of-two bucket, while a slot is free, and a finished request's slot taken again 9 decode "
+        "steps after its last token, when JetStream's detokenize thread, 8 queued steps behind its "
+        "generate thread, frees it; [serving](../docs/serving.md#jetstream-and-maxtext-on-tpu)), "
         "the engine's defaults otherwise; each request the run's mean lengths (the per-request lengths "
         "are not published).\n\n" + "\n".join(table) +
         f"\n\nMean absolute error over these {len(errors)} figures: {100 * sum(errors) / len(errors):.1f}%. "

@@ -705,3 +705,32 @@ TEST_CASE("JetStream prefills one prompt at a time, padded to its bucket", "[ser
   CHECK(replica.admissible(make_request(1, 0, 1024, 5000)));
   CHECK_FALSE(replica.admissible(make_request(2, 0, 1025, 1)));
 }
+
+TEST_CASE("JetStream over dense slots reuses a finished request's slot 9 decode steps late", "[serving][llm]") {
+  // One slot, 10 ms an iteration + 0.1 ms a prompt token, two 200-token prompts (padded to 256:
+  // 35.6 ms) of 3 output tokens at t = 0. The first: its token at 35.6 ms, 2 decode steps, then
+  // its slot 9 more steps before JetStream's detokenize thread frees it (kJetStreamSlotLagSteps):
+  // done at 35.6 + 110 ms. The second is prefilled then. The paged layout frees the slot at once.
+  for (const KvLayout layout : {KvLayout::dense_slots, KvLayout::paged}) {
+    Simulator sim;
+    Collector sink(sim);
+    LlmReplicaSpec spec = ten_ms_iterations();
+    spec.timing.measured.per_prefill_token_s = 1e-4;
+    spec.timing.kv_layout = layout;
+    spec.batching.scheduler = SchedulerMode::jetstream;
+    spec.batching.max_num_batched_tokens = 1024;
+    spec.batching.max_num_seqs = 1;
+    spec.batching.prefix_caching = false;
+    LlmReplica replica(sim, sink, 0, spec);
+    for (uint64_t id = 1; id <= 2; ++id) replica.submit(make_request(id, 0, 200, 3));
+    sim.run();
+    REQUIRE(sink.done.size() == 2);
+    INFO(name_of(kKvLayoutNames, layout));
+    const double held_s = 0.010 * static_cast<double>(2 + (layout == KvLayout::dense_slots ? kJetStreamSlotLagSteps : 0));
+    CHECK(find(sink.done, 1).request.first_token_s == Approx(0.0356));
+    CHECK(find(sink.done, 1).time_s == Approx(0.0356 + held_s));
+    CHECK(find(sink.done, 2).request.first_token_s == Approx(0.0356 + held_s + 0.0356));
+    CHECK(find(sink.done, 2).time_s == Approx(2 * (0.0356 + held_s)));
+    CHECK(replica.stats().tokens_out == 6);  // the lag's steps produce none
+  }
+}
