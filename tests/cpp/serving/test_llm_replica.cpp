@@ -671,6 +671,24 @@ TEST_CASE("A dense slot of 2^30 tokens costs no memory per token of the slot", "
   CHECK(done.time_s - done.request.first_token_s >= 2 * slot_read_s);
 }
 
+namespace {
+
+// 10 ms an iteration + 0.1 ms a prompt token computed, under `mode` with a 1,024-token budget.
+LlmReplicaSpec ten_ms_and_prompt_tokens(SchedulerMode mode) {
+  LlmReplicaSpec spec = ten_ms_iterations();
+  spec.timing.measured.per_prefill_token_s = 1e-4;
+  spec.batching.scheduler = mode;
+  spec.batching.max_num_batched_tokens = 1024;
+  return spec;
+}
+
+// Requests 1..n of a 200-token prompt and 3 output tokens, all at t = 0.
+void submit_200_token_prompts(LlmReplica& replica, uint64_t n) {
+  for (uint64_t id = 1; id <= n; ++id) replica.submit(make_request(id, 0, 200, 3));
+}
+
+}  // namespace
+
 TEST_CASE("JetStream prefills one prompt at a time, padded to its bucket", "[serving][llm]") {
   // Measured timing: 10 ms an iteration + 0.1 ms a prompt token computed. Three 200-token
   // prompts at t = 0: JetStream prefills them one by one, each padded to 256 tokens (35.6 ms),
@@ -679,12 +697,8 @@ TEST_CASE("JetStream prefills one prompt at a time, padded to its bucket", "[ser
   for (const SchedulerMode mode : {SchedulerMode::jetstream, SchedulerMode::prefill_first}) {
     Simulator sim;
     Collector sink(sim);
-    LlmReplicaSpec spec = ten_ms_iterations();
-    spec.timing.measured.per_prefill_token_s = 1e-4;
-    spec.batching.scheduler = mode;
-    spec.batching.max_num_batched_tokens = 1024;
-    LlmReplica replica(sim, sink, 0, spec);
-    for (uint64_t id = 1; id <= 3; ++id) replica.submit(make_request(id, 0, 200, 3));
+    LlmReplica replica(sim, sink, 0, ten_ms_and_prompt_tokens(mode));
+    submit_200_token_prompts(replica, 3);
     sim.run();
     REQUIRE(sink.done.size() == 3);
     INFO(name_of(kSchedulerModeNames, mode));
@@ -712,17 +726,14 @@ TEST_CASE("JetStream over dense slots reuses a finished request's slot 9 decode 
   // its slot 9 more steps before JetStream's detokenize thread frees it (kJetStreamSlotLagSteps):
   // done at 35.6 + 110 ms. The second is prefilled then. The paged layout frees the slot at once.
   for (const KvLayout layout : {KvLayout::dense_slots, KvLayout::paged}) {
-    Simulator sim;
-    Collector sink(sim);
-    LlmReplicaSpec spec = ten_ms_iterations();
-    spec.timing.measured.per_prefill_token_s = 1e-4;
+    LlmReplicaSpec spec = ten_ms_and_prompt_tokens(SchedulerMode::jetstream);
     spec.timing.kv_layout = layout;
-    spec.batching.scheduler = SchedulerMode::jetstream;
-    spec.batching.max_num_batched_tokens = 1024;
     spec.batching.max_num_seqs = 1;
     spec.batching.prefix_caching = false;
+    Simulator sim;
+    Collector sink(sim);
     LlmReplica replica(sim, sink, 0, spec);
-    for (uint64_t id = 1; id <= 2; ++id) replica.submit(make_request(id, 0, 200, 3));
+    submit_200_token_prompts(replica, 2);
     sim.run();
     REQUIRE(sink.done.size() == 2);
     INFO(name_of(kKvLayoutNames, layout));
