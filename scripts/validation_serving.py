@@ -231,8 +231,10 @@ def serving_section(cs) -> str:
 # notebooks at 22c6cac: no context_length_estimate) the context buckets are half the token
 # buckets, powers of two from 64 (bucket.py, context_sizes and token_sizes), so the tables'
 # 128-, 1,024- and 2,048-token prompts each fill a bucket exactly.
-# Left out: the rows storing weights in int8 (Llama 3 8B), which the serving engine does not
-# model, and Mistral 7B and CodeLlama 13B (no preset; a sliding-window or 16k-context variant).
+# Every row of Llama 2 (7B, 13B, 70B) and Llama 3 70B with BF16 weights is replayed (29 of them,
+# 58 figures), none chosen for its result. Left out: the rows storing weights in int8 (Llama 3
+# 8B), which the serving engine does not model, and Mistral 7B and CodeLlama 13B (no preset; a
+# sliding-window or 16k-context variant).
 NEURON_CSV = ("https://github.com/aws-neuron/aws-neuron-sdk/blob/78169c6c6418b62e1853c29800eb8aadfc17f367/"
               "general/benchmarks/{}/latency_data_decoder.csv")
 
@@ -267,17 +269,36 @@ class NeuronRun:
 
 
 NEURON_RUNS = [
-    NeuronRun(TRN1, "llama3-70b", 128, 128, 52.53, 26.48),
-    NeuronRun(TRN1, "llama3-70b", 128, 1024, 53.20, 24.48),
+    # Every BF16-weight row of Llama 2 and Llama 3 in both tables, in the tables' order.
     NeuronRun(TRN1, "llama3-70b", 2048, 2048, 547.00, 26.20),
+    NeuronRun(TRN1, "llama3-70b", 128, 1024, 53.20, 24.48),
+    NeuronRun(TRN1, "llama3-70b", 128, 128, 52.53, 26.48),
     NeuronRun(TRN1, "llama2-7b", 128, 8064, 13.32, 6.70),
-    NeuronRun(INF2, "llama3-70b", 128, 128, 77.81, 32.20),
-    NeuronRun(INF2, "llama3-70b", 1024, 2048, 312.86, 33.81),
+    NeuronRun(TRN1, "llama2-13b", 4096, 4096, 864.14, 9.84),
+    NeuronRun(TRN1, "llama2-13b", 8192, 8192, 2367.93, 13.41),
+    NeuronRun(TRN1, "llama2-70b", 128, 128, 53.91, 25.18),
+    NeuronRun(TRN1, "llama2-70b", 256, 256, 81.88, 25.27),
+    NeuronRun(TRN1, "llama2-70b", 128, 1024, 57.75, 25.45),
+    NeuronRun(TRN1, "llama2-70b", 1024, 1024, 232.48, 26.04),
+    NeuronRun(TRN1, "llama2-70b", 1024, 2048, 236.78, 26.62),
+    NeuronRun(TRN1, "llama2-70b", 2048, 2048, 690.96, 26.85),
     NeuronRun(INF2, "llama3-70b", 2048, 2048, 745.49, 34.67),
-    NeuronRun(INF2, "llama2-70b", 128, 128, 76.60, 32.90),
-    NeuronRun(INF2, "llama2-70b", 1024, 2048, 275.97, 34.82),
+    NeuronRun(INF2, "llama3-70b", 1024, 2048, 312.86, 33.81),
+    NeuronRun(INF2, "llama3-70b", 1024, 1024, 310.18, 33.14),
+    NeuronRun(INF2, "llama3-70b", 128, 1024, 80.00, 32.47),
+    NeuronRun(INF2, "llama3-70b", 256, 256, 99.37, 32.48),
+    NeuronRun(INF2, "llama3-70b", 128, 128, 77.81, 32.20),
     NeuronRun(INF2, "llama2-7b", 128, 3968, 27.64, 6.47),
+    NeuronRun(INF2, "llama2-7b", 128, 8064, 29.21, 7.34),
     NeuronRun(INF2, "llama2-13b", 128, 3968, 25.85, 9.17),
+    NeuronRun(INF2, "llama2-13b", 4096, 4096, 333.78, 10.17),
+    NeuronRun(INF2, "llama2-13b", 8192, 8192, 994.18, 13.50),
+    NeuronRun(INF2, "llama2-70b", 128, 128, 76.60, 32.90),
+    NeuronRun(INF2, "llama2-70b", 256, 256, 96.44, 33.13),
+    NeuronRun(INF2, "llama2-70b", 128, 1024, 76.33, 33.15),
+    NeuronRun(INF2, "llama2-70b", 1024, 1024, 277.02, 33.73),
+    NeuronRun(INF2, "llama2-70b", 1024, 2048, 275.97, 34.82),
+    NeuronRun(INF2, "llama2-70b", 2048, 2048, 810.44, 34.90),
 ]
 
 
@@ -291,11 +312,13 @@ def neuron_scenario(run: NeuronRun, trace: Path) -> dict:
             "kind": "serving", "model": model, "precision": "bf16",
             "arrivals": {"process": "trace", "trace": str(trace)},
             # Batch 1, the whole prompt in one context-encoding pass (Neuron compiles for the
-            # table's sequence length), as the published configuration runs; heads padded and KV
-            # heads copied over the NeuronCores, the prompt's attention unfused, as
+            # table's sequence length, whose largest context bucket, half of it, holds the
+            # prompt: 8,192 tokens of a 16,384 one), as the published configuration runs; heads
+            # padded and KV heads copied over the NeuronCores, the prompt's attention unfused, as
             # transformers-neuronx 0.10 does.
             "replica": {"gpus": run.machine.chips, "ranks_per_gpu": run.machine.cores, "max_num_seqs": 1,
-                        "max_num_batched_tokens": 4096, "pad_heads": True, "flash_attention": False},
+                        "max_num_batched_tokens": max(4096, run.input_len), "pad_heads": True,
+                        "flash_attention": False},
         },
         "fleet": {"autoscaler": {"policy": "fixed", "replicas": 1}, "instance": run.machine.instance},
         "run": {"until": "1h"},
@@ -361,10 +384,12 @@ def neuron_section(cs) -> str:
         "(`flash_attention` false), as transformers-neuronx 0.10 builds its context-encoding graph: "
         "every score matrix computed whole and moved through HBM, 8 bytes a score; the prompts are not "
         "padded (with the samples' settings the context buckets are powers of two, which the tables' "
-        "128-, 1,024- and 2,048-token prompts fill exactly). The prefill (TTFT) stays faster than "
-        "published on every row, most at 128 tokens on inf2, which no published setting explains "
-        "([serving](../docs/serving.md)). Not replayed: the int8-weight "
-        "rows, Mistral 7B and CodeLlama 13B.\n\n" + "\n".join(table) +
+        "prompts, 128 to 8,192 tokens, fill exactly). Every row of Llama 2 and Llama 3 70B with BF16 "
+        "weights is replayed, none chosen for its result. The prefill (TTFT) stays faster than "
+        "published on every row, most at 128 tokens on inf2 and for Llama 2 13B's 4,096- and "
+        "8,192-token prompts on trn1 (864 and 2,368 ms published, 2.6 and 2.4 times the same rows on "
+        "inf2's fewer chips), which no published setting explains ([serving](../docs/serving.md)). "
+        "Not replayed: the int8-weight rows, Mistral 7B and CodeLlama 13B.\n\n" + "\n".join(table) +
         f"\n\nMean absolute error over these {len(results)} figures: {error(results):.1f}% ({by_chip}); "
         f"largest {100 * max(abs(r['ratio'] - 1) for r in results):.1f}%.\n")
 
@@ -388,7 +413,8 @@ def neuron_section(cs) -> str:
 # the KV cache as dense slots of max_target_length tokens, every decode step computing all 88
 # slots and reading their whole caches (kv_layout dense_slots), and JetStream's interleaved
 # orchestration (scheduler jetstream: one prompt per prefill, padded to its power-of-two bucket,
-# while a slot is free). Everything else is the engine's defaults.
+# while a slot is free; a finished request's slot freed 9 decode steps late, by the detokenize
+# thread). Everything else is the engine's defaults.
 JETSTREAM_SOURCE = ("Google AI-Hypercomputer tpu-recipes, JetStream-MaxText Llama2-7B on TPU v5e-8 (the README's sample run)",
                     "https://github.com/AI-Hypercomputer/tpu-recipes/blob/5ba55c8aff86b98a880389f0e056dc902ce6f3e1/"
                     "inference/v5e/JetStream-Maxtext/Llama2-7B/README.md")
@@ -482,7 +508,9 @@ def jetstream_section(cs) -> str:
         "`scripts/validation_serving.py` on one replica of 8 `TPU-v5e` as MaxText and JetStream ran it "
         "(`kv_layout` dense_slots: 88 slots of max_target_length 2,048 tokens, every decode step reading "
         "every slot's whole cache; `scheduler` jetstream: one prompt per prefill, padded to its "
-        "power-of-two bucket, while a slot is free; [serving](../docs/serving.md#jetstream-and-maxtext-on-tpu)), "
+        "power-of-two bucket, while a slot is free, and a finished request's slot taken again 9 decode "
+        "steps after its last token, when JetStream's detokenize thread, 8 queued steps behind its "
+        "generate thread, frees it; [serving](../docs/serving.md#jetstream-and-maxtext-on-tpu)), "
         "the engine's defaults otherwise; each request the run's mean lengths (the per-request lengths "
         "are not published).\n\n" + "\n".join(table) +
         f"\n\nMean absolute error over these {len(errors)} figures: {100 * sum(errors) / len(errors):.1f}%. "

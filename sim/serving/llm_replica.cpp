@@ -66,7 +66,32 @@ LlmReplica::LlmReplica(engine::Simulator& sim, ReplicaListener& listener, uint32
 
 LlmReplica::~LlmReplica() {
   if (busy_) sim_.cancel(iteration_event_);
+  uncount_lag_tokens();
   if (totals_) *totals_ += stats_;
+}
+
+// JetStream's generate thread never waits for the chips: it dispatches a step, starts copying
+// its tokens to the host and puts them on the detokenize queue, which holds 8 entries
+// (_detokenize_backlogs in jetstream/core/orchestrator.py at 530d364). The detokenize thread
+// frees a finished request's slot once it has that step's tokens, by when the generate thread
+// has dispatched the 8 queued steps and the one it was blocked putting: the next request's
+// first decode step is the 10th after the last token's (the host outrunning the chips, as it
+// does when a step takes milliseconds). The paged layout, which JetStream did not run, and
+// whose sequences may be preempted, frees a slot at once.
+int64_t LlmReplica::slot_lag_steps() const {
+  return spec_.batching.scheduler == SchedulerMode::jetstream && dense() ? kJetStreamSlotLagSteps : 0;
+}
+
+int64_t LlmReplica::lag_steps_done(const Seq& q) const {
+  const auto steps = static_cast<int64_t>(decode_clock_ - q.decode_entry);
+  return std::max<int64_t>(0, steps - (q.request.output_tokens - q.generated));
+}
+
+// A decode step counts a token for every decoding sequence; those in their slot's lag
+// produced none.
+void LlmReplica::uncount_lag_tokens() {
+  for (uint32_t s = run_head_; s != kNone; s = seqs_[s].next)
+    if (seqs_[s].phase == Phase::decoding) stats_.tokens_out -= static_cast<uint64_t>(lag_steps_done(seqs_[s]));
 }
 
 bool LlmReplica::admissible(const Request& request) const {
@@ -163,7 +188,8 @@ void LlmReplica::start_decoding(uint32_t s) {
   q.phase = Phase::decoding;
   q.decode_base = q.prefill_target;
   q.decode_entry = decode_clock_;
-  q.finish_clock = decode_clock_ + static_cast<uint64_t>(q.request.output_tokens - q.generated) - 1;
+  q.finish_clock =
+      decode_clock_ + static_cast<uint64_t>(q.request.output_tokens - q.generated - 1 + slot_lag_steps());
   if (!dense()) ++phase_count_[block_phase(q.decode_entry, q.decode_base, block_)];
   ++n_decode_;
   decode_kv_sum_ += static_cast<double>(q.decode_base);
@@ -176,6 +202,7 @@ int64_t LlmReplica::stop_decoding(uint32_t s) {
   if (!dense()) --phase_count_[block_phase(q.decode_entry, q.decode_base, block_)];
   --n_decode_;
   decode_kv_sum_ -= static_cast<double>(kv);
+  stats_.tokens_out -= static_cast<uint64_t>(lag_steps_done(q));
   q.generated += static_cast<int32_t>(decode_clock_ - q.decode_entry);
   ++q.generation;  // its heap entry is stale from now on
   return kv;
@@ -518,6 +545,7 @@ void LlmReplica::abort(std::vector<Request>& out) {
     sim_.cancel(iteration_event_);
     busy_ = false;
   }
+  uncount_lag_tokens();
   for (uint32_t s = run_head_; s != kNone; s = seqs_[s].next) out.push_back(seqs_[s].request);
   for (const uint32_t s : waiting_) out.push_back(seqs_[s].request);
   for (uint32_t s = 0; s < seqs_.size(); ++s) {

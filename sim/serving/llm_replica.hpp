@@ -27,6 +27,10 @@
 //                    (a preempted sequence's recompute, prompt + output so far, is prefilled
 //                    alone however long: JetStream itself never preempts).
 //
+// Under jetstream with dense slots a finished request keeps its slot kJetStreamSlotLagSteps more
+// decode steps (JetStream's detokenize thread frees it late; llm_replica.cpp says why) and is
+// reported done when the slot is freed.
+//
 // With kv_layout dense_slots (llm_timing.hpp) each sequence holds one slot of
 // dense_slot_tokens (a KV block of that many tokens, max_num_seqs of them, whatever the
 // memory rule leaves beyond: the dense array must fit in it), a request needs prompt + output
@@ -87,6 +91,8 @@ inline constexpr auto kSchedulerModeNames = std::to_array<EnumName<SchedulerMode
     {"prefill_first", SchedulerMode::prefill_first, "vLLM v0: prefill-only batches while prompts fit, else decode"},
     {"jetstream", SchedulerMode::jetstream, "JetStream: one padded prompt per prefill while a slot is free, else decode"},
 });
+// JetStream's slot lag: decode steps between a request's last token and its slot's reuse (above).
+inline constexpr int64_t kJetStreamSlotLagSteps = 9;
 static_assert(names_every_value<kSchedulerModeNames>());
 // workload.replica.step_padding: the shapes a step's model runs at.
 //   none          the tokens and sequences scheduled (CUDA graphs pad decode batches a little;
@@ -212,6 +218,10 @@ class LlmReplica final : public Replica {
   };
 
   bool dense() const { return spec_.timing.kv_layout == KvLayout::dense_slots; }
+  // Decode steps a finished sequence keeps its slot (JetStream's over dense slots, else 0), and
+  // of a decoding sequence's steps so far those past its last output token.
+  int64_t slot_lag_steps() const;
+  int64_t lag_steps_done(const Seq& q) const;
   int64_t blocks_for(int64_t tokens) const { return (tokens + block_ - 1) / block_; }
   // Prompt tokens an iteration computes for a chunk of `tokens` (jetstream pads a prompt to its
   // prefill bucket).
@@ -232,6 +242,7 @@ class LlmReplica final : public Replica {
   void leave_group(Seq& q);
   uint32_t new_seq(const Request& request);
   void release_seq(uint32_t s);
+  void uncount_lag_tokens();
   void link_back(uint32_t s);
   void unlink(uint32_t s);
   int64_t decode_kv_tokens(const Seq& q) const { return q.decode_base + static_cast<int64_t>(decode_clock_ - q.decode_entry); }

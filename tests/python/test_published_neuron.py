@@ -6,10 +6,12 @@ them, the prompt's attention unfused (`flash_attention` false) as its context en
 The bounds are the errors the model reaches now (simulated / measured - 1), so a change that
 widens them fails here. Each tensor-parallel all-reduce pays Neuron's collective latencies (AWS's
 nccom-test floors: sim/network/neuron_ccom.cpp) over the faster of the ring (a step per
-NeuronCore, the runtime's ranks) and Neuron's all-to-all (two steps, whatever the chip count), so decode (TPOT) is within 11% of Neuron's on
-every figure, while the prefill stays faster than it on every figure (its HBM share, 0.7, and
-iteration overhead, 0.5 ms, are the GPU and vLLM defaults: AWS publishes no achieved HBM read rate
-of its chips and no per-step runtime cost of transformers-neuronx), which docs/serving.md states.
+NeuronCore, the runtime's ranks) and Neuron's all-to-all (two steps, whatever the chip count), so
+decode (TPOT) is within 11% of Neuron's on every figure but Llama 2 13B's 8,192-token run (x0.79
+on trn1, x0.83 on inf2), while the prefill stays faster than it on every figure (its HBM share,
+0.7, and iteration overhead, 0.5 ms, are the GPU and vLLM defaults: AWS publishes no achieved HBM
+read rate of its chips and no per-step runtime cost of transformers-neuronx), which
+docs/serving.md states.
 """
 import json
 import subprocess
@@ -26,17 +28,35 @@ import validation_serving as vs  # noqa: E402
 
 # (chip, model, input, output) -> (largest |TTFT ratio - 1|, largest |TPOT ratio - 1|) measured now
 BOUNDS = {
-    ("Trainium1", "llama3-70b", 128, 128): (0.18, 0.01),
-    ("Trainium1", "llama3-70b", 128, 1024): (0.19, 0.08),
     ("Trainium1", "llama3-70b", 2048, 2048): (0.24, 0.02),
+    ("Trainium1", "llama3-70b", 128, 1024): (0.19, 0.08),
+    ("Trainium1", "llama3-70b", 128, 128): (0.18, 0.01),
     ("Trainium1", "llama2-7b", 128, 8064): (0.32, 0.11),
-    ("Inferentia2", "llama3-70b", 128, 128): (0.32, 0.02),
-    ("Inferentia2", "llama3-70b", 1024, 2048): (0.22, 0.06),
+    ("Trainium1", "llama2-13b", 4096, 4096): (0.72, 0.03),
+    ("Trainium1", "llama2-13b", 8192, 8192): (0.77, 0.22),
+    ("Trainium1", "llama2-70b", 128, 128): (0.21, 0.03),
+    ("Trainium1", "llama2-70b", 256, 256): (0.21, 0.03),
+    ("Trainium1", "llama2-70b", 128, 1024): (0.26, 0.03),
+    ("Trainium1", "llama2-70b", 1024, 1024): (0.04, 0.01),
+    ("Trainium1", "llama2-70b", 1024, 2048): (0.06, 0.02),
+    ("Trainium1", "llama2-70b", 2048, 2048): (0.40, 0.02),
     ("Inferentia2", "llama3-70b", 2048, 2048): (0.37, 0.08),
-    ("Inferentia2", "llama2-70b", 128, 128): (0.30, 0.06),
-    ("Inferentia2", "llama2-70b", 1024, 2048): (0.12, 0.10),
+    ("Inferentia2", "llama3-70b", 1024, 2048): (0.22, 0.06),
+    ("Inferentia2", "llama3-70b", 1024, 1024): (0.22, 0.04),
+    ("Inferentia2", "llama3-70b", 128, 1024): (0.32, 0.03),
+    ("Inferentia2", "llama3-70b", 256, 256): (0.17, 0.03),
+    ("Inferentia2", "llama3-70b", 128, 128): (0.31, 0.02),
     ("Inferentia2", "llama2-7b", 128, 3968): (0.60, 0.06),
+    ("Inferentia2", "llama2-7b", 128, 8064): (0.62, 0.04),
     ("Inferentia2", "llama2-13b", 128, 3968): (0.37, 0.05),
+    ("Inferentia2", "llama2-13b", 4096, 4096): (0.24, 0.01),
+    ("Inferentia2", "llama2-13b", 8192, 8192): (0.43, 0.17),
+    ("Inferentia2", "llama2-70b", 128, 128): (0.30, 0.06),
+    ("Inferentia2", "llama2-70b", 256, 256): (0.14, 0.06),
+    ("Inferentia2", "llama2-70b", 128, 1024): (0.30, 0.06),
+    ("Inferentia2", "llama2-70b", 1024, 1024): (0.12, 0.07),
+    ("Inferentia2", "llama2-70b", 1024, 2048): (0.12, 0.10),
+    ("Inferentia2", "llama2-70b", 2048, 2048): (0.43, 0.10),
 }
 
 
@@ -66,7 +86,8 @@ def test_a_70b_decode_step_reads_every_chips_weights_at_the_achievable_hbm_rate(
     # all-reduces a layer, each Neuron's all-to-all (sim/network/neuron_ccom.cpp): 51.7 us once and
     # two NeuronLink steps of 3.17 us, 9.29 ms over 80 layers, and the 0.5 ms iteration overhead;
     # what is left (the 16 KiB's wire time, the logits' all-gather, the KV cache) is under 0.5 ms.
-    run = vs.NEURON_RUNS[0]
+    run = vs.NeuronRun(vs.TRN1, "llama3-70b", 128, 128, 52.53, 26.48)
+    assert run in vs.NEURON_RUNS
     assert run.machine.chips * run.machine.cores == 32  # the table's TP degree
     held = 70.55e9 + 24 * 2 * 80 * 8192 * 128
     floor_ms = held * 2 / 16 / (820e9 * 0.7) * 1e3

@@ -671,6 +671,24 @@ TEST_CASE("A dense slot of 2^30 tokens costs no memory per token of the slot", "
   CHECK(done.time_s - done.request.first_token_s >= 2 * slot_read_s);
 }
 
+namespace {
+
+// 10 ms an iteration + 0.1 ms a prompt token computed, under `mode` with a 1,024-token budget.
+LlmReplicaSpec ten_ms_and_prompt_tokens(SchedulerMode mode) {
+  LlmReplicaSpec spec = ten_ms_iterations();
+  spec.timing.measured.per_prefill_token_s = 1e-4;
+  spec.batching.scheduler = mode;
+  spec.batching.max_num_batched_tokens = 1024;
+  return spec;
+}
+
+// Requests 1..n of a 200-token prompt and 3 output tokens, all at t = 0.
+void submit_200_token_prompts(LlmReplica& replica, uint64_t n) {
+  for (uint64_t id = 1; id <= n; ++id) replica.submit(make_request(id, 0, 200, 3));
+}
+
+}  // namespace
+
 TEST_CASE("JetStream prefills one prompt at a time, padded to its bucket", "[serving][llm]") {
   // Measured timing: 10 ms an iteration + 0.1 ms a prompt token computed. Three 200-token
   // prompts at t = 0: JetStream prefills them one by one, each padded to 256 tokens (35.6 ms),
@@ -679,12 +697,8 @@ TEST_CASE("JetStream prefills one prompt at a time, padded to its bucket", "[ser
   for (const SchedulerMode mode : {SchedulerMode::jetstream, SchedulerMode::prefill_first}) {
     Simulator sim;
     Collector sink(sim);
-    LlmReplicaSpec spec = ten_ms_iterations();
-    spec.timing.measured.per_prefill_token_s = 1e-4;
-    spec.batching.scheduler = mode;
-    spec.batching.max_num_batched_tokens = 1024;
-    LlmReplica replica(sim, sink, 0, spec);
-    for (uint64_t id = 1; id <= 3; ++id) replica.submit(make_request(id, 0, 200, 3));
+    LlmReplica replica(sim, sink, 0, ten_ms_and_prompt_tokens(mode));
+    submit_200_token_prompts(replica, 3);
     sim.run();
     REQUIRE(sink.done.size() == 3);
     INFO(name_of(kSchedulerModeNames, mode));
@@ -704,4 +718,30 @@ TEST_CASE("JetStream prefills one prompt at a time, padded to its bucket", "[ser
   LlmReplica replica(sim, sink, 0, spec);
   CHECK(replica.admissible(make_request(1, 0, 1024, 5000)));
   CHECK_FALSE(replica.admissible(make_request(2, 0, 1025, 1)));
+}
+
+TEST_CASE("JetStream over dense slots reuses a finished request's slot 9 decode steps late", "[serving][llm]") {
+  // One slot, 10 ms an iteration + 0.1 ms a prompt token, two 200-token prompts (padded to 256:
+  // 35.6 ms) of 3 output tokens at t = 0. The first: its token at 35.6 ms, 2 decode steps, then
+  // its slot 9 more steps before JetStream's detokenize thread frees it (kJetStreamSlotLagSteps):
+  // done at 35.6 + 110 ms. The second is prefilled then. The paged layout frees the slot at once.
+  for (const KvLayout layout : {KvLayout::dense_slots, KvLayout::paged}) {
+    LlmReplicaSpec spec = ten_ms_and_prompt_tokens(SchedulerMode::jetstream);
+    spec.timing.kv_layout = layout;
+    spec.batching.max_num_seqs = 1;
+    spec.batching.prefix_caching = false;
+    Simulator sim;
+    Collector sink(sim);
+    LlmReplica replica(sim, sink, 0, spec);
+    submit_200_token_prompts(replica, 2);
+    sim.run();
+    REQUIRE(sink.done.size() == 2);
+    INFO(name_of(kKvLayoutNames, layout));
+    const double held_s = 0.010 * static_cast<double>(2 + (layout == KvLayout::dense_slots ? kJetStreamSlotLagSteps : 0));
+    CHECK(find(sink.done, 1).request.first_token_s == Approx(0.0356));
+    CHECK(find(sink.done, 1).time_s == Approx(0.0356 + held_s));
+    CHECK(find(sink.done, 2).request.first_token_s == Approx(0.0356 + held_s + 0.0356));
+    CHECK(find(sink.done, 2).time_s == Approx(2 * (0.0356 + held_s)));
+    CHECK(replica.stats().tokens_out == 6);  // the lag's steps produce none
+  }
 }
