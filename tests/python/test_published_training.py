@@ -68,6 +68,13 @@ def test_every_row_names_its_source_and_configuration():
         # A row that records its run's gradient dtype replays with it, and cites where it comes from.
         assert doc["workload"].get("gradient_bytes", 2) == row.get("gradient_bytes", 2), row["name"]
         assert "gradient_bytes" not in row or "gradient" in row["recipe"], row["name"]
+        # Each run's optimizer step replays the passes its code ran: Megatron-LM at 6985e58 (the
+        # SC21 scripts) held gradients per parameter, without a contiguous buffer; Megatron's
+        # gradient buffer otherwise on GPUs (Megatron-LM 2022, NeMo, Megatron-Bridge); one fused
+        # update on TPUs and Trainium.
+        expected = ("megatron_no_grad_buffer" if "6985e58" in row.get("recipe", "")
+                    else "megatron" if row["gpu"].startswith(("A100", "H100")) else "fused")
+        assert doc["workload"].get("optimizer", "megatron") == expected, row["name"]
         # A run published as FP8 current scaling replays with that recipe's amax pass.
         current = "current scaling" in row["source"]
         assert doc["workload"].get("fp8_recipe", "delayed") == ("current" if current else "delayed"), row["name"]

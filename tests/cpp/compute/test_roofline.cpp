@@ -495,14 +495,30 @@ TEST_CASE("the activation and the loss stream at Megatron's measured kernels' sh
         Approx(1e-6 + loss.bytes / (tpu.hbm_bandwidth_Bps * 0.6)));
 }
 
-TEST_CASE("the optimizer step: Adam, the clipping norm's read and fp16's unscaling", "[roofline]") {
-  // Adam reads the gradient and the fp32 master, momentum and variance and writes them and the
-  // 16-bit weights (2 + 12 + 12 + 2 bytes with 2-byte gradients); the clipping norm reads the
-  // gradient once more; fp16's loss scale reads and writes it to unscale.
-  CHECK(work::optimizer_op(1e9, 2).bytes == Approx(1e9 * (2 + 12 + 12 + 2 + 2)));
-  CHECK(work::optimizer_op(1e9, 4).bytes == Approx(1e9 * (4 + 12 + 12 + 2 + 4)));
-  CHECK(work::optimizer_op(1e9, 2, true).bytes == Approx(1e9 * (2 + 12 + 12 + 2 + 2 + 4)));
-  CHECK(work::host_optimizer_op(1e9, 2, true).bytes == work::optimizer_op(1e9, 2, true).bytes);
+TEST_CASE("the optimizer step: each optimizer's passes over HBM", "[roofline]") {
+  using work::OptimizerKind;
+  const auto bytes = [](OptimizerKind k, double g, bool fp16, double updated, double buffer) {
+    return work::optimizer_op({k, g, fp16}, updated, buffer).bytes;
+  };
+  // Megatron (Float16OptimizerWithFloat16Params, DistributedOptimizer): fp32 copy of the 16-bit
+  // gradient (2 + 4), fp16's unscale in place (4 + 4), the norm (4), FusedAdam (16 + 12), the
+  // master weights to the 16-bit ones (4 + 2): 52 bytes with fp16, 44 with bf16; the gradient
+  // buffer zeroed (2 per local parameter).
+  CHECK(bytes(OptimizerKind::megatron, 2, true, 1e9, 1e9) == Approx(1e9 * (6 + 8 + 4 + 28 + 6 + 2)));
+  CHECK(bytes(OptimizerKind::megatron, 2, false, 1e9, 1e9) == Approx(1e9 * (6 + 4 + 28 + 6 + 2)));
+  // ZeRO-1 over 8: the passes over the shard, the zeroing over the whole buffer.
+  CHECK(bytes(OptimizerKind::megatron, 2, false, 1e9 / 8, 1e9) == Approx(1e9 / 8 * 44 + 1e9 * 2));
+  // An fp32 buffer is the main gradient itself (no copy) and is zeroed in 4 bytes.
+  CHECK(bytes(OptimizerKind::megatron, 4, false, 1e9, 1e9) == Approx(1e9 * (4 + 28 + 6 + 4)));
+  // Per-parameter gradients (Megatron-LM 2021): dropped after the step, not zeroed.
+  CHECK(bytes(OptimizerKind::megatron_no_grad_buffer, 2, true, 1e9, 1e9) == Approx(1e9 * 52));
+  // One fused update: Adam reads the gradient and the fp32 master, momentum and variance and
+  // writes them and the 16-bit weights (2 + 12 + 12 + 2 bytes with 2-byte gradients); the
+  // clipping norm reads the gradient once more; fp16's loss scale reads and writes it.
+  CHECK(bytes(OptimizerKind::fused, 2, false, 1e9, 1e9) == Approx(1e9 * (2 + 12 + 12 + 2 + 2)));
+  CHECK(bytes(OptimizerKind::fused, 4, false, 1e9, 1e9) == Approx(1e9 * (4 + 12 + 12 + 2 + 4)));
+  CHECK(bytes(OptimizerKind::fused, 2, true, 1e9, 1e9) == Approx(1e9 * (2 + 12 + 12 + 2 + 2 + 4)));
+  CHECK(work::host_optimizer_op(1e9, 2, true).bytes == bytes(OptimizerKind::fused, 2, true, 1e9, 0));
 }
 
 }  // namespace
