@@ -12,13 +12,13 @@
 //   the GPU), as NVIDIA's "Matrix Multiplication Background" guide (DU-09799-001, sections 3.1
 //   and 3.2) describes; a dimension under 128 gets a power-of-two tile edge of its size (at
 //   least 16), as cuBLAS has kernels for skinny GEMMs. Large GEMMs reach the ceiling; small
-//   ones less. On A100 this rule is within 9% of NVIDIA's cuBLAS 11.0 FP16 rates for m = n = k
-//   from 2,048 to 8,192 and optimistic below 2,048 (1,024: 88 TFLOP/s measured, 159 here).
+//   ones less. On A100 this rule is within 10% of NVIDIA's cuBLAS 11.0 FP16 rates for m = n = k
+//   from 2,048 to 8,192 and optimistic below 2,048 (1,024: 88 TFLOP/s measured, 161 here).
 // - fp8 GEMMs: their own ceiling (GpuSpec::max_fp8_gemm_efficiency): fp8 GEMMs reach a smaller
 //   share of the doubled peak than bf16 ones. H100 SXM: 0.709, from the same MAMF table and
 //   method as the bf16 ceiling (cuBLAS, which Transformer Engine's fp8 GEMMs run through as
-//   cuBLASLt; torch._scaled_mm: 1,402.6 of the 1,979 dense TFLOP/s), against 0.801 for bf16.
-//   GPUs without a measurement take their bf16 ceiling x the H100's ratio (0.709 / 0.801).
+//   cuBLASLt; torch._scaled_mm: 1,402.6 of the 1,979 dense TFLOP/s), against 0.803 for bf16.
+//   GPUs without a measurement take their bf16 ceiling x the H100's ratio (0.709 / 0.803).
 //   Each fp8 GEMM's input cast is an element-wise op of its own (workloads/training_ops.hpp).
 //   The LM head stays in 16 bits in fp8 runs (Megatron-Core's output layer is outside
 //   Transformer Engine): 16-bit peak and ceiling.
