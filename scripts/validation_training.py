@@ -74,6 +74,8 @@ def scenario_doc(row: dict) -> dict:
         workload_extra["fp8_recipe"] = row["fp8_recipe"]
     if row.get("gradient_bytes", 2) != 2:  # the published run's gradient dtype (accumulation buffer and reduction)
         workload_extra["gradient_bytes"] = row["gradient_bytes"]
+    if "optimizer" in row:  # the passes the run's optimizer step made (Megatron's when absent)
+        workload_extra["optimizer"] = row["optimizer"]
     return {"name": "published", "seed": 1, "hardware": hardware, "topology": topology,
             "network": {"model": "analytical"},
             "workload": {"kind": "training", "model": model, "parallel": parallel,

@@ -148,6 +148,8 @@ struct GraphOptions {
   double bucket_params = 0;
   double gradient_bytes = 2;           // per gradient element reduced (Megatron with bf16: 4)
   double parameter_bytes = 2;          // per weight element gathered (ZeRO-1/2/3)
+  // The optimizer step's passes (training_ops.hpp); Megatron's, as NVIDIA's recipes run.
+  OptimizerKind optimizer = OptimizerKind::megatron;
   // ZeRO-1/2: gather the updated weights at the start of the step, each bucket before its
   // first forward (Megatron's overlap_param_gather, on in NVIDIA's performance recipes);
   // otherwise right after the optimizer.

@@ -316,6 +316,7 @@ void GraphBuilder::finish_step() {
   }
   const double gradient_bytes = o_.gradient_bytes;
   const bool loss_scaled = w_.precision == Precision::fp16;  // fp16 trains under a loss scale
+  const OptimizerStep step{o_.optimizer, gradient_bytes, loss_scaled};
   for (uint32_t wk = 0; wk < workers; ++wk) {
     const StageParams sp = stage_params(w_, stage_of(wk));
     const double local = local_params(sp.dense, sp.expert);
@@ -325,7 +326,7 @@ void GraphBuilder::finish_step() {
         offload_ ? add_task(wk, Stream::host, TaskKind::optimizer,
                             compute_item({host_optimizer_op(local, gradient_bytes, loss_scaled)}), -1, -1)
                  : add_task(wk, Stream::compute, TaskKind::optimizer,
-                            compute_item({optimizer_op(local, gradient_bytes, loss_scaled)}), -1, -1);
+                            compute_item({optimizer_op(step, local, p_.zero >= 2 ? local : sp.dense + sp.expert)}), -1, -1);
     dep(opt, norm);
     dep(opt, copied);
     dep(opt, reduced[wk]);

@@ -307,22 +307,33 @@ std::vector<Op> block_ops(const TrainingWorkload& w, Block block, Phase phase) {
   return ops;
 }
 
-Op optimizer_op(double local_params, double gradient_bytes, bool loss_scaled) {
+double optimizer_bytes_per_updated_param(const OptimizerStep& s) {
+  const double g = s.gradient_bytes;
+  if (s.kind == OptimizerKind::fused) {
+    const double adam = g + 12 + 12 + 2;
+    return adam + g + (s.loss_scaled ? 2 * g : 0);
+  }
+  // fp32 main gradient copy (none when the buffer is fp32), unscale, norm, FusedAdam, weight copy.
+  const double to_fp32 = g < 4 ? g + 4 : 0;
+  return to_fp32 + (s.loss_scaled ? 8 : 0) + 4 + 28 + 6;
+}
+
+double optimizer_bytes_per_buffer_param(const OptimizerStep& s) {
+  return s.kind == OptimizerKind::megatron ? s.gradient_bytes : 0;
+}
+
+Op optimizer_op(const OptimizerStep& s, double updated_params, double buffer_params) {
   Op op;
   op.name = "adam";
   op.kind = OpKind::elementwise;
   op.phase = Phase::optimizer;
-  // Read the gradient and fp32 master, momentum and variance; write the three fp32 states and
-  // the 16-bit weights. Before it the clipping norm reads the gradient, and under a loss scale
-  // the unscaling reads and writes it.
-  const double adam = gradient_bytes + 12 + 12 + 2;
-  const double before = gradient_bytes + (loss_scaled ? 2 * gradient_bytes : 0);
-  op.bytes = local_params * (adam + before);
+  op.bytes = updated_params * optimizer_bytes_per_updated_param(s) + buffer_params * optimizer_bytes_per_buffer_param(s);
   return op;
 }
 
 Op host_optimizer_op(double local_params, double gradient_bytes, bool loss_scaled) {
-  Op op = optimizer_op(local_params, gradient_bytes, loss_scaled);
+  // DeepSpeed's CPU Adam: one fused loop over the host's copies.
+  Op op = optimizer_op({OptimizerKind::fused, gradient_bytes, loss_scaled}, local_params, 0);
   op.kind = OpKind::host_memory;
   op.phase = Phase::host;
   return op;

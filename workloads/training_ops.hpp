@@ -109,16 +109,53 @@ enum class Block : uint8_t {
 // attention_out's backward_input; full recomputation is the caller's (it reruns forward).
 std::vector<Op> block_ops(const TrainingWorkload& w, Block block, Phase phase);
 
-// The optimizer step over `local_params` parameters (Adam, mixed precision: reads the
-// gradient and the fp32 master weights and moments, writes them and the 16-bit weights),
-// after the gradient norm for clipping reads every gradient once more (Megatron's
-// clip_grad_norm_fp32; its recipes clip at 1.0) and, under fp16 (`loss_scaled`), the loss
-// scale's unscaling reads and writes every gradient, checking for inf and NaN (Megatron's
-// _unscale_main_grads_and_check_for_nan).
-Op optimizer_op(double local_params, double gradient_bytes, bool loss_scaled = false);
+// The optimizer step's passes over HBM, as each optimizer runs them (bytes per parameter, g =
+// gradient_bytes; Adam with fp32 master weights and moments, 16-bit model weights).
+// - megatron: Megatron's mixed-precision optimizer, Megatron-Core's DistributedOptimizer and
+//   Float16OptimizerWithFloat16Params alike (megatron/core/optimizer/optimizer.py and
+//   distrib_optimizer.py at core_r0.10.0, 7ee599a; Megatron-LM's megatron/optimizer/ at 6985e58):
+//   per updated (under ZeRO-1, the rank's shard of) parameter, the fp32 copy of the gradient
+//   (`main_grad.float()`: g read, 4 written; none when g is 4, as .float() of fp32 is the tensor
+//   itself), under a loss scale the unscale and inf check in place (8), the clipping norm
+//   (multi_tensor_l2norm: 4), apex/Transformer Engine FusedAdam in one multi_tensor_apply pass
+//   (p, g, m, v read, p, m, v written: 28), the master weights copied to the 16-bit ones (4 read,
+//   2 written); and per parameter of the rank's contiguous gradient buffer (all its local
+//   parameters) the buffer zeroed for the next step (zero_grad_buffer: g written).
+// - megatron_no_grad_buffer: the same passes with the gradients held per parameter, not in a
+//   contiguous buffer (Megatron-LM at 6985e58: --DDP-impl torch, or local without
+//   --use-contiguous-buffers-in-ddp, then off by default): zero_grad(set_to_none=True) drops
+//   them after the step, nothing is zeroed.
+// - fused: one fused update that reads the 16-bit gradient and writes the 16-bit weights itself
+//   (g + 12 read, 12 + 2 written), after the clipping norm's read (g) and, under a loss scale,
+//   the unscale's read and write of the gradient (2 g).
+// The clipping scale pass runs only when the norm exceeds the threshold: not counted.
+enum class OptimizerKind : uint8_t { megatron, megatron_no_grad_buffer, fused };
+// workload.optimizer.
+inline constexpr auto kOptimizerNames = std::to_array<EnumName<OptimizerKind>>({
+    {"megatron", OptimizerKind::megatron,
+     "Megatron's mixed-precision or distributed optimizer: fp32 gradient copy, unscale (fp16), norm, fused Adam, weight copy, gradient buffer zeroed"},
+    {"megatron_no_grad_buffer", OptimizerKind::megatron_no_grad_buffer,
+     "the same passes with per-parameter gradients (Megatron-LM 2021): dropped after the step, not zeroed"},
+    {"fused", OptimizerKind::fused, "one fused update reading the 16-bit gradient and writing the 16-bit weights"},
+});
+static_assert(names_every_value<kOptimizerNames>());
 
-// CPU offload (ZeRO-Offload): the host's Adam step over `local_params` (the same bytes as
-// optimizer_op, from the host's DRAM), and a copy of `bytes` over the GPU's host link
+struct OptimizerStep {
+  OptimizerKind kind = OptimizerKind::megatron;
+  double gradient_bytes = 2;  // bytes per gradient element in the gradient buffer
+  bool loss_scaled = false;   // fp16: unscaled and checked for inf and NaN before the step
+};
+
+// HBM bytes per updated parameter and per parameter of the gradient buffer (see above).
+double optimizer_bytes_per_updated_param(const OptimizerStep& s);
+double optimizer_bytes_per_buffer_param(const OptimizerStep& s);
+
+// The optimizer step ("adam") updating `updated_params` (the rank's ZeRO shard, or all its
+// local parameters) with a gradient buffer of `buffer_params` (the rank's local parameters).
+Op optimizer_op(const OptimizerStep& s, double updated_params, double buffer_params);
+
+// CPU offload (ZeRO-Offload): the host's Adam step over `local_params` (the fused kind's bytes,
+// from the host's DRAM), and a copy of `bytes` over the GPU's host link
 // ("gradients_d2h", "weights_h2d").
 Op host_optimizer_op(double local_params, double gradient_bytes, bool loss_scaled = false);
 Op host_copy_op(std::string_view name, double bytes);

@@ -10,10 +10,15 @@ using topo::NodeFabric;
 // Dense rates: datasheets quote tensor rates "with sparsity" (marked *); the dense rate is half.
 //
 // max_gemm_efficiency: the Maximum Achievable Matmul FLOPS (MAMF) table of S. Bekman's
-// "Machine Learning Engineering" (stas00/ml-engineering, compute/accelerator/README.md; BF16
-// matmul, best shape of a brute-force search): A100 SXM 267.9 of 312 (85.9%), A100 PCIe 82.2%,
-// H100 SXM 792.1 of 989 (80.1%), GH200 83.0%, MI300X 781.9 of 1300 (60.1%, ROCm 6.2). Entries
-// without a measurement take 0.80, the Hopper/Ampere SXM figures' lower end (stated per entry).
+// "Machine Learning Engineering" (stas00/ml-engineering, compute/accelerator/README.md, "Maximum
+// Achievable Matmul FLOPS comparison table" as of commit 744d01e, 2026-08-22; BF16 matmul through
+// torch, mean of 100 iterations, best shape of a brute-force search): A100 SXM 271.2 of 312
+// (86.9%), A100 PCIe 81.1%, H100 SXM 794.5 of 989 (80.3%; "H200 is the same"), B200 SXM 1,745
+// of 2,250 (77.6%), MI325X 784.9 of 1,300 (60.4%, 1,000 W), MI300X 668.4 of 1,300 (51.4%, ROCm
+// 6.3, PYTORCH_TUNABLEOP_ENABLED=1). (The table's earlier CUDA 12.1 figures, 85.9%, 82.2%,
+// 80.1% and MI300X 60.1%, were its first benchmark version, which did not clear the cache
+// between iterations; the author replaced them.) Entries without a measurement take 0.80, the
+// Hopper/Ampere SXM figures' lower end (stated per entry).
 //
 // Node fabric bandwidth as NCCL rates it: NVIDIA/nccl src/graph/topo.h gives GB/s per NVLink by
 // compute capability: SM80_NVLINK_BW 20.0 and SM90_NVLINK_BW 20.6 (NCCL 2.20.x), and
@@ -29,11 +34,11 @@ using topo::NodeFabric;
 constexpr std::array<GpuSpec, 23> kCatalog{{
     // NVIDIA H100 Tensor Core GPU datasheet, SXM5: FP32 67 TFLOPS; TF32 989*, BF16/FP16 1,979*,
     // FP8 3,958*; HBM3 80 GB at 3.35 TB/s; up to 700 W; 132 SMs (Hopper whitepaper). NVLink:
-    // 18 x 20.6 GB/s. MAMF 80.1%. fp8 GEMMs: MAMF 1,402.6 of 1,979 TFLOP/s (70.9%), the same
+    // 18 x 20.6 GB/s. MAMF 80.3%. fp8 GEMMs: MAMF 1,402.6 of 1,979 TFLOP/s (70.9%), the same
     // table's fp8 (float8_e4m3fn, dense) row: cuBLAS through torch._scaled_mm, torch 2.7.0+cu126,
     // best shape 1024 x 9216 x 14336 (stas00/ml-engineering, compute/accelerator/README.md,
     // "Maximum Achievable Matmul FLOPS comparison table", as of commit 744d01e, 2026-08-22).
-    {"H100-SXM", "hopper", {67e12, 494.5e12, 989e12, 989e12, 1979e12}, 80e9, 3.35e12, 700, 132, 0.801,
+    {"H100-SXM", "hopper", {67e12, 494.5e12, 989e12, 989e12, 1979e12}, 80e9, 3.35e12, 700, 132, 0.803,
      18 * 20.6e9, NodeFabric::nvswitch, 0.709},
     // Same datasheet, PCIe: FP32 51; TF32 756*, BF16/FP16 1,513*, FP8 3,026*; HBM2e 80 GB at
     // 2.0 TB/s; 350 W; 114 SMs. PCIe servers (the two-card NVLink bridge is not modelled). No
@@ -41,28 +46,32 @@ constexpr std::array<GpuSpec, 23> kCatalog{{
     {"H100-PCIe", "hopper", {51e12, 378e12, 756e12, 756e12, 1513e12}, 80e9, 2.0e12, 350, 114, 0.80, 0,
      NodeFabric::pcie},
     // NVIDIA H200 Tensor Core GPU datasheet, SXM: the H100 SXM's tensor rates; HBM3e 141 GB at
-    // 4.8 TB/s; up to 700 W; 132 SMs; NVLink 900 GB/s (18 links). GEMM efficiency taken as the
-    // H100 SXM's (same die and power): 0.80.
-    {"H200", "hopper", {67e12, 494.5e12, 989e12, 989e12, 1979e12}, 141e9, 4.8e12, 700, 132, 0.80,
-     18 * 20.6e9, NodeFabric::nvswitch},
+    // 4.8 TB/s; up to 700 W; 132 SMs; NVLink 900 GB/s (18 links). MAMF: the H100 SXM's 80.3% (the
+    // table: "H200 is the same"); fp8 1,453.4 of 1,979 TFLOP/s (73.4%, torch 2.7.1+cu128).
+    {"H200", "hopper", {67e12, 494.5e12, 989e12, 989e12, 1979e12}, 141e9, 4.8e12, 700, 132, 0.803,
+     18 * 20.6e9, NodeFabric::nvswitch, 0.734},
     // NVIDIA DGX B200 / HGX B200 datasheets, per GPU (/8): FP32 600 TFLOPS -> 75; TF32 18 PF* ->
     // 1.125 PF dense; BF16/FP16 36 PF* -> 2.25; FP8 72 PF* -> 4.5; 1,440 GB HBM3e -> 180 GB at
-    // 8 TB/s; 1,000 W; 148 SMs. NVLink 5: 18 x 40.1 GB/s. No MAMF measurement: 0.80.
-    {"B200", "blackwell", {75e12, 1.125e15, 2.25e15, 2.25e15, 4.5e15}, 180e9, 8e12, 1000, 148, 0.80,
-     18 * 40.1e9, NodeFabric::nvswitch},
+    // 8 TB/s; 1,000 W; 148 SMs. NVLink 5: 18 x 40.1 GB/s. MAMF 1,745 of 2,250 TFLOP/s (77.6%);
+    // fp8 3,432.5 of 4,500 (76.3%; both torch 2.7.1+cu128).
+    {"B200", "blackwell", {75e12, 1.125e15, 2.25e15, 2.25e15, 4.5e15}, 180e9, 8e12, 1000, 148, 0.776,
+     18 * 40.1e9, NodeFabric::nvswitch, 0.763},
     // NVIDIA A100 Tensor Core GPU datasheet, 80GB SXM: FP32 19.5; TF32 156, BF16/FP16 312 (dense
-    // figures); no FP8; HBM2e 2,039 GB/s; 400 W; 108 SMs. NVLink: 12 x 20.0 GB/s. MAMF 85.9%.
-    {"A100-80GB", "ampere", {19.5e12, 156e12, 312e12, 312e12, 0}, 80e9, 2.039e12, 400, 108, 0.859,
+    // figures); no FP8; HBM2e 2,039 GB/s; 400 W; 108 SMs. NVLink: 12 x 20.0 GB/s. MAMF 86.9%.
+    // With tile and wave quantization this ceiling gives NVIDIA's own cuBLAS 11.0 FP16 rates by size
+    // within 10% from m = n = k = 2,048 to 8,192 ("CUDA 11 Features Revealed", 2020, Figure 6:
+    // 194 TFLOP/s at 2,048, 258 at 4,096, 291 at 8,192; test_roofline.cpp holds each).
+    {"A100-80GB", "ampere", {19.5e12, 156e12, 312e12, 312e12, 0}, 80e9, 2.039e12, 400, 108, 0.869,
      12 * 20.0e9, NodeFabric::nvswitch},
     // Same datasheet, 40GB SXM: same rates; HBM2 1,555 GB/s; 400 W. MAMF as the 80 GB part.
-    {"A100-40GB", "ampere", {19.5e12, 156e12, 312e12, 312e12, 0}, 40e9, 1.555e12, 400, 108, 0.859,
+    {"A100-40GB", "ampere", {19.5e12, 156e12, 312e12, 312e12, 0}, 40e9, 1.555e12, 400, 108, 0.869,
      12 * 20.0e9, NodeFabric::nvswitch},
     // AMD Instinct MI300X datasheet: FP32 163.4 TFLOPS; TF32 653.7, BF16/FP16 1,307.4, FP8
     // 2,614.9 (dense); HBM3 192 GB at 5.3 TB/s; 750 W; 304 CUs. Eight GPUs in a full mesh of
     // Infinity Fabric links, 7 per GPU at 64 GB/s each way (128 GB/s peak per link): the
-    // datasheet rate, no RCCL-measured figure applied. MAMF 60.1% (ROCm 6.2).
+    // datasheet rate, no RCCL-measured figure applied. MAMF 51.4% (ROCm 6.3, TunableOp on).
     {"MI300X", "cdna3", {163.4e12, 653.7e12, 1307.4e12, 1307.4e12, 2614.9e12}, 192e9, 5.3e12, 750, 304,
-     0.601, 7 * 64e9, NodeFabric::nvlink_mesh},
+     0.514, 7 * 64e9, NodeFabric::nvlink_mesh},
     // NVIDIA L4 datasheet: FP32 30.3; TF32 120*, BF16/FP16 242*, FP8 485*; GDDR6 24 GB at
     // 300 GB/s; 72 W; 58 SMs (Ada whitepaper, AD104 as L4). PCIe Gen4 servers. 0.80 assumed.
     {"L4", "ada", {30.3e12, 60e12, 121e12, 121e12, 242.5e12}, 24e9, 300e9, 72, 58, 0.80, 0, NodeFabric::pcie},
@@ -86,8 +95,8 @@ constexpr std::array<GpuSpec, 23> kCatalog{{
     {"RTX-A5000", "ampere", {27.8e12, 55.6e12, 111.1e12, 111.1e12, 0}, 24e9, 768e9, 230, 64, 0.80, 0,
      NodeFabric::pcie},
     // NVIDIA A100 Tensor Core GPU datasheet, 80GB PCIe: the SXM part's rates; HBM2e 1,935 GB/s;
-    // 300 W; 108 SMs; PCIe Gen4 servers. MAMF: A100 PCIe 82.2%.
-    {"A100-80GB-PCIe", "ampere", {19.5e12, 156e12, 312e12, 312e12, 0}, 80e9, 1.935e12, 300, 108, 0.822, 0,
+    // 300 W; 108 SMs; PCIe Gen4 servers. MAMF: A100 PCIe 81.1%.
+    {"A100-80GB-PCIe", "ampere", {19.5e12, 156e12, 312e12, 312e12, 0}, 80e9, 1.935e12, 300, 108, 0.811, 0,
      NodeFabric::pcie},
     // NVIDIA L40S datasheet: FP32 91.6; TF32 183, BF16/FP16 362.05, FP8 733 (dense; 366*, 733*,
     // 1,466* with sparsity); GDDR6 48 GB at 864 GB/s; 350 W; 142 SMs (142 third-generation RT
@@ -102,9 +111,9 @@ constexpr std::array<GpuSpec, 23> kCatalog{{
      NodeFabric::pcie},
     // AMD Instinct MI325X datasheet: the MI300X's compute (FP32 163.4; TF32 653.7, BF16/FP16
     // 1,307.4, FP8 2,614.9 dense; 304 CUs) with HBM3E 256 GB at 6 TB/s; 1,000 W. The MI300X's
-    // Infinity Fabric mesh and MAMF (same die).
+    // Infinity Fabric mesh; MAMF 60.4% (its own row: torch 2.6.0, ROCm 6.2.4, TunableOp on, 1,000 W).
     {"MI325X", "cdna3", {163.4e12, 653.7e12, 1307.4e12, 1307.4e12, 2614.9e12}, 256e9, 6.0e12, 1000, 304,
-     0.601, 7 * 64e9, NodeFabric::nvlink_mesh},
+     0.604, 7 * 64e9, NodeFabric::nvlink_mesh},
     // Accelerators that are not GPUs. No MAMF-style GEMM sweep is published for them: 0.80, the
     // catalog's default (above), but for NeuronCore-v2 (below); sms 0 (their matrix units are not
     // SM waves). Their chips

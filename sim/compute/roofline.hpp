@@ -12,12 +12,13 @@
 //   the GPU), as NVIDIA's "Matrix Multiplication Background" guide (DU-09799-001, sections 3.1
 //   and 3.2) describes; a dimension under 128 gets a power-of-two tile edge of its size (at
 //   least 16), as cuBLAS has kernels for skinny GEMMs. Large GEMMs reach the ceiling; small
-//   ones less.
+//   ones less. On A100 this rule is within 10% of NVIDIA's cuBLAS 11.0 FP16 rates for m = n = k
+//   from 2,048 to 8,192 and optimistic below 2,048 (1,024: 88 TFLOP/s measured, 161 here).
 // - fp8 GEMMs: their own ceiling (GpuSpec::max_fp8_gemm_efficiency): fp8 GEMMs reach a smaller
 //   share of the doubled peak than bf16 ones. H100 SXM: 0.709, from the same MAMF table and
 //   method as the bf16 ceiling (cuBLAS, which Transformer Engine's fp8 GEMMs run through as
-//   cuBLASLt; torch._scaled_mm: 1,402.6 of the 1,979 dense TFLOP/s), against 0.801 for bf16.
-//   GPUs without a measurement take their bf16 ceiling x the H100's ratio (0.709 / 0.801).
+//   cuBLASLt; torch._scaled_mm: 1,402.6 of the 1,979 dense TFLOP/s), against 0.803 for bf16.
+//   GPUs without a measurement take their bf16 ceiling x the H100's ratio (0.709 / 0.803).
 //   Each fp8 GEMM's input cast is an element-wise op of its own (workloads/training_ops.hpp).
 //   The LM head stays in 16 bits in fp8 runs (Megatron-Core's output layer is outside
 //   Transformer Engine): 16-bit peak and ceiling.
@@ -49,7 +50,9 @@
 //     cross-entropy (fused_vocab_parallel_cross_entropy, cross_entropy_loss_fusion) at 0.340,
 //     0.334, 0.326 forward on the model's 12 bytes per logit for 32K, 64K and 128K vocabularies:
 //     0.33; backward 0.396-0.399 on 8 bytes per logit: 0.40.
-//   Both on every GPU at H100's shares (none measured on another GPU was found); TPUs and Neuron
+//   Both on every GPU at H100's shares (none measured on another GPU was found; the one kernel the
+//   same data time on A100 and H100, torch.nn.LayerNorm, reaches the same share of each GPU's
+//   bandwidth: 0.51-0.53 forward at 8K and 16K columns); TPUs and Neuron
 //   cores fuse these ops by their own compilers, not measured: `memory`, unless the scenario's.
 // - Weight-gradient GEMMs on GPUs add into the gradient buffer (Megatron-Core's and Transformer
 //   Engine's fused accumulation into main_grad, gradient_accumulation_fusion: beta = 1): the

@@ -14,6 +14,7 @@
 #include "sim/scenario/training_gpu.hpp"
 #include "workloads/training_flops.hpp"
 #include "workloads/training_model.hpp"
+#include "workloads/training_ops.hpp"
 
 namespace cs::scenario::detail {
 namespace {
@@ -152,6 +153,7 @@ void parse_simulation(const json& w, const std::string& at, TrainingConfig& t) {
   auto& o = t.step;
   o.executor.comm_compute_share = get_number(w, "comm_compute_share", at, compute::kMeasuredCommComputeShare, 0, 0.99);
   o.graph.gradient_bytes = get_number(w, "gradient_bytes", at, 2, 1, 8);
+  o.graph.optimizer = get_choice(w, "optimizer", at, work::kOptimizerNames, work::OptimizerKind::megatron);
   o.memory.gradient_bytes = o.graph.gradient_bytes;
   t.step.efficiency.gradient_bytes = o.graph.gradient_bytes;  // what weight-gradient GEMMs accumulate into
   o.graph.bucket_params = get_number(w, "bucket_size", at, 0, 1, 1e15);

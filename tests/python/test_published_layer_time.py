@@ -12,10 +12,12 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "scripts"))
 import validation_layer_time  # noqa: E402
 
-# Measured over simulated: forward x1.11 to x1.12, backward x1.10 (full recomputation) to x1.12;
-# backward x1.14 at most before weight-gradient GEMMs paid for the gradient buffer they add into,
-# x1.17 before the GeLU ran at the share Megatron's fused activation was measured at (roofline.hpp).
-LAYER_ERROR = 0.125
+# Measured over simulated: forward x1.12 to x1.13, backward x1.11 (full recomputation) to x1.13
+# (forward x1.11 to x1.12, backward x1.10 to x1.12 with the MAMF table's earlier A100 ceiling,
+# 0.859, now 0.869); backward x1.14 at most before weight-gradient GEMMs paid for the gradient
+# buffer they add into, x1.17 before the GeLU ran at the share Megatron's fused activation was
+# measured at (roofline.hpp).
+LAYER_ERROR = 0.135
 
 
 @pytest.fixture(scope="module")

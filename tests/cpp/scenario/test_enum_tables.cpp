@@ -40,6 +40,7 @@
 #include "workloads/distribution.hpp"
 #include "workloads/traffic.hpp"
 #include "workloads/training_model.hpp"
+#include "workloads/training_ops.hpp"
 #include "workloads/training_plan.hpp"
 
 namespace cs::scenario::test {
@@ -149,6 +150,7 @@ std::vector<EnumerationKey> enumeration_keys() {
       {training + "precision", precisions},
       {training + "recompute", names(work::kRecomputeNames)},
       {"/properties/workload/properties/fp8_recipe", names(work::kFp8RecipeNames)},
+      {"/properties/workload/properties/optimizer", names(work::kOptimizerNames)},
       {"/definitions/distribution/oneOf/1/properties/dist", names(work::kDistributionKindNames)},
       {"/definitions/count_distribution/oneOf/1/properties/dist", names(work::kDistributionKindNames)},
   };

@@ -31,6 +31,7 @@ TEST_CASE("a preset with overrides, and the plan's defaults", "[training][parse]
   CHECK(c.warnings.empty());
   CHECK(c.training.replicas == ReplicaMode::automatic);
   CHECK(c.training.step.graph.gradient_bytes == 2);
+  CHECK(c.training.step.graph.optimizer == work::OptimizerKind::megatron);  // NVIDIA's recipes
   CHECK(c.training.step.host.pcie_bandwidth_Bps == c.topology.node.pcie_bandwidth_Bps);
   // Compute slows while communication runs, by the measured share (0.16: 18.9% longer).
   CHECK(c.training.step.executor.comm_compute_share == compute::kMeasuredCommComputeShare);
@@ -71,6 +72,7 @@ TEST_CASE("a model by its shape, and the simulation keys", "[training][parse]") 
                                               {"measured", {{"forward/qkv", "1.5ms"}, {"host/adam", "20ms"}}},
                                               {"comm_compute_share", 0.12},
                                               {"gradient_bytes", 4},
+                                              {"optimizer", "megatron_no_grad_buffer"},
                                               {"bucket_size", 1e6},
                                               {"one_replica", false}}));
   const auto& w = c.training.workload;
@@ -91,6 +93,7 @@ TEST_CASE("a model by its shape, and the simulation keys", "[training][parse]") 
   CHECK(o.efficiency.measured_s.at("host/adam") == Approx(20e-3));
   CHECK(o.executor.comm_compute_share == 0.12);
   CHECK(o.graph.gradient_bytes == 4);
+  CHECK(o.graph.optimizer == work::OptimizerKind::megatron_no_grad_buffer);
   CHECK(o.memory.gradient_bytes == 4);
   CHECK(o.graph.bucket_params == 1e6);
   CHECK(c.training.replicas == ReplicaMode::all);
@@ -127,6 +130,7 @@ TEST_CASE("training errors name their key", "[training][parse]") {
       {{{"model", shape}, {"parallel", {{"overlap_grad_reduce", 1}}}}, "workload.parallel.overlap_grad_reduce", ""},
       {{{"model", shape}, {"parallel", {{"overlap_p2p", "no"}}}}, "workload.parallel.overlap_p2p", ""},
       {{{"model", shape}, {"precision", "fp8"}, {"fp8_recipe", "tensor"}}, "workload.fp8_recipe", "\"current\""},
+      {{{"model", shape}, {"optimizer", "adamw"}}, "workload.optimizer", "\"megatron_no_grad_buffer\""},
       // A measured time faster than the op's FLOPs at the dense peak (an MFU above 1).
       {{{"model", shape}, {"measured", {{"forward/qkv", 1e-15}}}}, "workload.measured.forward/qkv",
        "the op's FLOPs at the GPU's dense peak"},
