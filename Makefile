@@ -51,11 +51,13 @@ test-cpp:
 test-python:
 	CLUSTERSIM_REQUIRE_PEERS=1 PYTHONPATH=$(BUILD)/python CLUSTERSIM_BUILD=$(abspath $(BUILD)) $(MEMLIMIT) $(PYTHON) -m pytest -q -p no:cacheprovider -n $(JOBS) --dist loadgroup tests/python
 
-# ASan + UBSan build of the C++ tests (clang, which also builds the libFuzzer target).
+# ASan + UBSan build of the C++ tests (clang, which also builds the libFuzzer target). The
+# test cases tagged [heavy] (large sizes or sample counts, tests/CMakeLists.txt) run in the
+# Release ctest only: under the sanitizers a smaller case covers the same code.
 sanitize: setup
 	@CC=clang CXX=clang++ cmake -S . -B $(SANBUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
 	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" \
-	  -DCLUSTERSIM_SANITIZE=ON -DCLUSTERSIM_FUZZ=ON -DCLUSTERSIM_PYTHON=OFF \
+	  -DCLUSTERSIM_SANITIZE=ON -DCLUSTERSIM_FUZZ=ON -DCLUSTERSIM_PYTHON=OFF -DCLUSTERSIM_HEAVY_TESTS=OFF \
 	  -DCLUSTERSIM_BENCH=OFF $(CMAKE_ARGS) > $(SANBUILD)-configure.log || (cat $(SANBUILD)-configure.log; exit 1)
 	@cmake --build $(SANBUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

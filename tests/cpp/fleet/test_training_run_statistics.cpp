@@ -38,8 +38,11 @@ TrainingRunConfig daly_config(double tau, double work) {
 
 }  // namespace
 
+// The three Daly cases are [heavy] (thousands of replications: their sample is the point); the
+// sanitized ctest leaves them out and runs the cases below, and test_training_run_timeline.cpp's
+// failures, checkpoints and emergency checkpoints step by step.
 TEST_CASE("With exponential failures and no restart cost, the mean wall time is Daly's",
-          "[fleet][training_run][daly]") {
+          "[fleet][training_run][daly][heavy]") {
   const double M = kHour;
   const double C = 60.0;
   const double tau = 600.0;
@@ -64,7 +67,7 @@ TEST_CASE("With exponential failures and no restart cost, the mean wall time is 
 }
 
 TEST_CASE("The auto (Young/Daly) interval is at the optimum of a sweep",
-          "[fleet][training_run][daly]") {
+          "[fleet][training_run][daly][heavy]") {
   const double W = 12000.0;
   TrainingRunConfig c = daly_config(1.0, W);
   c.checkpoint.interval_s.reset();
@@ -97,7 +100,7 @@ TEST_CASE("The auto (Young/Daly) interval is at the optimum of a sweep",
 }
 
 TEST_CASE("On spot with emergency checkpoints, auto checkpoints for the failures only, and wins",
-          "[fleet][training_run][daly]") {
+          "[fleet][training_run][daly][heavy]") {
   // 8 spot nodes reclaimed once an hour (a 2 min notice) and failing once in 4 hours; 60 s
   // writes fit the notice, so a reclaim costs an emergency checkpoint and loses nothing.
   TrainingRunConfig c = quiet_config(8, 30000.0, 1.0, 60.0);

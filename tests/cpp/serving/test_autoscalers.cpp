@@ -232,7 +232,9 @@ TEST_CASE("Every policy keeps a running fleet within [min, max]", "[serving][aut
   const ScalingPolicy policy = GENERATE(ScalingPolicy::hpa, ScalingPolicy::kpa,
                                         ScalingPolicy::target_tracking, ScalingPolicy::step,
                                         ScalingPolicy::predictive);
-  ServingConfig c = plain_fleet(3, 4, 60, cs::work::Distribution::exponential(0.1), 6 * 3600.0);
+  // 6 requests/s of 1 s on average: the load (6 in service, utilization 0.5 of the 12 slots)
+  // and the scaling are those of 60/s of 100 ms, with a tenth of the requests to simulate.
+  ServingConfig c = plain_fleet(3, 4, 6, cs::work::Distribution::exponential(1.0), 6 * 3600.0);
   c.arrivals.process = cs::work::ArrivalProcess::diurnal;
   c.arrivals.diurnal.period_s = 3600;  // an hourly "day" so the run crosses many cycles
   c.arrivals.diurnal.peak_to_mean = 1.9;
@@ -249,7 +251,7 @@ TEST_CASE("Every policy keeps a running fleet within [min, max]", "[serving][aut
   a.step.scale_in = {0.3, 3, {{-std::numeric_limits<double>::infinity(), 0, -1}}};
   a.predictive.bucket_s = 300;
   a.predictive.season_s = 3600;
-  a.predictive.target_per_replica = 15;
+  a.predictive.target_per_replica = 1.5;  // requests/s: the same share of the arrivals
   c.timeseries_interval_s = 10;
   cs::engine::Simulator sim(11);
   ServingFleet fleet(sim, c);

@@ -22,7 +22,10 @@ Sample mean_wait(const ServingConfig& config, int replications) {
 
 }  // namespace
 
-TEST_CASE("M/M/c with a central queue matches Erlang C's mean wait", "[serving][queueing]") {
+// The three closed-form cases are [heavy] (8 replications of thousands of simulated seconds:
+// their sample is the point); the sanitized ctest leaves them out and runs the last case's
+// plain fleet, and test_balancer_pool.cpp's central queue.
+TEST_CASE("M/M/c with a central queue matches Erlang C's mean wait", "[serving][queueing][heavy]") {
   const int c = 8;
   const double mu = 1.0 / 0.05;  // 50 ms mean service
   const double rho = GENERATE(0.5, 0.85);
@@ -38,7 +41,7 @@ TEST_CASE("M/M/c with a central queue matches Erlang C's mean wait", "[serving][
   CHECK(sim.mean == Approx(theory).epsilon(0.03));
 }
 
-TEST_CASE("M/M/1 and M/D/1 match Pollaczek-Khinchine", "[serving][queueing]") {
+TEST_CASE("M/M/1 and M/D/1 match Pollaczek-Khinchine", "[serving][queueing][heavy]") {
   const double mean_s = 0.01;
   const double rho = 0.8;
   const double lambda = rho / mean_s;
@@ -58,7 +61,7 @@ TEST_CASE("M/M/1 and M/D/1 match Pollaczek-Khinchine", "[serving][queueing]") {
   CHECK(sim.mean == Approx(theory).epsilon(0.03));
 }
 
-TEST_CASE("A server with c slots is an M/M/c station too", "[serving][queueing]") {
+TEST_CASE("A server with c slots is an M/M/c station too", "[serving][queueing][heavy]") {
   // One replica with concurrency 4 and its own FCFS queue: the same queue as 4 single-slot
   // replicas behind a central queue.
   const double mu = 10, lambda = 0.75 * 4 * mu;

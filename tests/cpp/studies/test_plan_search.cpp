@@ -134,7 +134,9 @@ TEST_CASE("plan search narrowed by --only keeps exactly the matching plans, with
   }
 }
 
-TEST_CASE("plan search's top ten are an exhaustive network simulation's top ten", "[training][plan]") {
+// [heavy]: every plan of the space simulated on the network, the point of the case; the
+// sanitized ctest leaves it out and runs the first case's bound, screening and refinement.
+TEST_CASE("plan search's top ten are an exhaustive network simulation's top ten", "[training][plan][heavy]") {
   // Every plan refined (simulated whole on the network) against the search's bound, screening
   // and refinement of the few that could reach the top.
   const Config config = parse_config(small_search());

@@ -143,7 +143,10 @@ TEST_CASE("size refuses an empty space, a space over the run budget and keys the
   CHECK(cs::studies::integer_range("4..9", "x")->size() == 6);
 }
 
-TEST_CASE("size finds Erlang C's least replica count for a mean-wait bound", "[size][serving]") {
+// [heavy]: 4 replications of 40 min at each point, twice (1 and 2 threads) for two bounds, so
+// that the answer is sure; the sanitized ctest leaves it out and runs the pruning case below
+// (real serving runs through size_search on 2 threads).
+TEST_CASE("size finds Erlang C's least replica count for a mean-wait bound", "[size][serving][heavy]") {
   // The M/M/c file (64/s, 100 ms exponential service, one slot per replica), shortened.
   json base = cs::scenario::read_scenario_file(CS_SOURCE_DIR "/scenarios/serving_mmc_erlang_c.json");
   cs::scenario::set_path(base, "run.until", "40min");

@@ -47,7 +47,9 @@ double p5_price_per_gpu_hour(cs::fleet::Market market) {
 
 }  // namespace
 
-TEST_CASE("the M/M/c scenario file matches Erlang C's mean wait", "[serving][scenario]") {
+// [heavy]: statistics over the file's replications (the sanitized ctest leaves it out; "a fixed
+// fleet costs its replica-hours" runs the same file through the same path).
+TEST_CASE("the M/M/c scenario file matches Erlang C's mean wait", "[serving][scenario][heavy]") {
   const Config config = load(kErlangC);
   const json s = cs::world::run_scenario(config).summary;
   const json& b = s["serving"];
@@ -74,7 +76,8 @@ TEST_CASE("the M/M/c scenario file matches Erlang C's mean wait", "[serving][sce
   CHECK(mean_of(b["dropped"]) == 0);
 }
 
-TEST_CASE("M/M/1 and M/D/1 through a scenario file match Pollaczek-Khinchine", "[serving][scenario]") {
+// [heavy]: 8 replications of 10 h (covered under the sanitizers as the Erlang C case above).
+TEST_CASE("M/M/1 and M/D/1 through a scenario file match Pollaczek-Khinchine", "[serving][scenario][heavy]") {
   const bool deterministic = GENERATE(false, true);
   const double lambda = 7.0, mean_s = 0.1;  // rho 0.7
   const Config config = load(kErlangC, {"fleet.autoscaler.replicas=1", "workload.arrivals.rate=\"7/s\"",
@@ -102,8 +105,10 @@ TEST_CASE("a fixed fleet costs its replica-hours at the catalog's price per GPU"
   CHECK(b["replicas_max"].get<double>() == 8);
 }
 
+// [heavy]: a Poisson count over 10 replications (under the sanitizers serving/test_fleet.cpp's
+// "A fifth of the spot capacity reclaimed at peak" runs reclaims, fallbacks and markets).
 TEST_CASE("spot reclaims come at the configured rate per exposed replica-hour, each market billed at its price",
-          "[serving][scenario]") {
+          "[serving][scenario][heavy]") {
   // All 8 replicas on spot, reclaimed at 2 per replica-hour; capacity returns after ~2 min,
   // else on demand after 5 min.
   const double rate_per_hour = 2.0;

@@ -125,11 +125,24 @@ json as_training_scenario(json doc) {
   return doc;
 }
 
+// The file's plan (tp 8, pp 8) on 16 of its 128 nodes: dp 2 and 64 sequences a step, enough
+// micro-batches to fill the 8 stages (the no-fit case's memory is the whole file's, 87.9 GB a
+// GPU). What these cases assert holds at any size; the whole file runs in tests/python's
+// golden comparison.
+json on_16_nodes(json doc) {
+  doc["topology"]["nodes"] = 16;
+  doc["fleet"]["nodes"] = 16;
+  doc["workload"]["training"]["parallel"]["dp"] = 2;
+  doc["workload"]["training"]["batch"]["global"] = 64;
+  return doc;
+}
+
 }  // namespace
 
 TEST_CASE("a training run's step simulated from workload.training is the training scenario's step",
           "[training_run][training]") {
-  json doc = read_scenario_file(kSimulatedStep);
+  json doc = on_16_nodes(read_scenario_file(kSimulatedStep));
+  doc["workload"]["training"]["model"]["layers"] = 8;  // one a stage
   doc["run"]["replications"] = 2;
   const json run = cs::world::run_scenario(parse_config(doc)).summary;
   const json step = cs::world::run_scenario(parse_config(as_training_scenario(doc))).summary["training"];
@@ -152,7 +165,7 @@ TEST_CASE("a training run's step simulated from workload.training is the trainin
 }
 
 TEST_CASE("a training run refuses a plan that does not fit, and a topology that is not its nodes", "[training_run]") {
-  json doc = read_scenario_file(kSimulatedStep);
+  json doc = on_16_nodes(read_scenario_file(kSimulatedStep));
   json no_fit = doc;
   no_fit["workload"]["training"]["parallel"]["zero"] = 0;
   no_fit["workload"]["training"]["recompute"] = "none";
@@ -165,7 +178,7 @@ TEST_CASE("a training run refuses a plan that does not fit, and a topology that 
     CHECK_THAT(std::string(e.what()), Catch::Contains("does not fit"));
   }
   json mismatch = doc;
-  mismatch["topology"]["nodes"] = 64;
+  mismatch["topology"]["nodes"] = 8;
   try {
     parse_config(mismatch);
     FAIL("no error");
