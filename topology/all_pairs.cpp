@@ -1,6 +1,7 @@
 #include "topology/all_pairs.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -271,8 +272,13 @@ class LegCounter final : public AllPairsCounter {
   };
   // The table, made by the first call (null where there are no classes, where classes hold
   // fewer than kSharedWalk sources on average, or past 2^32 - 1 hops: walking is no dearer).
+  // (A flag read first: std::call_once alone costs a call and thread-local stores per pair.)
   const ClassWalks* class_walks() const {
-    std::call_once(walks_made_, [this] { walks_ = make_class_walks(); });
+    if (!walks_ready_.load(std::memory_order_acquire))
+      std::call_once(walks_made_, [this] {
+        walks_ = make_class_walks();
+        walks_ready_.store(true, std::memory_order_release);
+      });
     return walks_.get();
   }
   static constexpr std::size_t kSharedWalk = 4;
@@ -312,6 +318,7 @@ class LegCounter final : public AllPairsCounter {
   std::span<const int> ranks_;
   Fabric fabric_;
   mutable std::once_flag walks_made_;
+  mutable std::atomic<bool> walks_ready_{false};
   mutable std::unique_ptr<ClassWalks> walks_;
   std::vector<Leg> legs_;
   std::vector<LinkId> up_, down_;
