@@ -1,6 +1,10 @@
 #include "topology/all_pairs.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <limits>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -160,8 +164,13 @@ class LegCounter final : public AllPairsCounter {
       return;
     }
     out.insert(out.end(), up_.begin() + a.up_begin, up_.begin() + a.up_end);
-    detail::HopSink sink{t_, {}, &out, 0, scratch.links};
-    fabric_(i, j, sink);
+    if (const ClassWalks* walks = class_walks(); walks != nullptr) {
+      const std::size_t e = static_cast<std::size_t>(walks->row[class_[i]]) * ranks_.size() + j;
+      out.insert(out.end(), walks->hops.begin() + walks->first[e], walks->hops.begin() + walks->first[e + 1]);
+    } else {
+      detail::HopSink sink{t_, {}, &out, 0, scratch.links};
+      fabric_(i, j, sink);
+    }
     out.insert(out.end(), down_.begin() + b.down_begin, down_.begin() + b.down_end);
   }
 
@@ -253,9 +262,64 @@ class LegCounter final : public AllPairsCounter {
     double up_latency_s = 0;
     uint32_t up_begin = 0, up_end = 0, down_begin = 0, down_end = 0;
   };
+  // The fabric hops of every (source class, destination) walk, for append_links: listing
+  // every pair's links (a flow exchange's fixes: 268 M pairs over 16,384 GPUs) then copies a
+  // pair's hops from its class's row instead of walking them (512 x 16,384 walks, once).
+  struct ClassWalks {
+    std::vector<uint32_t> row;    // per class: its row
+    std::vector<uint32_t> first;  // per (row, destination), and one past the last: its hops
+    std::vector<uint32_t> hops;
+  };
+  // The table, made by the first call (null where there are no classes, where classes hold
+  // fewer than kSharedWalk sources on average, or past 2^32 - 1 hops: walking is no dearer).
+  // (A flag read first: std::call_once alone costs a call and thread-local stores per pair.)
+  const ClassWalks* class_walks() const {
+    if (!walks_ready_.load(std::memory_order_acquire))
+      std::call_once(walks_made_, [this] {
+        walks_ = make_class_walks();
+        walks_ready_.store(true, std::memory_order_release);
+      });
+    return walks_.get();
+  }
+  static constexpr std::size_t kSharedWalk = 4;
+  std::unique_ptr<ClassWalks> make_class_walks() const {
+    const std::size_t n = ranks_.size();
+    if (class_.empty()) return nullptr;
+    auto walks = std::make_unique<ClassWalks>();
+    walks->row.assign(static_cast<std::size_t>(*std::max_element(class_.begin(), class_.end())) + 1, 0);
+    std::vector<std::vector<uint32_t>> members;  // per row, ascending
+    std::vector<bool> seen(walks->row.size(), false);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!seen[class_[i]]) {
+        seen[class_[i]] = true;
+        walks->row[class_[i]] = static_cast<uint32_t>(members.size());
+        members.emplace_back();
+      }
+      members[walks->row[class_[i]]].push_back(static_cast<uint32_t>(i));
+    }
+    if (members.size() * kSharedWalk > n) return nullptr;
+    walks->first.reserve(members.size() * n + 1);
+    walks->first.push_back(0);
+    std::vector<LinkId> scratch;
+    detail::HopSink sink{t_, {}, &walks->hops, 0, scratch};
+    for (const std::vector<uint32_t>& sources : members)
+      for (std::size_t j = 0; j < n; ++j) {
+        // Any source of the class outside j's node walks the class's hops (source_classes).
+        const auto outside = std::find_if(sources.begin(), sources.end(),
+                                          [&](uint32_t s) { return legs_[s].node != legs_[j].node; });
+        if (outside != sources.end()) fabric_(*outside, j, sink);
+        if (walks->hops.size() >= std::numeric_limits<uint32_t>::max()) return nullptr;
+        walks->first.push_back(static_cast<uint32_t>(walks->hops.size()));
+      }
+    return walks;
+  }
+
   const Topology& t_;
   std::span<const int> ranks_;
   Fabric fabric_;
+  mutable std::once_flag walks_made_;
+  mutable std::atomic<bool> walks_ready_{false};
+  mutable std::unique_ptr<ClassWalks> walks_;
   std::vector<Leg> legs_;
   std::vector<LinkId> up_, down_;
   // (model link, member << 1 | 1 for a down leg): each leg's links, by link.

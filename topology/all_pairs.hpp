@@ -38,7 +38,9 @@ class AllPairsCounter {
   virtual void add_sources(std::size_t first, std::size_t last, PairLoads& into) const = 0;
   // The model links of pair (ranks[i], ranks[j])'s route, i != j, appended to `out` in route
   // order: exactly the hops add_sources counts for it. `scratch` lends the call its buffers
-  // (one per thread). Thread-safe. Throws RouteError for an unreachable pair.
+  // (one per thread). Thread-safe. Throws RouteError for an unreachable pair. A counter may
+  // keep walks for these calls, made at the first (make_leg_counter's with source classes:
+  // one per class and destination, some 170 MB over 16,384 GPUs on a fat-tree).
   virtual void append_links(std::size_t i, std::size_t j, Route& scratch, std::vector<uint32_t>& out) const = 0;
   // The pairs (i, j) between nodes whose route crosses model link `link` in a rank's leg (i's
   // GPU -> NIC -> switch, or j's switch -> NIC -> GPU), ascending (a pair crossing it m times

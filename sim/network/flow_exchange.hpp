@@ -26,9 +26,11 @@
 // fixing the same flows (tests/cpp/network/test_flow_exchange.cpp). Afterwards one 4-byte
 // level per pair and, per link, its flows counted by level (8 bytes per link and level: one
 // per link where every flow of it gets one rate, up to one per crossing where rates vary, as
-// under ECMP). An all-to-all over 4,096 GPUs (16.7 M pairs) takes 92 MB in all where legs
+// under ECMP). An all-to-all over 4,096 GPUs (16.7 M pairs) takes 102 MB in all where legs
 // saturate first (a fat-tree under D-mod-K: no list), 0.6-1.0 GB where the lists are
-// gathered; over 16,384 GPUs (268 M pairs) 2.0 GB, 1 GiB of it the levels.
+// gathered; over 16,384 GPUs (268 M pairs) 2.2 GB, 1 GiB of it the levels and some 170 MB
+// the source's kept walks (a D-mod-K pair's fabric hops per source leaf and destination:
+// topo::AllPairsCounter::append_links).
 //
 // Units: bytes, bytes/s, seconds.
 #include <cstddef>

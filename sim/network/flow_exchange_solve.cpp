@@ -32,6 +32,10 @@ constexpr std::size_t kRouteBlock = 1024;
 // Pairs routed per batch: their routes are held until read (a few MB; a route of many lanes,
 // valiant_packet's, a few hundred entries).
 constexpr std::size_t kBatchPairs = std::size_t{1} << 16;
+// How far ahead a fix fetches the records it will read (links' states, pairs' levels): over
+// 16,384 GPUs a fix reads some 40,000 link records and up to 16,384 levels, nearly each a
+// cache miss; fetched ahead, the misses overlap instead of following one another.
+constexpr std::size_t kAhead = 16;
 
 // Asks the kernel to back [data, data + bytes) with huge pages where it can (Linux's
 // transparent huge pages in "madvise" mode, the Debian default), before it is first written.
@@ -72,6 +76,17 @@ class RouteBatch {
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, used_, 1), [&](const tbb::blocked_range<std::size_t>& r) {
       for (std::size_t b = r.begin(); b < r.end(); ++b) route_block(b);
     });
+  }
+  // f(first, links, ends) per block, in order: the block's pairs are the batch's first,
+  // first + 1, ...; pair k's links are links[ends[k - first - 1], ends[k - first]) (from 0 for
+  // the block's first), all of them one after another in `links`.
+  template <class F>
+  void for_each_block(F&& f) const {
+    std::size_t first = 0;
+    for (std::size_t b = 0; b < used_; ++b) {
+      f(first, std::span<const uint32_t>(blocks_[b].links), std::span<const uint32_t>(blocks_[b].ends));
+      first += blocks_[b].ends.size();
+    }
   }
   // f(k, links of the batch's k-th pair), k ascending.
   template <class F>
@@ -307,14 +322,25 @@ void PairExchange::solve(const PairSource& source, std::span<const double> capac
     // last are fixed last where links saturate in the order they were listed (the pairs of a
     // destination's link, under sources' links saturating in turn). The order the flows are
     // fixed in changes nothing (each subtracts the same level).
+    // A list no longer than the link's unfixed crossings holds no fixed flow: it is read
+    // without a level (a destination's leg lists pairs a row of the pair matrix apart, each
+    // level a cache miss); else the levels are fetched ahead of the check.
     todo.clear();
     const std::span<const uint32_t> listed = owned ? std::span<const uint32_t>(own) : lists->of(l);
     uint64_t need = state.link[l].unfixed;
-    for (auto it = listed.rbegin(); need > 0 && it != listed.rend(); ++it)
-      if (level_of_[*it] == kUnfixedPair) {
-        --need;
+    if (listed.size() == need) {
+      for (auto it = listed.rbegin(); it != listed.rend(); ++it)
         if (todo.empty() || todo.back() != *it) todo.push_back(*it);
+    } else {
+      for (std::size_t x = listed.size(); need > 0 && x-- > 0;) {
+        if (x >= kAhead) __builtin_prefetch(&level_of_[listed[x - kAhead]]);
+        const uint32_t p = listed[x];
+        if (level_of_[p] == kUnfixedPair) {
+          --need;
+          if (todo.empty() || todo.back() != p) todo.push_back(p);
+        }
       }
+    }
     // The fixed flows' crossings are counted per link first, then each link crossed takes them
     // at once: one counter per crossing instead of five arrays, read at random. The residual
     // still takes the level once per crossing, in turn, as a flow by flow fix subtracts it
@@ -324,15 +350,28 @@ void PairExchange::solve(const PairSource& source, std::span<const double> capac
       const std::span<const uint32_t> chunk(todo.data() + begin, std::min(kBatchPairs, todo.size() - begin));
       poll();
       batch->compute(source, chunk, num_links);
-      batch->for_each([&](std::size_t k, std::span<const uint32_t> links) {
-        level_of_[chunk[k]] = index;
-        for (const uint32_t o : links)
+      // Crossings in route order, each link's record fetched kAhead crossings before it is
+      // counted (the same counts, in the same order, as route by route).
+      batch->for_each_block([&](std::size_t first, std::span<const uint32_t> links, std::span<const uint32_t> ends) {
+        for (std::size_t k = 0; k < ends.size(); ++k) {
+          if (k + kAhead < ends.size()) __builtin_prefetch(&level_of_[chunk[first + k + kAhead]], 1);
+          level_of_[chunk[first + k]] = index;
+        }
+        for (std::size_t x = 0; x < links.size(); ++x) {
+          if (x + kAhead < links.size()) __builtin_prefetch(&state.link[links[x + kAhead]], 1);
+          const uint32_t o = links[x];
           if (state.link[o].crossed++ == 0) touched.push_back(o);
+        }
       });
     }
     pairs_at_[index] += todo.size();
     fixed += todo.size();
-    for (uint32_t o : touched) {
+    for (std::size_t x = 0; x < touched.size(); ++x) {
+      if (x + kAhead < touched.size()) {
+        __builtin_prefetch(&state.link[touched[x + kAhead]], 1);
+        __builtin_prefetch(&by_level[touched[x + kAhead]]);
+      }
+      const uint32_t o = touched[x];
       LinkFill& f = state.link[o];
       const uint32_t c = f.crossed;
       f.crossed = 0;

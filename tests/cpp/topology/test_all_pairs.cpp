@@ -218,6 +218,24 @@ TEST_CASE("route_into gives route()'s route without caching it", "[all_pairs]") 
   CHECK_THROWS_AS(router->route_into(0, t.ranks(), 0, r), std::out_of_range);
 }
 
+TEST_CASE("D-mod-K and spray list a pair's hops from its leaf's walk: route()'s links", "[all_pairs]") {
+  // Eight sources a leaf (rails: a node's eight NICs on eight leaves): the counter keeps each
+  // (leaf, destination) walk and lists a pair's fabric hops from it; a subset of about one
+  // source a leaf walks each pair (a table would hold more walks than it saves). Each
+  // listing equals route()'s, the legs and the pairs in one node included.
+  for (RoutingKind kind : {RoutingKind::dmodk, RoutingKind::spray}) {
+    const TopologyParams p = fat_tree_tiers(3, 32, 8, 8, 16, 1.0, true);
+    const Topology t = build_topology(p);
+    const auto router = make_router(t, kind, 7);
+    std::vector<int> all(static_cast<std::size_t>(t.ranks()));
+    std::iota(all.begin(), all.end(), 0);
+    check_listed_links(t, *router, all);
+    std::vector<int> few;
+    for (int rank = 0; rank < t.ranks(); rank += 9) few.push_back(rank);
+    check_listed_links(t, *router, few);
+  }
+}
+
 TEST_CASE("D-mod-K and spray walk a leaf's sources once per destination, ECMP each pair", "[all_pairs]") {
   // Rails (a node's members on different leaves) and not (all on one leaf: a class's sources
   // in the destination's node are left out of its walk's weight), 2 and 3 tiers.
