@@ -133,7 +133,10 @@ double nccl_latency_factor(work::CollectiveAlgorithm algorithm, Protocol protoco
       group.op != work::CollectiveOp::all_reduce || group.nodes < 2)
     return 1.0;
   const json& p = table().at("bandwidth_refinements").at("ring_plateau");
-  const double per_rank_and_channel = bytes / (std::max(channels, 1) * static_cast<double>(group.ranks));
+  // NCCL counts the communicator's channels: twice the rings its search found (connect.cc).
+  const double comm_channels = std::min(p.at("channels_per_ring").get<double>() * std::max(channels, 1),
+                                        p.at("max_channels").get<double>());
+  const double per_rank_and_channel = bytes / (comm_channels * static_cast<double>(group.ranks));
   if (per_rank_and_channel < p.at("min_bytes_per_rank_and_channel").get<double>()) return 1.0;
   return p.at(arch == "volta" ? "volta" : "other").get<double>();
 }

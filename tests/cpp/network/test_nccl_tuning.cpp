@@ -249,27 +249,33 @@ TEST_CASE("NCCL's tree correction by size scales the tree's bandwidth", "[nccl][
 TEST_CASE("NCCL's ring plateau raises a large Simple ring all-reduce's latency across nodes", "[nccl][ring]") {
   // src/graph/tuning.cc (2.18.3, 2.20.3, master), ncclTopoGetAlgoTime: a Simple ring all-reduce across
   // nodes pays its latency x 1.4 (x 1.9 below compute capability 8.0) once nBytes / (channels x
-  // ranks) >= 64: on 2 nodes of 8 GPUs and 8 channels from 64 x 8 x 16 = 8 KiB.
+  // ranks) >= 64, where channels are the communicator's: twice the 8 rings its search finds on
+  // 8-NIC nodes (connect.cc). On 2 nodes of 8 GPUs from 64 x 16 x 16 = 16 KiB.
   using net::Protocol;
   const net::NcclGroupShape two_nodes{work::CollectiveOp::all_reduce, 16, 2, 8};
   const auto factor = [&](double bytes, std::string_view arch) {
     return net::nccl_latency_factor(CollectiveAlgorithm::ring, Protocol::simple, two_nodes, bytes, 8, arch);
   };
-  CHECK(factor(8191, "hopper") == 1.0);
-  CHECK(factor(8192, "hopper") == 1.4);
-  CHECK(factor(8192, "ampere") == 1.4);
-  CHECK(factor(8192, "volta") == 1.9);
+  CHECK(factor(16383, "hopper") == 1.0);
+  CHECK(factor(16384, "hopper") == 1.4);
+  CHECK(factor(16384, "ampere") == 1.4);
+  CHECK(factor(16384, "volta") == 1.9);
+  // At most 64 channels (NCCL master's MAXCHANNELS): 40 rings count as 64 channels, not 80.
+  CHECK(net::nccl_latency_factor(CollectiveAlgorithm::ring, Protocol::simple, two_nodes, 64 * 64 * 16 - 1, 40,
+                                 "hopper") == 1.0);
+  CHECK(net::nccl_latency_factor(CollectiveAlgorithm::ring, Protocol::simple, two_nodes, 64 * 64 * 16, 40,
+                                 "hopper") == 1.4);
   const net::NcclGroupShape one_node{work::CollectiveOp::all_reduce, 8, 1, 8};
   const net::NcclGroupShape gather{work::CollectiveOp::all_gather, 16, 2, 8};
   CHECK(net::nccl_latency_factor(CollectiveAlgorithm::ring, Protocol::simple, one_node, 1e9, 8, "hopper") == 1.0);
   CHECK(net::nccl_latency_factor(CollectiveAlgorithm::ring, Protocol::simple, gather, 1e9, 8, "hopper") == 1.0);
   CHECK(net::nccl_latency_factor(CollectiveAlgorithm::ring, Protocol::ll128, two_nodes, 1e9, 8, "hopper") == 1.0);
   CHECK(net::nccl_latency_factor(CollectiveAlgorithm::tree, Protocol::simple, two_nodes, 1e9, 8, "hopper") == 1.0);
-  // Through the communication layer (Hopper by default): the step at 8 KiB is all latency.
+  // Through the communication layer (Hopper by default): the step at 16 KiB is all latency.
   for (net::NetworkModel model : {net::NetworkModel::analytical, net::NetworkModel::flow}) {
     CAPTURE(static_cast<int>(model));
     const auto t = [model](double b) { return all_reduce_s(2, model, Protocol::simple, CollectiveAlgorithm::ring, b); };
-    CHECK(t(8192) / t(8191) == Approx(1.4).epsilon(2e-3));
+    CHECK(t(16384) / t(16383) == Approx(1.4).epsilon(2e-3));
   }
 }
 
