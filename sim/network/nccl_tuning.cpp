@@ -104,13 +104,14 @@ double nccl_efficiency(work::CollectiveAlgorithm algorithm, Protocol protocol, c
       table().at("bandwidth_refinements").at("efficiency").at(algorithm == A::ring ? "ring" : "tree");
   // NCCL's factor for the algorithm under every protocol, then the protocol's own in place of
   // its payload efficiency (tree LL: 0.92 x 1/3.8), then the tree's TREE pattern (a node with
-  // one GPU of the group), in ncclTopoTuneModel's order.
+  // one GPU of the group: master takes the largest pattern over the ranks, maxTreePattern, so
+  // one such node is enough), in ncclTopoTuneModel's order.
   double e = by_algorithm.value("every_protocol", 1.0);
   const auto it = by_algorithm.find(std::string(to_string(protocol)));
   if (it == by_algorithm.end()) e *= base;
   else if (it->is_object()) e *= it->at(group.nodes > 1 ? "multi_node" : "single_node").get<double>();
   else e *= it->get<double>();
-  if (algorithm == A::tree && group.most_on_a_node == 1) e *= by_algorithm.at("one_rank_per_node").get<double>();
+  if (algorithm == A::tree && group.fewest_on_a_node == 1) e *= by_algorithm.at("one_rank_per_node").get<double>();
   return e;
 }
 

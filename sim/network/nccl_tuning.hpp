@@ -45,15 +45,16 @@ Protocol nccl_protocol_run(work::CollectiveAlgorithm algorithm, Protocol chosen)
 // tree graph's pattern, which a node holding one GPU of the group sets).
 struct NcclGroupShape {
   work::CollectiveOp op = work::CollectiveOp::all_reduce;
-  int ranks = 2;           // the group's ranks, >= 2
-  int nodes = 1;           // nodes holding them, >= 1
-  int most_on_a_node = 1;  // the most ranks one node holds
+  int ranks = 2;             // the group's ranks, >= 2
+  int nodes = 1;             // nodes holding them, >= 1
+  int most_on_a_node = 1;    // the most ranks one node holds
+  int fewest_on_a_node = 1;  // the fewest ranks a node holding some holds, in [1, most_on_a_node]
 };
 
 // NCCL's bus bandwidth factor for `algorithm` run with `protocol` where NCCL refines it
 // (bandwidth_refinements.efficiency): ring LL 1/2 and LL128 0.92; the tree 0.92 under every
 // protocol, times 1/3.8 for LL and for LL128 120/128 across nodes or 7/9 in one node, and times
-// 0.85 where every node holds one rank of the group (NCCL's TREE pattern). Elsewhere the
+// 0.85 where some node holds one rank of the group (NCCL's TREE pattern). Elsewhere the
 // protocol's payload efficiency (`base`).
 double nccl_efficiency(work::CollectiveAlgorithm algorithm, Protocol protocol, const NcclGroupShape& group,
                        double base);
