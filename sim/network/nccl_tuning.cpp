@@ -139,7 +139,10 @@ double nccl_latency_factor(work::CollectiveAlgorithm algorithm, Protocol protoco
                                         p.at("max_channels").get<double>());
   const double per_rank_and_channel = bytes / (comm_channels * static_cast<double>(group.ranks));
   if (per_rank_and_channel < p.at("min_bytes_per_rank_and_channel").get<double>()) return 1.0;
-  return p.at(arch == "volta" ? "volta" : "other").get<double>();
+  // NCCL tests minCompCap < 80: Volta and Turing.
+  const json& older = p.at("archs_below_compute_capability_8");
+  const bool below_8 = std::find(older.begin(), older.end(), std::string(arch)) != older.end();
+  return p.at(below_8 ? "below_compute_capability_8" : "other").get<double>();
 }
 
 double nccl_busbw_ceiling_Bps(Protocol protocol, std::string_view arch, int nodes) {

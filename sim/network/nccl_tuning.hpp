@@ -66,7 +66,7 @@ double nccl_size_correction(work::CollectiveAlgorithm algorithm, work::Collectiv
                             double bytes);
 // NCCL's factor on the latency of a ring all-reduce with Simple across nodes once each rank's
 // share on each of the communicator's channels is 64 bytes or more (bandwidth_refinements.
-// ring_plateau, its 'plateau effect of ring'): 1.9 on Volta (`arch` "volta"), 1.4 on later GPUs;
+// ring_plateau, its 'plateau effect of ring'): 1.9 below compute capability 8.0 (`arch` "volta" or "turing"), 1.4 on later GPUs;
 // else 1. `channels`: the group's rings (one per NIC rail), of which NCCL's communicator runs
 // two copies each (at most 64 channels).
 double nccl_latency_factor(work::CollectiveAlgorithm algorithm, Protocol protocol, const NcclGroupShape& group,

@@ -265,6 +265,7 @@ TEST_CASE("NCCL's ring plateau raises a large Simple ring all-reduce's latency a
   CHECK(factor(16384, "hopper") == 1.4);
   CHECK(factor(16384, "ampere") == 1.4);
   CHECK(factor(16384, "volta") == 1.9);
+  CHECK(factor(16384, "turing") == 1.9);  // T4: compute capability 7.5, below NCCL's 80
   // At most 64 channels (NCCL master's MAXCHANNELS): 40 rings count as 64 channels, not 80.
   CHECK(net::nccl_latency_factor(CollectiveAlgorithm::ring, Protocol::simple, two_nodes, 64 * 64 * 16 - 1, 40,
                                  "hopper") == 1.0);
