@@ -68,9 +68,11 @@ GroupId CommBase::group(std::span<const int> ranks, int channels) {
   }
   g.spans.first = per_node.size() > 1;
   g.nodes = static_cast<int>(per_node.size());
+  g.fewest_on_a_node = per_node.empty() ? 1 : per_node.begin()->second;
   for (const auto& [node, count] : per_node) {
     g.spans.second |= count > 1;
     g.most_on_a_node = std::max(g.most_on_a_node, count);
+    g.fewest_on_a_node = std::min(g.fewest_on_a_node, count);
   }
   const auto id = static_cast<GroupId>(groups_.size());
   groups_.push_back(std::move(g));
@@ -215,7 +217,7 @@ CollectiveCosts CommBase::refined_costs(const Group& g, CollectiveOp op, const w
       c.bandwidth_efficiency *= nccl_nvls_pipeline_share(bytes, static_cast<int>(g.members.size()));
     return c;
   }
-  const NcclGroupShape shape{op, static_cast<int>(g.members.size()), g.nodes, g.most_on_a_node};
+  const NcclGroupShape shape{op, static_cast<int>(g.members.size()), g.nodes, g.most_on_a_node, g.fewest_on_a_node};
   c.bandwidth_efficiency = nccl_efficiency(algorithm, protocol.protocol, shape, c.bandwidth_efficiency) *
                            nccl_size_correction(algorithm, op, protocol.protocol, bytes);
   // NCCL's ring plateau: its large Simple ring all-reduces across nodes pay more latency.

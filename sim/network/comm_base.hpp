@@ -123,6 +123,7 @@ class CommBase : public Comm {
     std::pair<bool, bool> spans{false, false};  // (spans several nodes, has ranks sharing a node)
     int nodes = 1;                              // nodes its ranks are on
     int most_on_a_node = 1;                     // the most of its ranks on one node
+    int fewest_on_a_node = 1;                   // the fewest on a node holding some
   };
   // The tuner's choice for one request (op, requested algorithm and protocol, bytes) on a
   // group, and the runner of its plan once a run asked for it.

@@ -104,13 +104,14 @@ double nccl_efficiency(work::CollectiveAlgorithm algorithm, Protocol protocol, c
       table().at("bandwidth_refinements").at("efficiency").at(algorithm == A::ring ? "ring" : "tree");
   // NCCL's factor for the algorithm under every protocol, then the protocol's own in place of
   // its payload efficiency (tree LL: 0.92 x 1/3.8), then the tree's TREE pattern (a node with
-  // one GPU of the group), in ncclTopoTuneModel's order.
+  // one GPU of the group: master takes the largest pattern over the ranks, maxTreePattern, so
+  // one such node is enough), in ncclTopoTuneModel's order.
   double e = by_algorithm.value("every_protocol", 1.0);
   const auto it = by_algorithm.find(std::string(to_string(protocol)));
   if (it == by_algorithm.end()) e *= base;
   else if (it->is_object()) e *= it->at(group.nodes > 1 ? "multi_node" : "single_node").get<double>();
   else e *= it->get<double>();
-  if (algorithm == A::tree && group.most_on_a_node == 1) e *= by_algorithm.at("one_rank_per_node").get<double>();
+  if (algorithm == A::tree && group.fewest_on_a_node == 1) e *= by_algorithm.at("one_rank_per_node").get<double>();
   return e;
 }
 
@@ -133,9 +134,15 @@ double nccl_latency_factor(work::CollectiveAlgorithm algorithm, Protocol protoco
       group.op != work::CollectiveOp::all_reduce || group.nodes < 2)
     return 1.0;
   const json& p = table().at("bandwidth_refinements").at("ring_plateau");
-  const double per_rank_and_channel = bytes / (std::max(channels, 1) * static_cast<double>(group.ranks));
+  // NCCL counts the communicator's channels: twice the rings its search found (connect.cc).
+  const double comm_channels = std::min(p.at("channels_per_ring").get<double>() * std::max(channels, 1),
+                                        p.at("max_channels").get<double>());
+  const double per_rank_and_channel = bytes / (comm_channels * static_cast<double>(group.ranks));
   if (per_rank_and_channel < p.at("min_bytes_per_rank_and_channel").get<double>()) return 1.0;
-  return p.at(arch == "volta" ? "volta" : "other").get<double>();
+  // NCCL tests minCompCap < 80: Volta and Turing.
+  const json& older = p.at("archs_below_compute_capability_8");
+  const bool below_8 = std::find(older.begin(), older.end(), std::string(arch)) != older.end();
+  return p.at(below_8 ? "below_compute_capability_8" : "other").get<double>();
 }
 
 double nccl_busbw_ceiling_Bps(Protocol protocol, std::string_view arch, int nodes) {

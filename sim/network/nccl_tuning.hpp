@@ -45,15 +45,16 @@ Protocol nccl_protocol_run(work::CollectiveAlgorithm algorithm, Protocol chosen)
 // tree graph's pattern, which a node holding one GPU of the group sets).
 struct NcclGroupShape {
   work::CollectiveOp op = work::CollectiveOp::all_reduce;
-  int ranks = 2;           // the group's ranks, >= 2
-  int nodes = 1;           // nodes holding them, >= 1
-  int most_on_a_node = 1;  // the most ranks one node holds
+  int ranks = 2;             // the group's ranks, >= 2
+  int nodes = 1;             // nodes holding them, >= 1
+  int most_on_a_node = 1;    // the most ranks one node holds
+  int fewest_on_a_node = 1;  // the fewest ranks a node holding some holds, in [1, most_on_a_node]
 };
 
 // NCCL's bus bandwidth factor for `algorithm` run with `protocol` where NCCL refines it
 // (bandwidth_refinements.efficiency): ring LL 1/2 and LL128 0.92; the tree 0.92 under every
 // protocol, times 1/3.8 for LL and for LL128 120/128 across nodes or 7/9 in one node, and times
-// 0.85 where every node holds one rank of the group (NCCL's TREE pattern). Elsewhere the
+// 0.85 where some node holds one rank of the group (NCCL's TREE pattern). Elsewhere the
 // protocol's payload efficiency (`base`).
 double nccl_efficiency(work::CollectiveAlgorithm algorithm, Protocol protocol, const NcclGroupShape& group,
                        double base);
@@ -64,8 +65,10 @@ double nccl_efficiency(work::CollectiveAlgorithm algorithm, Protocol protocol, c
 double nccl_size_correction(work::CollectiveAlgorithm algorithm, work::CollectiveOp op, Protocol protocol,
                             double bytes);
 // NCCL's factor on the latency of a ring all-reduce with Simple across nodes once each rank's
-// share on each of `channels` channels is 64 bytes or more (bandwidth_refinements.ring_plateau,
-// its 'plateau effect of ring'): 1.9 on Volta (`arch` "volta"), 1.4 on later GPUs; else 1.
+// share on each of the communicator's channels is 64 bytes or more (bandwidth_refinements.
+// ring_plateau, its 'plateau effect of ring'): 1.9 below compute capability 8.0 (`arch` "volta" or "turing"), 1.4 on later GPUs;
+// else 1. `channels`: the group's rings (one per NIC rail), of which NCCL's communicator runs
+// two copies each (at most 64 channels).
 double nccl_latency_factor(work::CollectiveAlgorithm algorithm, Protocol protocol, const NcclGroupShape& group,
                            double bytes, int channels, std::string_view arch);
 // LL's ceiling on bus bandwidth (bytes/s) for a group on `nodes` nodes of `arch` GPUs

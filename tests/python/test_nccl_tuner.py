@@ -37,7 +37,9 @@ def nccl_times(n_ranks, n_nodes, size, busbw_Bps, channels=8):
         latency = (c["base_latency_us"] + (nsteps - inter) * c["step_latency_us"][intra_class]
                    + inter * c["step_latency_us"]["net"]) * 1e-6
         plateau = refine["ring_plateau"]  # ncclTopoGetAlgoTime: large Simple rings across nodes
-        if p == "simple" and n_nodes > 1 and size / (channels * n_ranks) >= plateau["min_bytes_per_rank_and_channel"]:
+        comm_channels = min(plateau["channels_per_ring"] * channels, plateau["max_channels"])
+        if (p == "simple" and n_nodes > 1
+                and size / (comm_channels * n_ranks) >= plateau["min_bytes_per_rank_and_channel"]):
             latency *= plateau["other"]
         algbw = b * n_ranks / nsteps
         times[p] = latency + size / algbw

@@ -89,18 +89,29 @@ TEST_CASE("The cluster keeps free GPUs per node, domain and bucket", "[jobs][clu
 
 TEST_CASE("The best-fit domain is the fullest that holds a job, indexed or scanned", "[jobs][cluster]") {
   // The definition: the fewest free GPUs among the domains with at least `gpus`, the lowest
-  // index on a tie. 12 domains of 3 nodes go through the free-count index, 70 (over 64) through
-  // the scan; random allocations and releases, and nodes going out and back.
-  for (const int domains : {12, 70}) {
+  // index on a tie. Through the free-count index: 12 domains of 3 x 8 GPUs, 64 (the last bit of
+  // a word), 3 of 20 x 8 (free counts over three words), 2 of 341 x 3 = 1,023 GPUs (its
+  // largest); through the scan: 70 domains (over 64), 2 of 128 x 8 = 1,024 GPUs. Random
+  // allocations and releases, and nodes going out and back.
+  struct Shape {
+    int domains, nodes_per_domain, gpus_per_node;
+  };
+  for (const Shape shape : {Shape{12, 3, 8}, Shape{64, 3, 8}, Shape{70, 3, 8}, Shape{3, 20, 8}, Shape{2, 341, 3},
+                            Shape{2, 128, 8}}) {
+    const int domains = shape.domains, per_node = shape.gpus_per_node;
+    CAPTURE(domains, shape.nodes_per_domain, per_node);
     std::vector<int> node_domain;
     for (int d = 0; d < domains; ++d)
-      for (int k = 0; k < 3; ++k) node_domain.push_back(d);
+      for (int k = 0; k < shape.nodes_per_domain; ++k) node_domain.push_back(d);
     const int nodes = static_cast<int>(node_domain.size());
-    ClusterState c(nodes, 8, node_domain);
+    ClusterState c(nodes, per_node, node_domain);
     std::mt19937_64 rng(7);
     std::vector<Allocation> held;
-    for (int step = 0; step < 3000; ++step) {
-      const int gpus = 1 + static_cast<int>(rng() % 30);
+    // Jobs up to a domain and a bit (none fits past it), in steps that fill a large domain.
+    const int largest = shape.nodes_per_domain * per_node;
+    const int steps = largest > 100 ? 600 : 3000;
+    for (int step = 0; step < steps; ++step) {
+      const int gpus = 1 + static_cast<int>(rng() % static_cast<uint64_t>(largest + 6));
       int expected = -1;
       for (int d = 0; d < domains; ++d) {
         const int f = c.free_in_domain(d);
@@ -109,7 +120,7 @@ TEST_CASE("The best-fit domain is the fullest that holds a job, indexed or scann
       REQUIRE(c.best_fit_domain(gpus) == expected);
       const unsigned action = rng() % 8;
       if (action < 4 && gpus <= c.free_gpus()) {
-        held.push_back(place(c, std::min(gpus, 8), PlacementPolicy::pack));
+        held.push_back(place(c, largest > 100 ? gpus : std::min(gpus, 8), PlacementPolicy::pack));
         c.allocate(held.back());
       } else if (action < 7 && !held.empty()) {
         const std::size_t i = rng() % held.size();

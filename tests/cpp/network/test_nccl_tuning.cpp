@@ -78,7 +78,7 @@ TEST_CASE("NCCL's tree factors apply its 0.92 under every protocol", "[nccl][tre
   // LL128 x 120/128 across nodes or 7/9 inside one.
   using net::Protocol;
   const auto tree = [](Protocol p, int nodes, double base) {
-    return net::nccl_efficiency(CollectiveAlgorithm::tree, p, {work::CollectiveOp::all_reduce, 8 * nodes, nodes, 8},
+    return net::nccl_efficiency(CollectiveAlgorithm::tree, p, {work::CollectiveOp::all_reduce, 8 * nodes, nodes, 8, 8},
                                 base);
   };
   for (int nodes : {1, 2}) {
@@ -94,16 +94,21 @@ TEST_CASE("NCCL's tree factors apply its 0.92 under every protocol", "[nccl][tre
 TEST_CASE("NCCL's tree with one rank a node runs at 0.85 of its bandwidth", "[nccl][tree]") {
   // src/graph/search.cc (2.18.3, 2.20.3, master): a node holding one GPU of the communicator gives
   // the tree graph the TREE pattern; tuning.cc then multiplies the tree's bus bandwidth by 0.85,
-  // under every protocol, after its other factors.
+  // under every protocol, after its other factors. Master tests the largest pattern over the
+  // ranks (init.cc, maxTreePattern): one node holding one rank is enough.
   using net::Protocol;
-  const net::NcclGroupShape sparse{work::CollectiveOp::all_reduce, 4, 4, 1};
+  const net::NcclGroupShape sparse{work::CollectiveOp::all_reduce, 4, 4, 1, 1};
   CHECK(net::nccl_efficiency(CollectiveAlgorithm::tree, Protocol::simple, sparse, 1.0) == Approx(0.92 * 0.85));
   CHECK(net::nccl_efficiency(CollectiveAlgorithm::tree, Protocol::ll, sparse, 0.5) == Approx(0.92 / 3.8 * 0.85));
   CHECK(net::nccl_efficiency(CollectiveAlgorithm::tree, Protocol::ll128, sparse, 120.0 / 128) ==
         Approx(0.92 * 120.0 / 128 * 0.85));
-  // Two ranks on one node of three: NCCL's balanced tree, no 0.85.
-  const net::NcclGroupShape mixed{work::CollectiveOp::all_reduce, 4, 3, 2};
-  CHECK(net::nccl_efficiency(CollectiveAlgorithm::tree, Protocol::simple, mixed, 1.0) == Approx(0.92));
+  // Two ranks on one node of three, one on each of the others: those two nodes' graphs have the
+  // TREE pattern, and so does the communicator's largest: 0.85.
+  const net::NcclGroupShape mixed{work::CollectiveOp::all_reduce, 4, 3, 2, 1};
+  CHECK(net::nccl_efficiency(CollectiveAlgorithm::tree, Protocol::simple, mixed, 1.0) == Approx(0.92 * 0.85));
+  // Two ranks on each of two nodes: balanced trees, no 0.85.
+  const net::NcclGroupShape pairs{work::CollectiveOp::all_reduce, 4, 2, 2, 2};
+  CHECK(net::nccl_efficiency(CollectiveAlgorithm::tree, Protocol::simple, pairs, 1.0) == Approx(0.92));
 }
 
 TEST_CASE("NCCL's ring LL and LL128 factors are master's whatever the group", "[nccl][ring]") {
@@ -112,8 +117,8 @@ TEST_CASE("NCCL's ring LL and LL128 factors are master's whatever the group", "[
   // 0.7 below two ranks a node; not modelled, data/nccl_tuning.json says why.)
   using net::Protocol;
   using Op = work::CollectiveOp;
-  for (const net::NcclGroupShape& g : {net::NcclGroupShape{Op::all_reduce, 8, 1, 8}, net::NcclGroupShape{Op::all_gather, 8, 1, 8},
-                                       net::NcclGroupShape{Op::all_reduce, 4, 4, 1}}) {
+  for (const net::NcclGroupShape& g : {net::NcclGroupShape{Op::all_reduce, 8, 1, 8, 8}, net::NcclGroupShape{Op::all_gather, 8, 1, 8, 8},
+                                       net::NcclGroupShape{Op::all_reduce, 4, 4, 1, 1}}) {
     CHECK(net::nccl_efficiency(CollectiveAlgorithm::ring, Protocol::ll, g, 0.5) == 0.5);
     CHECK(net::nccl_efficiency(CollectiveAlgorithm::ring, Protocol::ll128, g, 120.0 / 128) == Approx(0.92));
     CHECK(net::nccl_efficiency(CollectiveAlgorithm::ring, Protocol::simple, g, 1.0) == 1.0);
@@ -249,27 +254,34 @@ TEST_CASE("NCCL's tree correction by size scales the tree's bandwidth", "[nccl][
 TEST_CASE("NCCL's ring plateau raises a large Simple ring all-reduce's latency across nodes", "[nccl][ring]") {
   // src/graph/tuning.cc (2.18.3, 2.20.3, master), ncclTopoGetAlgoTime: a Simple ring all-reduce across
   // nodes pays its latency x 1.4 (x 1.9 below compute capability 8.0) once nBytes / (channels x
-  // ranks) >= 64: on 2 nodes of 8 GPUs and 8 channels from 64 x 8 x 16 = 8 KiB.
+  // ranks) >= 64, where channels are the communicator's: twice the 8 rings its search finds on
+  // 8-NIC nodes (connect.cc). On 2 nodes of 8 GPUs from 64 x 16 x 16 = 16 KiB.
   using net::Protocol;
-  const net::NcclGroupShape two_nodes{work::CollectiveOp::all_reduce, 16, 2, 8};
+  const net::NcclGroupShape two_nodes{work::CollectiveOp::all_reduce, 16, 2, 8, 8};
   const auto factor = [&](double bytes, std::string_view arch) {
     return net::nccl_latency_factor(CollectiveAlgorithm::ring, Protocol::simple, two_nodes, bytes, 8, arch);
   };
-  CHECK(factor(8191, "hopper") == 1.0);
-  CHECK(factor(8192, "hopper") == 1.4);
-  CHECK(factor(8192, "ampere") == 1.4);
-  CHECK(factor(8192, "volta") == 1.9);
-  const net::NcclGroupShape one_node{work::CollectiveOp::all_reduce, 8, 1, 8};
-  const net::NcclGroupShape gather{work::CollectiveOp::all_gather, 16, 2, 8};
+  CHECK(factor(16383, "hopper") == 1.0);
+  CHECK(factor(16384, "hopper") == 1.4);
+  CHECK(factor(16384, "ampere") == 1.4);
+  CHECK(factor(16384, "volta") == 1.9);
+  CHECK(factor(16384, "turing") == 1.9);  // T4: compute capability 7.5, below NCCL's 80
+  // At most 64 channels (NCCL master's MAXCHANNELS): 40 rings count as 64 channels, not 80.
+  CHECK(net::nccl_latency_factor(CollectiveAlgorithm::ring, Protocol::simple, two_nodes, 64 * 64 * 16 - 1, 40,
+                                 "hopper") == 1.0);
+  CHECK(net::nccl_latency_factor(CollectiveAlgorithm::ring, Protocol::simple, two_nodes, 64 * 64 * 16, 40,
+                                 "hopper") == 1.4);
+  const net::NcclGroupShape one_node{work::CollectiveOp::all_reduce, 8, 1, 8, 8};
+  const net::NcclGroupShape gather{work::CollectiveOp::all_gather, 16, 2, 8, 8};
   CHECK(net::nccl_latency_factor(CollectiveAlgorithm::ring, Protocol::simple, one_node, 1e9, 8, "hopper") == 1.0);
   CHECK(net::nccl_latency_factor(CollectiveAlgorithm::ring, Protocol::simple, gather, 1e9, 8, "hopper") == 1.0);
   CHECK(net::nccl_latency_factor(CollectiveAlgorithm::ring, Protocol::ll128, two_nodes, 1e9, 8, "hopper") == 1.0);
   CHECK(net::nccl_latency_factor(CollectiveAlgorithm::tree, Protocol::simple, two_nodes, 1e9, 8, "hopper") == 1.0);
-  // Through the communication layer (Hopper by default): the step at 8 KiB is all latency.
+  // Through the communication layer (Hopper by default): the step at 16 KiB is all latency.
   for (net::NetworkModel model : {net::NetworkModel::analytical, net::NetworkModel::flow}) {
     CAPTURE(static_cast<int>(model));
     const auto t = [model](double b) { return all_reduce_s(2, model, Protocol::simple, CollectiveAlgorithm::ring, b); };
-    CHECK(t(8192) / t(8191) == Approx(1.4).epsilon(2e-3));
+    CHECK(t(16384) / t(16383) == Approx(1.4).epsilon(2e-3));
   }
 }
 
