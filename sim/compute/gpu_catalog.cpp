@@ -38,8 +38,8 @@ constexpr std::array<GpuSpec, 23> kCatalog{{
     // table's fp8 (float8_e4m3fn, dense) row: cuBLAS through torch._scaled_mm, torch 2.7.0+cu126,
     // best shape 1024 x 9216 x 14336 (stas00/ml-engineering, compute/accelerator/README.md,
     // "Maximum Achievable Matmul FLOPS comparison table", as of commit 744d01e, 2026-08-22).
-    {"H100-SXM", "hopper", {67e12, 494.5e12, 989e12, 989e12, 1979e12}, 80e9, 3.35e12, 700, 132, 0.803,
-     18 * 20.6e9, NodeFabric::nvswitch, 0.709},
+    {"H100-SXM", "hopper", {67e12, 494.5e12, 989e12, 989e12, 1979e12}, 80e9, 3.35e12, 700, 132,
+     kH100SxmGemmCeiling, 18 * 20.6e9, NodeFabric::nvswitch, kH100SxmFp8GemmCeiling},
     // Same datasheet, PCIe: FP32 51; TF32 756*, BF16/FP16 1,513*, FP8 3,026*; HBM2e 80 GB at
     // 2.0 TB/s; 350 W; 114 SMs. PCIe servers (the two-card NVLink bridge is not modelled). No
     // MAMF measurement: 0.80.
@@ -48,8 +48,8 @@ constexpr std::array<GpuSpec, 23> kCatalog{{
     // NVIDIA H200 Tensor Core GPU datasheet, SXM: the H100 SXM's tensor rates; HBM3e 141 GB at
     // 4.8 TB/s; up to 700 W; 132 SMs; NVLink 900 GB/s (18 links). MAMF: the H100 SXM's 80.3% (the
     // table: "H200 is the same"); fp8 1,453.4 of 1,979 TFLOP/s (73.4%, torch 2.7.1+cu128).
-    {"H200", "hopper", {67e12, 494.5e12, 989e12, 989e12, 1979e12}, 141e9, 4.8e12, 700, 132, 0.803,
-     18 * 20.6e9, NodeFabric::nvswitch, 0.734},
+    {"H200", "hopper", {67e12, 494.5e12, 989e12, 989e12, 1979e12}, 141e9, 4.8e12, 700, 132,
+     kH100SxmGemmCeiling, 18 * 20.6e9, NodeFabric::nvswitch, 0.734},
     // NVIDIA DGX B200 / HGX B200 datasheets, per GPU (/8): FP32 600 TFLOPS -> 75; TF32 18 PF* ->
     // 1.125 PF dense; BF16/FP16 36 PF* -> 2.25; FP8 72 PF* -> 4.5; 1,440 GB HBM3e -> 180 GB at
     // 8 TB/s; 1,000 W; 148 SMs. NVLink 5: 18 x 40.1 GB/s. MAMF 1,745 of 2,250 TFLOP/s (77.6%);

@@ -76,6 +76,13 @@ struct GpuSpec {
   net::CollectiveLibrary collective_library = net::CollectiveLibrary::nccl;
 };
 
+// H100 SXM's measured GEMM ceilings (bf16 and fp8, its catalog entry's max_gemm_efficiency and
+// max_fp8_gemm_efficiency; sources in gpu_catalog.cpp). One definition, because shares measured
+// on an H100 elsewhere (flash attention's, the fp8 ratio: compute/roofline.cpp) are taken over
+// these: a new table version changes the entry and those shares together.
+inline constexpr double kH100SxmGemmCeiling = 0.803;
+inline constexpr double kH100SxmFp8GemmCeiling = 0.709;
+
 std::span<const GpuSpec> gpu_catalog();
 // Exact (case-sensitive) lookup; nullptr when the name is not in the catalog.
 const GpuSpec* find_gpu(std::string_view name);

@@ -15,8 +15,10 @@ constexpr double kSplitKChunk = 512;     // split-K never cuts K below this many
 constexpr double kSixteenBitBytes = 2;   // a GEMM's bf16 / fp16 output, bytes per element
 // Flash attention's forward at long sequences, of the 16-bit GEMM ceiling: cuDNN's fused
 // attention (Transformer Engine's backend on Hopper) at 16K, causal, head dimension 128, 539 of
-// H100 SXM's 989 TFLOP/s (Shah et al. 2024, FlashAttention-3, Figure 5), over the H100's 0.803.
-constexpr double kAttentionShare = 539.0 / 989.0 / 0.803;
+// H100 SXM's 989 TFLOP/s (Shah et al. 2024, FlashAttention-3, Figure 5), over the H100's own
+// GEMM ceiling: on every GPU attention reaches this share of that GPU's ceiling (an assumption:
+// the one published sweep is the H100's).
+constexpr double kAttentionShare = 539.0 / 989.0 / kH100SxmGemmCeiling;
 constexpr double kAttentionBackwardShare = 0.8;   // backward, of the forward's efficiency
 // The same measurement's rate by sequence length, of its 16K rate: 315, 410, 484, 518, 529 and
 // 539 TFLOP/s at 512, 1K, 2K, 4K, 8K and 16K (short sequences leave the kernel's pipeline
@@ -40,8 +42,8 @@ double attention_length_share(double seq_len) {
 // (roofline.hpp: Liger-Kernel's benchmarks of them).
 constexpr double kActivationForwardShare = 0.55, kActivationBackwardShare = 0.23;
 constexpr double kLossForwardShare = 0.33, kLossBackwardShare = 0.40;
-// H100 SXM: fp8 ceiling 0.709 over bf16 0.803, both Bekman's MAMF (cuBLAS through torch).
-constexpr double kFp8CeilingRatio = 0.709 / 0.803;
+// H100 SXM: fp8 ceiling over bf16, both Bekman's MAMF (cuBLAS through torch).
+constexpr double kFp8CeilingRatio = kH100SxmFp8GemmCeiling / kH100SxmGemmCeiling;
 
 }  // namespace
 

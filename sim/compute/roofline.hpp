@@ -18,13 +18,14 @@
 //   share of the doubled peak than bf16 ones. H100 SXM: 0.709, from the same MAMF table and
 //   method as the bf16 ceiling (cuBLAS, which Transformer Engine's fp8 GEMMs run through as
 //   cuBLASLt; torch._scaled_mm: 1,402.6 of the 1,979 dense TFLOP/s), against 0.803 for bf16.
-//   GPUs without a measurement take their bf16 ceiling x the H100's ratio (0.709 / 0.803).
+//   GPUs without a measurement take their bf16 ceiling x the H100's ratio (0.709 / 0.803;
+//   kH100SxmFp8GemmCeiling / kH100SxmGemmCeiling, gpu_catalog.hpp).
 //   Each fp8 GEMM's input cast is an element-wise op of its own (workloads/training_ops.hpp).
 //   The LM head stays in 16 bits in fp8 runs (Megatron-Core's output layer is outside
 //   Transformer Engine): 16-bit peak and ceiling.
 // - Attention (flash, causal), at the 16-bit peak x its own efficiency per phase and sequence
-//   length. Forward at long sequences 0.680 x the 16-bit GEMM ceiling (H100 0.545, A100
-//   0.584): cuDNN's fused attention, which Transformer Engine runs on Hopper, reaches 539 of
+//   length. Forward at long sequences 0.679 x the 16-bit GEMM ceiling (H100 0.545, A100
+//   0.590): cuDNN's fused attention, which Transformer Engine runs on Hopper, reaches 539 of
 //   H100's 989 TFLOP/s in bf16, causal, head dimension 128, at 16K (Shah et al. 2024,
 //   FlashAttention-3, Figure 5; FlashAttention-3 itself 616, FlashAttention-2 335; on A100
 //   FlashAttention-2 reaches 50-73% of the peak, Dao 2023, Figure 6). Shorter sequences run

@@ -464,11 +464,15 @@ void LlmReplica::cut_decode_run() {
 
 void LlmReplica::finish_request(uint32_t s) {
   Seq& q = seqs_[s];
+  Request done = q.request;
+  // Under a slot lag its last token came that many decode iterations before the slot's release
+  // (decode_clock_ is finish_clock + 1 here: a decode run ends at its first finish).
+  if (const int64_t lag = slot_lag_steps(); lag > 0 && q.phase == Phase::decoding)
+    done.last_token_s = decode_end_s_[(q.finish_clock + 1 - static_cast<uint64_t>(lag)) % decode_end_s_.size()];
   // Its blocks stay cached in vLLM too, but nothing asks for a finished request's own tokens.
   pool_.free_uncached(q.phase == Phase::decoding ? blocks_for(stop_decoding(s)) - q.shared : q.blocks);
   leave_group(q);
   unlink(s);
-  const Request done = q.request;
   release_seq(s);
   update_load();
   complete(done);
@@ -484,6 +488,11 @@ void LlmReplica::finish_iteration() {
     // at once: the pool hands out blocks in one order, so n then m blocks are n + m blocks.
     pool_.allocate(run_.back().growth);
     decode_kv_sum_ += static_cast<double>(n_decode_) * static_cast<double>(iterations - 1);
+    if (slot_lag_steps() > 0) {
+      const uint64_t ring = decode_end_s_.size();
+      for (uint64_t i = iterations - std::min(iterations, ring); i < iterations; ++i)
+        decode_end_s_[(decode_clock_ + i + 1) % ring] = run_[i].end_s;
+    }
     decode_clock_ += iterations;
     stats_.tokens_out += static_cast<uint64_t>(n_decode_) * iterations;
     while (!finishes_.empty() && finishes_.top().clock < decode_clock_) {

@@ -29,7 +29,8 @@
 //
 // Under jetstream with dense slots a finished request keeps its slot kJetStreamSlotLagSteps more
 // decode steps (JetStream's detokenize thread frees it late; llm_replica.cpp says why) and is
-// reported done when the slot is freed.
+// reported done when the slot is freed, with its last token's time (Request::last_token_s): the
+// user has the answer then, as JetStream returns each step's tokens when they reach the host.
 //
 // With kv_layout dense_slots (llm_timing.hpp) each sequence holds one slot of
 // dense_slot_tokens (a KV block of that many tokens, max_num_seqs of them, whatever the
@@ -290,6 +291,10 @@ class LlmReplica final : public Replica {
   // Decoding set.
   int n_decode_ = 0;
   uint64_t decode_clock_ = 0;         // index of the next decode iteration
+  // Under a slot lag: the end times of the last kJetStreamSlotLagSteps + 1 decode iterations,
+  // the one that brought decode_clock_ to c at c mod the size (a finished sequence's last token
+  // is that many iterations back at most: a decode run ends at its first finish).
+  std::array<double, kJetStreamSlotLagSteps + 1> decode_end_s_{};
   double decode_kv_sum_ = 0;          // KV tokens held by decoding sequences
   std::vector<int32_t> phase_count_;  // decoders taking a new block at clock = phase mod block
   std::priority_queue<Finish, std::vector<Finish>, std::greater<>> finishes_;

@@ -15,6 +15,9 @@ struct Request {
   int32_t prefix_tokens = 0;   // LLM: that prefix's length (<= prompt_tokens)
   double start_s = -1;         // first time a replica began serving it (wait = start - arrival)
   double first_token_s = -1;   // LLM: end of the iteration that produced its first token
+  // LLM: end of the iteration that produced its last token, when the replica reports the
+  // request done later than that (JetStream's slot lag, llm_replica.hpp); -1: at the report.
+  double last_token_s = -1;
   uint16_t attempts = 0;       // times it was lost with a replica and sent again
   bool prefilled = false;      // disaggregated: its KV cache arrived from a prefill pool
 };

@@ -56,7 +56,10 @@ void ServingStats::on_complete(const Request& r, double now) {
   unfinished_.erase(r.id);
   ++completed_;
   if (r.attempts > 0) ++retries_;
-  const double latency = now - r.arrival_s;
+  // The user has the answer at its last token, which a replica holding the slot longer
+  // (JetStream's slot lag) reports before the request's completion.
+  const double done_s = r.last_token_s >= 0 ? r.last_token_s : now;
+  const double latency = done_s - r.arrival_s;
   latency_.add(latency);
   wait_sum_ += r.start_s >= 0 ? r.start_s - r.arrival_s : 0.0;
   double ttft = kNan, tpot = kNan;  // TPOT: requests with two tokens or more
@@ -65,7 +68,7 @@ void ServingStats::on_complete(const Request& r, double now) {
     ttft = r.first_token_s - r.arrival_s;
     ttft_.add(ttft);
     if (r.output_tokens > 1) {
-      tpot = (now - r.first_token_s) / (r.output_tokens - 1);
+      tpot = (done_s - r.first_token_s) / (r.output_tokens - 1);
       tpot_.add(tpot);
     }
   }

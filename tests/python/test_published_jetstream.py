@@ -16,7 +16,7 @@ import validation_serving as vs  # noqa: E402
 def test_the_published_jetstream_run_replays_with_its_ratios():
     run = vs.JETSTREAM_RUNS[0]
     sim = vs.simulate_jetstream(cs, run)
-    # measured now: 3,560 output tokens/s against 3,062 published (1.163), mean TTFT 113.7 s against 130.3 s
+    # measured now: 3,563 output tokens/s against 3,062 published (1.164), mean TTFT 113.7 s against 130.3 s
     # (0.872), with the TPU entries' measured HBM share (0.86), XLA's torus on the host's 2x4 ICI
     # grid, the wire alone, and JetStream's slot lag (a finished request's slot reused 9 decode
     # steps late; 3,593 and 112.6 s without it; 3,286 and 123.3 s while the all-reduces took NCCL's
@@ -33,8 +33,8 @@ def test_a_dense_decode_step_reads_the_weights_and_every_slot_whole_at_the_hbm_r
     # (0.5 MiB a token: 32 layers x 2 x 4,096 x 2 bytes), read at 819 GB/s x 0.86: 19.2 ms. The
     # mean TPOT adds the tensor-parallel collectives, the iteration overhead and the prefills
     # that pause a request's decoding; the published run's 88 slots over 3,062 tokens/s are
-    # 28.7 ms a step (the replay: 22.9 ms, of which 9 steps a request after its last token while
-    # its slot is held; 24.7 ms with NCCL's costs on a full mesh).
+    # 28.7 ms a step (the replay: 22.7 ms, to each request's last token: the 9 steps its slot is
+    # held after it are not the user's; 24.7 ms with NCCL's costs on a full mesh).
     run = vs.JETSTREAM_RUNS[0]
     floor_ms = (6.74e9 * 2 + 88 * 2048 * 32 * 2 * 4096 * 2) / (8 * 819e9 * 0.86) * 1e3
     tpot = vs.simulate_jetstream(cs, run)["tpot_ms"]

@@ -292,6 +292,9 @@ TEST_CASE("memory-bound ops take bytes at the HBM bandwidth's achievable share",
   attn.kind = work::OpKind::attention;
   attn.work_flops = 1e12;
   const double long_share = 539.0 / 989.0 / 0.803;
+  // The share is taken over the H100 entry's own ceiling (one constant for both).
+  CHECK(find_gpu("H100-SXM")->max_gemm_efficiency == kH100SxmGemmCeiling);
+  CHECK(find_gpu("H100-SXM")->max_fp8_gemm_efficiency == kH100SxmFp8GemmCeiling);
   CHECK(r.op_seconds(attn) == Approx(1e-6 + 1e12 / (312e12 * long_share * 0.869)));
   attn.phase = work::Phase::backward_input;
   CHECK(r.op_seconds(attn) == Approx(1e-6 + 1e12 / (312e12 * 0.8 * long_share * 0.869)));

@@ -724,7 +724,8 @@ TEST_CASE("JetStream over dense slots reuses a finished request's slot 9 decode 
   // One slot, 10 ms an iteration + 0.1 ms a prompt token, two 200-token prompts (padded to 256:
   // 35.6 ms) of 3 output tokens at t = 0. The first: its token at 35.6 ms, 2 decode steps, then
   // its slot 9 more steps before JetStream's detokenize thread frees it (kJetStreamSlotLagSteps):
-  // done at 35.6 + 110 ms. The second is prefilled then. The paged layout frees the slot at once.
+  // done at 35.6 + 110 ms, its last token at 35.6 + 20 ms. The second is prefilled then. The
+  // paged layout frees the slot at once.
   for (const KvLayout layout : {KvLayout::dense_slots, KvLayout::paged}) {
     LlmReplicaSpec spec = ten_ms_and_prompt_tokens(SchedulerMode::jetstream);
     spec.timing.kv_layout = layout;
@@ -740,6 +741,13 @@ TEST_CASE("JetStream over dense slots reuses a finished request's slot 9 decode 
     const double held_s = 0.010 * static_cast<double>(2 + (layout == KvLayout::dense_slots ? kJetStreamSlotLagSteps : 0));
     CHECK(find(sink.done, 1).request.first_token_s == Approx(0.0356));
     CHECK(find(sink.done, 1).time_s == Approx(0.0356 + held_s));
+    // The user's answer is complete at the last token: reported with it when the slot lags.
+    if (layout == KvLayout::dense_slots) {
+      CHECK(find(sink.done, 1).request.last_token_s == Approx(0.0356 + 0.020));
+      CHECK(find(sink.done, 2).request.last_token_s == Approx(0.0356 + held_s + 0.0356 + 0.020));
+    } else {
+      CHECK(find(sink.done, 1).request.last_token_s == -1);
+    }
     CHECK(find(sink.done, 2).request.first_token_s == Approx(0.0356 + held_s + 0.0356));
     CHECK(find(sink.done, 2).time_s == Approx(2 * (0.0356 + held_s)));
     CHECK(replica.stats().tokens_out == 6);  // the lag's steps produce none

@@ -249,3 +249,13 @@ TEST_CASE("unfinished requests past a TTFT or TPOT bound are misses, the others 
   CHECK(unbounded.slo_attainment == 1.0);
   CHECK(unbounded.slo_met);
 }
+
+TEST_CASE("a request reported done after its last token is timed at its last token", "[serving][slo]") {
+  // Arrived at 0, first token at 1 s, 11 tokens, its last at 3 s; the replica held its slot and
+  // reported it at 5 s (JetStream's slot lag): latency 3 s and TPOT 0.2 s, as the user saw them.
+  CompletedRequest d = llm_request(0, 5, 1, 11);
+  d.request.last_token_s = 3;
+  const ServingResult r = judged(SloSpec{}, {d});
+  CHECK(r.latency_mean_s == Approx(3));
+  CHECK(r.tpot.mean_s == Approx(0.2));
+}

@@ -76,7 +76,8 @@ TEST_CASE("the M/M/c scenario file matches Erlang C's mean wait", "[serving][sce
   CHECK(mean_of(b["dropped"]) == 0);
 }
 
-// [heavy]: 8 replications of 10 h (covered under the sanitizers as the Erlang C case above).
+// [heavy]: 8 replications of 10 h (the sanitized ctest leaves it out; "a fixed fleet costs its
+// replica-hours" runs the same file through the same path).
 TEST_CASE("M/M/1 and M/D/1 through a scenario file match Pollaczek-Khinchine", "[serving][scenario][heavy]") {
   const bool deterministic = GENERATE(false, true);
   const double lambda = 7.0, mean_s = 0.1;  // rho 0.7
