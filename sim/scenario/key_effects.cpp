@@ -83,6 +83,14 @@ void check_key_effects(const json& doc, Config& config) {
     config.warnings.push_back("warning: workload.fp8_recipe: has no effect with precision \"" +
                               std::string(work::to_string(config.training.workload.precision)) +
                               "\": no fp8 casts (ignored)");
+  // The GPU optimizer's kind under CPU offload: the host runs its own fused Adam
+  // (work::host_optimizer_op), whatever the key names.
+  if (const json* w = object_at(doc, "workload");
+      w && w->contains("optimizer") && config.workload == WorkloadKind::training &&
+      config.training.workload.parallel.offload != work::Offload::none)
+    config.warnings.push_back("warning: workload.optimizer: has no effect with parallel.offload \"" +
+                              std::string(work::to_string(config.training.workload.parallel.offload)) +
+                              "\": the host runs its fused Adam (ignored)");
   if (const json* t = object_at(doc, "topology")) {
     const TopologyKind kind = config.topology.kind;
     for (const FamilyKey& fk : family_keys()) {

@@ -168,6 +168,16 @@ TEST_CASE("training errors name their key", "[training][parse]") {
   CHECK(parse_config(wide).training.workload.parallel.tp == 4);
 }
 
+TEST_CASE("a GPU optimizer under CPU offload is a warning naming the key", "[training][parse]") {
+  const json offload = {{"model", tiny_model(4)}, {"parallel", {{"zero", 2}, {"offload", "optimizer"}}},
+                        {"optimizer", "megatron"}};
+  const Config c = parse_config(training_doc(offload));
+  REQUIRE(c.warnings.size() == 1);
+  CHECK_THAT(c.warnings[0], Catch::Contains("workload.optimizer: has no effect with parallel.offload \"optimizer\""));
+  // Without offload the key is read: no warning.
+  CHECK(parse_config(training_doc({{"model", tiny_model(4)}, {"optimizer", "fused"}})).warnings.empty());
+}
+
 TEST_CASE("an fp8 recipe in a 16-bit run is a warning naming the key", "[training][parse]") {
   const Config c = parse_config(training_doc({{"model", tiny_model(4)}, {"fp8_recipe", "current"}}));
   REQUIRE(c.warnings.size() == 1);
