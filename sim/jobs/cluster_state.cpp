@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <limits>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <string>
 

@@ -43,8 +43,6 @@ class ClusterState {
     return available(node) ? gpus_per_node_ - allocated(node) : 0;
   }
   int free_in_domain(int d) const { return domain_free_[static_cast<std::size_t>(d)]; }
-  // Free GPUs of every domain, by domain index.
-  std::span<const int> free_by_domain() const { return domain_free_; }
   // The fullest domain that holds `gpus` free GPUs (gpus >= 1): the fewest free GPUs among the
   // domains with at least that many, the lowest index on a tie; -1 when no domain has them.
   // Topology placement's best fit, asked at every start: with at most 64 domains of at most
