@@ -14,6 +14,11 @@
 //   least 16), as cuBLAS has kernels for skinny GEMMs. Large GEMMs reach the ceiling; small
 //   ones less. On A100 this rule is within 10% of NVIDIA's cuBLAS 11.0 FP16 rates for m = n = k
 //   from 2,048 to 8,192 and optimistic below 2,048 (1,024: 88 TFLOP/s measured, 161 here).
+//   The rate does not depend on K once the tiles fill the SMs. Vidur's profiles of GEMMs inside
+//   a model's forward (microsoft/vidur, fp16, A100 and H100) show no trend with K from 1,024 up
+//   either; K of 512 and 640 run 11-37% under the mean there (not modelled). Those GEMMs
+//   run at 0.88 (A100) and 0.93 (H100 SXM) of this model's rate on average; not applied
+//   (docs/training.md, "one layer").
 // - fp8 GEMMs: their own ceiling (GpuSpec::max_fp8_gemm_efficiency): fp8 GEMMs reach a smaller
 //   share of the doubled peak than bf16 ones. H100 SXM: 0.709, from the same MAMF table and
 //   method as the bf16 ceiling (cuBLAS, which Transformer Engine's fp8 GEMMs run through as
