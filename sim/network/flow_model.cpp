@@ -4,11 +4,13 @@
 #include "sim/network/flow_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <stdexcept>
 
 #include "sim/engine/priority.hpp"
 #include "sim/network/flow_model_exchange.hpp"
+#include "sim/network/flow_model_state.hpp"
 #include "sim/network/min_heap.hpp"
 
 namespace cs::net {
@@ -67,6 +69,8 @@ RouteId FlowModel::add_route(std::span<const LinkIndex> links, double latency_s)
   routes_.push_back(r);
   return static_cast<RouteId>(routes_.size() - 1);
 }
+
+std::size_t FlowModel::num_routes() const { return routes_.size(); }
 
 uint32_t FlowModel::flows_assigned(LinkIndex l) const {
   const LinkIndex i = internal_of_.at(l);

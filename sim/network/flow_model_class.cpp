@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/network/flow_model.hpp"
+#include "sim/network/flow_model_state.hpp"
 
 namespace cs::net {
 
