@@ -6,6 +6,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "common/free_slots.hpp"
+
 namespace cs::net {
 
 CollectiveRun::CollectiveRun(Network& network, const work::CollectivePlan& plan, std::size_t exchange_pairs)
@@ -113,14 +115,7 @@ CollectiveRun::StageRoutes CollectiveRun::route_stage(const work::Stage& stage, 
 RunHandle CollectiveRun::start(double bytes, const CollectiveCosts& costs, std::function<void()> on_done) {
   if (!(bytes > 0)) throw std::invalid_argument("CollectiveRun::start: bytes must be > 0");
   if (plan_.stages.empty()) throw std::invalid_argument("CollectiveRun::start: the plan has no stages");
-  std::size_t slot;
-  if (free_.empty()) {
-    slot = instances_.size();
-    instances_.emplace_back();
-  } else {
-    slot = free_.back();
-    free_.pop_back();
-  }
+  const std::size_t slot = take_slot(instances_, free_);
   Instance& in = instances_[slot];
   in.bytes = bytes;
   in.costs = costs;

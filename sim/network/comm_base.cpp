@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "common/free_slots.hpp"
 #include "sim/network/neuron_ccom.hpp"
 #include "topology/direct_layouts.hpp"
 
@@ -256,14 +257,7 @@ double CommBase::alone_time_s(GroupId group, CollectiveOp op, double bytes, cons
 }
 
 TransferId CommBase::open_slot(TransferObserver* observer, uint64_t tag, double bytes) {
-  uint32_t index;
-  if (!free_slots_.empty()) {
-    index = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    index = static_cast<uint32_t>(slots_.size());
-    slots_.emplace_back();
-  }
+  const uint32_t index = take_slot(slots_, free_slots_);
   Slot& s = slots_[index];
   s.active = true;
   s.route = nullptr;

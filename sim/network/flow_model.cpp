@@ -4,11 +4,14 @@
 #include "sim/network/flow_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <stdexcept>
 
+#include "common/free_slots.hpp"
 #include "sim/engine/priority.hpp"
 #include "sim/network/flow_model_exchange.hpp"
+#include "sim/network/flow_model_state.hpp"
 #include "sim/network/min_heap.hpp"
 
 namespace cs::net {
@@ -67,6 +70,8 @@ RouteId FlowModel::add_route(std::span<const LinkIndex> links, double latency_s)
   routes_.push_back(r);
   return static_cast<RouteId>(routes_.size() - 1);
 }
+
+std::size_t FlowModel::num_routes() const { return routes_.size(); }
 
 uint32_t FlowModel::flows_assigned(LinkIndex l) const {
   const LinkIndex i = internal_of_.at(l);
@@ -175,15 +180,8 @@ FlowId FlowModel::start(RouteId route, double bytes, FlowObserver* observer, uin
 }
 
 FlowId FlowModel::admit(RouteId route, double bytes, FlowObserver* observer, uint64_t tag, double in_flight_s) {
-  FlowId f;
-  if (!free_flows_.empty()) {
-    f = free_flows_.back();
-    free_flows_.pop_back();
-  } else {
-    if (flows_.size() >= kClassBit) throw std::length_error("FlowModel::start: too many flows at once");
-    f = static_cast<FlowId>(flows_.size());
-    flows_.emplace_back();
-  }
+  if (free_flows_.empty() && flows_.size() >= kClassBit) throw std::length_error("FlowModel::start: too many flows at once");
+  const FlowId f = take_slot(flows_, free_flows_);
   Flow& flow = flows_[f];
   flow.route = route;
   flow.bytes = bytes;
@@ -213,13 +211,7 @@ uint32_t FlowModel::enqueue_slow(engine::Time t, uint32_t id, uint32_t version) 
   }
   if (b == kNone) {
     // Two buckets may hold the same instant; both are processed when it comes.
-    if (!free_buckets_.empty()) {
-      b = free_buckets_.back();
-      free_buckets_.pop_back();
-    } else {
-      b = static_cast<uint32_t>(buckets_.size());
-      buckets_.emplace_back();
-    }
+    b = take_slot(buckets_, free_buckets_);
     buckets_[b].time = t;
     buckets_[b].live = true;
     if (bucket_heap_.size() >= compact_at_) compact_buckets();

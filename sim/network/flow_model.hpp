@@ -39,7 +39,6 @@
 // starts while it runs turns it into flows first, exactly.
 //
 // Units: bytes, bytes/s, seconds.
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -84,7 +83,7 @@ class FlowModel final : public engine::EventTarget {
 
   // Register a route: a non-empty list of known links, and its one-way latency (>= 0).
   RouteId add_route(std::span<const LinkIndex> links, double latency_s);
-  std::size_t num_routes() const { return routes_.size(); }
+  std::size_t num_routes() const;
 
   // Start a flow over `route` now; bytes > 0 and finite. `observer` (may be null) is told at
   // completion, with `tag`. The flow is in flight for the route's latency plus
@@ -168,97 +167,24 @@ class FlowModel final : public engine::EventTarget {
   // sums along different dependency paths make "simultaneous" completions differ by a few
   // ulps; 1e-13 is hundreds of ulps yet 0.1 ns after a simulated day.
   static constexpr double kSameInstantRel = 1e-13;
-  struct Flow {
-    double bytes = 0;
-    double finish = 0;  // sharing: its class's virtual time when its last byte is delivered
-    FlowObserver* observer = nullptr;
-    uint64_t tag = 0;
-    RouteId route = 0;
-    uint32_t version = 0;  // bumped whenever queued entries for this flow go stale
-    Phase phase = Phase::free;
-  };
-  struct Waiting {  // a sharing flow in its class's queue, by finish tag
-    double finish;
-    FlowId flow;
-    uint32_t version;
-  };
-  // The sharing flows of one route (see the header comment); a slot of classes_ while the
-  // route has any.
-  struct Class {
-    RouteId route = 0;
-    uint32_t n = 0;        // flows sharing
-    uint32_t version = 0;  // bumped whenever its queued completion goes stale
-    uint32_t mark = 0;     // component-search epoch
-    bool fixed = false;    // progressive filling: rate settled
-    // Formed on idle links and no flow has joined any of its links since: its one flow alone
-    // keeps all of them busy, since its activation (vtime_at), at the route's bottleneck rate.
-    bool alone = false;
-    bool reschedule = false;  // its flows changed: its completion is queued anew at the solve
-    double rate = 0;          // per flow
-    double vtime = 0;         // virtual clock: bytes each flow received since the class formed
-    engine::Time vtime_at = 0;  // when vtime was brought up to date
-    std::vector<Waiting> queue;  // min-heap by (finish, flow); cancelled flows' entries stale
-    // The bucket holding its queued completion (kNone: none), and that bucket's generation
-    // then: a completion queued anew leaves its old entry stale, and the bucket one live
-    // entry fewer.
-    uint32_t bucket = kNone, bucket_generation = 0;
-  };
-  struct Route {
-    uint32_t first = 0, count = 0;  // range in route_links_
-    uint32_t cls = kNone;           // its class while it has sharing flows
-    double latency_s = 0;
-    double bottleneck_Bps = 0;
-    double bytes_done = 0;
-    // Time its flows spent alone (Class::alone) from activation to finish, s; an active
-    // alone flow's whole expected time is in already (its links' busy time, and a sign that
-    // they carried the bottleneck rate).
-    double alone_s = 0;
-  };
-  // 8 bytes per link, touched twice per class per hop: the array must stay in cache. The
-  // uncontended case (one class) needs no list; shared links keep one in lists_.
-  struct Link {
-    uint32_t count = 0;     // class entries (one per crossing) on this link
-    uint32_t single = kNone;  // the class, when count == 1
-  };
-  struct Entry {
-    uint32_t id;  // a flow, or kClassBit | a class
-    uint32_t version;
-  };
-  struct Bucket {  // admissions and completions due at one instant
-    engine::Time time = 0;
-    bool live = false;
-    // Entries not known to be stale: a bucket left with none is dropped unseen (after a solve
-    // has queued many classes' completions anew, their old instants need no event).
-    uint32_t pending = 0;
-    uint32_t generation = 0;  // bumped when the slot is freed
-    std::vector<Entry> entries;
-  };
-  struct Done {
-    FlowObserver* observer;
-    FlowId flow;
-    uint64_t tag;
-  };
+  // The model's records, defined in flow_model_state.hpp (private to flow_model*.cpp).
+  struct Flow;
+  struct Waiting;  // a sharing flow in its class's queue, by finish tag
+  struct Class;    // the sharing flows of one route
+  struct Route;
+  struct Link;
+  struct Entry;   // a queued admission (a flow) or completion (a class)
+  struct Bucket;  // admissions and completions due at one instant
+  struct Done;
 
-  std::span<const LinkIndex> links_of_route(std::size_t route) const {
-    const Route& r = routes_[route];
-    return {route_links_.data() + r.first, r.count};
-  }
-  std::span<const LinkIndex> links_of(const Class& c) const { return links_of_route(c.route); }
+  // The hot paths' accessors, and enqueue and vtime_now below, are inline in flow_model_state.hpp.
+  std::span<const LinkIndex> links_of_route(std::size_t route) const;
+  std::span<const LinkIndex> links_of(const Class& c) const;
   std::span<const uint32_t> classes_on(LinkIndex l) const;
   std::vector<uint32_t>& list_of(LinkIndex l);
   // Queue `id` (a flow, or kClassBit | class, at its current version) for time t; returns
-  // the bucket. Inline: nearly every call lands in the bucket used just before.
-  uint32_t enqueue(engine::Time t, uint32_t id, uint32_t version) {
-    if (last_bucket_ != kNone) {
-      Bucket& b = buckets_[last_bucket_];
-      if (b.live && std::abs(b.time - t) <= t * kSameInstantRel) {
-        b.entries.push_back({id, version});
-        ++b.pending;
-        return last_bucket_;
-      }
-    }
-    return enqueue_slow(t, id, version);
-  }
+  // the bucket. Inline (nearly every call lands in the bucket used just before).
+  uint32_t enqueue(engine::Time t, uint32_t id, uint32_t version);
   uint32_t enqueue_slow(engine::Time t, uint32_t id, uint32_t version);
   void free_bucket(uint32_t b);
   // Frees the buckets left with no live entry (and not recent), out of the heap.
@@ -268,7 +194,7 @@ class FlowModel final : public engine::EventTarget {
   void drop_queued(Class& c);
   void prefetch_ahead(std::size_t i) const;
   // Class queue and clock (flow_model_class.cpp).
-  double vtime_now(const Class& c) const { return c.vtime + c.rate * (sim_.now() - c.vtime_at); }
+  double vtime_now(const Class& c) const;
   void advance(Class& c);
   const Waiting* first_waiting(Class& c);  // smallest live finish tag (stale ones dropped)
   void queue_completion(uint32_t c);       // its first flow's completion, at its rate now

@@ -2,7 +2,9 @@
 // virtual clock (flow_model.hpp), and the per-link lists they sit in.
 #include <algorithm>
 
+#include "common/free_slots.hpp"
 #include "sim/network/flow_model.hpp"
+#include "sim/network/flow_model_state.hpp"
 
 namespace cs::net {
 
@@ -48,15 +50,8 @@ void FlowModel::queue_completion(uint32_t c) {
 }
 
 uint32_t FlowModel::new_class(RouteId route) {
-  uint32_t c;
-  if (!free_classes_.empty()) {
-    c = free_classes_.back();
-    free_classes_.pop_back();
-  } else {
-    c = static_cast<uint32_t>(classes_.size());
-    classes_.emplace_back();
-    class_pos_.emplace_back();
-  }
+  const uint32_t c = take_slot(classes_, free_classes_);
+  if (c == class_pos_.size()) class_pos_.emplace_back();  // a new slot: its hops' positions too
   Class& k = classes_[c];
   k.route = route;
   k.n = 0;

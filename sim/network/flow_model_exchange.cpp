@@ -1,11 +1,13 @@
 // The flow model's bulk exchanges (start_exchange): solved whole while nothing else runs
 // (flow_exchange.hpp), turned into flows when anything else starts.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
 #include "sim/engine/priority.hpp"
 #include "sim/network/flow_model_exchange.hpp"
+#include "sim/network/flow_model_state.hpp"
 
 namespace cs::net {
 

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "sim/network/flow_model.hpp"
+#include "sim/network/flow_model_state.hpp"
 #include "sim/network/min_heap.hpp"
 
 namespace cs::net {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "common/free_slots.hpp"
 #include "sim/engine/priority.hpp"
 
 namespace cs::net {
@@ -53,14 +54,7 @@ RunHandle StageFluid::start(const RoutedPlan& plan, double bytes, const Collecti
   if (!(costs.bandwidth_efficiency > 0 && costs.bandwidth_efficiency <= 1))
     throw std::invalid_argument("StageFluid::start: bandwidth_efficiency must be in (0, 1]");
   if (plan.stages() == 0) throw std::invalid_argument("StageFluid::start: the plan has no stages");
-  std::size_t id;
-  if (free_.empty()) {
-    id = runs_.size();
-    runs_.emplace_back();
-  } else {
-    id = free_.back();
-    free_.pop_back();
-  }
+  const std::size_t id = take_slot(runs_, free_);
   Run& r = runs_[id];
   r.plan = &plan;
   r.scale = bytes / costs.bandwidth_efficiency;

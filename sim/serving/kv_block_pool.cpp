@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/free_slots.hpp"
+
 namespace cs::serving {
 
 void KvBlockPool::allocate(int64_t n) {
@@ -38,14 +40,7 @@ void KvBlockPool::free_uncached(int64_t n) {
 KvBlockPool::Handle KvBlockPool::free_cached(int64_t n) {
   if (n <= 0) return kNone;
   used_ -= n;
-  Handle h;
-  if (!free_handles_.empty()) {
-    h = free_handles_.back();
-    free_handles_.pop_back();
-  } else {
-    h = static_cast<Handle>(handles_.size());
-    handles_.emplace_back();
-  }
+  const Handle h = take_slot(handles_, free_handles_);
   handles_[h] = {n, popped_ + queue_.size()};
   queue_.push_back({h, n});
   return h;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "sim/serving/slot_pool.hpp"
+#include "common/free_slots.hpp"
 
 namespace cs::serving {
 
@@ -25,7 +25,7 @@ void LinkKvTransfer::send(uint32_t from, uint32_t, double bytes, KvTransferObser
   const double start = std::max(sim_.now(), link_free_s_[from]);
   link_free_s_[from] = start + std::max(0.0, bytes) / spec_.bandwidth_Bps;
   bytes_sent_ += std::max(0.0, bytes);
-  const uint32_t slot = detail::take_slot(pending_, free_);
+  const uint32_t slot = take_slot(pending_, free_);
   pending_[slot].observer = &observer;
   pending_[slot].tag = tag;
   pending_[slot].event = sim_.schedule_at(link_free_s_[from] + spec_.latency_s, *this, slot);

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "sim/serving/slot_pool.hpp"
+#include "common/free_slots.hpp"
 
 namespace cs::serving {
 
@@ -47,7 +47,7 @@ int CommKvTransfer::decode_rank(uint32_t slot, int gpu) const {
 
 void CommKvTransfer::send(uint32_t from, uint32_t to, double bytes, KvTransferObserver& observer,
                           uint64_t tag) {
-  const uint32_t slot = detail::take_slot(pending_, free_);
+  const uint32_t slot = take_slot(pending_, free_);
   Pending& p = pending_[slot];
   p.observer = &observer;
   p.tag = tag;

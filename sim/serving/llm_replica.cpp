@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/free_slots.hpp"
+
 namespace cs::serving {
 
 namespace {
@@ -112,14 +114,7 @@ bool LlmReplica::admissible(const Request& request) const {
 // ---- sequence bookkeeping ----
 
 uint32_t LlmReplica::new_seq(const Request& request) {
-  uint32_t s;
-  if (!free_seqs_.empty()) {
-    s = free_seqs_.back();
-    free_seqs_.pop_back();
-  } else {
-    s = static_cast<uint32_t>(seqs_.size());
-    seqs_.emplace_back();
-  }
+  const uint32_t s = take_slot(seqs_, free_seqs_);
   Seq& q = seqs_[s];
   ++q.generation;
   q.request = request;

@@ -67,9 +67,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <vector>
 
 #include "common/enum_table.hpp"
+#include "sim/serving/allreduce_cost.hpp"
 
 namespace cs::serving {
 
@@ -130,25 +130,6 @@ struct LlmModelSpec {
   // heads bring their Q, K, V and O weights (hidden x head_dim each per layer: memory, reads,
   // FLOPs) and their KV cache; params, heads and kv_heads of the result count them.
   LlmModelSpec held_by(int tp) const;
-};
-
-// One collective (all-reduce, all-gather) of b bytes over the tensor-parallel GPUs: the lower
-// envelope of affine costs fixed_s + b * per_byte_s, one per NCCL algorithm and protocol that
-// can run it (NCCL's tuner runs the fastest for each size). No pieces: free.
-struct AllReduceCost {
-  struct Piece {
-    double fixed_s = 0;     // latency: base + steps x per-step latency, >= 0
-    double per_byte_s = 0;  // bandwidth term per byte of the buffer, >= 0
-  };
-  std::vector<Piece> pieces;
-  double seconds(double bytes) const {
-    double best = pieces.empty() ? 0 : pieces.front().fixed_s + bytes * pieces.front().per_byte_s;
-    for (const Piece& p : pieces) {
-      const double t = p.fixed_s + bytes * p.per_byte_s;
-      best = t < best ? t : best;
-    }
-    return best;
-  }
 };
 
 struct MeasuredTiming {

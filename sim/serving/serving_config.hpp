@@ -14,7 +14,7 @@
 
 #include "sim/serving/autoscaler_spec.hpp"
 #include "sim/serving/kv_transfer.hpp"
-#include "sim/serving/llm_replica.hpp"
+#include "sim/serving/llm_replica_spec.hpp"
 #include "sim/serving/quantile_sketch_options.hpp"
 #include "sim/serving/replica_pool.hpp"
 #include "sim/serving/server_replica.hpp"

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/free_slots.hpp"
+
 namespace cs::serving {
 
 void validate_serving(const ServingConfig& c) {
@@ -170,14 +172,7 @@ void ServingFleet::PrefillSink::on_complete(const Request& request, uint32_t rep
     f.stats_.on_complete(request, f.sim_.now());
     return;
   }
-  uint32_t slot;
-  if (!f.free_transit_.empty()) {
-    slot = f.free_transit_.back();
-    f.free_transit_.pop_back();
-  } else {
-    slot = static_cast<uint32_t>(f.in_transit_.size());
-    f.in_transit_.emplace_back();
-  }
+  const uint32_t slot = take_slot(f.in_transit_, f.free_transit_);
   InTransit& moving = f.in_transit_[slot];
   moving.request = request;
   moving.request.prefilled = true;

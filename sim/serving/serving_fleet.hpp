@@ -23,6 +23,7 @@
 
 #include "sim/engine/simulator.hpp"
 #include "sim/serving/kv_transfer.hpp"
+#include "sim/serving/llm_replica.hpp"
 #include "sim/serving/replica_pool.hpp"
 #include "sim/serving/scaling_loop.hpp"
 #include "sim/serving/serving_config.hpp"

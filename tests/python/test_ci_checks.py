@@ -1,6 +1,7 @@
 """What CI relies on: scripts/check_includes.py (the include edges are the ones docs/dependencies.md
 lists, and an edge it does not list fails the check, naming the file, the line and the rule),
-and conftest.require (a peer the tests use fails, not skips, under `make test`)."""
+scripts/check_readmes.py (the folder READMEs name every file of their folder, and only files that
+exist), and conftest.require (a peer the tests use fails, not skips, under `make test`)."""
 import subprocess
 import sys
 from pathlib import Path
@@ -81,3 +82,31 @@ def test_ctest_runs_every_catch2_test_case():
     outside = [str(p) for p in holding if len(p.parts) != 2 or p.parts[0] not in areas
                or not (p.name.startswith("test_") and p.suffix == ".cpp")]
     assert not outside, f"test cases no ctest entry runs: {outside}"
+
+
+READMES = ROOT / "scripts" / "check_readmes.py"
+
+
+def test_the_folder_readmes_name_their_files():
+    r = subprocess.run([sys.executable, str(READMES)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "name every file" in r.stdout
+
+
+def test_a_readme_that_leaves_a_file_out_or_names_a_missing_one_fails(tmp_path):
+    folder = tmp_path / "sim" / "thing"
+    folder.mkdir(parents=True)
+    for name in ("model.hpp", "model.cpp", "model_solve.cpp", "helper.hpp", "other.cpp"):
+        (folder / name).write_text("")
+    (folder / "README.md").write_text("The model (`model.hpp`), `gone.hpp` and `sim/thing/old.cpp`.\n")
+    r = subprocess.run([sys.executable, str(READMES), "--root", str(tmp_path)], capture_output=True, text=True)
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [
+        "sim/thing/README.md does not name helper.hpp",
+        "sim/thing/README.md does not name other.cpp",
+        "sim/thing/README.md names gone.hpp, which is not in sim/thing/",
+        "sim/thing/README.md names sim/thing/old.cpp, which does not exist",
+    ]
+    (folder / "README.md").write_text("`model.hpp`, `helper`, `other.cpp`.\n")
+    r = subprocess.run([sys.executable, str(READMES), "--root", str(tmp_path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
