@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "sim/compute/roofline.hpp"
 #include "workloads/training_ops.hpp"
@@ -41,16 +42,22 @@ TEST_CASE("the unfused attention core against FlashAttention's A100 benchmark", 
   struct Point {
     double seq, forward_ms, backward_ms;
   };
+  // Measured over simulated, forward and backward, each within [lo, hi]; returns their sum.
+  auto check = [&](const Point& p, bool dropout, double lo_forward, double hi_forward, double lo_backward,
+                   double hi_backward) {
+    INFO((dropout ? "dropout" : "no dropout") << ", seq " << p.seq << ", " << p.forward_ms << " ms forward");
+    const double forward = p.forward_ms / (1e3 * core_seconds(r, 16, p.seq, 8, 64, fwd, dropout));
+    const double backward = p.backward_ms / (1e3 * core_seconds(r, 16, p.seq, 8, 64, bwd, dropout));
+    CHECK(forward > lo_forward);
+    CHECK(forward < hi_forward);
+    CHECK(backward > lo_backward);
+    CHECK(backward < hi_backward);
+    return std::pair{forward, backward};
+  };
+  // The shares are these points' mean: within 11% each, 1 on average.
   double forward_sum = 0, backward_sum = 0;
   for (const Point& p : {Point{1024, 1.27, 2.44}, Point{2048, 4.32, 8.82}, Point{4096, 16.47, 33.87}}) {
-    INFO("no dropout, seq " << p.seq);
-    const double forward = p.forward_ms / (1e3 * core_seconds(r, 16, p.seq, 8, 64, fwd, false));
-    const double backward = p.backward_ms / (1e3 * core_seconds(r, 16, p.seq, 8, 64, bwd, false));
-    // The shares are these points' mean: within 11% each, 1 on average.
-    CHECK(forward > 0.93);
-    CHECK(forward < 1.11);
-    CHECK(backward > 0.96);
-    CHECK(backward < 1.06);
+    const auto [forward, backward] = check(p, false, 0.93, 1.11, 0.96, 1.06);
     forward_sum += forward, backward_sum += backward;
   }
   CHECK(forward_sum / 3 == Approx(1).margin(0.01));
@@ -59,15 +66,8 @@ TEST_CASE("the unfused attention core against FlashAttention's A100 benchmark", 
   // only under a mask; unmasked it is PyTorch's) to 2,048, its longest. The dropout at `memory`,
   // as the tables' dropout rows less the rows above measure it (0.77-0.90 of the bandwidth).
   for (const Point& p : {Point{1024, 1.80, 2.94}, Point{2048, 6.56, 10.77}, Point{4096, 25.34, 41.67},
-                         Point{1024, 1.88, 2.94}, Point{2048, 6.56, 10.80}}) {
-    INFO("dropout, seq " << p.seq << ", " << p.forward_ms << " ms forward");
-    const double forward = p.forward_ms / (1e3 * core_seconds(r, 16, p.seq, 8, 64, fwd, true));
-    const double backward = p.backward_ms / (1e3 * core_seconds(r, 16, p.seq, 8, 64, bwd, true));
-    CHECK(forward > 0.98);
-    CHECK(forward < 1.14);
-    CHECK(backward > 0.95);
-    CHECK(backward < 1.05);
-  }
+                         Point{1024, 1.88, 2.94}, Point{2048, 6.56, 10.80}})
+    check(p, true, 0.98, 1.14, 0.95, 1.05);
   // At 512 the runs are bound by PyTorch's time per op, which is not modelled: the model is
   // 20-40% fast (Table 18: 0.43 ms forward, 0.78 backward).
   CHECK(0.43 / (1e3 * core_seconds(r, 16, 512, 8, 64, fwd, false)) > 1.2);
