@@ -26,7 +26,7 @@ from validation_training import DATA, _machine, scenario_doc
 # layer is element-wise (norms, activation, residual adds).
 GEMMS = ("qkv", "proj", "fc1", "fc2")
 ATTENTION_PRODUCTS = ("attention_scores", "attention_values")
-SOFTMAX = ("softmax_dropout",)
+SOFTMAX = ("softmax", "dropout")
 OUTSIDE_LAYERS = ("embedding", "final_norm", "lm_head", "loss", "adam")
 
 

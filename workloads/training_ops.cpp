@@ -156,9 +156,10 @@ Op attention_op(const Shapes& s, Phase phase, std::string_view name) {
 // Attention without flash attention (Megatron-LM before FlashAttention): per (sequence, local
 // head) Q K^T and then the probabilities times V as batched GEMMs over the whole s x s matrix
 // (the causal mask is applied to it, not skipped), and between them the scaled, masked softmax
-// and the attention dropout reading and writing the s x s matrix in HBM (bytes per element:
-// workloads/unfused_attention.hpp, which serving's unfused prefill shares). The backward runs
-// two GEMMs per forward GEMM.
+// and the attention dropout, two kernels reading and writing the s x s matrix in HBM (bytes per
+// element: workloads/unfused_attention.hpp, which serving's unfused prefill shares). The backward
+// runs two GEMMs per forward GEMM. The GEMMs and the softmax are attention-core memory kernels
+// (their measured share of HBM bandwidth); the dropout a streaming pass.
 void add_unfused_attention(std::vector<Op>& ops, const TrainingWorkload& w, const Shapes& s, Phase phase) {
   const double instances = s.b * w.model.heads / s.t;
   const double queries = s.n / s.b, keys = s.s, d = w.model.head_dim();
@@ -172,17 +173,20 @@ void add_unfused_attention(std::vector<Op>& ops, const TrainingWorkload& w, cons
     op.m = m, op.n = n, op.k = k;
     op.sixteen_bit = true;  // the attention core stays in 16 bits under fp8, fused or not
     op.count = instances * passes;
+    op.batch = instances;  // one strided-batched kernel per product
     op.flops = 2 * m * n * k * instances * passes * kCausalShare;  // the model needs the causal half
     op.work_flops = 2 * m * n * k * instances * passes;
     op.bytes = op.count * (m * k + k * n + m * n) * kActivationBytes;
+    op.memory_kernel = MemoryKernel::attention_core;
     ops.push_back(op);
   };
   batched("attention_scores", queries, keys, d);
   namespace ua = unfused_attention;
   add_elementwise(ops,
-                  {"softmax_dropout", (ua::kSoftmaxBytes + ua::kDropoutBytes) * elements,
-                   (ua::kDropoutBytes + ua::kSoftmaxBackwardBytes) * elements},
+                  {"softmax", ua::kSoftmaxBytes * elements, ua::kSoftmaxBackwardBytes * elements,
+                   MemoryKernel::attention_core},
                   phase);
+  add_elementwise(ops, {"dropout", ua::kDropoutBytes * elements, ua::kDropoutBytes * elements}, phase);
   batched("attention_values", queries, d, keys);
 }
 

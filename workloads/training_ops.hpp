@@ -49,8 +49,10 @@ enum class Phase : uint8_t { forward, backward_input, backward_weight, optimizer
 // Which kind of memory-bound kernel an element-wise op is, for the share of HBM bandwidth it
 // reaches (sim/compute/roofline.hpp): a streaming pass (norms, residual adds, casts, copies,
 // the optimizer), the MLP's activation (GeLU, SwiGLU: Megatron's fused bias-activation
-// kernels), or the loss over the vocabulary (Megatron's fused cross-entropy).
-enum class MemoryKernel : uint8_t { streaming, activation, loss };
+// kernels), the loss over the vocabulary (Megatron's fused cross-entropy), or a pass over the
+// score matrix of attention without flash attention (its softmax, and the batched GEMMs that
+// write and read the matrix: their bytes move at this share too).
+enum class MemoryKernel : uint8_t { streaming, activation, loss, attention_core };
 // The phases as workload.measured's keys ("<phase>/<op>") and the reports name them.
 inline constexpr auto kPhaseNames = std::to_array<EnumName<Phase>>({
     {"forward", Phase::forward, "the forward pass"},
@@ -67,6 +69,9 @@ struct Op {
   Phase phase = Phase::forward;
   double m = 0, n = 0, k = 0;  // GEMM C[m x n] = A[m x k] B[k x n] of one instance
   double count = 1;            // identical instances (local experts)
+  // Instances one batched GEMM kernel runs together (the unfused attention's sequences x local
+  // heads): their tiles share the SMs' waves (sim/compute/roofline.hpp).
+  double batch = 1;
   double flops = 0;            // model FLOPs, all instances
   double work_flops = 0;       // FLOPs performed, all instances
   double bytes = 0;            // HBM bytes, all instances
@@ -85,7 +90,7 @@ struct Op {
   // Megatron-Core's output layer is a plain ColumnParallelLinear, outside Transformer Engine's
   // fp8 autocast), timed at the 16-bit peak and ceiling.
   bool sixteen_bit = false;
-  MemoryKernel memory_kernel = MemoryKernel::streaming;  // element-wise ops: their kernel's kind
+  MemoryKernel memory_kernel = MemoryKernel::streaming;  // memory-bound work: its kernel's kind
   // A weight-gradient GEMM: the elements of the weight gradient it adds into the gradient
   // buffer (count x m x n; its share of them in a tensor-parallel overlap chunk). `bytes`
   // holds its operands alone; the roofline times the buffer's read and write

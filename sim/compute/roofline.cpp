@@ -42,6 +42,9 @@ double attention_length_share(double seq_len) {
 // (roofline.hpp: Liger-Kernel's benchmarks of them).
 constexpr double kActivationForwardShare = 0.55, kActivationBackwardShare = 0.23;
 constexpr double kLossForwardShare = 0.33, kLossBackwardShare = 0.40;
+// The unfused attention core's score-matrix passes on A100 (roofline.hpp: Dao et al. 2022,
+// Tables 18 and 19): the model's bytes over the measured time, the mean of 1,024 to 4,096.
+constexpr double kAttentionCoreForwardShare = 0.64, kAttentionCoreBackwardShare = 0.56;
 // H100 SXM: fp8 ceiling over bf16, both Bekman's MAMF (cuBLAS through torch).
 constexpr double kFp8CeilingRatio = kH100SxmFp8GemmCeiling / kH100SxmGemmCeiling;
 
@@ -85,7 +88,7 @@ double Roofline::gemm_efficiency(double m, double n, double k) const {
   return gemm_ceiling_ * shape_utilization(m, n, k);
 }
 
-double Roofline::shape_utilization(double m, double n, double k) const {
+double Roofline::shape_utilization(double m, double n, double k, double batch) const {
   if (!efficiency_.gemm_shape_aware || gpu_.sms <= 0) return 1;
   // Below 128 the tile edge shrinks to the next power of two (at least 16): cuBLAS has kernels
   // with small tiles for skinny GEMMs.
@@ -93,7 +96,7 @@ double Roofline::shape_utilization(double m, double n, double k) const {
   const double edge_m = edge(m), edge_n = edge(n);
   const double tiles_m = std::ceil(m / edge_m), tiles_n = std::ceil(n / edge_n);
   const double tile_use = (m * n) / (tiles_m * tiles_n * edge_m * edge_n);
-  const double tiles = tiles_m * tiles_n;
+  const double tiles = tiles_m * tiles_n * batch;
   const double sms = gpu_.sms;
   double wave_use;
   if (tiles >= sms) {
@@ -117,7 +120,7 @@ double Roofline::op_seconds(const work::Op& op) const {
     return op.bytes * std::max(1, host_.gpus_per_host) / (host_.memory_bandwidth_Bps * host_.memory_efficiency);
   double flops_eff = gemm_ceiling_, peak = peak_flops_;
   if (op.kind == work::OpKind::gemm) {
-    flops_eff = (op.sixteen_bit ? sixteen_bit_gemm_ceiling_ : gemm_ceiling_) * shape_utilization(op.m, op.n, op.k);
+    flops_eff = (op.sixteen_bit ? sixteen_bit_gemm_ceiling_ : gemm_ceiling_) * shape_utilization(op.m, op.n, op.k, op.batch);
     if (op.sixteen_bit) peak = sixteen_bit_peak_flops_;
   }
   if (op.kind == work::OpKind::attention) flops_eff = attention_efficiency(op.phase, op.seq_len), peak = sixteen_bit_peak_flops_;
@@ -136,7 +139,6 @@ double Roofline::memory_efficiency(const work::Op& op) const {
   // A share the scenario gives holds on any chip. The measured defaults are Megatron-Core's
   // kernels, which GPUs run (the catalog's entries with SMs); TPUs and Neuron cores run their
   // compilers' fusions, not measured: streaming.
-  if (op.kind != work::OpKind::elementwise) return efficiency_.memory;
   const bool forward = op.phase == work::Phase::forward, gpu = gpu_.sms > 0;
   switch (op.memory_kernel) {
     case work::MemoryKernel::activation:
@@ -146,6 +148,10 @@ double Roofline::memory_efficiency(const work::Op& op) const {
     case work::MemoryKernel::loss:
       if (efficiency_.loss_memory > 0) return efficiency_.loss_memory;
       if (gpu) return forward ? kLossForwardShare : kLossBackwardShare;
+      break;
+    case work::MemoryKernel::attention_core:
+      if (efficiency_.attention_memory > 0) return efficiency_.attention_memory;
+      if (gpu) return forward ? kAttentionCoreForwardShare : kAttentionCoreBackwardShare;
       break;
     case work::MemoryKernel::streaming: break;
   }

@@ -14,6 +14,7 @@
 //   least 16), as cuBLAS has kernels for skinny GEMMs. Large GEMMs reach the ceiling; small
 //   ones less. On A100 this rule is within 10% of NVIDIA's cuBLAS 11.0 FP16 rates for m = n = k
 //   from 2,048 to 8,192 and optimistic below 2,048 (1,024: 88 TFLOP/s measured, 161 here).
+//   A batched GEMM's instances (the unfused attention's products) fill the waves together.
 //   The rate does not depend on K once the tiles fill the SMs. Vidur's profiles of GEMMs inside
 //   a model's forward (microsoft/vidur, fp16, A100 and H100) show no trend with K from 1,024 up
 //   either; K of 512 and 640 run 11-37% under the mean there (not modelled). Those GEMMs
@@ -56,7 +57,20 @@
 //     cross-entropy (fused_vocab_parallel_cross_entropy, cross_entropy_loss_fusion) at 0.340,
 //     0.334, 0.326 forward on the model's 12 bytes per logit for 32K, 64K and 128K vocabularies:
 //     0.33; backward 0.396-0.399 on 8 bytes per logit: 0.40.
-//   Both on every GPU at H100's shares (none measured on another GPU was found; the one kernel the
+//   - the score matrix of attention without flash attention (work::MemoryKernel::attention_core:
+//     the softmax, and the batched Q K^T and P V GEMMs that write and read the matrix, whose
+//     bytes bound them at head dimensions up to 128): 0.64 of HBM bandwidth forward, 0.56
+//     backward, measured on an A100 40GB (1,555 GB/s) by Dao et al. 2022 (FlashAttention,
+//     arXiv 2205.14135, appendix E.6, Tables 18 and 19, the "PyTorch Attention" row: fp16,
+//     batch 16, 8 heads of 64, no dropout, no mask; Megatron's row the same within 6%): the
+//     model's bytes per score (forward 8: the GEMMs' 2 + 2 and the softmax's 4; backward 14)
+//     over the measured time, 0.58, 0.66, 0.68 forward and 0.53, 0.57, 0.58 backward at 1,024,
+//     2,048 and 4,096 (at 512 and below the runs are bound by PyTorch's per-op time, not
+//     bandwidth). The attention dropout stays at `memory`: the same tables' dropout rows
+//     (15, 16) less these give it 0.77-0.81 forward and 0.86-0.90 backward on its 5 bytes.
+//   The activation and the loss on every GPU at H100's shares, the attention core at the A100's
+//   (none measured on another GPU
+//   was found; the one kernel the
 //   same data time on A100 and H100, torch.nn.LayerNorm, reaches the same share of each GPU's
 //   bandwidth: 0.51-0.53 forward at 8K and 16K columns); TPUs and Neuron
 //   cores fuse these ops by their own compilers, not measured: `memory`, unless the scenario's.
@@ -109,6 +123,9 @@ struct Efficiency {
   // any chip; 0: the measured defaults above, by phase, on GPUs (`memory` on other chips).
   double activation_memory = 0;
   double loss_memory = 0;
+  // Share of HBM bandwidth the unfused attention core's score-matrix passes reach (its softmax
+  // and batched GEMMs), both phases alike, on any chip; 0: the measured defaults above.
+  double attention_memory = 0;
   double kernel_overhead_s = 1e-6;  // per GPU kernel (op): the launch gap, seconds
   // Bytes per element of the gradient buffer weight-gradient GEMMs accumulate into
   // (workload.gradient_bytes; Megatron's fp32 main grads: 4).
@@ -143,7 +160,7 @@ class Roofline {
   double peak_flops_ = 0;
   // Share of the GPU a GEMM of this shape keeps busy: tile and wave quantization (1 when
   // shape-blind).
-  double shape_utilization(double m, double n, double k) const;
+  double shape_utilization(double m, double n, double k, double batch = 1) const;
 
   double sixteen_bit_peak_flops_ = 0;  // attention and 16-bit GEMMs, whatever the run's precision
   double gemm_ceiling_ = 0;

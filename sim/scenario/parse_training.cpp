@@ -132,11 +132,12 @@ void parse_efficiency(const json& w, const std::string& workload_at, compute::Ef
   eff.gemm_shape_aware = get_bool(e, "gemm_shape_aware", at, true);
   eff.attention = get_number(e, "attention", at, 0, kMinEfficiency, 1);
   eff.memory = get_number(e, "memory", at, eff.memory, kMinEfficiency, 1);
-  // The activation and loss kernels have measured shares of their own; a `memory` given
-  // without them is the user's machine and replaces those too.
+  // The activation, loss and unfused attention-core kernels have measured shares of their own;
+  // a `memory` given without them is the user's machine and replaces those too.
   const double class_default = e.contains("memory") ? eff.memory : 0;
   eff.activation_memory = get_number(e, "activation_memory", at, class_default, kMinEfficiency, 1);
   eff.loss_memory = get_number(e, "loss_memory", at, class_default, kMinEfficiency, 1);
+  eff.attention_memory = get_number(e, "attention_memory", at, class_default, kMinEfficiency, 1);
   eff.kernel_overhead_s =
       get_quantity(e, "kernel_overhead", at, QuantityKind::time, Sign::non_negative, eff.kernel_overhead_s);
   // A kernel's launch gap is microseconds (CUDA's launch latency; 1 us by default); even a

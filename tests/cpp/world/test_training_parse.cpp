@@ -86,9 +86,11 @@ TEST_CASE("a model by its shape, and the simulation keys", "[training][parse]") 
   CHECK(w.fp8_recipe == work::Fp8Recipe::current);
   const auto& o = c.training.step;
   CHECK(o.efficiency.gemm == 0.7);
-  // `memory` alone is the user's machine: the activation and the loss take it too.
+  // `memory` alone is the user's machine: the activation, the loss and the unfused attention
+  // core take it too.
   CHECK(o.efficiency.activation_memory == 0.9);
   CHECK(o.efficiency.loss_memory == 0.9);
+  CHECK(o.efficiency.attention_memory == 0.9);
   CHECK(o.efficiency.measured_s.at("forward/qkv") == Approx(1.5e-3));
   CHECK(o.efficiency.measured_s.at("host/adam") == Approx(20e-3));
   CHECK(o.executor.comm_compute_share == 0.12);
@@ -126,6 +128,8 @@ TEST_CASE("training errors name their key", "[training][parse]") {
       {{{"model", shape}, {"efficiency", {{"gemm", 0}}}}, "workload.efficiency.gemm", "from 0.001 to 1"},
       {{{"model", shape}, {"efficiency", {{"kernel_overhead", "-1us"}}}}, "workload.efficiency.kernel_overhead", ""},
       {{{"model", shape}, {"efficiency", {{"loss_memory", 1.5}}}}, "workload.efficiency.loss_memory", "from 0.001 to 1"},
+      {{{"model", shape}, {"efficiency", {{"attention_memory", 0}}}}, "workload.efficiency.attention_memory",
+       "from 0.001 to 1"},
       {{{"model", shape}, {"parallel", {{"tp_comm_overlap", "on"}}}}, "workload.parallel.tp_comm_overlap", ""},
       {{{"model", shape}, {"parallel", {{"overlap_grad_reduce", 1}}}}, "workload.parallel.overlap_grad_reduce", ""},
       {{{"model", shape}, {"parallel", {{"overlap_p2p", "no"}}}}, "workload.parallel.overlap_p2p", ""},
