@@ -1,4 +1,5 @@
 #include "sim/fleet/instance_pool.hpp"
+#include "common/free_slots.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -67,15 +68,10 @@ void InstancePool::set_exposed_accounting() {
 void InstancePool::book_count() { ledger_.set_count(account_, sim_.now(), held()); }
 
 int InstancePool::new_slot() {
-  int slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<int>(slots_.size());
-    slots_.emplace_back();
-    schedule_domain_failure();  // one more slot may mean one more failure domain
-  }
+  const std::size_t before = slots_.size();
+  const int slot = take_slot(slots_, free_slots_);
+  // One more slot may mean one more failure domain.
+  if (slots_.size() != before) schedule_domain_failure();
   return slot;
 }
 
@@ -269,14 +265,7 @@ void InstancePool::fail(std::vector<int> ids, const Interruption& event) {
 void InstancePool::notice(std::vector<int> ids, bool correlated) {
   if (ids.empty()) return;
   set_exposed_accounting();
-  std::size_t batch;
-  if (!free_batches_.empty()) {
-    batch = free_batches_.back();
-    free_batches_.pop_back();
-  } else {
-    batch = batches_.size();
-    batches_.emplace_back();
-  }
+  const std::size_t batch = take_slot(batches_, free_batches_);
   for (const int id : ids) {
     exposed_.erase(slots_, id, &Slot::exposed_pos);
     Slot& s = slots_[static_cast<std::size_t>(id)];
