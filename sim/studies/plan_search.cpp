@@ -286,20 +286,21 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
   };
   // The chosen plans over the threads by placement, `each_plan(screening, i)` for each; `stage`'s
   // progress is `done` of `total`. Each thread keeps the fabric (a PlanScreening: its groups and
-  // caches) of the placement it last worked on, for kScreeningBatch plans at most: plans, not
-  // batches of them, are what the threads share, so that a round of a few dozen plans keeps both
-  // busy. A fabric's caches are pure functions of the fabric and the request, so which thread
-  // bounds or screens a plan, after which others, changes no number.
+  // caches) of the placement it last worked on, for kScreeningBatch plans at most, from one
+  // stage or round to the next: plans, not batches of them, are what the threads share, so that
+  // a round of a few dozen plans keeps both busy. A fabric's caches are pure functions of the
+  // fabric and the request, so which thread bounds or screens a plan, after which others, changes
+  // no number.
   struct ThreadFabric {
     uint32_t placement = 0;
     std::unique_ptr<PlanScreening> screening;
     std::size_t plans = 0;
   };
+  tbb::enumerable_thread_specific<ThreadFabric> thread_fabrics;
   const auto by_placement = [&](std::vector<std::size_t> chosen, const char* stage, std::size_t& done,
                                 std::size_t total, const auto& each_plan) {
     // Grouped by placement, in the order given within one, so that consecutive plans share one.
     std::stable_sort(chosen.begin(), chosen.end(), [&](std::size_t a, std::size_t b) { return placement[a] < placement[b]; });
-    tbb::enumerable_thread_specific<ThreadFabric> thread_fabrics;
     for_each(chosen, options.jobs, [&](std::size_t i) {
       stop_if_interrupted();
       ThreadFabric& local = thread_fabrics.local();
