@@ -16,6 +16,7 @@
 // Benchmarks print; they never fail.
 // Usage: bench_training [--quick] [GPUs...]   (--quick: one repetition, 1,024 GPUs, no plan)
 //        bench_training --plan                  (the narrowed plan search alone: `make bench`)
+//        bench_training --plan-full             (the full plan search alone: a minute or two)
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -107,6 +108,10 @@ const std::vector<std::string> kNarrowPlans = {"schedule=1f1b,interleaved", "zer
 int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "--plan") {  // `make bench`: the narrowed plan search only
     bench::in_child([] { plan_case("flow", kNarrowPlans, "plan_gpt3_1024_narrowed"); });
+    return 0;
+  }
+  if (argc == 2 && std::string(argv[1]) == "--plan-full") {
+    bench::in_child([] { plan_case("flow", {}, "plan_gpt3_1024"); });
     return 0;
   }
   auto [quick, sizes] = bench::parse_bench_args(argc, argv);

@@ -120,13 +120,22 @@ std::vector<int> GraphBuilder::built_replicas_for_traffic(int replica) const {
   return all;
 }
 
+std::pair<uint32_t, bool> GraphBuilder::cached_compute_item() {
+  // Looked up before it is copied: every layer of every micro-batch asks again for the few items
+  // a step has (the key's allocation and copy were a tenth of plan search's bounding).
+  if (const auto it = compute_cache_.find(key_); it != compute_cache_.end()) return {it->second, false};
+  const uint32_t index = uint32_t(graph_.compute_items.size());
+  compute_cache_.emplace(key_, index);
+  return {index, true};
+}
+
 uint32_t GraphBuilder::compute_item(const std::vector<Block>& blocks, std::initializer_list<Phase> phases) {
-  std::string key;
-  for (Phase ph : phases) key += char('a' + int(ph));
-  key += ':';
-  for (Block b : blocks) key += char('a' + int(b));
-  auto [it, inserted] = compute_cache_.try_emplace(key, uint32_t(graph_.compute_items.size()));
-  if (!inserted) return it->second;
+  key_.clear();
+  for (Phase ph : phases) key_ += char('a' + int(ph));
+  key_ += ':';
+  for (Block b : blocks) key_ += char('a' + int(b));
+  const auto [index, inserted] = cached_compute_item();
+  if (!inserted) return index;
   ComputeItem item;
   for (Phase ph : phases)
     for (Block b : blocks) {
@@ -134,14 +143,19 @@ uint32_t GraphBuilder::compute_item(const std::vector<Block>& blocks, std::initi
       item.ops.insert(item.ops.end(), ops.begin(), ops.end());
     }
   graph_.compute_items.push_back(std::move(item));
-  return it->second;
+  return index;
 }
 
 uint32_t GraphBuilder::chunk_item(const std::vector<Block>& blocks, Phase phase, int parts, int of) {
-  std::string key = "chunk" + std::to_string(parts) + "/" + std::to_string(of) + char('a' + int(phase)) + ':';
-  for (Block b : blocks) key += char('a' + int(b));
-  auto [it, inserted] = compute_cache_.try_emplace(key, uint32_t(graph_.compute_items.size()));
-  if (!inserted) return it->second;
+  key_ = "chunk";
+  key_ += std::to_string(parts);
+  key_ += '/';
+  key_ += std::to_string(of);
+  key_ += char('a' + int(phase));
+  key_ += ':';
+  for (Block b : blocks) key_ += char('a' + int(b));
+  const auto [index, inserted] = cached_compute_item();
+  if (!inserted) return index;
   ComputeItem item;
   const double share = double(parts) / of;
   for (Block b : blocks)
@@ -158,7 +172,7 @@ uint32_t GraphBuilder::chunk_item(const std::vector<Block>& blocks, Phase phase,
       item.ops.push_back(op);
     }
   graph_.compute_items.push_back(std::move(item));
-  return it->second;
+  return index;
 }
 
 uint32_t GraphBuilder::compute_item(std::vector<Op> ops) {
@@ -167,7 +181,7 @@ uint32_t GraphBuilder::compute_item(std::vector<Op> ops) {
 }
 
 uint32_t GraphBuilder::worker_collective(uint32_t worker, Stream type, CollectiveOp op, double bytes) {
-  const auto key = std::make_tuple(worker, int(type), int(op), bytes);
+  const CommKey key{worker, int(type), int(op), bytes};
   if (auto it = comm_cache_.find(key); it != comm_cache_.end()) return it->second;
   const Dim dim = type == Stream::tp ? Dim::tp : type == Stream::cp ? Dim::cp : Dim::ep;
   CommItem item;
@@ -182,7 +196,7 @@ uint32_t GraphBuilder::worker_collective(uint32_t worker, Stream type, Collectiv
 }
 
 uint32_t GraphBuilder::send_item(uint32_t worker, int to_stage, double bytes) {
-  const auto key = std::make_tuple(worker, int(Stream::pp) + 16 * to_stage, int(CollectiveOp::send_recv), bytes);
+  const CommKey key{worker, int(Stream::pp) + 16 * to_stage, int(CollectiveOp::send_recv), bytes};
   if (auto it = comm_cache_.find(key); it != comm_cache_.end()) return it->second;
   CommItem item;
   for (int r : built_replicas_for_traffic(replica_of(worker))) {

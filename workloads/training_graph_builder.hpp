@@ -4,9 +4,11 @@
 // training_graph_passes.cpp (forward and backward passes of layers) and
 // training_graph_sync.cpp (data-parallel buckets and ZeRO's gathers and scatters).
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -59,6 +61,8 @@ class GraphBuilder {
   // ---- items and tasks (training_graph_build.cpp)
   uint32_t compute_item(const std::vector<Block>& blocks, std::initializer_list<Phase> phases);
   uint32_t compute_item(std::vector<Op> ops);
+  // The cached item of key_ (false), or the index the item to be added next gets (true).
+  std::pair<uint32_t, bool> cached_compute_item();
   uint32_t worker_collective(uint32_t worker, Stream type, CollectiveOp op, double bytes);
   uint32_t send_item(uint32_t worker, int to_stage, double bytes);
   // One collective over every data-parallel group of `stage` (per tp rank): ZeRO's groups (one
@@ -151,13 +155,29 @@ class GraphBuilder {
   std::vector<std::pair<uint32_t, uint32_t>> edges_;               // (task, predecessor)
   std::vector<std::vector<uint32_t>> queues_;                       // per worker x stream
   std::map<std::vector<int>, uint32_t> group_ids_;
-  std::map<std::tuple<uint32_t, int, int, double>, uint32_t> comm_cache_;
+  // worker_collective's and send_item's items by (worker, stream or destination, op, bytes):
+  // hashed, as a step asks for them at every layer.
+  struct CommKey {
+    uint32_t worker;
+    int stream, op;
+    double bytes;
+    bool operator==(const CommKey&) const = default;
+  };
+  struct CommKeyHash {
+    std::size_t operator()(const CommKey& k) const {  // + 0.0: -0 hashes as 0, which it equals
+      const uint64_t bytes = std::bit_cast<uint64_t>(k.bytes + 0.0);
+      const uint64_t rest = uint64_t(k.worker) << 32 | uint64_t(uint16_t(k.stream)) << 16 | uint16_t(k.op);
+      return std::size_t((bytes ^ (bytes >> 29) ^ rest * 0x9e3779b97f4a7c15ULL) * 0xbf58476d1ce4e5b9ULL);
+    }
+  };
+  std::unordered_map<CommKey, uint32_t, CommKeyHash> comm_cache_;
   // data_parallel_item's items by (stage, op, dense bytes, expert bytes): ZeRO-3 asks for the
   // same gather every layer and micro-batch, and its groups span every replica.
   std::map<std::tuple<int, int, double, double, bool>, uint32_t> data_parallel_cache_;
   // Hybrid sharding: a joint reduce-scatter task -> the all-reduce across groups after it.
   std::map<uint32_t, uint32_t> across_of_;
-  std::map<std::string, uint32_t> compute_cache_;
+  std::unordered_map<std::string, uint32_t> compute_cache_;  // compute items by key_
+  std::string key_;  // the key of the compute item asked for (its buffer reused)
   std::unordered_map<uint64_t, uint32_t> joint_;
   // Per stage: buckets, and for each layer the bucket it belongs to.
   std::vector<std::vector<Bucket>> buckets_;

@@ -41,6 +41,9 @@ class AloneTimeComm final : public TimedComm {
   }
   double alone_time_s(net::GroupId group, work::CollectiveOp op, double bytes,
                       const net::CollectiveOptions& options = {}) override;
+  bool refuses(net::GroupId group, work::CollectiveOp op, work::CollectiveAlgorithm algorithm) override {
+    return inner_.refuses(group, op, algorithm);
+  }
 
  private:
   // What an estimate depends on: a step repeats its collectives (protocol -1: the tuner's).

@@ -61,11 +61,16 @@ StepBound step_time_lower_bound(const work::TaskGraph& graph, std::span<const do
     for (uint32_t k = graph.stream_begin[q] + 1; k < graph.stream_begin[q + 1]; ++k)
       stream_prev[graph.stream_tasks[k]] = graph.stream_tasks[k - 1];
   const std::vector<uint32_t> order = waiting_order(graph, stream_prev);
-  const auto seconds = [&](uint32_t t) {
+  // Each task's time and whether it is compute, looked up once: the passes below read them for
+  // every dependency (reading the task each time was most of this function's time).
+  std::vector<double> duration(n);
+  std::vector<uint8_t> timed(n);
+  for (std::size_t t = 0; t < n; ++t) {
     const work::Task& task = graph.tasks[t];
-    if (graph.is_timed(task)) return item_seconds[task.item];
-    return comm_seconds.empty() ? 0.0 : comm_seconds[task.item];
-  };
+    timed[t] = graph.is_timed(task);
+    duration[t] = timed[t] ? item_seconds[task.item] : comm_seconds.empty() ? 0.0 : comm_seconds[task.item];
+  }
+  const auto seconds = [&](uint32_t t) { return duration[t]; };
 
   // Forward: the latest end of what each task waits for (its earliest start); the whole path.
   std::vector<double> start(n, 0);
@@ -91,7 +96,7 @@ StepBound step_time_lower_bound(const work::TaskGraph& graph, std::span<const do
     double best = kNoChain;
     const auto link = [&](uint32_t p) {
       if (p == from) best = std::max(best, 0.0);
-      else if (depth > 0 && !graph.is_timed(graph.tasks[p])) best = std::max(best, self(self, from, p, depth - 1));
+      else if (depth > 0 && !timed[p]) best = std::max(best, self(self, from, p, depth - 1));
     };
     for (uint32_t p : graph.predecessors(to)) link(p);
     if (stream_prev[to] != kNone) link(stream_prev[to]);
@@ -101,7 +106,7 @@ StepBound step_time_lower_bound(const work::TaskGraph& graph, std::span<const do
   const auto forced_gap = [&](uint32_t prev, uint32_t next) {
     double gap = 0;
     for (uint32_t c : graph.predecessors(next))
-      if (!graph.is_timed(graph.tasks[c])) gap = std::max(gap, chain(chain, prev, c, kGapChain - 1));
+      if (!timed[c]) gap = std::max(gap, chain(chain, prev, c, kGapChain - 1));
     return gap;
   };
 

@@ -87,6 +87,7 @@ net::CollectiveOptions nccl_collective_options(net::Comm& comm, net::GroupId gro
   // rings, planned only for a group holding one rank on every chip of a torus (a data-parallel
   // group over a whole TPU slice); refused elsewhere.
   for (CollectiveAlgorithm a : work::tuned_algorithms_for(op)) {
+    if (comm.refuses(group, op, a)) continue;  // as the catch below, without the exception's cost
     try {
       const double t = comm.alone_time_s(group, op, bytes, {a, std::nullopt});
       if (t < best) best = t, chosen.algorithm = a;

@@ -147,6 +147,14 @@ class Comm {
   // estimate, whichever model runs): for planners and tuners; records nothing.
   virtual double alone_time_s(GroupId group, work::CollectiveOp op, double bytes,
                               const CollectiveOptions& options = {}) = 0;
+  // Whether `algorithm` (not automatic) has no plan for `op` on `group`, so that a request for
+  // it throws CommError whatever its bytes: a tuner trying every algorithm asks first, since a
+  // refusal's exception costs more than the estimate. false: it may still be refused (by
+  // default nothing is known).
+  virtual bool refuses(GroupId group, work::CollectiveOp op, work::CollectiveAlgorithm algorithm) {
+    (void)group, (void)op, (void)algorithm;
+    return false;
+  }
 
   // Stops transfer `id` now. Returns the payload bytes it had delivered (for a collective,
   // summed over its transfers, share by share). Its observer is never called. Returns -1 if

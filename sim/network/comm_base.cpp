@@ -124,13 +124,22 @@ std::vector<CollectiveAlgorithm> CommBase::candidates(GroupId group, CollectiveO
   for (CollectiveAlgorithm a : work::tuned_algorithms_for(op)) {
     if (a == CollectiveAlgorithm::in_network && !reduces) continue;
     if (a == CollectiveAlgorithm::torus && g.layout.torus_dims.empty()) continue;
-    try {
-      plan(group, op, a);  // refused where the layout does not fit (torus: one rank per chip)
-      out.push_back(a);
-    } catch (const CommError&) {
-    }
+    if (!refuses(group, op, a)) out.push_back(a);  // refused where the layout does not fit (torus: one rank per chip)
   }
   return out;
+}
+
+bool CommBase::refuses(GroupId group, CollectiveOp op, CollectiveAlgorithm algorithm) {
+  if (algorithm == CollectiveAlgorithm::automatic) return false;
+  Group& g = groups_.at(group);
+  if (g.refused.contains({op, algorithm})) return true;
+  try {
+    plan(group, op, algorithm);  // a pure function of the group's layout and the configuration
+    return false;
+  } catch (const CommError&) {
+    g.refused.insert({op, algorithm});
+    return true;
+  }
 }
 
 const RoutedPlan& CommBase::routed(const work::CollectivePlan& plan) {

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -55,6 +56,8 @@ class CommBase : public Comm {
                           const CollectiveOptions& options = {}) override;
   double alone_time_s(GroupId group, work::CollectiveOp op, double bytes,
                       const CollectiveOptions& options = {}) override;
+  // Known once asked: plan() is tried once per (group, op, algorithm) and a refusal remembered.
+  bool refuses(GroupId group, work::CollectiveOp op, work::CollectiveAlgorithm algorithm) override;
   double cancel(TransferId id) override;
   const topo::Route* route_of(TransferId id) const override;
   std::size_t active_transfers() const override { return active_; }
@@ -120,6 +123,7 @@ class CommBase : public Comm {
     std::vector<int> members;  // workload ranks
     work::GroupLayout layout;  // over GPUs
     std::map<std::pair<work::CollectiveOp, work::CollectiveAlgorithm>, std::unique_ptr<work::CollectivePlan>> plans;
+    std::set<std::pair<work::CollectiveOp, work::CollectiveAlgorithm>> refused;  // plans plan() refused
     std::pair<bool, bool> spans{false, false};  // (spans several nodes, has ranks sharing a node)
     int nodes = 1;                              // nodes its ranks are on
     int most_on_a_node = 1;                     // the most of its ranks on one node

@@ -8,10 +8,12 @@
 #include <exception>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <numeric>
 #include <sstream>
 
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -47,28 +49,33 @@ constexpr const char* kColumns[] = {
     "sequence_parallel", "schedule", "virtual_stages", "micro_batch", "micro_batches", "recompute", "simulation",
     "screening_tokens_per_s"};
 
-// The plans `chosen` (indices into `plans`) in batches that share a screening fabric: those with
-// the same placement, in the order given, at most kScreeningBatch per batch (so that the
-// threads share the work). The batches do not depend on the thread count.
+// Plans bounded or screened on one fabric at most (then a fresh one: its caches stay small).
 constexpr std::size_t kScreeningBatch = 64;
 // Plans screened together at least, when screening is what a round needs.
 constexpr std::size_t kScreeningRound = 32;
-std::vector<std::vector<std::size_t>> screening_batches(const std::vector<const work::TrainingWorkload*>& plans,
-                                                        const std::vector<std::size_t>& chosen) {
+// Each plan's placement (the GPU of each of its ranks: what its screening fabric is built
+// for) as a number, the same for the same placement, numbered in the placements' order; and how
+// many fabrics bounding every plan builds at most (the estimate's). Neither depends on the
+// thread count.
+std::vector<uint32_t> placement_ids(const std::vector<const work::TrainingWorkload*>& plans, std::size_t& fabrics) {
   std::map<std::vector<int>, std::vector<std::size_t>> by_placement;
-  for (std::size_t i : chosen) by_placement[work::RankLayout(plans[i]->parallel).gpu_of_rank()].push_back(i);
-  std::vector<std::vector<std::size_t>> batches;
-  for (const auto& [placement, indices] : by_placement)
-    for (std::size_t k = 0; k < indices.size(); k += kScreeningBatch)
-      batches.emplace_back(indices.begin() + std::ptrdiff_t(k),
-                           indices.begin() + std::ptrdiff_t(std::min(indices.size(), k + kScreeningBatch)));
-  return batches;
+  for (std::size_t i = 0; i < plans.size(); ++i)
+    by_placement[work::RankLayout(plans[i]->parallel).gpu_of_rank()].push_back(i);
+  std::vector<uint32_t> ids(plans.size());
+  uint32_t id = 0;
+  fabrics = 0;
+  for (const auto& [placement, indices] : by_placement) {
+    for (std::size_t i : indices) ids[i] = id;
+    fabrics += (indices.size() + kScreeningBatch - 1) / kScreeningBatch;
+    ++id;
+  }
+  return ids;
 }
 
 // The pace of a search on this build (seconds of one core), measured with `clustersim plan`
 // on Llama 3 70B, GPT-3 175B and a 7B model (scripts' numbers in docs/benchmarks.md, "plan"):
-// a screened step's task, a cable of a screening fabric (built once per batch), a task of a
-// whole step refined on the flow network. Rounded up: an estimate errs long.
+// a screened step's task, a cable of a screening fabric (built once per kScreeningBatch plans),
+// a task of a whole step refined on the flow network. Rounded up: an estimate errs long.
 constexpr double kScreenSecondsPerTask = 2e-6;
 constexpr double kFabricSecondsPerCable = 2e-6;
 constexpr double kRefineSecondsPerTask = 4e-6;
@@ -248,7 +255,9 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
   // At most every plan screened: the estimate errs long, as its bound. Bounds usually spare most
   // plans their screening (GPT-3 175B on 1,024 GPUs: 2,195 of 7,581 screened), which no count
   // before the search can know.
-  PlanSearchEstimate estimate = estimate_search(config, fitting, screening_batches(fitting, all).size(), options);
+  std::size_t fabrics = 0;
+  const std::vector<uint32_t> placement = placement_ids(fitting, fabrics);
+  PlanSearchEstimate estimate = estimate_search(config, fitting, fabrics, options);
   estimate.valid = candidates.size();
   if (estimate.seconds > options.max_seconds)
     throw InputError(options.budget_key,
@@ -275,35 +284,48 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
   const auto stop_if_interrupted = [&] {
     if (options.interrupted && options.interrupted()) throw engine::Interrupted();
   };
-  // Every plan's bound (compute/step_bound.hpp), when some are to be refined (screening only
-  // screens every plan).
-  // The chosen plans in batches by placement (one PlanScreening, its fabric and groups, per
-  // batch) over the threads, `each_plan(screening, i)` for each; `stage`'s progress is `done` of
-  // `total`.
-  const auto by_batch = [&](const std::vector<std::size_t>& chosen, const char* stage, std::size_t& done,
-                            std::size_t total, const auto& each_plan) {
-    const auto batches = screening_batches(fitting, chosen);
-    std::vector<std::size_t> batch_indices(batches.size());
-    std::iota(batch_indices.begin(), batch_indices.end(), 0);
-    for_each(batch_indices, options.jobs, [&](std::size_t b) {
+  // The chosen plans over the threads by placement, `each_plan(screening, i)` for each; `stage`'s
+  // progress is `done` of `total`. Each thread keeps the fabric (a PlanScreening: its groups and
+  // caches) of the placement it last worked on, for kScreeningBatch plans at most, from one
+  // stage or round to the next: plans, not batches of them, are what the threads share, so that
+  // a round of a few dozen plans keeps both busy. A fabric's caches are pure functions of the
+  // fabric and the request, so which thread bounds or screens a plan, after which others, changes
+  // no number.
+  struct ThreadFabric {
+    uint32_t placement = 0;
+    std::unique_ptr<PlanScreening> screening;
+    std::size_t plans = 0;
+  };
+  tbb::enumerable_thread_specific<ThreadFabric> thread_fabrics;
+  const auto by_placement = [&](std::vector<std::size_t> chosen, const char* stage, std::size_t& done,
+                                std::size_t total, const auto& each_plan) {
+    // Grouped by placement, in the order given within one, so that consecutive plans share one.
+    std::stable_sort(chosen.begin(), chosen.end(), [&](std::size_t a, std::size_t b) { return placement[a] < placement[b]; });
+    for_each(chosen, options.jobs, [&](std::size_t i) {
       stop_if_interrupted();
-      PlanScreening screening(config, topology, *fitting[batches[b].front()]);
-      for (std::size_t i : batches[b]) each_plan(screening, i);
+      ThreadFabric& local = thread_fabrics.local();
+      if (!local.screening || local.plans == kScreeningBatch || local.placement != placement[i]) {
+        local.screening.reset();  // the old fabric's memory first
+        local.screening = std::make_unique<PlanScreening>(config, topology, *fitting[i]);
+        local.placement = placement[i];
+        local.plans = 0;
+      }
+      ++local.plans;
+      each_plan(*local.screening, i);
       const std::lock_guard<std::mutex> lock(progress_mutex);
-      done += batches[b].size();
-      report(stage, done, total);
+      report(stage, ++done, total);
     });
   };
   std::size_t plans_bounded = 0;
   if (options.refine > 0)
-    by_batch(all, "bounding", plans_bounded, fitting.size(), [&](PlanScreening& screening, std::size_t i) {
+    by_placement(all, "bounding", plans_bounded, fitting.size(), [&](PlanScreening& screening, std::size_t i) {
       stop_if_interrupted();
       rows[i] = screening.bound(*fitting[i]);
     });
   std::vector<uint8_t> screened(fitting.size(), 0), refined_plan(fitting.size(), 0);
   std::size_t plans_screened = 0;
   const auto screen_plans = [&](const std::vector<std::size_t>& chosen, std::size_t total) {
-    by_batch(chosen, "screening", plans_screened, total, [&](PlanScreening& screening, std::size_t i) {
+    by_placement(chosen, "screening", plans_screened, total, [&](PlanScreening& screening, std::size_t i) {
       rows[i] = screening.screen(*fitting[i], options.interrupted);
     });
     for (std::size_t i : chosen) screened[i] = 1;

@@ -45,8 +45,8 @@ inline constexpr double kScreeningMargin = 0.01;
 
 // What a search will take, estimated from the plans it would simulate before any is: every
 // fitting plan's screened steps (the tasks of one replica's graph at the micro-batch counts
-// screening simulates), the screening fabrics (one per batch of plans with one placement, built
-// over every cable), and `refine` whole steps on the network, at this build's measured pace
+// screening simulates), the screening fabrics (one per 64 plans of one placement, built over
+// every cable), and `refine` whole steps on the network, at this build's measured pace
 // (plan_search.cpp). Wall seconds on `jobs` threads.
 struct PlanSearchEstimate {
   std::size_t valid = 0, fitting = 0, fabrics = 0;

@@ -190,6 +190,32 @@ TEST_CASE("comm: auto weighs per op only what NCCL runs", "[comm]") {
   CHECK(w.comm->candidates(w.comm->group(pair), CollectiveOp::send_recv) == std::vector{CollectiveAlgorithm::direct});
 }
 
+TEST_CASE("comm: refuses says which algorithms a request would be refused for, as the request does", "[comm]") {
+  // Asked twice (the second answer remembered), before and after the requests: refuses is true
+  // exactly where an estimate with that algorithm throws CommError, whatever the bytes.
+  World w(net::NetworkModel::analytical);
+  const net::GroupId g = w.comm->group(first_ranks(8));
+  std::size_t refused = 0;
+  for (int pass = 0; pass < 2; ++pass)
+    for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::all_to_all})
+      for (CollectiveAlgorithm a : {CollectiveAlgorithm::ring, CollectiveAlgorithm::tree, CollectiveAlgorithm::in_network,
+                                    CollectiveAlgorithm::torus, CollectiveAlgorithm::direct}) {
+        const bool refuses = w.comm->refuses(g, op, a);
+        refused += refuses;
+        for (double bytes : {8.0, 1e9}) {
+          bool threw = false;
+          try {
+            w.comm->alone_time_s(g, op, bytes, with(a));
+          } catch (const net::CommError&) {
+            threw = true;
+          }
+          CHECK(threw == refuses);
+        }
+      }
+  CHECK(refused >= 2 * 3);  // torus (no torus fabric) and in_network (no SHARP) at least, per op
+  CHECK_FALSE(w.comm->refuses(g, CollectiveOp::all_reduce, CollectiveAlgorithm::automatic));
+}
+
 TEST_CASE("comm: choices and stage latencies are kept per group, request and protocol", "[comm]") {
   // Requests interleaved over two groups, three protocols and two sizes, twice: each run takes
   // the estimate of what it asked for, as a fresh layer's first request gives it.
