@@ -63,7 +63,6 @@ struct QueuedEvent {
   uint64_t tag;
 };
 
-
 class EventQueue {
  public:
   static constexpr int kMinPriority = -128;
