@@ -7,20 +7,7 @@
 #include <string>
 #include <utility>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 namespace cs::engine {
-
-void* detail::allocate_huge(std::size_t bytes) {
-  void* p = ::operator new(bytes, std::align_val_t{kHugePageBytes});
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  // Advice only: if the kernel declines, the memory still works with normal pages.
-  (void)::madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-  return p;
-}
 
 namespace {
 
@@ -30,11 +17,6 @@ static_assert(EventQueue::kArity == 4 || EventQueue::kArity == 8);
 // The padding must put the first child of the root at a multiple of kArity, and kArity keys
 // must fill whole 64-byte lines for the alignment to mean anything.
 static_assert((EventQueue::kArity * 16) % 64 == 0);
-
-void bump_generation(uint32_t& g) {
-  ++g;
-  if (g == 0) g = 1;  // 0 would make a handle that looks like "no event"
-}
 
 }  // namespace
 
@@ -50,40 +32,24 @@ EventQueue::EventQueue(uint64_t sequence_limit) : sequence_limit_(sequence_limit
 
 // Comparison on (time, order): `order` already encodes priority, then sequence, so this is
 // the whole total order. Sequences are unique among keys in the heap, so the slot bits never
-// decide. As one 128-bit integer the comparison is cmp + sbb, and choosing the smallest child
-// compiles to conditional moves: the outcomes are random, so branches would mispredict.
-__extension__ using Wide = unsigned __int128;
-static inline Wide wide(uint64_t time_bits, uint64_t order) {
-  return (static_cast<Wide>(time_bits) << 64) | order;
-}
+// decide. As one 128-bit integer (wide()) the comparison is cmp + sbb, and choosing the
+// smallest child compiles to conditional moves: the outcomes are random, so branches would
+// mispredict.
 
-EventId EventQueue::push(Time t, int priority, EventTarget* target, uint64_t tag) {
+void EventQueue::reject_push(Time t, int priority) {
   if (std::isnan(t)) throw std::invalid_argument("EventQueue::push: time is NaN");
   if (priority < kMinPriority || priority > kMaxPriority) {
     throw std::out_of_range("EventQueue::push: priority " + std::to_string(priority) +
                             " outside [-128, 127]");
   }
-  if (target == nullptr) throw std::invalid_argument("EventQueue::push: null target");
-  if (next_sequence_ >= sequence_limit_) renumber();
+  throw std::invalid_argument("EventQueue::push: null target");
+}
 
-  const uint32_t s = allocate_slot();
-  Slot& slot = slots_[s];
-  slot.target = target;
-  slot.tag = tag;
-  const uint64_t order = (static_cast<uint64_t>(priority - kMinPriority) << kPriorityShift) |
-                         (next_sequence_ << kSlotBits) | s;
-  ++next_sequence_;
-  const Key key{time_to_bits(t), order};
-  const Wide k = wide(key.time, key.order);
-  if ((heap_.size() == kRoot || k < wide(heap_[kRoot].time, heap_[kRoot].order)) &&
-      (lane_empty() || wide(lane_.back().time, lane_.back().order) < k)) {
-    lane_.push_back(key);  // the earliest yet, after the lane's last: the lane stays sorted
-  } else {
-    heap_.emplace_back();
-    sift_up(heap_.size() - 1, key, kRoot);
-  }
-  ++live_;
-  return EventId{(static_cast<uint64_t>(slot.generation) << 32) | s};
+void EventQueue::pop_empty() { throw std::out_of_range("EventQueue::pop: queue is empty"); }
+
+void EventQueue::push_heap(Key key) {
+  heap_.emplace_back();
+  sift_up(heap_.size() - 1, key, kRoot);
 }
 
 std::optional<QueuedEvent> EventQueue::cancel_and_get(EventId id) {
@@ -111,37 +77,6 @@ bool EventQueue::contains(EventId id) const {
   const auto s = static_cast<uint32_t>(id.raw);
   const auto g = static_cast<uint32_t>(id.raw >> 32);
   return g != 0 && s < slots_.size() && slots_[s].generation == g && slots_[s].target != nullptr;
-}
-
-QueuedEvent EventQueue::pop() {
-  if (live_ == 0) throw std::out_of_range("EventQueue::pop: queue is empty");
-  const bool from_lane = lane_first();
-  const Key top = from_lane ? lane_[lane_head_] : heap_[kRoot];
-  const auto s = static_cast<uint32_t>(top.order & kSlotMask);
-  if (!from_lane) {
-    // The next root will be the smallest child of this one (unless a push beats it): start
-    // fetching its slot now, a whole pop and push ahead of the read. Slots are visited in
-    // time order, which is random in memory, so this read is otherwise a cache miss.
-    const Key* h = heap_.data();
-    const std::size_t end = std::min(heap_.size(), kRoot + 1 + kArity);
-    std::size_t best = kRoot + 1;
-    for (std::size_t i = kRoot + 2; i < end; ++i) {
-      if (wide(h[i].time, h[i].order) < wide(h[best].time, h[best].order)) best = i;
-    }
-    if (best < end) __builtin_prefetch(&slots_[h[best].order & kSlotMask]);
-  }
-  Slot& slot = slots_[s];
-  QueuedEvent ev{bits_to_time(top.time), slot.target, slot.tag};
-  bump_generation(slot.generation);
-  release_slot(s);
-  --live_;
-  remove_first();
-  if (dead_ != 0) {
-    discard_dead_tops();
-    // A pop takes a live key: dead ones may now outnumber the live (what cancel bounds).
-    if (dead_ > live_) compact();
-  }
-  return ev;
 }
 
 void EventQueue::clear() {
@@ -177,7 +112,7 @@ std::size_t EventQueue::memory_bytes() const {
 }
 
 uint32_t EventQueue::allocate_slot() {
-  if (free_head_ == kNoSlot && slots_.size() >= kMaxPending && dead_ != 0) compact();
+  if (slots_.size() >= kMaxPending && dead_ != 0) compact();
   if (free_head_ != kNoSlot) {
     const uint32_t s = free_head_;
     free_head_ = slots_[s].next_free;
@@ -191,30 +126,34 @@ uint32_t EventQueue::allocate_slot() {
   return static_cast<uint32_t>(slots_.size() - 1);
 }
 
-void EventQueue::release_slot(uint32_t s) {
-  // LIFO: the slot just freed by pop() is the one the next push() gets, still in cache.
-  slots_[s].target = nullptr;
-  slots_[s].next_free = free_head_;
-  free_head_ = s;
+void EventQueue::remove_first() {
+  if (lane_first()) {
+    advance_lane();
+  } else {
+    remove_top();
+  }
 }
 
-void EventQueue::remove_first() {
-  if (!lane_first()) {
-    remove_top();
-    return;
-  }
-  ++lane_head_;
-  if (lane_head_ == lane_.size()) {
-    lane_.clear();
-    lane_head_ = 0;
-  } else if (lane_head_ >= 64 && 2 * lane_head_ >= lane_.size()) {
-    // A lane never emptied would grow without bound: drop its gone keys, amortized O(1).
-    lane_.erase(lane_.begin(), lane_.begin() + static_cast<std::ptrdiff_t>(lane_head_));
-    lane_head_ = 0;
-  }
+// A lane never emptied would grow without bound: drop its gone keys, amortized O(1).
+void EventQueue::trim_lane() {
+  lane_.erase(lane_.begin(), lane_.begin() + static_cast<std::ptrdiff_t>(lane_head_));
+  lane_head_ = 0;
 }
 
 void EventQueue::remove_top() {
+  if (heap_.size() > kRoot + kPrefetchAbove) {
+    // The next root will be the smallest child of this one (unless a push beats it): start
+    // fetching its slot now, a whole pop and push ahead of the read. Slots are visited in
+    // time order, which is random in memory, so in a large queue this read is otherwise a
+    // cache miss. (A small queue's slots stay in cache: no scan of the children for it.)
+    const Key* h = heap_.data();
+    const std::size_t end = std::min(heap_.size(), kRoot + 1 + kArity);
+    std::size_t best = kRoot + 1;
+    for (std::size_t i = kRoot + 2; i < end; ++i) {
+      if (wide(h[i]) < wide(h[best])) best = i;
+    }
+    __builtin_prefetch(&slots_[h[best].order & kSlotMask]);
+  }
   const Key last = heap_.back();
   heap_.pop_back();
   if (heap_.size() > kRoot) sift_down_from(kRoot, last);
@@ -232,10 +171,10 @@ void EventQueue::discard_dead_tops() {
 
 void EventQueue::sift_up(std::size_t hole, Key key, std::size_t stop) {
   Key* h = heap_.data();
-  const Wide k = wide(key.time, key.order);
+  const Wide k = wide(key);
   while (hole > stop) {
     const std::size_t parent = hole / kArity + kArity - 2;
-    if (!(k < wide(h[parent].time, h[parent].order))) break;
+    if (!(k < wide(h[parent]))) break;
     h[hole] = h[parent];
     hole = parent;
   }
@@ -266,7 +205,7 @@ void EventQueue::sift_down_from(std::size_t hole, Key key) {
       }
       // Tournament instead of a linear scan: independent comparisons overlap in the CPU.
       Wide w[kArity];
-      for (std::size_t i = 0; i < kArity; ++i) w[i] = wide(c[i].time, c[i].order);
+      for (std::size_t i = 0; i < kArity; ++i) w[i] = wide(c[i]);
       std::size_t a = w[1] < w[0] ? 1 : 0;
       std::size_t b = w[3] < w[2] ? 3 : 2;
       Wide wa = w[1] < w[0] ? w[1] : w[0];
@@ -287,7 +226,7 @@ void EventQueue::sift_down_from(std::size_t hole, Key key) {
     } else if (first < n) {
       best = first;
       for (std::size_t i = first + 1; i < n; ++i) {
-        if (wide(h[i].time, h[i].order) < wide(h[best].time, h[best].order)) best = i;
+        if (wide(h[i]) < wide(h[best])) best = i;
       }
     } else {
       break;

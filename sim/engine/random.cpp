@@ -100,6 +100,37 @@ double RandomStream::weibull(double shape, double scale) {
   return scale * std::pow(-std::log1p(-uniform()), 1.0 / shape);
 }
 
+DiscreteTable::DiscreteTable(const double* weights, std::size_t n) {
+  double total = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!(weights[i] >= 0.0)) {
+      error_ = "RandomStream::discrete: negative weight";
+      return;
+    }
+    total += weights[i];
+  }
+  if (!(total > 0.0 && std::isfinite(total))) return;  // error_: the sum's
+  total_ = total;
+  double acc = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (weights[i] <= 0.0) continue;
+    acc += weights[i];
+    running_.push_back(acc);
+    index_.push_back(i);
+  }
+  error_ = nullptr;
+}
+
+std::size_t RandomStream::discrete(const DiscreteTable& t) {
+  if (t.error_ != nullptr) throw std::invalid_argument(t.error_);
+  const double x = uniform() * t.total_;
+  const std::size_t n = t.running_.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    if (x < t.running_[k]) return t.index_[k];
+  }
+  return t.index_[n - 1];  // x can reach the rounded sum
+}
+
 std::size_t RandomStream::discrete(const double* weights, std::size_t n) {
   double total = 0.0;
   for (std::size_t i = 0; i < n; ++i) {

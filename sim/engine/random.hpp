@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <random>
 #include <string_view>
+#include <vector>
 
 namespace cs::engine {
 
@@ -46,6 +47,25 @@ constexpr uint64_t stream_seed(uint64_t sim_seed, std::string_view entity) {
   state = mixed_seed ^ fnv1a64(entity);
   return splitmix64_next(state);
 }
+
+class RandomStream;
+
+// A discrete distribution's running sums, made once: RandomStream::discrete(table) draws, from
+// the same word, the index that discrete(weights, n) draws, with the same sums in the same
+// order and the same comparisons, without summing and checking the weights on every draw.
+// Weights that discrete(weights, n) refuses make a table whose draws throw its error.
+class DiscreteTable {
+ public:
+  DiscreteTable() = default;  // no weights: its draws throw
+  DiscreteTable(const double* weights, std::size_t n);
+
+ private:
+  friend class RandomStream;
+  double total_ = 0.0;             // the sum of every weight, in order
+  std::vector<double> running_;    // the sum up to each positive weight, in order
+  std::vector<std::size_t> index_;  // that weight's index
+  const char* error_ = "RandomStream::discrete: need 0 < sum < inf";
+};
 
 class RandomStream {
  public:
@@ -83,6 +103,8 @@ class RandomStream {
   double weibull(double shape, double scale);
   // Index in [0, n) drawn with probability weights[i] / sum (weights >= 0, sum > 0).
   std::size_t discrete(const double* weights, std::size_t n);
+  // The same draw from a table of the weights made once (1 word).
+  std::size_t discrete(const DiscreteTable& table);
 
   void reset_normal_cache() { has_cached_normal_ = false; }
 

@@ -40,41 +40,22 @@ class Simulator::FunctionTarget final : public EventTarget {
   std::vector<uint64_t> free_;
 };
 
-namespace {
-
-[[noreturn, gnu::noinline]] void bad_time(Time t, Time now) {
+void Simulator::bad_time(Time t, Time now) {
   throw std::logic_error("Simulator: cannot schedule an event at t=" + std::to_string(t) +
                          " s when now=" + std::to_string(now) + " s (past or non-finite time)");
 }
 
-// Inline, the message built out of line: every event is scheduled through here, and the
-// check's call with its string building inside was a percent or two of a shared cluster's run.
-inline void check_time(Time t, Time now) {
-  if (!(t >= now) || !std::isfinite(t)) [[unlikely]] bad_time(t, now);
+void Simulator::bad_step(Time until) {
+  if (std::isnan(until)) throw std::invalid_argument("Simulator::step_until: until is NaN");
+  throw std::logic_error("Simulator::step: called from inside an event");
 }
-
-// Clears a flag on scope exit, also when an event handler throws.
-struct FlagGuard {
-  bool& flag;
-  explicit FlagGuard(bool& f) : flag(f) { flag = true; }
-  ~FlagGuard() { flag = false; }
-  FlagGuard(const FlagGuard&) = delete;
-  FlagGuard& operator=(const FlagGuard&) = delete;
-};
-
-}  // namespace
 
 Simulator::Simulator(uint64_t seed) : seed_(seed), functions_(std::make_unique<FunctionTarget>()) {}
 
 Simulator::~Simulator() = default;
 
-EventId Simulator::schedule_at(Time t, EventTarget& target, uint64_t tag, int priority) {
-  check_time(t, now_);
-  return queue_.push(t, priority, &target, tag);
-}
-
 EventId Simulator::schedule_at(Time t, std::function<void()> fn, int priority) {
-  check_time(t, now_);
+  if (!(t >= now_) || !std::isfinite(t)) bad_time(t, now_);
   if (!fn) throw std::invalid_argument("Simulator::schedule_at: empty std::function");
   const uint64_t slot = functions_->store(std::move(fn));
   try {
@@ -92,28 +73,19 @@ bool Simulator::cancel(EventId id) {
   return true;
 }
 
-bool Simulator::step() {
-  if (dispatching_) throw std::logic_error("Simulator::step: called from inside an event");
-  if (queue_.empty()) return false;
-  const QueuedEvent ev = queue_.pop();
-  now_ = ev.time;  // >= the previous now_: events are never scheduled in the past
-  ++events_processed_;
-  FlagGuard guard(dispatching_);
-  ev.target->on_event(ev.tag);
-  return true;
-}
-
 void Simulator::run(Time until) {
   if (dispatching_) throw std::logic_error("Simulator::run: called from inside an event");
   if (std::isnan(until)) throw std::invalid_argument("Simulator::run: until is NaN");
   stop_requested_ = false;
   uint64_t until_poll = interrupt_every_;
-  while (!queue_.empty() && queue_.top_time() <= until) {
+  for (;;) {
     if (interrupt_check_ && --until_poll == 0) {
+      // The check runs before an event that will run, as it always has: not after the last.
+      if (queue_.empty() || queue_.top_time() > until) break;
       until_poll = interrupt_every_;
       poll_interrupt();
     }
-    step();
+    if (!step_until(until)) break;
     if (stop_requested_) {
       stop_requested_ = false;
       return;

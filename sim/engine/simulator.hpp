@@ -13,6 +13,7 @@
 // - No process-global state: two Simulators in one process are fully independent.
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -44,7 +45,8 @@ class Simulator {
   Time now() const { return now_; }
   uint64_t seed() const { return seed_; }
 
-  // Schedule target.on_event(tag) at absolute time t (t >= now()).
+  // Schedule target.on_event(tag) at absolute time t (t >= now()). Inline (below), as are
+  // step() and step_until(): a model's run makes a few of these calls per event.
   EventId schedule_at(Time t, EventTarget& target, uint64_t tag = 0, int priority = 0);
   EventId schedule_in(Time delay, EventTarget& target, uint64_t tag = 0, int priority = 0) {
     return schedule_at(now_ + delay, target, tag, priority);
@@ -65,7 +67,11 @@ class Simulator {
   // std::invalid_argument.
   void run(Time until = kForever);
   // Run exactly one event, if any. Returns false when the queue is empty.
-  bool step();
+  bool step() { return step_until(kForever); }
+  // Run the next event if it is at or before `until` (true); else run nothing (false), also
+  // when the queue is empty. The clock is not moved to `until`. A NaN `until` throws
+  // std::invalid_argument. (One look at the queue: a loop of top_time() and step() looks twice.)
+  bool step_until(Time until);
   // Ask run() to return after the current event (the clock stays at that event's time).
   // The request is cleared when run() starts and when it honours it.
   void stop() { stop_requested_ = true; }
@@ -99,6 +105,17 @@ class Simulator {
 
  private:
   class FunctionTarget;
+  // Clears a flag on scope exit, also when an event handler throws.
+  struct FlagGuard {
+    bool& flag;
+    explicit FlagGuard(bool& f) : flag(f) { flag = true; }
+    ~FlagGuard() { flag = false; }
+    FlagGuard(const FlagGuard&) = delete;
+    FlagGuard& operator=(const FlagGuard&) = delete;
+  };
+  // The errors of the inline calls, built out of line.
+  [[noreturn, gnu::noinline]] static void bad_time(Time t, Time now);
+  [[noreturn, gnu::noinline]] static void bad_step(Time until);
   // Hash for heterogeneous lookup: random(name) finds a stream without building a string.
   struct NameHash {
     using is_transparent = void;
@@ -118,5 +135,22 @@ class Simulator {
       streams_;
   Recorder recorder_;
 };
+
+inline EventId Simulator::schedule_at(Time t, EventTarget& target, uint64_t tag, int priority) {
+  // Not before now, and finite: given t >= now (finite), t <= the largest double says t < inf.
+  if (!(t >= now_ && t <= std::numeric_limits<double>::max())) [[unlikely]] bad_time(t, now_);
+  return queue_.push(t, priority, &target, tag);
+}
+
+inline bool Simulator::step_until(Time until) {
+  if (dispatching_ || until != until) [[unlikely]] bad_step(until);
+  QueuedEvent ev{};
+  if (!queue_.pop_until(until, ev)) return false;
+  now_ = ev.time;  // >= the previous now_: events are never scheduled in the past
+  ++events_processed_;
+  FlagGuard guard(dispatching_);
+  ev.target->on_event(ev.tag);
+  return true;
+}
 
 }  // namespace cs::engine

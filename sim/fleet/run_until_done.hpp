@@ -9,13 +9,16 @@
 
 namespace cs::fleet {
 
-// Polls the simulator's interrupt check as run() does (every 4,096 events): a jobs run or a
-// training run stepped here stops on Ctrl-C too.
+// Polls the simulator's interrupt check as run() does (every 4,096 events, before an event
+// that runs): a jobs run or a training run stepped here stops on Ctrl-C too.
 template <class Done>
 void run_until_done(engine::Simulator& sim, Done done, engine::Time until) {
-  for (uint64_t steps = 1; !done() && sim.queue().top_time() <= until; ++steps) {
-    if (steps % 4096 == 0) sim.poll_interrupt();
-    sim.step();
+  for (uint64_t steps = 1; !done(); ++steps) {
+    if (steps % 4096 == 0) {
+      if (sim.queue().top_time() > until) break;
+      sim.poll_interrupt();
+    }
+    if (!sim.step_until(until)) break;
   }
   if (!done()) sim.run(until);
 }

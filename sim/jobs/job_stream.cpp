@@ -22,11 +22,14 @@ JobStream::JobStream(engine::Simulator& sim, const JobsConfig& config) : config_
   class_rng_ = &sim.random(prefix + "/classes");
   gpus_rng_ = &sim.random(prefix + "/gpus");
   duration_rng_ = &sim.random(prefix + "/durations");
+  std::vector<double> shares;
   for (const JobClass& c : config.classes) {
-    shares_.push_back(c.share);
+    shares.push_back(c.share);
     gpus_.emplace_back(c.gpus);
     durations_.emplace_back(c.duration);
   }
+  classes_ = shares.size();
+  shares_ = engine::DiscreteTable(shares.data(), shares.size());
 }
 
 int JobStream::gpu_limit(int queue) const {
@@ -45,7 +48,7 @@ std::optional<JobRequest> JobStream::from_classes() {
   if (!a) return std::nullopt;
   JobRequest r;
   r.submit_s = a->time_s;
-  r.job_class = shares_.size() == 1 ? 0 : static_cast<int>(class_rng_->discrete(shares_.data(), shares_.size()));
+  r.job_class = classes_ == 1 ? 0 : static_cast<int>(class_rng_->discrete(shares_));
   const auto k = static_cast<std::size_t>(r.job_class);
   r.queue = config_.classes[k].queue;
   const double drawn = gpus_[k](*gpus_rng_);

@@ -53,7 +53,8 @@ class JobStream {
   engine::RandomStream* class_rng_ = nullptr;
   engine::RandomStream* gpus_rng_ = nullptr;
   engine::RandomStream* duration_rng_ = nullptr;
-  std::vector<double> shares_;
+  std::size_t classes_ = 0;
+  engine::DiscreteTable shares_;  // the classes' arrival shares
   // Each class's GPU count and duration samplers, built once: building one per job copied the
   // distribution (an empirical one's vectors) every time.
   std::vector<sources::DistributionSampler> gpus_, durations_;

@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "sim/sources/diurnal_bounds.hpp"
 
 namespace cs::sources {
 
@@ -31,16 +32,6 @@ ArrivalSource::ArrivalSource(engine::Simulator& sim, const work::ArrivalSpec& ar
   }
 }
 
-// The highest rate of the cosine profile over [start, start + period / 96]: at an end, or at
-// a peak inside.
-double ArrivalSource::diurnal_majorant(double start) const {
-  const work::DiurnalProfile& d = spec_.diurnal;
-  const double end = start + d.period_s / 96;
-  const double next_peak = d.peak_at_s + std::ceil((start - d.peak_at_s) / d.period_s) * d.period_s;
-  if (next_peak <= end) return spec_.rate_per_s * d.peak_to_mean;
-  return std::max(work::expected_rate_at(spec_, start), work::expected_rate_at(spec_, end));
-}
-
 double ArrivalSource::next_time() {
   switch (spec_.process) {
     case work::ArrivalProcess::poisson:
@@ -52,7 +43,8 @@ double ArrivalSource::next_time() {
         if (t >= segment_end_s_) {
           const double start = std::floor(t / segment) * segment;
           segment_end_s_ = start + segment;
-          segment_rate_ = diurnal_majorant(start);
+          segment_rate_ = diurnal_majorant(spec_, start);
+          segment_floor_ = diurnal_floor(spec_, start);
         }
         const double candidate = t + time_rng_.exponential(1.0 / segment_rate_);
         if (candidate >= segment_end_s_) {
@@ -60,7 +52,8 @@ double ArrivalSource::next_time() {
           continue;
         }
         t = candidate;
-        if (time_rng_.uniform() * segment_rate_ < work::expected_rate_at(spec_, t)) return t;
+        const double x = time_rng_.uniform() * segment_rate_;
+        if (x < segment_floor_ || x < work::expected_rate_at(spec_, t)) return t;
       }
     }
     case work::ArrivalProcess::bursty: {

@@ -8,7 +8,8 @@
 // Shedler 1979) against a piecewise-constant majorant: in each 1/96 of the period,
 // candidates at the segment's highest rate, each kept with probability rate(t) / that rate
 // (about 98% are kept; a candidate past the segment's end restarts from it, the gaps being
-// memoryless);
+// memoryless; a candidate whose uniform falls under a proven floor of the segment's rates is
+// kept without computing rate(t): the same decision);
 // bursty (MMPP-2) by racing the state's exponential gap against the state's remaining
 // sojourn (memoryless, so a gap that crosses a switch is redrawn from the switch).
 //
@@ -64,10 +65,11 @@ class ArrivalSource {
   engine::RandomStream& demand_rng_;
   sources::DistributionSampler service_time_, prompt_tokens_, output_tokens_;
   double t_ = 0;
-  double diurnal_majorant(double segment_start) const;
-  // diurnal: the current thinning segment and its highest rate
+  // diurnal: the current thinning segment, its highest rate, and a floor under every rate
+  // expected_rate_at computes in it (a candidate drawn under the floor is kept without its cos)
   double segment_end_s_ = -1;
   double segment_rate_ = 0;
+  double segment_floor_ = 0;
   // bursty
   bool in_burst_ = false;
   double state_end_s_ = 0;

@@ -5,6 +5,7 @@
 namespace cs::sources {
 
 DistributionSampler::DistributionSampler(const Distribution& d) : d_(d) {
+  if (d_.kind == Distribution::Kind::empirical) weights_ = engine::DiscreteTable(d_.weights.data(), d_.weights.size());
   if (d_.mean <= 0.0) return;
   if (d_.kind == Distribution::Kind::lognormal) {
     // As RandomStream::lognormal_from_mean_cv: E[X] = exp(mu + s^2/2), CV^2 = exp(s^2) - 1.
@@ -29,7 +30,7 @@ double DistributionSampler::operator()(engine::RandomStream& rng) const {
       for (const Distribution& t : d_.terms) total += sample(t, rng);
       return total;
     }
-    case Kind::empirical: return d_.values[rng.discrete(d_.weights.data(), d_.weights.size())];
+    case Kind::empirical: return d_.values[rng.discrete(weights_)];
   }
   return d_.mean;
 }

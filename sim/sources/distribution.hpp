@@ -3,7 +3,8 @@
 // by the serving load and the fleet) with an engine random stream.
 //
 // sample(d, rng) is the one-off form; a DistributionSampler folds the distribution's constants
-// once (a lognormal's mu and sigma, a Weibull's scale) for distributions drawn per request.
+// once (a lognormal's mu and sigma, a Weibull's scale, an empirical one's running sums) for
+// distributions drawn per request.
 // Both consume the words of the RandomStream call they make and give the same values. A
 // mean of 0 draws 0 (no random word is consumed then).
 #include "sim/engine/random.hpp"
@@ -23,6 +24,7 @@ class DistributionSampler {
  private:
   Distribution d_;
   double a_ = 0, b_ = 0;  // lognormal: mu and sigma of the underlying normal; weibull: scale
+  engine::DiscreteTable weights_;  // empirical: its weights' running sums (the same draws)
 };
 
 }  // namespace cs::sources

@@ -105,6 +105,36 @@ TEST_CASE("EventQueue rejects invalid pushes", "[event_queue]") {
   CHECK_THROWS_AS(q.pop(), std::out_of_range);
 }
 
+TEST_CASE("EventQueue pop_until takes the next event only when it is not after until", "[event_queue]") {
+  NullTarget t;
+  EventQueue q;
+  QueuedEvent ev{};
+  CHECK_FALSE(q.pop_until(kForever, ev));  // empty
+  q.push(2.0, 0, &t, 2);
+  q.push(1.0, 0, &t, 1);  // the lane (earlier than the heap's root)
+  q.push(1.0, 1, &t, 11);
+  q.push(3.0, 0, &t, 3);
+  CHECK_FALSE(q.pop_until(0.5, ev));
+  CHECK(q.size() == 4);
+  REQUIRE(q.pop_until(1.0, ev));  // at until itself
+  CHECK((ev.time == 1.0 && ev.tag == 1 && ev.target == &t));
+  REQUIRE(q.pop_until(1.0, ev));
+  CHECK(ev.tag == 11);
+  CHECK_FALSE(q.pop_until(1.999, ev));
+  CHECK(q.top_time() == 2.0);
+  REQUIRE(q.pop_until(kForever, ev));
+  CHECK((ev.time == 2.0 && ev.tag == 2));
+  q.push(-0.0, 0, &t, 0);
+  REQUIRE(q.pop_until(0.0, ev));  // -0.0 and +0.0 are the same time, either way round
+  CHECK(ev.tag == 0);
+  q.push(0.0, 0, &t, 5);
+  REQUIRE(q.pop_until(-0.0, ev));
+  CHECK(ev.tag == 5);
+  REQUIRE(q.pop_until(3.0, ev));
+  CHECK(ev.tag == 3);
+  CHECK(q.empty());
+}
+
 TEST_CASE("EventQueue clear drops everything and invalidates handles", "[event_queue]") {
   NullTarget t;
   EventQueue q;

@@ -172,6 +172,35 @@ TEST_CASE("bernoulli, weibull and discrete have the right frequencies", "[random
   CHECK(static_cast<double>(counts[0]) / kDraws == Approx(0.25).margin(0.004));
 }
 
+TEST_CASE("discrete from a table draws the index discrete from the weights draws, word for word", "[random]") {
+  using cs::engine::DiscreteTable;
+  // Zero weights inside and at both ends, weights that do not sum exactly in binary, one
+  // weight so small it is absorbed into the running sum, and the jobs bench's GPU mix.
+  const std::vector<std::vector<double>> cases = {
+      {0.0, 0.1, 0.0, 0.2, 0.3, 0.0},
+      {1.0, 1e-17, 2.0},
+      {0.50, 0.10, 0.10, 0.20, 0.05, 0.03, 0.015, 0.005},
+      {7.0},
+  };
+  for (const std::vector<double>& w : cases) {
+    const DiscreteTable table(w.data(), w.size());
+    RandomStream a(11), b(11);
+    for (int i = 0; i < 20000; ++i) REQUIRE(a.discrete(table) == b.discrete(w.data(), w.size()));
+    CHECK(a.next_u64() == b.next_u64());  // one word each: the streams stay in step
+  }
+  // Weights discrete(weights, n) refuses: the table's draws refuse them, before drawing a word.
+  RandomStream r(12);
+  const double negative[] = {1.0, -1.0};
+  const double zero[] = {0.0, 0.0};
+  const double huge[] = {1e308, 1e308};
+  CHECK_THROWS_AS(r.discrete(DiscreteTable(negative, 2)), std::invalid_argument);
+  CHECK_THROWS_AS(r.discrete(DiscreteTable(zero, 2)), std::invalid_argument);
+  CHECK_THROWS_AS(r.discrete(DiscreteTable(huge, 2)), std::invalid_argument);
+  CHECK_THROWS_AS(r.discrete(DiscreteTable()), std::invalid_argument);
+  RandomStream fresh(12);
+  CHECK(r.next_u64() == fresh.next_u64());  // a refused table consumes no word
+}
+
 TEST_CASE("Invalid distribution parameters throw", "[random]") {
   RandomStream r(7);
   CHECK_THROWS_AS(r.uniform_int(uint64_t{0}), std::invalid_argument);

@@ -97,6 +97,35 @@ TEST_CASE("step() runs one event at a time", "[simulator][step]") {
   CHECK(sim.events_processed() == 2);
 }
 
+TEST_CASE("step_until(t) runs the next event only when it is not after t; the clock stays", "[simulator][step]") {
+  Simulator sim;
+  Log log(sim);
+  CHECK_FALSE(sim.step_until(kForever));
+  sim.schedule_at(2.0, log, 2);
+  sim.schedule_at(1.0, log, 1);
+  CHECK_FALSE(sim.step_until(0.5));
+  CHECK(sim.now() == 0.0);  // not moved to until, unlike run(until)
+  CHECK(sim.step_until(1.0));
+  CHECK(sim.now() == 1.0);
+  CHECK_FALSE(sim.step_until(1.5));
+  CHECK(sim.now() == 1.0);
+  CHECK(sim.pending() == 1);
+  CHECK_THROWS_AS(sim.step_until(std::numeric_limits<double>::quiet_NaN()), std::invalid_argument);
+  CHECK(sim.step_until(2.0));
+  CHECK(log.seen == std::vector<std::pair<Time, uint64_t>>{{1.0, 1}, {2.0, 2}});
+  CHECK(sim.events_processed() == 2);
+  int caught = 0;
+  sim.schedule_at(3.0, [&] {
+    try {
+      sim.step_until(kForever);
+    } catch (const std::logic_error&) {
+      ++caught;
+    }
+  });
+  CHECK(sim.step_until(3.0));
+  CHECK(caught == 1);
+}
+
 TEST_CASE("Events scheduled from events run in order, ties FIFO", "[simulator][nested]") {
   Simulator sim;
   std::vector<int> order;
