@@ -201,7 +201,10 @@ class EventQueue {
 };
 
 inline EventId EventQueue::push(Time t, int priority, EventTarget* target, uint64_t tag) {
-  if (t != t || static_cast<unsigned>(priority - kMinPriority) > unsigned{kMaxPriority - kMinPriority} ||
+  // The range test in unsigned arithmetic: priority - kMinPriority in int would overflow (undefined
+  // behaviour) for a priority within 128 of INT_MAX.
+  if (t != t ||
+      static_cast<unsigned>(priority) - static_cast<unsigned>(kMinPriority) > unsigned{kMaxPriority - kMinPriority} ||
       target == nullptr) [[unlikely]] {
     reject_push(t, priority);
   }

@@ -303,15 +303,21 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
     std::stable_sort(chosen.begin(), chosen.end(), [&](std::size_t a, std::size_t b) { return placement[a] < placement[b]; });
     for_each(chosen, options.jobs, [&](std::size_t i) {
       stop_if_interrupted();
-      ThreadFabric& local = thread_fabrics.local();
-      if (!local.screening || local.plans == kScreeningBatch || local.placement != placement[i]) {
-        local.screening.reset();  // the old fabric's memory first
-        local.screening = std::make_unique<PlanScreening>(config, topology, *fitting[i]);
-        local.placement = placement[i];
-        local.plans = 0;
-      }
-      ++local.plans;
-      each_plan(*local.screening, i);
+      // Isolated: the network's own parallel loops (all-pairs routing, Network::count_all_pairs)
+      // run inside a plan's bound or screening, and a thread waiting on one may otherwise take
+      // another plan of this loop, whose thread_fabrics.local() is this one's: it would rebuild
+      // (free) the fabric in use below it, or use it re-entrantly.
+      tbb::this_task_arena::isolate([&] {
+        ThreadFabric& local = thread_fabrics.local();
+        if (!local.screening || local.plans == kScreeningBatch || local.placement != placement[i]) {
+          local.screening.reset();  // the old fabric's memory first
+          local.screening = std::make_unique<PlanScreening>(config, topology, *fitting[i]);
+          local.placement = placement[i];
+          local.plans = 0;
+        }
+        ++local.plans;
+        each_plan(*local.screening, i);
+      });
       const std::lock_guard<std::mutex> lock(progress_mutex);
       report(stage, ++done, total);
     });

@@ -100,6 +100,9 @@ TEST_CASE("EventQueue rejects invalid pushes", "[event_queue]") {
   CHECK_THROWS_AS(q.push(std::numeric_limits<double>::quiet_NaN(), 0, &t, 0), std::invalid_argument);
   CHECK_THROWS_AS(q.push(1.0, 128, &t, 0), std::out_of_range);
   CHECK_THROWS_AS(q.push(1.0, -129, &t, 0), std::out_of_range);
+  // The extremes of int too (no overflow in the range test: the sanitizer build checks it).
+  CHECK_THROWS_AS(q.push(1.0, std::numeric_limits<int>::max(), &t, 0), std::out_of_range);
+  CHECK_THROWS_AS(q.push(1.0, std::numeric_limits<int>::min(), &t, 0), std::out_of_range);
   CHECK_THROWS_AS(q.push(1.0, 0, nullptr, 0), std::invalid_argument);
   CHECK(q.empty());
   CHECK_THROWS_AS(q.pop(), std::out_of_range);
