@@ -21,10 +21,9 @@ Slot JobBook::add() {
     s = free_.back();
     free_.pop_back();
     // The slot's allocation buffer stays with the slot, for the new job's runs (a start copies
-    // its placement into it: no allocation per job).
-    // The record is built again in place: `slot = Job{}` zeroed a 256-byte temporary on the
-    // stack and copied it in. Every field has its default in job.hpp, so a default-initialized
-    // Job is the same record.
+    // its placement into it: no allocation per job). The record is built again in place:
+    // `slot = Job{}` zeroed a 256-byte temporary on the stack and copied it in. Every field
+    // has its default in job.hpp, so a default-initialized Job is the same record.
     Job& slot = jobs_[static_cast<std::size_t>(s)];
     Allocation buffer = std::move(slot.allocation);
     std::destroy_at(&slot);
