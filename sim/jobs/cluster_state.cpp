@@ -18,6 +18,18 @@ void logic_check(bool ok, const Message& what) {
   if (!ok) throw std::logic_error("ClusterState: " + std::string(what()));
 }
 
+// change()'s two refusals, out of line and cold: built inline (as logic_check's messages
+// were), their strings' frame and saved registers were set up on every change of a node.
+[[gnu::cold, gnu::noinline, noreturn]] void refuse_node(int node) {
+  logic_check(false, [&] { return "no node " + std::to_string(node); });
+  __builtin_unreachable();
+}
+
+[[gnu::cold, gnu::noinline, noreturn]] void refuse_allocated(int node, int now) {
+  logic_check(false, [&] { return "node " + std::to_string(node) + " would hold " + std::to_string(now) + " allocated GPUs"; });
+  __builtin_unreachable();
+}
+
 }  // namespace
 
 ClusterState::ClusterState(int nodes, int gpus_per_node, std::vector<int> node_domain)
@@ -160,11 +172,12 @@ void ClusterState::set_available(int node, bool on) {
 }
 
 void ClusterState::change(int node, int delta_allocated) {
-  logic_check(node >= 0 && node < nodes(), [&] { return "no node " + std::to_string(node); });
+  if (node < 0 || node >= nodes()) [[unlikely]]
+    refuse_node(node);
   const auto n = static_cast<std::size_t>(node);
   const int now = allocated_[n] + delta_allocated;
-  logic_check(now >= 0 && now <= gpus_per_node_,
-              [&] { return "node " + std::to_string(node) + " would hold " + std::to_string(now) + " allocated GPUs"; });
+  if (now < 0 || now > gpus_per_node_) [[unlikely]]
+    refuse_allocated(node, now);
   allocated_[n] = now;
   allocated_total_ += delta_allocated;
   if (!available(node)) {  // no free GPUs and in no bucket, before and after

@@ -25,7 +25,8 @@ inline constexpr double kNever = std::numeric_limits<double>::quiet_NaN();
 // The record is four cache lines, 64-byte aligned: the fields a pass, a start and a release
 // read or write come first, in the first three (kHotBytes: what JobBook::prefetch fetches), the
 // fields read only at an interruption, a reservation or in the job's result row last. Each
-// line's fields are listed together; keep a new field with the paths that use it.
+// line's fields are listed together; keep a new field with the paths that use it. Every field
+// has a default (JobBook::add default-initializes a reused slot's record in place).
 struct alignas(64) Job {
   // Line 0: who it is and its handles. Read by every index (queue, id, GPUs) and every event.
   int64_t id = 0;        // submission order, from 0

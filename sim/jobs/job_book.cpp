@@ -1,6 +1,8 @@
 #include "sim/jobs/job_book.hpp"
 
 #include <algorithm>
+#include <memory>
+#include <new>
 #include <stdexcept>
 
 namespace cs::jobs {
@@ -19,10 +21,13 @@ Slot JobBook::add() {
     s = free_.back();
     free_.pop_back();
     // The slot's allocation buffer stays with the slot, for the new job's runs (a start copies
-    // its placement into it: no allocation per job).
+    // its placement into it: no allocation per job). The record is built again in place:
+    // `slot = Job{}` zeroed a 256-byte temporary on the stack and copied it in. Every field
+    // has its default in job.hpp, so a default-initialized Job is the same record.
     Job& slot = jobs_[static_cast<std::size_t>(s)];
     Allocation buffer = std::move(slot.allocation);
-    slot = Job{};
+    std::destroy_at(&slot);
+    ::new (static_cast<void*>(&slot)) Job;
     slot.allocation = std::move(buffer);
     live_[static_cast<std::size_t>(s)] = 1;
   } else {
