@@ -131,23 +131,9 @@ std::size_t RandomStream::discrete(const DiscreteTable& t) {
   return t.index_[n - 1];  // x can reach the rounded sum
 }
 
+// The one-off form builds the table it draws from: one piece of code sums, checks and searches.
 std::size_t RandomStream::discrete(const double* weights, std::size_t n) {
-  double total = 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
-    require(weights[i] >= 0.0, "RandomStream::discrete: negative weight");
-    total += weights[i];
-  }
-  require(total > 0.0 && std::isfinite(total), "RandomStream::discrete: need 0 < sum < inf");
-  const double x = uniform() * total;
-  double acc = 0.0;
-  std::size_t last_positive = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (weights[i] <= 0.0) continue;
-    acc += weights[i];
-    last_positive = i;
-    if (x < acc) return i;
-  }
-  return last_positive;  // x can reach the rounded sum
+  return discrete(DiscreteTable(weights, n));
 }
 
 }  // namespace cs::engine
