@@ -21,13 +21,12 @@ void logic_check(bool ok, const Message& what) {
 // change()'s two refusals, out of line and cold: built inline (as logic_check's messages
 // were), their strings' frame and saved registers were set up on every change of a node.
 [[gnu::cold, gnu::noinline, noreturn]] void refuse_node(int node) {
-  logic_check(false, [&] { return "no node " + std::to_string(node); });
-  __builtin_unreachable();
+  throw std::logic_error("ClusterState: no node " + std::to_string(node));
 }
 
 [[gnu::cold, gnu::noinline, noreturn]] void refuse_allocated(int node, int now) {
-  logic_check(false, [&] { return "node " + std::to_string(node) + " would hold " + std::to_string(now) + " allocated GPUs"; });
-  __builtin_unreachable();
+  throw std::logic_error("ClusterState: node " + std::to_string(node) + " would hold " + std::to_string(now) +
+                         " allocated GPUs");
 }
 
 }  // namespace
