@@ -69,11 +69,10 @@
 //     bandwidth). The attention dropout stays at `memory`: the same tables' dropout rows
 //     (15, 16) less these give it 0.77-0.81 forward and 0.86-0.90 backward on its 5 bytes.
 //   The activation and the loss on every GPU at H100's shares, the attention core at the A100's
-//   (none measured on another GPU
-//   was found; the one kernel the
-//   same data time on A100 and H100, torch.nn.LayerNorm, reaches the same share of each GPU's
-//   bandwidth: 0.51-0.53 forward at 8K and 16K columns); TPUs and Neuron
-//   cores fuse these ops by their own compilers, not measured: `memory`, unless the scenario's.
+//   (none measured on another GPU was found; the one kernel the same data time on A100 and
+//   H100, torch.nn.LayerNorm, reaches the same share of each GPU's bandwidth: 0.51-0.53 forward
+//   at 8K and 16K columns); TPUs and Neuron cores fuse these ops by their own compilers, not
+//   measured: `memory`, unless the scenario's.
 // - Weight-gradient GEMMs on GPUs add into the gradient buffer (Megatron-Core's and Transformer
 //   Engine's fused accumulation into main_grad, gradient_accumulation_fusion: beta = 1): the
 //   buffer's read and write, 2 x gradient_bytes per element at `memory` of HBM bandwidth, come
