@@ -48,6 +48,12 @@ def _machine(row: dict) -> tuple[dict, dict]:
     return {"gpu": row["gpu"], "node": node}, topology
 
 
+def overlaps_present(row: dict) -> dict[str, bool]:
+    """Each overlap key a row may set, and whether its plan has what the key overlaps."""
+    return {"tp_comm_overlap": row["tp"] > 1, "overlap_grad_reduce": row["dp"] * row["cp"] > 1,
+            "overlap_p2p": row["pp"] > 1, "overlap_tp_wgrad": row["tp"] > 1}
+
+
 def scenario_doc(row: dict) -> dict:
     """The scenario that replays `row` on its machine (_machine), with the row's plan, batch and precision."""
     hardware, topology = _machine(row)
@@ -64,9 +70,7 @@ def scenario_doc(row: dict) -> dict:
         parallel["zero_replicas"] = row["zero_replicas"]
     # The overlaps default to NVIDIA's recipes; a row whose code ran them serially says so
     # (passed only where the plan has what they overlap: the run warns about an inert key).
-    present = {"tp_comm_overlap": row["tp"] > 1, "overlap_grad_reduce": row["dp"] * row["cp"] > 1,
-               "overlap_p2p": row["pp"] > 1}
-    for key, has in present.items():
+    for key, has in overlaps_present(row).items():
         if key in row and has:
             parallel[key] = row[key]
     workload_extra = {} if row.get("flash_attention", True) else {"flash_attention": False}

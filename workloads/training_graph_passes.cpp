@@ -43,11 +43,11 @@ uint32_t GraphBuilder::weight_input_gather(uint32_t worker, int micro, int layer
   return gather;
 }
 
-void GraphBuilder::tensor_parallel_reduce(uint32_t worker, int micro, int layer, Chain& c) {
+void GraphBuilder::tensor_parallel_reduce(uint32_t worker, int micro, int layer, Chain& c, uint32_t after) {
   if (p_.tp < 2) return;
   const CollectiveOp op = p_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
   const uint32_t item = worker_collective(worker, Stream::tp, op, tokens_ * w_.model.hidden * 2);
-  extend(c, add_task(worker, Stream::tp, TaskKind::collective, item, micro, layer));
+  dep(extend(c, add_task(worker, Stream::tp, TaskKind::collective, item, micro, layer)), after);
 }
 
 uint32_t GraphBuilder::overlapped(uint32_t worker, int micro, int layer, TaskKind kind,
@@ -209,7 +209,7 @@ void GraphBuilder::emit_backward(uint32_t worker, int micro, int j) {
     backward_segment(worker, micro, kHeadLayer, {Block::head}, c,
                      serial ? weight_input_gather(worker, micro, kHeadLayer, c) : kNone);
     if (!split_) after_layer_gradients(worker, micro, kHeadLayer, last_weight_task_);
-    tensor_parallel_reduce(worker, micro, kHeadLayer, c);
+    tensor_parallel_reduce(worker, micro, kHeadLayer, c, serial ? serial_wgrad() : kNone);
   }
   for (int layer = chunk_start_[j + 1] - 1; layer >= chunk_start_[j]; --layer) layer_backward(worker, micro, layer, c);
   if (j == 0) {
@@ -256,9 +256,12 @@ void GraphBuilder::layer_backward(uint32_t worker, int micro, int layer, Chain& 
     return;
   }
   // Without tensor-parallel overlap, as Megatron's linear layers run backward (see
-  // weight_input_gather): a column-parallel linear (fc1, qkv) reduce-scatters its input gradient
-  // beside its weight gradient and waits for both before autograd goes on, so each gather of an
-  // output gradient waits for the weight gradients before it (zb_h1 defers them: no wait).
+  // weight_input_gather): a column-parallel linear (fc1, qkv) reduce-scatters (or all-reduces)
+  // its input gradient beside its weight gradient and waits for both before autograd goes on,
+  // so each gather of an output gradient waits for the weight gradients before it (zb_h1 defers
+  // them: no wait). Megatron-LM before its asynchronous tensor-parallel all-reduce (overlap_tp_wgrad
+  // false) computed both gradients in the linear's one autograd node and then all-reduced the
+  // input gradient: the collective after the weight gradient (serial_wgrad).
   const uint32_t weights_before = split_ ? kNone : last_weight_task_;
   tensor_parallel_gather(worker, micro, layer, c, weights_before);
   if (!m.moe_layer(layer)) {
@@ -269,7 +272,7 @@ void GraphBuilder::layer_backward(uint32_t worker, int micro, int layer, Chain& 
     if (p_.ep > 1) collective(Stream::ep, CollectiveOp::all_to_all, dispatch_bytes);
     backward_segment(worker, micro, layer, {Block::moe_router}, c);
   }
-  tensor_parallel_reduce(worker, micro, layer, c);
+  tensor_parallel_reduce(worker, micro, layer, c, serial_wgrad());
   tensor_parallel_gather(worker, micro, layer, c, split_ ? kNone : last_weight_task_);
   if (p_.cp == 1) {
     backward_segment(worker, micro, layer, {Block::attention_out, Block::attention_in}, c,
@@ -280,7 +283,7 @@ void GraphBuilder::layer_backward(uint32_t worker, int micro, int layer, Chain& 
     collective(Stream::cp, CollectiveOp::reduce_scatter, kv_bytes);  // K and V gradients to their owners
     backward_segment(worker, micro, layer, {Block::attention_in}, c, weight_input_gather(worker, micro, layer, c));
   }
-  tensor_parallel_reduce(worker, micro, layer, c);
+  tensor_parallel_reduce(worker, micro, layer, c, serial_wgrad());
   ran_layer(worker, c.last);
   if (!split_) after_layer_gradients(worker, micro, layer, last_weight_task_);
 }

@@ -96,6 +96,10 @@ struct ParallelPlan {
   bool overlap_grad_reduce = true;
   // Pipeline sends on their own stream while compute goes on; false: compute waits for each.
   bool overlap_p2p = true;
+  // Without tp_comm_overlap: a backward input gradient's tensor-parallel all-reduce (or
+  // reduce-scatter) runs beside the weight gradient GEMM after it (Megatron-LM's asynchronous
+  // tensor-parallel all-reduce, since August 2021); false: after it, as Megatron-LM ran before.
+  bool overlap_tp_wgrad = true;
   // Hybrid sharding: the data-parallel ranks (of each ep rank) form zero_replicas groups of
   // dp / ep / zero_replicas consecutive replicas; ZeRO shards its states over one group (its
   // gathers stay inside it) and each shard's gradients are reduce-scattered inside the group,

@@ -69,12 +69,18 @@ void check_key_effects(const json& doc, Config& config) {
     } overlaps[] = {
         {"tp_comm_overlap", plan.tp == 1, "tp 1: no tensor-parallel communication"},
         {"overlap_p2p", plan.pp == 1, "pp 1: no pipeline sends"},
+        {"overlap_tp_wgrad", plan.tp == 1, "tp 1: no tensor-parallel communication"},
         {"overlap_grad_reduce", plan.dp * plan.cp == 1, "dp and cp 1: no gradient reduction"},
     };
     for (const auto& o : overlaps)
       if (o.absent && p->contains(o.key))
         config.warnings.push_back(std::string("warning: workload.parallel.") + o.key + ": has no effect with parallel." +
                                   o.why + " (ignored)");
+    // Userbuffers pipelines the backward's collectives with the input gradient's own chunks.
+    if (p->contains("overlap_tp_wgrad") && plan.tp > 1 && plan.sequence_parallel && plan.tp_comm_overlap)
+      config.warnings.push_back(
+          "warning: workload.parallel.overlap_tp_wgrad: has no effect with parallel.tp_comm_overlap: the "
+          "backward's tensor-parallel collectives are pipelined with the input gradient's chunks (ignored)");
   }
   // The fp8 recipe of a run in 16 bits: left behind when a file is swept over precision.
   if (const json* w = object_at(doc, "workload");

@@ -77,6 +77,7 @@ void parse_parallel(const json& w, const std::string& workload_at, int64_t gpus,
   plan.tp_comm_overlap = get_bool(p, "tp_comm_overlap", at, plan.tp_comm_overlap && gpu.overlaps_tp_comm);
   plan.overlap_grad_reduce = get_bool(p, "overlap_grad_reduce", at, plan.overlap_grad_reduce);
   plan.overlap_p2p = get_bool(p, "overlap_p2p", at, plan.overlap_p2p);
+  plan.overlap_tp_wgrad = get_bool(p, "overlap_tp_wgrad", at, plan.overlap_tp_wgrad);
   t.allow_tp_across_nodes = get_bool(p, "allow_tp_across_nodes", at, false);
 }
 

@@ -240,6 +240,7 @@ PlanSearch search_plans(const Config& config, const PlanSearchOptions& options) 
     c.workload.parallel.tp_comm_overlap = t.workload.parallel.tp_comm_overlap;
     c.workload.parallel.overlap_grad_reduce = t.workload.parallel.overlap_grad_reduce;
     c.workload.parallel.overlap_p2p = t.workload.parallel.overlap_p2p;
+    c.workload.parallel.overlap_tp_wgrad = t.workload.parallel.overlap_tp_wgrad;
   }
   std::vector<const work::TrainingWorkload*> fitting;
   PlanSearch out;

@@ -337,6 +337,16 @@ def test_a_plan_overlap_of_a_parallelism_the_plan_lacks_warns():
     assert "warning: workload.parallel.overlap_p2p: has no effect with parallel.pp 1" in proc.stderr
     proc = cli("validate", ddp, "--set", "workload.parallel.overlap_grad_reduce=false")
     assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr
+    proc = cli("validate", ddp, "--set", "workload.parallel.overlap_tp_wgrad=false")
+    assert "warning: workload.parallel.overlap_tp_wgrad: has no effect with parallel.tp 1" in proc.stderr
+    # Userbuffers (tp_comm_overlap with sequence parallelism) pipelines the backward's collectives.
+    llama = ROOT / "scenarios" / "llama3_70b_256_h100.json"
+    proc = cli("validate", llama, "--set", "workload.parallel.overlap_tp_wgrad=false")
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: workload.parallel.overlap_tp_wgrad: has no effect with parallel.tp_comm_overlap" in proc.stderr
+    proc = cli("validate", llama, "--set", "workload.parallel.overlap_tp_wgrad=false",
+               "--set", "workload.parallel.tp_comm_overlap=false")
+    assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr
 
 
 # `clustersim size` as a hostile user drives it: each refused before any point runs.

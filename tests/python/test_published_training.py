@@ -58,9 +58,7 @@ def test_every_row_names_its_source_and_configuration():
         assert doc["workload"]["parallel"]["tp"] == row["tp"]
         # A run whose code did not overlap (Megatron-LM in 2021) is replayed without, and says why.
         # (Passed only where the plan has what the overlap overlaps: else the run warns the key is inert.)
-        present = {"tp_comm_overlap": row["tp"] > 1, "overlap_grad_reduce": row["dp"] * row["cp"] > 1,
-                   "overlap_p2p": row["pp"] > 1}
-        for key, has in present.items():
+        for key, has in validation_training.overlaps_present(row).items():
             expected = row.get(key, True) if has else True
             assert doc["workload"]["parallel"].get(key, True) == expected, (row["name"], key)
             assert has or key not in doc["workload"]["parallel"], (row["name"], key)

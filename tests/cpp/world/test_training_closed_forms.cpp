@@ -204,5 +204,41 @@ TEST_CASE("tensor-parallel communication overlap and pipeline sends beside compu
   CHECK(blocking["step_time_s"].get<double>() > overlapped["step_time_s"].get<double>());
 }
 
+// Two layers in tensor parallelism of 2 without sequence parallelism, over a slow link: every
+// all-reduce moves the same bytes (the micro-batch's activations), so each takes the same t.
+// Only fc1 takes time (1 ms each pass), so of a layer's two backward all-reduces only the MLP's
+// has a weight gradient to run beside.
+json async_allreduce_doc(bool overlap_wgrad, double weight_s) {
+  json doc = free_node(2);
+  doc["hardware"]["node"]["gpu_bandwidth"] = "50GB/s";
+  work::TrainingWorkload w;
+  w.model = {.name = "tiny", .layers = 2, .hidden = 64, .heads = 4, .kv_heads = 4, .ffn_hidden = 256,
+             .mlp = work::MlpKind::gelu, .seq_len = 32, .vocab = 128, .tied_embeddings = false, .bias = false,
+             .learned_positions = false, .moe = {}, .source = ""};
+  w.parallel.tp = 2;
+  doc["workload"] = {{"kind", "training"},
+                     {"model", tiny_model(2)},
+                     {"parallel", {{"tp", 2}, {"overlap_tp_wgrad", overlap_wgrad}}},
+                     {"batch", {{"global", 1}, {"micro", 1}}},
+                     {"measured", uniform_layer_times(w, 1e-3, 1e-3, weight_s)}};
+  return doc;
+}
+
+TEST_CASE("an input gradient's all-reduce beside its weight gradient, or after it as Megatron-LM ran before",
+          "[training][overlap]") {
+  auto exposed_tp = [](bool overlap, double weight_s) {
+    return run_summary(async_allreduce_doc(overlap, weight_s))["training"]["breakdown"]["exposed_comm_s"]["tp"]
+        .get<double>();
+  };
+  const double serial = exposed_tp(false, 1e-3);
+  REQUIRE(serial > 0);
+  // After the weight gradient every all-reduce is exposed, however long the weight gradients:
+  // the embedding's and 2 a layer forward, 2 a layer and the LM head's backward (4L + 2 = 10).
+  CHECK(serial == Approx(exposed_tp(false, 0)).epsilon(1e-9));
+  CHECK(serial == Approx(exposed_tp(true, 0)).epsilon(1e-9));  // nothing to hide behind
+  // Beside it, each layer's MLP all-reduce hides behind fc1's 1 ms weight gradient: 8 of 10 left.
+  CHECK(exposed_tp(true, 1e-3) == Approx(0.8 * serial).epsilon(1e-9));
+}
+
 }  // namespace
 }  // namespace cs::scenario::test
