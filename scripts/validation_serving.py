@@ -397,7 +397,7 @@ def neuron_cross_check_table(pairs: list[dict]) -> str:
     return "\n".join(table)
 
 
-def _step(results: list[dict], gpu: str, model: str, short: int, long: int) -> tuple[float, float] | None:
+def prompt_step(results: list[dict], gpu: str, model: str, short: int, long: int) -> tuple[float, float] | None:
     """Published and simulated TTFT of the `long`-token prompt over the `short` one (batch 1, output
     as long as the prompt), or None when a table lacks either row."""
     ttft = {(r["run"].input_len, r["run"].output_len): r for r in results if r["metric"] == "P50 TTFT"
@@ -443,7 +443,7 @@ def neuron_section(cs) -> str:
     others = [r for r in results if not r["run"].model.startswith("llama")]
     ttfts = [r for r in results if r["metric"] == "P50 TTFT"]
     tpots = [r for r in results if r["metric"] == "P50 TPOT"]
-    steps = [(gpu, model, _step(results, gpu, model, 1024, 2048)) for gpu in (TRN1.gpu, INF2.gpu)
+    steps = [(gpu, model, prompt_step(results, gpu, model, 1024, 2048)) for gpu in (TRN1.gpu, INF2.gpu)
              for model in ("llama2-70b", "llama3-70b")]
     steps = "; ".join(f"{model} on {gpu} x{p:.2f} published, x{s:.2f} simulated" for gpu, model, ps in steps
                       if ps is not None for p, s in (ps,))
@@ -474,7 +474,8 @@ def neuron_section(cs) -> str:
         "(`flash_attention` false), as transformers-neuronx 0.10 builds its context-encoding graph: "
         "every score matrix computed whole and moved through HBM, 8 bytes a score. No prompt is padded: "
         "transformers-neuronx 0.10's context buckets are half its token buckets (powers of two from 128 "
-        "up to the row's sequence length), 64 up to half of it, unless a sample lists its own (CodeLlama's: 64 to 8,192, "
+        "up to the row's sequence length), 64 up to half of it, unless a sample lists its own "
+        "(CodeLlama's: 64 to 8,192, "
         "12,288, 16,384), and a prompt that fills its bucket runs as one pass of its own length "
         "(aws-neuron/transformers-neuronx at 0623de2: bucket.py, base.py's `context`); every prompt of "
         "the tables, 128 to 8,192 tokens, is such a bucket. Every BF16 row of both latency tables is "
@@ -493,17 +494,21 @@ def neuron_section(cs) -> str:
         f"{len(questioned)} trn1 TTFTs the comparison below questions, {error(rest):.1f}% over {len(rest)}.\n\n"
         "**What the engine does not reproduce.** Two patterns of AWS's TTFTs are not bucket padding (no "
         "prompt pads, above) and have no published cause, so nothing models them. (1) The step from "
-        f"1,024 to 2,048 prompt tokens: {steps}. The prompt's GEMMs double and its attention's work at "
-        "most quadruples, a small share of a 70B model's prefill at these lengths. (2) Short prompts on "
+        f"1,024 to 2,048 prompt tokens: {steps}. Twice the prompt doubles the GEMMs and at most "
+        "quadruples the attention's work, a small share of a 70B model's prefill at these lengths (hence "
+        "the engine's x1.9). (2) Short prompts on "
         "inf2: the 7B and 13B models' 128-token TTFTs are "
         f"{span([r['measured'] for r in short], 1)} ms published, {span([r['simulated'] for r in short], 1)} ms "
         f"simulated, and Llama 2 7B's {short_trn1[0]['measured']:.1f} ms on trn1 "
         f"({short_trn1[0]['simulated']:.1f} ms simulated); a 128-token context pass reads the weights once, "
-        "like a decode step (6.5-9.2 ms published on inf2), and its GEMMs take under 1 ms at these chips' "
-        "peak. The samples' `sample` loop (transformers-neuronx 0.10, LlamaForSampling.forward) embeds the "
+        f"like a decode step (the same rows' TPOT: {span([r.tpot_ms for r in {x['run'] for x in short}], 1)} ms "
+        "published), and its GEMMs take 0.8-1.5 ms at the 12 chips' peak. The samples' `sample` loop "
+        "(transformers-neuronx 0.10, LlamaForSampling.forward) embeds the "
         "prompt on the host (`on_device_embedding` off by default) and draws each token by top-k on the "
-        "host, but the benchmark code behind the tables and its timers are not published, so no host cost "
-        "is added.\n\n"
+        "host; transformers-neuronx's own benchmark (generation_demo.py, `benchmark`) times the context "
+        "encoding as the model's forward call, the host's embedding and the logits' copy to the host in "
+        "it, and prints means, not the tables' P50 and P99. The code behind the tables and its timers "
+        "are not published, so no host cost is added.\n\n"
         "**trn1 against inf2.** A Trainium1 and an Inferentia2 chip are the same two NeuronCore-v2 "
         "with the same HBM ([hardware](../docs/hardware.md)) and a trn1.32xlarge has 16 of them to an "
         "inf2.48xlarge's 12, so a prompt's TTFT on trn1 can be about 0.75 of inf2's, less where its "
