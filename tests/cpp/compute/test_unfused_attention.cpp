@@ -76,7 +76,7 @@ TEST_CASE("the unfused attention core against FlashAttention's A100 benchmark", 
                          Point{1024, 1.88, 2.94}, Point{2048, 6.56, 10.80}})
     check(p, true, 0.98, 1.14, 0.95, 1.05);
   // At 512 the runs are bound by PyTorch's time per op, which is not modelled: the model is
-  // 25-45% fast (Table 18: 0.43 ms forward, 0.78 backward: x1.41 and x1.27).
+  // 27-41% fast (Table 18: 0.43 ms forward, 0.78 backward: x1.41 and x1.27).
   CHECK(0.43 / (1e3 * core_seconds(r, 16, 512, 8, 64, fwd, false)) > 1.2);
   CHECK(0.78 / (1e3 * core_seconds(r, 16, 512, 8, 64, bwd, false)) > 1.2);
 }
