@@ -69,13 +69,14 @@
 //     are bound by PyTorch's per-op time, not bandwidth). On GPUs the batched products are not a
 //     roofline: their arithmetic (at the GEMM ceiling and shape) and their bytes add up. The
 //     evidence is the head dimension: FlashAttention-2's figure of the same PyTorch attention on
-//     an A100 80GB (Dao 2023, arXiv 2307.08691, Figure 4: hidden 2,048, 16K tokens, forward and
-//     backward) at head dimension 128 has the FLOPs of 64 and half the score bytes, and runs
-//     1.76-1.87x faster at 2K to 8K, not 2x; the larger of the two leaves the model x1.11-1.44 fast
-//     at 128 (x1.05-1.19 at 64), their sum x0.93-1.10 at both from 1K to 8K
-//     (tests/cpp/compute/test_unfused_attention.cpp). The attention dropout stays at `memory`:
-//     the same tables' dropout rows (15, 16) less these give it 0.77-0.81 forward and 0.86-0.90
-//     backward on its 5 bytes.
+//     an A100 80GB (Dao 2023, arXiv 2307.08691, Figure 4, assets/flash2_a100_fwd_bwd_benchmark.png
+//     in Dao-AILab/flash-attention at 4f285b3: hidden 2,048, 16K tokens, forward and backward;
+//     the TFLOP/s count of benchmarks/benchmark_flash_attention.py, 60499ab) at head dimension
+//     128 has the FLOPs of 64 and half the score bytes, and runs 1.76-1.87x faster at 2K to 8K,
+//     not 2x; the larger of the two leaves the model x1.11-1.44 fast at 128 (x1.05-1.19 at 64),
+//     their sum x0.93-1.10 at both from 1K to 8K (tests/cpp/compute/test_unfused_attention.cpp).
+//     The attention dropout stays at `memory`: the same tables' dropout rows (15, 16) less these
+//     give it 0.77-0.81 forward and 0.86-0.90 backward on its 5 bytes.
 //   The activation and the loss on every GPU at H100's shares, the attention core at the A100's
 //   (none measured on another GPU was found; the one kernel the same data time on A100 and
 //   H100, torch.nn.LayerNorm, reaches the same share of each GPU's bandwidth: 0.51-0.53 forward

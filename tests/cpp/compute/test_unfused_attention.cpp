@@ -86,9 +86,10 @@ TEST_CASE("the unfused attention core against FlashAttention-2's A100 80GB PyTor
   // in Dao-AILab/flash-attention, added by the release commit 4f285b3): "Pytorch" attention
   // forward + backward on an A100 80GB SXM4 (2,039 GB/s), fp16, dropout 0 (PyTorch skips it),
   // hidden 2,048 in 32 heads of 64 or 16 of 128, 16K tokens a batch (batch x seq), TFLOP/s read
-  // off the figure's labels (out of memory at 16K). Its script (benchmarks/benchmark_flash_attention.py,
-  // 60499ab) counts 3.5 x 4 x batch x seq^2 x hidden FLOPs, halved under the causal mask; its
-  // PyTorch attention (baddbmm, softmax, dropout, einsum) computes the whole matrix either way.
+  // off the figure's labels (out of memory at 16K). Its script
+  // (benchmarks/benchmark_flash_attention.py, committed after the figure at 60499ab) counts
+  // 3.5 x 4 x batch x seq^2 x hidden FLOPs, halved under the causal mask; its PyTorch attention
+  // (baddbmm, softmax, dropout, einsum) computes the whole matrix either way.
   // Head dimension 128 has the same FLOPs as 64 and half the score bytes: it is what separates a
   // roofline (the larger of arithmetic and bytes: x1.11-1.44 fast at 128) from the serial sum.
   const Roofline r(*find_gpu("A100-80GB"), work::Precision::fp16);
