@@ -159,7 +159,8 @@ Op attention_op(const Shapes& s, Phase phase, std::string_view name) {
 // and the attention dropout, two kernels reading and writing the s x s matrix in HBM (bytes per
 // element: workloads/unfused_attention.hpp, which serving's unfused prefill shares). The backward
 // runs two GEMMs per forward GEMM. The GEMMs and the softmax are attention-core memory kernels
-// (their measured share of HBM bandwidth); the dropout a streaming pass.
+// (their measured share of HBM bandwidth; on GPUs the GEMMs' arithmetic adds to their bytes'
+// time: sim/compute/roofline.hpp); the dropout a streaming pass.
 void add_unfused_attention(std::vector<Op>& ops, const TrainingWorkload& w, const Shapes& s, Phase phase) {
   const double instances = s.b * w.model.heads / s.t;
   const double queries = s.n / s.b, keys = s.s, d = w.model.head_dim();

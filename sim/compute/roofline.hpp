@@ -1,7 +1,8 @@
 #pragma once
 // Op timing by roofline: an op takes the larger of its FLOPs at the GPU's dense peak x an
-// achievable efficiency and its bytes at HBM bandwidth x an efficiency; a measured time, where
-// given, replaces both.
+// achievable efficiency and its bytes at HBM bandwidth x an efficiency (the unfused attention
+// core's batched products on GPUs take the sum: below); a measured time, where given, replaces
+// both.
 //
 // Default efficiencies and their basis:
 // - GEMMs: the GPU's largest measured GEMM rate over its peak (GpuSpec::max_gemm_efficiency,
@@ -58,16 +59,24 @@
 //     0.334, 0.326 forward on the model's 12 bytes per logit for 32K, 64K and 128K vocabularies:
 //     0.33; backward 0.396-0.399 on 8 bytes per logit: 0.40.
 //   - the score matrix of attention without flash attention (work::MemoryKernel::attention_core:
-//     the softmax, and the batched Q K^T and P V GEMMs that write and read the matrix, whose
-//     bytes bound them at head dimensions up to 128): 0.64 of HBM bandwidth forward, 0.56
-//     backward, measured on an A100 40GB (1,555 GB/s) by Dao et al. 2022 (FlashAttention,
-//     arXiv 2205.14135, appendix E.6, Tables 18 and 19, the "PyTorch Attention" row: fp16,
-//     batch 16, 8 heads of 64, no dropout, no mask; Megatron's row the same within 6%): the
-//     model's bytes per score (forward 8: the GEMMs' 2 + 2 and the softmax's 4; backward 14)
-//     over the measured time, 0.58, 0.66, 0.68 forward and 0.53, 0.57, 0.58 backward at 1,024,
-//     2,048 and 4,096 (at 512 and below the runs are bound by PyTorch's per-op time, not
-//     bandwidth). The attention dropout stays at `memory`: the same tables' dropout rows
-//     (15, 16) less these give it 0.77-0.81 forward and 0.86-0.90 backward on its 5 bytes.
+//     the softmax, and the batched Q K^T and P V GEMMs that write and read the matrix): 0.72 of
+//     HBM bandwidth forward, 0.63 backward, measured on an A100 40GB (1,555 GB/s) by Dao et al.
+//     2022 (FlashAttention, arXiv 2205.14135, appendix E.6, Tables 18 and 19, the "PyTorch
+//     Attention" row: fp16, batch 16, 8 heads of 64, no dropout, no mask; Megatron's row the same
+//     within 6%): the model's bytes per score (forward 8: the GEMMs' 2 + 2 and the softmax's 4;
+//     backward 14) over the measured time less the products' arithmetic, 0.64, 0.75, 0.78
+//     forward and 0.59, 0.64, 0.66 backward at 1,024, 2,048 and 4,096 (at 512 and below the runs
+//     are bound by PyTorch's per-op time, not bandwidth). On GPUs the batched products are not a
+//     roofline: their arithmetic (at the GEMM ceiling and shape) and their bytes add up. The
+//     evidence is the head dimension: FlashAttention-2's figure of the same PyTorch attention on
+//     an A100 80GB (Dao 2023, arXiv 2307.08691, Figure 4, assets/flash2_a100_fwd_bwd_benchmark.png
+//     in Dao-AILab/flash-attention at 4f285b3: hidden 2,048, 16K tokens, forward and backward;
+//     the TFLOP/s count of benchmarks/benchmark_flash_attention.py, 60499ab) at head dimension
+//     128 has the FLOPs of 64 and half the score bytes, and runs 1.76-1.87x faster at 2K to 8K,
+//     not 2x; the larger of the two leaves the model x1.11-1.44 fast at 128 (x1.05-1.19 at 64),
+//     their sum x0.93-1.10 at both from 1K to 8K (tests/cpp/compute/test_unfused_attention.cpp).
+//     The attention dropout stays at `memory`: the same tables' dropout rows (15, 16) less these
+//     give it 0.77-0.81 forward and 0.86-0.90 backward on its 5 bytes.
 //   The activation and the loss on every GPU at H100's shares, the attention core at the A100's
 //   (none measured on another GPU was found; the one kernel the same data time on A100 and
 //   H100, torch.nn.LayerNorm, reaches the same share of each GPU's bandwidth: 0.51-0.53 forward
