@@ -25,7 +25,9 @@ std::unique_ptr<StepTimeModel> default_step_time(const JobsConfig& c) {
 JobCluster::JobCluster(engine::Simulator& sim, JobsConfig config, std::unique_ptr<StepTimeModel> step_time)
     : sim_(sim),
       config_((config.validate(), std::move(config))),
-      cluster_(config_.fleet.nodes, config_.gpus_per_node, config_.node_domain),
+      // The cluster-wide free-GPU buckets only for the placement that reads them.
+      cluster_(config_.fleet.nodes, config_.gpus_per_node, config_.node_domain,
+               config_.scheduler.placement == PlacementPolicy::pack),
       book_(static_cast<int>(config_.scheduler.queues.size()), config_.fleet.nodes, config_.gpus_per_node,
             config_.scheduler.preemption),
       fair_share_(config_.quotas(), config_.scheduler.usage_half_life_s, sim.now()),

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -85,6 +86,38 @@ TEST_CASE("The cluster keeps free GPUs per node, domain and bucket", "[jobs][clu
   CHECK(c.spread({{0, 1}, {1, 1}, {3, 1}}) == 2);
   CHECK(c.min_spread(16) == 1);
   CHECK(c.min_spread(17) == 2);
+}
+
+TEST_CASE("Without cluster-wide buckets the domains' are the same and pack placement refuses", "[jobs][cluster]") {
+  // The same allocations, releases and outages on a cluster with and without the buckets over
+  // the whole cluster: the domains' buckets hold the same nodes in the same order.
+  ClusterState with(8, 4, {0, 0, 0, 0, 1, 1, 1, 1});
+  ClusterState without(8, 4, {0, 0, 0, 0, 1, 1, 1, 1}, false);
+  CHECK(with.has_cluster_buckets());
+  CHECK_FALSE(without.has_cluster_buckets());
+  const auto same = [&] {
+    for (int d = 0; d < 2; ++d)
+      for (int k = 0; k <= 4; ++k) {
+        const std::span<const int> a = with.nodes_with_free(d, k), b = without.nodes_with_free(d, k);
+        REQUIRE(std::vector<int>(a.begin(), a.end()) == std::vector<int>(b.begin(), b.end()));
+      }
+    CHECK(without.nodes_with_free(-1, 4).empty());
+    with.check();
+    without.check();
+  };
+  for (ClusterState* c : {&with, &without}) {
+    c->allocate({{0, 3}, {5, 4}, {6, 1}});
+    c->set_available(1, false);
+    c->release({{5, 4}});
+    c->allocate({{2, 2}});
+    c->set_available(1, true);
+  }
+  same();
+  const Allocation a = place(without, 6, PlacementPolicy::topology), b = place(with, 6, PlacementPolicy::topology);
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) CHECK((a[i].node == b[i].node && a[i].gpus == b[i].gpus));
+  CHECK_THROWS_AS(place(without, 2, PlacementPolicy::pack), std::logic_error);
+  CHECK(place(with, 2, PlacementPolicy::pack).size() == 1);
 }
 
 TEST_CASE("The best-fit domain is the fullest that holds a job, indexed or scanned", "[jobs][cluster]") {
