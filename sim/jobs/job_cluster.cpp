@@ -178,6 +178,9 @@ void JobCluster::hold(Slot s, double release_s) {
   j.release_s = release_s;
   j.hold_seq = ++holds_;
   book_.hold(s);
+  // A release not before the next one's leaves it the next (at the same instant, the earlier
+  // hold goes first): the event stays, without asking the index (most holds release later).
+  if (release_event_.valid() && release_s >= release_event_s_) return;
   schedule_next_release();
 }
 
