@@ -254,12 +254,13 @@ double JobCluster::close_segment(Job& j) {
   const RunSegment& r = j.run;
   const double elapsed = now - r.start_s;
   const double restoring = std::min(elapsed, r.overhead_s);
-  const double work = r.work_at(now);
+  const RunSegment::Progress progress = r.progress_at(now);
+  const double work = progress.work;
   const double working = (work - r.work0) / r.rate;
   restore_gpu_s_ += restoring * j.gpus;
   checkpoint_gpu_s_ += std::max(0.0, elapsed - restoring - working) * j.gpus;
   slowdown_gpu_s_ += (work - r.work0) * (1.0 / r.rate - 1.0) * j.gpus;
-  checkpoints_ += r.checkpoints_at(now);
+  checkpoints_ += progress.checkpoints;
   return work;
 }
 
