@@ -212,28 +212,6 @@ void ClusterState::release(const Allocation& a) {
   for (const NodeShare& s : a) change(s.node, -s.gpus);
 }
 
-int ClusterState::spread(const Allocation& a) const {
-  // Allocations are small (a few nodes); a linear scan of the domains seen beats a set.
-  int count = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const int d = domain_of(a[i].node);
-    bool seen = false;
-    for (std::size_t j = 0; j < i && !seen; ++j) seen = domain_of(a[j].node) == d;
-    if (!seen) ++count;
-  }
-  return count;
-}
-
-int ClusterState::min_spread(int gpus) const {
-  int count = 0;
-  for (const int capacity : domains_by_size_) {
-    if (gpus <= 0) break;
-    gpus -= capacity;
-    ++count;
-  }
-  return std::max(count, 1);
-}
-
 void ClusterState::check() const {
   int free = 0, allocated = 0, available = 0, allocated_unavailable = 0;
   std::vector<int> domain_free(domain_free_.size(), 0);

@@ -78,11 +78,30 @@ class ClusterState {
   void allocate(const Allocation& a);
   void release(const Allocation& a);
 
-  // Distinct domains (nodes) an allocation spans.
-  int spread(const Allocation& a) const;
+  // Distinct domains (nodes) an allocation spans. (Inline, as min_spread: every start asks for
+  // both, and the calls were most of their cost.)
+  int spread(const Allocation& a) const {
+    // Allocations are small (a few nodes); a linear scan of the domains seen beats a set.
+    int count = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const int d = domain_of(a[i].node);
+      bool seen = false;
+      for (std::size_t j = 0; j < i && !seen; ++j) seen = domain_of(a[j].node) == d;
+      if (!seen) ++count;
+    }
+    return count;
+  }
   static int node_count(const Allocation& a) { return static_cast<int>(a.size()); }
   // The fewest domains `gpus` GPUs could span on an empty cluster: filled largest first.
-  int min_spread(int gpus) const;
+  int min_spread(int gpus) const {
+    int count = 0;
+    for (const int capacity : domains_by_size_) {
+      if (gpus <= 0) break;
+      gpus -= capacity;
+      ++count;
+    }
+    return count > 1 ? count : 1;
+  }
 
   // Throws std::logic_error when an invariant does not hold.
   void check() const;
