@@ -22,11 +22,13 @@ FairShare::FairShare(std::vector<double> quotas, double half_life_s, double now_
   for (double& q : shares_) q = total > 0.0 ? q / total : 0.0;
 }
 
-double FairShare::decay(double dt) const {
+// decay and accrued inline in usage (each a call with its frame around the exponential, asked
+// at every start and end of a job).
+[[gnu::always_inline]] inline double FairShare::decay(double dt) const {
   return half_life_s_ > 0.0 ? std::exp2(-dt / half_life_s_) : 1.0;
 }
 
-double FairShare::accrued(double gpus, double dt) const {
+[[gnu::always_inline]] inline double FairShare::accrued(double gpus, double dt) const {
   if (half_life_s_ <= 0.0) return gpus * dt;
   // Integral of g 2^(-(t - s)/h) ds over the last dt seconds; expm1 keeps it exact for small dt.
   return -gpus * (half_life_s_ / std::numbers::ln2) * std::expm1(-dt * std::numbers::ln2 / half_life_s_);
