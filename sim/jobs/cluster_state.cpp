@@ -171,8 +171,7 @@ void ClusterState::set_available(int node, bool on) {
   rebucket(node);
 }
 
-// Inline in allocate and release (a call per node of every start and end).
-[[gnu::always_inline]] inline void ClusterState::change(int node, int delta_allocated) {
+void ClusterState::change(int node, int delta_allocated) {
   if (node < 0 || node >= nodes()) [[unlikely]]
     refuse_node(node);
   const auto n = static_cast<std::size_t>(node);
