@@ -5,6 +5,19 @@
 
 namespace cs::jobs {
 
+int64_t RunSegment::checkpoints_planned() const {
+  const double remaining = total_work - work0;
+  if (!std::isfinite(plan.interval_work_s) || !(remaining > 0.0)) return 0;
+  // Checkpoints at work0 + k * interval for every k with that point strictly before the end.
+  const double k = std::ceil(remaining / plan.interval_work_s) - 1.0;
+  return static_cast<int64_t>(std::max(0.0, k));
+}
+
+double RunSegment::end_s() const {
+  return start_s + overhead_s + (total_work - work0) / rate +
+         static_cast<double>(checkpoints_planned()) * plan.blocking_s;
+}
+
 int64_t RunSegment::checkpoints_at(double t) const { return progress_at(t).checkpoints; }
 
 double RunSegment::work_at(double t) const { return progress_at(t).work; }

@@ -12,8 +12,6 @@
 // work0 + k interval_work_s becomes committed. No checkpoint is taken at or after the total
 // work: the job ends as it reaches it. With interval_work_s infinite the job never checkpoints.
 // Units: seconds (of work, or of wall time where it says so).
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -33,20 +31,10 @@ struct RunSegment {
   double total_work = 0.0;  // the job's whole work (>= work0)
   CheckpointPlan plan;
 
-  // Checkpoints the segment takes before it reaches total_work. (Inline, as end_s: a start
-  // asks for both, a backfill's test too.)
-  int64_t checkpoints_planned() const {
-    const double remaining = total_work - work0;
-    if (!std::isfinite(plan.interval_work_s) || !(remaining > 0.0)) return 0;
-    // Checkpoints at work0 + k * interval for every k with that point strictly before the end.
-    const double k = std::ceil(remaining / plan.interval_work_s) - 1.0;
-    return static_cast<int64_t>(std::max(0.0, k));
-  }
+  // Checkpoints the segment takes before it reaches total_work.
+  int64_t checkpoints_planned() const;
   // Wall time at which total_work is reached.
-  double end_s() const {
-    return start_s + overhead_s + (total_work - work0) / rate +
-           static_cast<double>(checkpoints_planned()) * plan.blocking_s;
-  }
+  double end_s() const;
   // Work done by time t (within [start_s, end_s()]); a checkpoint in progress counts its
   // interval as done but not yet safe.
   double work_at(double t) const;

@@ -12,8 +12,7 @@ std::size_t PendingQueue::lower_bound(int64_t id) const {
   return static_cast<std::size_t>(it - entries_.begin());
 }
 
-// Inline in insert: a call per submission.
-[[gnu::always_inline]] inline void PendingQueue::add_to_block(std::size_t i) {
+void PendingQueue::add_to_block(std::size_t i) {
   const Entry& e = entries_[i];
   if (i / kBlock == blocks_.size()) blocks_.push_back({0, e.gpus, e.remaining_s});
   BlockSummary& b = blocks_[i / kBlock];
