@@ -31,8 +31,9 @@ void logic_check(bool ok, const Message& what) {
 
 }  // namespace
 
-ClusterState::ClusterState(int nodes, int gpus_per_node, std::vector<int> node_domain)
+ClusterState::ClusterState(int nodes, int gpus_per_node, std::vector<int> node_domain, bool cluster_buckets)
     : gpus_per_node_(gpus_per_node),
+      cluster_buckets_(cluster_buckets),
       node_domain_(std::move(node_domain)),
       allocated_(static_cast<std::size_t>(nodes), 0),
       available_(static_cast<std::size_t>(nodes), 1),
@@ -53,7 +54,7 @@ ClusterState::ClusterState(int nodes, int gpus_per_node, std::vector<int> node_d
   buckets_.resize((static_cast<std::size_t>(domains) + 1) * stride_);
   std::size_t at = 0;
   for (int d = -1; d < domains; ++d) {
-    const std::size_t room = d < 0 ? static_cast<std::size_t>(nodes) : nodes_of_domain(d).size();
+    const std::size_t room = d >= 0 ? nodes_of_domain(d).size() : cluster_buckets_ ? static_cast<std::size_t>(nodes) : 0;
     for (int k = 0; k <= gpus_per_node; ++k) {
       buckets_[bucket_index(d, k)].begin = at;
       at += room;
@@ -144,7 +145,7 @@ void ClusterState::unbucket(int node) {
   NodeBuckets& nb = node_buckets_[static_cast<std::size_t>(node)];
   if (nb.free < 0) return;
   take_out(buckets_[bucket_index(nb.domain, nb.free)], node, &NodeBuckets::pos_domain);
-  take_out(buckets_[bucket_index(-1, nb.free)], node, &NodeBuckets::pos_cluster);
+  if (cluster_buckets_) take_out(buckets_[bucket_index(-1, nb.free)], node, &NodeBuckets::pos_cluster);
   nb.free = -1;
 }
 
@@ -153,7 +154,7 @@ void ClusterState::rebucket(int node) {
   NodeBuckets& nb = node_buckets_[static_cast<std::size_t>(node)];
   const int k = free_on(node);
   put_in(buckets_[bucket_index(nb.domain, k)], node, &NodeBuckets::pos_domain);
-  put_in(buckets_[bucket_index(-1, k)], node, &NodeBuckets::pos_cluster);
+  if (cluster_buckets_) put_in(buckets_[bucket_index(-1, k)], node, &NodeBuckets::pos_cluster);
   nb.free = k;
 }
 
@@ -190,8 +191,10 @@ void ClusterState::change(int node, int delta_allocated) {
   const int to = gpus_per_node_ - now;
   take_out(buckets_[bucket_index(nb.domain, nb.free)], node, &NodeBuckets::pos_domain);
   put_in(buckets_[bucket_index(nb.domain, to)], node, &NodeBuckets::pos_domain);
-  take_out(buckets_[bucket_index(-1, nb.free)], node, &NodeBuckets::pos_cluster);
-  put_in(buckets_[bucket_index(-1, to)], node, &NodeBuckets::pos_cluster);
+  if (cluster_buckets_) {
+    take_out(buckets_[bucket_index(-1, nb.free)], node, &NodeBuckets::pos_cluster);
+    put_in(buckets_[bucket_index(-1, to)], node, &NodeBuckets::pos_cluster);
+  }
   nb.free = to;
   free_ -= delta_allocated;
   add_domain_free(nb.domain, -delta_allocated);
@@ -207,28 +210,6 @@ void ClusterState::allocate(const Allocation& a) {
 
 void ClusterState::release(const Allocation& a) {
   for (const NodeShare& s : a) change(s.node, -s.gpus);
-}
-
-int ClusterState::spread(const Allocation& a) const {
-  // Allocations are small (a few nodes); a linear scan of the domains seen beats a set.
-  int count = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const int d = domain_of(a[i].node);
-    bool seen = false;
-    for (std::size_t j = 0; j < i && !seen; ++j) seen = domain_of(a[j].node) == d;
-    if (!seen) ++count;
-  }
-  return count;
-}
-
-int ClusterState::min_spread(int gpus) const {
-  int count = 0;
-  for (const int capacity : domains_by_size_) {
-    if (gpus <= 0) break;
-    gpus -= capacity;
-    ++count;
-  }
-  return std::max(count, 1);
 }
 
 void ClusterState::check() const {

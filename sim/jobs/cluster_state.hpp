@@ -7,8 +7,8 @@
 // unavailable node's GPUs are never free, while those still allocated on it stay allocated
 // until their job releases them.
 //
-// Free GPUs are also kept in buckets (available nodes with exactly k free GPUs, per domain and
-// over the cluster), so a placement finds the best-fitting node without scanning.
+// Free GPUs are also kept in buckets (available nodes with exactly k free GPUs, per domain and,
+// when asked for, over the cluster), so a placement finds the best-fitting node without scanning.
 // Invariants: 0 <= allocated(n) <= gpus_per_node; free(n) = available(n) ? gpus_per_node -
 // allocated(n) : 0; the domain and cluster totals are the sums of the nodes'. check()
 // verifies them all (tests).
@@ -27,8 +27,11 @@ using Allocation = std::vector<NodeShare>;
 
 class ClusterState {
  public:
-  // node_domain: each node's domain (0-based); empty: all in domain 0.
-  ClusterState(int nodes, int gpus_per_node, std::vector<int> node_domain);
+  // node_domain: each node's domain (0-based); empty: all in domain 0. cluster_buckets: keep the
+  // buckets over the whole cluster too (nodes_with_free(-1, k): pack placement reads them;
+  // topology placement reads only its domains', and keeping both was half of every change of a
+  // node).
+  ClusterState(int nodes, int gpus_per_node, std::vector<int> node_domain, bool cluster_buckets = true);
 
   int nodes() const { return static_cast<int>(allocated_.size()); }
   int gpus_per_node() const { return gpus_per_node_; }
@@ -60,8 +63,10 @@ class ClusterState {
   int allocated_unavailable_gpus() const { return allocated_unavailable_; }
   int total_gpus() const { return nodes() * gpus_per_node_; }
 
-  // Available nodes of domain d (d = -1: of the cluster) with exactly k free GPUs. (Inline:
-  // a placement asks for several buckets per domain it packs.)
+  // Available nodes of domain d (d = -1: of the cluster; always empty without cluster_buckets)
+  // with exactly k free GPUs. (Inline and unchecked: a placement asks for several buckets per
+  // domain it packs, and checks has_cluster_buckets() once.)
+  bool has_cluster_buckets() const { return cluster_buckets_; }
   std::span<const int> nodes_with_free(int d, int k) const {
     const Bucket& b = buckets_[bucket_index(d, k)];
     return {bucket_nodes_.data() + b.begin, b.size};
@@ -73,11 +78,30 @@ class ClusterState {
   void allocate(const Allocation& a);
   void release(const Allocation& a);
 
-  // Distinct domains (nodes) an allocation spans.
-  int spread(const Allocation& a) const;
+  // Distinct domains (nodes) an allocation spans. (Inline, as min_spread: every start asks for
+  // both, and the calls were most of their cost.)
+  int spread(const Allocation& a) const {
+    // Allocations are small (a few nodes); a linear scan of the domains seen beats a set.
+    int count = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const int d = domain_of(a[i].node);
+      bool seen = false;
+      for (std::size_t j = 0; j < i && !seen; ++j) seen = domain_of(a[j].node) == d;
+      if (!seen) ++count;
+    }
+    return count;
+  }
   static int node_count(const Allocation& a) { return static_cast<int>(a.size()); }
   // The fewest domains `gpus` GPUs could span on an empty cluster: filled largest first.
-  int min_spread(int gpus) const;
+  int min_spread(int gpus) const {
+    int count = 0;
+    for (const int capacity : domains_by_size_) {
+      if (gpus <= 0) break;
+      gpus -= capacity;
+      ++count;
+    }
+    return count > 1 ? count : 1;
+  }
 
   // Throws std::logic_error when an invariant does not hold.
   void check() const;
@@ -91,7 +115,7 @@ class ClusterState {
     std::size_t size = 0;
   };
   // Where a node is bucketed: its bucket's free count (-1: none) and its positions in its
-  // domain's bucket and the cluster's; with its domain, one 16-byte record per node (a change
+  // domain's bucket and the cluster's (-1 without cluster buckets); with its domain, one 16-byte record per node (a change
   // of a node's free GPUs reads and writes it whole).
   struct NodeBuckets {
     int domain = 0;
@@ -114,6 +138,7 @@ class ClusterState {
   int best_fit_by_scan(int gpus) const;
 
   int gpus_per_node_;
+  bool cluster_buckets_;
   std::vector<int> node_domain_;
   std::vector<std::vector<int>> domain_nodes_;
   std::vector<int> allocated_;
@@ -123,7 +148,8 @@ class ClusterState {
   int allocated_total_ = 0;
   int available_nodes_ = 0;
   int allocated_unavailable_ = 0;  // allocated GPUs on unavailable nodes
-  // buckets_[(d + 1) * stride_ + k]: d = -1 is the whole cluster; stride_ = gpus_per_node + 1.
+  // buckets_[(d + 1) * stride_ + k]: d = -1 is the whole cluster (no room in bucket_nodes_
+  // without cluster_buckets_); stride_ = gpus_per_node + 1.
   std::size_t stride_;
   std::vector<Bucket> buckets_;
   std::vector<int> bucket_nodes_;

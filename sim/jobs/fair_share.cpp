@@ -1,6 +1,7 @@
 #include "sim/jobs/fair_share.hpp"
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <stdexcept>
 
@@ -21,11 +22,13 @@ FairShare::FairShare(std::vector<double> quotas, double half_life_s, double now_
   for (double& q : shares_) q = total > 0.0 ? q / total : 0.0;
 }
 
-double FairShare::decay(double dt) const {
+// decay and accrued inline in usage (each a call with its frame around the exponential, asked
+// at every start and end of a job).
+[[gnu::always_inline]] inline double FairShare::decay(double dt) const {
   return half_life_s_ > 0.0 ? std::exp2(-dt / half_life_s_) : 1.0;
 }
 
-double FairShare::accrued(double gpus, double dt) const {
+[[gnu::always_inline]] inline double FairShare::accrued(double gpus, double dt) const {
   if (half_life_s_ <= 0.0) return gpus * dt;
   // Integral of g 2^(-(t - s)/h) ds over the last dt seconds; expm1 keeps it exact for small dt.
   return -gpus * (half_life_s_ / std::numbers::ln2) * std::expm1(-dt * std::numbers::ln2 / half_life_s_);
@@ -55,12 +58,17 @@ std::vector<double> FairShare::factors(double now_s) const {
 }
 
 void FairShare::factors(double now_s, std::vector<double>& f) const {
-  f.resize(shares_.size());
-  double total = 0.0;  // the usages first, in f, then each becomes its factor
-  for (std::size_t q = 0; q < f.size(); ++q) total += f[q] = usage(static_cast<int>(q), now_s);
-  for (std::size_t q = 0; q < f.size(); ++q) {
-    const double normalized = total > 0.0 ? f[q] / total : 0.0;
-    f[q] = shares_[q] > 0.0 ? std::exp2(-normalized / shares_[q]) : 0.0;
+  factor_exponents(now_s, f);
+  for (double& x : f) x = std::exp2(x);
+}
+
+void FairShare::factor_exponents(double now_s, std::vector<double>& x) const {
+  x.resize(shares_.size());
+  double total = 0.0;  // the usages first, in x, then each becomes its exponent
+  for (std::size_t q = 0; q < x.size(); ++q) total += x[q] = usage(static_cast<int>(q), now_s);
+  for (std::size_t q = 0; q < x.size(); ++q) {
+    const double normalized = total > 0.0 ? x[q] / total : 0.0;
+    x[q] = shares_[q] > 0.0 ? -normalized / shares_[q] : -std::numeric_limits<double>::infinity();
   }
 }
 

@@ -31,6 +31,9 @@ class FairShare {
   // buffer, reused).
   std::vector<double> factors(double now_s) const;
   void factors(double now_s, std::vector<double>& out) const;
+  // The exponent x of every queue's F = 2^x at now_s, into `out`: -U / S, or -infinity for a
+  // queue with no shares (2^-inf = 0). std::exp2 of each is exactly factors()'s F.
+  void factor_exponents(double now_s, std::vector<double>& out) const;
   double normalized_shares(int queue) const { return shares_[static_cast<std::size_t>(queue)]; }
 
  private:

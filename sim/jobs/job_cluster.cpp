@@ -25,7 +25,9 @@ std::unique_ptr<StepTimeModel> default_step_time(const JobsConfig& c) {
 JobCluster::JobCluster(engine::Simulator& sim, JobsConfig config, std::unique_ptr<StepTimeModel> step_time)
     : sim_(sim),
       config_((config.validate(), std::move(config))),
-      cluster_(config_.fleet.nodes, config_.gpus_per_node, config_.node_domain),
+      // The cluster-wide free-GPU buckets only for the placement that reads them.
+      cluster_(config_.fleet.nodes, config_.gpus_per_node, config_.node_domain,
+               config_.scheduler.placement == PlacementPolicy::pack),
       book_(static_cast<int>(config_.scheduler.queues.size()), config_.fleet.nodes, config_.gpus_per_node,
             config_.scheduler.preemption),
       fair_share_(config_.quotas(), config_.scheduler.usage_half_life_s, sim.now()),
@@ -176,6 +178,9 @@ void JobCluster::hold(Slot s, double release_s) {
   j.release_s = release_s;
   j.hold_seq = ++holds_;
   book_.hold(s);
+  // A release not before the next one's leaves it the next (at the same instant, the earlier
+  // hold goes first): the event stays, without asking the index (most holds release later).
+  if (release_event_.valid() && release_s >= release_event_s_) return;
   schedule_next_release();
 }
 
@@ -249,12 +254,13 @@ double JobCluster::close_segment(Job& j) {
   const RunSegment& r = j.run;
   const double elapsed = now - r.start_s;
   const double restoring = std::min(elapsed, r.overhead_s);
-  const double work = r.work_at(now);
+  const RunSegment::Progress progress = r.progress_at(now);
+  const double work = progress.work;
   const double working = (work - r.work0) / r.rate;
   restore_gpu_s_ += restoring * j.gpus;
   checkpoint_gpu_s_ += std::max(0.0, elapsed - restoring - working) * j.gpus;
   slowdown_gpu_s_ += (work - r.work0) * (1.0 / r.rate - 1.0) * j.gpus;
-  checkpoints_ += r.checkpoints_at(now);
+  checkpoints_ += progress.checkpoints;
   return work;
 }
 

@@ -18,26 +18,29 @@ double RunSegment::end_s() const {
          static_cast<double>(checkpoints_planned()) * plan.blocking_s;
 }
 
-int64_t RunSegment::checkpoints_at(double t) const {
-  const int64_t planned = checkpoints_planned();
-  if (planned == 0) return 0;
-  const double e = t - start_s - overhead_s;
-  if (!(e > 0.0)) return 0;
-  return std::min(planned, static_cast<int64_t>(std::floor(e / cycle_s())));
-}
+int64_t RunSegment::checkpoints_at(double t) const { return progress_at(t).checkpoints; }
 
-double RunSegment::work_at(double t) const {
+double RunSegment::work_at(double t) const { return progress_at(t).work; }
+
+RunSegment::Progress RunSegment::progress_at(double t) const {
+  Progress p{work0, 0};
   const double e = t - start_s - overhead_s;
-  if (!(e > 0.0)) return work0;
-  if (checkpoints_planned() == 0) return std::min(total_work, work0 + e * rate);
+  if (!(e > 0.0)) return p;
+  const int64_t planned = checkpoints_planned();
+  if (planned == 0) {
+    p.work = std::min(total_work, work0 + e * rate);
+    return p;
+  }
   const double cycle = cycle_s();
   const double k = std::floor(e / cycle);
+  p.checkpoints = std::min(planned, static_cast<int64_t>(k));
   const double into = e - k * cycle;
   const double base = work0 + k * plan.interval_work_s;
   // Working through the interval, or stopped for its checkpoint (the interval done).
   const double done = into < plan.interval_work_s / rate ? base + into * rate
                                                           : base + plan.interval_work_s;
-  return std::min(total_work, done);
+  p.work = std::min(total_work, done);
+  return p;
 }
 
 double RunSegment::committed_at(double t) const {

@@ -42,6 +42,12 @@ struct RunSegment {
   double committed_at(double t) const;
   // Checkpoints completed (the stop over, durable or not) by time t.
   int64_t checkpoints_at(double t) const;
+  // work_at(t) and checkpoints_at(t) together, each computed once (a job's end asks for both).
+  struct Progress {
+    double work = 0.0;
+    int64_t checkpoints = 0;
+  };
+  Progress progress_at(double t) const;
 
  private:
   double cycle_s() const { return plan.interval_work_s / rate + plan.blocking_s; }

@@ -46,9 +46,7 @@ const QueueOrder::Groups& JobScheduler::groups(double now_s) {
   return order_->groups(now_s);
 }
 
-int JobScheduler::pass(double now_s) {
-  ++passes_;
-  if (book_.pending_total() == 0 || (cluster_.free_gpus() == 0 && !config_.preemption)) return 0;
+int JobScheduler::walk(double now_s) {
   const auto& queues = config_.queues;
   const std::size_t n = queues.size();
   std::vector<char>& blocked = blocked_;

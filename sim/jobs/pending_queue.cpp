@@ -71,7 +71,8 @@ bool PendingQueue::insert(const Entry& e) {
 }
 
 bool PendingQueue::erase(int64_t id) {
-  const std::size_t at = lower_bound(id);
+  // The first pending job, as a start nearly always takes: no search.
+  const std::size_t at = front_ < entries_.size() && entries_[front_].id == id ? front_ : lower_bound(id);
   if (at == entries_.size() || entries_[at].id != id || entries_[at].slot < 0) return false;
   entries_[at].slot = -1;
   --blocks_[at / kBlock].live;  // its bounds stay bounds

@@ -15,6 +15,8 @@ namespace {
 // emptiest nodes first (the fewest nodes). Buckets are read, never changed: `used[k]` counts
 // the nodes already taken from the front of bucket k.
 void pack(const ClusterState& c, int d, int need, Allocation& out) {
+  if (d < 0 && !c.has_cluster_buckets())
+    throw std::logic_error("place: pack placement needs the cluster-wide buckets (ClusterState's cluster_buckets)");
   const int g = c.gpus_per_node();
   // The counts on the stack for nodes of up to 16 GPUs, on the heap past that: every start
   // packs, and this buffer was half of a run's allocations.

@@ -1,6 +1,7 @@
 #include "sim/jobs/queue_order.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <utility>
 
@@ -40,12 +41,31 @@ PriorityOrder::PriorityOrder(const std::vector<QueueConfig>& queues) {
 }
 
 const QueueOrder::Groups& FairShareOrder::groups(double now_s) {
-  fair_share_.factors(now_s, factors_);
-  const std::vector<double>& f = factors_;
-  grouped(static_cast<int>(queues_.size()), [&](int q) {
-    return std::pair{queues_[static_cast<std::size_t>(q)].priority, f[static_cast<std::size_t>(q)]};
-  }, order_, groups_);
+  // The factors F = 2^x order and tie as their exponents x do when no two exponents are close
+  // without being equal (factors_order_as_exponents): a pass skips the exponentials (four of
+  // them per pass with four queues' jobs pending).
+  fair_share_.factor_exponents(now_s, keys_);
+  group_by_keys();
+  // Sorted, the neighbours decide: if each pair of them orders as its factors would, every pair
+  // does (two unequal exponents have an unequal neighbour pair between them). Else the factors.
+  for (std::size_t i = 1; i < order_.size(); ++i)
+    if (!factors_order_as_exponents(keys_[static_cast<std::size_t>(order_[i - 1])],
+                                    keys_[static_cast<std::size_t>(order_[i])])) [[unlikely]] {
+      group_by_factors();
+      break;
+    }
   return groups_;
+}
+
+void FairShareOrder::group_by_keys() {
+  grouped(static_cast<int>(queues_.size()), [&](int q) {
+    return std::pair{queues_[static_cast<std::size_t>(q)].priority, keys_[static_cast<std::size_t>(q)]};
+  }, order_, groups_);
+}
+
+void FairShareOrder::group_by_factors() {
+  for (double& x : keys_) x = std::exp2(x);
+  group_by_keys();
 }
 
 std::unique_ptr<QueueOrder> make_queue_order(const SchedulerConfig& s, const FairShare& fair_share) {

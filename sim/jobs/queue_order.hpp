@@ -11,6 +11,9 @@
 //     factor (fair_share.hpp), highest first; queues with equal factors share a group.
 // A pass asks for the groups every time: they come in a buffer the order keeps and refills (no
 // allocation per pass), valid until the next call.
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -51,12 +54,32 @@ class FairShareOrder final : public QueueOrder {
   const Groups& groups(double now_s) override;
 
  private:
+  // groups_ and order_ by (priority, keys_), highest first.
+  void group_by_keys();
+  // keys_ made the factors (2^exponent), then grouped by them (out of line: rare).
+  [[gnu::noinline, gnu::cold]] void group_by_factors();
+
   std::vector<QueueConfig> queues_;
   const FairShare& fair_share_;
-  std::vector<double> factors_;  // scratch
+  std::vector<double> keys_;     // scratch: the factors' exponents, or the factors
   std::vector<int> order_;       // scratch
   Groups groups_;
 };
+
+// Whether two fair-share factors 2^a and 2^b (std::exp2) order and tie exactly as a and b do:
+// true when a == b, or when they differ by more than 1e-12 and neither is NaN or at most -1000
+// (-infinity, a factor of exactly 0, is allowed against an exponent above -1000). Why: exp2 is
+// within an ulp or so of 2^x (glibc's bound for it is 1 ulp), so exponents more than 1e-12
+// apart give factors a factor of at least 1 + 6.9e-13 apart before rounding, which cannot
+// round to equal or reversed values; equal exponents give equal factors (-0 and +0 both 1).
+// Exponents at or below -1000 give subnormal or zero factors, with fewer bits.
+inline bool factors_order_as_exponents(double a, double b) {
+  constexpr double kApart = 1e-12, kLowest = -1000.0;
+  if (a == b) return true;
+  const double low = std::min(a, b), high = std::max(a, b);
+  return std::fabs(a - b) > kApart && high > kLowest &&
+         (low > kLowest || low == -std::numeric_limits<double>::infinity());
+}
 
 // The policy's order; `fair_share` must outlive it.
 std::unique_ptr<QueueOrder> make_queue_order(const SchedulerConfig& scheduler, const FairShare& fair_share);

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "sim/jobs/job_progress.hpp"
 #include "sim/jobs/pending_queue.hpp"
 #include "sim/jobs/placement.hpp"
+#include "sim/jobs/queue_order.hpp"
 #include "sim/jobs/release_index.hpp"
 #include "sim/jobs/sort_descending.hpp"
 #include "sim/jobs/step_time.hpp"
@@ -85,6 +88,38 @@ TEST_CASE("The cluster keeps free GPUs per node, domain and bucket", "[jobs][clu
   CHECK(c.spread({{0, 1}, {1, 1}, {3, 1}}) == 2);
   CHECK(c.min_spread(16) == 1);
   CHECK(c.min_spread(17) == 2);
+}
+
+TEST_CASE("Without cluster-wide buckets the domains' are the same and pack placement refuses", "[jobs][cluster]") {
+  // The same allocations, releases and outages on a cluster with and without the buckets over
+  // the whole cluster: the domains' buckets hold the same nodes in the same order.
+  ClusterState with(8, 4, {0, 0, 0, 0, 1, 1, 1, 1});
+  ClusterState without(8, 4, {0, 0, 0, 0, 1, 1, 1, 1}, false);
+  CHECK(with.has_cluster_buckets());
+  CHECK_FALSE(without.has_cluster_buckets());
+  const auto same = [&] {
+    for (int d = 0; d < 2; ++d)
+      for (int k = 0; k <= 4; ++k) {
+        const std::span<const int> a = with.nodes_with_free(d, k), b = without.nodes_with_free(d, k);
+        REQUIRE(std::vector<int>(a.begin(), a.end()) == std::vector<int>(b.begin(), b.end()));
+      }
+    CHECK(without.nodes_with_free(-1, 4).empty());
+    with.check();
+    without.check();
+  };
+  for (ClusterState* c : {&with, &without}) {
+    c->allocate({{0, 3}, {5, 4}, {6, 1}});
+    c->set_available(1, false);
+    c->release({{5, 4}});
+    c->allocate({{2, 2}});
+    c->set_available(1, true);
+  }
+  same();
+  const Allocation a = place(without, 6, PlacementPolicy::topology), b = place(with, 6, PlacementPolicy::topology);
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) CHECK((a[i].node == b[i].node && a[i].gpus == b[i].gpus));
+  CHECK_THROWS_AS(place(without, 2, PlacementPolicy::pack), std::logic_error);
+  CHECK(place(with, 2, PlacementPolicy::pack).size() == 1);
 }
 
 TEST_CASE("The best-fit domain is the fullest that holds a job, indexed or scanned", "[jobs][cluster]") {
@@ -185,6 +220,60 @@ TEST_CASE("Fair share: 2^(-U/S) of the decayed, normalized usage", "[jobs][fair_
   g.set_held(1, 3.0, 0.0);
   for (const double x : g.factors(100.0)) CHECK(x == Approx(0.5));
   CHECK(g.usage(0, 100.0) == Approx(700.0));  // half-life 0: no decay
+}
+
+TEST_CASE("Fair share's order by the factors' exponents is the order by the factors", "[jobs][fair_share]") {
+  // The reference: queues by (priority, factor) highest first, index order on a tie, cut where
+  // the key changes, from FairShare::factors.
+  const auto reference = [](const std::vector<QueueConfig>& queues, const FairShare& f, double now) {
+    const std::vector<double> F = f.factors(now);
+    std::vector<int> order(queues.size());
+    for (std::size_t q = 0; q < order.size(); ++q) order[q] = static_cast<int>(q);
+    const auto key = [&](int q) { return std::pair{queues[static_cast<std::size_t>(q)].priority, F[static_cast<std::size_t>(q)]}; };
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return key(a) > key(b); });
+    QueueOrder::Groups groups;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (i == 0 || key(order[i]) != key(order[i - 1])) groups.emplace_back();
+      groups.back().push_back(order[i]);
+    }
+    return groups;
+  };
+  // Random holdings of four queues (two of equal quota, one with none, two priorities), and
+  // holdings that make two exponents equal, one ulp apart or 1e-13 apart (the factors decide).
+  std::vector<QueueConfig> queues(4);
+  const std::vector<double> quotas{0.4, 0.3, 0.3, 0.0};
+  for (std::size_t q = 0; q < queues.size(); ++q) queues[q].quota = quotas[q];
+  queues[3].priority = 1;
+  std::mt19937_64 rng(11);
+  for (const double half_life : {0.0, 3600.0}) {
+    FairShare f(quotas, half_life);
+    FairShareOrder order(queues, f);
+    double now = 0.0;
+    for (int step = 0; step < 2000; ++step) {
+      const int q = static_cast<int>(rng() % 4);
+      const double gpus = step % 7 == 0 ? 0.0 : static_cast<double>(rng() % 64);
+      f.set_held(q, gpus, now);
+      if (step % 5 == 0) f.set_held(q == 1 ? 2 : 1, f.usage(q, now) > 0.0 ? gpus : 0.0, now);
+      now += static_cast<double>(rng() % 600);
+      REQUIRE(order.groups(now) == reference(queues, f, now));
+    }
+  }
+  for (const double other : {1.0, std::nextafter(1.0, 2.0), 1.0 + 1e-13, 1.001}) {
+    FairShare g(quotas, 0.0);
+    FairShareOrder by(queues, g);
+    g.set_held(1, 1.0, 0.0);
+    g.set_held(2, other, 0.0);
+    CAPTURE(other);
+    CHECK(by.groups(10.0) == reference(queues, g, 10.0));
+  }
+  CHECK(factors_order_as_exponents(-1.0, -1.0));
+  CHECK(factors_order_as_exponents(-0.0, 0.0));
+  CHECK_FALSE(factors_order_as_exponents(-1.0, std::nextafter(-1.0, 0.0)));
+  CHECK(factors_order_as_exponents(-1.0, -1.0 - 1e-9));
+  CHECK(factors_order_as_exponents(-std::numeric_limits<double>::infinity(), -2.0));
+  CHECK_FALSE(factors_order_as_exponents(-std::numeric_limits<double>::infinity(), -2000.0));
+  CHECK_FALSE(factors_order_as_exponents(-1100.0, -1200.0));
+  CHECK_FALSE(factors_order_as_exponents(std::nan(""), -1.0));
 }
 
 TEST_CASE("The step-time seam: a spread penalty per extra domain, asked once per shape",
