@@ -92,8 +92,12 @@ class GraphBuilder {
   void tensor_parallel_reduce(uint32_t worker, int micro, int layer, Chain& c, uint32_t after = kNone);
   // What a backward input gradient's tensor-parallel collective waits for besides the input
   // gradient: the weight gradient just issued when the plan does not overlap them
-  // (overlap_tp_wgrad false, the weight gradients not deferred to their own pass), else nothing.
-  uint32_t serial_wgrad() const { return p_.overlap_tp_wgrad || split_ ? kNone : last_weight_task_; }
+  // (overlap_tp_wgrad false, the weight gradients not deferred to their own pass, no
+  // userbuffers: under tp_overlap() the key is inert, MoE layers and the head included, as the
+  // scenario's warning says), else nothing.
+  uint32_t serial_wgrad() const {
+    return p_.overlap_tp_wgrad || split_ || tp_overlap() ? kNone : last_weight_task_;
+  }
   // Backward without tensor-parallel overlap, with sequence parallelism: the all-gather of a
   // column-parallel linear's saved (sequence-sharded) input again for its weight gradient,
   // issued beside its input gradient (Megatron's LinearWithGradAccumulationAndAsyncCommunication

@@ -209,7 +209,7 @@ void GraphBuilder::emit_backward(uint32_t worker, int micro, int j) {
     backward_segment(worker, micro, kHeadLayer, {Block::head}, c,
                      serial ? weight_input_gather(worker, micro, kHeadLayer, c) : kNone);
     if (!split_) after_layer_gradients(worker, micro, kHeadLayer, last_weight_task_);
-    tensor_parallel_reduce(worker, micro, kHeadLayer, c, serial ? serial_wgrad() : kNone);
+    tensor_parallel_reduce(worker, micro, kHeadLayer, c, serial_wgrad());
   }
   for (int layer = chunk_start_[j + 1] - 1; layer >= chunk_start_[j]; --layer) layer_backward(worker, micro, layer, c);
   if (j == 0) {

@@ -76,11 +76,18 @@ void check_key_effects(const json& doc, Config& config) {
       if (o.absent && p->contains(o.key))
         config.warnings.push_back(std::string("warning: workload.parallel.") + o.key + ": has no effect with parallel." +
                                   o.why + " (ignored)");
-    // Userbuffers pipelines the backward's collectives with the input gradient's own chunks.
-    if (p->contains("overlap_tp_wgrad") && plan.tp > 1 && plan.sequence_parallel && plan.tp_comm_overlap)
-      config.warnings.push_back(
-          "warning: workload.parallel.overlap_tp_wgrad: has no effect with parallel.tp_comm_overlap: the "
-          "backward's tensor-parallel collectives are pipelined with the input gradient's chunks (ignored)");
+    // Userbuffers pipelines the backward's collectives with the input gradient's own chunks;
+    // zb_h1 defers the weight gradients to a pass of their own, so no collective can wait for one.
+    if (p->contains("overlap_tp_wgrad") && plan.tp > 1) {
+      if (plan.sequence_parallel && plan.tp_comm_overlap)
+        config.warnings.push_back(
+            "warning: workload.parallel.overlap_tp_wgrad: has no effect with parallel.tp_comm_overlap: the "
+            "backward's tensor-parallel collectives are pipelined with the input gradient's chunks (ignored)");
+      else if (plan.schedule == work::Schedule::zb_h1)
+        config.warnings.push_back(
+            "warning: workload.parallel.overlap_tp_wgrad: has no effect with parallel.schedule \"zb_h1\": the "
+            "weight gradients run in a pass of their own, after the input gradients' collectives (ignored)");
+    }
   }
   // The fp8 recipe of a run in 16 bits: left behind when a file is swept over precision.
   if (const json* w = object_at(doc, "workload");

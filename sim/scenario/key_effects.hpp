@@ -6,7 +6,7 @@
 //     fat-tree, groups on a torus, switches on a dragonfly...), a PCIe node's NVLink
 //     parameters (gpu_bandwidth, gpu_latency), a training plan's overlap of a parallelism it
 //     does not have (tp_comm_overlap at tp 1, overlap_p2p at pp 1, overlap_grad_reduce at dp
-//     and cp 1). Such keys are left behind by design when one file is swept or compared over
+//     and cp 1, overlap_tp_wgrad at tp 1, under userbuffers or under zb_h1). Such keys are left behind by design when one file is swept or compared over
 //     topology.kind, hardware.node.fabric or the plan;
 //   - a request the run would not honour is an input error at the key: a workload that
 //     would not run (workload.background on a traffic run), as hardware.node.mesh,

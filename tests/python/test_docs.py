@@ -331,3 +331,28 @@ def test_no_stale_counts_of_tree_files():
                      "scenario files", "GPUs in the catalog", "cases"):
             m = re.search(r"\b\d[\d,]* " + what, text)
             assert not m, f"{page_id(page)} states a count that goes stale: {m.group(0)!r}"
+
+
+def test_readme_validation_figures_are_the_validation_pages():
+    # The README quotes results/validation.md's headline errors; a page regenerated (or merged)
+    # without the README, or the other way round, fails here.
+    page = text_of(ROOT / "results" / "validation.md")
+    readme = " ".join(text_of(README).split())
+
+    def find(pattern, text, where):
+        m = re.search(pattern, text)
+        assert m, f"{where}: no match for {pattern!r}"
+        return m.groups()
+
+    mean, rows = find(r"Mean absolute error: \*\*([\d.]+)%\*\* over (\d+) rows", page, "validation.md")
+    h100, a100, tpu = (find(rf"{name}[^%]*?: ([\d.]+)% over {n}", page, "validation.md")[0]
+                       for name, n in (("H100", 26), ("A100", 12), ("TPU slices", 8)))
+    assert f"steps {mean}% off on average against {rows} published runs ({h100}% on NVIDIA's H100" in readme
+    assert f"{a100}% on the Megatron-LM papers' A100, {tpu}% on MaxText" in readme
+    trainium, = find(r"reported apart: \*\*([\d.]+)%\*\* over 5 rows", page, "validation.md")
+    assert f"training {trainium}% off" in readme
+    vllm_n, vllm = find(r"Mean absolute error over these (\d+) figures: ([\d.]+)% \(one GPU", page, "validation.md")
+    assert f"LLM serving {vllm}% off on average against {vllm_n} published vLLM figures" in readme
+    neuron_n, neuron = find(r"Mean absolute error over these (\d+) figures: ([\d.]+)% \(Trainium1", page,
+                            "validation.md")
+    assert f"serving {neuron}% off over every BF16 row" in readme and f"({neuron_n} figures;" in readme

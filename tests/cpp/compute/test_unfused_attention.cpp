@@ -173,10 +173,13 @@ TEST_CASE("the attention core's share measured and its products serial on GPUs, 
   work::Op gemm = product;
   gemm.memory_kernel = work::MemoryKernel::streaming;
   CHECK(a100.op_seconds(gemm) == Approx(1e-6 + std::max(compute_s, product.bytes / (2.039e12 * 0.85))));
-  // TPUs (their compiler's fusions, not measured) keep it too, at `memory`.
-  const Roofline tpu(*find_gpu("TPU-v4"), work::Precision::bf16);
-  CHECK(tpu.memory_efficiency(softmax) == 0.85);
-  CHECK(tpu.op_seconds(product) == Approx(tpu.op_seconds(gemm)));
+  // TPUs and Neuron cores (their compilers' fusions, not measured) keep it too, at `memory`.
+  for (const char* chip : {"TPU-v4", "Trainium1"}) {
+    INFO(chip);
+    const Roofline other(*find_gpu(chip), work::Precision::bf16);
+    CHECK(other.memory_efficiency(softmax) == 0.85);
+    CHECK(other.op_seconds(product) == Approx(other.op_seconds(gemm)));
+  }
   work::Op dropout;
   dropout.kind = work::OpKind::elementwise;
   CHECK(a100.memory_efficiency(dropout) == 0.85);

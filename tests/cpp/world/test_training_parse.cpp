@@ -182,6 +182,18 @@ TEST_CASE("a GPU optimizer under CPU offload is a warning naming the key", "[tra
   CHECK(parse_config(training_doc({{"model", tiny_model(4)}, {"optimizer", "fused"}})).warnings.empty());
 }
 
+TEST_CASE("overlap_tp_wgrad under zb_h1 is a warning naming the key", "[training][parse]") {
+  // zb_h1 runs the weight gradients in a pass of their own: no collective waits for them.
+  json parallel = {{"tp", 2}, {"pp", 2}, {"schedule", "zb_h1"}, {"overlap_tp_wgrad", false}};
+  const Config c = parse_config(training_doc({{"model", tiny_model(4)}, {"parallel", parallel}}));
+  REQUIRE(c.warnings.size() == 1);
+  CHECK_THAT(c.warnings[0],
+             Catch::Contains("workload.parallel.overlap_tp_wgrad: has no effect with parallel.schedule \"zb_h1\""));
+  // 1F1B runs them in the backward: the key is read.
+  parallel["schedule"] = "1f1b";
+  CHECK(parse_config(training_doc({{"model", tiny_model(4)}, {"parallel", parallel}})).warnings.empty());
+}
+
 TEST_CASE("an fp8 recipe in a 16-bit run is a warning naming the key", "[training][parse]") {
   const Config c = parse_config(training_doc({{"model", tiny_model(4)}, {"fp8_recipe", "current"}}));
   REQUIRE(c.warnings.size() == 1);
