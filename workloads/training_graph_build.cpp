@@ -146,6 +146,22 @@ uint32_t GraphBuilder::compute_item(const std::vector<Block>& blocks, std::initi
   return index;
 }
 
+uint32_t GraphBuilder::backward_item(const std::vector<Block>& blocks, bool column_weights) {
+  key_ = column_weights ? "column_weights:" : "input_row_weights:";
+  for (Block b : blocks) key_ += char('a' + int(b));
+  const auto [index, inserted] = cached_compute_item();
+  if (!inserted) return index;
+  ComputeItem item;
+  if (!column_weights)
+    for (Block b : blocks)
+      for (const Op& op : block_ops(w_, b, Phase::backward_input)) item.ops.push_back(op);
+  for (Block b : blocks)
+    for (const Op& op : block_ops(w_, b, Phase::backward_weight))
+      if (op.row_parallel != column_weights) item.ops.push_back(op);
+  graph_.compute_items.push_back(std::move(item));
+  return index;
+}
+
 uint32_t GraphBuilder::chunk_item(const std::vector<Block>& blocks, Phase phase, int parts, int of) {
   key_ = "chunk";
   key_ += std::to_string(parts);

@@ -61,6 +61,11 @@ class GraphBuilder {
   // ---- items and tasks (training_graph_build.cpp)
   uint32_t compute_item(const std::vector<Block>& blocks, std::initializer_list<Phase> phases);
   uint32_t compute_item(std::vector<Op> ops);
+  // A block's backward as Megatron's linear layers run it when a tensor-parallel collective
+  // follows: the input gradients with the row-parallel GEMMs' weight gradients (`column_weights`
+  // false), or the column-parallel GEMMs' weight gradients alone (true), which the input
+  // gradient's collective runs beside.
+  uint32_t backward_item(const std::vector<Block>& blocks, bool column_weights);
   // The cached item of key_ (false), or the index the item to be added next gets (true).
   std::pair<uint32_t, bool> cached_compute_item();
   uint32_t worker_collective(uint32_t worker, Stream type, CollectiveOp op, double bytes);

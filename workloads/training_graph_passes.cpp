@@ -182,18 +182,26 @@ void GraphBuilder::backward_segment(uint32_t worker, int micro, int layer, const
   // With tensor-parallel overlap the input gradients run in chunks pipelined with the
   // all-gather before them and the reduce-scatter after them; the weight gradients follow.
   const bool overlap = tp_overlap() && !w_.model.moe_layer(layer) && layer >= 0;
+  // Without it, a tensor-parallel collective follows the segment: Megatron's row-parallel
+  // linear (fc2, proj) computes its weight gradient right after its input gradient, so only the
+  // column-parallel linear's (fc1, qkv) is left to run beside that collective.
+  const bool row_weights_first = !overlap && !split_ && p_.tp > 1;
   const uint32_t input =
       overlap ? overlapped(worker, micro, layer, TaskKind::backward_input, blocks,
                            blocks.front() != Block::attention_in,   // no gather between attention's halves
                            blocks.back() != Block::attention_out, c)  // nor a scatter
               : extend(c, add_task(worker, Stream::compute, TaskKind::backward_input,
-                                   compute_item(blocks, {Phase::backward_input}), micro, layer));
+                                   row_weights_first ? backward_item(blocks, false)
+                                                     : compute_item(blocks, {Phase::backward_input}),
+                                   micro, layer));
   if (split_) {  // zb_h1 runs the weight gradients in their own pass, which waits for the gather
     if (weight_input != kNone) deferred_weight_inputs_[{worker, micro, layer}].push_back(weight_input);
     return;
   }
   last_weight_task_ = add_task(worker, Stream::compute, TaskKind::backward_weight,
-                               compute_item(blocks, {Phase::backward_weight}), micro, layer);
+                               row_weights_first ? backward_item(blocks, true)
+                                                 : compute_item(blocks, {Phase::backward_weight}),
+                               micro, layer);
   dep(last_weight_task_, input);
   dep(last_weight_task_, weight_input);
 }

@@ -38,6 +38,7 @@ struct Gemm {
   double rows, in, out;
   double count = 1;          // identical instances (local experts)
   double model_rows = 0;     // rows the FLOP convention counts (0: rows); MoE padding differs
+  bool row_parallel = false;  // its input split over tp (proj, fc2): no collective on its input gradient
 };
 
 // What a layer's element-wise work costs: bytes read and written forward and backward.
@@ -107,6 +108,7 @@ void add_gemm(std::vector<Op>& ops, const Gemm& g, Phase phase, double operand_b
   const double model_rows = g.model_rows > 0 ? g.model_rows : g.rows;
   op.flops = 2 * model_rows * g.in * g.out * g.count;
   op.work_flops = 2 * g.rows * g.in * g.out * g.count;
+  op.row_parallel = g.row_parallel;
   op.bytes = g.count * (op.m * op.k + op.k * op.n) * operand_bytes;
   if (phase == Phase::backward_weight) op.accumulated = g.count * op.m * op.n;  // into the gradient buffer
   else op.bytes += g.count * op.m * op.n * kActivationBytes;                   // the 16-bit output
@@ -226,7 +228,7 @@ void add_mlp(std::vector<Op>& ops, const TrainingWorkload& w, const Shapes& s, d
   const double f_in = swiglu ? 2 * f : f;  // SwiGLU's gate and up projections run as one GEMM
   add_gemm(ops, {fc1, s.n, s.h, f_in / s.t}, phase, s.operand_bytes, s.fp8_recipe);
   add_elementwise(ops, elementwise(act, (swiglu ? 6 : 4) * s.n * f / s.t, MemoryKernel::activation), phase);
-  add_gemm(ops, {fc2, s.n, f / s.t, s.h}, phase, s.operand_bytes, s.fp8_recipe);
+  add_gemm(ops, {fc2, s.n, f / s.t, s.h, 1, 0, true}, phase, s.operand_bytes, s.fp8_recipe);
 }
 
 void add_moe_experts(std::vector<Op>& ops, const TrainingWorkload& w, const Shapes& s, Phase phase) {
@@ -243,7 +245,7 @@ void add_moe_experts(std::vector<Op>& ops, const TrainingWorkload& w, const Shap
   add_gemm(ops, {"expert_fc1", rows, s.h, f_in / s.t, local_experts, model_rows}, phase, s.operand_bytes, s.fp8_recipe);
   add_elementwise(ops, elementwise("expert_act", (swiglu ? 6 : 4) * rows * local_experts * f / s.t, MemoryKernel::activation),
                   phase);
-  add_gemm(ops, {"expert_fc2", rows, f / s.t, s.h, local_experts, model_rows}, phase, s.operand_bytes, s.fp8_recipe);
+  add_gemm(ops, {"expert_fc2", rows, f / s.t, s.h, local_experts, model_rows, true}, phase, s.operand_bytes, s.fp8_recipe);
   if (moe.shared_experts > 0) add_mlp(ops, w, s, moe.shared_experts * f, phase, "shared_fc1", "shared_act", "shared_fc2");
   add_elementwise(ops, elementwise("unpermute", 4 * s.n_sp * moe.top_k * s.h), phase);
   add_elementwise(ops, elementwise("residual", 6 * s.n_sp * s.h), phase);
@@ -280,7 +282,7 @@ std::vector<Op> block_ops(const TrainingWorkload& w, Block block, Phase phase) {
       if (phase != Phase::backward_weight) add_attention(ops, w, s, phase, "attention");
       if (phase == Phase::backward_input && w.recompute == Recompute::selective)
         add_attention(ops, w, s, Phase::forward, "attention_recompute");
-      add_gemm(ops, {"proj", s.n, s.h / s.t, s.h}, phase, s.operand_bytes, s.fp8_recipe);
+      add_gemm(ops, {"proj", s.n, s.h / s.t, s.h, 1, 0, true}, phase, s.operand_bytes, s.fp8_recipe);
       add_elementwise(ops, elementwise("residual", 6 * s.n_sp * s.h), phase);
       break;
     case Block::mlp:

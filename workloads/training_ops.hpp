@@ -90,6 +90,11 @@ struct Op {
   // Megatron-Core's output layer is a plain ColumnParallelLinear, outside Transformer Engine's
   // fp8 autocast), timed at the 16-bit peak and ceiling.
   bool sixteen_bit = false;
+  // A row-parallel linear's GEMM (proj, fc2: its input split over tp, its output reduced after
+  // it): Megatron's backward computes its weight gradient right after its input gradient, before
+  // the column-parallel linear's whose input-gradient collective runs beside the latter's weight
+  // gradient (workloads/training_graph_passes.cpp).
+  bool row_parallel = false;
   MemoryKernel memory_kernel = MemoryKernel::streaming;  // memory-bound work: its kernel's kind
   // A weight-gradient GEMM: the elements of the weight gradient it adds into the gradient
   // buffer (count x m x n; its share of them in a tensor-parallel overlap chunk). `bytes`

@@ -208,7 +208,7 @@ TEST_CASE("tensor-parallel communication overlap and pipeline sends beside compu
 // all-reduce moves the same bytes (the micro-batch's activations), so each takes the same t.
 // Only fc1 takes time (1 ms each pass), so of a layer's two backward all-reduces only the MLP's
 // has a weight gradient to run beside.
-json async_allreduce_doc(bool overlap_wgrad, double weight_s) {
+json async_allreduce_doc(bool overlap_wgrad, double weight_s, double fc2_weight_s = 0) {
   json doc = free_node(2);
   doc["hardware"]["node"]["gpu_bandwidth"] = "50GB/s";
   work::TrainingWorkload w;
@@ -221,6 +221,7 @@ json async_allreduce_doc(bool overlap_wgrad, double weight_s) {
                      {"parallel", {{"tp", 2}, {"overlap_tp_wgrad", overlap_wgrad}}},
                      {"batch", {{"global", 1}, {"micro", 1}}},
                      {"measured", uniform_layer_times(w, 1e-3, 1e-3, weight_s)}};
+  doc["workload"]["measured"]["backward_weight/fc2"] = fc2_weight_s;
   return doc;
 }
 
@@ -238,6 +239,11 @@ TEST_CASE("an input gradient's all-reduce beside its weight gradient, or after i
   CHECK(serial == Approx(exposed_tp(true, 0)).epsilon(1e-9));  // nothing to hide behind
   // Beside it, each layer's MLP all-reduce hides behind fc1's 1 ms weight gradient: 8 of 10 left.
   CHECK(exposed_tp(true, 1e-3) == Approx(0.8 * serial).epsilon(1e-9));
+  // fc2 (row-parallel) computes its weight gradient right after its input gradient, before fc1's
+  // input gradient and its all-reduce: however long, nothing hides behind it.
+  const double fc2_only =
+      run_summary(async_allreduce_doc(true, 0, 1e-3))["training"]["breakdown"]["exposed_comm_s"]["tp"].get<double>();
+  CHECK(fc2_only == Approx(serial).epsilon(1e-9));
 }
 
 // The serial input-gradient collective (overlap_tp_wgrad false) in every backward the builder
