@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "sim/scenario/input_error.hpp"
+#include "sim/scenario/parse_util.hpp"
 
 namespace cs::scenario::detail {
 namespace {
@@ -45,6 +46,36 @@ const json* object_at(const json& doc, const char* a, const char* b = nullptr) {
   return x.contains(b) && x[b].is_object() ? &x[b] : nullptr;
 }
 
+// The overlap keys of a plan's `parallel` object (at `at`) that the plan leaves nothing to do.
+void warn_inert_overlaps(const json& p, const std::string& at, const work::ParallelPlan& plan,
+                         std::vector<std::string>& warnings) {
+  const struct {
+    const char* key;
+    bool absent;
+    const char* why;
+  } overlaps[] = {
+      {"tp_comm_overlap", plan.tp == 1, "tp 1: no tensor-parallel communication"},
+      {"overlap_p2p", plan.pp == 1, "pp 1: no pipeline sends"},
+      {"overlap_tp_wgrad", plan.tp == 1, "tp 1: no tensor-parallel communication"},
+      {"overlap_grad_reduce", plan.dp * plan.cp == 1, "dp and cp 1: no gradient reduction"},
+  };
+  for (const auto& o : overlaps)
+    if (o.absent && p.contains(o.key))
+      warnings.push_back("warning: " + at + "." + o.key + ": has no effect with parallel." + o.why + " (ignored)");
+  // Userbuffers pipelines the backward's collectives with the input gradient's own chunks;
+  // zb_h1 defers the weight gradients to a pass of their own, so no collective can wait for one.
+  if (p.contains("overlap_tp_wgrad") && plan.tp > 1) {
+    if (plan.sequence_parallel && plan.tp_comm_overlap)
+      warnings.push_back("warning: " + at +
+                         ".overlap_tp_wgrad: has no effect with parallel.tp_comm_overlap: the backward's "
+                         "tensor-parallel collectives are pipelined with the input gradient's chunks (ignored)");
+    else if (plan.schedule == work::Schedule::zb_h1)
+      warnings.push_back("warning: " + at +
+                         ".overlap_tp_wgrad: has no effect with parallel.schedule \"zb_h1\": the weight gradients "
+                         "run in a pass of their own, after the input gradients' collectives (ignored)");
+  }
+}
+
 }  // namespace
 
 void check_key_effects(const json& doc, Config& config) {
@@ -59,36 +90,20 @@ void check_key_effects(const json& doc, Config& config) {
                                   ": has no effect on a PCIe node (no NVLink: GPUs reach each other over "
                                   "pcie_bandwidth and pcie_latency; ignored)");
   // A training plan's overlaps of a parallelism the plan does not have (tp, pp or dp of 1):
-  // left behind by design when a file is swept over the plan.
-  if (const json* p = object_at(doc, "workload", "parallel"); p && config.workload == WorkloadKind::training) {
-    const work::ParallelPlan& plan = config.training.workload.parallel;
-    const struct {
-      const char* key;
-      bool absent;
-      const char* why;
-    } overlaps[] = {
-        {"tp_comm_overlap", plan.tp == 1, "tp 1: no tensor-parallel communication"},
-        {"overlap_p2p", plan.pp == 1, "pp 1: no pipeline sends"},
-        {"overlap_tp_wgrad", plan.tp == 1, "tp 1: no tensor-parallel communication"},
-        {"overlap_grad_reduce", plan.dp * plan.cp == 1, "dp and cp 1: no gradient reduction"},
-    };
-    for (const auto& o : overlaps)
-      if (o.absent && p->contains(o.key))
-        config.warnings.push_back(std::string("warning: workload.parallel.") + o.key + ": has no effect with parallel." +
-                                  o.why + " (ignored)");
-    // Userbuffers pipelines the backward's collectives with the input gradient's own chunks;
-    // zb_h1 defers the weight gradients to a pass of their own, so no collective can wait for one.
-    if (p->contains("overlap_tp_wgrad") && plan.tp > 1) {
-      if (plan.sequence_parallel && plan.tp_comm_overlap)
-        config.warnings.push_back(
-            "warning: workload.parallel.overlap_tp_wgrad: has no effect with parallel.tp_comm_overlap: the "
-            "backward's tensor-parallel collectives are pipelined with the input gradient's chunks (ignored)");
-      else if (plan.schedule == work::Schedule::zb_h1)
-        config.warnings.push_back(
-            "warning: workload.parallel.overlap_tp_wgrad: has no effect with parallel.schedule \"zb_h1\": the "
-            "weight gradients run in a pass of their own, after the input gradients' collectives (ignored)");
-    }
-  }
+  // left behind by design when a file is swept over the plan. Wherever a plan is given: a
+  // training step's, a training run's simulated step, a job class's.
+  if (const json* p = object_at(doc, "workload", "parallel"); p && config.workload == WorkloadKind::training)
+    warn_inert_overlaps(*p, "workload.parallel", config.training.workload.parallel, config.warnings);
+  if (const json* t = object_at(doc, "workload", "training");
+      t && config.workload == WorkloadKind::training_run && config.training_run_simulates_step)
+    if (const json* p = object_at(*t, "parallel"))
+      warn_inert_overlaps(*p, "workload.training.parallel", config.training.workload.parallel, config.warnings);
+  if (const json* w = object_at(doc, "workload"); w && w->contains("classes") && (*w)["classes"].is_array())
+    for (std::size_t i = 0; i < config.job_class_training.size() && i < (*w)["classes"].size(); ++i)
+      if (const auto& tc = config.job_class_training[i]; tc)
+        if (const json* p = object_at((*w)["classes"][i], "training", "parallel"))
+          warn_inert_overlaps(*p, join_path(join_path(join_path("workload.classes", i), "training"), "parallel"),
+                              tc->workload.parallel, config.warnings);
   // The fp8 recipe of a run in 16 bits: left behind when a file is swept over precision.
   if (const json* w = object_at(doc, "workload");
       w && w->contains("fp8_recipe") && config.workload == WorkloadKind::training &&

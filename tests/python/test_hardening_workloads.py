@@ -347,6 +347,15 @@ def test_a_plan_overlap_of_a_parallelism_the_plan_lacks_warns():
     proc = cli("validate", llama, "--set", "workload.parallel.overlap_tp_wgrad=false",
                "--set", "workload.parallel.tp_comm_overlap=false")
     assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr
+    # The same warnings wherever a plan is given: a training run's simulated step, a job class's.
+    run = ROOT / "scenarios" / "training_run_gpt3_simulated_step.json"
+    proc = cli("validate", run, "--set", "workload.training.parallel.overlap_tp_wgrad=false")
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: workload.training.parallel.overlap_tp_wgrad: has no effect with parallel.tp_comm_overlap" in proc.stderr
+    jobs = ROOT / "scenarios" / "jobs_training_placement.json"
+    proc = cli("validate", jobs, "--set", "workload.classes.0.training.parallel.overlap_p2p=false")
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: workload.classes.0.training.parallel.overlap_p2p: has no effect with parallel.pp 1" in proc.stderr
 
 
 # `clustersim size` as a hostile user drives it: each refused before any point runs.
