@@ -147,7 +147,7 @@ uint32_t GraphBuilder::compute_item(const std::vector<Block>& blocks, std::initi
 }
 
 uint32_t GraphBuilder::backward_item(const std::vector<Block>& blocks, bool column_weights) {
-  key_ = column_weights ? "column_weights:" : "input_row_weights:";
+  key_ = column_weights ? "column_weights:" : "input_inline_weights:";
   for (Block b : blocks) key_ += char('a' + int(b));
   const auto [index, inserted] = cached_compute_item();
   if (!inserted) return index;
@@ -157,7 +157,7 @@ uint32_t GraphBuilder::backward_item(const std::vector<Block>& blocks, bool colu
       for (const Op& op : block_ops(w_, b, Phase::backward_input)) item.ops.push_back(op);
   for (Block b : blocks)
     for (const Op& op : block_ops(w_, b, Phase::backward_weight))
-      if (op.row_parallel != column_weights) item.ops.push_back(op);
+      if (op.beside_input_collective == column_weights) item.ops.push_back(op);
   graph_.compute_items.push_back(std::move(item));
   return index;
 }

@@ -62,9 +62,10 @@ class GraphBuilder {
   uint32_t compute_item(const std::vector<Block>& blocks, std::initializer_list<Phase> phases);
   uint32_t compute_item(std::vector<Op> ops);
   // A block's backward as Megatron's linear layers run it when a tensor-parallel collective
-  // follows: the input gradients with the row-parallel GEMMs' weight gradients (`column_weights`
-  // false), or the column-parallel GEMMs' weight gradients alone (true), which the input
-  // gradient's collective runs beside.
+  // follows: the input gradients with the weight gradients each GEMM computes right after its
+  // own (`column_weights` false), or the column-parallel linears' weight gradients alone (true:
+  // Op::beside_input_collective), which the input gradient's collective runs beside. The latter
+  // is empty (zero time) where the blocks hold no such linear (proj alone, the experts, the router).
   uint32_t backward_item(const std::vector<Block>& blocks, bool column_weights);
   // The cached item of key_ (false), or the index the item to be added next gets (true).
   std::pair<uint32_t, bool> cached_compute_item();

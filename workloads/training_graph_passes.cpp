@@ -183,8 +183,9 @@ void GraphBuilder::backward_segment(uint32_t worker, int micro, int layer, const
   // all-gather before them and the reduce-scatter after them; the weight gradients follow.
   const bool overlap = tp_overlap() && !w_.model.moe_layer(layer) && layer >= 0;
   // Without it, a tensor-parallel collective follows the segment: Megatron's row-parallel
-  // linear (fc2, proj) computes its weight gradient right after its input gradient, so only the
-  // column-parallel linear's (fc1, qkv) is left to run beside that collective.
+  // linear (fc2, proj), the experts' and the router compute their weight gradients right after
+  // their input gradients, so only the column-parallel linear's (fc1, qkv) is left to run
+  // beside that collective.
   const bool row_weights_first = !overlap && !split_ && p_.tp > 1;
   const uint32_t input =
       overlap ? overlapped(worker, micro, layer, TaskKind::backward_input, blocks,

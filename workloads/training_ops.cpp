@@ -38,7 +38,8 @@ struct Gemm {
   double rows, in, out;
   double count = 1;          // identical instances (local experts)
   double model_rows = 0;     // rows the FLOP convention counts (0: rows); MoE padding differs
-  bool row_parallel = false;  // its input split over tp (proj, fc2): no collective on its input gradient
+  // Its weight gradient beside its input gradient's tensor-parallel collective (Op's field).
+  bool beside_input_collective = false;
 };
 
 // What a layer's element-wise work costs: bytes read and written forward and backward.
@@ -108,7 +109,7 @@ void add_gemm(std::vector<Op>& ops, const Gemm& g, Phase phase, double operand_b
   const double model_rows = g.model_rows > 0 ? g.model_rows : g.rows;
   op.flops = 2 * model_rows * g.in * g.out * g.count;
   op.work_flops = 2 * g.rows * g.in * g.out * g.count;
-  op.row_parallel = g.row_parallel;
+  op.beside_input_collective = g.beside_input_collective;
   op.bytes = g.count * (op.m * op.k + op.k * op.n) * operand_bytes;
   if (phase == Phase::backward_weight) op.accumulated = g.count * op.m * op.n;  // into the gradient buffer
   else op.bytes += g.count * op.m * op.n * kActivationBytes;                   // the 16-bit output
@@ -226,9 +227,9 @@ void add_mlp(std::vector<Op>& ops, const TrainingWorkload& w, const Shapes& s, d
              std::string_view fc1, std::string_view act, std::string_view fc2) {
   const bool swiglu = w.model.mlp == MlpKind::swiglu;
   const double f_in = swiglu ? 2 * f : f;  // SwiGLU's gate and up projections run as one GEMM
-  add_gemm(ops, {fc1, s.n, s.h, f_in / s.t}, phase, s.operand_bytes, s.fp8_recipe);
+  add_gemm(ops, {fc1, s.n, s.h, f_in / s.t, 1, 0, true}, phase, s.operand_bytes, s.fp8_recipe);
   add_elementwise(ops, elementwise(act, (swiglu ? 6 : 4) * s.n * f / s.t, MemoryKernel::activation), phase);
-  add_gemm(ops, {fc2, s.n, f / s.t, s.h, 1, 0, true}, phase, s.operand_bytes, s.fp8_recipe);
+  add_gemm(ops, {fc2, s.n, f / s.t, s.h}, phase, s.operand_bytes, s.fp8_recipe);
 }
 
 void add_moe_experts(std::vector<Op>& ops, const TrainingWorkload& w, const Shapes& s, Phase phase) {
@@ -245,7 +246,7 @@ void add_moe_experts(std::vector<Op>& ops, const TrainingWorkload& w, const Shap
   add_gemm(ops, {"expert_fc1", rows, s.h, f_in / s.t, local_experts, model_rows}, phase, s.operand_bytes, s.fp8_recipe);
   add_elementwise(ops, elementwise("expert_act", (swiglu ? 6 : 4) * rows * local_experts * f / s.t, MemoryKernel::activation),
                   phase);
-  add_gemm(ops, {"expert_fc2", rows, f / s.t, s.h, local_experts, model_rows, true}, phase, s.operand_bytes, s.fp8_recipe);
+  add_gemm(ops, {"expert_fc2", rows, f / s.t, s.h, local_experts, model_rows}, phase, s.operand_bytes, s.fp8_recipe);
   if (moe.shared_experts > 0) add_mlp(ops, w, s, moe.shared_experts * f, phase, "shared_fc1", "shared_act", "shared_fc2");
   add_elementwise(ops, elementwise("unpermute", 4 * s.n_sp * moe.top_k * s.h), phase);
   add_elementwise(ops, elementwise("residual", 6 * s.n_sp * s.h), phase);
@@ -270,7 +271,7 @@ std::vector<Op> block_ops(const TrainingWorkload& w, Block block, Phase phase) {
       // Replicated KV heads (tp > kv_heads) are computed on every rank that holds them; the model
       // FLOPs count each once (the rows the convention counts scale by the unique share).
       const double width = s.h / s.t + 2 * s.kv_rank, unique = (s.h + 2 * s.kv) / s.t;
-      add_gemm(ops, {"qkv", s.n, s.h, width, 1, s.n * unique / width}, phase, s.operand_bytes, s.fp8_recipe);
+      add_gemm(ops, {"qkv", s.n, s.h, width, 1, s.n * unique / width, true}, phase, s.operand_bytes, s.fp8_recipe);
       // Rotary position embedding: queries and keys read and written, forward and backward alike.
       if (!m.learned_positions) {
         const double rope_bytes = 2 * kActivationBytes * s.n * (s.h / s.t + s.kv_rank);
@@ -282,7 +283,7 @@ std::vector<Op> block_ops(const TrainingWorkload& w, Block block, Phase phase) {
       if (phase != Phase::backward_weight) add_attention(ops, w, s, phase, "attention");
       if (phase == Phase::backward_input && w.recompute == Recompute::selective)
         add_attention(ops, w, s, Phase::forward, "attention_recompute");
-      add_gemm(ops, {"proj", s.n, s.h / s.t, s.h, 1, 0, true}, phase, s.operand_bytes, s.fp8_recipe);
+      add_gemm(ops, {"proj", s.n, s.h / s.t, s.h}, phase, s.operand_bytes, s.fp8_recipe);
       add_elementwise(ops, elementwise("residual", 6 * s.n_sp * s.h), phase);
       break;
     case Block::mlp:
@@ -305,7 +306,7 @@ std::vector<Op> block_ops(const TrainingWorkload& w, Block block, Phase phase) {
       add_elementwise(ops, elementwise("final_norm", 4 * s.n_sp * s.h), phase);
       // In 16 bits even under fp8: Megatron-Core's output layer is not a Transformer Engine
       // module, so fp8 autocast leaves it alone.
-      add_gemm(ops, {"lm_head", s.n, s.h, v}, phase, kActivationBytes, s.fp8_recipe);
+      add_gemm(ops, {"lm_head", s.n, s.h, v, 1, 0, true}, phase, kActivationBytes, s.fp8_recipe);
       // fp32 logits: softmax and loss read and write them; the backward writes their gradient.
       add_elementwise(ops, {"loss", 12 * s.n * v, 8 * s.n * v, MemoryKernel::loss}, phase);
       break;

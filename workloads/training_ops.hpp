@@ -90,11 +90,14 @@ struct Op {
   // Megatron-Core's output layer is a plain ColumnParallelLinear, outside Transformer Engine's
   // fp8 autocast), timed at the 16-bit peak and ceiling.
   bool sixteen_bit = false;
-  // A row-parallel linear's GEMM (proj, fc2: its input split over tp, its output reduced after
-  // it): Megatron's backward computes its weight gradient right after its input gradient, before
-  // the column-parallel linear's whose input-gradient collective runs beside the latter's weight
-  // gradient (workloads/training_graph_passes.cpp).
-  bool row_parallel = false;
+  // A weight-gradient GEMM that Megatron runs beside its input gradient's tensor-parallel
+  // collective: a column-parallel linear's (qkv, fc1, the shared experts' fc1, the LM head;
+  // LinearWithGradAccumulationAndAsyncCommunication issues the collective, then the weight
+  // gradient). Every other GEMM computes its weight gradient right after its input gradient, in
+  // the same backward step: the row-parallel linears (proj, fc2), the experts' (their linears
+  // leave the communication to the token dispatcher) and the replicated router's
+  // (workloads/training_graph_passes.cpp).
+  bool beside_input_collective = false;
   MemoryKernel memory_kernel = MemoryKernel::streaming;  // memory-bound work: its kernel's kind
   // A weight-gradient GEMM: the elements of the weight gradient it adds into the gradient
   // buffer (count x m x n; its share of them in a tensor-parallel overlap chunk). `bytes`
