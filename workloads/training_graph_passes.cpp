@@ -182,11 +182,14 @@ void GraphBuilder::backward_segment(uint32_t worker, int micro, int layer, const
   // With tensor-parallel overlap the input gradients run in chunks pipelined with the
   // all-gather before them and the reduce-scatter after them; the weight gradients follow.
   const bool overlap = tp_overlap() && !w_.model.moe_layer(layer) && layer >= 0;
-  // Without it, a tensor-parallel collective follows the segment: Megatron's row-parallel
+  // Without it, a collective follows the segment (tensor-parallel; the experts' all-to-all;
+  // context parallelism's K and V reduce-scatter after attention): Megatron's row-parallel
   // linear (fc2, proj), the experts' and the router compute their weight gradients right after
   // their input gradients, so only the column-parallel linear's (fc1, qkv) is left to run
   // beside that collective.
-  const bool row_weights_first = !overlap && !split_ && p_.tp > 1;
+  const bool collective_after = p_.tp > 1 || (blocks.back() == Block::moe_experts && p_.ep > 1) ||
+                                (blocks.back() == Block::attention_out && p_.cp > 1);
+  const bool row_weights_first = !overlap && !split_ && collective_after;
   const uint32_t input =
       overlap ? overlapped(worker, micro, layer, TaskKind::backward_input, blocks,
                            blocks.front() != Block::attention_in,   // no gather between attention's halves
