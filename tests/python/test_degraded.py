@@ -56,8 +56,10 @@ def test_degraded_run_is_slower_and_never_crosses_a_dead_cable(tmp_path):
 def test_training_step_on_a_degraded_fabric():
     # Mixtral 8x7B with ep 8 on 8 nodes: 8 rail leaves under one spine by bundles of 8. Six
     # of each leaf's 8 cables down: the expert all-to-alls cross a quarter of the up-links,
-    # exposed communication and the step grow (2.91 -> 3.22 s measured); compute only by its
-    # slowdown beside the longer communication (workload.comm_compute_share).
+    # exposed communication and the step grow (3.43 -> 3.76 s measured); compute moves only by
+    # its slowdown beside communication (workload.comm_compute_share), within 2%: no compute runs
+    # beside the backward all-to-alls (the experts' weight gradients come before them), so the
+    # longer ones slow none (7.5 -> 7.1 ms of slowdown measured, as other overlaps shift).
     path = ROOT / "scenarios" / "mixtral_8x7b_ep.json"
     links = [{"a": f"leaf{i}", "b": "spine0", "cables": 6} for i in range(8)]
     base = json.loads(run_cli("run", path, "--json", check=True).stdout)["training"]
@@ -65,7 +67,7 @@ def test_training_step_on_a_degraded_fabric():
                            check=True).stdout)
     t = r["training"]
     assert r["fabric"]["failed"] == {"cables": 48, "switches": 0}
-    assert base["compute_s"] <= t["compute_s"] < 1.02 * base["compute_s"]
+    assert abs(t["compute_s"] - base["compute_s"]) < 0.02 * base["compute_s"]
     assert t["exposed_comm_s"] > 1.2 * base["exposed_comm_s"]
     assert t["step_time_s"] > 1.05 * base["step_time_s"]
     assert t["tokens_per_s"] < base["tokens_per_s"]
