@@ -356,3 +356,5 @@ def test_readme_validation_figures_are_the_validation_pages():
     neuron_n, neuron = find(r"Mean absolute error over these (\d+) figures: ([\d.]+)% \(Trainium1", page,
                             "validation.md")
     assert f"serving {neuron}% off over every BF16 row" in readme and f"({neuron_n} figures;" in readme
+    thr_n, thr = find(r"over the (\d+) whose figures agree with one another: ([\d.]+)%", page, "validation.md")
+    assert f"output throughput {thr}% off over the {thr_n} rows whose published" in readme
