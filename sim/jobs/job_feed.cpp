@@ -65,13 +65,10 @@ void JobFeed::start_producer() {
   ahead_ = std::move(ahead);
 }
 
-std::optional<JobRequest> JobFeed::next_slow() {
-  if (!ahead_ && !here_only_ && config_.draw_ahead && taken_ >= config_.draw_ahead_after) start_producer();
+std::optional<JobRequest> JobFeed::next_ahead() {
   if (!ahead_) {
-    std::optional<JobRequest> r = stream_.next();
-    if (r) ++taken_;
-    else here_only_ = true;  // ended: no producer to start
-    return r;
+    start_producer();
+    if (!ahead_) return next();  // no thread: drawn here from now on (here_only_)
   }
   // The reader's block is used up (or it has none yet): give it back, take the next filled one.
   while (!block_ || at_ == block_->count) {

@@ -46,7 +46,13 @@ class JobFeed {
       ++taken_;
       return block_->jobs[at_++];
     }
-    return next_slow();
+    if (!ahead_ && (here_only_ || !config_.draw_ahead || taken_ < config_.draw_ahead_after)) {
+      std::optional<JobRequest> r = stream_.next();
+      if (r) ++taken_;
+      else here_only_ = true;  // ended: no producer to start
+      return r;
+    }
+    return next_ahead();
   }
   // Jobs next() has given.
   int64_t taken() const { return taken_; }
@@ -63,7 +69,9 @@ class JobFeed {
 
   struct Ahead;  // the blocks, their queues and the producer thread (job_feed.cpp)
 
-  std::optional<JobRequest> next_slow();
+  // Starts the producer if it is time, then takes the next job from its blocks (out of line:
+  // the queues' code kept off the path that draws here).
+  std::optional<JobRequest> next_ahead();
   void start_producer();
 
   const JobsConfig& config_;
