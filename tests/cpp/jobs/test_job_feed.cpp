@@ -3,7 +3,6 @@
 // same job, stops cleanly when the run ends first, and leaves a run's results the same.
 #include <catch2/catch.hpp>
 
-#include <cmath>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -116,10 +115,7 @@ TEST_CASE("A run with its jobs drawn ahead gives the same results", "[jobs][feed
   JobsConfig c = drawn_stream(-1);
   c.scheduler.preemption = true;
   c.scheduler.queues[1].priority = 10;
-  c.fleet.failures.node_mtbf_s = 5 * 86400.0;
-  c.checkpoint = cs::fleet::CheckpointConfig{};
-  c.checkpoint->interval_s = 900.0;
-  c.checkpoint->write_time_s = 30.0;
+  add_failures_and_checkpoints(c);
   c.arrivals.rate_per_s = 1.0 / 200.0;
   c.until_s = 10 * 86400.0;
   c.record_jobs = true;
@@ -128,19 +124,7 @@ TEST_CASE("A run with its jobs drawn ahead gives the same results", "[jobs][feed
   ahead.draw_ahead_after = 100;
   const JobsResult x = run_jobs(c, 42), y = run_jobs(ahead, 42);
   REQUIRE(x.submitted > 1000);
-  CHECK(x.submitted == y.submitted);
-  CHECK(x.completed == y.completed);
-  CHECK(x.events == y.events);
-  CHECK(x.wait_mean_s == y.wait_mean_s);
-  CHECK(x.wait_p95_s == y.wait_p95_s);
-  CHECK(x.utilization == y.utilization);
-  CHECK(x.lost_gpu_hours == y.lost_gpu_hours);
-  CHECK(x.cost_usd == y.cost_usd);
   CHECK(x.preemptions > 0);
-  REQUIRE(x.jobs.size() == y.jobs.size());
-  for (std::size_t i = 0; i < x.jobs.size(); ++i) {
-    CHECK(x.jobs[i].id == y.jobs[i].id);
-    CHECK(x.jobs[i].submit_s == y.jobs[i].submit_s);
-    CHECK((x.jobs[i].end_s == y.jobs[i].end_s || (std::isnan(x.jobs[i].end_s) && std::isnan(y.jobs[i].end_s))));
-  }
+  CHECK(x.interruptions > 0);
+  check_same_run(x, y);
 }
