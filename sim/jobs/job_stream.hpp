@@ -1,8 +1,9 @@
 #pragma once
-// The jobs a cluster is asked to run, generated one at a time as the simulation runs: the next
+// The jobs a cluster is asked to run, generated one at a time, one per call: the next
 // submission from the arrival process and its class, GPU count and duration from the classes'
 // distributions; or the next row of a job trace (workloads/job_trace.hpp), read record by
-// record. Nothing is generated ahead.
+// record. The stream itself keeps nothing ahead; job_feed.hpp may call it ahead of the
+// simulation, on another thread.
 //
 // Classes: a job's class is drawn by the classes' arrival shares; its GPU count is drawn from
 // the class's distribution, rounded to the nearest whole number and clamped to [1, the most its
