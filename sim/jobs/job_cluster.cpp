@@ -32,7 +32,7 @@ JobCluster::JobCluster(engine::Simulator& sim, JobsConfig config, std::unique_pt
             config_.scheduler.preemption),
       fair_share_(config_.quotas(), config_.scheduler.usage_half_life_s, sim.now()),
       step_time_(step_time ? std::move(step_time) : default_step_time(config_)),
-      stream_(sim, config_),
+      feed_(sim.seed(), config_),
       scheduler_(config_.scheduler, book_, cluster_, fair_share_, *this),
       available_(sim.now(), cluster_.in_service_gpus()) {
   const fleet::PerMarket<int> initial = config_.fleet.initial_nodes();
@@ -89,7 +89,7 @@ void JobCluster::start() {
 // ---- The stream -------------------------------------------------------------------------
 
 void JobCluster::schedule_arrival() {
-  next_ = stream_.next();
+  next_ = feed_.next();
   if (!next_) {
     stream_done_ = true;
     return;
@@ -110,7 +110,7 @@ void JobCluster::submit(const JobRequest& r) {
     throw HeldJobsLimitError(static_cast<uint64_t>(held) + 1, sim_.now());
   const Slot s = book_.add();
   Job& j = book_.at(s);
-  j.id = stream_.generated() - 1;
+  j.id = feed_.taken() - 1;
   j.job_class = r.job_class;
   j.queue = r.queue;
   j.gpus = static_cast<int>(r.gpus);

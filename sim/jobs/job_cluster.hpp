@@ -1,7 +1,8 @@
 #pragma once
 // A shared GPU cluster running a stream of jobs from several queues, as a discrete-event model
 // on cs::engine::Simulator that advances from event to event:
-//   - a job's submission (the stream draws the next one then: nothing is generated ahead);
+//   - a job's submission (the next one is taken from the stream then: job_feed.hpp, drawn then
+//     or, with config.draw_ahead, ahead on a second thread);
 //   - a job's release of its GPUs: the end of its run (completion), or of a stop (a failure
 //     being detected, an emergency checkpoint being written) after which it is requeued. Only
 //     the next release is an event on the engine: the holders are already in release order in
@@ -46,7 +47,7 @@
 #include "sim/jobs/fair_share.hpp"
 #include "sim/jobs/job_book.hpp"
 #include "sim/jobs/job_scheduler.hpp"
-#include "sim/jobs/job_stream.hpp"
+#include "sim/jobs/job_feed.hpp"
 #include "sim/jobs/jobs_config.hpp"
 #include "sim/jobs/jobs_result.hpp"
 #include "sim/jobs/step_time.hpp"
@@ -137,7 +138,7 @@ class JobCluster final : public engine::EventTarget,
   JobBook book_;
   FairShare fair_share_;
   StepTimeCache step_time_;
-  JobStream stream_;
+  JobFeed feed_;
   JobScheduler scheduler_;
   double per_node_interruption_rate_ = 0.0;
 

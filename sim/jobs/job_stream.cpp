@@ -6,8 +6,13 @@
 
 namespace cs::jobs {
 
-JobStream::JobStream(engine::Simulator& sim, const JobsConfig& config) : config_(config) {
-  const std::string& prefix = config.series_prefix;
+JobStream::JobStream(uint64_t seed, const JobsConfig& config)
+    : config_(config),
+      time_rng_(seed, config.series_prefix + "/arrivals"),
+      demand_rng_(seed, config.series_prefix + "/requests"),
+      class_rng_(seed, config.series_prefix + "/classes"),
+      gpus_rng_(seed, config.series_prefix + "/gpus"),
+      duration_rng_(seed, config.series_prefix + "/durations") {
   if (!config.trace_path.empty()) {
     trace_file_ = std::make_unique<std::ifstream>(config.trace_path);
     if (!*trace_file_) throw std::invalid_argument("trace: cannot open '" + config.trace_path + "'");
@@ -17,11 +22,8 @@ JobStream::JobStream(engine::Simulator& sim, const JobsConfig& config) : config_
   // Only the arrival times are drawn by the source: a request of no service time draws nothing.
   work::RequestSpec no_demand;
   no_demand.service_time = work::Distribution::constant(0.0);
-  arrivals_ = std::make_unique<sources::ArrivalSource>(sim, config.arrivals, no_demand,
-                                                       sources::DemandKind::service_time, prefix);
-  class_rng_ = &sim.random(prefix + "/classes");
-  gpus_rng_ = &sim.random(prefix + "/gpus");
-  duration_rng_ = &sim.random(prefix + "/durations");
+  arrivals_ = std::make_unique<sources::ArrivalSource>(time_rng_, demand_rng_, config.arrivals, no_demand,
+                                                       sources::DemandKind::service_time);
   std::vector<double> shares;
   for (const JobClass& c : config.classes) {
     shares.push_back(c.share);
@@ -48,12 +50,12 @@ std::optional<JobRequest> JobStream::from_classes() {
   if (!a) return std::nullopt;
   JobRequest r;
   r.submit_s = a->time_s;
-  r.job_class = classes_ == 1 ? 0 : static_cast<int>(class_rng_->discrete(shares_));
+  r.job_class = classes_ == 1 ? 0 : static_cast<int>(class_rng_.discrete(shares_));
   const auto k = static_cast<std::size_t>(r.job_class);
   r.queue = config_.classes[k].queue;
-  const double drawn = gpus_[k](*gpus_rng_);
+  const double drawn = gpus_[k](gpus_rng_);
   r.gpus = std::clamp<int64_t>(std::llround(drawn), 1, gpu_limit(r.queue));
-  r.duration_s = durations_[k](*duration_rng_);
+  r.duration_s = durations_[k](duration_rng_);
   return r;
 }
 

@@ -1,8 +1,9 @@
 #pragma once
-// The jobs a cluster is asked to run, generated one at a time as the simulation runs: the next
+// The jobs a cluster is asked to run, generated one at a time, one per call: the next
 // submission from the arrival process and its class, GPU count and duration from the classes'
 // distributions; or the next row of a job trace (workloads/job_trace.hpp), read record by
-// record. Nothing is generated ahead.
+// record. The stream itself keeps nothing ahead; job_feed.hpp may call it ahead of the
+// simulation, on another thread.
 //
 // Classes: a job's class is drawn by the classes' arrival shares; its GPU count is drawn from
 // the class's distribution, rounded to the nearest whole number and clamped to [1, the most its
@@ -11,14 +12,17 @@
 // arrival_source.hpp: Poisson, diurnal by thinning, bursty), the same process for jobs as for
 // requests.
 // Random streams: "<prefix>/arrivals" (times), "<prefix>/classes", "<prefix>/gpus",
-// "<prefix>/durations", so changing a class's durations does not move the arrivals.
+// "<prefix>/durations", so changing a class's durations does not move the arrivals. The stream
+// owns them (the streams the Simulator seeded with the same seed would give under those names,
+// engine::stream_seed): nothing the simulation does reaches the draws, and a stream touches no
+// Simulator, so it can draw on another thread (job_feed.hpp) with the same sequence.
 #include <cstdint>
 #include <fstream>
 #include <memory>
 #include <optional>
 #include <vector>
 
-#include "sim/engine/simulator.hpp"
+#include "sim/engine/random.hpp"
 #include "sim/jobs/jobs_config.hpp"
 #include "sim/sources/arrival_source.hpp"
 #include "sim/sources/distribution.hpp"
@@ -38,7 +42,10 @@ class JobStream {
  public:
   // Throws std::invalid_argument when the trace cannot be opened or lacks a column; a
   // malformed row, an unknown queue or class throws when it is read.
-  JobStream(engine::Simulator& sim, const JobsConfig& config);
+  // `seed`: the simulation's (engine::Simulator::seed). `config` must outlive the stream.
+  JobStream(uint64_t seed, const JobsConfig& config);
+  JobStream(const JobStream&) = delete;
+  JobStream& operator=(const JobStream&) = delete;
   // The next job (submission times never decrease); nullopt after max_jobs or the trace's end.
   std::optional<JobRequest> next();
   int64_t generated() const { return generated_; }
@@ -49,10 +56,9 @@ class JobStream {
   int gpu_limit(int queue) const;
 
   const JobsConfig& config_;
+  // arrivals_ draws from the first two (times; demands, of which it draws none here).
+  engine::RandomStream time_rng_, demand_rng_, class_rng_, gpus_rng_, duration_rng_;
   std::unique_ptr<sources::ArrivalSource> arrivals_;
-  engine::RandomStream* class_rng_ = nullptr;
-  engine::RandomStream* gpus_rng_ = nullptr;
-  engine::RandomStream* duration_rng_ = nullptr;
   std::size_t classes_ = 0;
   engine::DiscreteTable shares_;  // the classes' arrival shares
   // Each class's GPU count and duration samplers, built once: building one per job copied the

@@ -79,6 +79,7 @@ void JobsConfig::validate() const {
   require(std::isfinite(until_s) || max_jobs >= 0 || !trace_path.empty(),
           "run.until: a stream of arrivals never ends: give run.until or workload.jobs");
   require(sample_interval_s >= 0.0 && std::isfinite(sample_interval_s), "run.timeseries_interval: expected >= 0");
+  require(draw_ahead_after >= 0, "jobs.draw_ahead_after: expected >= 0");
 }
 
 }  // namespace cs::jobs

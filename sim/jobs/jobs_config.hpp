@@ -143,6 +143,12 @@ struct JobsConfig {
   // of one held job (the world sets it from their sizes; 0: not counted).
   double held_per_wait = 0.0;
   std::string series_prefix = "jobs";
+  // Drawing the job stream ahead on a second thread (job_feed.hpp) once draw_ahead_after jobs
+  // have been drawn in the simulation's thread: the same jobs in the same order either way (the
+  // stream's draws depend on nothing the simulation does). Off: every job is drawn when it is
+  // submitted. The world turns it on for a run allowed more than one thread.
+  bool draw_ahead = false;
+  int64_t draw_ahead_after = 4096;
 
   int total_gpus() const { return fleet.nodes * gpus_per_node; }
   int domains() const;

@@ -12,11 +12,16 @@ namespace cs::sources {
 ArrivalSource::ArrivalSource(engine::Simulator& sim, const work::ArrivalSpec& arrivals,
                              const work::RequestSpec& requests, DemandKind demand,
                              const std::string& name)
+    : ArrivalSource(sim.random(name + "/arrivals"), sim.random(name + "/requests"), arrivals, requests, demand) {}
+
+ArrivalSource::ArrivalSource(engine::RandomStream& times, engine::RandomStream& demands,
+                             const work::ArrivalSpec& arrivals, const work::RequestSpec& requests,
+                             DemandKind demand)
     : spec_(arrivals),
       requests_(requests),
       demand_(demand),
-      time_rng_(sim.random(name + "/arrivals")),
-      demand_rng_(sim.random(name + "/requests")),
+      time_rng_(times),
+      demand_rng_(demands),
       service_time_(requests.service_time),
       prompt_tokens_(requests.prompt_tokens),
       output_tokens_(requests.output_tokens) {

@@ -47,6 +47,10 @@ class ArrivalSource {
   ArrivalSource(engine::Simulator& sim, const work::ArrivalSpec& arrivals,
                 const work::RequestSpec& requests, DemandKind demand,
                 const std::string& name = "serving");
+  // The same, drawing from streams the caller owns (they must outlive the source): a source
+  // that touches no Simulator can draw on another thread (sim/jobs/job_feed.hpp).
+  ArrivalSource(engine::RandomStream& times, engine::RandomStream& demands, const work::ArrivalSpec& arrivals,
+                const work::RequestSpec& requests, DemandKind demand);
 
   // The next arrival after the previous one (the first after t = 0); nullopt when a trace
   // is exhausted. Times never decrease.

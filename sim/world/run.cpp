@@ -8,6 +8,9 @@
 #include <sstream>
 #include <vector>
 
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+
 #include "sim/compute/gpu_catalog.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/fleet/replications.hpp"
@@ -235,6 +238,16 @@ void run_network(const Config& config, engine::Simulator& sim, RunOutput* output
   }
 }
 
+// A jobs run draws its job stream ahead on a second thread (the same jobs) when it may use more
+// than one: options.threads and TBB's limit (`run --threads`) allow two, and no other
+// replication runs beside it.
+bool jobs_draw_ahead(const Config& config, const RunOptions& options) {
+  const std::size_t limit = std::min<std::size_t>(
+      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism),
+      static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()));
+  return options.threads != 1 && config.run.replications <= 1 && limit >= 2;
+}
+
 // One replication, in its own Simulator seeded with `seed`. `outputs` (time series, trace,
 // flow table) is filled only when given: the first replication's are kept. A training_run
 // needs no network: the fleet library runs it alone.
@@ -252,7 +265,8 @@ json run_once(const Config& config, uint64_t seed, RunOutput* outputs, const Run
   if (training_run) summary["training_run"] = detail::run_training_run(config, sim, outputs != nullptr);
   else if (jobs)
     summary["jobs"] = detail::run_jobs(config, sim, outputs != nullptr,
-                                       outputs && options.job_table ? &outputs->jobs_csv : nullptr);
+                                       outputs && options.job_table ? &outputs->jobs_csv : nullptr,
+                                       jobs_draw_ahead(config, options));
   else if (serving && !config.serving_kv_over_network) summary["serving"] = detail::run_serving(config, sim, nullptr, outputs != nullptr);
   else run_network(config, sim, outputs, options, summary);
   summary["sim_time_s"] = sim.now();

@@ -42,7 +42,9 @@ struct RunOutput {
 struct RunOptions {
   bool flow_table = false;  // fill RunOutput::flows_csv
   bool job_table = false;   // fill RunOutput::jobs_csv
-  int threads = 0;          // replications at once: 0 TBB's default, 1 serial, n at most n
+  // Replications at once: 0 TBB's default, 1 serial, n at most n. A jobs run of one
+  // replication not limited to 1 draws its job stream ahead on a second thread (the same jobs).
+  int threads = 0;
   // Polled while simulating (engine::Simulator::set_interrupt_check), from whichever thread
   // runs a replication (so thread-safe); when it returns true the run throws
   // engine::Interrupted. Empty: never.

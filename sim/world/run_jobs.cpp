@@ -23,8 +23,9 @@ using namespace cs::report;
 
 using nlohmann::json;
 
-json run_jobs(const Config& config, engine::Simulator& sim, bool record, std::string* jobs_csv) {
+json run_jobs(const Config& config, engine::Simulator& sim, bool record, std::string* jobs_csv, bool draw_ahead) {
   jobs::JobsConfig c = config.jobs;
+  c.draw_ahead = draw_ahead;
   if (config.jobs_on_topology) c.node_domain = jobs::node_domains(build_topology(config));
   c.record_timeseries = record;
   c.record_jobs = jobs_csv != nullptr;

@@ -14,8 +14,10 @@ namespace cs::world::detail {
 // Runs config.jobs on `sim` until every job is done or run.until; returns the summary's "jobs"
 // block. With `record`, the time series (queue lengths, busy GPUs per queue, waits) go to
 // sim's Recorder; with `jobs_csv`, the per-job table is written there. A malformed trace row
-// found while running is an InputError at workload.trace.
-nlohmann::json run_jobs(const scenario::Config& config, engine::Simulator& sim, bool record, std::string* jobs_csv);
+// found while running is an InputError at workload.trace. With `draw_ahead`, a second thread
+// draws the job stream ahead of the simulation (sim/jobs/job_feed.hpp: the same jobs).
+nlohmann::json run_jobs(const scenario::Config& config, engine::Simulator& sim, bool record, std::string* jobs_csv,
+                        bool draw_ahead = false);
 
 // docs/scenarios.md's keys (submitted, completed, wait_mean_s, wait_p95_s, utilization, preemptions,
 // lost_gpu_hours, cost_usd, queues: {name: {completed, wait_mean_s, wait_p95_s, gpu_share, ...}})

@@ -148,6 +148,16 @@ def test_backfill_starts_a_narrow_job_in_the_head_jobs_shadow(tmp_path):
     assert list(easy["start_s"]) == [0, 100, 2]  # the head job's reservation (100) holds
 
 
+def test_jobs_drawn_ahead_on_a_second_thread_give_the_same_summary():
+    # Past its 4,096th job a run allowed two threads draws the job stream ahead on a second
+    # thread; --threads 1 draws every job in the simulation's thread: the same numbers.
+    sets = ["--set", "run.until=2d", "--set", "workload.arrivals.rate=120/h"]
+    summaries = [json.loads(run_cli("run", FOUR_TEAMS, "--json", "--threads", threads, *sets, check=True).stdout)
+                 for threads in ("1", "2")]
+    assert summaries[0]["jobs"]["submitted"] > 5000
+    assert without_wall_time(summaries[0]) == without_wall_time(summaries[1])
+
+
 def test_replications_give_mean_and_ci95():
     sc = cs.Scenario.load(FOUR_TEAMS).set("run.until", "3d").set("run.replications", 3)
     block = cs.run(sc).summary["jobs"]

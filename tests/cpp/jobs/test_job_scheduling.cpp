@@ -234,20 +234,12 @@ TEST_CASE("The same seed gives the same run; another seed another", "[jobs][sche
   c.scheduler.queues = {queue("batch"), queue("urgent", 10)};
   c.classes = {job_class("batch", 0, 4.0, Distribution::empirical({1, 4, 8}, {1, 1, 1}), Distribution::lognormal(3600.0, 2.0)),
                job_class("urgent", 1, 1.0, Distribution::constant(8.0), Distribution::exponential(600.0))};
-  c.fleet.failures.node_mtbf_s = 5 * 86400.0;
-  c.checkpoint = cs::fleet::CheckpointConfig{};
-  c.checkpoint->interval_s = 900.0;
-  c.checkpoint->write_time_s = 30.0;
+  add_failures_and_checkpoints(c);
   c.arrivals.rate_per_s = 1.0 / 300.0;
   c.until_s = 20 * 86400.0;
   c.record_jobs = true;
   const JobsResult x = run_jobs(c, 42), y = run_jobs(c, 42), z = run_jobs(c, 43);
-  CHECK(x.submitted == y.submitted);
-  CHECK(x.wait_mean_s == y.wait_mean_s);
-  CHECK(x.lost_gpu_hours == y.lost_gpu_hours);
-  CHECK(x.events == y.events);
-  REQUIRE(x.jobs.size() == y.jobs.size());
-  for (std::size_t i = 0; i < x.jobs.size(); ++i) CHECK((x.jobs[i].end_s == y.jobs[i].end_s || std::isnan(x.jobs[i].end_s)));
+  check_same_run(x, y);
   CHECK(x.preemptions > 0);
   CHECK(x.interruptions > 0);
   CHECK(z.wait_mean_s != x.wait_mean_s);

@@ -1,0 +1,90 @@
+#include "sim/jobs/job_feed.hpp"
+
+#include <atomic>
+#include <system_error>
+#include <thread>
+
+#include <tbb/concurrent_queue.h>
+
+namespace cs::jobs {
+
+struct JobFeed::Ahead {
+  std::vector<Block> blocks = std::vector<Block>(kBlocks);
+  // Unbounded: only kBlocks blocks exist, so a push never waits; a pop waits for a block.
+  tbb::concurrent_bounded_queue<Block*> filled, free;  // nullptr in free: stop
+  std::atomic<bool> stop{false};
+  std::thread producer;
+
+  ~Ahead() {
+    stop.store(true, std::memory_order_relaxed);
+    free.push(nullptr);  // wakes the producer if it waits for a free block
+    if (producer.joinable()) producer.join();
+  }
+
+  // Fills free blocks from `stream` until it ends or fails (the block that ends it is marked
+  // last and carries its error) or until stopped.
+  void produce(JobStream& stream) {
+    Block* b = nullptr;
+    while (true) {
+      free.pop(b);
+      if (!b || stop.load(std::memory_order_relaxed)) return;
+      b->count = 0;
+      try {
+        for (; b->count < kBlockJobs; ++b->count) {
+          const std::optional<JobRequest> r = stream.next();
+          if (!r) {
+            b->last = true;
+            break;
+          }
+          b->jobs[b->count] = *r;
+        }
+      } catch (...) {
+        b->error = std::current_exception();
+        b->last = true;
+      }
+      filled.push(b);
+      if (b->last) return;
+    }
+  }
+};
+
+JobFeed::JobFeed(uint64_t seed, const JobsConfig& config) : config_(config), stream_(seed, config) {}
+
+// The producer stops (and is joined) before the stream it draws from goes.
+JobFeed::~JobFeed() { ahead_.reset(); }
+
+void JobFeed::start_producer() {
+  auto ahead = std::make_unique<Ahead>();
+  for (Block& b : ahead->blocks) ahead->free.push(&b);
+  try {
+    ahead->producer = std::thread([a = ahead.get(), this] { a->produce(stream_); });
+  } catch (const std::system_error&) {
+    here_only_ = true;  // no thread to be had: draw here, as without draw_ahead
+    return;
+  }
+  ahead_ = std::move(ahead);
+}
+
+std::optional<JobRequest> JobFeed::next_ahead() {
+  if (!ahead_) {
+    start_producer();
+    if (!ahead_) return next();  // no thread: drawn here from now on (here_only_)
+  }
+  // The reader's block is used up (or it has none yet): give it back, take the next filled one.
+  while (!block_ || at_ == block_->count) {
+    if (block_) {
+      if (block_->last) {
+        if (block_->error) std::rethrow_exception(block_->error);
+        return std::nullopt;
+      }
+      ahead_->free.push(block_);
+      block_ = nullptr;
+    }
+    ahead_->filled.pop(block_);
+    at_ = 0;
+  }
+  ++taken_;
+  return block_->jobs[at_++];
+}
+
+}  // namespace cs::jobs

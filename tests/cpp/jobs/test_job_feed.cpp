@@ -1,0 +1,130 @@
+// The job feed (sim/jobs/job_feed.hpp): drawing the stream ahead on a second thread gives the
+// same jobs in the same order as drawing each in the simulation's thread, ends and fails at the
+// same job, stops cleanly when the run ends first, and leaves a run's results the same.
+#include <catch2/catch.hpp>
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/jobs/job_feed.hpp"
+#include "tests/cpp/jobs/jobs_test_support.hpp"
+
+using namespace cs::jobs;
+using namespace cs::jobs::test;
+using cs::sources::Distribution;
+
+namespace {
+
+// Two queues, three classes (discrete class choice, empirical GPUs, lognormal durations) on
+// diurnal arrivals: every draw the stream makes.
+JobsConfig drawn_stream(int64_t max_jobs) {
+  JobsConfig c = quiet_cluster(8, 8);
+  c.scheduler.policy = Policy::fair_share;
+  c.scheduler.queues = {queue("a"), queue("b")};
+  c.classes = {job_class("small", 0, 3.0, Distribution::empirical({1, 2, 4}, {2, 1, 1}), Distribution::lognormal(1800.0, 2.0)),
+               job_class("wide", 1, 1.0, Distribution::empirical({8, 16, 64}, {1, 1, 1}), Distribution::exponential(7200.0)),
+               job_class("any", 1, 1.0, Distribution::uniform(1.0, 30.0), Distribution::constant(600.0))};
+  c.arrivals.process = cs::work::ArrivalProcess::diurnal;
+  c.arrivals.rate_per_s = 1.0 / 60.0;
+  c.max_jobs = max_jobs;
+  return c;
+}
+
+void check_same(const JobRequest& a, const JobRequest& b) {
+  CHECK(a.submit_s == b.submit_s);
+  CHECK(a.gpus == b.gpus);
+  CHECK(a.duration_s == b.duration_s);
+  CHECK(a.queue == b.queue);
+  CHECK(a.job_class == b.job_class);
+}
+
+}  // namespace
+
+TEST_CASE("Drawn ahead, the feed gives the stream's jobs in its order and ends where it ends",
+          "[jobs][feed]") {
+  // Several blocks, and a last one part full; the producer taking over at the start, after a
+  // few jobs, and mid-block.
+  const int64_t n = 3 * static_cast<int64_t>(JobFeed::kBlockJobs) + 17;
+  JobsConfig serial = drawn_stream(n);
+  JobStream stream(7, serial);
+  std::vector<JobRequest> expected;
+  while (const auto r = stream.next()) expected.push_back(*r);
+  REQUIRE(static_cast<int64_t>(expected.size()) == n);
+  for (const int64_t after : {int64_t{0}, int64_t{5}, static_cast<int64_t>(JobFeed::kBlockJobs) + 3}) {
+    JobsConfig c = drawn_stream(n);
+    c.draw_ahead = true;
+    c.draw_ahead_after = after;
+    JobFeed feed(7, c);
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      const std::optional<JobRequest> r = feed.next();
+      REQUIRE(r);
+      check_same(*r, expected[i]);
+      CHECK(feed.drawing_ahead() == (static_cast<int64_t>(i) >= after));
+    }
+    CHECK(feed.taken() == n);
+    CHECK_FALSE(feed.next());
+    CHECK_FALSE(feed.next());
+    CHECK(feed.taken() == n);
+  }
+  // Off, or a stream that ends before draw_ahead_after: no thread.
+  JobsConfig small = drawn_stream(10);
+  small.draw_ahead = true;
+  JobFeed feed(7, small);
+  for (int i = 0; i < 10; ++i) REQUIRE(feed.next());
+  CHECK_FALSE(feed.next());
+  CHECK_FALSE(feed.drawing_ahead());
+}
+
+TEST_CASE("A feed drawing ahead stops when its reader goes first", "[jobs][feed]") {
+  // An endless stream: the producer fills every block and waits; destroying the feed (the run
+  // ended at run.until, or failed) must stop and join it, whatever it was doing.
+  for (const int taken : {0, 1, 600, 5000}) {
+    JobsConfig c = drawn_stream(-1);
+    c.draw_ahead = true;
+    c.draw_ahead_after = 0;
+    JobFeed feed(3, c);
+    for (int i = 0; i < taken; ++i) REQUIRE(feed.next());
+    CHECK(feed.taken() == taken);
+  }
+}
+
+TEST_CASE("A trace's bad row fails at the same job whether drawn ahead or not", "[jobs][feed]") {
+  std::vector<std::string> rows;
+  for (int i = 0; i < 40; ++i) rows.push_back(std::to_string(i) + ",1,60,a");
+  rows.push_back("41,one,60,a");  // the 41st job's GPU count is not a number
+  const std::string trace = write_trace("feed_bad_row", rows);
+  for (const bool ahead : {false, true}) {
+    JobsConfig c = quiet_cluster(1, 8);
+    c.scheduler.queues = {queue("a")};
+    c.trace_path = trace;
+    c.draw_ahead = ahead;
+    c.draw_ahead_after = 3;
+    JobFeed feed(1, c);
+    for (int i = 0; i < 40; ++i) REQUIRE(feed.next());
+    CHECK(feed.drawing_ahead() == ahead);
+    CHECK_THROWS_AS(feed.next(), std::invalid_argument);
+    CHECK(feed.taken() == 40);
+  }
+}
+
+TEST_CASE("A run with its jobs drawn ahead gives the same results", "[jobs][feed]") {
+  // The determinism case's cluster (preemption, failures, checkpoints), until a horizon the
+  // stream runs past: the jobs drawn ahead beyond it are dropped.
+  JobsConfig c = drawn_stream(-1);
+  c.scheduler.preemption = true;
+  c.scheduler.queues[1].priority = 10;
+  add_failures_and_checkpoints(c);
+  c.arrivals.rate_per_s = 1.0 / 200.0;
+  c.until_s = 10 * 86400.0;
+  c.record_jobs = true;
+  JobsConfig ahead = c;
+  ahead.draw_ahead = true;
+  ahead.draw_ahead_after = 100;
+  const JobsResult x = run_jobs(c, 42), y = run_jobs(ahead, 42);
+  REQUIRE(x.submitted > 1000);
+  CHECK(x.preemptions > 0);
+  CHECK(x.interruptions > 0);
+  check_same_run(x, y);
+}
