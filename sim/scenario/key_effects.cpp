@@ -119,6 +119,13 @@ void check_key_effects(const json& doc, Config& config) {
     config.warnings.push_back("warning: workload.optimizer: has no effect with parallel.offload \"" +
                               std::string(work::to_string(config.training.workload.parallel.offload)) +
                               "\": the host runs its fused Adam (ignored)");
+  // A static batch's context pass takes every prompt of the batch whole: no token budget.
+  if (const json* r = object_at(doc, "workload", "replica");
+      r && r->contains("max_num_batched_tokens") && config.workload == WorkloadKind::serving &&
+      config.serving.replica.kind == serving::ReplicaKind::llm &&
+      config.serving.replica.llm.batching.scheduler == serving::SchedulerMode::static_batch)
+    config.warnings.push_back("warning: workload.replica.max_num_batched_tokens: has no effect with scheduler "
+                              "\"static_batch\": a batch's context pass encodes its prompts whole (ignored)");
   if (const json* t = object_at(doc, "topology")) {
     const TopologyKind kind = config.topology.kind;
     for (const FamilyKey& fk : family_keys()) {

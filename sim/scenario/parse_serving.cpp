@@ -147,15 +147,25 @@ void parse_llm_replica(const json& r, const std::string& path, const Config& con
   if (!dense && member(r, "dense_slot_tokens"))
     throw InputError(join_path(path, "dense_slot_tokens"), "only with kv_layout \"dense_slots\"",
                      "set " + join_path(path, "kv_layout") + " to \"dense_slots\", or remove it");
-  // Dense slots share no block: prefix caching is off unless asked for, and then refused.
-  b.prefix_caching = get_bool(r, "prefix_caching", path, dense ? false : b.prefix_caching);
+  // Dense slots share no block, a static batch encodes every prompt whole: prefix caching is
+  // off unless asked for, and then refused.
+  const bool static_batch = b.scheduler == serving::SchedulerMode::static_batch;
+  b.prefix_caching = get_bool(r, "prefix_caching", path, dense || static_batch ? false : b.prefix_caching);
   if (dense && b.prefix_caching)
     throw InputError(join_path(path, "prefix_caching"), "false with kv_layout \"dense_slots\": dense slots hold no shared block",
                      "remove prefix_caching, or use kv_layout \"paged\"");
+  if (static_batch && b.prefix_caching)
+    throw InputError(join_path(path, "prefix_caching"),
+                     "false with scheduler \"static_batch\": a batch's context pass encodes every prompt whole",
+                     "remove prefix_caching, or use scheduler \"chunked_prefill\"");
   if (b.scheduler == serving::SchedulerMode::jetstream) check_jetstream_prefill_length(b.max_num_batched_tokens, path);
   b.step_padding = get_choice(r, "step_padding", path, serving::kStepPaddingNames, b.step_padding);
   if (b.step_padding != serving::StepPadding::none && b.scheduler == serving::SchedulerMode::jetstream)
     throw InputError(join_path(path, "step_padding"), "\"none\" with scheduler \"jetstream\": JetStream pads each prefill to its bucket itself",
+                     "remove step_padding (it models vLLM for TPU), or use scheduler \"chunked_prefill\"");
+  if (b.step_padding != serving::StepPadding::none && static_batch)
+    throw InputError(join_path(path, "step_padding"),
+                     "\"none\" with scheduler \"static_batch\": a static batch pads its prompts to the longest itself",
                      "remove step_padding (it models vLLM for TPU), or use scheduler \"chunked_prefill\"");
   if (b.scheduler == serving::SchedulerMode::chunked_prefill && b.max_num_batched_tokens < b.max_num_seqs)
     throw InputError(join_path(path, "max_num_batched_tokens"),
@@ -280,11 +290,19 @@ void parse_disaggregated(const json& w, const std::string& at, int heads, Config
   if (!v) return;
   const std::string path = join_path(at, "disaggregated");
   if (!v->is_object()) throw InputError(path, "expected {prefill_replica, link}");
+  if (config.serving.replica.llm.batching.scheduler == serving::SchedulerMode::static_batch)
+    throw InputError(path, "no disaggregation with workload.replica.scheduler \"static_batch\": a static batch "
+                     "prefills and decodes its requests on one replica",
+                     "remove disaggregated, or use scheduler \"chunked_prefill\"");
   d.enabled = true;
   // The prefill replicas are the replica of workload.replica with these keys changed.
   d.prefill_replica = config.serving.replica.llm;
   const json& pr = object_or_empty(*v, "prefill_replica", path);
   parse_llm_replica(pr, join_path(path, "prefill_replica"), config, heads, d.prefill_replica);
+  if (d.prefill_replica.batching.scheduler == serving::SchedulerMode::static_batch)
+    throw InputError(join_path(join_path(path, "prefill_replica"), "scheduler"),
+                     "not \"static_batch\": a static batch prefills and decodes its requests on one replica",
+                     "\"chunked_prefill\", \"prefill_first\" or \"jetstream\"");
   const std::string lp = join_path(path, "link");
   const json& link = object_or_empty(*v, "link", path);
   d.link.bandwidth_Bps = get_quantity(link, "bandwidth", lp, QuantityKind::bandwidth, Sign::positive, d.link.bandwidth_Bps);

@@ -37,6 +37,8 @@ void validate_llm_replica(const LlmReplicaSpec& spec) {
   require(b.block_size >= 1, "replica.block_size", "must be >= 1");
   require(b.admission_watermark >= 0 && b.admission_watermark < 1, "replica.admission_watermark",
           "must be in [0, 1)");
+  if (b.scheduler == SchedulerMode::static_batch)
+    require(!b.prefix_caching, "replica.prefix_caching", "must be off with static batches (every prompt is encoded whole)");
   if (b.scheduler == SchedulerMode::chunked_prefill) {
     require(b.max_num_batched_tokens >= b.max_num_seqs, "replica.max_num_batched_tokens",
             "must be >= max_num_seqs with chunked prefill (every running sequence decodes each iteration)");
@@ -61,6 +63,8 @@ LlmReplica::LlmReplica(engine::Simulator& sim, ReplicaListener& listener, uint32
     : Replica(sim, listener, id, std::max(1, spec.batching.max_num_seqs)), spec_(spec), role_(role), totals_(totals), cost_(spec.timing),
       block_(kv_block_tokens(spec)), pool_(kv_blocks(spec)) {
   validate_llm_replica(spec_);
+  if (static_batch() && role != LlmRole::unified)
+    throw std::invalid_argument("replica.scheduler: static_batch runs a unified replica (a batch prefills and decodes)");
   // A dense slot holds its prompt and output whole (admissible()): no decoder takes a new block,
   // and a phase table as long as the slot (up to 2^30 tokens) would only hold zeros.
   if (!dense()) phase_count_.assign(static_cast<std::size_t>(block_), 0);
@@ -68,6 +72,7 @@ LlmReplica::LlmReplica(engine::Simulator& sim, ReplicaListener& listener, uint32
 
 LlmReplica::~LlmReplica() {
   if (busy_) sim_.cancel(iteration_event_);
+  if (form_pending_) sim_.cancel(form_event_);
   uncount_lag_tokens();
   if (totals_) *totals_ += stats_;
 }
@@ -372,6 +377,7 @@ void LlmReplica::schedule_prefill_first() {
 // ---- iterations ----
 
 int64_t LlmReplica::timed_prefill_tokens(int64_t tokens) const {
+  if (static_batch()) return batch_prompt_;  // every prompt padded to the batch's longest
   if (spec_.batching.scheduler != SchedulerMode::jetstream) return tokens;
   // JetStream's DEFAULT_PREFILL_BUCKETS (jetstream/engine/token_utils.py): 16, 32, ..., capped at
   // the longest prefill.
@@ -381,10 +387,15 @@ int64_t LlmReplica::timed_prefill_tokens(int64_t tokens) const {
 }
 
 void LlmReplica::start_iteration() {
+  if (static_batch() && running_ == 0 && !forming_) {
+    defer_static_batch();
+    return;
+  }
   chunks_.clear();
   decode_in_iteration_ = false;
   preemptions_at_schedule_ = stats_.preemptions;
   if (spec_.batching.scheduler == SchedulerMode::chunked_prefill) schedule_chunked();
+  else if (static_batch()) schedule_static_batch();
   else schedule_prefill_first();  // prefill_first and jetstream
   update_load();
   if (!decode_in_iteration_ && chunks_.empty()) {
@@ -392,7 +403,10 @@ void LlmReplica::start_iteration() {
     return;  // idle until a request arrives
   }
   IterationWork work;
-  if (decode_in_iteration_ && dense()) {
+  if (decode_in_iteration_ && static_batch()) {
+    work.decode_sequences = batch_rows_;  // a finished request keeps its row
+    work.decode_context_tokens = static_decode_context_tokens(decode_clock_);
+  } else if (decode_in_iteration_ && dense()) {
     // The step's shapes are the dense array's: every slot computed, every slot read whole.
     work.decode_sequences = spec_.batching.max_num_seqs;
     work.decode_context_tokens = static_cast<double>(work.decode_sequences) * static_cast<double>(block_);
@@ -442,7 +456,8 @@ void LlmReplica::plan_decode_run(IterationWork work) {
       growth += phase_count_[phase];
     }
     if (growth > free) break;
-    if (!dense()) work.decode_context_tokens += n_decode_;  // a dense step reads the same slots
+    if (static_batch()) work.decode_context_tokens = static_decode_context_tokens(decode_clock_ + i);
+    else if (!dense()) work.decode_context_tokens += n_decode_;  // a dense step reads the same slots
     run_.push_back({run_.back().end_s + cost_.seconds(work, terms), growth});
   }
 }
@@ -518,7 +533,14 @@ void LlmReplica::finish_iteration() {
   chunks_.clear();
 }
 
-void LlmReplica::on_event(uint64_t) {
+void LlmReplica::on_event(uint64_t tag) {
+  if (tag == kFormBatch) {
+    form_pending_ = false;
+    forming_ = true;
+    start_iteration();
+    forming_ = false;
+    return;
+  }
   // The sequence finishing now is usually cold in cache: start loading it early.
   if (!finishes_.empty()) __builtin_prefetch(&seqs_[finishes_.top().seq]);
   finish_iteration();
@@ -531,7 +553,7 @@ void LlmReplica::submit(const Request& request) {
   waiting_.push_back(new_seq(request));
   update_load();
   if (!busy_) start_iteration();
-  else if (run_.size() > 1) cut_decode_run();
+  else if (run_.size() > 1 && !static_batch()) cut_decode_run();  // a static batch takes no one in
 }
 
 void LlmReplica::take_queued(std::vector<Request>& out) {
@@ -548,6 +570,10 @@ void LlmReplica::abort(std::vector<Request>& out) {
   if (busy_) {
     sim_.cancel(iteration_event_);
     busy_ = false;
+  }
+  if (form_pending_) {
+    sim_.cancel(form_event_);
+    form_pending_ = false;
   }
   uncount_lag_tokens();
   for (uint32_t s = run_head_; s != kNone; s = seqs_[s].next) out.push_back(seqs_[s].request);

@@ -3,7 +3,7 @@
 //
 // Every iteration the scheduler picks work under a token budget (max_num_batched_tokens) and
 // a sequence cap (max_num_seqs), runs it for iteration_time_s() (llm_timing.hpp), and at the
-// end every decoding sequence has one more token. Two schedulers (`scheduler`):
+// end every decoding sequence has one more token. The schedulers (`scheduler`):
 //
 //   chunked_prefill  vLLM v1 (vllm/v1/core/sched/scheduler.py): running sequences first, each
 //                    decoding sequence takes one token of the budget; unfinished prompts go on
@@ -26,6 +26,22 @@
 //                    decode step of every slot. A request needs prompt <= max_num_batched_tokens
 //                    (a preempted sequence's recompute, prompt + output so far, is prefilled
 //                    alone however long: JetStream itself never preempts).
+//   static_batch     static batches, as transformers-neuronx's sample loop (and HuggingFace
+//                    generate, TensorRT-LLM without inflight batching) runs them: when no batch
+//                    runs, the replica takes up to max_num_seqs waiting requests, those arriving at
+//                    that very instant included (the batch forms in an event of priority resolve,
+//                    after the instant's arrivals), whose KV cache fits to their last token;
+//                    encodes their prompts in one context pass, each padded to the batch's longest
+//                    prompt (rows x longest tokens); then decodes the whole batch step by step until
+//                    its last request is done. A finished request keeps its row: every decode step
+//                    is timed at the batch's rows, each reading the KV cache of the batch's
+//                    position (the longest prompt + the steps so far); over dense slots, up to
+//                    transformers-neuronx's token bucket, the first of 128, 256, ... (powers of
+//                    two, the last dense_slot_tokens: its n_positions) that holds the position
+//                    (bucket.py token_sizes and decoder.py find_bucket_id at 0623de2: the decode
+//                    graph of a bucket reads its cache to the bucket's length). Requests arriving
+//                    while a batch runs wait for the whole batch. Nothing is preempted or cached;
+//                    max_num_batched_tokens is not read; a unified replica only.
 //
 // Under jetstream with dense slots a finished request keeps its slot kJetStreamSlotLagSteps more
 // decode steps (JetStream's detokenize thread frees it late; llm_replica.cpp says why) and is
@@ -202,6 +218,12 @@ class LlmReplica final : public Replica {
   int64_t admit_prompt(uint32_t s, int64_t budget, int64_t reserve_blocks);
   void schedule_chunked();
   void schedule_prefill_first();
+  // static_batch (llm_static_batch.cpp): the scheduler, the batch's KV tokens read by the decode
+  // step at `clock`, and the deferral of a new batch to the end of the instant's arrivals.
+  bool static_batch() const { return spec_.batching.scheduler == SchedulerMode::static_batch; }
+  void schedule_static_batch();
+  double static_decode_context_tokens(uint64_t clock) const;
+  void defer_static_batch();
   void grow_decoders();
   void start_iteration();
   void plan_decode_run(IterationWork work);
@@ -257,6 +279,15 @@ class LlmReplica final : public Replica {
   double iteration_start_s_ = 0;
   uint64_t preemptions_at_schedule_ = 0;
   engine::EventId iteration_event_;
+  // static_batch: the batch formation pending at this instant (event tag kFormBatch), and the
+  // batch that runs: its rows, its padded prompt, the decode clock of its first decode step.
+  static constexpr uint64_t kFormBatch = 1;
+  bool form_pending_ = false;
+  bool forming_ = false;
+  engine::EventId form_event_;
+  int64_t batch_rows_ = 0;
+  int64_t batch_prompt_ = 0;
+  uint64_t batch_clock_ = 0;
   LlmReplicaStats stats_;
 };
 

@@ -12,12 +12,14 @@
 
 namespace cs::serving {
 
-enum class SchedulerMode : uint8_t { chunked_prefill, prefill_first, jetstream };
+enum class SchedulerMode : uint8_t { chunked_prefill, prefill_first, jetstream, static_batch };
 // workload.replica.scheduler.
 inline constexpr auto kSchedulerModeNames = std::to_array<EnumName<SchedulerMode>>({
     {"chunked_prefill", SchedulerMode::chunked_prefill, "vLLM v1: decodes first, then prompt chunks, in one batch"},
     {"prefill_first", SchedulerMode::prefill_first, "vLLM v0: prefill-only batches while prompts fit, else decode"},
     {"jetstream", SchedulerMode::jetstream, "JetStream: one padded prompt per prefill while a slot is free, else decode"},
+    {"static_batch", SchedulerMode::static_batch,
+     "static batches (transformers-neuronx, HuggingFace generate): one context pass, then decode until the last is done"},
 });
 static_assert(names_every_value<kSchedulerModeNames>());
 // workload.replica.step_padding: the shapes a step's model runs at.
