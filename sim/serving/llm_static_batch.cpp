@@ -30,15 +30,22 @@ void LlmReplica::schedule_static_batch() {
   }
   // A new batch: FCFS up to max_num_seqs, each request's KV cache to its last token reserved
   // with those before it (the batch never preempts), its prompt whole in the context pass.
+  // Over dense slots every row runs at the batch's position, so the longest prompt and the
+  // longest output must fit a row's n_positions together (transformers-neuronx's sample loop
+  // stops at the sequence length): a request that would overflow it waits for the next batch.
   int64_t growth = 0;
+  int64_t longest_output = 0;
   batch_prompt_ = 0;
   while (!waiting_.empty() && running_ < spec_.batching.max_num_seqs) {
     const uint32_t s = waiting_.front();
     const int64_t prompt = seqs_[s].request.prompt_tokens;
-    const int64_t own = blocks_for(prompt + seqs_[s].request.output_tokens) - blocks_for(prompt);
+    const int64_t output = seqs_[s].request.output_tokens;
+    if (dense() && std::max(batch_prompt_, prompt) + std::max(longest_output, output) > block_) break;
+    const int64_t own = blocks_for(prompt + output) - blocks_for(prompt);
     if (admit_prompt(s, prompt, growth + own) == 0) break;
     growth += own;
     batch_prompt_ = std::max(batch_prompt_, prompt);
+    longest_output = std::max(longest_output, output);
   }
   batch_rows_ = running_;
   batch_clock_ = decode_clock_;

@@ -111,6 +111,27 @@ TEST_CASE("Over dense slots a static batch's decode step reads the token bucket'
   CHECK(run_alone(static_batch_spec(), make_request(1, 0, 120, 12)).time_s == Approx(paged).epsilon(1e-12));
 }
 
+TEST_CASE("Over dense slots a static batch takes only requests whose padded rows fit n_positions", "[serving][llm]") {
+  // n_positions 200: a 150-token prompt with 10 output tokens and a 10-token prompt with 180 each
+  // fit a slot alone, but in one batch the second row would decode to 150 + 180 = 330 positions:
+  // it waits for the first's batch and runs alone, padded to its own prompt.
+  LlmReplicaSpec spec = static_batch_spec();
+  spec.timing.kv_layout = KvLayout::dense_slots;
+  spec.timing.dense_slot_tokens = 200;
+  Simulator sim;
+  Collector sink(sim);
+  LlmReplica replica(sim, sink, 0, spec);
+  replica.submit(make_request(1, 0, 150, 10));
+  replica.submit(make_request(2, 0, 10, 180));
+  sim.run();
+  REQUIRE(sink.done.size() == 2);
+  const double ttft1 = 0.010 + 1e-4 * 150;  // one row: the second is not in the batch
+  CHECK(find(sink.done, 1).request.first_token_s == Approx(ttft1).epsilon(1e-12));
+  const double end1 = ttft1 + 9 * step_s(1, 200);  // positions 151..159: the bucket of 200
+  CHECK(find(sink.done, 1).time_s == Approx(end1).epsilon(1e-12));
+  CHECK(find(sink.done, 2).request.first_token_s == Approx(end1 + 0.010 + 1e-4 * 10).epsilon(1e-12));
+}
+
 TEST_CASE("A static batch takes only the requests whose KV cache fits to their last token", "[serving][llm]") {
   // 12 blocks of 16 tokens: two requests of 64 + 100 tokens need 11 blocks each, so the second
   // waits for the first's batch; nothing is ever preempted.
