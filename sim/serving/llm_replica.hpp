@@ -39,7 +39,8 @@
 //                    transformers-neuronx's token bucket, the first of 128, 256, ... (powers of
 //                    two, the last dense_slot_tokens: its n_positions) that holds the position
 //                    (bucket.py token_sizes and decoder.py find_bucket_id at 0623de2: the decode
-//                    graph of a bucket reads its cache to the bucket's length). Requests arriving
+//                    graph of a bucket reads its cache to the bucket's length; a batch's longest
+//                    prompt + longest output fit n_positions). Requests arriving
 //                    while a batch runs wait for the whole batch. Nothing is preempted or cached;
 //                    max_num_batched_tokens is not read; a unified replica only.
 //
