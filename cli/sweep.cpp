@@ -91,6 +91,9 @@ std::string run_sweep(const json& base, const std::vector<GridAxis>& axes, int j
   std::vector<json> summaries(total);
   world::RunOptions options;
   options.interrupted = interrupted;
+  // Points running at once are the sweep's parallel work: a jobs point then draws its job
+  // stream in its own thread rather than start another (world::RunOptions::draw_ahead).
+  options.draw_ahead = jobs == 1 || total == 1;
   for_each_index(total, jobs, [&](std::size_t p) {
     summaries[p] = world::run_scenario(*configs[p], options).summary;
     configs[p].reset();

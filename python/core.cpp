@@ -100,9 +100,10 @@ auto run_cancellable(const std::shared_ptr<CancelToken>& token, Work work) {
   return running.get();
 }
 
-py::tuple run(const std::string& doc_text, std::shared_ptr<CancelToken> token) {
+py::tuple run(const std::string& doc_text, std::shared_ptr<CancelToken> token, bool draw_ahead) {
   if (!token) token = std::make_shared<CancelToken>();
   cs::world::RunOptions options;
+  options.draw_ahead = draw_ahead;
   options.flow_table = true;
   options.job_table = true;
   options.interrupted = [token] { return token->cancelled(); };
@@ -274,7 +275,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("set_path", &set_path, py::arg("doc"), py::arg("path"), py::arg("value_json"));
   m.def("apply_override", &apply_override, py::arg("doc"), py::arg("assignment"));
   m.def("validate", &validate, py::arg("doc"));
-  m.def("run", &run, py::arg("doc"), py::arg("cancel") = nullptr);
+  m.def("run", &run, py::arg("doc"), py::arg("cancel") = nullptr, py::arg("draw_ahead") = true);
   m.def("plan", &plan, py::arg("doc"), py::arg("jobs"), py::arg("refine"), py::arg("only") = std::vector<std::string>{},
         py::arg("max_time") = std::string("1h"), py::arg("cancel") = nullptr);
   m.def("grid_points", &grid_points, py::arg("axes"));

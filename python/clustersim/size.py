@@ -115,7 +115,7 @@ def size(scenario: Scenario | str | os.PathLike, vary: Mapping[str, Sequence[Any
             if bar is not None and bar.n + len(docs) > bar.total:  # confirmations go past the bound
                 bar.total = bar.n + len(docs)
                 bar.refresh()
-            outcomes = _run_docs(pool, docs, cancel, bar)
+            outcomes = _run_docs(pool, docs, cancel, bar, owned and jobs == 1)
             search.tell([(summary, "", "", "") if error is None else ("", error.path, error.expected, error.hint)
                          for summary, error in outcomes])
     finally:

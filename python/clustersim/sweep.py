@@ -80,12 +80,13 @@ def latin_hypercube(ranges: Mapping[str, Any], n: int, seed: int = 0) -> list[di
 
 
 # ---------------------------------------------------------------------------------- running
-def _run_point(doc_json: str, cancel=None) -> tuple[str | None, ScenarioError | None]:
+def _run_point(doc_json: str, cancel=None, draw_ahead: bool = True) -> tuple[str | None, ScenarioError | None]:
     """One point, in whichever process runs it: (summary JSON, None) or (None, its input
     error). A module-level function so that process pools and Dask workers can pickle it;
-    `cancel`, a _core.CancelToken, only in this process."""
+    `cancel`, a _core.CancelToken, only in this process; `draw_ahead` False: a jobs point draws
+    its job stream in its own thread (points running at once are the parallel work)."""
     try:
-        return _core.run(doc_json, cancel)[0], None
+        return _core.run(doc_json, cancel, draw_ahead)[0], None
     except ScenarioError as e:
         return None, e
 
@@ -124,15 +125,17 @@ def _as_executor(executor, jobs: int) -> tuple[Executor, bool]:
     return executor, False
 
 
-def _run_docs(pool: Executor, docs: list[str], cancel=None, bar=None) -> list[tuple[str | None, ScenarioError | None]]:
+def _run_docs(pool: Executor, docs: list[str], cancel=None, bar=None,
+              one_at_a_time: bool = False) -> list[tuple[str | None, ScenarioError | None]]:
     """Every document run on `pool` (_run_point), the outcomes in the documents' order; `bar`
     (a tqdm) advanced as each ends. On any failure or Ctrl-C the token `cancel` (only for a
     pool of this process) stops the runs in flight, those not started are dropped, and the
-    exception propagates."""
+    exception propagates. Unless the pool runs `one_at_a_time` or there is one document, the
+    runs draw their job streams in place (no second thread each: world::RunOptions::draw_ahead)."""
     from concurrent.futures import as_completed
 
-    futures = {(pool.submit(_run_point, doc, cancel) if cancel is not None else pool.submit(_run_point, doc)): i
-               for i, doc in enumerate(docs)}
+    ahead = one_at_a_time or len(docs) == 1
+    futures = {pool.submit(_run_point, doc, cancel, ahead): i for i, doc in enumerate(docs)}
     outcomes: list = [None] * len(docs)
     try:
         # Without a bar, in submission order: the lowest index's fault is the one raised.
@@ -235,7 +238,7 @@ def sweep(scenario: Scenario | str | os.PathLike, grid: Mapping[str, Sequence[An
 
             bar = tqdm(total=len(todo), desc="sweep", unit="point")
         try:
-            for i, outcome in zip(todo, _run_docs(pool, [docs[i] for i in todo], cancel, bar)):
+            for i, outcome in zip(todo, _run_docs(pool, [docs[i] for i in todo], cancel, bar, owned and jobs == 1)):
                 outcomes[i] = outcome
         finally:
             if bar is not None:

@@ -208,8 +208,10 @@ json compare_fabrics(const std::vector<ComparedFabric>& fabrics, const std::vect
     }
   });
   std::vector<json> summaries(n);
+  RunOptions options;
+  options.draw_ahead = jobs == 1 || n == 1;  // runs at once are the parallel work (RunOptions::draw_ahead)
   for_each_index(n, jobs, [&](std::size_t p) {
-    summaries[p] = run_scenario(*configs[p]).summary;
+    summaries[p] = run_scenario(*configs[p], options).summary;
     configs[p].reset();
   });
 

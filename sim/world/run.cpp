@@ -238,16 +238,6 @@ void run_network(const Config& config, engine::Simulator& sim, RunOutput* output
   }
 }
 
-// A jobs run draws its job stream ahead on a second thread (the same jobs) when it may use more
-// than one: options.threads and TBB's limit (`run --threads`) allow two, and no other
-// replication runs beside it.
-bool jobs_draw_ahead(const Config& config, const RunOptions& options) {
-  const std::size_t limit = std::min<std::size_t>(
-      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism),
-      static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()));
-  return options.threads != 1 && config.run.replications <= 1 && limit >= 2;
-}
-
 // One replication, in its own Simulator seeded with `seed`. `outputs` (time series, trace,
 // flow table) is filled only when given: the first replication's are kept. A training_run
 // needs no network: the fleet library runs it alone.
@@ -311,6 +301,16 @@ bool reports_fabric(const Config& config) {
 }
 
 }  // namespace
+
+// A jobs run draws its job stream ahead on a second thread (the same jobs) when it may use more
+// than one: its caller lets it, options.threads and TBB's limit allow two, and no other
+// replication runs beside it.
+bool jobs_draw_ahead(const Config& config, const RunOptions& options) {
+  const std::size_t limit = std::min<std::size_t>(
+      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism),
+      static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()));
+  return options.draw_ahead && options.threads != 1 && config.run.replications <= 1 && limit >= 2;
+}
 
 void check_buildable(const Config& config) {
   check_cost(config);

@@ -43,8 +43,11 @@ struct RunOptions {
   bool flow_table = false;  // fill RunOutput::flows_csv
   bool job_table = false;   // fill RunOutput::jobs_csv
   // Replications at once: 0 TBB's default, 1 serial, n at most n. A jobs run of one
-  // replication not limited to 1 draws its job stream ahead on a second thread (the same jobs).
+  // replication not limited to 1 draws its job stream ahead on a second thread (the same jobs),
+  // unless draw_ahead is false: a caller running several scenarios at once (a sweep's points,
+  // its parallel work) turns it off, so that its runs do not each start a thread of their own.
   int threads = 0;
+  bool draw_ahead = true;
   // Polled while simulating (engine::Simulator::set_interrupt_check), from whichever thread
   // runs a replication (so thread-safe); when it returns true the run throws
   // engine::Interrupted. Empty: never.
@@ -59,6 +62,11 @@ struct RunOptions {
 // spine ports than switch_radix gives), and when a transfer cannot finish (no run.until and
 // no progress: named).
 RunOutput run_scenario(const scenario::Config& config, const RunOptions& options = {});
+
+// Whether run_scenario draws a jobs run's stream ahead on a second thread: options.draw_ahead,
+// one replication, and options.threads and TBB's limit (`run --threads`, the calling arena's)
+// allowing two threads.
+bool jobs_draw_ahead(const scenario::Config& config, const RunOptions& options);
 
 // The topology a Config describes; a builder's BuildError becomes an InputError at
 // topology.<param> (hardware.node.<key> for node parameters).

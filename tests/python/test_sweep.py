@@ -92,7 +92,7 @@ def test_the_cache_answers_a_rerun_without_simulating(tmp_path, monkeypatch):
     first = cs.sweep(PERMUTATION, GRID, jobs=2, cache=tmp_path)
     assert len(list(tmp_path.glob("*.json"))) == 4
 
-    def must_not_run(doc_json, cancel=None):
+    def must_not_run(doc_json, cancel=None, draw_ahead=True):
         raise AssertionError("a cached point was simulated again")
 
     monkeypatch.setattr(sweep_module, "_run_point", must_not_run)
@@ -101,3 +101,22 @@ def test_the_cache_answers_a_rerun_without_simulating(tmp_path, monkeypatch):
     # A changed point misses the cache.
     with pytest.raises(AssertionError, match="simulated again"):
         cs.sweep(PERMUTATION, {"workload.shift": [2]}, cache=tmp_path)
+
+
+def test_points_running_at_once_draw_their_job_streams_in_place(monkeypatch):
+    # A jobs run may draw its job stream ahead on a thread of its own; a sweep's points running
+    # at once are its parallel work, so they do not (each would start one): only a sweep running
+    # one point at a time lets them.
+    seen = []
+    real = sweep_module._core.run
+
+    def recording(doc_json, cancel=None, draw_ahead=True):
+        seen.append(draw_ahead)
+        return real(doc_json, cancel, draw_ahead)
+
+    monkeypatch.setattr(sweep_module._core, "run", recording)
+    cs.sweep(PERMUTATION, GRID, jobs=2)
+    assert len(seen) == 4 and not any(seen)
+    seen.clear()
+    cs.sweep(PERMUTATION, GRID, jobs=1)
+    assert len(seen) == 4 and all(seen)
