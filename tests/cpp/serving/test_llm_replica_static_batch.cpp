@@ -32,6 +32,22 @@ LlmReplicaSpec static_batch_spec(int max_num_seqs = 8) {
 // A decode step of `rows` rows each reading `kv` tokens.
 double step_s(int rows, double kv) { return 0.010 + 1e-3 * rows + 1e-6 * rows * kv; }
 
+// `requests` submitted together at t = 0 to one replica, run to the end: what completed, and
+// the replica's stats.
+struct Outcome {
+  std::vector<Done> done;
+  LlmReplicaStats stats;
+};
+Outcome run_together(const LlmReplicaSpec& spec, const std::vector<cs::serving::Request>& requests) {
+  Simulator sim;
+  Collector sink(sim);
+  LlmReplica replica(sim, sink, 0, spec);
+  for (const auto& r : requests) replica.submit(r);
+  sim.run();
+  REQUIRE(sink.done.size() == requests.size());
+  return {sink.done, replica.stats()};
+}
+
 }  // namespace
 
 TEST_CASE("A static batch encodes its prompts padded to the longest and decodes until its last is done",
@@ -118,18 +134,12 @@ TEST_CASE("Over dense slots a static batch takes only requests whose padded rows
   LlmReplicaSpec spec = static_batch_spec();
   spec.timing.kv_layout = KvLayout::dense_slots;
   spec.timing.dense_slot_tokens = 200;
-  Simulator sim;
-  Collector sink(sim);
-  LlmReplica replica(sim, sink, 0, spec);
-  replica.submit(make_request(1, 0, 150, 10));
-  replica.submit(make_request(2, 0, 10, 180));
-  sim.run();
-  REQUIRE(sink.done.size() == 2);
+  const Outcome o = run_together(spec, {make_request(1, 0, 150, 10), make_request(2, 0, 10, 180)});
   const double ttft1 = 0.010 + 1e-4 * 150;  // one row: the second is not in the batch
-  CHECK(find(sink.done, 1).request.first_token_s == Approx(ttft1).epsilon(1e-12));
+  CHECK(find(o.done, 1).request.first_token_s == Approx(ttft1).epsilon(1e-12));
   const double end1 = ttft1 + 9 * step_s(1, 200);  // positions 151..159: the bucket of 200
-  CHECK(find(sink.done, 1).time_s == Approx(end1).epsilon(1e-12));
-  CHECK(find(sink.done, 2).request.first_token_s == Approx(end1 + 0.010 + 1e-4 * 10).epsilon(1e-12));
+  CHECK(find(o.done, 1).time_s == Approx(end1).epsilon(1e-12));
+  CHECK(find(o.done, 2).request.first_token_s == Approx(end1 + 0.010 + 1e-4 * 10).epsilon(1e-12));
 }
 
 TEST_CASE("A static batch takes only the requests whose KV cache fits to their last token", "[serving][llm]") {
@@ -137,15 +147,9 @@ TEST_CASE("A static batch takes only the requests whose KV cache fits to their l
   // waits for the first's batch; nothing is ever preempted.
   LlmReplicaSpec spec = static_batch_spec();
   spec.timing.kv_cache_bytes = 12 * 16 * spec.timing.model.kv_bytes_per_token();
-  Simulator sim;
-  Collector sink(sim);
-  LlmReplica replica(sim, sink, 0, spec);
-  replica.submit(make_request(1, 0, 64, 100));
-  replica.submit(make_request(2, 0, 64, 100));
-  sim.run();
-  REQUIRE(sink.done.size() == 2);
-  CHECK(replica.stats().preemptions == 0);
-  CHECK(find(sink.done, 2).request.first_token_s > find(sink.done, 1).time_s);
+  const Outcome o = run_together(spec, {make_request(1, 0, 64, 100), make_request(2, 0, 64, 100)});
+  CHECK(o.stats.preemptions == 0);
+  CHECK(find(o.done, 2).request.first_token_s > find(o.done, 1).time_s);
 }
 
 TEST_CASE("A static batch runs on a unified replica without prefix caching", "[serving][llm]") {
