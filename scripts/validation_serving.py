@@ -290,18 +290,23 @@ class NeuronRun:
 # throughput is batch x output tokens over the run's time, TTFT + (output - 1) x the mean time per
 # output token; so the row's three figures give that mean, (batch x output / throughput - TTFT) /
 # (output - 1), and on 71 of the 78 rows it lies at or below the row's P99 TPOT (below the P50 where
-# decode buckets make the early tokens faster than the median one). On seven it does not, or the row's
-# P99 TPOT is below its P50: such a row's figures cannot all describe one run, which of them is off
-# is not published, and its figures are shown but kept out of the means that say "whose figures agree".
+# decode buckets make the early tokens faster than the median one). A mean above the P99 is possible
+# only if the slowest 1% of the tokens average at least 100 x the mean - 99 x the P99 (the other 99%
+# at most the P99): on six rows that is 5 to 130 times the P99, a stall the row's TTFT and TPOT do not
+# show; on a seventh the P99 TPOT is below its P50, which no run gives. Which of such a row's figures
+# is off (or whether its run stalled) is not published; its figures are shown but kept out of the
+# means that say "whose figures agree".
 def source_contradiction(row: dict) -> str:
-    """Why a row of the dataset cannot describe one run (its figures contradict one another), or ""."""
+    """Why a row's figures do not fit one steady run (they disagree with one another), or ""."""
     if row["tpot_p99_ms"] < row["tpot_p50_ms"]:
         return f"P99 TPOT {row['tpot_p99_ms']:.2f} ms below its P50 {row['tpot_p50_ms']:.2f} ms"
     run_s = row["batch"] * row["output"] / row["output_tokens_per_s"]
     mean_ms = (run_s - row["ttft_p50_ms"] / 1e3) / (row["output"] - 1) * 1e3
     if mean_ms > row["tpot_p99_ms"]:
+        tail_ms = 100 * mean_ms - 99 * row["tpot_p99_ms"]   # the least mean of the slowest 1%
         return (f"{row['output_tokens_per_s']:.1f} tokens/s means {mean_ms:.2f} ms a token on average, above its "
-                f"P99 TPOT {row['tpot_p99_ms']:.2f} ms (P50 {row['tpot_p50_ms']:.2f} ms)")
+                f"P99 TPOT {row['tpot_p99_ms']:.2f} ms (P50 {row['tpot_p50_ms']:.2f} ms): its slowest 1% of "
+                f"tokens would average at least {tail_ms:.0f} ms, {tail_ms / row['tpot_p99_ms']:.1f} times the P99")
     return ""
 
 
@@ -600,16 +605,19 @@ def neuron_section(cs) -> str:
         f"{error([r for r in agree if r['metric'] == 'P50 TPOT']):.1f}%).\n\n"
         "**Output-token throughput.** Each row of AWS's tables also prints the run's output tokens per second "
         "(`output_tokens_per_s` in the dataset): its requests' output tokens over the run's time, TTFT + "
-        "(output - 1) x the mean time per output token, so on a row whose figures describe one run that "
-        "mean, (batch x output / throughput - TTFT) / (output - 1), lies at or below the row's P99 TPOT "
-        "(below its P50 where the decode buckets make early tokens faster than the median one). The "
+        "(output - 1) x the mean time per output token, so the row's figures give that mean, (batch x output "
+        "/ throughput - TTFT) / (output - 1). In a run whose tokens are as steady as its P50 and P99 TPOT say, "
+        "it lies at or below the P99 (below the P50 where the decode buckets make early tokens faster than "
+        "the median one); above the P99 it needs the run's slowest 1% of tokens to average at least 100 x the "
+        "mean - 99 x the P99, a stall the row's TTFT and TPOT do not show. The "
         "simulated throughput is the replayed requests' output over their TTFT + (output - 1) x TPOT. Mean "
         f"absolute error over the {len(throughput)} rows: {error(throughput):.1f}%; over the "
         f"{len(throughput_agree)} whose figures agree with one another: {error(throughput_agree):.1f}% "
         f"(x{span([r['ratio'] for r in throughput_agree])}). On {len(contradicted)} rows they do not: "
         + "; ".join(f"{run.model} on {run.machine.gpu}, {run.input_len:,}/{run.output_len:,} tokens (Neuron "
                     f"{run.release}): {run.contradiction}" for run in contradicted) +
-        ". Which of a contradicted row's figures is off is not published; its figures stay in the tables "
+        ". Which of such a row's figures is off (or whether its run stalled) is not published; its figures "
+        "stay in the tables "
         "and in the means over every row, and out of the means over the rows that agree. The five trn1 TTFTs "
         "the comparison with inf2 below questions are among them.\n\n" + neuron_throughput_table(throughput) +
         "\n\n"
