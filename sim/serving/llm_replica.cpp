@@ -575,6 +575,7 @@ void LlmReplica::abort(std::vector<Request>& out) {
     sim_.cancel(form_event_);
     form_pending_ = false;
   }
+  set_closed(false);  // no batch runs any more
   uncount_lag_tokens();
   for (uint32_t s = run_head_; s != kNone; s = seqs_[s].next) out.push_back(seqs_[s].request);
   for (const uint32_t s : waiting_) out.push_back(seqs_[s].request);

@@ -13,6 +13,12 @@ namespace cs::serving {
 // sent together share a context pass, as a client's batch of prompts does.
 void LlmReplica::defer_static_batch() {
   update_load();
+  // A batch ended: its slots are free only now (a central queue or a balancer holding its queue
+  // gives requests to a replica that can start them, not to one whose batch still runs).
+  if (closed()) {
+    set_closed(false);
+    if (can_start_now()) slot_freed();  // may submit requests here: they form the next batch
+  }
   if (waiting_.empty()) {
     maybe_drained();
     return;
@@ -49,6 +55,7 @@ void LlmReplica::schedule_static_batch() {
   }
   batch_rows_ = running_;
   batch_clock_ = decode_clock_;
+  set_closed(running_ > 0);  // nothing starts before the batch's end
 }
 
 // Every row sits at the batch's position (prompts padded to the longest), finished or not. Over

@@ -66,8 +66,9 @@ class Replica : public engine::EventTarget {
   // A slot is free for one more request (central-queue dispatch asks this): what it serves and
   // what it accepted for its next start (an LLM engine admits its waiting sequences at the
   // next iteration, as vLLM's) stay under its capacity (a plain server's slots, an LLM
-  // server's max_num_seqs).
-  bool can_start_now() const { return in_service_ + queued_ < capacity_; }
+  // server's max_num_seqs), and it is not closed (a static batch running: nothing starts
+  // before its end, when it reopens and reports its slots free).
+  bool can_start_now() const { return !closed_ && in_service_ + queued_ < capacity_; }
 
   // False when the request could never be served here (too large for it); the pool drops it.
   virtual bool admissible(const Request&) const { return true; }
@@ -94,6 +95,8 @@ class Replica : public engine::EventTarget {
     if (!draining_) listener_.on_slot_free(*this);
   }
   void maybe_drained();
+  void set_closed(bool closed) { closed_ = closed; }
+  bool closed() const { return closed_; }
 
   engine::Simulator& sim_;
   ReplicaListener& listener_;
@@ -107,6 +110,7 @@ class Replica : public engine::EventTarget {
   int in_service_ = 0, queued_ = 0;
   double kv_share_ = 0;
   bool draining_ = false;
+  bool closed_ = false;  // can start nothing until its running work ends (set_closed)
   bool drained_reported_ = false;
   double last_change_s_;
   LoadIntegrals integrals_;

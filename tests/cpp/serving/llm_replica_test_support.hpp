@@ -21,9 +21,10 @@ class Collector final : public ReplicaListener {
   explicit Collector(engine::Simulator& sim) : sim_(sim) {}
   void on_complete(Replica&, const Request& r) override { done.push_back({r, sim_.now()}); }
   void on_first_token(Replica&, const Request& r) override { first_tokens.push_back({r, sim_.now()}); }
-  void on_slot_free(Replica&) override {}
+  void on_slot_free(Replica&) override { slot_free_s.push_back(sim_.now()); }
   void on_drained(Replica&) override { drained = true; }
   std::vector<Done> done;
+  std::vector<double> slot_free_s;  // when the replica reported a slot free
   std::vector<Done> first_tokens;  // each first token as the listener heard of it
   bool drained = false;
 

@@ -152,6 +152,34 @@ TEST_CASE("A static batch takes only the requests whose KV cache fits to their l
   CHECK(find(o.done, 2).request.first_token_s > find(o.done, 1).time_s);
 }
 
+TEST_CASE("A replica running a static batch reports its slots free only when the batch ends", "[serving][llm]") {
+  // Outputs of 2 and 5 tokens in one batch: the first row is done after the first decode step,
+  // but nothing can start before the batch's last, so a central queue must not hand the replica
+  // a request then (it would wait for the whole batch while another replica may be free).
+  Simulator sim;
+  Collector sink(sim);
+  LlmReplica replica(sim, sink, 0, static_batch_spec(4));
+  replica.submit(make_request(1, 0, 64, 2));
+  replica.submit(make_request(2, 0, 64, 5));
+  CHECK(replica.can_start_now());  // the batch forms at the end of the instant: room for more
+  const double ttft = 0.010 + 1e-4 * 2 * 64;
+  double end = ttft;
+  for (int k = 0; k < 4; ++k) end += step_s(2, 64 + k + 1);
+  bool checked = false;
+  sim.schedule_at(ttft + step_s(2, 65) + 1e-6, [&] {
+    CHECK(sink.done.size() == 1);
+    CHECK_FALSE(replica.can_start_now());
+    CHECK(sink.slot_free_s.empty());
+    checked = true;
+  });
+  sim.run();
+  CHECK(checked);
+  CHECK(find(sink.done, 2).time_s == Approx(end).epsilon(1e-12));
+  REQUIRE(sink.slot_free_s.size() == 1);
+  CHECK(sink.slot_free_s[0] == Approx(end).epsilon(1e-12));
+  CHECK(replica.can_start_now());
+}
+
 TEST_CASE("A static batch runs on a unified replica without prefix caching", "[serving][llm]") {
   Simulator sim;
   Collector sink(sim);
