@@ -254,7 +254,9 @@ void step_ring_case(int gpus, bool quick) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto [quick, sizes] = bench::parse_bench_args(argc, argv);
+  const std::optional<bench::BenchArgs> args = bench::parse_bench_args(argc, argv);
+  if (!args) return 2;
+  auto [quick, sizes] = *args;
   // 1,024: a small reference; 4,096 and 16,384: the targets.
   if (sizes.empty()) sizes = quick ? std::vector<int>{1024, 4096} : std::vector<int>{1024, 4096, 16384};
   std::printf("ring all-reduce 1 GiB, DGX-like nodes (8 GPUs, NVSwitch 370.8 GB/s, 8 x 400 Gb/s NICs),\n"

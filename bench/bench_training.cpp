@@ -114,7 +114,9 @@ int main(int argc, char** argv) {
     bench::in_child([] { plan_case("flow", {}, "plan_gpt3_1024"); });
     return 0;
   }
-  auto [quick, sizes] = bench::parse_bench_args(argc, argv);
+  const std::optional<bench::BenchArgs> args = bench::parse_bench_args(argc, argv);
+  if (!args) return 2;
+  auto [quick, sizes] = *args;
   if (sizes.empty()) sizes = quick ? std::vector<int>{1024} : std::vector<int>{1024, 16384};
   const int reps = quick ? 1 : 3;
   std::printf("GPT-3 175B, tp 8 pp 8 1F1B, batch 1536 x 2048, H100 roofline, DGX-like nodes on a rail-optimized "

@@ -140,13 +140,22 @@ struct BenchArgs {
   std::vector<int> sizes;  // GPU counts given; empty: the benchmark's own
 };
 
-inline BenchArgs parse_bench_args(int argc, char** argv) {
+// nullopt (after printing the usage line) when an argument is neither --quick nor a GPU count
+// >= 1: `bench_training --help` used to run a case of 0 GPUs.
+inline std::optional<BenchArgs> parse_bench_args(int argc, char** argv) {
   BenchArgs a;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0)
+    if (std::strcmp(argv[i], "--quick") == 0) {
       a.quick = true;
-    else
-      a.sizes.push_back(std::atoi(argv[i]));
+      continue;
+    }
+    char* end = nullptr;
+    const long gpus = std::strtol(argv[i], &end, 10);
+    if (end == argv[i] || *end != '\0' || gpus < 1 || gpus > 1L << 30) {
+      std::fprintf(stderr, "usage: %s [--quick] [GPUs...]\n", argv[0]);
+      return std::nullopt;
+    }
+    a.sizes.push_back(static_cast<int>(gpus));
   }
   return a;
 }
