@@ -196,7 +196,7 @@ void JobCluster::unhold(Slot s) {
   schedule_next_release();
 }
 
-void JobCluster::schedule_next_release() {
+[[gnu::flatten]] void JobCluster::schedule_next_release() {
   const ReleaseIndex& index = book_.by_release();
   const ReleaseIndex::Entry* first = index.first();
   Slot next = -1;
@@ -322,7 +322,7 @@ void JobCluster::pass_at(double t) {
 
 // ---- Scheduling and sampling -------------------------------------------------------------
 
-void JobCluster::request_pass() {
+[[gnu::flatten]] void JobCluster::request_pass() {
   if (pass_event_.valid() || done_) return;
   pass_event_ = sim_.schedule_at(sim_.now(), *this, tag(Tag::pass), engine::priority::resolve);
 }
