@@ -246,7 +246,10 @@ inline QueuedEvent EventQueue::take_first(bool from_lane) {
     remove_top();
   }
   if (dead_ != 0) {
-    discard_dead_tops();
+    // The next key looked at here, the call only when it is dead (a dead key deep in the heap
+    // kept dead_ above 0 for most pops of a shared cluster's run: a call each).
+    if ((heap_.size() > kRoot || !lane_empty()) && slots_[first_key().order & kSlotMask].target == nullptr)
+      discard_dead_tops();
     // A pop takes a live key: dead ones may now outnumber the live (what cancel bounds).
     if (dead_ > live_) compact();
   }

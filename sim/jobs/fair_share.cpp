@@ -34,8 +34,7 @@ FairShare::FairShare(std::vector<double> quotas, double half_life_s, double now_
   return -gpus * (half_life_s_ / std::numbers::ln2) * std::expm1(-dt * std::numbers::ln2 / half_life_s_);
 }
 
-double FairShare::usage(int queue, double now_s) const {
-  const auto q = static_cast<std::size_t>(queue);
+[[gnu::always_inline]] inline double FairShare::usage_of(std::size_t q, double now_s) const {
   const double dt = now_s - since_[q];
   // Asked again at the instant it was set (another start or end in the queue at that instant,
   // the pass after it): the formula's value is exactly usage_[q] (d = 2^-0 = 1, and the
@@ -44,9 +43,13 @@ double FairShare::usage(int queue, double now_s) const {
   return usage_[q] * decay(dt) + accrued(held_[q], dt);
 }
 
+double FairShare::usage(int queue, double now_s) const { return usage_of(static_cast<std::size_t>(queue), now_s); }
+
 void FairShare::set_held(int queue, double gpus, double now_s) {
+  // The usage inline (every start and end of a job sets its queue's holding: the call was a
+  // frame around the two exponentials).
   const auto q = static_cast<std::size_t>(queue);
-  usage_[q] = usage(queue, now_s);
+  usage_[q] = usage_of(q, now_s);
   since_[q] = now_s;
   held_[q] = gpus;
 }
@@ -65,7 +68,7 @@ void FairShare::factors(double now_s, std::vector<double>& f) const {
 void FairShare::factor_exponents(double now_s, std::vector<double>& x) const {
   x.resize(shares_.size());
   double total = 0.0;  // the usages first, in x, then each becomes its exponent
-  for (std::size_t q = 0; q < x.size(); ++q) total += x[q] = usage(static_cast<int>(q), now_s);
+  for (std::size_t q = 0; q < x.size(); ++q) total += x[q] = usage_of(q, now_s);
   for (std::size_t q = 0; q < x.size(); ++q) {
     const double normalized = total > 0.0 ? x[q] / total : 0.0;
     x[q] = shares_[q] > 0.0 ? -normalized / shares_[q] : -std::numeric_limits<double>::infinity();

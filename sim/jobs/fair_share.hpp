@@ -14,6 +14,7 @@
 // PriorityCalcPeriod (5 min); here it is exact and continuous: with g GPUs held since t0,
 //   U(t) = U(t0) d + g (h / ln 2) (1 - d),   d = 2^(-(t - t0) / h)
 // and h = 0 means no decay (U grows by g (t - t0)). Units: GPU-seconds, seconds.
+#include <cstddef>
 #include <vector>
 
 namespace cs::jobs {
@@ -39,6 +40,7 @@ class FairShare {
  private:
   double decay(double dt) const;  // d over dt seconds
   double accrued(double gpus, double dt) const;  // usage added over dt by `gpus` held
+  double usage_of(std::size_t queue, double now_s) const;  // usage(), inline in the file's callers
 
   std::vector<double> shares_;
   double half_life_s_;

@@ -52,6 +52,9 @@ JobCluster::JobCluster(engine::Simulator& sim, JobsConfig config, std::unique_pt
     first += initial[m];
   }
   per_node_interruption_rate_ = config_.fleet.interruption_rate_per_s() / config_.fleet.nodes;
+  // Every start plans its checkpoints for its node count: the same few plans, computed once.
+  const int planned = std::min(config_.fleet.nodes, kPlannedNodes);
+  for (int nodes = 1; nodes <= planned; ++nodes) plans_.push_back(compute_checkpoint_plan(nodes));
   const std::size_t q = config_.scheduler.queues.size();
   busy_.assign(q, engine::TimeWeighted(sim.now(), 0.0));
   submitted_.assign(q, 0);
@@ -103,8 +106,7 @@ void JobCluster::submit(const JobRequest& r) {
     ++rejected_;  // Slurm refuses at submission a job its partition's limits can never run
     return;
   }
-  double waits = 0;
-  for (const std::vector<double>& w : waits_) waits += static_cast<double>(w.size());
+  const double waits = static_cast<double>(completed_total_);  // the waits kept (exact: an integer)
   const double held = static_cast<double>(book_.size() + records_.size()) + config_.held_per_wait * waits;
   if (held >= static_cast<double>(config_.max_held_jobs))
     throw HeldJobsLimitError(static_cast<uint64_t>(held) + 1, sim_.now());
@@ -125,6 +127,11 @@ void JobCluster::submit(const JobRequest& r) {
 // ---- Running jobs ------------------------------------------------------------------------
 
 CheckpointPlan JobCluster::checkpoint_plan(int nodes) const {
+  const auto i = static_cast<std::size_t>(nodes) - 1;  // a run holds at least one node
+  return nodes >= 1 && i < plans_.size() ? plans_[i] : compute_checkpoint_plan(nodes);
+}
+
+CheckpointPlan JobCluster::compute_checkpoint_plan(int nodes) const {
   CheckpointPlan plan;
   if (!config_.checkpoint) return plan;
   const fleet::CheckpointConfig& c = *config_.checkpoint;
@@ -189,7 +196,7 @@ void JobCluster::unhold(Slot s) {
   schedule_next_release();
 }
 
-void JobCluster::schedule_next_release() {
+[[gnu::flatten]] void JobCluster::schedule_next_release() {
   const ReleaseIndex& index = book_.by_release();
   const ReleaseIndex::Entry* first = index.first();
   Slot next = -1;
@@ -290,6 +297,7 @@ void JobCluster::complete(Slot s) {
   j.committed_s = j.work_s;
   const auto q = static_cast<std::size_t>(j.queue);
   ++completed_[q];
+  ++completed_total_;
   waits_[q].push_back(j.wait_s);
   if (j.job_class >= 0) class_waits_[static_cast<std::size_t>(j.job_class)].push_back(j.wait_s);
   size_waits_[size_bucket(j.gpus)].push_back(j.wait_s);
@@ -314,7 +322,7 @@ void JobCluster::pass_at(double t) {
 
 // ---- Scheduling and sampling -------------------------------------------------------------
 
-void JobCluster::request_pass() {
+[[gnu::flatten]] void JobCluster::request_pass() {
   if (pass_event_.valid() || done_) return;
   pass_event_ = sim_.schedule_at(sim_.now(), *this, tag(Tag::pass), engine::priority::resolve);
 }

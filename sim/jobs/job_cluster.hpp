@@ -108,7 +108,9 @@ class JobCluster final : public engine::EventTarget,
   void submit(const JobRequest& r);
   void request_pass();
   void sample();
+  // A job's checkpoint plan on `nodes` nodes: from plans_ up to kPlannedNodes nodes.
   CheckpointPlan checkpoint_plan(int nodes) const;
+  CheckpointPlan compute_checkpoint_plan(int nodes) const;
   RunSegment plan_run(const Job& job, const Allocation& allocation, double slowdown) const;
   // Closes a running job's segment at now: books its restore, checkpoint and slowdown time;
   // returns the work done by now.
@@ -141,6 +143,8 @@ class JobCluster final : public engine::EventTarget,
   JobFeed feed_;
   JobScheduler scheduler_;
   double per_node_interruption_rate_ = 0.0;
+  static constexpr int kPlannedNodes = 4096;
+  std::vector<CheckpointPlan> plans_;  // [n - 1]: compute_checkpoint_plan(n), n = 1 .. min(nodes, kPlannedNodes)
 
   std::optional<JobRequest> next_;  // the submission scheduled next
   bool stream_done_ = false;
@@ -169,6 +173,7 @@ class JobCluster final : public engine::EventTarget,
   engine::TimeWeighted available_;          // GPUs in service (ClusterState::in_service_gpus)
   std::vector<int64_t> submitted_, completed_, preempted_;
   std::vector<std::vector<double>> waits_;   // per queue, completed jobs
+  int64_t completed_total_ = 0;              // the waits_ kept, all queues (a submission's memory check)
   std::vector<std::vector<double>> class_waits_, size_waits_;  // per class, per size bucket
   std::vector<double> window_wait_sum_;      // per queue, starts since the last sample
   std::vector<int64_t> window_starts_;

@@ -49,8 +49,13 @@ const QueueOrder::Groups& JobScheduler::groups(double now_s) {
 int JobScheduler::walk(double now_s) {
   const auto& queues = config_.queues;
   const std::size_t n = queues.size();
+  // Queues blocked by the last pass, if any, unblocked (only a pass without backfilling blocks:
+  // clearing the flags every pass was a call to memset per pass).
   std::vector<char>& blocked = blocked_;
-  blocked.assign(n, 0);
+  if (any_blocked_ || blocked.size() != n) {
+    blocked.assign(n, 0);
+    any_blocked_ = false;
+  }
   // Each queue's cursor. It moves past a job before the job can start (which erases it from
   // the queue); inserting (a preempted job requeued) leaves cursors valid.
   std::vector<PendingQueue::Cursor>& cursor = cursor_;
@@ -162,6 +167,7 @@ int JobScheduler::walk(double now_s) {
         continue;
       }
       blocked[static_cast<std::size_t>(q)] = 1;
+      any_blocked_ = true;
     }
   }
   return started;

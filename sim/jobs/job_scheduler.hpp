@@ -81,6 +81,7 @@ class JobScheduler {
   QueueOrder::Groups one_queue_;
   // A pass's per-queue state, kept between passes so that a pass allocates nothing.
   std::vector<char> blocked_;
+  bool any_blocked_ = false;  // some flag of blocked_ set
   std::vector<PendingQueue::Cursor> cursor_;
   Allocation placement_;  // the placement being tried
   uint64_t passes_ = 0;
