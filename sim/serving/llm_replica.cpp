@@ -430,10 +430,11 @@ void LlmReplica::start_iteration() {
   busy_ = true;
   iteration_start_s_ = sim_.now();
   run_.clear();
-  run_.push_back({sim_.now() + cost_.seconds(work), 0});
+  const IterationCost::TokenTerms terms = chunks_.empty() ? decode_terms(work) : cost_.token_terms(work);
+  run_.push_back({sim_.now() + cost_.seconds(work, terms), 0});
   if (spec_.batching.coalesce_decode_iterations && decode_in_iteration_ && chunks_.empty() &&
       stats_.preemptions == preemptions_at_schedule_) {
-    plan_decode_run(work);
+    plan_decode_run(work, terms);
   }
   iteration_event_ = sim_.schedule_at(run_.back().end_s, *this, 0);
 }

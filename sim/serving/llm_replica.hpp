@@ -91,6 +91,7 @@
 #include <cmath>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <queue>
 #include <unordered_map>
 #include <vector>
@@ -227,7 +228,8 @@ class LlmReplica final : public Replica {
   void defer_static_batch();
   void grow_decoders();
   void start_iteration();
-  void plan_decode_run(IterationWork work);
+  IterationCost::TokenTerms decode_terms(const IterationWork& work);  // llm_decode_run.cpp
+  void plan_decode_run(const IterationWork& work, const IterationCost::TokenTerms& terms);
   void cut_decode_run();
   void finish_iteration();
   void finish_request(uint32_t s);
@@ -237,6 +239,7 @@ class LlmReplica final : public Replica {
   LlmRole role_;
   LlmReplicaStats* totals_;
   IterationCost cost_;
+  std::vector<std::optional<IterationCost::TokenTerms>> decode_terms_;  // by decode sequences
   int64_t block_;
   KvBlockPool pool_;
   // A shared prefix's full blocks: held (counted once) while refs > 0, cached when not.
