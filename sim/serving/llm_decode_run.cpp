@@ -21,48 +21,73 @@ IterationCost::TokenTerms LlmReplica::decode_terms(const IterationWork& work) {
 // Decode-only iterations after this one, up to the first that finishes a sequence or whose
 // KV growth would not fit: nothing the scheduler looks at changes before then (admission
 // waits for freed blocks or slots; arrivals cut the run, cut_decode_run()). Only the context
-// grows along the run: the token terms are the first iteration's. What the loop reads is in
-// locals (stores into run_ could alias members: they would be reloaded every iteration).
+// grows along the run: the token terms are the first iteration's. The loop reads locals only
+// (stores into run_end_s_ could alias members: they would be reloaded every iteration).
 void LlmReplica::plan_decode_run(const IterationWork& work, const IterationCost::TokenTerms& terms) {
   constexpr uint64_t kMaxRun = 1024;
   const uint64_t first_finish = finishes_.top().clock;
-  const uint64_t iterations = std::min(first_finish - decode_clock_ + 1, kMaxRun);
-  const IterationCost::DecodeStep step = cost_.decode_step(terms);
+  uint64_t later = std::min(first_finish - decode_clock_ + 1, kMaxRun) - 1;
+  // The KV blocks fit the whole run (surely when every decoder could take a block in each cycle
+  // of block_ iterations begun), or it ends before the first iteration they would not fit.
   const int64_t free = free_blocks();
-  const int32_t* const phase_count = phase_count_.data();
-  const std::size_t phases = phase_count_.size();
-  const auto decoders = static_cast<double>(n_decode_);
-  run_.reserve(iterations);
-  // One loop, compiled for each layout and scheduler (no test of them per iteration).
-  const auto plan = [&]<bool kPaged, bool kBatch>() {
+  const auto block = static_cast<uint64_t>(block_);
+  if (!dense() && static_cast<int64_t>((later + block - 1) / block) * n_decode_ > free && run_growth(later) > free) {
+    std::size_t phase = decode_clock_ % block;
     int64_t growth = 0;
-    std::size_t phase = kPaged ? decode_clock_ % static_cast<uint64_t>(block_) : 0;
-    double context = work.decode_context_tokens;
-    double end_s = run_.back().end_s;
-    for (uint64_t i = 1; i < iterations; ++i) {
-      if constexpr (kPaged) {
-        if (++phase == phases) phase = 0;
-        growth += phase_count[phase];
-        if (growth > free) break;
+    for (uint64_t i = 1; i <= later; ++i) {
+      if (++phase == block) phase = 0;
+      growth += phase_count_[phase];
+      if (growth > free) {
+        later = i - 1;
+        break;
       }
+    }
+  }
+  const IterationCost::DecodeStep step = cost_.decode_step(terms);
+  const auto decoders = static_cast<double>(n_decode_);
+  run_end_s_.resize(later + 1);
+  double* const ends = run_end_s_.data();
+  // One loop, compiled for each way the context moves (no test of it per iteration).
+  const auto plan = [&]<bool kPaged, bool kBatch>() {
+    double context = work.decode_context_tokens;
+    double end_s = ends[0];
+    for (uint64_t i = 1; i <= later; ++i) {
       if constexpr (kBatch) context = static_decode_context_tokens(decode_clock_ + i);
       else if constexpr (kPaged) context += decoders;  // a dense step reads the same slots
       end_s += step.seconds(context);
-      run_.push_back({end_s, growth});
+      ends[i] = end_s;
     }
   };
-  if (dense()) static_batch() ? plan.template operator()<false, true>() : plan.template operator()<false, false>();
-  else static_batch() ? plan.template operator()<true, true>() : plan.template operator()<true, false>();
+  if (static_batch()) plan.template operator()<false, true>();
+  else if (dense()) plan.template operator()<false, false>();
+  else plan.template operator()<true, false>();
 }
 
-// A request arrived during a run: end the run with the iteration in progress.
+// The KV blocks the `later_iterations` after a run's first take (the first's are taken when the
+// run starts): decode iteration k gives a new block to the decoders of phase k mod block_, and a
+// whole cycle of block_ iterations one to every decoder. A dense slot takes none.
+int64_t LlmReplica::run_growth(uint64_t later_iterations) const {
+  if (dense() || later_iterations == 0) return 0;
+  const auto block = static_cast<uint64_t>(block_);
+  std::size_t phase = decode_clock_ % block;
+  int64_t growth = static_cast<int64_t>(later_iterations / block) * n_decode_;
+  for (uint64_t i = later_iterations % block; i > 0; --i) {
+    if (++phase == block) phase = 0;
+    growth += phase_count_[phase];
+  }
+  return growth;
+}
+
+// A request arrived during a run: end the run with the iteration in progress (the first not
+// ended yet; runs are mostly cut early, so a scan from the front).
 void LlmReplica::cut_decode_run() {
-  const auto in_progress = std::lower_bound(run_.begin(), run_.end(), sim_.now(),
-                                            [](const RunIteration& it, double t) { return it.end_s < t; });
-  if (in_progress == run_.end() || in_progress + 1 == run_.end()) return;
-  run_.erase(in_progress + 1, run_.end());
+  const double now = sim_.now();
+  const auto in_progress =
+      std::find_if(run_end_s_.begin(), run_end_s_.end(), [now](double end_s) { return !(end_s < now); });
+  if (in_progress == run_end_s_.end() || in_progress + 1 == run_end_s_.end()) return;
+  run_end_s_.erase(in_progress + 1, run_end_s_.end());
   sim_.cancel(iteration_event_);
-  iteration_event_ = sim_.schedule_at(run_.back().end_s, *this, 0);
+  iteration_event_ = sim_.schedule_at(run_end_s_.back(), *this, 0);
 }
 
 }  // namespace cs::serving
