@@ -14,10 +14,12 @@
 //      29's goal: 1 M; one thread, so a second of CPU is a second of wall on an idle core).
 // Each figure is the median of the repetitions (3; 1 with --quick, whose LLM runs cover 2
 // hours instead of a day). Times are the process's CPU time (the machine is shared).
+// --only NAME runs one case: plain, llm_day or llm_70b_tp4 (a profile of one case, or a
+// comparison of two builds, without the ten minutes of the others).
 //
-// Usage: bench_serving [--quick]
+// Usage: bench_serving [--quick] [--only plain|llm_day|llm_70b_tp4]
 #include <cstdio>
-#include <optional>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -123,52 +125,72 @@ void llm_70b_tp4(double until_s, int reps) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::optional<bool> parsed = cs::bench::parse_quick(argc, argv);
-  if (!parsed) return 2;
-  const bool quick = *parsed;
+  bool quick = false;
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      quick = true;
+    } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+      only = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: %s [--quick] [--only plain|llm_day|llm_70b_tp4]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (!only.empty() && only != "plain" && only != "llm_day" && only != "llm_70b_tp4") {
+    std::fprintf(stderr, "%s: --only takes plain, llm_day or llm_70b_tp4, not '%s'\n", argv[0], only.c_str());
+    return 2;
+  }
+  const auto runs = [&only](const char* name) { return only.empty() || only == name; };
   const int reps = quick ? 1 : 3;
-
-  std::printf("plain servers: 64 replicas x 4 slots, 80%% utilization; median of %d\n", reps);
-  std::printf("%-22s %12s %14s %10s\n", "balancer", "requests", "requests/s", "vs 3e6");
-  for (const BalancePolicy balance : {BalancePolicy::round_robin, BalancePolicy::power_of_two,
-                                      BalancePolicy::least_outstanding,
-                                      BalancePolicy::join_shortest_queue,
-                                      BalancePolicy::central_queue}) {
-    std::vector<double> rates;
-    uint64_t requests = 0;
-    for (int r = 0; r < reps; ++r) {
-      const Timed t = run(plain(balance, quick ? 600 : 3600), static_cast<uint64_t>(r + 1));
-      requests = t.result.requests;
-      rates.push_back(static_cast<double>(t.result.requests) / t.cpu_s);
-    }
-    const double rate = median(rates);
-    std::printf("%-22s %12lu %14.3e %9.2fx\n", std::string(to_string(balance)).c_str(),
-                static_cast<unsigned long>(requests), rate, rate / 3e6);
-  }
-
   const double day = quick ? 7200 : 86400;
-  std::printf("\nLLM serving: %.0f s at a mean of 1,000 requests/s, HPA; median of %d\n", day, reps);
-  std::printf("%-10s %12s %9s %10s %9s %9s %9s %9s %9s\n", "arrivals", "requests", "cpu_s",
-              "req/cpu_s", "replicas", "ttft_p99", "tpot_p50", "lat_p99", "vs 60 s");
-  for (const bool diurnal : {false, true}) {
-    std::vector<double> seconds;
-    ServingResult last;
-    for (int r = 0; r < reps; ++r) {
-      const Timed t = run(llm_day(diurnal, day), static_cast<uint64_t>(r + 1));
-      seconds.push_back(t.cpu_s);
-      last = t.result;
+
+  if (runs("plain")) {
+    std::printf("plain servers: 64 replicas x 4 slots, 80%% utilization; median of %d\n", reps);
+    std::printf("%-22s %12s %14s %10s\n", "balancer", "requests", "requests/s", "vs 3e6");
+    for (const BalancePolicy balance : {BalancePolicy::round_robin, BalancePolicy::power_of_two,
+                                        BalancePolicy::least_outstanding,
+                                        BalancePolicy::join_shortest_queue,
+                                        BalancePolicy::central_queue}) {
+      std::vector<double> rates;
+      uint64_t requests = 0;
+      for (int r = 0; r < reps; ++r) {
+        const Timed t = run(plain(balance, quick ? 600 : 3600), static_cast<uint64_t>(r + 1));
+        requests = t.result.requests;
+        rates.push_back(static_cast<double>(t.result.requests) / t.cpu_s);
+      }
+      const double rate = median(rates);
+      std::printf("%-22s %12lu %14.3e %9.2fx\n", std::string(to_string(balance)).c_str(),
+                  static_cast<unsigned long>(requests), rate, rate / 3e6);
     }
-    const double cpu = median(seconds);
-    std::printf("%-10s %12lu %9.2f %10.3e %9.1f %9.3f %9.4f %9.2f %8.2fx\n",
-                diurnal ? "diurnal" : "poisson", static_cast<unsigned long>(last.requests), cpu,
-                static_cast<double>(last.requests) / cpu, last.replicas_mean, last.ttft.p99_s,
-                last.tpot.p50_s, last.latency_p99_s, cpu / 60.0);
   }
 
-  std::printf("\nLLM fleet: Llama 3 70B, TP4 replicas, HPA, %.0f s of diurnal traffic at a mean of 116 "
-              "requests/s; median of %d\n", day, reps);
-  std::printf("%12s %9s %9s %10s %9s %9s %9s %9s %9s\n", "requests", "cpu_s", "wall_s", "req/cpu_s", "replicas",
-              "ttft_p99", "tpot_p50", "lat_p99", "vs 1e6");
-  llm_70b_tp4(day, reps);
+  if (runs("llm_day")) {
+    std::printf("\nLLM serving: %.0f s at a mean of 1,000 requests/s, HPA; median of %d\n", day, reps);
+    std::printf("%-10s %12s %9s %10s %9s %9s %9s %9s %9s\n", "arrivals", "requests", "cpu_s",
+                "req/cpu_s", "replicas", "ttft_p99", "tpot_p50", "lat_p99", "vs 60 s");
+    for (const bool diurnal : {false, true}) {
+      std::vector<double> seconds;
+      ServingResult last;
+      for (int r = 0; r < reps; ++r) {
+        const Timed t = run(llm_day(diurnal, day), static_cast<uint64_t>(r + 1));
+        seconds.push_back(t.cpu_s);
+        last = t.result;
+      }
+      const double cpu = median(seconds);
+      std::printf("%-10s %12lu %9.2f %10.3e %9.1f %9.3f %9.4f %9.2f %8.2fx\n",
+                  diurnal ? "diurnal" : "poisson", static_cast<unsigned long>(last.requests), cpu,
+                  static_cast<double>(last.requests) / cpu, last.replicas_mean, last.ttft.p99_s,
+                  last.tpot.p50_s, last.latency_p99_s, cpu / 60.0);
+    }
+  }
+
+  if (runs("llm_70b_tp4")) {
+    std::printf("\nLLM fleet: Llama 3 70B, TP4 replicas, HPA, %.0f s of diurnal traffic at a mean of 116 "
+                "requests/s; median of %d\n", day, reps);
+    std::printf("%12s %9s %9s %10s %9s %9s %9s %9s %9s\n", "requests", "cpu_s", "wall_s", "req/cpu_s", "replicas",
+                "ttft_p99", "tpot_p50", "lat_p99", "vs 1e6");
+    llm_70b_tp4(day, reps);
+  }
   return 0;
 }

@@ -2,6 +2,8 @@
 // The cost of one tensor-parallel collective of an LLM replica (llm_timing.hpp), as plain
 // numbers that whoever knows the fabric fills in (sim/world, from the communication layer's
 // model of the chip's collectives library). Units: seconds, bytes.
+#include <cstddef>
+#include <utility>
 #include <vector>
 
 namespace cs::serving {
@@ -22,6 +24,24 @@ struct AllReduceCost {
       best = t < best ? t : best;
     }
     return best;
+  }
+  // Drops every piece another is at most in both terms (the first of equal ones kept): for
+  // bytes >= 0 its time is never below that one's, rounding included (a product and a sum of
+  // non-negative doubles are monotone in each operand), so seconds() gives the same double
+  // from fewer pieces.
+  void drop_dominated() {
+    std::vector<Piece> kept;
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      bool dominated = false;
+      for (std::size_t j = 0; j < pieces.size() && !dominated; ++j) {
+        const Piece &a = pieces[i], &b = pieces[j];
+        const bool at_most = b.fixed_s <= a.fixed_s && b.per_byte_s <= a.per_byte_s;
+        const bool equal = b.fixed_s == a.fixed_s && b.per_byte_s == a.per_byte_s;
+        dominated = j != i && at_most && (!equal || j < i);
+      }
+      if (!dominated) kept.push_back(pieces[i]);
+    }
+    pieces = std::move(kept);
   }
 };
 

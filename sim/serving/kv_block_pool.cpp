@@ -6,7 +6,7 @@
 
 namespace cs::serving {
 
-void KvBlockPool::allocate(int64_t n) {
+void KvBlockPool::allocate_queued(int64_t n) {
   used_ += n;
   const int64_t fresh = std::min(n, never_used_);
   never_used_ -= fresh;

@@ -38,7 +38,21 @@ class KvBlockPool {
   int64_t free() const { return total_ - used_; }
 
   // Takes n <= free() blocks into use, evicting cached ones from the front of the queue.
-  void allocate(int64_t n);
+  // Inline when never-used blocks, or the front run of uncached blocks alone, hold them and no
+  // emptied run waits at the front (a decode step's growth, mostly); else allocate_queued().
+  void allocate(int64_t n) {
+    const bool front_live = queue_.empty() || queue_.front().blocks != 0;
+    if (n <= never_used_ && front_live) {
+      used_ += n;
+      never_used_ -= n;
+    } else if (never_used_ == 0 && !queue_.empty() && queue_.front().owner == kNone && queue_.front().blocks > n &&
+               n >= 0) {
+      used_ += n;
+      queue_.front().blocks -= n;
+    } else {
+      allocate_queued(n);
+    }
+  }
   // Frees n used blocks with no content worth keeping.
   void free_uncached(int64_t n);
   // Frees n used blocks that keep their content (a sequence's first n blocks); the handle
@@ -63,6 +77,7 @@ class KvBlockPool {
     uint64_t run = 0;  // absolute index of its run in the queue
   };
   Run& run_at(uint64_t index) { return queue_[static_cast<std::size_t>(index - popped_)]; }
+  void allocate_queued(int64_t n);
 
   int64_t total_;
   int64_t used_ = 0;

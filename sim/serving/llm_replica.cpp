@@ -429,47 +429,14 @@ void LlmReplica::start_iteration() {
     pad_to_compiled_shapes(work, work.decode_sequences + static_cast<int64_t>(chunks_.size()), spec_.batching.max_num_seqs);
   busy_ = true;
   iteration_start_s_ = sim_.now();
-  run_.clear();
-  run_.push_back({sim_.now() + cost_.seconds(work), 0});
+  run_end_s_.clear();
+  const IterationCost::TokenTerms terms = chunks_.empty() ? decode_terms(work) : cost_.token_terms(work);
+  run_end_s_.push_back(sim_.now() + cost_.seconds(work, terms));
   if (spec_.batching.coalesce_decode_iterations && decode_in_iteration_ && chunks_.empty() &&
       stats_.preemptions == preemptions_at_schedule_) {
-    plan_decode_run(work);
+    plan_decode_run(work, terms);
   }
-  iteration_event_ = sim_.schedule_at(run_.back().end_s, *this, 0);
-}
-
-// Decode-only iterations after this one, up to the first that finishes a sequence or whose
-// KV growth would not fit: nothing the scheduler looks at changes before then (admission
-// waits for freed blocks or slots; arrivals cut the run, cut_decode_run()).
-void LlmReplica::plan_decode_run(IterationWork work) {
-  constexpr uint64_t kMaxRun = 1024;
-  const uint64_t first_finish = finishes_.top().clock;
-  const uint64_t iterations = std::min(first_finish - decode_clock_ + 1, kMaxRun);
-  // Only the context grows along the run: the token terms are the first iteration's.
-  const IterationCost::TokenTerms terms = cost_.token_terms(work);
-  const int64_t free = free_blocks();
-  int64_t growth = 0;
-  std::size_t phase = decode_clock_ % static_cast<uint64_t>(block_);
-  for (uint64_t i = 1; i < iterations; ++i) {
-    if (!dense()) {
-      if (++phase == phase_count_.size()) phase = 0;
-      growth += phase_count_[phase];
-    }
-    if (growth > free) break;
-    if (static_batch()) work.decode_context_tokens = static_decode_context_tokens(decode_clock_ + i);
-    else if (!dense()) work.decode_context_tokens += n_decode_;  // a dense step reads the same slots
-    run_.push_back({run_.back().end_s + cost_.seconds(work, terms), growth});
-  }
-}
-
-// A request arrived during a run: end the run with the iteration in progress.
-void LlmReplica::cut_decode_run() {
-  const auto in_progress = std::lower_bound(run_.begin(), run_.end(), sim_.now(),
-                                            [](const RunIteration& it, double t) { return it.end_s < t; });
-  if (in_progress == run_.end() || in_progress + 1 == run_.end()) return;
-  run_.erase(in_progress + 1, run_.end());
-  sim_.cancel(iteration_event_);
-  iteration_event_ = sim_.schedule_at(run_.back().end_s, *this, 0);
+  iteration_event_ = sim_.schedule_at(run_end_s_.back(), *this, 0);
 }
 
 void LlmReplica::finish_request(uint32_t s) {
@@ -491,17 +458,17 @@ void LlmReplica::finish_request(uint32_t s) {
 
 void LlmReplica::finish_iteration() {
   stats_.busy_s += sim_.now() - iteration_start_s_;
-  const auto iterations = static_cast<uint64_t>(run_.size());
+  const auto iterations = static_cast<uint64_t>(run_end_s_.size());
   stats_.iterations += iterations;
   if (decode_in_iteration_) {
     // The growth of a run's later iterations (the first's was taken when it started), taken
     // at once: the pool hands out blocks in one order, so n then m blocks are n + m blocks.
-    pool_.allocate(run_.back().growth);
+    pool_.allocate(run_growth(iterations - 1));
     decode_kv_sum_ += static_cast<double>(n_decode_) * static_cast<double>(iterations - 1);
     if (slot_lag_steps() > 0) {
       const uint64_t ring = decode_end_s_.size();
       for (uint64_t i = iterations - std::min(iterations, ring); i < iterations; ++i)
-        decode_end_s_[(decode_clock_ + i + 1) % ring] = run_[i].end_s;
+        decode_end_s_[(decode_clock_ + i + 1) % ring] = run_end_s_[i];
     }
     decode_clock_ += iterations;
     stats_.tokens_out += static_cast<uint64_t>(n_decode_) * iterations;
@@ -553,7 +520,7 @@ void LlmReplica::submit(const Request& request) {
   waiting_.push_back(new_seq(request));
   update_load();
   if (!busy_) start_iteration();
-  else if (run_.size() > 1 && !static_batch()) cut_decode_run();  // a static batch takes no one in
+  else if (run_end_s_.size() > 1 && !static_batch()) cut_decode_run();  // a static batch takes no one in
 }
 
 void LlmReplica::take_queued(std::vector<Request>& out) {

@@ -91,6 +91,7 @@
 #include <cmath>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <queue>
 #include <unordered_map>
 #include <vector>
@@ -227,7 +228,9 @@ class LlmReplica final : public Replica {
   void defer_static_batch();
   void grow_decoders();
   void start_iteration();
-  void plan_decode_run(IterationWork work);
+  IterationCost::TokenTerms decode_terms(const IterationWork& work);  // llm_decode_run.cpp
+  void plan_decode_run(const IterationWork& work, const IterationCost::TokenTerms& terms);
+  int64_t run_growth(uint64_t later_iterations) const;  // KV blocks of a run's later iterations
   void cut_decode_run();
   void finish_iteration();
   void finish_request(uint32_t s);
@@ -237,6 +240,7 @@ class LlmReplica final : public Replica {
   LlmRole role_;
   LlmReplicaStats* totals_;
   IterationCost cost_;
+  std::vector<std::optional<IterationCost::TokenTerms>> decode_terms_;  // by decode sequences
   int64_t block_;
   KvBlockPool pool_;
   // A shared prefix's full blocks: held (counted once) while refs > 0, cached when not.
@@ -270,13 +274,9 @@ class LlmReplica final : public Replica {
   bool busy_ = false;
   bool decode_in_iteration_ = false;
   std::vector<Chunk> chunks_;
-  // Each iteration of the run in flight (>= 1): its end, and the KV blocks the run's later
-  // iterations take up to it (the first's are taken when the run starts).
-  struct RunIteration {
-    double end_s;
-    int64_t growth;
-  };
-  std::vector<RunIteration> run_;
+  // The end of each iteration of the run in flight (>= 1). The KV blocks its later iterations
+  // take follow from the decoders' phases (run_growth()).
+  std::vector<double> run_end_s_;
   double iteration_start_s_ = 0;
   uint64_t preemptions_at_schedule_ = 0;
   engine::EventId iteration_event_;

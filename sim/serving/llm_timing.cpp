@@ -46,9 +46,11 @@ IterationCost::IterationCost(const LlmTimingSpec& spec)
   if (spec.gpus > 1) {
     // Megatron-style tensor parallelism: one all-reduce after attention, one after the MLP.
     tp_ = spec.tp_allreduce;
+    tp_.drop_dominated();
     allreduces_ = 2.0 * model.layers;
     activation_bytes_ = model.hidden * model.activation_bytes_per_element;
     gather_ = spec.tp_allgather;
+    gather_.drop_dominated();
     logits_bytes_ = model.vocab * model.activation_bytes_per_element;
   }
   overhead_s_ = spec.iteration_overhead_s;

@@ -252,6 +252,26 @@ class IterationCost {
     return t.linear_s + attention_s + t.comm_s + t.gather_s + overhead_s_;
   }
   double seconds(const IterationWork& work) const { return seconds(work, token_terms(work)); }
+  // A decode-only iteration (no prefill) as a function of its context alone, for a run of them
+  // (LlmReplica plans up to 1,024 at once): seconds(context) is seconds(work, t) of such an
+  // iteration to the bit (its prefill terms are zeros, whose sums leave a non-negative double as
+  // it is; tests/cpp/serving/test_llm_timing.cpp checks each timing rule), from constants a
+  // caller keeps in registers along the run.
+  struct DecodeStep {
+    bool measured;
+    double linear_s, comm_s, gather_s, overhead_s;
+    double per_context_s, per_attended_s, per_kv_s;  // per_context_s: measured timing's
+    double seconds(double context) const {
+      if (measured) return linear_s + per_context_s * context;
+      const double flops_s = per_attended_s * context, kv_s = per_kv_s * context;
+      const double attention_s = flops_s > kv_s ? flops_s : kv_s;
+      return linear_s + attention_s + comm_s + gather_s + overhead_s;
+    }
+  };
+  DecodeStep decode_step(const TokenTerms& t) const {
+    return {measured_, t.linear_s, t.comm_s, t.gather_s, overhead_s_, m_.per_context_token_s, per_attended_compute_s_,
+            per_kv_token_s_};
+  }
 
  private:
   bool measured_;

@@ -41,8 +41,8 @@ void ServingStats::on_arrival(const Request& request) {
 }
 
 void ServingStats::on_first_token(const Request& request) {
-  const auto it = unfinished_.find(request.id);
-  if (it != unfinished_.end() && it->second.first_token_s < 0) it->second.first_token_s = request.first_token_s;
+  Unfinished* const u = unfinished_.find(request.id);
+  if (u && u->first_token_s < 0) u->first_token_s = request.first_token_s;
 }
 
 bool ServingStats::within_every_bound(double latency_s, double ttft_s, double tpot_s) const {
@@ -129,7 +129,7 @@ ServingStats::UnfinishedMisses ServingStats::unfinished_misses(double end_s) con
   // since the last token comes after the end. A request none of whose bounds is missed yet is
   // undecided (docs/serving.md).
   UnfinishedMisses out;
-  for (const auto& [id, u] : unfinished_) {
+  unfinished_.for_each([&](uint64_t /*id*/, const Unfinished& u) {
     bool missed = false;
     if (u.arrival_s + slo_.latency_s <= end_s) {
       out.latency_s.push_back(end_s - u.arrival_s);
@@ -151,7 +151,7 @@ ServingStats::UnfinishedMisses ServingStats::unfinished_misses(double end_s) con
       add_at(out.by_hour, hour_of(u.arrival_s));
       ++out.count;
     }
-  }
+  });
   return out;
 }
 

@@ -3,12 +3,12 @@
 // adds to the result, overall and per time-series window. Requests that arrived before
 // `stats_start_s` are left out everywhere (a warm-up).
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "sim/serving/quantile_sketch.hpp"
 #include "sim/serving/replica_pool.hpp"
 #include "sim/serving/request.hpp"
+#include "sim/serving/requests_by_id.hpp"
 #include "sim/serving/serving_config.hpp"
 #include "sim/serving/serving_result.hpp"
 
@@ -73,7 +73,7 @@ class ServingStats {
   uint64_t window_arrivals_ = 0;
   // By the hour of arrival: arrivals, completed or dropped, and completed within every bound.
   std::vector<uint64_t> arrivals_by_hour_, finished_by_hour_, met_by_hour_;
-  std::unordered_map<uint64_t, Unfinished> unfinished_;  // counted requests in flight, by id
+  RequestsById<Unfinished> unfinished_;  // counted requests in flight
 };
 
 }  // namespace cs::serving

@@ -140,3 +140,21 @@ TEST_CASE("Ranks per GPU split the heads over NeuronCores: the chips' bandwidth,
   CHECK(cores.held_model().kv_heads == 48);
   CHECK(cores.held_model().params == Approx(mha.params + 2 * 16 * 2.0 * 32 * 4096 * 128));
 }
+
+TEST_CASE("A collective's cost without its dominated pieces gives the same seconds", "[serving][llm]") {
+  // Pieces as NCCL's algorithms and protocols give them: the third is above the first in both
+  // terms, the fifth equals the second; the others cross.
+  AllReduceCost cost;
+  cost.pieces = {{8e-6, 2.5e-11}, {2e-5, 1.2e-11}, {9e-6, 3e-11}, {4e-5, 6e-12}, {2e-5, 1.2e-11}};
+  AllReduceCost pruned = cost;
+  pruned.drop_dominated();
+  REQUIRE(pruned.pieces.size() == 3);
+  CHECK(pruned.pieces[0].fixed_s == 8e-6);
+  CHECK(pruned.pieces[1].fixed_s == 2e-5);
+  CHECK(pruned.pieces[2].fixed_s == 4e-5);
+  for (double bytes = 0; bytes < 1e10; bytes = bytes * 1.37 + 1)
+    CHECK(pruned.seconds(bytes) == cost.seconds(bytes));
+  AllReduceCost none;
+  none.drop_dominated();
+  CHECK(none.pieces.empty());
+}

@@ -1,0 +1,72 @@
+// RequestsById: the requests in flight by id, a window of consecutive ids beside a hash map,
+// against std::map on the same operations (consecutive ids finishing out of order, ids out of
+// sequence, a duplicate, a request stuck while many after it finish: the window compacts).
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <vector>
+
+#include "sim/engine/random.hpp"
+#include "sim/serving/requests_by_id.hpp"
+
+using cs::serving::RequestsById;
+
+namespace {
+
+std::map<uint64_t, int> contents(const RequestsById<int>& held) {
+  std::map<uint64_t, int> out;
+  held.for_each([&out](uint64_t id, int v) { CHECK(out.emplace(id, v).second); });
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Requests by id hold what a map holds, in and out of their window", "[serving]") {
+  RequestsById<int> held;
+  std::map<uint64_t, int> expected;
+  const auto add = [&](uint64_t id, int v) {
+    held.emplace(id, v);
+    expected.emplace(id, v);
+  };
+  const auto erase = [&](uint64_t id) {
+    held.erase(id);
+    expected.erase(id);
+  };
+  add(10, 1);
+  add(11, 2);
+  add(12, 3);
+  add(5, 4);    // before the window: the map
+  add(40, 5);   // past it: the map
+  add(11, 99);  // held already: kept as it was
+  CHECK(*held.find(11) == 2);
+  erase(11);    // in the middle of the window
+  CHECK(held.find(11) == nullptr);
+  erase(10);    // the front: 12 is the front now
+  add(13, 6);
+  erase(5);
+  erase(7);     // never held
+  CHECK(held.size() == expected.size());
+  CHECK(contents(held) == expected);
+  *held.find(13) = 7;
+  expected[13] = 7;
+  CHECK(contents(held) == expected);
+
+  // One request stuck while 300,000 after it come and go, finishing out of order.
+  cs::engine::RandomStream rng(3);
+  add(1000, 0);
+  std::vector<uint64_t> open;
+  for (uint64_t id = 1001; id < 301001; ++id) {
+    add(id, static_cast<int>(id % 1000));
+    open.push_back(id);
+    if (open.size() > 50) {
+      const std::size_t k = static_cast<std::size_t>(rng.uniform_int(uint64_t{open.size()}));
+      erase(open[k]);
+      open[k] = open.back();
+      open.pop_back();
+    }
+  }
+  CHECK(held.size() == expected.size());
+  CHECK(contents(held) == expected);
+  for (const uint64_t id : open) CHECK(*held.find(id) == static_cast<int>(id % 1000));
+  CHECK(*held.find(1000) == 0);
+}
