@@ -62,6 +62,8 @@ class RequestsById {
     for (const auto& [id, value] : others_) f(id, value);
   }
   std::size_t size() const { return in_window_ + others_.size(); }
+  // Entries the window holds, erased ones included (its memory: at most kCompactAt + 1).
+  std::size_t window_entries() const { return window_.size(); }
 
  private:
   static constexpr std::size_t kCompactAt = std::size_t{1} << 16;
