@@ -25,15 +25,16 @@ struct AllReduceCost {
     }
     return best;
   }
-  // Drops every piece another is at most in both terms (the first of equal ones kept): for
-  // bytes >= 0 its time is never below that one's, rounding included (a product and a sum of
-  // non-negative doubles are monotone in each operand), so seconds() gives the same double
-  // from fewer pieces.
+  // Drops every piece after the first that another is at most in both terms (the first of
+  // equal ones kept): for bytes >= 0 its time is never below that one's, rounding included (a
+  // product and a sum are monotone in each operand), so seconds() gives the same double from
+  // fewer pieces. The first piece stays whatever it is: seconds() starts from its time, which
+  // decides the result when it is NaN (an infinite per-byte term at 0 bytes, a NaN term).
   void drop_dominated() {
     std::vector<Piece> kept;
     for (std::size_t i = 0; i < pieces.size(); ++i) {
       bool dominated = false;
-      for (std::size_t j = 0; j < pieces.size() && !dominated; ++j) {
+      for (std::size_t j = 0; i > 0 && j < pieces.size() && !dominated; ++j) {
         const Piece &a = pieces[i], &b = pieces[j];
         const bool at_most = b.fixed_s <= a.fixed_s && b.per_byte_s <= a.per_byte_s;
         const bool equal = b.fixed_s == a.fixed_s && b.per_byte_s == a.per_byte_s;

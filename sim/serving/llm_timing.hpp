@@ -253,10 +253,8 @@ class IterationCost {
   }
   double seconds(const IterationWork& work) const { return seconds(work, token_terms(work)); }
   // A decode-only iteration (no prefill) as a function of its context alone, for a run of them
-  // (LlmReplica plans up to 1,024 at once): seconds(context) is seconds(work, t) of such an
-  // iteration to the bit (its prefill terms are zeros, whose sums leave a non-negative double as
-  // it is; tests/cpp/serving/test_llm_timing.cpp checks each timing rule), from constants a
-  // caller keeps in registers along the run.
+  // (LlmReplica plans up to 1,024 at once): seconds(context) is seconds(work, t) to the bit (the
+  // zero prefill terms leave each sum as it is; tests/cpp/serving/test_llm_decode_step.cpp).
   struct DecodeStep {
     bool measured;
     double linear_s, comm_s, gather_s, overhead_s;

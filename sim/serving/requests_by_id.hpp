@@ -8,7 +8,8 @@
 // is always an entry in use (erased ones are popped from the front). Memory: when the window
 // grows past kCompactAt entries with fewer than a quarter of them in use (a request stuck in
 // flight while many after it finished), the entries in use move to the map and the window
-// starts again, so the window never holds more than kCompactAt entries nor mostly erased ones.
+// starts again: after an id joins it, the window holds at most kCompactAt entries, or at least
+// a quarter of it is in use (more than kCompactAt requests in flight may fill it legitimately).
 // Iteration order (for_each) is unspecified.
 #include <cstddef>
 #include <cstdint>
@@ -62,6 +63,8 @@ class RequestsById {
     for (const auto& [id, value] : others_) f(id, value);
   }
   std::size_t size() const { return in_window_ + others_.size(); }
+  // Entries the window holds, erased ones included (its memory; bounded as stated above).
+  std::size_t window_entries() const { return window_.size(); }
 
  private:
   static constexpr std::size_t kCompactAt = std::size_t{1} << 16;

@@ -3,6 +3,10 @@
 // (query heads padded, KV heads copied) with its weights, FLOPs and KV cache.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <limits>
+#include <vector>
+
 #include "llm_replica_test_support.hpp"
 
 using namespace cs::serving;
@@ -157,4 +161,28 @@ TEST_CASE("A collective's cost without its dominated pieces gives the same secon
   AllReduceCost none;
   none.drop_dominated();
   CHECK(none.pieces.empty());
+}
+
+TEST_CASE("A collective's cost without its dominated pieces gives the same seconds for any terms",
+          "[serving][llm]") {
+  // Terms validate_timing refuses, as a plain AllReduceCost may hold them: seconds() starts from
+  // the first piece's time, so that piece stays even when another dominates it.
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const std::vector<std::vector<AllReduceCost::Piece>> cases = {
+      {{2e-5, 2e-11}, {nan, 0}, {1e-5, 1e-11}},     // a NaN piece the first's dominator would lead
+      {{3e-5, inf}, {2e-5, 0}, {1e-5, inf}},        // at 0 bytes the first piece's time is NaN
+      {{4e-5, 1e-11}, {4e-5, 1e-11}, {1e-5, 0}},    // the first dominated, an equal one after it
+  };
+  for (const auto& pieces : cases) {
+    AllReduceCost cost;
+    cost.pieces = pieces;
+    AllReduceCost pruned = cost;
+    pruned.drop_dominated();
+    CHECK(pruned.pieces.size() <= cost.pieces.size());
+    for (const double bytes : {0.0, 1.0, 1e3, 1e6, 1e9}) {
+      INFO(pieces.size() << " pieces, " << bytes << " bytes");
+      const double a = pruned.seconds(bytes), b = cost.seconds(bytes);
+      CHECK((a == b || (std::isnan(a) && std::isnan(b))));
+    }
+  }
 }

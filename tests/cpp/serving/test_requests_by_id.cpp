@@ -3,6 +3,7 @@
 // sequence, a duplicate, a request stuck while many after it finish: the window compacts).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -69,4 +70,33 @@ TEST_CASE("Requests by id hold what a map holds, in and out of their window", "[
   CHECK(contents(held) == expected);
   for (const uint64_t id : open) CHECK(*held.find(id) == static_cast<int>(id % 1000));
   CHECK(*held.find(1000) == 0);
+}
+
+TEST_CASE("A request stuck at the window's front does not keep the window growing", "[serving]") {
+  // The ids in sequence from the start (the case above sends them to the map once an id out of
+  // sequence is held): the stuck request is the window's front while 300,000 after it come and
+  // go; the window compacts and stays within its bound, and holds what a map holds.
+  RequestsById<int> held;
+  std::map<uint64_t, int> expected;
+  cs::engine::RandomStream rng(5);
+  std::vector<uint64_t> open;
+  std::size_t most = 0;
+  for (uint64_t id = 0; id < 300000; ++id) {
+    held.emplace(id, static_cast<int>(id % 977));
+    expected.emplace(id, static_cast<int>(id % 977));
+    if (id > 0) open.push_back(id);  // id 0 never finishes
+    if (open.size() > 50) {
+      const std::size_t k = static_cast<std::size_t>(rng.uniform_int(uint64_t{open.size()}));
+      held.erase(open[k]);
+      expected.erase(open[k]);
+      open[k] = open.back();
+      open.pop_back();
+    }
+    most = std::max(most, held.window_entries());
+  }
+  CHECK(most <= (std::size_t{1} << 16) + 1);
+  CHECK(held.window_entries() > 0);  // the ids after the compaction in the window again
+  CHECK(held.size() == expected.size());
+  CHECK(contents(held) == expected);
+  CHECK(*held.find(0) == 0);
 }
