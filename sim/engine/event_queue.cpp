@@ -36,6 +36,49 @@ EventQueue::EventQueue(uint64_t sequence_limit) : sequence_limit_(sequence_limit
 // smallest child compiles to conditional moves: the outcomes are random, so branches would
 // mispredict.
 
+[[gnu::always_inline]] inline std::size_t EventQueue::min_child(const Key* h, std::size_t parent, std::size_t n) {
+  const std::size_t first = kArity * (parent - kArity + 2);
+  if (first + kArity <= n) {
+    const Key* c = h + first;
+    // Tournament instead of a linear scan: independent comparisons overlap in the CPU. Each
+    // comparison made once, its outcome picking both the key and its index (conditional moves).
+    const auto pick = [](Wide& w, std::size_t& at, Wide w2, std::size_t at2) {
+      const bool second = w2 < w;
+      w = second ? w2 : w;
+      at = second ? at2 : at;
+    };
+    // The smaller of children i and i + 1.
+    const auto pair = [c, &pick](std::size_t i, Wide& w, std::size_t& at) {
+      w = wide(c[i]);
+      at = i;
+      pick(w, at, wide(c[i + 1]), i + 1);
+    };
+    Wide wa, wb;
+    std::size_t a, b;
+    pair(0, wa, a);
+    pair(2, wb, b);
+    if constexpr (kArity == 8) {
+      Wide wd, we;
+      std::size_t d, e;
+      pair(4, wd, d);
+      pair(6, we, e);
+      pick(wa, a, wb, b);
+      pick(wd, d, we, e);
+      wb = wd;
+      b = d;
+    }
+    // Written with a mask: as a ?: the compiler emits a branch that mispredicts half the time.
+    const std::size_t take_b = std::size_t{0} - static_cast<std::size_t>(wb < wa);
+    return first + ((b & take_b) | (a & ~take_b));
+  }
+  if (first >= n) return n;
+  std::size_t best = first;
+  for (std::size_t i = first + 1; i < n; ++i) {
+    if (wide(h[i]) < wide(h[best])) best = i;
+  }
+  return best;
+}
+
 void EventQueue::reject_push(Time t, int priority) {
   if (std::isnan(t)) throw std::invalid_argument("EventQueue::push: time is NaN");
   if (priority < kMinPriority || priority > kMaxPriority) {
@@ -65,11 +108,15 @@ std::optional<QueuedEvent> EventQueue::cancel_and_get(EventId id) {
   bump_generation(slot.generation);
   --live_;
   ++dead_;
-  // Keep the invariant "the first key is live" that top_time() relies on.
-  if ((first_key().order & kSlotMask) == s) discard_dead_tops();
+  // Keep the invariant "the first key is live" that top_time() relies on (open, settle()
+  // keeps it).
+  if (!open_ && (first_key().order & kSlotMask) == s) discard_dead_tops();
   // Bound the garbage: dead keys never outnumber live ones. Compaction costs O(heap), paid
   // for by the (at least live_) cancellations since the previous one.
-  if (dead_ > live_) compact();
+  if (dead_ > live_) {
+    settle();
+    if (dead_ > live_) compact();
+  }
   return ev;
 }
 
@@ -80,6 +127,7 @@ bool EventQueue::contains(EventId id) const {
 }
 
 void EventQueue::clear() {
+  settle();
   for (std::size_t i = kRoot; i < heap_.size(); ++i) {
     Slot& slot = slots_[heap_[i].order & kSlotMask];
     if (slot.target != nullptr) bump_generation(slot.generation);
@@ -99,6 +147,7 @@ void EventQueue::clear() {
 }
 
 void EventQueue::shrink_to_fit() {
+  settle();
   if (dead_ != 0) compact();
   heap_.shrink_to_fit();
   // The lane too: a burst at one instant leaves it as long as the burst.
@@ -112,7 +161,10 @@ std::size_t EventQueue::memory_bytes() const {
 }
 
 uint32_t EventQueue::allocate_slot() {
-  if (slots_.size() >= kMaxPending && dead_ != 0) compact();
+  if (slots_.size() >= kMaxPending && dead_ != 0) {
+    settle();
+    if (dead_ != 0) compact();
+  }
   if (free_head_ != kNoSlot) {
     const uint32_t s = free_head_;
     free_head_ = slots_[s].next_free;
@@ -159,6 +211,55 @@ void EventQueue::remove_top() {
   if (heap_.size() > kRoot) sift_down_from(kRoot, last);
 }
 
+void EventQueue::close() {
+  if (hole_) {
+    hole_ = false;
+    remove_top();
+  }
+  tidy();
+}
+
+Time EventQueue::open_top_time() const {
+  if (live_ == 0) return kForever;
+  // The lane is sorted: its first live key is its earliest. The heap's root, when a hole, is
+  // the popped key's leftover (its slot may already hold a new event): skipped.
+  const Key* best = nullptr;
+  for (std::size_t i = lane_head_; i < lane_.size(); ++i) {
+    if (slots_[lane_[i].order & kSlotMask].target != nullptr) {
+      best = &lane_[i];
+      break;
+    }
+  }
+  for (std::size_t i = kRoot + (hole_ ? 1 : 0); i < heap_.size(); ++i) {
+    if (slots_[heap_[i].order & kSlotMask].target != nullptr && (best == nullptr || wide(heap_[i]) < wide(*best)))
+      best = &heap_[i];
+  }
+  return bits_to_time(best->time);
+}
+
+// The textbook sift-down (stop at the first level whose children all come after the key): an
+// event at the current instant stays at the root after one look at its children.
+void EventQueue::push_open(Key key) {
+  const Wide k = wide(key);
+  // The root's leftover is the key just popped: a key at its instant goes to the lane as it
+  // would have, if the lane stays sorted (a model's once-per-instant pass: no sift for it).
+  if (key.time == heap_[kRoot].time && (lane_empty() || wide(lane_.back()) < k)) {
+    lane_.push_back(key);
+    return;
+  }
+  hole_ = false;
+  Key* h = heap_.data();
+  const std::size_t n = heap_.size();
+  std::size_t hole = kRoot;
+  for (;;) {
+    const std::size_t best = min_child(h, hole, n);
+    if (best == n || !(wide(h[best]) < k)) break;
+    h[hole] = h[best];
+    hole = best;
+  }
+  h[hole] = key;
+}
+
 void EventQueue::discard_dead_tops() {
   while (heap_.size() > kRoot || !lane_empty()) {
     const auto s = static_cast<uint32_t>(first_key().order & kSlotMask);
@@ -189,50 +290,30 @@ void EventQueue::sift_down_from(std::size_t hole, Key key) {
   const std::size_t top = hole;
   Key* h = heap_.data();
   const std::size_t n = heap_.size();
-  for (;;) {
-    const std::size_t first = kArity * (hole - kArity + 2);
-    std::size_t best;
-    if (first + kArity <= n) {
-      const Key* c = h + first;
-      // The grandchildren of `hole` are kArity^2 consecutive keys (whole lines): fetch them
-      // now, so the next level's loads overlap this level's instead of following them.
-      const std::size_t grand = kArity * (first - kArity + 2);
-      if (grand < n) {
-        const char* g = reinterpret_cast<const char*>(h + grand);
-        for (std::size_t line = 0; line < kArity * kArity * sizeof(Key); line += 64) {
-          __builtin_prefetch(g + line);
+  // A heap past the caches': fetch the grandchildren of `hole` (kArity^2 consecutive keys,
+  // whole lines) now, so the next level's loads overlap this level's instead of following
+  // them. (A small heap stays in cache: no fetching, no test per level.)
+  const auto descend = [&]<bool prefetch>() {
+    for (;;) {
+      if constexpr (prefetch) {
+        const std::size_t grand = kArity * (kArity * (hole - kArity + 2) - kArity + 2);
+        if (grand < n) {
+          const char* g = reinterpret_cast<const char*>(h + grand);
+          for (std::size_t line = 0; line < kArity * kArity * sizeof(Key); line += 64) {
+            __builtin_prefetch(g + line);
+          }
         }
       }
-      // Tournament instead of a linear scan: independent comparisons overlap in the CPU.
-      Wide w[kArity];
-      for (std::size_t i = 0; i < kArity; ++i) w[i] = wide(c[i]);
-      std::size_t a = w[1] < w[0] ? 1 : 0;
-      std::size_t b = w[3] < w[2] ? 3 : 2;
-      Wide wa = w[1] < w[0] ? w[1] : w[0];
-      Wide wb = w[3] < w[2] ? w[3] : w[2];
-      if constexpr (kArity == 8) {
-        const std::size_t d = w[5] < w[4] ? 5 : 4;
-        const std::size_t e = w[7] < w[6] ? 7 : 6;
-        const Wide wd = w[5] < w[4] ? w[5] : w[4];
-        const Wide we = w[7] < w[6] ? w[7] : w[6];
-        a = wb < wa ? b : a;
-        wa = wb < wa ? wb : wa;
-        b = we < wd ? e : d;
-        wb = we < wd ? we : wd;
-      }
-      // Written with a mask: as a ?: the compiler emits a branch that mispredicts half the time.
-      const std::size_t take_b = std::size_t{0} - static_cast<std::size_t>(wb < wa);
-      best = first + ((b & take_b) | (a & ~take_b));
-    } else if (first < n) {
-      best = first;
-      for (std::size_t i = first + 1; i < n; ++i) {
-        if (wide(h[i]) < wide(h[best])) best = i;
-      }
-    } else {
-      break;
+      const std::size_t best = min_child(h, hole, n);
+      if (best == n) return;
+      h[hole] = h[best];
+      hole = best;
     }
-    h[hole] = h[best];
-    hole = best;
+  };
+  if (n > kRoot + kPrefetchAbove) {
+    descend.template operator()<true>();
+  } else {
+    descend.template operator()<false>();
   }
   sift_up(hole, key, top);
 }
@@ -267,6 +348,7 @@ void EventQueue::compact() {
 // monotone and priority bits are untouched, so every pairwise comparison keeps its outcome:
 // the heap stays valid without being rebuilt, and FIFO order among ties is preserved.
 void EventQueue::renumber() {
+  settle();
   if (dead_ != 0) compact();
   // The heap's keys and the lane's, ranked together.
   std::vector<std::pair<uint64_t, uint64_t*>> by_sequence;

@@ -32,6 +32,14 @@
 // model's once-per-instant pass at a later priority: half the events of some models'
 // runs) is then pushed and popped without sifting through the heap.
 //
+// The open root: the Simulator's loop pops with pop_until_open(), which leaves the heap's
+// root as a hole instead of refilling it from the last leaf; a push() before settle() fills
+// the hole with its own key, sifted down from the root (one sift instead of a pop's and a
+// push's: an event's handler mostly schedules the model's next event; a key at the popped
+// key's instant goes to the lane instead, as it would have). settle(), after the
+// handler, refills an unfilled hole and drops dead keys come first. The order is the same
+// total order: only where keys sit in the heap differs.
+//
 // Cancellation is lazy: a cancelled event stays in the heap (or the lane) as a dead key until
 // it comes first or the heap is compacted (when dead keys outnumber live ones), so dead keys
 // never exceed live ones: dead_entries() <= size(). size() counts only live events.
@@ -93,13 +101,27 @@ class EventQueue {
   bool empty() const { return live_ == 0; }
   std::size_t size() const { return live_; }
   // Time of the next live event; kForever when empty.
-  Time top_time() const { return live_ == 0 ? kForever : bits_to_time(first_key().time); }
+  Time top_time() const {
+    if (open_) [[unlikely]] return open_top_time();
+    return live_ == 0 ? kForever : bits_to_time(first_key().time);
+  }
   // Removes and returns the next live event. Precondition: !empty() (std::out_of_range).
   QueuedEvent pop();
   // Removes the next live event into `out` and returns true if its time is <= `until`; else
   // returns false and removes nothing (also when empty). `until` must not be NaN. One look at
   // the next key for the test and the removal (top_time() then pop() look twice).
   bool pop_until(Time until, QueuedEvent& out);
+  // The same, leaving the queue open (see "The open root" above) until settle(); meanwhile
+  // push(), cancel(), contains(), size(), empty() and top_time() may be called, and any other
+  // call settles the queue first.
+  bool pop_until_open(Time until, QueuedEvent& out);
+  // Refills an open root and drops the dead keys that came first. A no-op when not open.
+  void settle() {
+    if (open_) {
+      open_ = false;
+      if (hole_ || dead_ != 0) close();
+    }
+  }
 
   // Drops every pending event; outstanding handles become stale.
   void clear();
@@ -156,9 +178,31 @@ class EventQueue {
   const Key& first_key() const { return lane_first() ? lane_[lane_head_] : heap_[kRoot]; }
   // Removes the next key (the lane's first or the heap's root).
   void remove_first();
-  // The next event, delivered: its slot released, its key removed. Precondition: a live key
-  // first (`from_lane`: lane_first()).
+  // The next event, delivered: its slot released, its key removed (`open`: a key from the
+  // heap leaves a hole at the root, and the dead keys after it stay until settle()).
+  // Precondition: settled, a live key first (`from_lane`: lane_first()).
+  template <bool open>
   QueuedEvent take_first(bool from_lane);
+  template <bool open>
+  bool take_until(Time until, QueuedEvent& out);
+  // After a removal: drops the dead keys now first, compacts when they outnumber the live.
+  void tidy() {
+    if (dead_ != 0) {
+      // The next key looked at here, the call only when it is dead (a dead key deep in the heap
+      // kept dead_ above 0 for most pops of a shared cluster's run: a call each).
+      if ((heap_.size() > kRoot || !lane_empty()) && slots_[first_key().order & kSlotMask].target == nullptr)
+        discard_dead_tops();
+      // A pop takes a live key: dead ones may now outnumber the live (what cancel bounds).
+      if (dead_ > live_) compact();
+    }
+  }
+  // settle()'s work once no longer open: the hole refilled from the last leaf, then tidy().
+  void close();
+  // top_time() while open: the earliest live key, found by a scan (a handler that asks).
+  Time open_top_time() const;
+  // A push while the root is a hole: `key` fills it, sifted down from the root, or goes to
+  // the lane when it is at the popped key's instant (out of line: push stays small inline).
+  void push_open(Key key);
   // Drops the lane's first key (the lane's storage reclaimed now and then).
   void advance_lane();
   void trim_lane();
@@ -185,6 +229,8 @@ class EventQueue {
   void discard_dead_tops();
   void sift_up(std::size_t hole, Key key, std::size_t stop);
   void sift_down_from(std::size_t hole, Key key);
+  // The index of the smallest of the children of `parent` in a heap of n keys; n when none.
+  static std::size_t min_child(const Key* h, std::size_t parent, std::size_t n);
   void compact();
   void renumber();
 
@@ -198,6 +244,8 @@ class EventQueue {
   uint64_t next_sequence_ = 0;
   uint64_t sequence_limit_;
   uint64_t renumbers_ = 0;
+  bool open_ = false;  // popped by pop_until_open(), not settled yet
+  bool hole_ = false;  // open_, and heap_[kRoot] is the popped key's leftover (a hole)
 };
 
 inline EventId EventQueue::push(Time t, int priority, EventTarget* target, uint64_t tag) {
@@ -223,7 +271,9 @@ inline EventId EventQueue::push(Time t, int priority, EventTarget* target, uint6
   ++next_sequence_;
   const Key key{time_to_bits(t), order};
   const Wide k = wide(key);
-  if ((heap_.size() == kRoot || k < wide(heap_[kRoot])) && (lane_empty() || wide(lane_.back()) < k)) {
+  if (hole_) {
+    push_open(key);
+  } else if ((heap_.size() == kRoot || k < wide(heap_[kRoot])) && (lane_empty() || wide(lane_.back()) < k)) {
     lane_.push_back(key);  // the earliest yet, after the lane's last: the lane stays sorted
   } else {
     push_heap(key);
@@ -232,6 +282,7 @@ inline EventId EventQueue::push(Time t, int priority, EventTarget* target, uint6
   return EventId{(static_cast<uint64_t>(slot.generation) << 32) | s};
 }
 
+template <bool open>
 inline QueuedEvent EventQueue::take_first(bool from_lane) {
   const Key top = from_lane ? lane_[lane_head_] : heap_[kRoot];
   const auto s = static_cast<uint32_t>(top.order & kSlotMask);
@@ -242,33 +293,41 @@ inline QueuedEvent EventQueue::take_first(bool from_lane) {
   --live_;
   if (from_lane) {
     advance_lane();
+  } else if constexpr (open) {
+    hole_ = true;
   } else {
     remove_top();
   }
-  if (dead_ != 0) {
-    // The next key looked at here, the call only when it is dead (a dead key deep in the heap
-    // kept dead_ above 0 for most pops of a shared cluster's run: a call each).
-    if ((heap_.size() > kRoot || !lane_empty()) && slots_[first_key().order & kSlotMask].target == nullptr)
-      discard_dead_tops();
-    // A pop takes a live key: dead ones may now outnumber the live (what cancel bounds).
-    if (dead_ > live_) compact();
+  if constexpr (open) {
+    open_ = true;
+    // The bound on dead keys holds open too (compaction wants the queue settled).
+    if (dead_ > live_) [[unlikely]] settle();
+  } else {
+    tidy();
   }
   return ev;
 }
 
-inline QueuedEvent EventQueue::pop() {
-  if (live_ == 0) [[unlikely]] pop_empty();
-  return take_first(lane_first());
-}
-
-inline bool EventQueue::pop_until(Time until, QueuedEvent& out) {
+template <bool open>
+inline bool EventQueue::take_until(Time until, QueuedEvent& out) {
+  settle();
   if (live_ == 0) return false;
   const bool from_lane = lane_first();
   // The time's bits order as the times do (time_to_bits): no conversion of the key back.
   if ((from_lane ? lane_[lane_head_] : heap_[kRoot]).time > time_to_bits(until)) return false;
-  out = take_first(from_lane);
+  out = take_first<open>(from_lane);
   return true;
 }
+
+inline QueuedEvent EventQueue::pop() {
+  settle();
+  if (live_ == 0) [[unlikely]] pop_empty();
+  return take_first<false>(lane_first());
+}
+
+inline bool EventQueue::pop_until(Time until, QueuedEvent& out) { return take_until<false>(until, out); }
+
+inline bool EventQueue::pop_until_open(Time until, QueuedEvent& out) { return take_until<true>(until, out); }
 
 inline void EventQueue::advance_lane() {
   ++lane_head_;

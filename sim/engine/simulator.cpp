@@ -85,7 +85,7 @@ void Simulator::run(Time until) {
       until_poll = interrupt_every_;
       poll_interrupt();
     }
-    if (!step_until(until)) break;
+    if (!dispatch_until(until)) break;  // until is not NaN, and no event is running (above)
     if (stop_requested_) {
       stop_requested_ = false;
       return;

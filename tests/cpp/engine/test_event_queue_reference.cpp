@@ -2,7 +2,8 @@
 // random pushes, pops and cancels, with many ties; once with the real sequence space and
 // once with a tiny one so that renumbering happens hundreds of times; and once as a
 // simulation drives it (pushes at or after the time last popped, many at that very instant:
-// the lane beside the heap), with cancels, compactions, shrink_to_fit and clear.
+// the lane beside the heap), with cancels, compactions, shrink_to_fit and clear; and that once
+// more as the Simulator pops (pop_until_open: pushes fill the open root, settle() now and then).
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -82,7 +83,9 @@ uint64_t run_against_reference(EventQueue& q, std::size_t max_pending, uint64_t 
 // As a simulator drives the queue: every push is at or after `now` (the time last popped),
 // half of them at `now` itself at any priority, so most go through the lane. Every few
 // thousand operations the queue is cleared: every handle issued before is then stale.
-void run_instants_against_reference(EventQueue& q, std::size_t max_pending, uint64_t seed) {
+// `open`: pops leave the queue open (pop_until_open), settled at random or by the next call
+// that needs it; top_time(), pushes and cancels meet it open.
+void run_instants_against_reference(EventQueue& q, std::size_t max_pending, uint64_t seed, bool open = false) {
   NullTarget t;
   std::mt19937_64 rng(seed);
   std::map<std::tuple<double, int, uint64_t>, uint64_t> ref;  // (time, priority, seq) -> tag
@@ -105,7 +108,15 @@ void run_instants_against_reference(EventQueue& q, std::size_t max_pending, uint
       }
       const auto expected = ref.begin();
       REQUIRE(q.top_time() == std::get<0>(expected->first));
-      const auto ev = q.pop();
+      QueuedEvent ev{};
+      if (open) {
+        // Not before the next key: nothing taken.
+        REQUIRE_FALSE(q.pop_until_open(std::get<0>(expected->first) - 0.125, ev));
+        REQUIRE(q.pop_until_open(std::get<0>(expected->first), ev));
+        if (rng() % 4 == 0) q.settle();
+      } else {
+        ev = q.pop();
+      }
       REQUIRE(ev.tag == expected->second);
       now = ev.time;
       ref.erase(expected);
@@ -137,6 +148,15 @@ TEST_CASE("EventQueue matches a reference ordered map when pushed at the instant
   run_instants_against_reference(q, 500, 3);
   EventQueue renumbered(/*sequence_limit=*/64);
   run_instants_against_reference(renumbered, 40, 4);
+  CHECK(renumbered.renumber_count() > 100);
+}
+
+TEST_CASE("EventQueue popped open (the Simulator's pop_until_open) matches the reference ordered map",
+          "[event_queue][reference]") {
+  EventQueue q;
+  run_instants_against_reference(q, 500, 5, /*open=*/true);
+  EventQueue renumbered(/*sequence_limit=*/64);
+  run_instants_against_reference(renumbered, 40, 6, /*open=*/true);
   CHECK(renumbered.renumber_count() > 100);
 }
 
