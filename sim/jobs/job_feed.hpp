@@ -12,11 +12,15 @@
 //
 // The producer fills blocks of kBlockJobs jobs; kBlocks blocks go round between it and the
 // reader through two TBB queues (filled, free), so the threads meet once per block, not per
-// job, and the producer is at most kBlocks blocks ahead. It is a dedicated thread, not a TBB
-// task: a task could wait behind others (a sweep's, the replications') on a busy arena while
-// the simulation waits for its jobs. The destructor stops and joins it, whether the run ended,
-// was interrupted or failed. Where no thread can be started, the feed draws in the calling
-// thread. Not thread-safe itself: one reader.
+// job, and the producer is at most kBlocks blocks ahead. The producer draws several times faster
+// than a simulation uses the jobs, so it sleeps once a block is filled and the reader wakes it
+// when it gives one back: a futex wake and a context switch per block on each side, some 30 us
+// of both threads' CPU together on a VM. Blocks of 4,096 jobs (160 KB) make that one wake per
+// 4,096 jobs (blocks of 512 cost the year at 85% about 3% of its CPU in those wakes).
+// It is a dedicated thread, not a TBB task: a task could wait behind others (a sweep's, the
+// replications') on a busy arena while the simulation waits for its jobs. The destructor stops
+// and joins it, whether the run ended, was interrupted or failed. Where no thread can be
+// started, the feed draws in the calling thread. Not thread-safe itself: one reader.
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -31,7 +35,7 @@ namespace cs::jobs {
 
 class JobFeed {
  public:
-  static constexpr std::size_t kBlockJobs = 512;
+  static constexpr std::size_t kBlockJobs = 4096;
   static constexpr std::size_t kBlocks = 4;
 
   // `seed`: the simulation's; `config` must outlive the feed (the stream reads it).
