@@ -31,12 +31,10 @@ struct JobFeed::Ahead {
       b->count = 0;
       try {
         for (; b->count < kBlockJobs; ++b->count) {
-          const std::optional<JobRequest> r = stream.next();
-          if (!r) {
+          if (!stream.next(b->jobs[b->count])) {  // drawn into its place in the block
             b->last = true;
             break;
           }
-          b->jobs[b->count] = *r;
         }
       } catch (...) {
         b->error = std::current_exception();
