@@ -77,6 +77,43 @@ TEST_CASE("Drawn ahead, the feed gives the stream's jobs in its order and ends w
   CHECK_FALSE(feed.drawing_ahead());
 }
 
+TEST_CASE("A feed drawing ahead pauses at its run's horizon and draws on if the reader goes past it",
+          "[jobs][feed]") {
+  // The producer ends its block at the first job submitted after until_s (the run never
+  // submits it) and waits; a reader that reads on (a run driven past its horizon) gets the
+  // stream's jobs in order all the same, across the pause, mid-block and at a block's end.
+  const int64_t n = 3 * static_cast<int64_t>(JobFeed::kBlockJobs) + 17;
+  JobsConfig serial = drawn_stream(n);
+  JobStream stream(11, serial);
+  std::vector<JobRequest> expected;
+  while (const auto r = stream.next()) expected.push_back(*r);
+  REQUIRE(static_cast<int64_t>(expected.size()) == n);
+  const auto kb = static_cast<std::size_t>(JobFeed::kBlockJobs);
+  for (const std::size_t past : {std::size_t{1}, kb / 2, kb - 1, kb, kb + 5}) {
+    JobsConfig c = drawn_stream(n);
+    c.draw_ahead = true;
+    c.draw_ahead_after = 0;
+    // Job `past` is the first after the horizon (submission times never decrease; ties with
+    // the job before it move the horizon's first job later, which is as good a test).
+    c.until_s = (expected[past - 1].submit_s + expected[past].submit_s) / 2.0;
+    if (!(c.until_s < expected[past].submit_s)) continue;
+    JobFeed feed(11, c);
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      const std::optional<JobRequest> r = feed.next();
+      REQUIRE(r);
+      check_same(*r, expected[i]);
+    }
+    CHECK_FALSE(feed.next());
+  }
+  // Destroyed while paused at the horizon (the run ended there): it stops.
+  JobsConfig c = drawn_stream(-1);
+  c.draw_ahead = true;
+  c.draw_ahead_after = 0;
+  c.until_s = expected[100].submit_s;
+  JobFeed feed(11, c);
+  for (int i = 0; i < 102; ++i) REQUIRE(feed.next());
+}
+
 TEST_CASE("A feed drawing ahead stops when its reader goes first", "[jobs][feed]") {
   // An endless stream: the producer fills every block and waits; destroying the feed (the run
   // ended at run.until, or failed) must stop and join it, whatever it was doing.
