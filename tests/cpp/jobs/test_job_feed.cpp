@@ -1,6 +1,7 @@
 // The job feed (sim/jobs/job_feed.hpp): drawing the stream ahead on a second thread gives the
 // same jobs in the same order as drawing each in the simulation's thread, ends and fails at the
-// same job, stops cleanly when the run ends first, and leaves a run's results the same.
+// same job, pauses at the run's horizon (and draws on past it), stops cleanly when the run ends
+// first, and leaves a run's results the same.
 #include <catch2/catch.hpp>
 
 #include <optional>
@@ -40,6 +41,17 @@ void check_same(const JobRequest& a, const JobRequest& b) {
   CHECK(a.job_class == b.job_class);
 }
 
+// The stream's jobs drawn one at a time in this thread: several blocks and a last one part
+// full, n of them.
+std::vector<JobRequest> stream_jobs(uint64_t seed, int64_t n) {
+  JobsConfig serial = drawn_stream(n);
+  JobStream stream(seed, serial);
+  std::vector<JobRequest> jobs;
+  while (const auto r = stream.next()) jobs.push_back(*r);
+  REQUIRE(static_cast<int64_t>(jobs.size()) == n);
+  return jobs;
+}
+
 }  // namespace
 
 TEST_CASE("Drawn ahead, the feed gives the stream's jobs in its order and ends where it ends",
@@ -47,11 +59,7 @@ TEST_CASE("Drawn ahead, the feed gives the stream's jobs in its order and ends w
   // Several blocks, and a last one part full; the producer taking over at the start, after a
   // few jobs, and mid-block.
   const int64_t n = 3 * static_cast<int64_t>(JobFeed::kBlockJobs) + 17;
-  JobsConfig serial = drawn_stream(n);
-  JobStream stream(7, serial);
-  std::vector<JobRequest> expected;
-  while (const auto r = stream.next()) expected.push_back(*r);
-  REQUIRE(static_cast<int64_t>(expected.size()) == n);
+  const std::vector<JobRequest> expected = stream_jobs(7, n);
   for (const int64_t after : {int64_t{0}, int64_t{5}, static_cast<int64_t>(JobFeed::kBlockJobs) + 3}) {
     JobsConfig c = drawn_stream(n);
     c.draw_ahead = true;
@@ -83,11 +91,7 @@ TEST_CASE("A feed drawing ahead pauses at its run's horizon and draws on if the 
   // submits it) and waits; a reader that reads on (a run driven past its horizon) gets the
   // stream's jobs in order all the same, across the pause, mid-block and at a block's end.
   const int64_t n = 3 * static_cast<int64_t>(JobFeed::kBlockJobs) + 17;
-  JobsConfig serial = drawn_stream(n);
-  JobStream stream(11, serial);
-  std::vector<JobRequest> expected;
-  while (const auto r = stream.next()) expected.push_back(*r);
-  REQUIRE(static_cast<int64_t>(expected.size()) == n);
+  const std::vector<JobRequest> expected = stream_jobs(11, n);
   const auto kb = static_cast<std::size_t>(JobFeed::kBlockJobs);
   for (const std::size_t past : {std::size_t{1}, kb / 2, kb - 1, kb, kb + 5}) {
     JobsConfig c = drawn_stream(n);
