@@ -43,20 +43,22 @@ JobsResult JobCluster::result() const {
     qr.name = config_.scheduler.queues[q].name;
     qr.submitted = submitted_[q];
     qr.completed = completed_[q];
-    qr.wait_mean_s = engine::mean(waits_[q]);
-    qr.wait_p95_s = engine::percentile(waits_[q], 95);
+    std::vector<double> waits(waits_[q].begin(), waits_[q].end());
+    qr.wait_mean_s = engine::mean(waits);
+    all_waits.insert(all_waits.end(), waits.begin(), waits.end());
+    qr.wait_p95_s = engine::percentile(std::move(waits), 95);
     qr.busy_gpu_hours = busy_[q].integral(now) / 3600.0;
     qr.preemptions = preempted_[q];
     busy_gpu_s += busy_[q].integral(now);
-    all_waits.insert(all_waits.end(), waits_[q].begin(), waits_[q].end());
     r.submitted += qr.submitted;
     r.completed += qr.completed;
     r.preemptions += qr.preemptions;
     r.queues.push_back(std::move(qr));
   }
-  const auto waits_of = [](std::string name, const std::vector<double>& waits) {
-    return WaitGroup{std::move(name), static_cast<int64_t>(waits.size()), engine::mean(waits),
-                     engine::percentile(waits, 95)};
+  const auto waits_of = [](std::string name, const Waits& kept) {
+    std::vector<double> waits(kept.begin(), kept.end());
+    const double mean = engine::mean(waits);
+    return WaitGroup{std::move(name), static_cast<int64_t>(waits.size()), mean, engine::percentile(std::move(waits), 95)};
   };
   for (std::size_t k = 0; k < config_.classes.size(); ++k) r.classes.push_back(waits_of(config_.classes[k].name, class_waits_[k]));
   for (std::size_t b = 0; b < std::size(kSizeBuckets); ++b) r.sizes.push_back(waits_of(kSizeBuckets[b].name, size_waits_[b]));

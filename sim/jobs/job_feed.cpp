@@ -1,6 +1,8 @@
 #include "sim/jobs/job_feed.hpp"
 
+#include <array>
 #include <atomic>
+#include <limits>
 #include <system_error>
 #include <thread>
 
@@ -22,21 +24,26 @@ struct JobFeed::Ahead {
   }
 
   // Fills free blocks from `stream` until it ends or fails (the block that ends it is marked
-  // last and carries its error) or until stopped.
-  void produce(JobStream& stream) {
+  // last and carries its error) or until stopped. A job submitted after `horizon_s` ends its
+  // block, and the producer then waits until the reader has given back every block (it read
+  // that job and asked for the next: a run that goes on past its horizon) before it draws on,
+  // without pausing again.
+  void produce(JobStream& stream, double horizon_s) {
     Block* b = nullptr;
     while (true) {
       free.pop(b);
       if (!b || stop.load(std::memory_order_relaxed)) return;
       b->count = 0;
+      bool past_horizon = false;
       try {
-        for (; b->count < kBlockJobs; ++b->count) {
-          const std::optional<JobRequest> r = stream.next();
-          if (!r) {
+        while (b->count < kBlockJobs && !past_horizon) {
+          JobRequest& r = b->jobs[b->count];
+          if (!stream.next(r)) {  // drawn into its place in the block
             b->last = true;
             break;
           }
-          b->jobs[b->count] = *r;
+          ++b->count;
+          past_horizon = r.submit_s > horizon_s;
         }
       } catch (...) {
         b->error = std::current_exception();
@@ -44,7 +51,23 @@ struct JobFeed::Ahead {
       }
       filled.push(b);
       if (b->last) return;
+      if (past_horizon) {
+        if (!take_every_block()) return;
+        horizon_s = std::numeric_limits<double>::infinity();  // past it: no more pauses
+      }
     }
+  }
+
+  // Waits until every block is free (then gives them back to `free` for the loop above);
+  // false when stopped meanwhile.
+  bool take_every_block() {
+    std::array<Block*, kBlocks> back{};
+    for (Block*& x : back) {
+      free.pop(x);
+      if (!x || stop.load(std::memory_order_relaxed)) return false;
+    }
+    for (Block* x : back) free.push(x);
+    return true;
   }
 };
 
@@ -57,7 +80,7 @@ void JobFeed::start_producer() {
   auto ahead = std::make_unique<Ahead>();
   for (Block& b : ahead->blocks) ahead->free.push(&b);
   try {
-    ahead->producer = std::thread([a = ahead.get(), this] { a->produce(stream_); });
+    ahead->producer = std::thread([a = ahead.get(), this] { a->produce(stream_, config_.until_s); });
   } catch (const std::system_error&) {
     here_only_ = true;  // no thread to be had: draw here, as without draw_ahead
     return;

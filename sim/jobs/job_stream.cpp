@@ -38,17 +38,16 @@ int JobStream::gpu_limit(int queue) const {
   return std::min(config_.total_gpus(), config_.scheduler.queues[static_cast<std::size_t>(queue)].max_gpus);
 }
 
-std::optional<JobRequest> JobStream::next() {
-  if (config_.max_jobs >= 0 && generated_ >= config_.max_jobs) return std::nullopt;
-  std::optional<JobRequest> r = trace_ ? from_trace() : from_classes();
-  if (r) ++generated_;
-  return r;
+bool JobStream::next(JobRequest& into) {
+  if (config_.max_jobs >= 0 && generated_ >= config_.max_jobs) return false;
+  const bool drawn = trace_ ? from_trace(into) : from_classes(into);
+  if (drawn) ++generated_;
+  return drawn;
 }
 
-std::optional<JobRequest> JobStream::from_classes() {
+bool JobStream::from_classes(JobRequest& r) {
   const std::optional<sources::Arrival> a = arrivals_->next();
-  if (!a) return std::nullopt;
-  JobRequest r;
+  if (!a) return false;
   r.submit_s = a->time_s;
   r.job_class = classes_ == 1 ? 0 : static_cast<int>(class_rng_.discrete(shares_));
   const auto k = static_cast<std::size_t>(r.job_class);
@@ -56,12 +55,12 @@ std::optional<JobRequest> JobStream::from_classes() {
   const double drawn = gpus_[k](gpus_rng_);
   r.gpus = std::clamp<int64_t>(std::llround(drawn), 1, gpu_limit(r.queue));
   r.duration_s = durations_[k](duration_rng_);
-  return r;
+  return true;
 }
 
-std::optional<JobRequest> JobStream::from_trace() {
+bool JobStream::from_trace(JobRequest& into) {
   const std::optional<work::JobTraceRecord> t = trace_->next();
-  if (!t) return std::nullopt;
+  if (!t) return false;
   JobRequest r;
   r.submit_s = t->submit_s;
   r.gpus = t->gpus;
@@ -82,7 +81,8 @@ std::optional<JobRequest> JobStream::from_trace() {
                                   "' (classes are named in workload.classes)");
     r.job_class = static_cast<int>(it - classes.begin());
   }
-  return r;
+  into = r;
+  return true;
 }
 
 }  // namespace cs::jobs

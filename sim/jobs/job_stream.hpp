@@ -47,12 +47,20 @@ class JobStream {
   JobStream(const JobStream&) = delete;
   JobStream& operator=(const JobStream&) = delete;
   // The next job (submission times never decrease); nullopt after max_jobs or the trace's end.
-  std::optional<JobRequest> next();
+  std::optional<JobRequest> next() {
+    JobRequest r;
+    if (!next(r)) return std::nullopt;
+    return r;
+  }
+  // The same, written into `into` (false, and `into` left as it is, at the end): a feed draws
+  // into its block's slot directly (a JobRequest returned through optionals was copied twice,
+  // each copy's wide reads stalled on the narrow writes just made).
+  bool next(JobRequest& into);
   int64_t generated() const { return generated_; }
 
  private:
-  std::optional<JobRequest> from_classes();
-  std::optional<JobRequest> from_trace();
+  bool from_classes(JobRequest& into);
+  bool from_trace(JobRequest& into);
   int gpu_limit(int queue) const;
 
   const JobsConfig& config_;

@@ -1,6 +1,7 @@
 // The job feed (sim/jobs/job_feed.hpp): drawing the stream ahead on a second thread gives the
 // same jobs in the same order as drawing each in the simulation's thread, ends and fails at the
-// same job, stops cleanly when the run ends first, and leaves a run's results the same.
+// same job, pauses at the run's horizon (and draws on past it), stops cleanly when the run ends
+// first, and leaves a run's results the same.
 #include <catch2/catch.hpp>
 
 #include <optional>
@@ -40,6 +41,17 @@ void check_same(const JobRequest& a, const JobRequest& b) {
   CHECK(a.job_class == b.job_class);
 }
 
+// The stream's jobs drawn one at a time in this thread: several blocks and a last one part
+// full, n of them.
+std::vector<JobRequest> stream_jobs(uint64_t seed, int64_t n) {
+  JobsConfig serial = drawn_stream(n);
+  JobStream stream(seed, serial);
+  std::vector<JobRequest> jobs;
+  while (const auto r = stream.next()) jobs.push_back(*r);
+  REQUIRE(static_cast<int64_t>(jobs.size()) == n);
+  return jobs;
+}
+
 }  // namespace
 
 TEST_CASE("Drawn ahead, the feed gives the stream's jobs in its order and ends where it ends",
@@ -47,11 +59,7 @@ TEST_CASE("Drawn ahead, the feed gives the stream's jobs in its order and ends w
   // Several blocks, and a last one part full; the producer taking over at the start, after a
   // few jobs, and mid-block.
   const int64_t n = 3 * static_cast<int64_t>(JobFeed::kBlockJobs) + 17;
-  JobsConfig serial = drawn_stream(n);
-  JobStream stream(7, serial);
-  std::vector<JobRequest> expected;
-  while (const auto r = stream.next()) expected.push_back(*r);
-  REQUIRE(static_cast<int64_t>(expected.size()) == n);
+  const std::vector<JobRequest> expected = stream_jobs(7, n);
   for (const int64_t after : {int64_t{0}, int64_t{5}, static_cast<int64_t>(JobFeed::kBlockJobs) + 3}) {
     JobsConfig c = drawn_stream(n);
     c.draw_ahead = true;
@@ -75,6 +83,39 @@ TEST_CASE("Drawn ahead, the feed gives the stream's jobs in its order and ends w
   for (int i = 0; i < 10; ++i) REQUIRE(feed.next());
   CHECK_FALSE(feed.next());
   CHECK_FALSE(feed.drawing_ahead());
+}
+
+TEST_CASE("A feed drawing ahead pauses at its run's horizon and draws on if the reader goes past it",
+          "[jobs][feed]") {
+  // The producer ends its block at the first job submitted after until_s (the run never
+  // submits it) and waits; a reader that reads on (a run driven past its horizon) gets the
+  // stream's jobs in order all the same, across the pause, mid-block and at a block's end.
+  const int64_t n = 3 * static_cast<int64_t>(JobFeed::kBlockJobs) + 17;
+  const std::vector<JobRequest> expected = stream_jobs(11, n);
+  const auto kb = static_cast<std::size_t>(JobFeed::kBlockJobs);
+  for (const std::size_t past : {std::size_t{1}, kb / 2, kb - 1, kb, kb + 5}) {
+    JobsConfig c = drawn_stream(n);
+    c.draw_ahead = true;
+    c.draw_ahead_after = 0;
+    // Job `past` is the first after the horizon (submission times never decrease; ties with
+    // the job before it move the horizon's first job later, which is as good a test).
+    c.until_s = (expected[past - 1].submit_s + expected[past].submit_s) / 2.0;
+    if (!(c.until_s < expected[past].submit_s)) continue;
+    JobFeed feed(11, c);
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      const std::optional<JobRequest> r = feed.next();
+      REQUIRE(r);
+      check_same(*r, expected[i]);
+    }
+    CHECK_FALSE(feed.next());
+  }
+  // Destroyed while paused at the horizon (the run ended there): it stops.
+  JobsConfig c = drawn_stream(-1);
+  c.draw_ahead = true;
+  c.draw_ahead_after = 0;
+  c.until_s = expected[100].submit_s;
+  JobFeed feed(11, c);
+  for (int i = 0; i < 102; ++i) REQUIRE(feed.next());
 }
 
 TEST_CASE("A feed drawing ahead stops when its reader goes first", "[jobs][feed]") {
