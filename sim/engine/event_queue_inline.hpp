@@ -69,12 +69,12 @@ inline QueuedEvent EventQueue::take_first(bool from_lane) {
 }
 
 template <bool open>
-inline bool EventQueue::take_until(Time until, QueuedEvent& out) {
+inline bool EventQueue::take_until(Bound until, QueuedEvent& out) {
   settle();
   if (live_ == 0) return false;
   const bool from_lane = lane_first();
   // The time's bits order as the times do (time_to_bits): no conversion of the key back.
-  if ((from_lane ? lane_[lane_head_] : heap_[kRoot]).time > time_to_bits(until)) return false;
+  if ((from_lane ? lane_[lane_head_] : heap_[kRoot]).time > until.bits_) return false;
   out = take_first<open>(from_lane);
   return true;
 }
@@ -85,9 +85,9 @@ inline QueuedEvent EventQueue::pop() {
   return take_first<false>(lane_first());
 }
 
-inline bool EventQueue::pop_until(Time until, QueuedEvent& out) { return take_until<false>(until, out); }
+inline bool EventQueue::pop_until(Time until, QueuedEvent& out) { return take_until<false>(Bound(until), out); }
 
-inline bool EventQueue::pop_until_open(Time until, QueuedEvent& out) { return take_until<true>(until, out); }
+inline bool EventQueue::pop_until_open(Bound until, QueuedEvent& out) { return take_until<true>(until, out); }
 
 inline void EventQueue::advance_lane() {
   ++lane_head_;

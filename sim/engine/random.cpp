@@ -42,10 +42,11 @@ uint64_t RandomStream::uniform_int(uint64_t n) {
   require(n > 0, "RandomStream::uniform_int: need n > 0");
   // Reject the top partial block of 2^64 mod n values so that every residue is equally
   // likely. The rejection probability is below n / 2^64.
-  const uint64_t threshold = (0 - n) % n;  // == 2^64 mod n
+  // The threshold (2^64 mod n) is below n: a word r >= n passes without it (all but a share
+  // n / 2^64 of them), so its division is made only for the others.
   for (;;) {
     const uint64_t r = engine_();
-    if (r >= threshold) return r % n;
+    if (r >= n || r >= (0 - n) % n) return r % n;
   }
 }
 

@@ -78,6 +78,7 @@ void Simulator::run(Time until) {
   if (std::isnan(until)) throw std::invalid_argument("Simulator::run: until is NaN");
   stop_requested_ = false;
   uint64_t until_poll = interrupt_every_;
+  const EventQueue::Bound bound(until);  // converted once, not per event
   for (;;) {
     if (interrupt_check_ && --until_poll == 0) {
       // The check runs before an event that will run, as it always has: not after the last.
@@ -85,7 +86,7 @@ void Simulator::run(Time until) {
       until_poll = interrupt_every_;
       poll_interrupt();
     }
-    if (!dispatch_until(until)) break;  // until is not NaN, and no event is running (above)
+    if (!dispatch_until(bound)) break;  // until is not NaN, and no event is running (above)
     if (stop_requested_) {
       stop_requested_ = false;
       return;

@@ -114,7 +114,7 @@ class Simulator {
     FlagGuard& operator=(const FlagGuard&) = delete;
   };
   // step_until() without its checks of the call (run() makes them once, not per event).
-  bool dispatch_until(Time until);
+  bool dispatch_until(EventQueue::Bound until);
   // The errors of the inline calls, built out of line.
   [[noreturn, gnu::noinline]] static void bad_time(Time t, Time now);
   [[noreturn, gnu::noinline]] static void bad_step(Time until);
@@ -146,10 +146,10 @@ inline EventId Simulator::schedule_at(Time t, EventTarget& target, uint64_t tag,
 
 inline bool Simulator::step_until(Time until) {
   if (dispatching_ || until != until) [[unlikely]] bad_step(until);
-  return dispatch_until(until);
+  return dispatch_until(EventQueue::Bound(until));
 }
 
-inline bool Simulator::dispatch_until(Time until) {
+inline bool Simulator::dispatch_until(EventQueue::Bound until) {
   QueuedEvent ev{};
   // Open: the event's handler mostly schedules its model's next event, which then fills the
   // heap's root in one sift (EventQueue, "The open root"); settled after the handler.

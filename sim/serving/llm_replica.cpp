@@ -166,8 +166,7 @@ void LlmReplica::unlink(uint32_t s) {
 }
 
 void LlmReplica::update_load() {
-  set_load(running_, static_cast<int>(waiting_.size()));
-  set_kv_usage(static_cast<double>(pool_.used()) / static_cast<double>(pool_.total()));
+  set_load(running_, static_cast<int>(waiting_.size()), static_cast<double>(pool_.used()) / static_cast<double>(pool_.total()));
 }
 
 // ---- decoding set ----

@@ -2,7 +2,7 @@
 
 namespace cs::serving {
 
-void Replica::advance_integrals() {
+inline void Replica::advance_integrals() {
   const double now = sim_.now();
   const double dt = now - last_change_s_;
   if (dt > 0) {
@@ -14,17 +14,11 @@ void Replica::advance_integrals() {
   }
 }
 
-void Replica::set_load(int in_service, int queued) {
-  if (in_service == in_service_ && queued == queued_) return;
+void Replica::change_load(int in_service, int queued, double kv_share) {
   advance_integrals();
   in_service_ = in_service;
   queued_ = queued;
-}
-
-void Replica::set_kv_usage(double share) {
-  if (share == kv_share_) return;
-  advance_integrals();
-  kv_share_ = share;
+  kv_share_ = kv_share;
 }
 
 LoadIntegrals Replica::integrals() const {

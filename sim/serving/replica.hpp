@@ -86,8 +86,17 @@ class Replica : public engine::EventTarget {
 
  protected:
   // Subclasses report every change of their load through these, so the integrals stay exact.
-  void set_load(int in_service, int queued);
-  void set_kv_usage(double share);  // in [0, 1]
+  // (Inline: a replica reports its load at every change of its batch; only a change costs.)
+  void set_load(int in_service, int queued) {
+    if (in_service != in_service_ || queued != queued_) change_load(in_service, queued, kv_share_);
+  }
+  void set_kv_usage(double share) {  // in [0, 1]
+    if (share != kv_share_) change_load(in_service_, queued_, share);
+  }
+  // Both at once: the integrals advanced once.
+  void set_load(int in_service, int queued, double kv_share) {
+    if (in_service != in_service_ || queued != queued_ || kv_share != kv_share_) change_load(in_service, queued, kv_share);
+  }
   void count_arrival() { ++arrivals_; }
   void complete(const Request& request);  // notifies the listener, counts
   void first_token(const Request& request) { listener_.on_first_token(*this, request); }
@@ -103,6 +112,8 @@ class Replica : public engine::EventTarget {
 
  private:
   void advance_integrals();
+  // The integrals advanced to now with the load so far, then the new load.
+  void change_load(int in_service, int queued, double kv_share);
 
   uint32_t id_;
   int capacity_;

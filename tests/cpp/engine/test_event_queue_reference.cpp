@@ -170,3 +170,54 @@ TEST_CASE("EventQueue matches the reference across sequence renumbering",
   EventQueue q(/*sequence_limit=*/64);
   CHECK(run_against_reference(q, 40, 2) > 100);
 }
+
+TEST_CASE("EventQueue matches the reference while its heap turns 4-ary and binary again", "[event_queue][reference]") {
+  // The heap grows past kQuaternaryAbove keys (rebuilt 4-ary) and shrinks below kBinaryBelow
+  // (binary again), twice, with cancels (and the compactions they bring) and pops left open as
+  // the Simulator leaves them: the events come out in the reference's order throughout.
+  NullTarget t;
+  std::mt19937_64 rng(7);
+  EventQueue q;
+  std::map<std::tuple<double, int, uint64_t>, uint64_t> ref;  // (time, priority, seq) -> tag
+  std::vector<Issued> issued;
+  uint64_t seq = 0;
+  double now = 0;
+  const auto push = [&] {
+    const double time = now + static_cast<double>(rng() % 64) * 0.25;  // now itself too: the lane
+    const int priority = static_cast<int>(rng() % 3) - 1;
+    issued.push_back({q.push(time, priority, &t, seq), std::make_tuple(time, priority, seq)});
+    ref.emplace(std::make_tuple(time, priority, seq), seq);
+    ++seq;
+  };
+  const auto pop_open = [&] {
+    QueuedEvent ev{};
+    REQUIRE(q.pop_until_open(kForever, ev));
+    REQUIRE(ev.tag == ref.begin()->second);
+    now = ev.time;
+    ref.erase(ref.begin());
+  };
+  const auto cancel_one = [&] {
+    const Issued& pick = issued[rng() % issued.size()];
+    const bool pending = ref.erase(pick.key) != 0;
+    REQUIRE(q.cancel(pick.id) == pending);
+  };
+  CHECK(q.heap_arity() == 2);
+  for (int cycle = 0; cycle < 2; ++cycle) {
+    while (ref.size() < EventQueue::kQuaternaryAbove + 500) {
+      push();
+      push();
+      if (rng() % 8 == 0) cancel_one();
+      pop_open();
+    }
+    CHECK(q.heap_arity() == 4);
+    while (ref.size() > EventQueue::kBinaryBelow / 2) {
+      pop_open();
+      if (rng() % 3 == 0) push();
+      if (rng() % 8 == 0) cancel_one();
+    }
+    q.settle();
+    CHECK(q.heap_arity() == 2);
+    REQUIRE(q.size() == ref.size());
+  }
+  drain_against_reference(q, ref);
+}
