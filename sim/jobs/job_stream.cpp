@@ -39,8 +39,17 @@ int JobStream::gpu_limit(int queue) const {
 }
 
 bool JobStream::next(JobRequest& into) {
+  if (failed_) std::rethrow_exception(failed_);
   if (config_.max_jobs >= 0 && generated_ >= config_.max_jobs) return false;
-  const bool drawn = trace_ ? from_trace(into) : from_classes(into);
+  bool drawn = false;
+  try {
+    drawn = trace_ ? from_trace(into) : from_classes(into);
+  } catch (...) {
+    // The trace reader has moved past the bad row: without this, the next call would give the
+    // rows after it, where a feed drawing ahead raises the error again.
+    failed_ = std::current_exception();
+    throw;
+  }
   if (drawn) ++generated_;
   return drawn;
 }

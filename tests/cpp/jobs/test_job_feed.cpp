@@ -167,18 +167,25 @@ TEST_CASE("A trace's bad row fails at the same job whether drawn ahead or not", 
   std::vector<std::string> rows;
   for (int i = 0; i < 40; ++i) rows.push_back(std::to_string(i) + ",1,60,a");
   rows.push_back("41,one,60,a");  // the 41st job's GPU count is not a number
+  rows.push_back("42,1,60,a");    // a good row after it: never given
   const std::string trace = write_trace("feed_bad_row", rows);
-  for (const bool ahead : {false, true}) {
-    JobsConfig c = quiet_cluster(1, 8);
-    c.scheduler.queues = {queue("a")};
-    c.trace_path = trace;
-    c.draw_ahead = ahead;
-    c.draw_ahead_after = 3;
-    JobFeed feed(1, c);
-    for (int i = 0; i < 40; ++i) REQUIRE(feed.next());
-    CHECK(feed.drawing_ahead() == ahead);
-    CHECK_THROWS_AS(feed.next(), std::invalid_argument);
-    CHECK(feed.taken() == 40);
+  // Drawn ahead, also with a horizon the reader reads past: the producer pauses at the 22nd
+  // job, or at the 40th (the last before the bad row), and meets the row once it draws on.
+  for (const double until : {std::numeric_limits<double>::infinity(), 20.5, 38.5}) {
+    for (const bool ahead : {false, true}) {
+      JobsConfig c = quiet_cluster(1, 8);
+      c.scheduler.queues = {queue("a")};
+      c.trace_path = trace;
+      c.until_s = until;
+      c.draw_ahead = ahead;
+      c.draw_ahead_after = 3;
+      JobFeed feed(1, c);
+      for (int i = 0; i < 40; ++i) REQUIRE(feed.next());
+      CHECK(feed.drawing_ahead() == ahead);
+      CHECK_THROWS_AS(feed.next(), std::invalid_argument);
+      CHECK_THROWS_AS(feed.next(), std::invalid_argument);  // and at every call after
+      CHECK(feed.taken() == 40);
+    }
   }
 }
 
