@@ -52,7 +52,8 @@ class JobFeed {
   JobFeed& operator=(const JobFeed&) = delete;
   ~JobFeed();
 
-  // The stream's next job; nullopt once it has ended (and at every call after).
+  // The stream's next job; nullopt once it has ended (and at every call after); the stream's
+  // error at the job where it failed (and at every call after).
   std::optional<JobRequest> next() {
     if (block_ && at_ < block_->count) {
       ++taken_;
