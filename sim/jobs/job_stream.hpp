@@ -65,6 +65,8 @@ class JobStream {
   bool from_classes(JobRequest& into);
   bool from_trace(JobRequest& into);
   int gpu_limit(int queue) const;
+  [[noreturn]] void raise_failed() const;  // raises failed_ again
+  void keep_failure();                      // failed_ = the error being handled
 
   const JobsConfig& config_;
   // arrivals_ draws from the first two (times; demands, of which it draws none here).
