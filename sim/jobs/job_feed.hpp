@@ -15,14 +15,14 @@
 // job, and the producer is at most kBlocks blocks ahead. The producer draws several times faster
 // than a simulation uses the jobs, so it sleeps once a block is filled and the reader wakes it
 // when it gives one back: a futex wake and a context switch per block on each side, some 30 us
-// of both threads' CPU together on a VM. Blocks of 4,096 jobs (160 KB) make that one wake per
-// 4,096 jobs (blocks of 512 cost the year at 85% about 3% of its CPU in those wakes, more
-// when the second core sat idle between them). Two blocks: the producer fills one while the
+// of both threads' CPU together on a VM. Blocks of 4,096 jobs (128 KiB, 32 bytes a job) make
+// that one wake per 4,096 jobs (blocks of 512 cost the year at 85% about 3% of its CPU in those
+// wakes, more when the second core sat idle between them). Two blocks: the producer fills one while the
 // reader reads the other. It pauses at the first job submitted after config.until_s (the run
 // takes that job from the feed and never submits it): it ends its block there and draws on
 // only once the reader has given back every block, which a run driven past its horizon does;
-// so no jobs are drawn for nothing when the run ends (blocks of 512 drew up to 2,048 past a
-// month's end, 2.9 M instructions).
+// so no jobs are drawn for nothing when the run ends (two blocks of 4,096 would draw up to
+// 8,192 past it: 5.8 M of the producer's instructions at a month's end).
 // It is a dedicated thread, not a TBB task: a task could wait behind others (a sweep's, the
 // replications') on a busy arena while the simulation waits for its jobs. The destructor stops
 // and joins it, whether the run ended, was interrupted or failed. Where no thread can be
@@ -52,7 +52,8 @@ class JobFeed {
   JobFeed& operator=(const JobFeed&) = delete;
   ~JobFeed();
 
-  // The stream's next job; nullopt once it has ended (and at every call after).
+  // The stream's next job; nullopt once it has ended (and at every call after); the stream's
+  // error at the job where it failed (and at every call after).
   std::optional<JobRequest> next() {
     if (block_ && at_ < block_->count) {
       ++taken_;

@@ -38,9 +38,22 @@ int JobStream::gpu_limit(int queue) const {
   return std::min(config_.total_gpus(), config_.scheduler.queues[static_cast<std::size_t>(queue)].max_gpus);
 }
 
+// Both out of line, so that a draw needs no stack frame for the error's copies.
+[[gnu::cold, gnu::noinline]] void JobStream::raise_failed() const { std::rethrow_exception(failed_); }
+[[gnu::cold, gnu::noinline]] void JobStream::keep_failure() { failed_ = std::current_exception(); }
+
 bool JobStream::next(JobRequest& into) {
+  if (failed_) [[unlikely]] raise_failed();
   if (config_.max_jobs >= 0 && generated_ >= config_.max_jobs) return false;
-  const bool drawn = trace_ ? from_trace(into) : from_classes(into);
+  bool drawn = false;
+  try {
+    drawn = trace_ ? from_trace(into) : from_classes(into);
+  } catch (...) {
+    // The trace reader has moved past the bad row: without this, the next call would give the
+    // rows after it, where a feed drawing ahead raises the error again.
+    keep_failure();
+    throw;
+  }
   if (drawn) ++generated_;
   return drawn;
 }

@@ -17,6 +17,7 @@
 // engine::stream_seed): nothing the simulation does reaches the draws, and a stream touches no
 // Simulator, so it can draw on another thread (job_feed.hpp) with the same sequence.
 #include <cstdint>
+#include <exception>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -47,6 +48,8 @@ class JobStream {
   JobStream(const JobStream&) = delete;
   JobStream& operator=(const JobStream&) = delete;
   // The next job (submission times never decrease); nullopt after max_jobs or the trace's end.
+  // After an error (a malformed trace row) every call raises it again: the stream has failed
+  // there, whichever thread draws it (job_feed.hpp raises a producer's error at every call).
   std::optional<JobRequest> next() {
     JobRequest r;
     if (!next(r)) return std::nullopt;
@@ -62,6 +65,8 @@ class JobStream {
   bool from_classes(JobRequest& into);
   bool from_trace(JobRequest& into);
   int gpu_limit(int queue) const;
+  [[noreturn]] void raise_failed() const;  // raises failed_ again
+  void keep_failure();                      // failed_ = the error being handled
 
   const JobsConfig& config_;
   // arrivals_ draws from the first two (times; demands, of which it draws none here).
@@ -75,6 +80,7 @@ class JobStream {
   std::unique_ptr<std::ifstream> trace_file_;
   std::unique_ptr<work::JobTraceReader> trace_;
   int64_t generated_ = 0;
+  std::exception_ptr failed_;  // the error the stream failed with, raised again by next()
 };
 
 }  // namespace cs::jobs

@@ -90,10 +90,7 @@ class Replica : public engine::EventTarget {
   void set_load(int in_service, int queued) {
     if (in_service != in_service_ || queued != queued_) change_load(in_service, queued, kv_share_);
   }
-  void set_kv_usage(double share) {  // in [0, 1]
-    if (share != kv_share_) change_load(in_service_, queued_, share);
-  }
-  // Both at once: the integrals advanced once.
+  // With the KV cache's share in use, in [0, 1] (an LLM replica): the integrals advanced once.
   void set_load(int in_service, int queued, double kv_share) {
     if (in_service != in_service_ || queued != queued_ || kv_share != kv_share_) change_load(in_service, queued, kv_share);
   }

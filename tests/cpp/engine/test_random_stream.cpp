@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "sim/engine/random.hpp"
@@ -123,6 +124,42 @@ TEST_CASE("uniform_int is unbiased and in range", "[random][moments]") {
     REQUIRE(x <= 3);
   }
   CHECK(r.uniform_int(uint64_t{1}) == 0);
+}
+
+TEST_CASE("uniform_int draws what rejecting below 2^64 mod n draws, word for word", "[random]") {
+  // The reference computes the threshold (2^64 mod n) for every word; uniform_int computes it
+  // only for a word below n. The same values and the same words used, for every kind of n:
+  // 1, small, powers of two, just above one (2^32 + 1, 2^63 + 1: half of the words rejected),
+  // and the largest.
+  const auto by_threshold = [](RandomStream& words, uint64_t n, int& rejected) {
+    const uint64_t threshold = (0 - n) % n;
+    for (;;) {
+      const uint64_t r = words.next_u64();
+      if (r >= threshold) return r % n;
+      ++rejected;
+    }
+  };
+  const uint64_t two63 = uint64_t{1} << 63;
+  for (const uint64_t n : {uint64_t{1}, uint64_t{2}, uint64_t{3}, uint64_t{10}, uint64_t{4096}, uint64_t{1} << 32,
+                           (uint64_t{1} << 32) + 1, two63 - 1, two63, two63 + 1, two63 + 12345, 3 * (two63 / 2),
+                           ~uint64_t{0} - 1, ~uint64_t{0}}) {
+    RandomStream drawn(29), reference(29);
+    int rejected = 0;
+    for (int i = 0; i < 2000; ++i) REQUIRE(drawn.uniform_int(n) == by_threshold(reference, n, rejected));
+    CHECK(drawn.next_u64() == reference.next_u64());  // the same words used
+    if (n == two63 + 1) CHECK(rejected > 500);        // the rejection path taken, and alike
+  }
+  // uniform_int(lo, hi) on spans of every size, the whole range included.
+  RandomStream drawn(31), reference(31);
+  int rejected = 0;
+  for (const auto& [lo, hi] : std::vector<std::pair<int64_t, int64_t>>{{-3, 3}, {0, 0}, {INT64_MIN, -1}, {-1, INT64_MAX}}) {
+    for (int i = 0; i < 500; ++i) {
+      const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
+      REQUIRE(drawn.uniform_int(lo, hi) == static_cast<int64_t>(static_cast<uint64_t>(lo) + by_threshold(reference, span, rejected)));
+    }
+  }
+  CHECK(drawn.uniform_int(INT64_MIN, INT64_MAX) == static_cast<int64_t>(reference.next_u64()));
+  CHECK(drawn.next_u64() == reference.next_u64());
 }
 
 TEST_CASE("exponential has mean m and variance m^2", "[random][moments]") {

@@ -4,6 +4,8 @@
 // first, and leaves a run's results the same.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -118,6 +120,36 @@ TEST_CASE("A feed drawing ahead pauses at its run's horizon and draws on if the 
   for (int i = 0; i < 102; ++i) REQUIRE(feed.next());
 }
 
+TEST_CASE("Drawn ahead, a stream ending at a block's end or at the horizon's first job ends there",
+          "[jobs][feed]") {
+  // max_jobs ends the stream one short of a block's end, at it, one past it, at the second's;
+  // and the same with the stream's last job the first past the horizon (the producer pauses
+  // after a block not marked last, and finds the end when the reader reads on).
+  // A block's memory as job_feed.hpp states it: 32 bytes a job, 128 KiB a block.
+  STATIC_REQUIRE(sizeof(JobRequest) * JobFeed::kBlockJobs == 128 * 1024);
+  const auto kb = static_cast<int64_t>(JobFeed::kBlockJobs);
+  for (const int64_t n : {kb - 1, kb, kb + 1, 2 * kb}) {
+    const std::vector<JobRequest> expected = stream_jobs(13, n);
+    for (const bool last_past_horizon : {false, true}) {
+      JobsConfig c = drawn_stream(n);
+      c.draw_ahead = true;
+      c.draw_ahead_after = 0;
+      const auto last = static_cast<std::size_t>(n - 1);
+      if (last_past_horizon) c.until_s = (expected[last - 1].submit_s + expected[last].submit_s) / 2.0;
+      if (last_past_horizon && !(c.until_s < expected[last].submit_s)) continue;
+      JobFeed feed(13, c);
+      for (const JobRequest& e : expected) {
+        const std::optional<JobRequest> r = feed.next();
+        REQUIRE(r);
+        check_same(*r, e);
+      }
+      CHECK_FALSE(feed.next());
+      CHECK_FALSE(feed.next());  // and at every call after
+      CHECK(feed.taken() == n);
+    }
+  }
+}
+
 TEST_CASE("A feed drawing ahead stops when its reader goes first", "[jobs][feed]") {
   // An endless stream: the producer fills every block and waits; destroying the feed (the run
   // ended at run.until, or failed) must stop and join it, whatever it was doing.
@@ -135,18 +167,25 @@ TEST_CASE("A trace's bad row fails at the same job whether drawn ahead or not", 
   std::vector<std::string> rows;
   for (int i = 0; i < 40; ++i) rows.push_back(std::to_string(i) + ",1,60,a");
   rows.push_back("41,one,60,a");  // the 41st job's GPU count is not a number
+  rows.push_back("42,1,60,a");    // a good row after it: never given
   const std::string trace = write_trace("feed_bad_row", rows);
-  for (const bool ahead : {false, true}) {
-    JobsConfig c = quiet_cluster(1, 8);
-    c.scheduler.queues = {queue("a")};
-    c.trace_path = trace;
-    c.draw_ahead = ahead;
-    c.draw_ahead_after = 3;
-    JobFeed feed(1, c);
-    for (int i = 0; i < 40; ++i) REQUIRE(feed.next());
-    CHECK(feed.drawing_ahead() == ahead);
-    CHECK_THROWS_AS(feed.next(), std::invalid_argument);
-    CHECK(feed.taken() == 40);
+  // Drawn ahead, also with a horizon the reader reads past: the producer pauses at the 22nd
+  // job, or at the 40th (the last before the bad row), and meets the row once it draws on.
+  for (const double until : {std::numeric_limits<double>::infinity(), 20.5, 38.5}) {
+    for (const bool ahead : {false, true}) {
+      JobsConfig c = quiet_cluster(1, 8);
+      c.scheduler.queues = {queue("a")};
+      c.trace_path = trace;
+      c.until_s = until;
+      c.draw_ahead = ahead;
+      c.draw_ahead_after = 3;
+      JobFeed feed(1, c);
+      for (int i = 0; i < 40; ++i) REQUIRE(feed.next());
+      CHECK(feed.drawing_ahead() == ahead);
+      CHECK_THROWS_AS(feed.next(), std::invalid_argument);
+      CHECK_THROWS_AS(feed.next(), std::invalid_argument);  // and at every call after
+      CHECK(feed.taken() == 40);
+    }
   }
 }
 
@@ -167,5 +206,40 @@ TEST_CASE("A run with its jobs drawn ahead gives the same results", "[jobs][feed
   REQUIRE(x.submitted > 1000);
   CHECK(x.preemptions > 0);
   CHECK(x.interruptions > 0);
+  check_same_run(x, y);
+}
+
+TEST_CASE("A run of a trace, or ending at max_jobs, drawn ahead gives the same results", "[jobs][feed]") {
+  // A trace of two blocks and a part, run to its end and to a horizon mid-block; and the
+  // classes' stream ended by max_jobs at a block's end, with preemption, failures and
+  // checkpoints.
+  std::vector<std::string> rows;
+  for (int i = 0; i < 9000; ++i)
+    rows.push_back(std::to_string(30 * i) + "," + std::to_string(1 + i % 8) + "," + std::to_string(600 + (37 * i) % 3000) + ",a");
+  const std::string trace = write_trace("feed_run", rows);
+  for (const double until : {std::numeric_limits<double>::infinity(), 30.0 * 6000 + 15.0}) {
+    JobsConfig c = quiet_cluster(4, 8);
+    c.scheduler.queues = {queue("a")};
+    c.trace_path = trace;
+    c.until_s = until;
+    c.record_jobs = true;
+    JobsConfig ahead = c;
+    ahead.draw_ahead = true;
+    ahead.draw_ahead_after = 100;
+    const JobsResult x = run_jobs(c, 5), y = run_jobs(ahead, 5);
+    CHECK(x.submitted == (std::isinf(until) ? 9000 : 6001));
+    check_same_run(x, y);
+  }
+  JobsConfig c = drawn_stream(static_cast<int64_t>(JobFeed::kBlockJobs));
+  c.scheduler.preemption = true;
+  c.scheduler.queues[1].priority = 10;
+  add_failures_and_checkpoints(c);
+  c.record_jobs = true;
+  JobsConfig ahead = c;
+  ahead.draw_ahead = true;
+  ahead.draw_ahead_after = 0;
+  const JobsResult x = run_jobs(c, 43), y = run_jobs(ahead, 43);
+  CHECK(x.submitted == static_cast<int64_t>(JobFeed::kBlockJobs));
+  CHECK(x.preemptions > 0);
   check_same_run(x, y);
 }

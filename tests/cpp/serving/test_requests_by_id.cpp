@@ -1,9 +1,12 @@
 // RequestsById: the requests in flight by id, a window of consecutive ids beside a hash map,
 // against std::map on the same operations (consecutive ids finishing out of order, ids out of
-// sequence, a duplicate, a request stuck while many after it finish: the window compacts).
+// sequence, a duplicate, a request stuck while many after it finish: the window compacts; the
+// ring's growth and wrap-around, ids that come again, gaps).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <vector>
 
@@ -99,4 +102,55 @@ TEST_CASE("A request stuck at the window's front does not keep the window growin
   CHECK(held.size() == expected.size());
   CHECK(contents(held) == expected);
   CHECK(*held.find(0) == 0);
+}
+
+TEST_CASE("Requests by id hold what a map holds through the ring's growth, wrap-around, reused ids and gaps",
+          "[serving]") {
+  // Random operations against std::map: the window starts at an id that is not a multiple of
+  // the ring's size (so it grows while wrapped round), requests stay in flight a long or a
+  // short time, an id finished long ago comes again, ids jump ahead by large gaps, and ids
+  // past the window or never held are looked up and erased.
+  RequestsById<int> held;
+  std::map<uint64_t, int> expected;
+  cs::engine::RandomStream rng(17);
+  std::vector<uint64_t> open;
+  uint64_t next = 13;
+  std::size_t most_open = 0;
+  for (int step = 0; step < 200000; ++step) {
+    const uint64_t roll = rng.uniform_int(uint64_t{1000});
+    if (roll < 495 || open.empty()) {  // the next arrival
+      const int v = static_cast<int>(next % 7919);
+      held.emplace(next, v);
+      expected.emplace(next, v);
+      open.push_back(next++);
+    } else if (roll < 990) {  // a finish, the oldest more often than not in a burst
+      const std::size_t k = roll < 700 ? 0 : static_cast<std::size_t>(rng.uniform_int(uint64_t{open.size()}));
+      held.erase(open[k]);
+      expected.erase(open[k]);
+      open.erase(open.begin() + static_cast<std::ptrdiff_t>(k));
+    } else if (roll < 994) {  // an id held before comes again (finished or still in flight)
+      const uint64_t id = 13 + rng.uniform_int(next - 13);
+      held.emplace(id, -1);
+      if (expected.emplace(id, -1).second) open.push_back(id);
+    } else if (roll < 997) {  // a gap: ids skipped
+      next += 1 + rng.uniform_int(uint64_t{1} << 20);
+    } else {  // ids never held, or not any more: nothing to find or erase
+      const uint64_t id = next + 1 + rng.uniform_int(uint64_t{1000});
+      CHECK(held.find(id) == nullptr);
+      held.erase(id);
+    }
+    most_open = std::max(most_open, open.size());
+    if (step % 20000 == 0) {
+      CHECK(held.size() == expected.size());
+      CHECK(contents(held) == expected);
+    }
+  }
+  CHECK(most_open > 100);  // the ring grew several times
+  CHECK(held.size() == expected.size());
+  CHECK(contents(held) == expected);
+  for (const auto& [id, v] : expected) {
+    const int* found = held.find(id);
+    REQUIRE(found != nullptr);
+    CHECK(*found == v);
+  }
 }
