@@ -19,7 +19,7 @@
 //
 // Prints the CPU time of the run (the process's: both threads; and the simulation's thread
 // alone), its wall time, its events and what it simulated, and the headline figures of each
-// case: jobs submitted per CPU second of the process and per wall second (issue 29's goal: 1 M
+// case: jobs submitted per CPU second of the process and per wall second (the goal: 1 M
 // on the 85% case, on 2 cores as a user runs it). Benchmarks never fail: they report.
 //
 // Usage: bench_jobs [--quick] [--serial]   (--quick: one month, 83,000 jobs)

@@ -1,4 +1,4 @@
-// Scale through the scenario layer (issue 10): staggered flows through one bottleneck (the
+// Scale through the scenario layer: staggered flows through one bottleneck (the
 // flow model's processor-sharing classes: one completion event per class, not per flow),
 // traffic all-to-all on a fat-tree and on a dragonfly, the flow model's direct all-to-all
 // collective over 4,096 and 16,384 GPUs (one bulk exchange: flow_exchange.hpp; the latter a
@@ -82,7 +82,7 @@ json direct_all_to_all(const char* model, int gpus, const char* kind, const char
           {"workload", {{"kind", "collective"}, {"op", "all_to_all"}, {"sizes", {"1GiB"}}}}};
 }
 
-// The load-aware routings' direct all-to-all in the analytical model (issue 27): adaptive on
+// The load-aware routings' direct all-to-all in the analytical model: adaptive on
 // the 3-tier fat-tree above, UGAL on a dragonfly of one 8-GPU node per router (a=16, p=1,
 // h=8: one global cable per group pair at 128 groups).
 json load_aware_all_to_all(int gpus, const char* routing) {

@@ -6,7 +6,7 @@
 // of 20 requests/s, the autoscalers free to go down to one replica, on 2 threads; points near
 // the 99% bound confirmed with 3 replications.
 // Figures: wall and CPU seconds of the whole search, runs, combinations pruned, the answer.
-// The goal (issue 26): under 60 s on 2 cores. Never fails: speed is not a test.
+// The goal: under 60 s on 2 cores. Never fails: speed is not a test.
 //
 // Usage: bench_size [--quick]   (--quick: the 12 combinations over 2 hours instead of a day)
 #include <cstdio>

@@ -1,4 +1,4 @@
-"""Issue 10: every class of defect, through the CLI and through Python, each CLI process under
+"""Every class of defect, through the CLI and through Python, each CLI process under
 a memory limit (2 GB of address space beyond what the interpreter needs is plenty for every
 check here: an input that would take more must be refused before it is spent)."""
 import json
@@ -304,7 +304,7 @@ MOE = ROOT / "scenarios" / "moe_all_to_all_16k.json"
                                   "cs.run(cs.Scenario.load(%r).set('network.routing', 'adaptive'))" % str(MOE),
                                   "cs.run(cs.Scenario.load(%r).set('network.model', 'flow').set('topology.nodes', 512))"
                                   % str(MOE),
-                                  # Issue 24: a long jobs run (3,000 days, 43 s) and a training
+                                  # A long jobs run (3,000 days, 43 s) and a training
                                   # run whose step is simulated first on 2,048 nodes.
                                   "cs.run(cs.Scenario.load(%r).set('run.until', '3000d'))"
                                   % str(ROOT / "scenarios" / "jobs_four_teams.json"),

@@ -1,4 +1,4 @@
-"""Issue 24: the workloads (training, plan, training runs, serving, jobs, sweep, size, the Python
+"""The workloads (training, plan, training runs, serving, jobs, sweep, size, the Python
 API) held to the network half's limits (test_hardening.py): impossible values and trace rows
 refused, books bounded, outputs whole, Ctrl-C honoured; each CLI process under a memory limit."""
 import json
@@ -19,7 +19,7 @@ FLAGSHIP = ROOT / "scenarios" / "fat_tree_allreduce.json"
 GPT3 = ROOT / "scenarios" / "gpt3_175b_1024_h100.json"
 LLAMA3_70B = ROOT / "scenarios" / "llama3_70b_256_h100.json"
 
-# --- Issue 24: the workloads held to the same limits ------------------------------------------
+# --- The workloads held to the same limits ----------------------------------------------------
 
 ERLANG_C = ROOT / "scenarios" / "serving_mmc_erlang_c.json"
 LLM_HPA = ROOT / "scenarios" / "serving_llm_diurnal_hpa.json"

@@ -1,4 +1,4 @@
-"""The Python package has no import circles (issue 23): Result holds data and does not import the
+"""The Python package has no import circles: Result holds data and does not import the
 modules that view it (training, serving, fleet, plots register their views with _views instead),
 imports used only in annotations sit under `if TYPE_CHECKING:`, every submodule imports alone in
 a fresh interpreter, and Result keeps the methods and properties it had."""
