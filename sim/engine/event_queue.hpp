@@ -231,7 +231,7 @@ class EventQueue {
   }
   static void bump_generation(uint32_t& g) {
     ++g;
-    g += g == 0 ? 1 : 0;  // 0 would make a handle that looks like "no event" (no branch)
+    if (g == 0) g = 1;  // 0 would make a handle that looks like "no event"
   }
   void push_heap(Key key);
   // Removes the heap's root; in a heap of more than kPrefetchAbove keys, starts fetching the
