@@ -13,16 +13,10 @@ namespace {
 
 constexpr unsigned kPriorityShift = EventQueue::kSlotBits + EventQueue::kSequenceBits;
 static_assert(kPriorityShift + 8 == 64, "priority, sequence and slot must fill 64 bits");
-// A switch of arity costs a rebuild, O(n): the gap between the two sizes pays for it with at
-// least as many pushes or pops since the previous switch.
-static_assert(EventQueue::kBinaryBelow * 2 <= EventQueue::kQuaternaryAbove);
-
-// v.push_back(x), out of line: a vector's growth inline in a hot function makes it save
-// registers on every call.
-template <class Vector, class T>
-[[gnu::noinline]] void append_out_of_line(Vector& v, const T& x) {
-  v.push_back(x);
-}
+static_assert(EventQueue::kArity == 4 || EventQueue::kArity == 8);
+// The padding must put the first child of the root at a multiple of kArity, and kArity keys
+// must fill whole 64-byte lines for the alignment to mean anything.
+static_assert((EventQueue::kArity * 16) % 64 == 0);
 
 }  // namespace
 
@@ -42,39 +36,40 @@ EventQueue::EventQueue(uint64_t sequence_limit) : sequence_limit_(sequence_limit
 // smallest child compiles to conditional moves: the outcomes are random, so branches would
 // mispredict.
 
-// The padding (kRoot) puts the first child of every node at a multiple of the arity: the two
-// children of a binary node in one half of a 64-byte line, the four of a 4-ary node in one line
-// (heap_ is 64-byte aligned).
-template <unsigned A>
 [[gnu::always_inline]] inline std::size_t EventQueue::min_child(const Key* h, std::size_t parent, std::size_t n) {
-  static_assert(A == 2 || A == 4);
-  const std::size_t first = first_child<A>(parent);
-  if (first + A <= n) {
+  const std::size_t first = kArity * (parent - kArity + 2);
+  if (first + kArity <= n) {
     const Key* c = h + first;
-    if constexpr (A == 2) {
-      return first + static_cast<std::size_t>(wide(c[1]) < wide(c[0]));
-    } else {
-      // Tournament instead of a linear scan: independent comparisons overlap in the CPU. Each
-      // comparison made once, its outcome picking both the key and its index (conditional moves).
-      const auto pick = [](Wide& w, std::size_t& at, Wide w2, std::size_t at2) {
-        const bool second = w2 < w;
-        w = second ? w2 : w;
-        at = second ? at2 : at;
-      };
-      // The smaller of children i and i + 1.
-      const auto pair = [c, &pick](std::size_t i, Wide& w, std::size_t& at) {
-        w = wide(c[i]);
-        at = i;
-        pick(w, at, wide(c[i + 1]), i + 1);
-      };
-      Wide wa, wb;
-      std::size_t a, b;
-      pair(0, wa, a);
-      pair(2, wb, b);
-      // Written with a mask: as a ?: the compiler emits a branch that mispredicts half the time.
-      const std::size_t take_b = std::size_t{0} - static_cast<std::size_t>(wb < wa);
-      return first + ((b & take_b) | (a & ~take_b));
+    // Tournament instead of a linear scan: independent comparisons overlap in the CPU. Each
+    // comparison made once, its outcome picking both the key and its index (conditional moves).
+    const auto pick = [](Wide& w, std::size_t& at, Wide w2, std::size_t at2) {
+      const bool second = w2 < w;
+      w = second ? w2 : w;
+      at = second ? at2 : at;
+    };
+    // The smaller of children i and i + 1.
+    const auto pair = [c, &pick](std::size_t i, Wide& w, std::size_t& at) {
+      w = wide(c[i]);
+      at = i;
+      pick(w, at, wide(c[i + 1]), i + 1);
+    };
+    Wide wa, wb;
+    std::size_t a, b;
+    pair(0, wa, a);
+    pair(2, wb, b);
+    if constexpr (kArity == 8) {
+      Wide wd, we;
+      std::size_t d, e;
+      pair(4, wd, d);
+      pair(6, we, e);
+      pick(wa, a, wb, b);
+      pick(wd, d, we, e);
+      wb = wd;
+      b = d;
     }
+    // Written with a mask: as a ?: the compiler emits a branch that mispredicts half the time.
+    const std::size_t take_b = std::size_t{0} - static_cast<std::size_t>(wb < wa);
+    return first + ((b & take_b) | (a & ~take_b));
   }
   if (first >= n) return n;
   std::size_t best = first;
@@ -98,7 +93,6 @@ void EventQueue::pop_empty() { throw std::out_of_range("EventQueue::pop: queue i
 void EventQueue::push_heap(Key key) {
   heap_.emplace_back();
   sift_up(heap_.size() - 1, key, kRoot);
-  if (!quaternary_ && heap_.size() > kRoot + kQuaternaryAbove) [[unlikely]] heapify();
 }
 
 std::optional<QueuedEvent> EventQueue::cancel_and_get(EventId id) {
@@ -145,7 +139,6 @@ void EventQueue::clear() {
   lane_.clear();
   lane_head_ = 0;
   heap_.resize(kRoot);
-  quaternary_ = false;
   free_head_ = kNoSlot;
   for (std::size_t i = slots_.size(); i-- > 0;) release_slot(static_cast<uint32_t>(i));
   live_ = 0;
@@ -199,35 +192,23 @@ void EventQueue::trim_lane() {
   lane_head_ = 0;
 }
 
-// The next root will be the smallest child of this one (unless a push beats it): start
-// fetching its slot now, a whole pop and push ahead of the read. Slots are visited in time
-// order, which is random in memory, so in a large queue this read is otherwise a cache miss.
-// (A small queue's slots stay in cache: no scan of the children for it.) Inline: called, a
-// function whose only effect is a prefetch is dropped by the compiler as one without effects.
-template <unsigned A>
-[[gnu::always_inline]] inline void EventQueue::prefetch_next_root() const {
-  const Key* h = heap_.data();
-  const std::size_t first = first_child<A>(kRoot);
-  const std::size_t end = std::min(heap_.size(), first + A);
-  std::size_t best = first;
-  for (std::size_t i = first + 1; i < end; ++i) {
-    if (wide(h[i]) < wide(h[best])) best = i;
-  }
-  __builtin_prefetch(&slots_[h[best].order & kSlotMask]);
-}
-
 void EventQueue::remove_top() {
   if (heap_.size() > kRoot + kPrefetchAbove) {
-    if (quaternary_) {
-      prefetch_next_root<4>();
-    } else {
-      prefetch_next_root<2>();
+    // The next root will be the smallest child of this one (unless a push beats it): start
+    // fetching its slot now, a whole pop and push ahead of the read. Slots are visited in
+    // time order, which is random in memory, so in a large queue this read is otherwise a
+    // cache miss. (A small queue's slots stay in cache: no scan of the children for it.)
+    const Key* h = heap_.data();
+    const std::size_t end = std::min(heap_.size(), kRoot + 1 + kArity);
+    std::size_t best = kRoot + 1;
+    for (std::size_t i = kRoot + 2; i < end; ++i) {
+      if (wide(h[i]) < wide(h[best])) best = i;
     }
+    __builtin_prefetch(&slots_[h[best].order & kSlotMask]);
   }
   const Key last = heap_.back();
   heap_.pop_back();
   if (heap_.size() > kRoot) sift_down_from(kRoot, last);
-  if (quaternary_ && heap_.size() < kRoot + kBinaryBelow) [[unlikely]] heapify();
 }
 
 void EventQueue::close() {
@@ -256,25 +237,14 @@ Time EventQueue::open_top_time() const {
   return bits_to_time(best->time);
 }
 
-void EventQueue::push_open(Key key) {
-  if (quaternary_) {
-    fill_root_as<4>(key);
-  } else {
-    fill_root_as<2>(key);
-  }
-}
-
 // The textbook sift-down (stop at the first level whose children all come after the key): an
-// event at the current instant stays at the root after one look at its children. Out of line
-// (push_open's jump to it is its only cost): inline, both arities' loops would make it save
-// registers on every call.
-template <unsigned A>
-[[gnu::noinline]] void EventQueue::fill_root_as(Key key) {
+// event at the current instant stays at the root after one look at its children.
+void EventQueue::push_open(Key key) {
   const Wide k = wide(key);
   // The root's leftover is the key just popped: a key at its instant goes to the lane as it
   // would have, if the lane stays sorted (a model's once-per-instant pass: no sift for it).
   if (key.time == heap_[kRoot].time && (lane_empty() || wide(lane_.back()) < k)) {
-    append_out_of_line(lane_, key);
+    lane_.push_back(key);
     return;
   }
   hole_ = false;
@@ -282,7 +252,7 @@ template <unsigned A>
   const std::size_t n = heap_.size();
   std::size_t hole = kRoot;
   for (;;) {
-    const std::size_t best = min_child<A>(h, hole, n);
+    const std::size_t best = min_child(h, hole, n);
     if (best == n || !(wide(h[best]) < k)) break;
     h[hole] = h[best];
     hole = best;
@@ -301,19 +271,10 @@ void EventQueue::discard_dead_tops() {
 }
 
 void EventQueue::sift_up(std::size_t hole, Key key, std::size_t stop) {
-  if (quaternary_) {
-    sift_up_as<4>(hole, key, stop);
-  } else {
-    sift_up_as<2>(hole, key, stop);
-  }
-}
-
-template <unsigned A>
-[[gnu::always_inline]] inline void EventQueue::sift_up_as(std::size_t hole, Key key, std::size_t stop) {
   Key* h = heap_.data();
   const Wide k = wide(key);
   while (hole > stop) {
-    const std::size_t parent = parent_of<A>(hole);
+    const std::size_t parent = hole / kArity + kArity - 2;
     if (!(k < wide(h[parent]))) break;
     h[hole] = h[parent];
     hole = parent;
@@ -326,35 +287,24 @@ template <unsigned A>
 // the replacement usually belongs near the bottom (it is the former last leaf), so this
 // costs one comparison per level fewer than the textbook sift-down.
 void EventQueue::sift_down_from(std::size_t hole, Key key) {
-  if (quaternary_) {
-    sift_down_as<4>(hole, key);
-  } else {
-    sift_down_as<2>(hole, key);
-  }
-}
-
-template <unsigned A>
-[[gnu::always_inline]] inline void EventQueue::sift_down_as(std::size_t hole, Key key) {
   const std::size_t top = hole;
   Key* h = heap_.data();
   const std::size_t n = heap_.size();
-  // A heap past the caches': fetch the grandchildren of `hole` (A^2 consecutive keys: whole
-  // lines when 4-ary; a binary node's four may straddle two) now, so the next level's loads
-  // overlap this level's instead of following them. (A small heap stays in cache: no
-  // fetching, no test per level.)
+  // A heap past the caches': fetch the grandchildren of `hole` (kArity^2 consecutive keys,
+  // whole lines) now, so the next level's loads overlap this level's instead of following
+  // them. (A small heap stays in cache: no fetching, no test per level.)
   const auto descend = [&]<bool prefetch>() {
     for (;;) {
       if constexpr (prefetch) {
-        const std::size_t grand = first_child<A>(first_child<A>(hole));
+        const std::size_t grand = kArity * (kArity * (hole - kArity + 2) - kArity + 2);
         if (grand < n) {
           const char* g = reinterpret_cast<const char*>(h + grand);
-          for (std::size_t line = 0; line < A * A * sizeof(Key); line += 64) {
+          for (std::size_t line = 0; line < kArity * kArity * sizeof(Key); line += 64) {
             __builtin_prefetch(g + line);
           }
-          if constexpr (A == 2) __builtin_prefetch(g + A * A * sizeof(Key) - 1);
         }
       }
-      const std::size_t best = min_child<A>(h, hole, n);
+      const std::size_t best = min_child(h, hole, n);
       if (best == n) return;
       h[hole] = h[best];
       hole = best;
@@ -365,7 +315,7 @@ template <unsigned A>
   } else {
     descend.template operator()<false>();
   }
-  sift_up_as<A>(hole, key, top);
+  sift_up(hole, key, top);
 }
 
 void EventQueue::compact() {
@@ -387,16 +337,9 @@ void EventQueue::compact() {
   lane_.resize(keep_live(lane_.data(), lane_head_, lane_.size(), 0));
   lane_head_ = 0;
   dead_ = 0;
-  heapify();
-}
-
-// Floyd's bottom-up heap construction, O(n), with the arity the size asks for.
-void EventQueue::heapify() {
-  const std::size_t n = heap_.size() - kRoot;
-  quaternary_ = n > (quaternary_ ? kBinaryBelow - 1 : kQuaternaryAbove);
-  if (n > 1) {
-    const std::size_t last = heap_.size() - 1;
-    const std::size_t last_parent = quaternary_ ? parent_of<4>(last) : parent_of<2>(last);
+  // Floyd's bottom-up heap construction: O(n).
+  if (w > kRoot + 1) {
+    const std::size_t last_parent = (w - 1) / kArity + kArity - 2;
     for (std::size_t p = last_parent + 1; p-- > kRoot;) sift_down_from(p, heap_[p]);
   }
 }

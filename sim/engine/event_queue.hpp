@@ -8,12 +8,8 @@
 // Layout (why it is fast): the heap holds only 16-byte keys {time, order}, where `order`
 // packs [priority: 8 bits | sequence: 30 bits | slot: 26 bits], so one key comparison is the
 // whole total order. Payloads (target, tag, generation) live in a separate slot array
-// indexed by the key's slot bits. The heap is binary while it holds at most kQuaternaryAbove
-// keys and 4-ary beyond (rebuilt in place when it crosses; binary again below kBinaryBelow):
-// a small heap's sift is fewer instructions with one comparison per level (a serving fleet's
-// heap of a few dozen keys), a large one's is fewer cache lines with four children per line.
-// It is 64-byte aligned and offset so that the children of a node share one cache line. Where a
-// key sits depends on the arity, the order of events does not. See event_queue.cpp. push(),
+// indexed by the key's slot bits. The heap is 4-ary, 64-byte aligned and offset so that the
+// four children of a node share one cache line. See event_queue.cpp for details. push(),
 // pop(), pop_until() and pop_until_open() are inline (event_queue_inline.hpp, included at the
 // end of this header), their rare paths (errors,
 // growth, sifting through the heap, dead keys) out of line: a model's run is a few of them
@@ -84,9 +80,7 @@ class EventQueue {
   static constexpr unsigned kSequenceBits = 30;
   static constexpr std::size_t kMaxPending = std::size_t{1} << kSlotBits;
   static constexpr uint64_t kSequenceLimit = uint64_t{1} << kSequenceBits;
-  // The heap's arity by its size (keys, hysteresis between the two): see "Layout" above.
-  static constexpr std::size_t kQuaternaryAbove = 4096;
-  static constexpr std::size_t kBinaryBelow = 1024;
+  static constexpr unsigned kArity = 4;
 
   EventQueue() : EventQueue(kSequenceLimit) {}
   // For tests only: renumber sequences once `sequence_limit` (<= kSequenceLimit, >= 2) pushes
@@ -150,7 +144,6 @@ class EventQueue {
   std::size_t dead_entries() const { return dead_; }
   std::size_t memory_bytes() const;  // bytes reserved by the heap and slot arrays
   uint64_t renumber_count() const { return renumbers_; }
-  unsigned heap_arity() const { return quaternary_ ? 4 : 2; }  // by the heap's size (Layout)
 
  private:
   // Time is stored as its IEEE-754 bits mapped to an unsigned integer of the same order, so
@@ -170,13 +163,8 @@ class EventQueue {
   static constexpr uint64_t kSlotMask = (uint64_t{1} << kSlotBits) - 1;
   static constexpr uint64_t kSequenceMask = (uint64_t{1} << kSequenceBits) - 1;
   // Index of the root in heap_: the first kRoot keys are padding so that the children of a
-  // node start on a multiple of the arity (within one 64-byte line), binary or 4-ary.
-  static constexpr std::size_t kRoot = 3;
-  // The first child of node p and the parent of node c in a heap of arity A (2 or 4).
-  template <unsigned A>
-  static std::size_t first_child(std::size_t p) { return A == 4 ? 4 * (p - 2) : 2 * p - 2; }
-  template <unsigned A>
-  static std::size_t parent_of(std::size_t c) { return A == 4 ? c / 4 + 2 : c / 2 + 1; }
+  // node start on a multiple of kArity (one 64-byte line).
+  static constexpr std::size_t kRoot = kArity - 1;
 
   static uint64_t time_to_bits(double t) {
     const uint64_t bits = std::bit_cast<uint64_t>(t + 0.0);  // + 0.0: -0.0 becomes +0.0
@@ -243,7 +231,7 @@ class EventQueue {
   }
   static void bump_generation(uint32_t& g) {
     ++g;
-    g += g == 0 ? 1 : 0;  // 0 would make a handle that looks like "no event" (no branch)
+    if (g == 0) g = 1;  // 0 would make a handle that looks like "no event"
   }
   void push_heap(Key key);
   // Removes the heap's root; in a heap of more than kPrefetchAbove keys, starts fetching the
@@ -251,22 +239,10 @@ class EventQueue {
   static constexpr std::size_t kPrefetchAbove = 1024;
   void remove_top();
   void discard_dead_tops();
-  // The sifts, with the heap's arity A (the calls without A dispatch on quaternary_).
   void sift_up(std::size_t hole, Key key, std::size_t stop);
-  template <unsigned A>
-  void sift_up_as(std::size_t hole, Key key, std::size_t stop);
   void sift_down_from(std::size_t hole, Key key);
-  template <unsigned A>
-  void sift_down_as(std::size_t hole, Key key);
-  template <unsigned A>
-  void fill_root_as(Key key);
-  template <unsigned A>
-  void prefetch_next_root() const;
   // The index of the smallest of the children of `parent` in a heap of n keys; n when none.
-  template <unsigned A>
   static std::size_t min_child(const Key* h, std::size_t parent, std::size_t n);
-  // Rebuilds the heap (Floyd, O(n)) with the arity its size asks for.
-  void heapify();
   void compact();
   void renumber();
 
@@ -282,7 +258,6 @@ class EventQueue {
   uint64_t renumbers_ = 0;
   bool open_ = false;  // popped by pop_until_open(), not settled yet
   bool hole_ = false;  // open_, and heap_[kRoot] is the popped key's leftover (a hole)
-  bool quaternary_ = false;  // the heap is 4-ary (else binary)
 };
 
 }  // namespace cs::engine
